@@ -1,0 +1,244 @@
+// Package tools defines what a tool is for co: the Tool interface, the Result
+// it returns, the Retry error that sends a mistake back to the model, the
+// approval Check a side-effecting tool makes per call, and the Registry that
+// holds the tools of one chat session.
+//
+// Tool families live in sub-packages (tools/shell, tools/files, ...). They
+// import this package and never agent or tui. Per-session state (page tokens,
+// credentials, todos) lives in the tool values built for that session, never
+// in package globals.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Class is a tool's approval class: what happens by default when the model
+// calls it.
+type Class int
+
+const (
+	// ReadOnly tools run at once.
+	ReadOnly Class = iota
+	// SideEffect tools stop for approval unless their Check says otherwise.
+	SideEffect
+)
+
+func (c Class) String() string {
+	if c == ReadOnly {
+		return "read-only"
+	}
+	return "ask"
+}
+
+// Tool is one function the model may call.
+type Tool interface {
+	// Name is verb_noun, e.g. run_shell_command.
+	Name() string
+	// Description is sent to the model.
+	Description() string
+	// Schema is the JSON Schema of the arguments object.
+	Schema() json.RawMessage
+	// Class is the approval class.
+	Class() Class
+	// Run executes the call. A *Retry error goes back to the model as "you
+	// called this wrong"; any other error is an infrastructure failure.
+	Run(ctx context.Context, args json.RawMessage) (Result, error)
+}
+
+// Checker is implemented by tools whose approval depends on the arguments
+// (the shell's command policy, file writes to places that run code later, web
+// fetches of URLs the user never gave). Tools without it are decided by Class.
+type Checker interface {
+	Check(ctx context.Context, args json.RawMessage) Check
+}
+
+// Decision is the policy's verdict on one call.
+type Decision int
+
+const (
+	Allow Decision = iota // runs without asking
+	Ask                   // stops for the user
+	Deny                  // never runs, whatever grants or yolo say
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask"
+	default:
+		return "deny"
+	}
+}
+
+// Check is the approval verdict for one call, with what the approval modal
+// needs to show.
+type Check struct {
+	Decision Decision
+	// Reason is human-readable: why it asks or denies.
+	Reason string
+	// Scope is the key a session grant ("a" in the modal) applies to, e.g.
+	// "run_shell_command:git status". Empty means the tool name.
+	Scope string
+	// ScopeLabel is how the scope is shown to the user, e.g. "git status".
+	ScopeLabel string
+	// AlwaysAsk means no grant and no yolo may approve this call: the user
+	// must answer it each time (writes to .git/, .envrc, ...).
+	AlwaysAsk bool
+	// Preview is a readable rendering of what will happen (a diff, a draft
+	// email, a Slack post), shown in the modal. Plain text, never styled.
+	Preview string
+}
+
+// Decide returns the Check for a call of t with args: the tool's own Checker
+// when it has one, otherwise its Class.
+func Decide(ctx context.Context, t Tool, args json.RawMessage) Check {
+	if c, ok := t.(Checker); ok {
+		ch := c.Check(ctx, args)
+		if ch.Scope == "" {
+			ch.Scope = t.Name()
+		}
+		if ch.ScopeLabel == "" {
+			ch.ScopeLabel = t.Name()
+		}
+		return ch
+	}
+	if t.Class() == ReadOnly {
+		return Check{Decision: Allow, Reason: "read-only tool", Scope: t.Name(), ScopeLabel: t.Name()}
+	}
+	return Check{Decision: Ask, Reason: "this tool has side effects", Scope: t.Name(), ScopeLabel: t.Name()}
+}
+
+// Result is what a tool returns: text shown verbatim to the user plus
+// metadata for the model (count, has_more, ...).
+type Result struct {
+	// Display is shown verbatim to the user and sent to the model.
+	Display string
+	// Meta holds small JSON-encodable fields such as count and has_more.
+	Meta map[string]any
+}
+
+// Text is a Result with only display text.
+func Text(s string) Result { return Result{Display: s} }
+
+// ForModel is the text sent back to the model as the tool's result: the
+// display alone when there is no metadata, otherwise a JSON object with a
+// display field beside the metadata.
+func (r Result) ForModel() string {
+	if len(r.Meta) == 0 {
+		return r.Display
+	}
+	m := make(map[string]any, len(r.Meta)+1)
+	for k, v := range r.Meta {
+		m[k] = v
+	}
+	m["display"] = r.Display
+	b, err := json.Marshal(m)
+	if err != nil {
+		return r.Display
+	}
+	return string(b)
+}
+
+// Retry is the error a tool returns when the model called it wrongly (bad
+// arguments, unknown id, service not configured). Its message goes back to
+// the model, which may try again; it counts against tool_retries.
+type Retry struct{ Msg string }
+
+func (e *Retry) Error() string { return e.Msg }
+
+// Retryf makes a *Retry with a formatted message.
+func Retryf(format string, a ...any) error { return &Retry{Msg: fmt.Sprintf(format, a...)} }
+
+// IsRetry reports whether err is (or wraps) a *Retry.
+func IsRetry(err error) bool {
+	var r *Retry
+	return errors.As(err, &r)
+}
+
+// Registry holds the tools of one session, by name.
+type Registry struct {
+	byName map[string]Tool
+	order  []string
+}
+
+// NewRegistry makes a registry of ts. Duplicate names are an error.
+func NewRegistry(ts ...Tool) (*Registry, error) {
+	r := &Registry{byName: map[string]Tool{}}
+	for _, t := range ts {
+		if err := r.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Add registers t.
+func (r *Registry) Add(t Tool) error {
+	n := t.Name()
+	if _, dup := r.byName[n]; dup {
+		return fmt.Errorf("tool %q registered twice", n)
+	}
+	r.byName[n] = t
+	r.order = append(r.order, n)
+	return nil
+}
+
+// Get returns the tool called name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	if r == nil {
+		return nil, false
+	}
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// All returns the tools in registration order.
+func (r *Registry) All() []Tool {
+	if r == nil {
+		return nil
+	}
+	out := make([]Tool, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.byName[n])
+	}
+	return out
+}
+
+// Names returns the sorted tool names.
+func (r *Registry) Names() []string {
+	if r == nil {
+		return nil
+	}
+	out := append([]string(nil), r.order...)
+	sort.Strings(out)
+	return out
+}
+
+// Len is the number of tools.
+func (r *Registry) Len() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.order)
+}
+
+// Unconfigured describes a tool family that is not offered to the model
+// because its service is not set up, with the one line that says how.
+type Unconfigured struct {
+	Family string   // e.g. "Slack"
+	Tools  []string // tool names it would add
+	Hint   string   // e.g. "set SLACK_BOT_TOKEN"
+}
+
+// String renders u for /tools and co status.
+func (u Unconfigured) String() string {
+	return fmt.Sprintf("%s (%s): not configured — %s", u.Family, strings.Join(u.Tools, ", "), u.Hint)
+}
