@@ -1,5 +1,8 @@
 module github.com/co-cli/co
 
+// google.golang.org/api is held at v0.305.0: v0.310 and later pull a genproto
+// version that the module proxy here refuses (403).
+
 go 1.26.0
 
 require (
