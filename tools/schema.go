@@ -8,7 +8,12 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
+
+// english prints schema errors; the library's own printer is not exported.
+var english = message.NewPrinter(language.English)
 
 // Validator checks tool arguments against each tool's JSON Schema. Schemas
 // are compiled once, on first use, and cached; a Validator is safe for
@@ -78,7 +83,7 @@ func flattenValidation(err error) string {
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
 			loc := "/" + strings.Join(e.InstanceLocation, "/")
-			msgs = append(msgs, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(nil)))
+			msgs = append(msgs, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(english)))
 			return
 		}
 		for _, c := range e.Causes {

@@ -1,0 +1,777 @@
+// Package agent runs co's conversation with an LLM: one turn at a time, it
+// streams the model's reply, runs the tools it calls (asking the user first
+// when the approval policy says so) and keeps the history valid whatever
+// happens (errors, interrupts, denials).
+//
+// # Events
+//
+// Submit returns a channel of Events for one turn. The channel is closed
+// after exactly one TurnFinished or TurnFailed, which is always the last
+// event. TextDelta values may be coalesced when the reader falls behind (the
+// text is never lost or reordered); every other event is delivered exactly
+// once and in order. The reader must drain the channel until it is closed;
+// an ApprovalRequested must be answered with Reply or by cancelling the
+// turn's context.
+//
+// # Concurrency
+//
+// One turn runs at a time, in its own goroutine; Submit while a turn runs
+// fails that submission with TurnFailed. History, Usage and the other
+// accessors are safe to call from any goroutine. A panic in the turn
+// goroutine or in a tool is recovered and reported as TurnFailed or as a
+// failed call.
+//
+// Nothing here knows which front end listens: events carry plain data and no
+// styling.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/co-cli/co/tools"
+)
+
+// Config builds an Agent.
+type Config struct {
+	// Provider is the LLM endpoint. When Resolve is set it is used instead,
+	// called once in the background by New.
+	Provider Provider
+	Resolve  func(ctx context.Context) (Provider, string, error)
+	// Client overrides the client built from the provider (tests).
+	Client *openai.Client
+	// SystemPrompt is sent first on every request.
+	SystemPrompt string
+	Tools        *tools.Registry
+	Approvals    *Approvals
+	// MaxRequests caps LLM round-trips per user turn (max_request_limit).
+	MaxRequests int
+	// ToolRetries caps consecutive "called wrongly" results per tool in a
+	// turn (tool_retries).
+	ToolRetries int
+	// StallTimeout ends a turn when the stream sends nothing for this long.
+	StallTimeout time.Duration
+	Retry        RetryPolicy
+	Tracer       trace.Tracer
+	SessionID    string
+	// Temperature etc. could go here; providers' defaults are used.
+}
+
+// Agent is the conversation of one chat session.
+type Agent struct {
+	cfg       Config
+	validator *tools.Validator
+	tracer    trace.Tracer
+
+	resolved chan struct{}
+	provider Provider
+	note     string
+	provErr  error
+	client   *openai.Client
+
+	mu      sync.Mutex
+	history []Message
+	busy    bool
+	session Usage
+	turns   int
+}
+
+// New makes an Agent. If cfg.Resolve is set, provider resolution starts in
+// the background at once; the first turn waits for it.
+func New(cfg Config) *Agent {
+	if cfg.MaxRequests <= 0 {
+		cfg.MaxRequests = 25
+	}
+	if cfg.ToolRetries < 0 {
+		cfg.ToolRetries = 0
+	}
+	if cfg.StallTimeout <= 0 {
+		cfg.StallTimeout = 60 * time.Second
+	}
+	if cfg.Approvals == nil {
+		cfg.Approvals = NewApprovals(ApprovalOptions{})
+	}
+	if cfg.Tools == nil {
+		cfg.Tools, _ = tools.NewRegistry()
+	}
+	a := &Agent{cfg: cfg, validator: tools.NewValidator(), resolved: make(chan struct{}), tracer: cfg.Tracer}
+	if a.tracer == nil {
+		a.tracer = noop.NewTracerProvider().Tracer("co")
+	}
+	if cfg.Resolve == nil {
+		a.setProvider(cfg.Provider, "", nil)
+	} else {
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					a.setProvider(Provider{}, "", fmt.Errorf("resolving the provider panicked: %v", r))
+				}
+			}()
+			p, note, err := cfg.Resolve(context.Background())
+			a.setProvider(p, note, err)
+		}()
+	}
+	return a
+}
+
+func (a *Agent) setProvider(p Provider, note string, err error) {
+	a.provider, a.note, a.provErr = p, note, err
+	if err == nil {
+		a.client = a.cfg.Client
+		if a.client == nil {
+			a.client = NewClient(p, a.cfg.Retry)
+		}
+	}
+	close(a.resolved)
+}
+
+// Provider returns the provider, whether resolution has finished, and the
+// error that makes it unusable, if any.
+func (a *Agent) Provider() (p Provider, done bool, err error) {
+	select {
+	case <-a.resolved:
+		return a.provider, true, a.provErr
+	default:
+		return a.cfg.Provider, false, nil
+	}
+}
+
+// WaitProvider blocks until the provider is resolved or ctx ends.
+func (a *Agent) WaitProvider(ctx context.Context) (Provider, string, error) {
+	select {
+	case <-a.resolved:
+		return a.provider, a.note, a.provErr
+	case <-ctx.Done():
+		return Provider{}, "", ctx.Err()
+	}
+}
+
+// Tools is the session's tool registry.
+func (a *Agent) Tools() *tools.Registry { return a.cfg.Tools }
+
+// Approvals is the session's approval state.
+func (a *Agent) Approvals() *Approvals { return a.cfg.Approvals }
+
+// History returns a copy of the conversation.
+func (a *Agent) History() []Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Message(nil), a.history...)
+}
+
+// SetHistory replaces the conversation (resume, /compact). Dangling tool
+// calls are patched so the history is valid to send.
+func (a *Agent) SetHistory(h []Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.history = PatchDangling(h)
+}
+
+// Reset starts a new conversation (/clear). Usage counters restart too.
+func (a *Agent) Reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.history = nil
+	a.session = Usage{}
+	a.turns = 0
+}
+
+// Usage is the session's token usage so far.
+func (a *Agent) Usage() Usage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.session
+}
+
+// Turns is the number of user turns so far.
+func (a *Agent) Turns() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.turns
+}
+
+// Busy reports whether a turn is running.
+func (a *Agent) Busy() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.busy
+}
+
+func (a *Agent) appendHistory(ms ...Message) {
+	a.mu.Lock()
+	a.history = append(a.history, ms...)
+	a.mu.Unlock()
+}
+
+// Submit starts a turn with the user's prompt and returns its events.
+func (a *Agent) Submit(ctx context.Context, prompt string) <-chan Event {
+	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turn(ctx, prompt, e) })
+}
+
+// BangTool is the tool a !cmd runs through.
+const BangTool = "run_shell_command"
+
+// RunBang runs a command the user typed as !cmd through the shell tool, with
+// exactly the same approval path as the model's calls and no LLM. The
+// conversation history is not changed.
+func (a *Agent) RunBang(ctx context.Context, cmd string) <-chan Event {
+	return a.start(ctx, func(ctx context.Context, e *emitter) {
+		args, _ := json.Marshal(map[string]any{"cmd": cmd})
+		st := &turnState{}
+		a.runCalls(ctx, e, st, []ToolCall{{ID: "bang", Name: BangTool, Args: string(args)}}, true)
+		if ctx.Err() != nil {
+			e.send(TurnFailed{Message: "Interrupted.", Err: ctx.Err(), Interrupted: true, Session: a.Usage()})
+			return
+		}
+		e.send(TurnFinished{Session: a.Usage()})
+	})
+}
+
+func (a *Agent) start(ctx context.Context, body func(context.Context, *emitter)) <-chan Event {
+	e := newEmitter()
+	a.mu.Lock()
+	if a.busy {
+		a.mu.Unlock()
+		go func() {
+			e.send(TurnFailed{Message: "a turn is already running; wait for it or cancel it"})
+			e.close()
+		}()
+		return e.ch
+	}
+	a.busy = true
+	a.mu.Unlock()
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				a.mu.Lock()
+				a.history = PatchDangling(a.history)
+				a.mu.Unlock()
+				e.send(TurnFailed{Message: fmt.Sprintf("internal error: %v (the conversation is kept; please report this)", r), Err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())})
+			}
+			a.mu.Lock()
+			a.busy = false
+			a.mu.Unlock()
+			e.close()
+		}()
+		body(ctx, e)
+	}()
+	return e.ch
+}
+
+type turnState struct {
+	usage    Usage
+	requests int
+	retries  map[string]int
+	failed   string // set when tool retries ran out
+}
+
+func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
+	a.mu.Lock()
+	a.turns++
+	turnNo := a.turns
+	a.mu.Unlock()
+
+	ctx, span := a.tracer.Start(ctx, "invoke_agent", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "invoke_agent"),
+		attribute.String("gen_ai.agent.name", "co"),
+		attribute.String("co.session.id", a.cfg.SessionID),
+		attribute.Int("co.turn", turnNo),
+	))
+	st := &turnState{retries: map[string]int{}}
+	outcome := "error"
+	defer func() {
+		span.SetAttributes(attribute.Int("co.llm_requests", st.requests), attribute.String("co.outcome", outcome),
+			attribute.Int("gen_ai.usage.input_tokens", st.usage.InputTokens), attribute.Int("gen_ai.usage.output_tokens", st.usage.OutputTokens))
+		span.End()
+	}()
+	fail := func(msg string, err error, interrupted bool) {
+		if interrupted {
+			outcome = "interrupted"
+		} else {
+			span.SetStatus(codes.Error, msg)
+			if err != nil {
+				span.RecordError(err)
+			}
+		}
+		e.send(TurnFailed{Message: msg, Err: err, Interrupted: interrupted, Usage: st.usage, Session: a.Usage(), Requests: st.requests})
+	}
+
+	p, note, err := a.WaitProvider(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			fail("Interrupted.", ctx.Err(), true)
+			return
+		}
+		fail(err.Error(), err, false)
+		return
+	}
+	if note != "" {
+		a.note = ""
+		e.send(Notice{Text: note})
+	}
+
+	a.appendHistory(Message{Role: RoleUser, Content: prompt})
+	for {
+		if st.requests >= a.cfg.MaxRequests {
+			fail(fmt.Sprintf("The turn stopped after %d LLM requests (max_request_limit). Ask again to continue, or raise CO_CLI_MAX_REQUEST_LIMIT.", st.requests), nil, false)
+			return
+		}
+		st.requests++
+		res, err := a.stream(ctx, p, e)
+		st.usage = st.usage.Add(res.usage)
+		a.mu.Lock()
+		a.session = a.session.Add(res.usage)
+		a.mu.Unlock()
+		if err != nil {
+			interrupted := ctx.Err() != nil
+			if res.text != "" || len(res.calls) > 0 {
+				a.appendHistory(Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls, Interrupted: true})
+				a.mu.Lock()
+				a.history = PatchDangling(a.history)
+				a.mu.Unlock()
+			}
+			if interrupted {
+				fail("Interrupted.", err, true)
+				return
+			}
+			fail(describeStreamError(p, err, a.cfg.StallTimeout, res.text != ""), err, false)
+			return
+		}
+		a.appendHistory(Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls})
+		if len(res.calls) == 0 {
+			outcome = "success"
+			e.send(TurnFinished{Text: res.text, Usage: st.usage, Session: a.Usage(), Requests: st.requests})
+			return
+		}
+		a.runCalls(ctx, e, st, res.calls, false)
+		if ctx.Err() != nil {
+			fail("Interrupted.", ctx.Err(), true)
+			return
+		}
+		if st.failed != "" {
+			fail(st.failed, nil, false)
+			return
+		}
+	}
+}
+
+type streamResult struct {
+	text   string
+	calls  []ToolCall
+	usage  Usage
+	finish string
+}
+
+var errStalled = errors.New("stream stalled")
+
+func describeStreamError(p Provider, err error, stall time.Duration, partial bool) string {
+	keep := ""
+	if partial {
+		keep = " The partial reply is kept."
+	}
+	switch {
+	case errors.Is(err, errStalled):
+		return fmt.Sprintf("%s sent nothing for %s (llm_stall_timeout), so the turn ended.%s", p.Name, stall, keep)
+	case errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "connection reset"):
+		return fmt.Sprintf("The connection to %s was cut in the middle of the reply.%s Ask again to retry.", p.Name, keep)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) || strings.Contains(err.Error(), "invalid character") {
+		return fmt.Sprintf("%s sent a malformed stream chunk (%v).%s", p.Name, err, keep)
+	}
+	return describeError(p, err) + keep
+}
+
+func (a *Agent) toolDefs() []openai.Tool {
+	var out []openai.Tool
+	for _, t := range a.cfg.Tools.All() {
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name(), Description: t.Description(), Parameters: json.RawMessage(t.Schema()),
+		}})
+	}
+	return out
+}
+
+// stream makes one streaming LLM request and returns what arrived, also on
+// error (the partial text and calls).
+func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamResult, err error) {
+	ctx, span := a.tracer.Start(ctx, "chat "+p.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "chat"),
+		attribute.String("gen_ai.provider.name", p.Name),
+		attribute.String("gen_ai.request.model", p.Model),
+		attribute.String("server.address", p.BaseURL),
+	))
+	started := time.Now()
+	var firstToken time.Duration
+	defer func() {
+		span.SetAttributes(
+			attribute.Int("gen_ai.usage.input_tokens", res.usage.InputTokens),
+			attribute.Int("gen_ai.usage.output_tokens", res.usage.OutputTokens),
+			attribute.StringSlice("gen_ai.response.finish_reasons", []string{res.finish}),
+			attribute.Float64("co.time_to_first_token_ms", float64(firstToken.Microseconds())/1000),
+		)
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+			span.RecordError(err)
+		}
+		span.End()
+	}()
+
+	a.mu.Lock()
+	msgs := toOpenAI(a.cfg.SystemPrompt, a.history)
+	a.mu.Unlock()
+	req := openai.ChatCompletionRequest{
+		Model:         p.Model,
+		Messages:      msgs,
+		Tools:         a.toolDefs(),
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stall := time.AfterFunc(a.cfg.StallTimeout, func() { cancel(errStalled) })
+	defer stall.Stop()
+	sctx = withNotify(sctx, func(s string) { e.send(Notice{Text: s}) })
+
+	stream, err := a.client.CreateChatCompletionStream(sctx, req)
+	if err != nil {
+		if c := context.Cause(sctx); errors.Is(c, errStalled) {
+			return res, errStalled
+		}
+		return res, err
+	}
+	defer stream.Close()
+
+	var text strings.Builder
+	acc := &callAccumulator{}
+	for {
+		chunk, rerr := stream.Recv()
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			res.text, res.calls = text.String(), acc.calls()
+			if c := context.Cause(sctx); errors.Is(c, errStalled) {
+				return res, errStalled
+			}
+			return res, rerr
+		}
+		stall.Reset(a.cfg.StallTimeout)
+		if chunk.Usage != nil {
+			res.usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
+		}
+		if len(chunk.Choices) == 0 {
+			continue
+		}
+		ch := chunk.Choices[0]
+		if ch.Delta.Content != "" {
+			if firstToken == 0 {
+				firstToken = time.Since(started)
+			}
+			text.WriteString(ch.Delta.Content)
+			e.delta(ch.Delta.Content)
+		}
+		for _, tc := range ch.Delta.ToolCalls {
+			if firstToken == 0 {
+				firstToken = time.Since(started)
+			}
+			acc.add(tc)
+		}
+		if ch.FinishReason != "" {
+			res.finish = string(ch.FinishReason)
+		}
+	}
+	res.text, res.calls = text.String(), acc.calls()
+	return res, nil
+}
+
+// callAccumulator joins tool-call deltas by index, whether a provider sends
+// the arguments in one chunk or many.
+type callAccumulator struct {
+	list []*ToolCall
+	last int
+}
+
+func (c *callAccumulator) add(tc openai.ToolCall) {
+	idx := -1
+	switch {
+	case tc.Index != nil:
+		idx = *tc.Index
+	case tc.ID != "":
+		for i, x := range c.list {
+			if x != nil && x.ID == tc.ID {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			idx = len(c.list)
+		}
+	default:
+		idx = c.last
+	}
+	if idx < 0 || idx > 1024 {
+		return
+	}
+	for len(c.list) <= idx {
+		c.list = append(c.list, nil)
+	}
+	x := c.list[idx]
+	if x == nil {
+		x = &ToolCall{}
+		c.list[idx] = x
+	}
+	c.last = idx
+	if tc.ID != "" {
+		x.ID = tc.ID
+	}
+	x.Name += tc.Function.Name
+	x.Args += tc.Function.Arguments
+}
+
+func (c *callAccumulator) calls() []ToolCall {
+	var out []ToolCall
+	for i, x := range c.list {
+		if x == nil || x.Name == "" {
+			continue
+		}
+		tc := *x
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d", i)
+		}
+		if strings.TrimSpace(tc.Args) == "" {
+			tc.Args = "{}"
+		}
+		out = append(out, tc)
+	}
+	return out
+}
+
+type callItem struct {
+	call    ToolCall
+	tool    tools.Tool
+	check   tools.Check
+	retry   string // set when the call is malformed
+	decided bool
+	run     bool
+	by      Source
+}
+
+// runCalls decides, asks about and runs one batch of calls, appending their
+// results to the history (unless bang).
+func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls []ToolCall, bang bool) {
+	items := make([]*callItem, len(calls))
+	for i, c := range calls {
+		it := &callItem{call: c}
+		items[i] = it
+		e.send(ToolCallStarted{CallID: c.ID, Name: c.Name, Args: c.Args, Bang: bang})
+		t, ok := a.cfg.Tools.Get(c.Name)
+		if !ok {
+			it.retry = fmt.Sprintf("there is no tool named %q; the tools are: %s", c.Name, strings.Join(a.cfg.Tools.Names(), ", "))
+			continue
+		}
+		it.tool = t
+		if err := a.validator.Validate(t, json.RawMessage(c.Args)); err != nil {
+			it.retry = err.Error()
+			continue
+		}
+		it.check = tools.Decide(ctx, t, json.RawMessage(c.Args))
+		it.decided, it.run, it.by = a.cfg.Approvals.Decide(it.check)
+	}
+
+	var pending []*callItem
+	for _, it := range items {
+		if it.retry == "" && !it.decided {
+			pending = append(pending, it)
+		}
+	}
+	if len(pending) > 0 {
+		req := ApprovalRequested{reply: make(chan []Verdict, 1)}
+		for _, it := range pending {
+			req.Calls = append(req.Calls, PendingCall{CallID: it.call.ID, Tool: it.call.Name, Args: it.call.Args, Check: it.check})
+		}
+		e.send(req)
+		var verdicts []Verdict
+		select {
+		case <-ctx.Done():
+		case verdicts = <-req.reply:
+		}
+		for k, it := range pending {
+			v := Deny
+			if k < len(verdicts) {
+				v = verdicts[k]
+			}
+			switch v {
+			case ApproveSession:
+				a.cfg.Approvals.Grant(it.check)
+				it.run, it.by = true, ByUser
+			case ApproveOnce:
+				it.run, it.by = true, ByUser
+			default:
+				it.run, it.by = false, ByUserDenied
+			}
+		}
+	}
+
+	var results []Message
+	for _, it := range items {
+		fin, content := a.runOne(ctx, it, st)
+		fin.Bang = bang
+		e.send(fin)
+		results = append(results, Message{Role: RoleTool, ToolCallID: it.call.ID, ToolName: it.call.Name, Content: content})
+	}
+	if !bang {
+		a.appendHistory(results...)
+	}
+}
+
+func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin ToolCallFinished, content string) {
+	fin = ToolCallFinished{CallID: it.call.ID, Name: it.call.Name, Decision: it.by}
+	ctx, span := a.tracer.Start(ctx, "execute_tool "+it.call.Name, trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "execute_tool"),
+		attribute.String("gen_ai.tool.name", it.call.Name),
+		attribute.String("gen_ai.tool.call.id", it.call.ID),
+		attribute.Int("co.tool.args_size", len(it.call.Args)),
+		attribute.String("co.approval.decision", it.check.Decision.String()),
+		attribute.String("co.approval.by", string(it.by)),
+	))
+	start := time.Now()
+	defer func() {
+		fin.Duration = time.Since(start)
+		span.SetAttributes(attribute.String("co.tool.status", fin.Status.String()), attribute.Int("co.tool.result_size", len(content)))
+		if code, ok := fin.Result.Meta["exit_code"]; ok {
+			span.SetAttributes(attribute.String("co.tool.exit_code", fmt.Sprint(code)))
+		}
+		if iso, ok := fin.Result.Meta["isolation"]; ok {
+			span.SetAttributes(attribute.String("co.sandbox.isolation", fmt.Sprint(iso)))
+		}
+		if fin.Status == CallFailed || fin.Status == CallRetry {
+			span.SetStatus(codes.Error, fin.Err)
+		}
+		span.End()
+	}()
+
+	switch {
+	case ctx.Err() != nil:
+		fin.Status, fin.Err = CallInterrupted, InterruptedResult
+		return fin, InterruptedResult
+	case it.retry != "":
+		return a.retryResult(fin, it.call.Name, it.retry, st)
+	case !it.run:
+		fin.Status = CallDenied
+		if it.by == ByPolicyDeny {
+			fin.Err = "denied by policy: " + it.check.Reason
+			return fin, deniedJSON("policy", it.check.Reason, "This call is forbidden by co's policy and will never run. Do not retry it; find another way or tell the user.")
+		}
+		fin.Err = "denied by the user"
+		return fin, deniedJSON("user", it.check.Reason, "The user denied this call; it did not run. Do not repeat it unchanged: propose another way or ask the user.")
+	}
+
+	res, err := safeRun(ctx, it.tool, json.RawMessage(it.call.Args))
+	fin.Result = res
+	switch {
+	case ctx.Err() != nil:
+		fin.Status, fin.Err = CallInterrupted, InterruptedResult
+		return fin, InterruptedResult
+	case tools.IsRetry(err):
+		msg := err.Error()
+		if res.Display != "" {
+			msg = msg + "\n" + res.Display
+		}
+		return a.retryResult(fin, it.call.Name, msg, st)
+	case err != nil:
+		fin.Status, fin.Err = CallFailed, err.Error()
+		return fin, "error: the tool failed: " + err.Error()
+	}
+	st.retries[it.call.Name] = 0
+	fin.Status = CallDone
+	return fin, res.ForModel()
+}
+
+func (a *Agent) retryResult(fin ToolCallFinished, name, msg string, st *turnState) (ToolCallFinished, string) {
+	fin.Status, fin.Err = CallRetry, msg
+	if st.retries == nil {
+		st.retries = map[string]int{}
+	}
+	st.retries[name]++
+	if st.retries[name] > a.cfg.ToolRetries {
+		st.failed = fmt.Sprintf("The model called %s wrongly %d times in a row (tool_retries is %d), so the turn stopped. Last error: %s", name, st.retries[name], a.cfg.ToolRetries, firstLine(msg))
+	}
+	return fin, "error: " + msg + "\nFix the call and try again."
+}
+
+func deniedJSON(by, reason, msg string) string {
+	b, _ := json.Marshal(map[string]any{"status": "denied", "denied_by": by, "reason": reason, "message": msg})
+	return string(b)
+}
+
+func safeRun(ctx context.Context, t tools.Tool, args json.RawMessage) (res tools.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tool %s panicked: %v", t.Name(), r)
+		}
+	}()
+	return t.Run(ctx, args)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// emitter delivers a turn's events. Text deltas that cannot be delivered at
+// once are coalesced into the next delivery; every other event flushes the
+// pending text first and then blocks until the reader takes it.
+type emitter struct {
+	ch      chan Event
+	pending strings.Builder
+}
+
+func newEmitter() *emitter { return &emitter{ch: make(chan Event, 64)} }
+
+func (e *emitter) delta(s string) {
+	if e.pending.Len() > 0 {
+		e.pending.WriteString(s)
+		select {
+		case e.ch <- TextDelta{Text: e.pending.String()}:
+			e.pending.Reset()
+		default:
+		}
+		return
+	}
+	select {
+	case e.ch <- TextDelta{Text: s}:
+	default:
+		e.pending.WriteString(s)
+	}
+}
+
+func (e *emitter) send(ev Event) {
+	if e.pending.Len() > 0 {
+		e.ch <- TextDelta{Text: e.pending.String()}
+		e.pending.Reset()
+	}
+	e.ch <- ev
+}
+
+func (e *emitter) close() {
+	if e.pending.Len() > 0 {
+		e.ch <- TextDelta{Text: e.pending.String()}
+		e.pending.Reset()
+	}
+	close(e.ch)
+}

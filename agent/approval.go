@@ -1,0 +1,186 @@
+package agent
+
+import (
+	"errors"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/co-cli/co/tools"
+)
+
+// Approvals is the one place that decides whether a call may run without
+// asking: the policy's Check first (deny always wins), then session grants,
+// then yolo. The TUI, --plain, headless mode and the !cmd escape all go
+// through it. Safe for concurrent use.
+type Approvals struct {
+	mu          sync.Mutex
+	yolo        bool
+	yoloAllowed bool
+	grants      map[string]*grant
+	maxUses     int
+	ttl         time.Duration
+	now         func() time.Time
+	isolated    bool
+}
+
+type grant struct {
+	label   string
+	uses    int
+	expires time.Time
+}
+
+// GrantInfo describes a live session grant.
+type GrantInfo struct {
+	Scope     string
+	Label     string
+	UsesLeft  int
+	ExpiresIn time.Duration
+}
+
+// ApprovalOptions configures Approvals.
+type ApprovalOptions struct {
+	// GrantMaxUses is how many calls one session grant approves (default 20).
+	GrantMaxUses int
+	// GrantTTL is how long a session grant lasts (default 30 minutes).
+	GrantTTL time.Duration
+	// Isolated is true when shell commands run in a sandbox with full
+	// isolation.
+	Isolated bool
+	// YoloUnsandboxed lets /yolo work without isolation.
+	YoloUnsandboxed bool
+	// Yolo starts the session with yolo on (auto_confirm).
+	Yolo bool
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+}
+
+// ErrYoloUnsandboxed is returned when yolo is asked for without isolation.
+var ErrYoloUnsandboxed = errors.New("yolo is off while commands run unsandboxed; set yolo_unsandboxed (CO_CLI_YOLO_UNSANDBOXED=true) to allow it")
+
+// NewApprovals makes the approval state of one session.
+func NewApprovals(o ApprovalOptions) *Approvals {
+	a := &Approvals{
+		grants:   map[string]*grant{},
+		maxUses:  o.GrantMaxUses,
+		ttl:      o.GrantTTL,
+		now:      o.Now,
+		isolated: o.Isolated,
+	}
+	if a.maxUses <= 0 {
+		a.maxUses = 20
+	}
+	if a.ttl <= 0 {
+		a.ttl = 30 * time.Minute
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	a.yoloAllowed = o.Isolated || o.YoloUnsandboxed
+	a.yolo = o.Yolo && a.yoloAllowed
+	return a
+}
+
+// Decide says whether a call with this check runs without asking. When
+// decided is false the user must be asked. A call the policy denies is
+// decided and never runs.
+func (a *Approvals) Decide(c tools.Check) (decided, run bool, by Source) {
+	switch c.Decision {
+	case tools.Deny:
+		return true, false, ByPolicyDeny
+	case tools.Allow:
+		return true, true, ByPolicy
+	}
+	if c.AlwaysAsk {
+		return false, false, ""
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if g, ok := a.grants[c.Scope]; ok {
+		if a.now().Before(g.expires) && g.uses > 0 {
+			g.uses--
+			if g.uses == 0 {
+				delete(a.grants, c.Scope)
+			}
+			return true, true, BySessionGrant
+		}
+		delete(a.grants, c.Scope)
+	}
+	if a.yolo {
+		return true, true, ByYolo
+	}
+	return false, false, ""
+}
+
+// Grant approves c's scope for the rest of the session, within the grant's
+// use count and lifetime. Calls that must always ask get no grant.
+func (a *Approvals) Grant(c tools.Check) {
+	if c.AlwaysAsk || c.Decision != tools.Ask || c.Scope == "" {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	label := c.ScopeLabel
+	if label == "" {
+		label = c.Scope
+	}
+	a.grants[c.Scope] = &grant{label: label, uses: a.maxUses, expires: a.now().Add(a.ttl)}
+}
+
+// Grants lists the live grants, sorted by scope.
+func (a *Approvals) Grants() []GrantInfo {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	var out []GrantInfo
+	for s, g := range a.grants {
+		if now.Before(g.expires) && g.uses > 0 {
+			out = append(out, GrantInfo{Scope: s, Label: g.label, UsesLeft: g.uses, ExpiresIn: g.expires.Sub(now)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Scope < out[j].Scope })
+	return out
+}
+
+// SetYolo turns session auto-approval of the ask class on or off. It can
+// never approve a call the policy denies, nor one that must always ask.
+func (a *Approvals) SetYolo(on bool) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if on && !a.yoloAllowed {
+		return ErrYoloUnsandboxed
+	}
+	a.yolo = on
+	return nil
+}
+
+// Yolo reports whether yolo is on.
+func (a *Approvals) Yolo() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.yolo
+}
+
+// SetIsolated records the sandbox's isolation. A drop from isolated to not
+// isolated clears every grant and turns yolo off (unless yolo is allowed
+// unsandboxed), so the user consents again.
+func (a *Approvals) SetIsolated(isolated, yoloUnsandboxed bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.isolated && !isolated {
+		a.grants = map[string]*grant{}
+		if !yoloUnsandboxed {
+			a.yolo = false
+		}
+	}
+	a.isolated = isolated
+	a.yoloAllowed = isolated || yoloUnsandboxed
+}
+
+// Clear drops every grant and turns yolo off.
+func (a *Approvals) Clear() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.grants = map[string]*grant{}
+	a.yolo = false
+}

@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"encoding/json"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Role of a message in the conversation.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// ToolCall is one call the model made.
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Args string `json:"args"`
+}
+
+// Message is one entry of the conversation history as co keeps it. It is
+// plain data: no styling, no provider types.
+type Message struct {
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the calls an assistant message made.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID and ToolName identify the call a tool message answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	// Interrupted marks an assistant reply cut short by the user.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// InterruptedResult is the tool result given to a call the user interrupted.
+const InterruptedResult = "Interrupted by the user."
+
+const interruptedNote = "\n\n[reply interrupted by the user]"
+
+// PatchDangling returns msgs with an "Interrupted by the user." tool result
+// appended for every tool call that has none, so the history is valid to send
+// to a provider again. msgs itself is not modified.
+func PatchDangling(msgs []Message) []Message {
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == RoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	out := append([]Message(nil), msgs...)
+	// Results must follow their assistant message; walk assistant messages
+	// and insert missing results right after that message's existing ones.
+	for i := 0; i < len(out); i++ {
+		m := out[i]
+		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		j := i + 1
+		for j < len(out) && out[j].Role == RoleTool {
+			j++
+		}
+		var missing []Message
+		for _, tc := range m.ToolCalls {
+			if !answered[tc.ID] {
+				answered[tc.ID] = true
+				missing = append(missing, Message{Role: RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: InterruptedResult})
+			}
+		}
+		if len(missing) > 0 {
+			out = append(out[:j], append(missing, out[j:]...)...)
+			i = j + len(missing) - 1
+		}
+	}
+	return out
+}
+
+// toOpenAI converts the system prompt and history into the provider's form.
+func toOpenAI(system string, msgs []Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs)+1)
+	if system != "" {
+		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case RoleUser:
+			out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: m.Content})
+		case RoleAssistant:
+			om := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: m.Content}
+			if m.Interrupted {
+				om.Content += interruptedNote
+			}
+			for _, tc := range m.ToolCalls {
+				args := tc.Args
+				if !json.Valid([]byte(args)) {
+					args = "{}"
+				}
+				om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
+					ID: tc.ID, Type: openai.ToolTypeFunction,
+					Function: openai.FunctionCall{Name: tc.Name, Arguments: args},
+				})
+			}
+			out = append(out, om)
+		case RoleTool:
+			out = append(out, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleTool, Content: m.Content, ToolCallID: m.ToolCallID,
+			})
+		}
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+)
+
+// PromptInfo is what the system prompt says about the running session, so
+// that the prompt matches what the tools really do.
+type PromptInfo struct {
+	// Shell describes where shell commands run, e.g. "in a Docker sandbox
+	// with the workspace mounted at /workspace" or "directly on the user's
+	// machine, in the workspace directory (no sandbox)". Empty: no shell.
+	Shell string
+	// Workspace is the working directory.
+	Workspace string
+	// Today is the date, YYYY-MM-DD.
+	Today string
+}
+
+// SystemPrompt builds co's system prompt.
+func SystemPrompt(info PromptInfo) string {
+	var b strings.Builder
+	b.WriteString(`You are Co, a personal assistant running in the user's terminal.
+
+### Response Style
+- Be terse: users want results, not explanations
+- On success: show the output, then a brief note if needed
+- On error: show the error, suggest a fix
+
+### Tool Output
+- Tool results carry a "display" field (or are plain text): show the display value verbatim
+- Never reformat, summarize, or drop URLs from tool output
+- If a result has "has_more": true, tell the user more results are available
+
+### Tool Usage
+- Use tools proactively to complete tasks
+- Chain operations: read before modifying, test after changing
+- Some tools ask the user for approval first; if the user denies a call, do not repeat it unchanged: propose another way or ask
+- A result with "status": "denied" means the call did not run
+`)
+	if info.Shell != "" {
+		fmt.Fprintf(&b, "- Shell commands run %s\n", info.Shell)
+	}
+	b.WriteString(`
+### Pagination
+- When a tool result has has_more=true, more results are available
+- If the user asks for "more", "next", or "next 10", call the same tool with the same query and page incremented by 1
+- Do NOT say "no more results" unless you called the tool and has_more was false
+`)
+	if info.Workspace != "" || info.Today != "" {
+		b.WriteString("\n### Session\n")
+		if info.Workspace != "" {
+			fmt.Fprintf(&b, "- Workspace: %s\n", info.Workspace)
+		}
+		if info.Today != "" {
+			fmt.Fprintf(&b, "- Today: %s\n", info.Today)
+		}
+	}
+	return b.String()
+}

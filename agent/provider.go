@@ -1,0 +1,278 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Provider is a resolved LLM endpoint.
+type Provider struct {
+	// Name is gemini, ollama or openai.
+	Name    string
+	BaseURL string // OpenAI-compatible base URL (…/v1)
+	APIKey  string
+	Model   string
+	// KeyEnv names the variable that holds the key, for error messages.
+	KeyEnv string
+}
+
+// ProviderSettings is what ResolveProvider needs from the settings.
+type ProviderSettings struct {
+	Provider         string // gemini | ollama | openai
+	ProviderExplicit bool   // set by the user (file or env), not the default
+	GeminiAPIKey     string
+	GeminiModel      string
+	GeminiBaseURL    string
+	OllamaHost       string
+	OllamaModel      string
+	OpenAIBaseURL    string
+	OpenAIAPIKey     string
+	OpenAIModel      string
+}
+
+// ErrNoProvider means no provider is usable; its message says what to set.
+var ErrNoProvider = errors.New("no LLM provider is configured")
+
+// ResolveProvider picks the provider. When the provider was not chosen
+// explicitly, no Gemini key exists and Ollama answers probe, Ollama is used
+// and note says so. probe may be nil (no network is touched then).
+func ResolveProvider(ctx context.Context, s ProviderSettings, probe func(ctx context.Context, url string) bool) (p Provider, note string, err error) {
+	switch s.Provider {
+	case "", "gemini":
+		if s.GeminiAPIKey != "" {
+			return geminiProvider(s), "", nil
+		}
+		if !s.ProviderExplicit && s.OpenAIBaseURL != "" {
+			return openaiProvider(s), "no GEMINI_API_KEY; using the OpenAI-compatible endpoint " + s.OpenAIBaseURL, nil
+		}
+		if !s.ProviderExplicit && probe != nil && probe(ctx, ollamaBase(s.OllamaHost)) {
+			return ollamaProvider(s), "no GEMINI_API_KEY; Ollama answers at " + s.OllamaHost + ", using it", nil
+		}
+		return geminiProvider(s), "", fmt.Errorf("%w: set GEMINI_API_KEY for Gemini, or start Ollama (`ollama serve`, OLLAMA_HOST=%s), or set OPENAI_BASE_URL (with LLM_PROVIDER=openai) for any OpenAI-compatible server", ErrNoProvider, s.OllamaHost)
+	case "ollama":
+		return ollamaProvider(s), "", nil
+	case "openai":
+		if s.OpenAIBaseURL == "" {
+			return openaiProvider(s), "", fmt.Errorf("%w: LLM_PROVIDER is openai but OPENAI_BASE_URL is not set (e.g. OPENAI_BASE_URL=https://api.openai.com/v1)", ErrNoProvider)
+		}
+		if s.OpenAIModel == "" {
+			return openaiProvider(s), "", fmt.Errorf("%w: LLM_PROVIDER is openai but OPENAI_MODEL is not set", ErrNoProvider)
+		}
+		return openaiProvider(s), "", nil
+	default:
+		return Provider{}, "", fmt.Errorf("unknown llm_provider %q: use gemini, ollama or openai", s.Provider)
+	}
+}
+
+func geminiProvider(s ProviderSettings) Provider {
+	return Provider{Name: "gemini", BaseURL: s.GeminiBaseURL, APIKey: s.GeminiAPIKey, Model: s.GeminiModel, KeyEnv: "GEMINI_API_KEY"}
+}
+
+func ollamaProvider(s ProviderSettings) Provider {
+	return Provider{Name: "ollama", BaseURL: ollamaBase(s.OllamaHost), APIKey: "ollama", Model: s.OllamaModel, KeyEnv: ""}
+}
+
+func openaiProvider(s ProviderSettings) Provider {
+	return Provider{Name: "openai", BaseURL: s.OpenAIBaseURL, APIKey: s.OpenAIAPIKey, Model: s.OpenAIModel, KeyEnv: "OPENAI_API_KEY"}
+}
+
+func ollamaBase(host string) string {
+	h := strings.TrimRight(host, "/")
+	if h == "" {
+		h = "http://localhost:11434"
+	}
+	if !strings.Contains(h, "://") {
+		h = "http://" + h
+	}
+	return h + "/v1"
+}
+
+// ProbeHTTP reports whether GET url+"/models" answers with any HTTP status
+// within the context's deadline (1 s if it has none).
+func ProbeHTTP(ctx context.Context, url string) bool {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Second)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(url, "/")+"/models", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return true
+}
+
+// RetryPolicy bounds retries of rate-limited (429) and failed (5xx) requests.
+type RetryPolicy struct {
+	Attempts int           // total attempts, default 4
+	Base     time.Duration // first backoff, default 1 s, doubled each time
+	MaxWait  time.Duration // longest single wait, default 30 s; a longer Retry-After is not waited out
+}
+
+func (r RetryPolicy) withDefaults() RetryPolicy {
+	if r.Attempts <= 0 {
+		r.Attempts = 4
+	}
+	if r.Base <= 0 {
+		r.Base = time.Second
+	}
+	if r.MaxWait <= 0 {
+		r.MaxWait = 30 * time.Second
+	}
+	return r
+}
+
+type noticeKey struct{}
+
+// withNotify attaches a function that retry notices are sent to.
+func withNotify(ctx context.Context, f func(string)) context.Context {
+	return context.WithValue(ctx, noticeKey{}, f)
+}
+
+// retryTransport retries 429 and 5xx answers with bounded exponential
+// backoff, honouring Retry-After. It waits on the request's context, so a
+// cancelled turn stops waiting at once.
+type retryTransport struct {
+	next   http.RoundTripper
+	policy RetryPolicy
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	p := t.policy
+	for attempt := 1; ; attempt++ {
+		resp, err := t.next.RoundTrip(req)
+		if err != nil || attempt >= p.Attempts || !retryable(resp.StatusCode) || (req.Body != nil && req.GetBody == nil) {
+			return resp, err
+		}
+		wait := p.Base << (attempt - 1)
+		if ra, ok := retryAfter(resp.Header.Get("Retry-After")); ok {
+			wait = ra
+		}
+		if wait > p.MaxWait {
+			return resp, nil
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		if f, ok := req.Context().Value(noticeKey{}).(func(string)); ok {
+			f(fmt.Sprintf("The model's server answered HTTP %d; retrying in %s (attempt %d of %d).", resp.StatusCode, wait.Round(100*time.Millisecond), attempt+1, p.Attempts))
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-req.Context().Done():
+			timer.Stop()
+			return nil, req.Context().Err()
+		case <-timer.C:
+		}
+		if req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			req = req.Clone(req.Context())
+			req.Body = body
+		}
+	}
+}
+
+func retryable(code int) bool {
+	return code == http.StatusTooManyRequests || code >= 500
+}
+
+func retryAfter(v string) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
+		return time.Duration(n * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := time.Until(t)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}
+
+// NewClient builds the go-openai client for p, with retries.
+func NewClient(p Provider, rp RetryPolicy) *openai.Client {
+	cfg := openai.DefaultConfig(p.APIKey)
+	cfg.BaseURL = strings.TrimRight(p.BaseURL, "/")
+	cfg.HTTPClient = &http.Client{Transport: &retryTransport{next: http.DefaultTransport, policy: rp.withDefaults()}}
+	cfg.EmptyMessagesLimit = 1000
+	return openai.NewClientWithConfig(cfg)
+}
+
+// describeError turns a provider failure into a message that says what to do.
+func describeError(p Provider, err error) string {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	status := 0
+	detail := ""
+	switch {
+	case errors.As(err, &apiErr):
+		status, detail = apiErr.HTTPStatusCode, apiErr.Message
+	case errors.As(err, &reqErr):
+		status = reqErr.HTTPStatusCode
+		detail = strings.TrimSpace(string(reqErr.Body))
+		if detail == "" && reqErr.Err != nil {
+			detail = reqErr.Err.Error()
+		}
+	}
+	if len(detail) > 300 {
+		detail = detail[:300] + "…"
+	}
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		fix := "check the API key"
+		if p.KeyEnv != "" {
+			fix = "set a valid " + p.KeyEnv
+		}
+		return fmt.Sprintf("%s rejected the request (HTTP %d: %s): %s.", p.Name, status, detail, fix)
+	case status == http.StatusNotFound:
+		hint := ""
+		if p.Name == "ollama" {
+			hint = fmt.Sprintf(" Pull it with `ollama pull %s` or set OLLAMA_MODEL.", p.Model)
+		}
+		return fmt.Sprintf("%s has no model %q at %s (HTTP 404: %s).%s", p.Name, p.Model, p.BaseURL, detail, hint)
+	case status == http.StatusTooManyRequests:
+		return fmt.Sprintf("%s is rate limiting requests (HTTP 429: %s) and retries ran out; wait a little and try again.", p.Name, detail)
+	case status >= 500:
+		return fmt.Sprintf("%s failed (HTTP %d: %s) and retries ran out; try again later.", p.Name, status, detail)
+	case status != 0:
+		return fmt.Sprintf("%s refused the request (HTTP %d: %s).", p.Name, status, detail)
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		hint := "is the server running?"
+		if p.Name == "ollama" {
+			hint = "start it with `ollama serve` or set OLLAMA_HOST"
+		}
+		return fmt.Sprintf("cannot connect to %s at %s: connection refused; %s.", p.Name, p.BaseURL, hint)
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return fmt.Sprintf("cannot resolve the host of %s (%s): %v.", p.BaseURL, p.Name, dnsErr)
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return fmt.Sprintf("%s at %s did not answer in time: %v.", p.Name, p.BaseURL, err)
+	}
+	return fmt.Sprintf("%s request failed: %v.", p.Name, err)
+}

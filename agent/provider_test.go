@@ -1,0 +1,216 @@
+package agent_test
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+func TestProviderFailuresAreMessages(t *testing.T) {
+	cases := []struct {
+		name  string
+		reply llmtest.Reply
+		want  []string
+	}{
+		{"401 names the key variable", llmtest.Reply{Status: 401, ErrorMessage: "Incorrect API key"}, []string{"HTTP 401", "OPENAI_API_KEY", "Incorrect API key"}},
+		{"403 names the key variable", llmtest.Reply{Status: 403, ErrorMessage: "forbidden"}, []string{"HTTP 403", "OPENAI_API_KEY"}},
+		{"404 names the model", llmtest.Reply{Status: 404, ErrorMessage: "model not found"}, []string{"HTTP 404", `"test-model"`}},
+		{"400 is reported", llmtest.Reply{Status: 400, ErrorMessage: "bad request body"}, []string{"HTTP 400", "bad request body"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			f.srv.Script(tc.reply)
+			fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
+			for _, w := range tc.want {
+				if !strings.Contains(fl.Message, w) {
+					t.Errorf("message %q lacks %q", fl.Message, w)
+				}
+			}
+		})
+	}
+}
+
+func TestRateLimitRetriesHonouringRetryAfter(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Script(
+		llmtest.Reply{Status: 429, ErrorMessage: "slow down", Header: map[string]string{"Retry-After": "1"}},
+		llmtest.Reply{Text: "finally"},
+	)
+	start := time.Now()
+	evs := run(t, context.Background(), f.ag, "hi", nil)
+	if fin := finished(t, evs); fin.Text != "finally" {
+		t.Fatalf("fin = %+v", fin)
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("retried after %s; Retry-After said 1s", d)
+	}
+	var notice string
+	for _, ev := range evs {
+		if n, ok := ev.(agent.Notice); ok {
+			notice = n.Text
+		}
+	}
+	if !strings.Contains(notice, "HTTP 429") || !strings.Contains(notice, "retrying in 1s") {
+		t.Errorf("notice = %q", notice)
+	}
+	if n := len(f.srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+}
+
+func TestServerErrorsRetryThenGiveUp(t *testing.T) {
+	f := newFixture(t, nil)
+	for i := 0; i < 4; i++ {
+		f.srv.Script(llmtest.Reply{Status: 503, ErrorMessage: "overloaded"})
+	}
+	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
+	if !strings.Contains(fl.Message, "HTTP 503") || !strings.Contains(fl.Message, "retries ran out") {
+		t.Errorf("message = %q", fl.Message)
+	}
+	if n := len(f.srv.Requests()); n != 4 {
+		t.Errorf("%d attempts, want 4", n)
+	}
+}
+
+func TestRetryAfterTooLongIsNotWaited(t *testing.T) {
+	f := newFixture(t, func(c *agent.Config) { c.Retry.MaxWait = time.Second })
+	f.srv.Script(llmtest.Reply{Status: 429, ErrorMessage: "quota", Header: map[string]string{"Retry-After": "3600"}})
+	start := time.Now()
+	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
+	if time.Since(start) > 2*time.Second || !strings.Contains(fl.Message, "HTTP 429") {
+		t.Errorf("message = %q after %s", fl.Message, time.Since(start))
+	}
+}
+
+func TestConnectionRefusedNamesURLAndOllamaServe(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	f := newFixture(t, func(c *agent.Config) {
+		c.Provider = agent.Provider{Name: "ollama", BaseURL: "http://" + addr + "/v1", APIKey: "ollama", Model: "llama"}
+	})
+	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
+	for _, w := range []string{"http://" + addr + "/v1", "connection refused", "ollama serve"} {
+		if !strings.Contains(fl.Message, w) {
+			t.Errorf("message %q lacks %q", fl.Message, w)
+		}
+	}
+}
+
+func TestStreamCutMidwayKeepsPartialText(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Script(llmtest.Reply{Text: "The first part arrives and then the line drops", ChunkSize: 5, DisconnectAfter: 3})
+	evs := run(t, context.Background(), f.ag, "hi", nil)
+	fl := failed(t, evs)
+	if fl.Interrupted || !strings.Contains(fl.Message, "cut") || !strings.Contains(fl.Message, "partial reply is kept") {
+		t.Errorf("failure = %+v", fl)
+	}
+	if got := text(evs); got != "The first part " {
+		t.Errorf("partial text = %q", got)
+	}
+	h := f.ag.History()
+	if h[len(h)-1].Content != "The first part " {
+		t.Errorf("history = %+v", h)
+	}
+	f.srv.Script(llmtest.Reply{Text: "ok"})
+	finished(t, run(t, context.Background(), f.ag, "again", nil))
+	assertValidHistory(t, f.srv.Requests()[1])
+}
+
+func TestStallEndsTheTurn(t *testing.T) {
+	f := newFixture(t, func(c *agent.Config) { c.StallTimeout = 300 * time.Millisecond })
+	f.srv.Script(llmtest.Reply{Text: "starts then stalls forever", ChunkSize: 6, StallAfter: 2})
+	start := time.Now()
+	evs := run(t, context.Background(), f.ag, "hi", nil)
+	fl := failed(t, evs)
+	if !strings.Contains(fl.Message, "sent nothing for 300ms") || fl.Interrupted {
+		t.Errorf("failure = %+v", fl)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("stall detected after %s", d)
+	}
+	if text(evs) != "starts then " {
+		t.Errorf("partial = %q", text(evs))
+	}
+}
+
+func TestMalformedChunkEndsTheTurn(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Script(llmtest.Reply{Text: "ok so far", Malformed: true})
+	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
+	if !strings.Contains(fl.Message, "malformed") {
+		t.Errorf("failure = %+v", fl)
+	}
+}
+
+func TestResolveProvider(t *testing.T) {
+	up := func(context.Context, string) bool { return true }
+	down := func(context.Context, string) bool { return false }
+	base := agent.ProviderSettings{Provider: "gemini", GeminiModel: "gm", GeminiBaseURL: "https://g/v1beta/openai/", OllamaHost: "http://localhost:11434", OllamaModel: "om"}
+	cases := []struct {
+		name    string
+		mod     func(*agent.ProviderSettings)
+		probe   func(context.Context, string) bool
+		want    string
+		noteHas string
+		errHas  string
+	}{
+		{"gemini with key", func(s *agent.ProviderSettings) { s.GeminiAPIKey = "k" }, nil, "gemini", "", ""},
+		{"default without key falls back to ollama", nil, up, "ollama", "Ollama answers", ""},
+		{"explicit gemini without key does not fall back", func(s *agent.ProviderSettings) { s.ProviderExplicit = true }, up, "gemini", "", "GEMINI_API_KEY"},
+		{"nothing usable says what to set", nil, down, "gemini", "", "OPENAI_BASE_URL"},
+		{"ollama explicit", func(s *agent.ProviderSettings) { s.Provider = "ollama" }, nil, "ollama", "", ""},
+		{"openai needs a URL", func(s *agent.ProviderSettings) { s.Provider = "openai" }, nil, "openai", "", "OPENAI_BASE_URL"},
+		{"openai needs a model", func(s *agent.ProviderSettings) { s.Provider = "openai"; s.OpenAIBaseURL = "http://x/v1" }, nil, "openai", "", "OPENAI_MODEL"},
+		{"openai complete", func(s *agent.ProviderSettings) {
+			s.Provider = "openai"
+			s.OpenAIBaseURL = "http://x/v1"
+			s.OpenAIModel = "m"
+		}, nil, "openai", "", ""},
+		{"unknown provider", func(s *agent.ProviderSettings) { s.Provider = "claude" }, nil, "", "", "gemini, ollama or openai"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := base
+			if tc.mod != nil {
+				tc.mod(&s)
+			}
+			p, note, err := agent.ResolveProvider(context.Background(), s, tc.probe)
+			if p.Name != tc.want {
+				t.Errorf("provider = %q, want %q", p.Name, tc.want)
+			}
+			if tc.noteHas != "" && !strings.Contains(note, tc.noteHas) {
+				t.Errorf("note = %q", note)
+			}
+			if tc.errHas == "" && err != nil {
+				t.Errorf("err = %v", err)
+			}
+			if tc.errHas != "" && (err == nil || !strings.Contains(err.Error(), tc.errHas)) {
+				t.Errorf("err = %v, want it to mention %q", err, tc.errHas)
+			}
+		})
+	}
+}
+
+func TestOllamaProbeAgainstAServer(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	if !agent.ProbeHTTP(context.Background(), srv.URL) {
+		t.Fatal("probe of a live server failed")
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	if agent.ProbeHTTP(context.Background(), "http://"+addr+"/v1") {
+		t.Fatal("probe of a closed port succeeded")
+	}
+}

@@ -1,0 +1,89 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/co-cli/co/tools"
+)
+
+type fake struct {
+	name  string
+	class tools.Class
+}
+
+func (f fake) Name() string        { return f.name }
+func (f fake) Description() string { return "d" }
+func (f fake) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false}`)
+}
+func (f fake) Class() tools.Class { return f.class }
+func (f fake) Run(context.Context, json.RawMessage) (tools.Result, error) {
+	return tools.Result{}, nil
+}
+
+func TestValidate(t *testing.T) {
+	v := tools.NewValidator()
+	tool := fake{name: "read_file"}
+	cases := []struct{ name, args, want string }{
+		{"ok", `{"path":"a"}`, ""},
+		{"ok with limit", `{"path":"a","limit":3}`, ""},
+		{"empty means {}", ``, "missing property 'path'"},
+		{"not json", `{"path":`, "not valid JSON"},
+		{"array", `["a"]`, "must be a JSON object, not an array"},
+		{"wrong type", `{"path":3}`, "at /path"},
+		{"below minimum", `{"path":"a","limit":0}`, "at /limit"},
+		{"unknown key", `{"path":"a","extra":1}`, "extra"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := v.Validate(tool, json.RawMessage(tc.args))
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if err == nil || !tools.IsRetry(err) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want a Retry containing %q", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), "read_file") {
+				t.Errorf("error should name the tool: %v", err)
+			}
+		})
+	}
+}
+
+func TestResultForModel(t *testing.T) {
+	if got := tools.Text("plain").ForModel(); got != "plain" {
+		t.Errorf("got %q", got)
+	}
+	got := tools.Result{Display: "x", Meta: map[string]any{"count": 2, "has_more": true}}.ForModel()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(got), &m); err != nil || m["display"] != "x" || m["count"] != float64(2) || m["has_more"] != true {
+		t.Errorf("ForModel = %s", got)
+	}
+}
+
+func TestRegistryAndDecide(t *testing.T) {
+	r, err := tools.NewRegistry(fake{name: "b_tool", class: tools.SideEffect}, fake{name: "a_tool"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tools.NewRegistry(fake{name: "x"}, fake{name: "x"}); err == nil {
+		t.Error("duplicate names must fail")
+	}
+	if got := r.Names(); strings.Join(got, ",") != "a_tool,b_tool" || r.Len() != 2 {
+		t.Errorf("names = %v", got)
+	}
+	a, _ := r.Get("a_tool")
+	if c := tools.Decide(context.Background(), a, nil); c.Decision != tools.Allow {
+		t.Errorf("read-only decided %v", c.Decision)
+	}
+	b, _ := r.Get("b_tool")
+	if c := tools.Decide(context.Background(), b, nil); c.Decision != tools.Ask || c.Scope != "b_tool" {
+		t.Errorf("side effect decided %+v", c)
+	}
+}

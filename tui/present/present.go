@@ -1,0 +1,113 @@
+// Package present turns agent data into plain text shared by every front
+// end: a call's signature, a call's outcome, a duration. No styling here;
+// every string that came from the model or a tool has been through the safe
+// sanitiser.
+package present
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/tui/safe"
+)
+
+// Call renders a call as name(key='value', n=3), keeping the argument order
+// the model used. Invalid JSON is shown raw. Hidden characters are revealed.
+func Call(name, args string) string {
+	return safe.Reveal(name) + "(" + Args(args) + ")"
+}
+
+// Args renders a JSON arguments object as key='value', key=3.
+func Args(args string) string {
+	dec := json.NewDecoder(strings.NewReader(args))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if d, ok := tok.(json.Delim); err != nil || !ok || d != '{' {
+		return safe.Reveal(strings.TrimSpace(args))
+	}
+	var parts []string
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return safe.Reveal(strings.TrimSpace(args))
+		}
+		key, _ := kt.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return safe.Reveal(strings.TrimSpace(args))
+		}
+		parts = append(parts, safe.Reveal(key)+"="+value(raw))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func value(raw json.RawMessage) string {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return "'" + safe.Reveal(strings.ReplaceAll(s, "'", `\'`)) + "'"
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return safe.Reveal(buf.String())
+	}
+	return safe.Reveal(string(raw))
+}
+
+// Duration renders d compactly: 85ms, 1.2s, 2m03s.
+func Duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	default:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+}
+
+// Outcome is a one-line summary of a finished call: "done in 85ms",
+// "denied by the user", "failed: …".
+func Outcome(f agent.ToolCallFinished) string {
+	switch f.Status {
+	case agent.CallDone:
+		s := "done in " + Duration(f.Duration)
+		if f.Decision == agent.BySessionGrant || f.Decision == agent.ByYolo {
+			s += " (" + string(f.Decision) + ")"
+		}
+		return s
+	case agent.CallDenied:
+		if f.Decision == agent.ByPolicyDeny {
+			return safe.Text(f.Err)
+		}
+		return "denied by the user"
+	case agent.CallInterrupted:
+		return "interrupted"
+	case agent.CallRetry:
+		return "rejected, sent back to the model: " + FirstLine(safe.Text(f.Err))
+	default:
+		return "failed: " + FirstLine(safe.Text(f.Err))
+	}
+}
+
+// FirstLine returns s up to its first newline.
+func FirstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// Tokens renders a usage figure: 1234 → 1.2k.
+func Tokens(n int) string {
+	if n < 1000 {
+		return fmt.Sprint(n)
+	}
+	if n < 1_000_000 {
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+}

@@ -1,0 +1,174 @@
+// Package slash is the table of slash commands (/help, /clear, ...) shared by
+// the full-screen chat and --plain. Commands return plain text and an action
+// for the front end; they never draw anything themselves.
+package slash
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/co-cli/co/agent"
+)
+
+// Env is what commands may use.
+type Env struct {
+	Agent *agent.Agent
+	// Status returns the same report as `co status`.
+	Status func() string
+	// Tools returns the /tools listing.
+	Tools func() string
+	// HelpExtra is appended to /help (the front end's keys).
+	HelpExtra string
+}
+
+// Action is what the front end must do after a command.
+type Action int
+
+const (
+	None  Action = iota
+	Clear        // a new conversation began: clear the transcript
+	Exit         // leave co
+)
+
+// Result of a command.
+type Result struct {
+	Output string
+	Action Action
+	// Err marks output that reports a mistake (unknown command, refused).
+	Err bool
+}
+
+// Command is one slash command.
+type Command struct {
+	Name string // with the slash, e.g. "/help"
+	Help string
+	run  func(env Env, arg string) Result
+}
+
+// Commands lists the commands, sorted by name.
+func Commands() []Command {
+	cs := []Command{
+		{"/help", "show commands and keys", help},
+		{"/clear", "start a new conversation", clear},
+		{"/new", "start a new conversation (same as /clear)", clear},
+		{"/status", "provider, model, sandbox, config files", status},
+		{"/tools", "list tools with their approval class", toolsCmd},
+		{"/history", "turns, messages and tokens of this conversation", history},
+		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
+		{"/exit", "leave co", func(Env, string) Result { return Result{Action: Exit} }},
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+	return cs
+}
+
+// IsCommand reports whether line is a slash command (as opposed to a
+// message that happens to start with a path like /etc/hosts?). Lines whose
+// first word has another slash are paths, sent to the model.
+func IsCommand(line string) bool {
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "/") || len(line) < 2 {
+		return false
+	}
+	word := strings.Fields(line)[0]
+	return !strings.Contains(word[1:], "/")
+}
+
+// Dispatch runs the command in line.
+func Dispatch(env Env, line string) Result {
+	line = strings.TrimSpace(line)
+	name, arg, _ := strings.Cut(line, " ")
+	for _, c := range Commands() {
+		if c.Name == name {
+			return c.run(env, strings.TrimSpace(arg))
+		}
+	}
+	msg := fmt.Sprintf("unknown command %s — type /help to see the commands", name)
+	if m := Complete(name); len(m) == 1 {
+		msg = fmt.Sprintf("unknown command %s (did you mean %s?) — type /help to see the commands", name, m[0])
+	}
+	return Result{Output: msg, Err: true}
+}
+
+// Complete returns the command names starting with prefix.
+func Complete(prefix string) []string {
+	var out []string
+	for _, c := range Commands() {
+		if strings.HasPrefix(c.Name, prefix) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+func help(env Env, _ string) Result {
+	var b strings.Builder
+	b.WriteString("Commands:\n")
+	for _, c := range Commands() {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.Name, c.Help)
+	}
+	b.WriteString("  !cmd       run a shell command (same approval policy as the agent's shell tool)\n")
+	if env.HelpExtra != "" {
+		b.WriteString("\n" + strings.TrimRight(env.HelpExtra, "\n") + "\n")
+	}
+	return Result{Output: strings.TrimRight(b.String(), "\n")}
+}
+
+func clear(env Env, _ string) Result {
+	if env.Agent.Busy() {
+		return Result{Output: "a turn is running; cancel it first", Err: true}
+	}
+	env.Agent.Reset()
+	return Result{Output: "Started a new conversation.", Action: Clear}
+}
+
+func status(env Env, _ string) Result {
+	if env.Status == nil {
+		return Result{Output: "status is not available here", Err: true}
+	}
+	return Result{Output: strings.TrimRight(env.Status(), "\n")}
+}
+
+func toolsCmd(env Env, _ string) Result {
+	if env.Tools == nil {
+		return Result{Output: "tools listing is not available here", Err: true}
+	}
+	return Result{Output: strings.TrimRight(env.Tools(), "\n")}
+}
+
+func history(env Env, _ string) Result {
+	h := env.Agent.History()
+	var users, tools int
+	for _, m := range h {
+		switch m.Role {
+		case agent.RoleUser:
+			users++
+		case agent.RoleTool:
+			tools++
+		}
+	}
+	u := env.Agent.Usage()
+	return Result{Output: fmt.Sprintf("%d turns, %d messages (%d tool results); tokens this session: %d in, %d out",
+		users, len(h), tools, u.InputTokens, u.OutputTokens)}
+}
+
+func yolo(env Env, arg string) Result {
+	ap := env.Agent.Approvals()
+	on := !ap.Yolo()
+	switch arg {
+	case "on":
+		on = true
+	case "off":
+		on = false
+	case "":
+	default:
+		return Result{Output: "usage: /yolo [on|off]", Err: true}
+	}
+	if err := ap.SetYolo(on); err != nil {
+		return Result{Output: err.Error(), Err: true}
+	}
+	if on {
+		return Result{Output: "yolo on: ask-class calls run without asking (denied commands and writes to .git/ etc. still never run or still ask)."}
+	}
+	return Result{Output: "yolo off: calls that need approval ask again."}
+}
