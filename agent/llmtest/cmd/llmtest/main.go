@@ -1,0 +1,105 @@
+// Command llmtest serves scripted OpenAI chat-completions replies, for
+// end-to-end tests and for trying co without a model.
+//
+//	llmtest [--addr 127.0.0.1:0] [--script FILE] [--rules] [--echo] [--quiet]
+//
+// The first line on stdout is LLMTEST_URL=<base url>, the URL to give co:
+//
+//	OPENAI_BASE_URL=<base url> LLM_PROVIDER=openai OPENAI_MODEL=test co
+//
+// It serves until SIGINT or SIGTERM and then exits 0. A line per request
+// goes to stderr unless --quiet is given.
+//
+// The script file is a JSON array of replies (llmtest.Reply), for example
+//
+//	[
+//	  {"text": "Hello!", "chunk_size": 2, "chunk_delay": "20ms"},
+//	  {"tool_calls": [{"name": "shell", "args": {"command": "ls"}, "split": 3}]},
+//	  {"status": 429, "header": {"Retry-After": "1"}}
+//	]
+//
+// Durations are Go duration strings; tool-call args are a JSON string
+// holding the arguments text or any other JSON value. Without --rules the
+// replies answer requests in order. With --rules they are rules: a request
+// is answered by the first reply, in file order, that is unused or has
+// "reusable": true and whose "match" is a substring (case-sensitive) of the
+// last user message; an empty or missing "match" matches every message. A
+// reply answers once unless reusable. A tool result does not change the
+// last user message, so two replies with the same match answer a question
+// and then its tool result.
+//
+// A request that nothing answers gets --echo's "You said: <last user
+// message>" or, without --echo, a 500 error.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "llmtest:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("llmtest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
+	script := fs.String("script", "", "JSON file with an array of replies")
+	rules := fs.Bool("rules", false, "choose replies by their \"match\" against the last user message instead of in order")
+	echo := fs.Bool("echo", false, "answer requests nothing else answers with \"You said: <last user message>\"")
+	quiet := fs.Bool("quiet", false, "do not log requests to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+
+	var replies []llmtest.Reply
+	if *script != "" {
+		b, err := os.ReadFile(*script)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &replies); err != nil {
+			return fmt.Errorf("%s: %w", *script, err)
+		}
+	}
+
+	srv, err := llmtest.NewServerAt(*addr)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if !*quiet {
+		srv.SetLog(stderr)
+	}
+	if *rules {
+		srv.Rules(replies...)
+	} else {
+		srv.Script(replies...)
+	}
+	if *echo {
+		srv.SetDefault(llmtest.Reply{Echo: true})
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if _, err := fmt.Fprintf(stdout, "LLMTEST_URL=%s\n", srv.URL); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}

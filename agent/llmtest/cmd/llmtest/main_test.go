@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// build compiles the command into a temporary directory.
+func build(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build llmtest with")
+	}
+	bin := filepath.Join(t.TempDir(), "llmtest")
+	out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// start runs the command and returns its base URL; the returned stop
+// function sends SIGTERM and returns the exit error.
+func start(t *testing.T, bin string, args ...string) (url string, stop func() error) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	stop = func() error {
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			return err
+		}
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			return errors.New("llmtest did not exit after SIGTERM")
+		}
+	}
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		lines <- line
+		_, _ = io.Copy(io.Discard, stdout)
+		done <- cmd.Wait()
+	}()
+	select {
+	case line := <-lines:
+		url, ok := strings.CutPrefix(strings.TrimSpace(line), "LLMTEST_URL=")
+		if !ok {
+			_ = stop()
+			t.Fatalf("first stdout line = %q, want LLMTEST_URL=...", line)
+		}
+		return url, stop
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("llmtest printed no URL")
+	}
+	return "", nil
+}
+
+func ask(t *testing.T, url, user string) (string, error) {
+	t.Helper()
+	cfg := openai.DefaultConfig("anything")
+	cfg.BaseURL = url
+	stream, err := openai.NewClientWithConfig(cfg).CreateChatCompletionStream(t.Context(), openai.ChatCompletionRequest{
+		Model:    "test",
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: user}},
+	})
+	if err != nil {
+		return "", err
+	}
+	defer stream.Close()
+	var text strings.Builder
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return text.String(), nil
+		}
+		if err != nil {
+			return text.String(), err
+		}
+		for _, c := range chunk.Choices {
+			text.WriteString(c.Delta.Content)
+		}
+	}
+}
+
+func TestCommand(t *testing.T) {
+	bin := build(t)
+	script := filepath.Join(t.TempDir(), "script.json")
+	err := os.WriteFile(script, []byte(`[
+		{"text": "first reply", "chunk_size": 3, "chunk_delay": "1ms"},
+		{"match": "hello", "text": "Hi!", "reusable": true},
+		{"match": "bye", "text": "Bye."}
+	]`), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name string
+		args []string
+		asks [][2]string // user message, expected reply ("ERROR" for a failure)
+	}{
+		{"queue", []string{"--script", script, "--quiet"}, [][2]string{
+			{"bye", "first reply"}, {"hello", "Hi!"}, {"x", "Bye."}, {"x", "ERROR"},
+		}},
+		{"rules and echo", []string{"--script", script, "--rules", "--echo", "--quiet"}, [][2]string{
+			{"hello", "first reply"}, // no match means every message
+			{"hello", "Hi!"}, {"hello", "Hi!"}, {"bye now", "Bye."}, {"bye", "You said: bye"},
+		}},
+		{"echo only", []string{"--echo", "--addr", "127.0.0.1:0"}, [][2]string{
+			{"ping", "You said: ping"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, stop := start(t, bin, tt.args...)
+			for _, a := range tt.asks {
+				got, err := ask(t, url, a[0])
+				if a[1] == "ERROR" {
+					if err == nil || !strings.Contains(err.Error(), "no scripted reply left") {
+						t.Errorf("%q: got %q, err %v; want the no-reply error", a[0], got, err)
+					}
+					continue
+				}
+				if err != nil || got != a[1] {
+					t.Errorf("%q: got %q, err %v; want %q", a[0], got, err, a[1])
+				}
+			}
+			if err := stop(); err != nil {
+				t.Errorf("exit after SIGTERM: %v", err)
+			}
+		})
+	}
+}
+
+func TestRunRejectsBadScripts(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, script, want string
+	}{
+		{"unknown field", `[{"txt": "typo"}]`, "unknown field"},
+		{"bad duration", `[{"delay": "soon"}]`, "duration"},
+		{"not an array", `{"text": "x"}`, "cannot unmarshal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".json")
+			if err := os.WriteFile(path, []byte(tt.script), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := run([]string{"--script", path}, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+	if err := run([]string{"--script", filepath.Join(dir, "missing.json")}, io.Discard, io.Discard); err == nil {
+		t.Error("no error for a missing script")
+	}
+}

@@ -1,0 +1,317 @@
+package llmtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// response is what respond needs to know about the reply being written.
+type response struct {
+	id      string
+	model   string
+	created int64
+	reply   Reply
+	text    []string // text chunks
+	usage   wireUsage
+}
+
+// respond writes reply as the answer to request number n.
+func respond(ctx context.Context, w http.ResponseWriter, n int, req Request, reply Reply) {
+	h := w.Header()
+	h.Set("X-Request-Id", fmt.Sprintf("req_llmtest_%d", n))
+	for k, v := range reply.Header {
+		h.Set(k, v)
+	}
+	if !sleep(ctx, reply.Delay) {
+		return
+	}
+
+	resp := response{
+		id:      fmt.Sprintf("chatcmpl-llmtest-%d", n),
+		model:   req.Body.Model,
+		created: time.Now().Unix(),
+		reply:   reply,
+		text:    textChunks(reply, req.LastUserMessage()),
+	}
+	if resp.model == "" {
+		resp.model = "llmtest"
+	}
+	resp.usage = usage(req, resp)
+
+	switch {
+	case reply.Raw != "":
+		writeRaw(w, req, reply)
+	case reply.Status != 0 && reply.Status != http.StatusOK:
+		typ, code, msg := errorDefaults(reply.Status)
+		if reply.ErrorType != "" {
+			typ = reply.ErrorType
+		}
+		if reply.ErrorCode != "" {
+			code = reply.ErrorCode
+		}
+		if reply.ErrorMessage != "" {
+			msg = reply.ErrorMessage
+		}
+		writeError(w, reply.Status, typ, code, msg)
+	case req.Stream:
+		stream(ctx, w, resp)
+	default:
+		complete(ctx, w, resp)
+	}
+}
+
+func writeRaw(w http.ResponseWriter, req Request, reply Reply) {
+	if w.Header().Get("Content-Type") == "" {
+		if req.Stream {
+			w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+		} else {
+			w.Header().Set("Content-Type", "application/json")
+		}
+	}
+	status := reply.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(reply.Raw))
+}
+
+// stream writes the reply as server-sent events: a role chunk, the text
+// chunks, the tool-call chunks, a finish chunk, a usage chunk and [DONE].
+func stream(ctx context.Context, w http.ResponseWriter, resp response) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+
+	send := func(data []byte) bool {
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	chunk := func(choices []wireChoice, u *wireUsage) []byte {
+		b, _ := json.Marshal(wireChunk{
+			ID:                resp.id,
+			Object:            "chat.completion.chunk",
+			Created:           resp.created,
+			Model:             resp.model,
+			SystemFingerprint: "fp_llmtest",
+			Choices:           choices,
+			Usage:             u,
+		})
+		return b
+	}
+	delta := func(d wireDelta, finish *string) []byte {
+		return chunk([]wireChoice{{Delta: d, FinishReason: finish}}, nil)
+	}
+
+	reply := resp.reply
+	var events [][]byte
+	for _, t := range resp.text {
+		events = append(events, delta(wireDelta{Content: &t}, nil))
+	}
+	for i, c := range reply.ToolCalls {
+		for j, piece := range split(c.Args, c.Split) {
+			tc := wireToolCall{Index: &i, Function: wireFunction{Arguments: piece}}
+			if j == 0 {
+				tc.ID, tc.Type, tc.Function.Name = c.ID, "function", c.Name
+			}
+			events = append(events, delta(wireDelta{ToolCalls: []wireToolCall{tc}}, nil))
+		}
+	}
+	stallAt, disconnectAt := -1, -1
+	if reply.StallAfter > 0 {
+		stallAt = min(reply.StallAfter, len(events))
+	}
+	if reply.DisconnectAfter > 0 {
+		disconnectAt = min(reply.DisconnectAfter, len(events))
+	}
+
+	empty := ""
+	if !send(delta(wireDelta{Role: "assistant", Content: &empty}, nil)) {
+		return
+	}
+	for i := 0; ; i++ {
+		if reply.Malformed && i == len(resp.text) {
+			if !send([]byte(`{"id":"` + resp.id + `","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":`)) {
+				return
+			}
+		}
+		if i == stallAt {
+			<-ctx.Done()
+			return
+		}
+		if i == disconnectAt {
+			disconnect(rc)
+			return
+		}
+		if i == len(events) {
+			break
+		}
+		if i > 0 && !sleep(ctx, reply.ChunkDelay) {
+			return
+		}
+		if !send(events[i]) {
+			return
+		}
+	}
+	finish := finishReason(reply)
+	if !send(delta(wireDelta{}, &finish)) {
+		return
+	}
+	if !reply.NoUsage {
+		if !send(chunk([]wireChoice{}, &resp.usage)) {
+			return
+		}
+	}
+	send([]byte("[DONE]"))
+}
+
+// complete writes the reply as one JSON chat completion.
+func complete(ctx context.Context, w http.ResponseWriter, resp response) {
+	reply := resp.reply
+	if reply.StallAfter > 0 {
+		<-ctx.Done()
+		return
+	}
+	if reply.DisconnectAfter > 0 {
+		disconnect(http.NewResponseController(w))
+		return
+	}
+	if reply.Malformed {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"` + resp.id + `","object":"chat.completion","choices":[`))
+		return
+	}
+	text := strings.Join(resp.text, "")
+	msg := wireMessage{Role: "assistant"}
+	if text != "" || len(reply.ToolCalls) == 0 {
+		msg.Content = &text
+	}
+	for _, c := range reply.ToolCalls {
+		msg.ToolCalls = append(msg.ToolCalls, wireToolCall{
+			ID:       c.ID,
+			Type:     "function",
+			Function: wireFunction{Name: c.Name, Arguments: c.Args},
+		})
+	}
+	writeJSON(w, http.StatusOK, wireCompletion{
+		ID:                resp.id,
+		Object:            "chat.completion",
+		Created:           resp.created,
+		Model:             resp.model,
+		SystemFingerprint: "fp_llmtest",
+		Choices: []wireFullChoice{{
+			Message:      msg,
+			FinishReason: finishReason(reply),
+		}},
+		Usage: resp.usage,
+	})
+}
+
+// disconnect closes the connection under a response without ending it.
+func disconnect(rc *http.ResponseController) {
+	_ = rc.Flush()
+	conn, _, err := rc.Hijack()
+	if err != nil {
+		// Not hijackable: a panic with ErrAbortHandler also drops the
+		// connection without ending the response.
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+func finishReason(r Reply) string {
+	switch {
+	case r.FinishReason != "":
+		return r.FinishReason
+	case len(r.ToolCalls) > 0:
+		return "tool_calls"
+	default:
+		return "stop"
+	}
+}
+
+// textChunks returns the text of r in the chunks it is streamed in.
+func textChunks(r Reply, lastUser string) []string {
+	if len(r.Chunks) > 0 && !r.Echo {
+		return r.Chunks
+	}
+	text := r.Text
+	if r.Echo {
+		text = "You said: " + lastUser
+	}
+	if text == "" {
+		return nil
+	}
+	size := r.ChunkSize
+	if size <= 0 {
+		size = 4
+	}
+	runes := []rune(text)
+	var chunks []string
+	for len(runes) > 0 {
+		k := min(size, len(runes))
+		chunks = append(chunks, string(runes[:k]))
+		runes = runes[k:]
+	}
+	return chunks
+}
+
+// split cuts s into n pieces (at least one) of nearly equal rune counts.
+func split(s string, n int) []string {
+	n = max(n, 1)
+	runes := []rune(s)
+	pieces := make([]string, 0, n)
+	for i := range n {
+		pieces = append(pieces, string(runes[i*len(runes)/n:(i+1)*len(runes)/n]))
+	}
+	return pieces
+}
+
+// usage returns the reply's usage, or an estimate of a token per four runes.
+func usage(req Request, resp response) wireUsage {
+	if u := resp.reply.Usage; u != nil {
+		return wireUsage{u.PromptTokens, u.CompletionTokens, u.PromptTokens + u.CompletionTokens}
+	}
+	var prompt int
+	for _, m := range req.Body.Messages {
+		prompt += utf8.RuneCountInString(m.Content)
+		for _, p := range m.MultiContent {
+			prompt += utf8.RuneCountInString(p.Text)
+		}
+		for _, c := range m.ToolCalls {
+			prompt += utf8.RuneCountInString(c.Function.Name + c.Function.Arguments)
+		}
+	}
+	var completion int
+	for _, t := range resp.text {
+		completion += utf8.RuneCountInString(t)
+	}
+	for _, c := range resp.reply.ToolCalls {
+		completion += utf8.RuneCountInString(c.Name + c.Args)
+	}
+	prompt, completion = (prompt+3)/4, (completion+3)/4
+	return wireUsage{prompt, completion, prompt + completion}
+}
+
+// sleep waits d, or less if ctx ends first; it reports whether ctx is live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
