@@ -1,0 +1,420 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Kind is the Go type of a setting.
+type Kind int
+
+// The kinds of setting.
+const (
+	KindString     Kind = iota // string
+	KindBool                   // bool
+	KindInt                    // int
+	KindFloat                  // float64
+	KindStringList             // []string
+	KindPolicy                 // []PolicyRule
+)
+
+// String returns the kind as a short word: string, bool, int, float, list
+// or rules.
+func (k Kind) String() string {
+	switch k {
+	case KindString:
+		return "string"
+	case KindBool:
+		return "bool"
+	case KindInt:
+		return "int"
+	case KindFloat:
+		return "float"
+	case KindStringList:
+		return "list"
+	case KindPolicy:
+		return "rules"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// expected is the kind as the noun phrase error messages use.
+func (k Kind) expected() string {
+	switch k {
+	case KindString:
+		return "a string"
+	case KindBool:
+		return "a boolean (true or false)"
+	case KindInt:
+		return "an integer"
+	case KindFloat:
+		return "a number"
+	case KindStringList:
+		return "a list of strings"
+	case KindPolicy:
+		return `a list of rules like {"match": "git push", "decision": "ask", "reason": "..."}`
+	}
+	return k.String()
+}
+
+// Field describes one setting. Fields returns the table in display order;
+// `co config`, help text and the README are built from it.
+type Field struct {
+	Key         string // JSON key in settings files, e.g. "tool_retries"
+	Env         string // environment variable, e.g. "CO_CLI_TOOL_RETRIES"
+	Kind        Kind
+	Default     any    // string, bool, int, float64, []string or []PolicyRule (a copy)
+	Description string // one line, for humans
+	Secret      bool   // never shown in full
+	Allowed     []string
+	// Constraint is the allowed range in words, e.g. `>= 1`,
+	// `"light" or "dark"`; empty when any value of the kind is allowed.
+	Constraint string
+}
+
+// field is one row of the table.
+type field struct {
+	key, env, desc string
+	def            any
+	secret         bool
+	path           bool     // a file-system path: a leading "~/" is expanded
+	allowed        []string // for strings: the only values allowed
+	min            float64  // for numbers: the smallest value allowed
+	minExclusive   bool     // for numbers: min itself is not allowed
+	// check, when set, reports whether a non-empty string value is well
+	// formed; format says in words what it must look like.
+	check  func(string) bool
+	format string
+	ptr    func(*Settings) any // the field in Settings, as a pointer
+}
+
+// table is the one list of settings. It is never modified.
+var table = []field{
+	{key: "llm_provider", env: "LLM_PROVIDER", def: "gemini", allowed: []string{"gemini", "ollama", "openai"},
+		desc: "Which LLM service to use: gemini, ollama or openai (any OpenAI-compatible server).",
+		ptr:  func(s *Settings) any { return &s.LLMProvider }},
+	{key: "gemini_api_key", env: "GEMINI_API_KEY", def: "", secret: true,
+		desc: "API key for Google Gemini.",
+		ptr:  func(s *Settings) any { return &s.GeminiAPIKey }},
+	{key: "gemini_model", env: "GEMINI_MODEL", def: "gemini-2.0-flash",
+		desc: "Gemini model name.",
+		ptr:  func(s *Settings) any { return &s.GeminiModel }},
+	{key: "gemini_base_url", env: "GEMINI_BASE_URL", def: "https://generativelanguage.googleapis.com/v1beta/openai/", check: isURL, format: urlFormat,
+		desc: "Gemini's OpenAI-compatible endpoint.",
+		ptr:  func(s *Settings) any { return &s.GeminiBaseURL }},
+	{key: "ollama_host", env: "OLLAMA_HOST", def: "http://localhost:11434",
+		desc: "Where Ollama listens (a URL or host:port).",
+		ptr:  func(s *Settings) any { return &s.OllamaHost }},
+	{key: "ollama_model", env: "OLLAMA_MODEL", def: "glm-4.7-flash:q8_0",
+		desc: "Ollama model name.",
+		ptr:  func(s *Settings) any { return &s.OllamaModel }},
+	{key: "openai_base_url", env: "OPENAI_BASE_URL", def: "", check: isURL, format: urlFormat,
+		desc: "Base URL of an OpenAI-compatible server, e.g. https://api.openai.com/v1.",
+		ptr:  func(s *Settings) any { return &s.OpenAIBaseURL }},
+	{key: "openai_api_key", env: "OPENAI_API_KEY", def: "", secret: true,
+		desc: "API key for the OpenAI-compatible server.",
+		ptr:  func(s *Settings) any { return &s.OpenAIAPIKey }},
+	{key: "openai_model", env: "OPENAI_MODEL", def: "",
+		desc: "Model name on the OpenAI-compatible server.",
+		ptr:  func(s *Settings) any { return &s.OpenAIModel }},
+	{key: "obsidian_vault_path", env: "OBSIDIAN_VAULT_PATH", def: "", path: true,
+		desc: "Obsidian vault the notes tools read.",
+		ptr:  func(s *Settings) any { return &s.ObsidianVaultPath }},
+	{key: "slack_bot_token", env: "SLACK_BOT_TOKEN", def: "", secret: true,
+		desc: "Slack bot token (xoxb-...) for the Slack tools.",
+		ptr:  func(s *Settings) any { return &s.SlackBotToken }},
+	{key: "google_credentials_path", env: "GOOGLE_CREDENTIALS_PATH", def: "", path: true,
+		desc: "Google OAuth credentials file for the Drive, Gmail and Calendar tools.",
+		ptr:  func(s *Settings) any { return &s.GoogleCredentialsPath }},
+	{key: "brave_search_api_key", env: "BRAVE_SEARCH_API_KEY", def: "", secret: true,
+		desc: "Brave Search API key for web search.",
+		ptr:  func(s *Settings) any { return &s.BraveSearchAPIKey }},
+	{key: "auto_confirm", env: "CO_CLI_AUTO_CONFIRM", def: false,
+		desc: "Approve tool calls without asking (deny rules still apply).",
+		ptr:  func(s *Settings) any { return &s.AutoConfirm }},
+	{key: "docker_image", env: "CO_CLI_DOCKER_IMAGE", def: "co-cli-sandbox",
+		desc: "Docker image the sandbox runs shell commands in.",
+		ptr:  func(s *Settings) any { return &s.DockerImage }},
+	{key: "theme", env: "CO_CLI_THEME", def: "light", allowed: []string{"light", "dark"},
+		desc: "Colour theme: light or dark.",
+		ptr:  func(s *Settings) any { return &s.Theme }},
+	{key: "tool_retries", env: "CO_CLI_TOOL_RETRIES", def: 3, min: 0,
+		desc: "How many times the model may retry a tool call it got wrong.",
+		ptr:  func(s *Settings) any { return &s.ToolRetries }},
+	{key: "max_request_limit", env: "CO_CLI_MAX_REQUEST_LIMIT", def: 25, min: 1,
+		desc: "Most LLM requests in one turn.",
+		ptr:  func(s *Settings) any { return &s.MaxRequestLimit }},
+	{key: "llm_stall_timeout", env: "CO_CLI_LLM_STALL_TIMEOUT", def: 60, min: 1,
+		desc: "Seconds without a streamed chunk before the turn ends.",
+		ptr:  func(s *Settings) any { return &s.LLMStallTimeout }},
+	{key: "sandbox_backend", env: "CO_CLI_SANDBOX_BACKEND", def: "auto", allowed: []string{"auto", "docker", "subprocess"},
+		desc: "Where shell commands run: auto (Docker if it answers), docker or subprocess.",
+		ptr:  func(s *Settings) any { return &s.SandboxBackend }},
+	{key: "sandbox_fallback", env: "CO_CLI_SANDBOX_FALLBACK", def: "warn", allowed: []string{"warn", "error"},
+		desc: "When auto finds no Docker: warn and run unisolated, or stop with an error.",
+		ptr:  func(s *Settings) any { return &s.SandboxFallback }},
+	{key: "sandbox_max_timeout", env: "CO_CLI_SANDBOX_MAX_TIMEOUT", def: 600, min: 1,
+		desc: "Longest a shell command may run, in seconds.",
+		ptr:  func(s *Settings) any { return &s.SandboxMaxTimeout }},
+	{key: "sandbox_network", env: "CO_CLI_SANDBOX_NETWORK", def: "none", allowed: []string{"none", "bridge"},
+		desc: "Sandbox network: none (no network) or bridge.",
+		ptr:  func(s *Settings) any { return &s.SandboxNetwork }},
+	{key: "sandbox_mem_limit", env: "CO_CLI_SANDBOX_MEM_LIMIT", def: "1g", check: isMemSize, format: memFormat,
+		desc: "Sandbox memory limit, e.g. 512m or 1g.",
+		ptr:  func(s *Settings) any { return &s.SandboxMemLimit }},
+	{key: "sandbox_cpus", env: "CO_CLI_SANDBOX_CPUS", def: 1.0, min: 0, minExclusive: true,
+		desc: "CPUs the sandbox may use, e.g. 1 or 1.5.",
+		ptr:  func(s *Settings) any { return &s.SandboxCPUs }},
+	{key: "sandbox_git_readonly", env: "CO_CLI_SANDBOX_GIT_READONLY", def: true,
+		desc: "Mount the workspace's .git read-only in the sandbox.",
+		ptr:  func(s *Settings) any { return &s.SandboxGitReadonly }},
+	{key: "shell_safe_commands", env: "CO_CLI_SHELL_SAFE_COMMANDS", def: []string{
+		"ls", "cat", "head", "tail", "grep", "rg", "find", "pwd", "echo", "wc", "which", "tree", "file", "stat",
+		"date", "whoami", "uname", "sort", "uniq", "cut", "tr", "du", "df", "diff",
+		"git status", "git log", "git diff", "git show", "git branch"},
+		desc: "Read-only commands that run without asking.",
+		ptr:  func(s *Settings) any { return &s.ShellSafeCommands }},
+	{key: "shell_policy", env: "CO_CLI_SHELL_POLICY", def: []PolicyRule(nil),
+		desc: "Shell rules: commands matching \"match\" are allowed, asked about or denied.",
+		ptr:  func(s *Settings) any { return &s.ShellPolicy }},
+	{key: "grant_max_uses", env: "CO_CLI_GRANT_MAX_USES", def: 20, min: 1,
+		desc: "How many calls one approve-for-session grant covers.",
+		ptr:  func(s *Settings) any { return &s.GrantMaxUses }},
+	{key: "grant_ttl_minutes", env: "CO_CLI_GRANT_TTL_MINUTES", def: 30, min: 1,
+		desc: "Minutes an approve-for-session grant lasts.",
+		ptr:  func(s *Settings) any { return &s.GrantTTLMinutes }},
+	{key: "yolo_unsandboxed", env: "CO_CLI_YOLO_UNSANDBOXED", def: false,
+		desc: "Let /yolo approve everything even when commands run without isolation.",
+		ptr:  func(s *Settings) any { return &s.YoloUnsandboxed }},
+	{key: "tool_output_trim_chars", env: "CO_CLI_TOOL_OUTPUT_TRIM_CHARS", def: 2000, min: 0,
+		desc: "Old tool outputs in the history are trimmed to this many characters.",
+		ptr:  func(s *Settings) any { return &s.ToolOutputTrimChars }},
+	{key: "max_history_messages", env: "CO_CLI_MAX_HISTORY_MESSAGES", def: 40, min: 4,
+		desc: "Past this many messages, older history is summarised.",
+		ptr:  func(s *Settings) any { return &s.MaxHistoryMessages }},
+	{key: "summarization_model", env: "CO_CLI_SUMMARIZATION_MODEL", def: "",
+		desc: "Model that summarises old history (empty: the chat model).",
+		ptr:  func(s *Settings) any { return &s.SummarizationModel }},
+	{key: "telemetry_capture_content", env: "CO_CLI_TELEMETRY_CAPTURE_CONTENT", def: true,
+		desc: "Record prompts, replies and tool arguments in traces (secrets are redacted).",
+		ptr:  func(s *Settings) any { return &s.TelemetryCaptureContent }},
+	{key: "telemetry_retention_days", env: "CO_CLI_TELEMETRY_RETENTION_DAYS", def: 30, min: 1,
+		desc: "Days traces are kept.",
+		ptr:  func(s *Settings) any { return &s.TelemetryRetentionDays }},
+	{key: "telemetry_max_mb", env: "CO_CLI_TELEMETRY_MAX_MB", def: 200, min: 1,
+		desc: "Largest the trace database may grow, in MB.",
+		ptr:  func(s *Settings) any { return &s.TelemetryMaxMB }},
+	{key: "web_allow_private", env: "CO_CLI_WEB_ALLOW_PRIVATE", def: false,
+		desc: "Let web tools fetch private and loopback addresses.",
+		ptr:  func(s *Settings) any { return &s.WebAllowPrivate }},
+	{key: "brave_search_base_url", env: "BRAVE_SEARCH_BASE_URL", def: "https://api.search.brave.com/res/v1", check: isURL, format: urlFormat,
+		desc: "Brave Search API endpoint.",
+		ptr:  func(s *Settings) any { return &s.BraveSearchBaseURL }},
+}
+
+// Fields returns the table of settings in display order.
+func Fields() []Field {
+	out := make([]Field, len(table))
+	for i := range table {
+		f := &table[i]
+		out[i] = Field{
+			Key:         f.key,
+			Env:         f.env,
+			Kind:        f.kind(),
+			Default:     cloneValue(f.def),
+			Description: f.desc,
+			Secret:      f.secret,
+			Allowed:     slices.Clone(f.allowed),
+			Constraint:  f.constraint(),
+		}
+	}
+	return out
+}
+
+// lookupField returns the row for key, or nil.
+func lookupField(key string) *field {
+	for i := range table {
+		if table[i].key == key {
+			return &table[i]
+		}
+	}
+	return nil
+}
+
+// kind derives the row's Kind from the type of its Settings field.
+func (f *field) kind() Kind {
+	var s Settings
+	switch f.ptr(&s).(type) {
+	case *bool:
+		return KindBool
+	case *int:
+		return KindInt
+	case *float64:
+		return KindFloat
+	case *[]string:
+		return KindStringList
+	case *[]PolicyRule:
+		return KindPolicy
+	}
+	return KindString
+}
+
+// constraint says in words which values are allowed.
+func (f *field) constraint() string {
+	switch {
+	case len(f.allowed) > 0:
+		return orList(f.allowed)
+	case f.check != nil:
+		return f.format
+	}
+	switch f.kind() {
+	case KindInt, KindFloat:
+		op := ">="
+		if f.minExclusive {
+			op = ">"
+		}
+		return op + " " + strconv.FormatFloat(f.min, 'g', -1, 64)
+	case KindPolicy:
+		return `decision "allow", "ask" or "deny"`
+	}
+	return ""
+}
+
+// validate checks a value of the row's kind and returns the full message
+// (`"theme" must be "light" or "dark", got "blue"`), or "" when it is fine.
+func (f *field) validate(v any) string {
+	k := quoteKey(f.key)
+	switch v := v.(type) {
+	case string:
+		if len(f.allowed) > 0 && !slices.Contains(f.allowed, v) {
+			return k + "must be " + orList(f.allowed) + ", got " + quote(v)
+		}
+		if f.check != nil && v != "" && !f.check(v) {
+			return k + "must be " + f.format + ", got " + quote(v)
+		}
+	case int:
+		if !f.inRange(float64(v)) {
+			return k + "must be an integer " + f.constraint() + ", got " + strconv.Itoa(v)
+		}
+	case float64:
+		if !f.inRange(v) {
+			return k + "must be a number " + f.constraint() + ", got " + strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	case []PolicyRule:
+		for i, r := range v {
+			if msg := validateRule(r); msg != "" {
+				return fmt.Sprintf("%q[%d]%s", f.key, i, msg)
+			}
+		}
+	}
+	return ""
+}
+
+func (f *field) inRange(v float64) bool {
+	if f.minExclusive {
+		return v > f.min
+	}
+	return v >= f.min
+}
+
+// validateRule returns what is wrong with r (".decision must be ..."), or "".
+func validateRule(r PolicyRule) string {
+	if strings.TrimSpace(r.Match) == "" {
+		return `.match must be a non-empty command prefix like "git push", got ` + quote(r.Match)
+	}
+	if !slices.Contains(decisions, r.Decision) {
+		return ".decision must be " + orList(decisions) + ", got " + quote(r.Decision)
+	}
+	return ""
+}
+
+// decisions are the values PolicyRule.Decision may take.
+var decisions = []string{"allow", "ask", "deny"}
+
+const (
+	urlFormat = "an http or https URL"
+	memFormat = "a memory size of at least 6m (a number with an optional b, k, m or g suffix), like 512m or 1g"
+)
+
+// isURL allows absolute http and https URLs.
+func isURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// isMemSize allows the sizes MemoryBytes accepts.
+func isMemSize(s string) bool {
+	_, err := MemoryBytes(s)
+	return err == nil
+}
+
+// MemoryBytes parses a Docker memory size (a number with an optional b, k,
+// m or g suffix, any case: "512m", "1g", "1.5g", "1073741824") into bytes.
+// Docker refuses limits under 6 MiB, and so does MemoryBytes.
+func MemoryBytes(s string) (int64, error) {
+	num, mult := s, 1.0
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'b', 'B':
+			num = s[:n-1]
+		case 'k', 'K':
+			num, mult = s[:n-1], 1<<10
+		case 'm', 'M':
+			num, mult = s[:n-1], 1<<20
+		case 'g', 'G':
+			num, mult = s[:n-1], 1<<30
+		}
+	}
+	bad := fmt.Errorf("memory size %q: want a number with an optional b, k, m or g suffix, like 512m or 1g", s)
+	if num == "" || strings.Trim(num, "0123456789.") != "" || strings.Count(num, ".") > 1 ||
+		num[0] == '.' || num[len(num)-1] == '.' {
+		return 0, bad
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v*mult > 1<<62 {
+		return 0, bad
+	}
+	b := int64(v * mult)
+	if b < 6<<20 {
+		return 0, fmt.Errorf("memory size %q: Docker needs at least 6m", s)
+	}
+	return b, nil
+}
+
+// orList renders values as `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+func orList(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = strconv.Quote(v)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// quote quotes s for a message, shortened when long.
+func quote(s string) string {
+	const limit = 60
+	if len(s) > limit {
+		r := []rune(s)
+		if len(r) > limit {
+			s = string(r[:limit]) + "…"
+		}
+	}
+	return strconv.Quote(s)
+}
+
+// cloneValue copies the slices in a setting value.
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case []string:
+		return slices.Clone(v)
+	case []PolicyRule:
+		return slices.Clone(v)
+	}
+	return v
+}

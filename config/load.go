@@ -1,0 +1,551 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// LoadOptions say where Load looks. The zero value means the real process:
+// os.LookupEnv, the current directory and the user's home directory. Tests
+// set all three so they never touch the real home or environment.
+type LoadOptions struct {
+	// Getenv looks up an environment variable (settings and XDG_*). Default
+	// os.LookupEnv.
+	Getenv func(name string) (string, bool)
+	// WorkDir is where the project file is looked for. Default os.Getwd.
+	WorkDir string
+	// HomeDir is the home directory. Default os.UserHomeDir.
+	HomeDir string
+}
+
+func (opts LoadOptions) withDefaults() LoadOptions {
+	if opts.Getenv == nil {
+		opts.Getenv = os.LookupEnv
+	}
+	return opts
+}
+
+// Layer is where a value came from, lowest precedence first.
+type Layer int
+
+// The layers, in the order they apply.
+const (
+	LayerDefault Layer = iota
+	LayerUser
+	LayerProject
+	LayerEnv
+)
+
+func (l Layer) String() string {
+	switch l {
+	case LayerDefault:
+		return "default"
+	case LayerUser:
+		return "user"
+	case LayerProject:
+		return "project"
+	case LayerEnv:
+		return "env"
+	}
+	return "Layer(" + strconv.Itoa(int(l)) + ")"
+}
+
+// Source is the provenance of one effective value.
+type Source struct {
+	Layer Layer
+	// Name is the file path for LayerUser and LayerProject, the variable
+	// name (without $) for LayerEnv, "" for LayerDefault.
+	Name string
+}
+
+// String returns "default", the file path, or "$NAME".
+func (s Source) String() string {
+	switch s.Layer {
+	case LayerDefault:
+		return "default"
+	case LayerEnv:
+		return "$" + s.Name
+	}
+	return s.Name
+}
+
+// Loaded is the result of Load.
+type Loaded struct {
+	Settings Settings
+	Paths    Paths
+	// Sources holds, for every key in the table, where its effective value
+	// came from.
+	Sources map[string]Source
+	// Files are the settings files that existed and were read, in order.
+	Files []string
+	// Warnings are problems that did not stop the load (unknown keys,
+	// ignored XDG variables). Show them to the user.
+	Warnings []Warning
+}
+
+// IsSet reports whether the user chose key's value (in a file or the
+// environment) rather than leaving the default.
+func (l *Loaded) IsSet(key string) bool {
+	src, ok := l.Sources[key]
+	return ok && src.Layer != LayerDefault
+}
+
+// Load returns the effective settings: defaults, then the user file, then
+// the project file, then the environment, each replacing earlier values key
+// by key. A missing file is skipped. The error, if any, is an *Error or
+// several joined with errors.Join; Load stops at the first layer with
+// problems and reports all of that layer's problems.
+func Load(opts LoadOptions) (*Loaded, error) {
+	opts = opts.withDefaults()
+	paths, warns, err := resolvePaths(opts)
+	if err != nil {
+		return nil, err
+	}
+	home, _ := opts.home() // for "~/" in path settings; none if unknown
+	l := &Loaded{
+		Settings: Defaults(),
+		Paths:    paths,
+		Sources:  make(map[string]Source, len(table)),
+		Warnings: warns,
+	}
+	for i := range table {
+		l.Sources[table[i].key] = Source{Layer: LayerDefault}
+	}
+
+	files := []struct {
+		layer Layer
+		path  string
+	}{{LayerUser, paths.UserFile}, {LayerProject, paths.ProjectFile}}
+	for _, file := range files {
+		data, err := os.ReadFile(file.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, &Error{Source: file.path, Msg: "cannot read settings: " + readError(err), Err: err}
+		}
+		l.Files = append(l.Files, file.path)
+		vals, fileWarns, err := decodeFile(file.path, data, home)
+		l.Warnings = append(l.Warnings, fileWarns...)
+		if err != nil {
+			return nil, err
+		}
+		for _, kv := range vals {
+			kv.f.set(&l.Settings, kv.v)
+			l.Sources[kv.f.key] = Source{Layer: file.layer, Name: file.path}
+		}
+	}
+
+	var errs []error
+	for i := range table {
+		f := &table[i]
+		text, ok := opts.Getenv(f.env)
+		if !ok || strings.TrimSpace(text) == "" {
+			continue
+		}
+		v, err := f.parseText(text, "$"+f.env, home)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f.set(&l.Settings, v)
+		l.Sources[f.key] = Source{Layer: LayerEnv, Name: f.env}
+	}
+	if err := joinErrors(errs); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// LoadFile returns the defaults overlaid with one settings file, for editing
+// that file (read, Set, Save). A missing file gives the defaults. A "~/" in
+// a path setting is expanded with os.UserHomeDir.
+func LoadFile(path string) (*Settings, []Warning, error) {
+	s := Defaults()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &s, nil, nil
+	}
+	if err != nil {
+		return nil, nil, &Error{Source: path, Msg: "cannot read settings: " + readError(err), Err: err}
+	}
+	home, _ := os.UserHomeDir()
+	vals, warns, err := decodeFile(path, data, home)
+	if err != nil {
+		return nil, warns, err
+	}
+	for _, kv := range vals {
+		kv.f.set(&s, kv.v)
+	}
+	return &s, warns, nil
+}
+
+// readError shortens an fs error: the path is already in the message.
+func readError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// keyValue is one decoded setting.
+type keyValue struct {
+	f *field
+	v any
+}
+
+// decodeFile parses a settings file. Values come back in table order; null
+// values are left out. Unknown keys are warnings.
+func decodeFile(path string, data []byte, home string) ([]keyValue, []Warning, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 BOM some editors write
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, nil, nil // an empty file is an empty object
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := position(data, se)
+			return nil, nil, &Error{Source: path, Line: line, Column: col, Msg: se.Error(), Err: err}
+		}
+		if trimmed[0] != '{' {
+			return nil, nil, &Error{Source: path, Err: err,
+				Msg: `settings must be a JSON object like {"theme": "dark"}, got ` + jsonType(trimmed)}
+		}
+		return nil, nil, &Error{Source: path, Msg: err.Error(), Err: err}
+	}
+	if obj == nil { // the file holds null
+		return nil, nil, &Error{Source: path, Msg: `settings must be a JSON object like {"theme": "dark"}, got null`}
+	}
+
+	var warns []Warning
+	var unknown []string
+	for k := range obj {
+		if lookupField(k) == nil {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		warns = append(warns, unknownKeyWarning(path, k))
+	}
+
+	var vals []keyValue
+	var errs []error
+	for i := range table {
+		f := &table[i]
+		raw, ok := obj[f.key]
+		if !ok {
+			continue
+		}
+		v, set, msg := f.decodeJSON(raw, home)
+		if msg != "" {
+			errs = append(errs, &Error{Source: path, Key: f.key, Msg: msg})
+			continue
+		}
+		if set {
+			vals = append(vals, keyValue{f, v})
+		}
+	}
+	if err := joinErrors(errs); err != nil {
+		return nil, warns, err
+	}
+	return vals, warns, nil
+}
+
+// position turns a syntax error's byte offset into a 1-based line and
+// column (in runes).
+func position(data []byte, se *json.SyntaxError) (line, col int) {
+	pos := int(se.Offset) - 1 // Offset counts the bytes read, the bad one included
+	if strings.HasPrefix(se.Error(), "unexpected end of JSON input") {
+		pos = len(data) // the problem is just past the end
+	}
+	pos = max(0, min(pos, len(data)))
+	before := data[:pos]
+	line = 1 + bytes.Count(before, []byte("\n"))
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	return line, utf8.RuneCount(before[lineStart:]) + 1
+}
+
+// decodeJSON decodes and checks one value from a file. set is false for
+// null; msg is the whole message when the value is wrong.
+func (f *field) decodeJSON(raw json.RawMessage, home string) (v any, set bool, msg string) {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return nil, false, ""
+	}
+	wrong := func() (any, bool, string) {
+		return nil, false, quoteKey(f.key) + "must be " + f.kind().expected() + ", got " + f.shown(raw)
+	}
+	switch f.kind() {
+	case KindString:
+		var s string
+		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+			return wrong()
+		}
+		v = f.expand(s, home)
+	case KindBool:
+		switch string(raw) {
+		case "true":
+			v = true
+		case "false":
+			v = false
+		default:
+			return wrong()
+		}
+	case KindInt:
+		n, ok := jsonInt(raw)
+		if !ok {
+			return wrong()
+		}
+		v = n
+	case KindFloat:
+		x, err := strconv.ParseFloat(string(raw), 64)
+		if !isJSONNumber(raw) || err != nil || math.IsInf(x, 0) {
+			return wrong()
+		}
+		v = x
+	case KindStringList:
+		var items []json.RawMessage
+		if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+			return wrong()
+		}
+		list := make([]string, 0, len(items))
+		for i, it := range items {
+			var s string
+			if len(it) == 0 || it[0] != '"' || json.Unmarshal(it, &s) != nil {
+				return nil, false, fmt.Sprintf("%q[%d] must be a string, got %s", f.key, i, f.shown(it))
+			}
+			list = append(list, s)
+		}
+		v = list
+	case KindPolicy:
+		var items []json.RawMessage
+		if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+			return wrong()
+		}
+		rules := make([]PolicyRule, 0, len(items))
+		for i, it := range items {
+			r, msg := decodeRule(it)
+			if msg != "" {
+				return nil, false, fmt.Sprintf("%q[%d]%s", f.key, i, msg)
+			}
+			rules = append(rules, r)
+		}
+		v = rules
+	}
+	if msg := f.validate(v); msg != "" {
+		return nil, false, msg
+	}
+	return v, true, ""
+}
+
+// decodeRule decodes one shell_policy rule. msg continues the key and index:
+// ` must be an object ...`, `.decision must be ...`.
+func decodeRule(raw json.RawMessage) (PolicyRule, string) {
+	var r PolicyRule
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		return r, ` must be a rule like {"match": "git push", "decision": "ask", "reason": "..."}, got ` + shownJSON(raw)
+	}
+	var names []string
+	for name := range obj {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		var dst *string
+		switch name {
+		case "match":
+			dst = &r.Match
+		case "decision":
+			dst = &r.Decision
+		case "reason":
+			dst = &r.Reason
+		default:
+			return r, " has an unknown field " + quote(name) + " (a rule has match, decision and reason)"
+		}
+		it := bytes.TrimSpace(obj[name])
+		if string(it) == "null" {
+			continue
+		}
+		if len(it) == 0 || it[0] != '"' || json.Unmarshal(it, dst) != nil {
+			return r, "." + name + " must be a string, got " + shownJSON(it)
+		}
+	}
+	return r, validateRule(r)
+}
+
+// parseText parses a value given as text (an environment variable, or
+// `co config set`) and checks it. source goes into the error ("$NAME").
+func (f *field) parseText(text, source, home string) (any, error) {
+	text = strings.TrimSpace(text)
+	fail := func(msg string) (any, error) {
+		return nil, &Error{Source: source, Key: f.key, Msg: msg}
+	}
+	got := quote(text) // only non-string kinds can be wrong, and no secret is one
+	wrong := func() (any, error) {
+		return fail(quoteKey(f.key) + "must be " + f.kind().expected() + ", got " + got)
+	}
+	var v any
+	switch f.kind() {
+	case KindString:
+		v = f.expand(text, home)
+	case KindBool:
+		switch strings.ToLower(text) {
+		case "true", "1", "yes", "on":
+			v = true
+		case "false", "0", "no", "off":
+			v = false
+		default:
+			return fail(quoteKey(f.key) + "must be a boolean (true/false, 1/0, yes/no, on/off), got " + got)
+		}
+	case KindInt:
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			return wrong()
+		}
+		v = n
+	case KindFloat:
+		x, err := strconv.ParseFloat(text, 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+			return wrong()
+		}
+		v = x
+	case KindStringList:
+		if !strings.HasPrefix(text, "[") {
+			list := []string{}
+			for item := range strings.SplitSeq(text, ",") {
+				if item = strings.TrimSpace(item); item != "" {
+					list = append(list, item)
+				}
+			}
+			v = list
+			break
+		}
+		fallthrough
+	case KindPolicy:
+		raw := []byte(text)
+		if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
+			msg := quoteKey(f.key) + `must be a JSON array of rules like [{"match": "git push", "decision": "ask"}]`
+			if f.kind() == KindStringList {
+				msg = quoteKey(f.key) + `must be a JSON array of strings like ["ls","git status"] or a comma-separated list`
+			}
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				_, col := position(raw, se)
+				return fail(fmt.Sprintf("%s: column %d: %s", msg, col, se.Error()))
+			}
+			return fail(msg + ": " + err.Error())
+		}
+		dv, set, msg := f.decodeJSON(raw, home)
+		if msg != "" {
+			return fail(msg)
+		}
+		if !set { // "null"
+			dv = cloneValue(f.def)
+		}
+		return dv, nil
+	}
+	if msg := f.validate(v); msg != "" {
+		return fail(msg)
+	}
+	return v, nil
+}
+
+// expand replaces a leading "~/" in a path setting with home.
+func (f *field) expand(s, home string) string {
+	if !f.path || home == "" {
+		return s
+	}
+	if s == "~" {
+		return home
+	}
+	if rest, ok := strings.CutPrefix(s, "~/"); ok {
+		return filepath.Join(home, rest)
+	}
+	return s
+}
+
+// shown renders a JSON value found in a file for a message: the compact
+// value and its JSON type, or just the type for a secret.
+func (f *field) shown(raw json.RawMessage) string {
+	if f.secret {
+		t := jsonType(raw)
+		if t == "array" || t == "object" {
+			return "an " + t
+		}
+		return "a " + t
+	}
+	return shownJSON(raw)
+}
+
+// shownJSON renders a JSON value as `"three" (string)`, `[1,2] (array)`.
+func shownJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		b.Reset()
+		b.Write(raw)
+	}
+	s := b.String()
+	const limit = 60
+	if utf8.RuneCountInString(s) > limit {
+		s = string([]rune(s)[:limit]) + "…"
+	}
+	return s + " (" + jsonType(raw) + ")"
+}
+
+// jsonType names the type of a JSON value from its first byte.
+func jsonType(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// isJSONNumber reports whether raw is a JSON number (ParseFloat alone would
+// also take "Inf", "0x1p3" and "1_000").
+func isJSONNumber(raw []byte) bool {
+	return len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) && json.Valid(raw)
+}
+
+// jsonInt reads a JSON number that is a whole number within int range
+// (3, 3.0, 1e3).
+func jsonInt(raw []byte) (int, bool) {
+	if !isJSONNumber(raw) {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(string(raw)); err == nil {
+		return n, true
+	}
+	x, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		return 0, false
+	}
+	return int(x), true
+}
