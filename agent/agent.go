@@ -50,7 +50,10 @@ type Config struct {
 	// Provider is the LLM endpoint. When Resolve is set it is used instead,
 	// called once in the background by New.
 	Provider Provider
-	Resolve  func(ctx context.Context) (Provider, string, error)
+	// ProviderErr, when set, makes every turn fail with it (no provider is
+	// usable; its message says what to set).
+	ProviderErr error
+	Resolve     func(ctx context.Context) (Provider, string, error)
 	// Client overrides the client built from the provider (tests).
 	Client *openai.Client
 	// SystemPrompt is sent first on every request.
@@ -112,7 +115,7 @@ func New(cfg Config) *Agent {
 		a.tracer = noop.NewTracerProvider().Tracer("co")
 	}
 	if cfg.Resolve == nil {
-		a.setProvider(cfg.Provider, "", nil)
+		a.setProvider(cfg.Provider, "", cfg.ProviderErr)
 	} else {
 		go func() {
 			defer func() {

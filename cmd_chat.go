@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/co-cli/co/tui/plain"
+	"github.com/co-cli/co/tui/slash"
+)
+
+// wantPlain reports whether the chat must be line-based: asked for, or
+// standard output is not a terminal, or TERM is dumb.
+func wantPlain(flag bool, s streams) bool {
+	if flag || os.Getenv("TERM") == "dumb" {
+		return true
+	}
+	f, ok := s.out.(*os.File)
+	return !ok || !term.IsTerminal(f.Fd())
+}
+
+func runChat(cmd *cobra.Command, s streams, plainFlag bool) error {
+	l, err := loadConfig(s)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ss, err := newSession(ctx, l)
+	if err != nil {
+		return err
+	}
+	defer ss.Close()
+
+	// Until the full-screen chat lands, every chat is line-based.
+	_ = wantPlain(plainFlag, s)
+	ints := make(chan os.Signal, 4)
+	signal.Notify(ints, os.Interrupt)
+	defer signal.Stop(ints)
+	return plain.Run(ctx, plain.Options{
+		Agent:      ss.agent,
+		In:         s.in,
+		Out:        s.out,
+		Banner:     ss.plainBanner(),
+		Slash:      ss.slashEnv(""),
+		Interrupts: ints,
+	})
+}
+
+func (ss *session) slashEnv(helpExtra string) slash.Env {
+	return slash.Env{
+		Agent:     ss.agent,
+		Status:    func() string { return ss.statusText(context.Background(), false) },
+		Tools:     ss.toolsText,
+		HelpExtra: helpExtra,
+	}
+}
+
+// plainBanner is the welcome of --plain: one line of facts, then how to
+// get help. It never waits on the network.
+func (ss *session) plainBanner() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "co %s — %s — %d tools — data: %s\n", version, ss.providerLine(), ss.tools.Len(), ss.loaded.Paths.DataDir)
+	if w := ss.sandboxWarning(); w != "" {
+		fmt.Fprintf(&b, "WARNING: %s\n", w)
+	}
+	b.WriteString("Type a message, /help for commands, exit to quit.")
+	return b.String()
+}
+
+// sandboxWarning is set when shell commands run without isolation.
+func (ss *session) sandboxWarning() string { return "" }

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/co-cli/co/tui/headless"
+)
+
+func newRunCmd(s streams) *cobra.Command {
+	var jsonOut, yes bool
+	cmd := &cobra.Command{
+		Use:   "run [PROMPT]",
+		Short: "Run one prompt without a person: answer to stdout",
+		Long: `co run sends one prompt to the model and prints the answer. The prompt is the
+arguments joined by spaces, or standard input when there are none (or the
+only argument is "-").
+
+It never waits for a person: calls that need approval are denied and reported,
+unless --yes approves them; calls the policy denies never run.
+
+With --json, every event is one JSON object per line (see the README).
+
+Exit codes: 0 success; 1 error (provider, limit, configuration); 2 usage
+error; 3 finished, but a call was denied; 130 interrupted.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			prompt := strings.Join(args, " ")
+			if len(args) == 0 || prompt == "-" {
+				b, err := io.ReadAll(s.in)
+				if err != nil {
+					return fmt.Errorf("reading the prompt from standard input: %w", err)
+				}
+				prompt = string(b)
+			}
+			if strings.TrimSpace(prompt) == "" {
+				return usageError{fmt.Errorf("no prompt: give it as arguments (co run \"what is 2+2\") or on standard input")}
+			}
+			l, err := loadConfig(s)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			ss, err := newSession(ctx, l)
+			if err != nil {
+				return err
+			}
+			defer ss.Close()
+			code := headless.Run(ctx, headless.Options{Agent: ss.agent, Prompt: prompt, Out: s.out, Err: s.err, JSON: jsonOut, Yes: yes})
+			if code != 0 {
+				return exitCode(code)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per event, one per line")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve calls that need approval (denied calls still never run)")
+	return cmd
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/config"
+)
+
+func newStatusCmd(s streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show provider, model, reachability, config files, sandbox and telemetry",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			l, err := loadConfig(s)
+			if err != nil {
+				return err
+			}
+			ctx := context.Background()
+			ss, err := newSession(ctx, l)
+			if err != nil {
+				return err
+			}
+			defer ss.Close()
+			fmt.Fprint(s.out, ss.statusText(ctx, true))
+			return nil
+		},
+	}
+}
+
+// statusText is the report of `co status` and /status. With probe, it
+// checks that the provider answers (a short network call).
+func (ss *session) statusText(ctx context.Context, probe bool) string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "version\t%s\n", version)
+	if probe {
+		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		_, _, _ = ss.agent.WaitProvider(pctx)
+		cancel()
+	}
+	p, done, perr := ss.agent.Provider()
+	switch {
+	case !done:
+		fmt.Fprintf(w, "provider\tchecking for Ollama…\n")
+	case perr != nil:
+		fmt.Fprintf(w, "provider\tnone usable: %s\n", perr)
+	default:
+		fmt.Fprintf(w, "provider\t%s\n", p.Name)
+		fmt.Fprintf(w, "model\t%s\n", p.Model)
+		fmt.Fprintf(w, "endpoint\t%s\n", p.BaseURL)
+		if probe {
+			pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			ok := agent.ProbeHTTP(pctx, p.BaseURL)
+			cancel()
+			if ok {
+				fmt.Fprintf(w, "reachable\tyes\n")
+			} else {
+				fmt.Fprintf(w, "reachable\tNO — %s does not answer\n", p.BaseURL)
+			}
+		}
+	}
+	files := "none (defaults and environment only)"
+	if len(ss.loaded.Files) > 0 {
+		files = strings.Join(ss.loaded.Files, ", ")
+	}
+	fmt.Fprintf(w, "config files\t%s\n", files)
+	fmt.Fprintf(w, "data dir\t%s\n", ss.loaded.Paths.DataDir)
+	fmt.Fprintf(w, "workspace\t%s\n", ss.workspace)
+	fmt.Fprintf(w, "tools\t%d\n", ss.tools.Len())
+	for _, u := range ss.unconfigured {
+		fmt.Fprintf(w, "\t%s\n", u)
+	}
+	for _, line := range ss.extraStatus() {
+		fmt.Fprintln(w, line)
+	}
+	w.Flush()
+	return b.String()
+}
+
+// extraStatus are status rows of later subsystems (sandbox, telemetry).
+func (ss *session) extraStatus() []string { return nil }
+
+func newConfigCmd(s streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "config",
+		Short: "Show the effective settings, where each value comes from, secrets masked",
+		Long: `co config lists every setting with its effective value and its source:
+default, the user file, the project file (./.co-cli/settings.json) or an
+environment variable. Precedence: environment > project file > user file >
+defaults. Secrets are masked.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			l, err := loadConfig(s)
+			if err != nil {
+				return err
+			}
+			printConfig(s, l)
+			return nil
+		},
+	}
+}
+
+func printConfig(s streams, l *config.Loaded) {
+	fmt.Fprintf(s.out, "user file:    %s\nproject file: %s\ndata dir:     %s\n\n", l.Paths.UserFile, l.Paths.ProjectFile, l.Paths.DataDir)
+	w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "SETTING\tSOURCE\tENV\tVALUE")
+	for _, e := range l.Entries() {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, e.Env, e.Value)
+	}
+	w.Flush()
+}

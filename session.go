@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/tools"
+)
+
+// session is one chat session's wiring: settings, agent, tools, sandbox.
+type session struct {
+	loaded       *config.Loaded
+	id           string
+	workspace    string
+	agent        *agent.Agent
+	tools        *tools.Registry
+	unconfigured []tools.Unconfigured
+	closers      []func()
+}
+
+// loadConfig loads the settings and prints their warnings.
+func loadConfig(s streams) (*config.Loaded, error) {
+	l, err := config.Load(config.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(s.err, "co: warning: %s\n", w)
+	}
+	return l, nil
+}
+
+func newSessionID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// providerSettings maps the settings the provider resolution needs.
+func providerSettings(l *config.Loaded) agent.ProviderSettings {
+	s := l.Settings
+	return agent.ProviderSettings{
+		Provider:         s.LLMProvider,
+		ProviderExplicit: l.IsSet("llm_provider"),
+		GeminiAPIKey:     s.GeminiAPIKey,
+		GeminiModel:      s.GeminiModel,
+		GeminiBaseURL:    s.GeminiBaseURL,
+		OllamaHost:       s.OllamaHost,
+		OllamaModel:      s.OllamaModel,
+		OpenAIBaseURL:    s.OpenAIBaseURL,
+		OpenAIAPIKey:     s.OpenAIAPIKey,
+		OpenAIModel:      s.OpenAIModel,
+	}
+}
+
+// needsProbe reports whether resolving the provider may touch the network
+// (only when the default provider has no key and nothing else is set).
+func needsProbe(ps agent.ProviderSettings) bool {
+	return (ps.Provider == "" || ps.Provider == "gemini") && ps.GeminiAPIKey == "" && !ps.ProviderExplicit && ps.OpenAIBaseURL == ""
+}
+
+// newSession wires a chat session. It never waits on the network: the
+// Ollama probe, when needed, runs in the background.
+func newSession(ctx context.Context, l *config.Loaded) (*session, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the working directory: %w", err)
+	}
+	ss := &session{loaded: l, id: newSessionID(), workspace: wd}
+	st := l.Settings
+
+	approvals := agent.NewApprovals(agent.ApprovalOptions{
+		GrantMaxUses:    st.GrantMaxUses,
+		GrantTTL:        time.Duration(st.GrantTTLMinutes) * time.Minute,
+		Isolated:        false,
+		YoloUnsandboxed: st.YoloUnsandboxed,
+		Yolo:            st.AutoConfirm,
+	})
+	reg, unconf, shellDesc, err := ss.buildTools(ctx, approvals)
+	if err != nil {
+		ss.Close()
+		return nil, err
+	}
+	ss.tools, ss.unconfigured = reg, unconf
+
+	ps := providerSettings(l)
+	cfg := agent.Config{
+		SystemPrompt: agent.SystemPrompt(agent.PromptInfo{Shell: shellDesc, Workspace: wd, Today: time.Now().Format("2006-01-02")}),
+		Tools:        reg,
+		Approvals:    approvals,
+		MaxRequests:  st.MaxRequestLimit,
+		ToolRetries:  st.ToolRetries,
+		StallTimeout: time.Duration(st.LLMStallTimeout) * time.Second,
+		SessionID:    ss.id,
+	}
+	if needsProbe(ps) {
+		cfg.Resolve = func(ctx context.Context) (agent.Provider, string, error) {
+			return agent.ResolveProvider(ctx, ps, agent.ProbeHTTP)
+		}
+	} else {
+		cfg.Provider, _, cfg.ProviderErr = agent.ResolveProvider(ctx, ps, nil)
+	}
+	ss.agent = agent.New(cfg)
+	return ss, nil
+}
+
+// Close releases what the session made (the sandbox container).
+func (ss *session) Close() {
+	for i := len(ss.closers) - 1; i >= 0; i-- {
+		ss.closers[i]()
+	}
+	ss.closers = nil
+}
+
+// providerLine describes the provider without waiting for a probe.
+func (ss *session) providerLine() string {
+	p, done, err := ss.agent.Provider()
+	switch {
+	case !done:
+		return "provider: checking for Ollama…"
+	case err != nil:
+		return "provider: none usable — " + err.Error()
+	}
+	return fmt.Sprintf("provider: %s (%s)", p.Name, p.Model)
+}
+
+// toolsText is the /tools listing.
+func (ss *session) toolsText() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d tools:\n", ss.tools.Len())
+	for _, t := range ss.tools.All() {
+		fmt.Fprintf(&b, "  %-24s %s\n", t.Name(), t.Class())
+	}
+	for _, u := range ss.unconfigured {
+		fmt.Fprintf(&b, "  %s\n", u)
+	}
+	return b.String()
+}

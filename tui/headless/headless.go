@@ -1,0 +1,151 @@
+// Package headless is the front end of `co run PROMPT`: one turn, no person.
+// Calls that need approval are denied (and reported) unless the caller said
+// --yes; calls the policy denies are always denied. The answer goes to
+// standard output as plain text, or as JSON lines with --json (one object
+// per event; see the README for the schema).
+package headless
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/tui/present"
+	"github.com/co-cli/co/tui/safe"
+)
+
+// Exit codes of co run.
+const (
+	ExitOK          = 0   // the turn finished
+	ExitError       = 1   // the turn failed (provider error, limit reached, …)
+	ExitUsage       = 2   // bad flags or arguments
+	ExitDenied      = 3   // the turn finished but at least one call was denied
+	ExitInterrupted = 130 // cancelled by SIGINT/SIGTERM
+)
+
+// Options configures Run.
+type Options struct {
+	Agent  *agent.Agent
+	Prompt string
+	Out    io.Writer // answer (text or JSON lines)
+	Err    io.Writer // progress and errors in text mode
+	JSON   bool
+	Yes    bool // approve ask-class calls
+}
+
+// Run runs one turn and returns the exit code.
+func Run(ctx context.Context, o Options) int {
+	r := &runner{o: o, enc: json.NewEncoder(o.Out)}
+	r.enc.SetEscapeHTML(false)
+	code := ExitError
+	for ev := range o.Agent.Submit(ctx, o.Prompt) {
+		switch e := ev.(type) {
+		case agent.TextDelta:
+			r.text(e.Text)
+		case agent.Notice:
+			r.emit(map[string]any{"type": "notice", "text": e.Text}, "note: "+safe.Text(e.Text))
+		case agent.ToolCallStarted:
+			r.emit(map[string]any{"type": "tool_call", "id": e.CallID, "name": e.Name, "args": json.RawMessage(validJSON(e.Args))},
+				"tool: "+present.Call(e.Name, e.Args))
+		case agent.ApprovalRequested:
+			r.approve(e)
+		case agent.ToolCallFinished:
+			if e.Status == agent.CallDenied {
+				r.denied = true
+			}
+			m := map[string]any{"type": "tool_result", "id": e.CallID, "name": e.Name, "status": e.Status.String(),
+				"decision": string(e.Decision), "duration_ms": e.Duration.Milliseconds()}
+			if e.Result.Display != "" {
+				m["display"] = e.Result.Display
+			}
+			if len(e.Result.Meta) > 0 {
+				m["meta"] = e.Result.Meta
+			}
+			if e.Err != "" {
+				m["error"] = e.Err
+			}
+			r.emit(m, "result: "+e.Name+" "+present.Outcome(e))
+		case agent.TurnFinished:
+			code = ExitOK
+			if r.denied {
+				code = ExitDenied
+			}
+			r.emit(map[string]any{"type": "turn_finished", "text": e.Text, "requests": e.Requests,
+				"usage": map[string]int{"input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens}}, "")
+			if !o.JSON && r.midLine {
+				io.WriteString(o.Out, "\n")
+			}
+		case agent.TurnFailed:
+			code = ExitError
+			if e.Interrupted {
+				code = ExitInterrupted
+			}
+			r.emit(map[string]any{"type": "turn_failed", "message": e.Message, "interrupted": e.Interrupted}, "error: "+safe.Text(e.Message))
+			if !o.JSON && r.midLine {
+				io.WriteString(o.Out, "\n")
+			}
+		}
+	}
+	return code
+}
+
+type runner struct {
+	o       Options
+	enc     *json.Encoder
+	midLine bool
+	denied  bool
+}
+
+func (r *runner) text(t string) {
+	if r.o.JSON {
+		r.enc.Encode(map[string]any{"type": "text", "text": t})
+		return
+	}
+	s := safe.Text(t)
+	io.WriteString(r.o.Out, s)
+	if s != "" {
+		r.midLine = !strings.HasSuffix(s, "\n")
+	}
+}
+
+// emit writes m as a JSON line, or line to stderr in text mode.
+func (r *runner) emit(m map[string]any, line string) {
+	if r.o.JSON {
+		r.enc.Encode(m)
+		return
+	}
+	if line != "" && r.o.Err != nil {
+		fmt.Fprintln(r.o.Err, line)
+	}
+}
+
+func (r *runner) approve(req agent.ApprovalRequested) {
+	v := make([]agent.Verdict, len(req.Calls))
+	for i, c := range req.Calls {
+		answer := "denied"
+		if r.o.Yes {
+			v[i], answer = agent.ApproveOnce, "approved"
+		}
+		r.emit(map[string]any{"type": "approval", "id": c.CallID, "name": c.Tool, "reason": c.Check.Reason, "answer": answer},
+			fmt.Sprintf("approval: %s %s (%s)%s", present.Call(c.Tool, c.Args), answer, safe.Text(c.Check.Reason), hint(r.o.Yes)))
+	}
+	req.Reply(v)
+}
+
+func hint(yes bool) string {
+	if yes {
+		return ""
+	}
+	return " — pass --yes to approve calls in headless mode"
+}
+
+func validJSON(s string) string {
+	if json.Valid([]byte(s)) {
+		return s
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,291 @@
+// Package plain is co's line-based front end (`co --plain`): for dumb
+// terminals, pipes and screen readers. It reads lines from its input (a TTY
+// or a script piped in), streams the reply as it arrives, prints one line per
+// tool call and per result, and asks for approval with a plain question
+// answered on the input. No colour, no cursor movement: only text, and every
+// piece of it that came from the model or a tool is sanitised.
+//
+// Concurrency: Run owns its goroutine plus one reader goroutine that feeds
+// input lines; events come from the agent's channel.
+package plain
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/tui/present"
+	"github.com/co-cli/co/tui/safe"
+	"github.com/co-cli/co/tui/slash"
+)
+
+// Options configures Run.
+type Options struct {
+	Agent *agent.Agent
+	In    io.Reader
+	Out   io.Writer
+	// Banner is printed first (already plain text).
+	Banner string
+	Slash  slash.Env
+	// Interrupts delivers Ctrl+C (SIGINT). Nil: none.
+	Interrupts <-chan os.Signal
+	// Prompt is shown before each input line; default "co> ".
+	Prompt string
+	Now    func() time.Time
+}
+
+// ExitWindow is how soon a second Ctrl+C at the prompt must follow the first
+// to exit.
+const ExitWindow = 2 * time.Second
+
+type session struct {
+	o         Options
+	lines     chan string
+	out       io.Writer
+	midLine   bool
+	lastCtrlC time.Time
+}
+
+// Run runs the line-based chat until EOF, exit/quit, /exit, two Ctrl+C at
+// the prompt within 2 s, or ctx ends.
+func Run(ctx context.Context, o Options) error {
+	if o.Prompt == "" {
+		o.Prompt = "co> "
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &session{o: o, lines: make(chan string), out: o.Out}
+	go s.read()
+	if o.Banner != "" {
+		s.println(strings.TrimRight(o.Banner, "\n"))
+	}
+	for {
+		s.print(o.Prompt)
+		select {
+		case <-ctx.Done():
+			s.println("")
+			return nil
+		case <-o.Interrupts:
+			if !s.lastCtrlC.IsZero() && o.Now().Sub(s.lastCtrlC) <= ExitWindow {
+				s.println("")
+				return nil
+			}
+			s.lastCtrlC = o.Now()
+			s.println("\nPress Ctrl+C again to exit.")
+		case line, ok := <-s.lines:
+			if !ok {
+				s.println("")
+				return nil
+			}
+			s.lastCtrlC = time.Time{}
+			if !s.o.isTTYEcho() {
+				// A scripted line is not echoed by a terminal: show it so the
+				// transcript reads as a conversation.
+				s.println(line)
+			}
+			if quit := s.handle(ctx, line); quit {
+				return nil
+			}
+		}
+	}
+}
+
+// isTTYEcho reports whether the input is a terminal that echoes what the
+// user types.
+func (o Options) isTTYEcho() bool {
+	f, ok := o.In.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (s *session) read() {
+	r := bufio.NewReader(s.o.In)
+	defer close(s.lines)
+	for {
+		line, err := r.ReadString('\n')
+		if line != "" || err == nil {
+			s.lines <- strings.TrimRight(line, "\r\n")
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *session) print(str string) {
+	if str == "" {
+		return
+	}
+	io.WriteString(s.out, str)
+	s.midLine = !strings.HasSuffix(str, "\n")
+}
+
+func (s *session) println(str string) { s.print(str + "\n") }
+
+// newline ends a partly written line.
+func (s *session) newline() {
+	if s.midLine {
+		s.print("\n")
+	}
+}
+
+func (s *session) handle(ctx context.Context, line string) (quit bool) {
+	trimmed := strings.TrimSpace(line)
+	switch {
+	case trimmed == "":
+		return false
+	case trimmed == "exit" || trimmed == "quit":
+		return true
+	case slash.IsCommand(trimmed):
+		r := slash.Dispatch(s.o.Slash, trimmed)
+		if r.Output != "" {
+			if r.Err {
+				s.println("error: " + r.Output)
+			} else {
+				s.println(r.Output)
+			}
+		}
+		return r.Action == slash.Exit
+	case strings.HasPrefix(trimmed, "!"):
+		cmd := strings.TrimSpace(trimmed[1:])
+		if cmd == "" {
+			s.println("error: type a command after !, e.g. !ls")
+			return false
+		}
+		return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.RunBang(c, cmd) })
+	default:
+		return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.Submit(c, line) })
+	}
+}
+
+// turn runs one turn to its end. It returns true when input ended during the
+// turn's approval (the session then ends after the turn).
+func (s *session) turn(ctx context.Context, start func(context.Context) <-chan agent.Event) (quit bool) {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := start(tctx)
+	for {
+		select {
+		case <-s.o.Interrupts:
+			s.newline()
+			s.println("^C cancelling…")
+			cancel()
+		case ev, ok := <-events:
+			if !ok {
+				return quit
+			}
+			if s.event(tctx, cancel, ev) {
+				quit = true
+			}
+		}
+	}
+}
+
+func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent.Event) (inputEnded bool) {
+	switch e := ev.(type) {
+	case agent.TextDelta:
+		s.print(safe.Text(e.Text))
+	case agent.Notice:
+		s.newline()
+		s.println("note: " + safe.Text(e.Text))
+	case agent.ToolCallStarted:
+		s.newline()
+		s.println("tool: " + present.Call(e.Name, e.Args))
+	case agent.ToolCallFinished:
+		s.newline()
+		s.println("result: " + e.Name + " " + present.Outcome(e))
+		if d := strings.TrimRight(safe.Text(e.Result.Display), "\n"); d != "" && (e.Status == agent.CallDone || e.Status == agent.CallRetry || e.Status == agent.CallFailed) {
+			s.println(indent(d))
+		}
+	case agent.ApprovalRequested:
+		return s.approve(ctx, cancel, e)
+	case agent.TurnFinished:
+		s.newline()
+	case agent.TurnFailed:
+		s.newline()
+		if e.Interrupted {
+			s.println("Interrupted.")
+		} else {
+			s.println("error: " + safe.Text(e.Message))
+		}
+	}
+	return false
+}
+
+func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req agent.ApprovalRequested) (inputEnded bool) {
+	verdicts := make([]agent.Verdict, len(req.Calls))
+	for i, c := range req.Calls {
+		s.newline()
+		if len(req.Calls) > 1 {
+			s.println(fmt.Sprintf("approval %d of %d", i+1, len(req.Calls)))
+		}
+		if c.Check.Reason != "" {
+			s.println("why it asks: " + safe.Reveal(c.Check.Reason))
+		}
+		if c.Check.Preview != "" {
+			s.println(indent(safe.Reveal(strings.TrimRight(c.Check.Preview, "\n"))))
+		}
+		scope := c.Check.ScopeLabel
+		if c.Check.AlwaysAsk {
+			scope = "" // no grant possible
+		}
+	ask:
+		for {
+			hint := "[y/n/a]"
+			if scope == "" {
+				hint = "[y/n]"
+			}
+			s.print(fmt.Sprintf("Approve %s? %s ", present.Call(c.Tool, c.Args), hint))
+			select {
+			case <-ctx.Done():
+				return false
+			case <-s.o.Interrupts:
+				s.println("^C")
+				cancel()
+				return false
+			case line, ok := <-s.lines:
+				if !ok {
+					s.println("\n(input ended: denied)")
+					req.Reply(verdicts) // the rest stay Deny
+					return true
+				}
+				if !s.o.isTTYEcho() {
+					s.println(line)
+				}
+				switch strings.ToLower(strings.TrimSpace(line)) {
+				case "y", "yes":
+					verdicts[i] = agent.ApproveOnce
+					break ask
+				case "n", "no", "":
+					verdicts[i] = agent.Deny
+					break ask
+				case "a", "always":
+					if scope == "" {
+						s.println("this call cannot be approved for the session; answer y or n")
+						continue
+					}
+					verdicts[i] = agent.ApproveSession
+					s.println(fmt.Sprintf("approved for this session: %s", safe.Text(scope)))
+					break ask
+				default:
+					s.println("answer y (approve once), n (deny) or a (approve for this session)")
+				}
+			}
+		}
+	}
+	req.Reply(verdicts)
+	return false
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
