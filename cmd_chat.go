@@ -38,8 +38,9 @@ func runChat(cmd *cobra.Command, s streams, plainFlag bool) error {
 	}
 	defer ss.Close()
 
-	// Until the full-screen chat lands, every chat is line-based.
-	_ = wantPlain(plainFlag, s)
+	if !wantPlain(plainFlag, s) {
+		return runTUI(ctx, ss, s)
+	}
 	ints := make(chan os.Signal, 4)
 	signal.Notify(ints, os.Interrupt)
 	defer signal.Stop(ints)
@@ -73,6 +74,3 @@ func (ss *session) plainBanner() string {
 	b.WriteString("Type a message, /help for commands, exit to quit.")
 	return b.String()
 }
-
-// sandboxWarning is set when shell commands run without isolation.
-func (ss *session) sandboxWarning() string { return "" }

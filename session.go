@@ -23,6 +23,7 @@ type session struct {
 	tools        *tools.Registry
 	unconfigured []tools.Unconfigured
 	closers      []func()
+	tracing      tracing
 }
 
 // loadConfig loads the settings and prints their warnings.
@@ -90,6 +91,9 @@ func newSession(ctx context.Context, l *config.Loaded) (*session, error) {
 	}
 	ss.tools, ss.unconfigured = reg, unconf
 
+	ss.tracing = ss.setupTelemetry(ctx)
+	ss.closers = append(ss.closers, ss.tracing.shutdown)
+
 	ps := providerSettings(l)
 	cfg := agent.Config{
 		SystemPrompt: agent.SystemPrompt(agent.PromptInfo{Shell: shellDesc, Workspace: wd, Today: time.Now().Format("2006-01-02")}),
@@ -99,6 +103,7 @@ func newSession(ctx context.Context, l *config.Loaded) (*session, error) {
 		ToolRetries:  st.ToolRetries,
 		StallTimeout: time.Duration(st.LLMStallTimeout) * time.Second,
 		SessionID:    ss.id,
+		Tracer:       ss.tracing.tracer,
 	}
 	if needsProbe(ps) {
 		cfg.Resolve = func(ctx context.Context) (agent.Provider, string, error) {
@@ -143,3 +148,6 @@ func (ss *session) toolsText() string {
 	}
 	return b.String()
 }
+
+// sandboxWarning is set when shell commands run without isolation.
+func (ss *session) sandboxWarning() string { return "" }

@@ -1,0 +1,6 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// telemetryCommands are co tail, co traces and co logs.
+func telemetryCommands(s streams) []*cobra.Command { return nil }
