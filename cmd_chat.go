@@ -25,7 +25,7 @@ func wantPlain(flag bool, s streams) bool {
 	return !ok || !term.IsTerminal(f.Fd())
 }
 
-func runChat(cmd *cobra.Command, s streams, plainFlag bool) error {
+func runChat(_ *cobra.Command, s streams, plainFlag bool) error {
 	l, err := loadConfig(s)
 	if err != nil {
 		return err
@@ -41,6 +41,11 @@ func runChat(cmd *cobra.Command, s streams, plainFlag bool) error {
 	if !wantPlain(plainFlag, s) {
 		return runTUI(ctx, ss, s)
 	}
+	return runPlain(ctx, ss, s)
+}
+
+// runPlain runs the line-based chat for ss.
+func runPlain(ctx context.Context, ss *session, s streams) error {
 	ints := make(chan os.Signal, 4)
 	signal.Notify(ints, os.Interrupt)
 	defer signal.Stop(ints)

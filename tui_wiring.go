@@ -1,11 +1,9 @@
 package main
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
-// runTUI runs the full-screen chat for ss.
+// runTUI runs the full-screen chat for ss. Until it is built, the
+// line-based chat stands in.
 func runTUI(ctx context.Context, ss *session, s streams) error {
-	return errors.New("the full-screen chat is not built yet; use co --plain")
+	return runPlain(ctx, ss, s)
 }
