@@ -7,8 +7,9 @@
 // # Layers
 //
 // Load merges four layers, later wins, shallow per key: a key set in a later
-// layer replaces the earlier value entirely (a project shell_safe_commands
-// list replaces the user's list; lists are never concatenated):
+// layer replaces the earlier value entirely (an environment
+// shell_safe_commands list replaces the file's; lists are never
+// concatenated, except project shell_policy rules, below):
 //
 //  1. defaults (the table in fields.go);
 //  2. the user file, $XDG_CONFIG_HOME/co-cli/settings.json or
@@ -19,6 +20,15 @@
 //
 // For every key Loaded records which layer the effective value came from
 // (a Source: default, a file path, or an environment variable).
+//
+// # What a project file may not set
+//
+// A project file arrives with a repository someone else wrote, so the
+// settings marked UserOnly (endpoints that receive API keys or the
+// conversation, anything that weakens isolation or approval, paths to the
+// user's private data) are ignored there with a warning, and its
+// shell_policy may only add ask and deny rules after the user's rules;
+// allow rules are dropped with a warning.
 //
 // # Files
 //

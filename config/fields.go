@@ -73,6 +73,10 @@ type Field struct {
 	// Constraint is the allowed range in words, e.g. `>= 1`,
 	// `"light" or "dark"`; empty when any value of the kind is allowed.
 	Constraint string
+	// UserOnly settings are ignored in a project file (with a warning): a
+	// repository someone else wrote must not redirect API keys, weaken the
+	// sandbox or pre-approve commands.
+	UserOnly bool
 }
 
 // field is one row of the table.
@@ -89,6 +93,18 @@ type field struct {
 	check  func(string) bool
 	format string
 	ptr    func(*Settings) any // the field in Settings, as a pointer
+}
+
+// userOnly lists the settings a project file may not set: endpoints that
+// receive API keys or the conversation, anything that weakens isolation or
+// approval, and paths to the user's private data. A project may still add
+// ask and deny rules to shell_policy, never allow rules.
+var userOnly = map[string]bool{
+	"gemini_base_url": true, "ollama_host": true, "openai_base_url": true, "brave_search_base_url": true,
+	"auto_confirm": true, "yolo_unsandboxed": true, "grant_max_uses": true, "grant_ttl_minutes": true,
+	"docker_image": true, "sandbox_backend": true, "sandbox_fallback": true, "sandbox_network": true,
+	"sandbox_git_readonly": true, "shell_safe_commands": true, "web_allow_private": true,
+	"google_credentials_path": true, "obsidian_vault_path": true,
 }
 
 // table is the one list of settings. It is never modified.
@@ -229,6 +245,7 @@ func Fields() []Field {
 			Secret:      f.secret,
 			Allowed:     slices.Clone(f.allowed),
 			Constraint:  f.constraint(),
+			UserOnly:    userOnly[f.key],
 		}
 	}
 	return out

@@ -141,7 +141,14 @@ func Load(opts LoadOptions) (*Loaded, error) {
 			return nil, err
 		}
 		for _, kv := range vals {
-			kv.f.set(&l.Settings, kv.v)
+			v := kv.v
+			if file.layer == LayerProject {
+				var ok bool
+				if v, ok = l.projectValue(file.path, kv.f.key, v); !ok {
+					continue
+				}
+			}
+			kv.f.set(&l.Settings, v)
 			l.Sources[kv.f.key] = Source{Layer: file.layer, Name: file.path}
 		}
 	}
@@ -165,6 +172,32 @@ func Load(opts LoadOptions) (*Loaded, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// projectValue filters a value from the project file: user-only settings are
+// ignored and allow rules are dropped from shell_policy, each with a
+// warning. ok is false when nothing of the value is kept.
+func (l *Loaded) projectValue(path, key string, v any) (any, bool) {
+	if userOnly[key] {
+		l.Warnings = append(l.Warnings, Warning{Source: path, Key: key,
+			Msg: fmt.Sprintf("ignored %q in %s: a project file may not set it (a repository could redirect your keys or weaken the sandbox); set it in %s or the environment", key, path, l.Paths.UserFile)})
+		return nil, false
+	}
+	rules, isRules := v.([]PolicyRule)
+	if !isRules {
+		return v, true
+	}
+	kept := rules[:0:0]
+	for _, r := range rules {
+		if strings.EqualFold(r.Decision, "allow") {
+			l.Warnings = append(l.Warnings, Warning{Source: path, Key: key,
+				Msg: fmt.Sprintf("ignored the allow rule %q in %s: a project file may add ask and deny rules only; put allow rules in %s", r.Match, path, l.Paths.UserFile)})
+			continue
+		}
+		kept = append(kept, r)
+	}
+	// Project rules add to the user's, so a project cannot drop a user's deny.
+	return append(slices.Clone(l.Settings.ShellPolicy), kept...), true
 }
 
 // LoadFile returns the defaults overlaid with one settings file, for editing
