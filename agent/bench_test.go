@@ -1,0 +1,109 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+const benchChunks = 2000
+
+// history makes n earlier messages of ordinary size.
+func history(n int) []agent.Message {
+	h := make([]agent.Message, 0, n)
+	for i := 0; i < n; i++ {
+		role := agent.RoleUser
+		if i%2 == 1 {
+			role = agent.RoleAssistant
+		}
+		h = append(h, agent.Message{Role: role, Content: strings.Repeat("earlier message text ", 10)})
+	}
+	return h
+}
+
+// sseBody is a complete streamed reply in the OpenAI wire format: n chunks
+// of four characters, a finish chunk, usage and [DONE].
+func sseBody(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abcd\"},\"finish_reason\":null}]}\n\n")
+	}
+	b.WriteString("data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
+	b.WriteString("data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}\n\n")
+	b.WriteString("data: [DONE]\n\n")
+	return b.Bytes()
+}
+
+// bytesTransport answers every request with the same recorded SSE body, so
+// the benchmark measures the agent and the client's stream parsing without
+// the loopback network.
+type bytesTransport struct{ body []byte }
+
+func (t bytesTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	io.Copy(io.Discard, r.Body)
+	r.Body.Close()
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body: io.NopCloser(bytes.NewReader(t.body)), Request: r}, nil
+}
+
+func runBenchTurns(b *testing.B, ag *agent.Agent, hist []agent.Message) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		ag.SetHistory(hist)
+		b.StartTimer()
+		n := 0
+		for ev := range ag.Submit(context.Background(), "go") {
+			switch e := ev.(type) {
+			case agent.TextDelta:
+				n++
+			case agent.TurnFailed:
+				b.Fatal(e.Message)
+			}
+		}
+		if n == 0 {
+			b.Fatal("no text")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchChunks), "ns/chunk")
+}
+
+// BenchmarkAgentChunk measures the agent's cost per streamed chunk (stream
+// parsing, accumulation, event delivery), with short and long histories:
+// the cost must not grow with the conversation.
+func BenchmarkAgentChunk(b *testing.B) {
+	body := sseBody(benchChunks)
+	for _, n := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			cfg := openai.DefaultConfig("k")
+			cfg.BaseURL = "http://bench.invalid/v1"
+			cfg.HTTPClient = &http.Client{Transport: bytesTransport{body}}
+			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}, Client: openai.NewClientWithConfig(cfg)})
+			runBenchTurns(b, ag, history(n))
+		})
+	}
+}
+
+// BenchmarkAgentChunkLoopback is the same through a real HTTP server on
+// loopback (agent/llmtest), flushing every chunk.
+func BenchmarkAgentChunkLoopback(b *testing.B) {
+	for _, n := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			srv := llmtest.NewServer()
+			defer srv.Close()
+			srv.SetDefault(llmtest.Reply{Text: strings.Repeat("abcd", benchChunks), ChunkSize: 4, Reusable: true})
+			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"}})
+			runBenchTurns(b, ag, history(n))
+		})
+	}
+}

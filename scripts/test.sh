@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs co's whole test suite on a fresh Debian machine: installs what the
+# tests need (Docker engine and the sandbox image, tmux for the full-screen
+# e2e tests, Chromium for the trace viewers), then vet, gofmt and
+# `go test -race ./...`. Run as root (or with a Docker engine and those
+# packages already present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '[test] %s\n' "$*"; }
+
+# System packages the tests use. apt-get only runs when something is missing.
+need=()
+command -v tmux >/dev/null || need+=(tmux)
+command -v chromium >/dev/null || need+=(chromium)
+command -v gcc >/dev/null || need+=(gcc libc6-dev)
+if ((${#need[@]})); then
+	if [[ $EUID -ne 0 ]]; then
+		say "missing ${need[*]}: install them (as root) and rerun"
+		exit 1
+	fi
+	say "installing ${need[*]}"
+	apt-get update >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# A real Docker engine and the sandbox image (built offline from Debian's
+# packages when no registry is reachable). Stopped again at the end if this
+# script started it.
+scripts/docker-up.sh
+trap 'scripts/docker-down.sh || true' EXIT
+
+say "go vet"
+go vet ./...
+say "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [[ -n $unformatted ]]; then
+	echo "gofmt would change: $unformatted" >&2
+	exit 1
+fi
+
+say "go test -race ./..."
+go test -race -count=1 -timeout 45m ./...
