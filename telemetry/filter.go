@@ -1,0 +1,151 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// Content attributes hold prompt and response text, tool arguments and
+// results (the GenAI semantic conventions' opt-in attributes). They are
+// kept in the local store when telemetry_capture_content is on, and sent to
+// a remote (OTLP) collector only when CO_CLI_TELEMETRY_EXPORT_CONTENT=true.
+var contentKeys = map[attribute.Key]bool{
+	"gen_ai.input.messages":      true,
+	"gen_ai.output.messages":     true,
+	"gen_ai.system_instructions": true,
+	"gen_ai.tool.call.arguments": true,
+	"gen_ai.tool.call.result":    true,
+}
+
+// IsContentKey reports whether an attribute holds conversation content.
+func IsContentKey(k string) bool { return contentKeys[attribute.Key(k)] }
+
+// isContentEvent: the older GenAI conventions carried content in events
+// (gen_ai.user.message, gen_ai.choice, ...).
+func isContentEvent(name string) bool {
+	return strings.HasPrefix(name, "gen_ai.") && (strings.HasSuffix(name, ".message") || name == "gen_ai.choice")
+}
+
+// DefaultMaxValueLen caps one attribute value in the store (after
+// redaction): a tool result of megabytes keeps its first 64 KiB.
+const DefaultMaxValueLen = 64 << 10
+
+// spanFilter is what happens to a span between the SDK and an exporter:
+// secrets are redacted (names, attributes, events, links, status), content
+// is dropped unless kept, long values are cut.
+type spanFilter struct {
+	redactor    *Redactor
+	keepContent bool
+	maxValueLen int
+}
+
+// filterExporter applies a spanFilter before the next exporter, in the
+// batch processor's goroutine (never on the agent's).
+type filterExporter struct {
+	next sdktrace.SpanExporter
+	f    spanFilter
+}
+
+func (e *filterExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	out := make([]sdktrace.ReadOnlySpan, len(spans))
+	for i, s := range spans {
+		out[i] = e.f.apply(s)
+	}
+	return e.next.ExportSpans(ctx, out)
+}
+
+func (e *filterExporter) Shutdown(ctx context.Context) error { return e.next.Shutdown(ctx) }
+
+// filteredSpan is a ReadOnlySpan with its text replaced; everything else
+// comes from the original.
+type filteredSpan struct {
+	sdktrace.ReadOnlySpan
+	name   string
+	attrs  []attribute.KeyValue
+	events []sdktrace.Event
+	links  []sdktrace.Link
+	status sdktrace.Status
+}
+
+func (s *filteredSpan) Name() string                     { return s.name }
+func (s *filteredSpan) Attributes() []attribute.KeyValue { return s.attrs }
+func (s *filteredSpan) Events() []sdktrace.Event         { return s.events }
+func (s *filteredSpan) Links() []sdktrace.Link           { return s.links }
+func (s *filteredSpan) Status() sdktrace.Status          { return s.status }
+
+func (f spanFilter) apply(s sdktrace.ReadOnlySpan) sdktrace.ReadOnlySpan {
+	out := &filteredSpan{ReadOnlySpan: s, name: f.text(s.Name()), attrs: f.attrs(s.Attributes()), status: s.Status()}
+	out.status.Description = f.text(out.status.Description)
+	if evs := s.Events(); len(evs) > 0 {
+		out.events = make([]sdktrace.Event, 0, len(evs))
+		for _, ev := range evs {
+			if !f.keepContent && isContentEvent(ev.Name) {
+				continue
+			}
+			ev.Name = f.text(ev.Name)
+			ev.Attributes = f.attrs(ev.Attributes)
+			out.events = append(out.events, ev)
+		}
+	}
+	if ls := s.Links(); len(ls) > 0 {
+		out.links = make([]sdktrace.Link, len(ls))
+		for i, l := range ls {
+			l.Attributes = f.attrs(l.Attributes)
+			out.links[i] = l
+		}
+	}
+	return out
+}
+
+// attrs returns redacted copies of kvs; content keys are dropped unless
+// kept.
+func (f spanFilter) attrs(kvs []attribute.KeyValue) []attribute.KeyValue {
+	if len(kvs) == 0 {
+		return nil
+	}
+	out := make([]attribute.KeyValue, 0, len(kvs))
+	for _, kv := range kvs {
+		if !f.keepContent && contentKeys[kv.Key] {
+			continue
+		}
+		switch kv.Value.Type() {
+		case attribute.STRING:
+			if s := kv.Value.AsString(); s != "" {
+				if r := f.text(s); r != s {
+					kv = attribute.String(string(kv.Key), r)
+				}
+			}
+		case attribute.STRINGSLICE:
+			ss := kv.Value.AsStringSlice()
+			changed := false
+			for i, s := range ss {
+				if r := f.text(s); r != s {
+					ss[i], changed = r, true
+				}
+			}
+			if changed {
+				kv = attribute.StringSlice(string(kv.Key), ss)
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// text redacts s and cuts it to maxValueLen bytes (on a rune boundary).
+func (f spanFilter) text(s string) string {
+	s = f.redactor.String(s)
+	if f.maxValueLen > 0 && len(s) > f.maxValueLen {
+		cut := f.maxValueLen
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + fmt.Sprintf("…[%d bytes cut]", len(s)-cut)
+	}
+	return s
+}

@@ -1,0 +1,224 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ServiceName is the service.name of co's spans.
+const ServiceName = "co-cli"
+
+// ExportContentEnv, set to true, lets prompt and response text, tool
+// arguments and results go to a remote (OTLP) collector. Without it they
+// are stripped from what is sent there (they stay in the local store when
+// telemetry_capture_content is on).
+const ExportContentEnv = "CO_CLI_TELEMETRY_EXPORT_CONTENT"
+
+// DefaultBatchTimeout is how long a span may wait in the batch before it is
+// written: what a killed co loses at most, and most of the delay before co
+// tail sees a span.
+const DefaultBatchTimeout = 500 * time.Millisecond
+
+// Options configure Setup.
+type Options struct {
+	// DBPath is the SQLite store (see DBPath). Required.
+	DBPath         string
+	ServiceVersion string
+	SessionID      string
+	// Secrets are redacted by value wherever they appear (config
+	// Settings.Secrets()).
+	Secrets []string
+	// CaptureContent keeps prompt/response text, tool arguments and results
+	// in the local store (telemetry_capture_content).
+	CaptureContent bool
+	Retention      Retention
+	// Getenv reads the OTEL_EXPORTER_OTLP_* and CO_CLI_TELEMETRY_EXPORT_CONTENT
+	// variables; nil means os.Getenv. (The OTLP exporter itself reads the
+	// process environment for the endpoint's details.)
+	Getenv func(string) string
+	// BatchTimeout defaults to DefaultBatchTimeout.
+	BatchTimeout time.Duration
+	// NoPrune skips the background pruning (tests, benchmarks).
+	NoPrune bool
+}
+
+// Tracing is a session's telemetry: the TracerProvider with the SQLite
+// exporter (and OTLP when configured) behind batch processors, and the Feed
+// for the side panel.
+type Tracing struct {
+	tp       *sdktrace.TracerProvider
+	feed     *Feed
+	exporter *Exporter
+	otlp     bool
+	warnings []string
+
+	cancelBg context.CancelFunc
+	bgDone   chan struct{}
+
+	errMu   sync.Mutex
+	lastErr error
+	errs    int
+}
+
+// Setup builds the session's tracing. It does no I/O on the caller's path:
+// the database is opened, migrated and pruned in the background, and the
+// exporter waits for that on its first batch.
+func Setup(opts Options) (*Tracing, error) {
+	if opts.DBPath == "" {
+		return nil, errors.New("telemetry: no database path")
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if opts.BatchTimeout <= 0 {
+		opts.BatchTimeout = DefaultBatchTimeout
+	}
+	t := &Tracing{feed: NewFeed(), exporter: NewExporter(opts.DBPath), bgDone: make(chan struct{})}
+	red := NewRedactor(opts.Secrets)
+
+	res := resource.NewWithAttributes("",
+		attribute.String("service.name", ServiceName),
+		attribute.String("service.version", opts.ServiceVersion),
+		attribute.String("session.id", opts.SessionID),
+	)
+	local := &filterExporter{next: t.exporter, f: spanFilter{redactor: red, keepContent: opts.CaptureContent, maxValueLen: DefaultMaxValueLen}}
+	popts := []sdktrace.TracerProviderOption{
+		sdktrace.WithResource(res),
+		sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithSpanProcessor(t.feed),
+		sdktrace.WithSpanProcessor(sdktrace.NewBatchSpanProcessor(local,
+			sdktrace.WithBatchTimeout(opts.BatchTimeout),
+			sdktrace.WithMaxQueueSize(16384),
+			sdktrace.WithMaxExportBatchSize(2048),
+			sdktrace.WithExportTimeout(30*time.Second),
+		)),
+	}
+	if otlpWanted(getenv) {
+		exp, err := otlptracehttp.New(context.Background())
+		if err != nil {
+			t.warnings = append(t.warnings, "OTLP export is off: "+err.Error())
+		} else {
+			if p := strings.ToLower(firstNonEmpty(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL"))); p == "grpc" {
+				t.warnings = append(t.warnings, "OTLP over gRPC is not supported; spans are sent as HTTP/protobuf")
+			}
+			keep := strings.EqualFold(getenv(ExportContentEnv), "true") || getenv(ExportContentEnv) == "1"
+			remote := &filterExporter{next: exp, f: spanFilter{redactor: red, keepContent: keep && opts.CaptureContent, maxValueLen: DefaultMaxValueLen}}
+			popts = append(popts, sdktrace.WithSpanProcessor(sdktrace.NewBatchSpanProcessor(remote,
+				sdktrace.WithBatchTimeout(opts.BatchTimeout),
+				sdktrace.WithMaxQueueSize(16384),
+			)))
+			t.otlp = true
+		}
+	}
+	t.tp = sdktrace.NewTracerProvider(popts...)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	t.cancelBg = cancel
+	go func() {
+		defer close(t.bgDone)
+		// Not cancelled by Shutdown: the flush needs the database open.
+		db, err := t.exporter.Open(context.Background())
+		if err != nil {
+			t.Handle(err)
+			return
+		}
+		if opts.NoPrune {
+			return
+		}
+		if _, err := Prune(ctx, db, opts.Retention, time.Now()); err != nil && ctx.Err() == nil {
+			t.Handle(err)
+		}
+	}()
+	return t, nil
+}
+
+// otlpWanted: the standard variables name an endpoint and do not turn
+// traces off.
+func otlpWanted(getenv func(string) string) bool {
+	if getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
+		return false
+	}
+	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") {
+		return false
+	}
+	for _, e := range strings.Split(getenv("OTEL_TRACES_EXPORTER"), ",") {
+		if strings.TrimSpace(e) == "none" {
+			return false
+		}
+	}
+	return true
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// Tracer is the tracer the agent uses.
+func (t *Tracing) Tracer() trace.Tracer {
+	return t.tp.Tracer("github.com/co-cli/co")
+}
+
+// Provider is the TracerProvider (for other packages' instrumentation).
+func (t *Tracing) Provider() trace.TracerProvider { return t.tp }
+
+// Feed is the live span feed for the side panel.
+func (t *Tracing) Feed() *Feed { return t.feed }
+
+// DBPath is the store's file.
+func (t *Tracing) DBPath() string { return t.exporter.Path() }
+
+// OTLP reports whether spans also go to an OTLP collector.
+func (t *Tracing) OTLP() bool { return t.otlp }
+
+// Warnings are set-up problems worth telling the user (once).
+func (t *Tracing) Warnings() []string { return t.warnings }
+
+// Handle records an error of the telemetry pipeline (export failures and
+// the like); set it as OpenTelemetry's error handler so nothing is printed
+// over the chat.
+func (t *Tracing) Handle(err error) {
+	if err == nil {
+		return
+	}
+	t.errMu.Lock()
+	t.lastErr = err
+	t.errs++
+	t.errMu.Unlock()
+}
+
+// Err returns the last pipeline error and how many there were.
+func (t *Tracing) Err() (error, int) {
+	t.errMu.Lock()
+	defer t.errMu.Unlock()
+	return t.lastErr, t.errs
+}
+
+// Shutdown flushes the spans still in the batch to the store (and the
+// collector) and closes it. Background pruning is cancelled.
+func (t *Tracing) Shutdown(ctx context.Context) error {
+	t.cancelBg()
+	select {
+	case <-t.bgDone: // pruning stops after its current chunk
+	case <-ctx.Done():
+	}
+	return t.tp.Shutdown(ctx)
+}
+
+// ForceFlush writes the spans in the batch now.
+func (t *Tracing) ForceFlush(ctx context.Context) error { return t.tp.ForceFlush(ctx) }
