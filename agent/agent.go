@@ -291,8 +291,13 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 		attribute.String("gen_ai.operation.name", "invoke_agent"),
 		attribute.String("gen_ai.agent.name", "co"),
 		attribute.String("co.session.id", a.cfg.SessionID),
+		attribute.String("gen_ai.conversation.id", a.cfg.SessionID),
 		attribute.Int("co.turn", turnNo),
 	))
+	if span.IsRecording() {
+		// Content; the telemetry pipeline keeps or drops it per telemetry_capture_content.
+		span.SetAttributes(attribute.String("gen_ai.input.messages", genaiMessages("user", prompt, nil, "")))
+	}
 	st := &turnState{retries: map[string]int{}}
 	outcome := "error"
 	defer func() {
@@ -356,6 +361,9 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 		a.appendHistory(Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls})
 		if len(res.calls) == 0 {
 			outcome = "success"
+			if span.IsRecording() {
+				span.SetAttributes(attribute.String("gen_ai.output.messages", genaiMessages("assistant", res.text, nil, res.finish)))
+			}
 			e.send(TurnFinished{Text: res.text, Usage: st.usage, Session: a.Usage(), Requests: st.requests})
 			return
 		}
@@ -426,6 +434,9 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 			attribute.StringSlice("gen_ai.response.finish_reasons", []string{res.finish}),
 			attribute.Float64("co.time_to_first_token_ms", float64(firstToken.Microseconds())/1000),
 		)
+		if span.IsRecording() && (res.text != "" || len(res.calls) > 0) {
+			span.SetAttributes(attribute.String("gen_ai.output.messages", genaiMessages("assistant", res.text, res.calls, res.finish)))
+		}
 		if err != nil {
 			span.SetStatus(codes.Error, err.Error())
 			span.RecordError(err)
@@ -650,10 +661,16 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 		attribute.String("co.approval.decision", it.check.Decision.String()),
 		attribute.String("co.approval.by", string(it.by)),
 	))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("gen_ai.tool.call.arguments", it.call.Args))
+	}
 	start := time.Now()
 	defer func() {
 		fin.Duration = time.Since(start)
 		span.SetAttributes(attribute.String("co.tool.status", fin.Status.String()), attribute.Int("co.tool.result_size", len(content)))
+		if span.IsRecording() {
+			span.SetAttributes(attribute.String("gen_ai.tool.call.result", content))
+		}
 		if code, ok := fin.Result.Meta["exit_code"]; ok {
 			span.SetAttributes(attribute.String("co.tool.exit_code", fmt.Sprint(code)))
 		}
@@ -662,6 +679,7 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 		}
 		if fin.Status == CallFailed || fin.Status == CallRetry {
 			span.SetStatus(codes.Error, fin.Err)
+			span.RecordError(errors.New(fin.Err))
 		}
 		span.End()
 	}()
@@ -713,6 +731,37 @@ func (a *Agent) retryResult(fin ToolCallFinished, name, msg string, st *turnStat
 		st.failed = fmt.Sprintf("The model called %s wrongly %d times in a row (tool_retries is %d), so the turn stopped. Last error: %s", name, st.retries[name], a.cfg.ToolRetries, firstLine(msg))
 	}
 	return fin, "error: " + msg + "\nFix the call and try again."
+}
+
+// genaiMessages is a gen_ai.input.messages / gen_ai.output.messages value
+// (OpenTelemetry GenAI conventions): one message of text and tool-call parts.
+func genaiMessages(role, text string, calls []ToolCall, finish string) string {
+	type part struct {
+		Type      string          `json:"type"`
+		Content   string          `json:"content,omitempty"`
+		ID        string          `json:"id,omitempty"`
+		Name      string          `json:"name,omitempty"`
+		Arguments json.RawMessage `json:"arguments,omitempty"`
+	}
+	msg := struct {
+		Role         string `json:"role"`
+		Parts        []part `json:"parts"`
+		FinishReason string `json:"finish_reason,omitempty"`
+	}{Role: role, Parts: []part{}, FinishReason: finish}
+	if text != "" {
+		msg.Parts = append(msg.Parts, part{Type: "text", Content: text})
+	}
+	for _, c := range calls {
+		p := part{Type: "tool_call", ID: c.ID, Name: c.Name}
+		if json.Valid([]byte(c.Args)) {
+			p.Arguments = json.RawMessage(c.Args)
+		} else {
+			p.Arguments, _ = json.Marshal(c.Args)
+		}
+		msg.Parts = append(msg.Parts, p)
+	}
+	b, _ := json.Marshal([]any{msg})
+	return string(b)
 }
 
 func deniedJSON(by, reason, msg string) string {
