@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -15,9 +17,36 @@ type tracing struct {
 	tracer   trace.Tracer
 	feed     *telemetry.Feed
 	shutdown func()
+	// t is nil when telemetry could not be set up (then tracer is a no-op).
+	t *telemetry.Tracing
 }
 
-// setupTelemetry starts the session's tracing. It must not block start-up.
+// setupTelemetry starts the session's tracing. It must not block start-up:
+// telemetry.Setup does no I/O here; the store is opened, migrated and
+// pruned in the background, and the first batch waits for that.
 func (ss *session) setupTelemetry(ctx context.Context) tracing {
-	return tracing{tracer: noop.NewTracerProvider().Tracer("co"), shutdown: func() {}}
+	st := ss.loaded.Settings
+	t, err := telemetry.Setup(telemetry.Options{
+		DBPath:         telemetry.DBPath(ss.loaded.Paths.DataDir),
+		ServiceVersion: version,
+		SessionID:      ss.id,
+		Secrets:        st.Secrets(),
+		CaptureContent: st.TelemetryCaptureContent,
+		Retention:      telemetry.Retention{Days: st.TelemetryRetentionDays, MaxMB: st.TelemetryMaxMB},
+	})
+	if err != nil {
+		return tracing{tracer: noop.NewTracerProvider().Tracer("co"), feed: telemetry.NewFeed(), shutdown: func() {}}
+	}
+	// Export failures are kept for /status, never printed over the chat.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(t.Handle))
+	return tracing{
+		tracer: t.Tracer(),
+		feed:   t.Feed(),
+		t:      t,
+		shutdown: func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = t.Shutdown(ctx)
+		},
+	}
 }
