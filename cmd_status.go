@@ -85,8 +85,15 @@ func (ss *session) statusText(ctx context.Context, probe bool) string {
 	return b.String()
 }
 
-// extraStatus are status rows of later subsystems (sandbox, telemetry).
-func (ss *session) extraStatus() []string { return nil }
+// extraStatus are status rows of the sandbox and later subsystems.
+func (ss *session) extraStatus() []string {
+	level, _ := ss.isolation()
+	rows := []string{fmt.Sprintf("sandbox\t%s (isolation: %s)", ss.selection.Backend, level)}
+	if w := ss.sandboxWarning(); w != "" {
+		rows = append(rows, "\tWARNING: "+w)
+	}
+	return rows
+}
 
 func newConfigCmd(s streams) *cobra.Command {
 	return &cobra.Command{

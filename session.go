@@ -11,6 +11,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/tools"
 )
 
@@ -24,6 +25,8 @@ type session struct {
 	unconfigured []tools.Unconfigured
 	closers      []func()
 	tracing      tracing
+	sandbox      sandbox.Sandbox
+	selection    sandbox.Selection
 }
 
 // loadConfig loads the settings and prints their warnings.
@@ -149,5 +152,14 @@ func (ss *session) toolsText() string {
 	return b.String()
 }
 
-// sandboxWarning is set when shell commands run without isolation.
-func (ss *session) sandboxWarning() string { return "" }
+// sandboxWarning is set when shell commands run without isolation: it is
+// shown persistently (banner, status bar badge, co status).
+func (ss *session) sandboxWarning() string {
+	if _, unsandboxed := ss.isolation(); !unsandboxed {
+		return ""
+	}
+	if ss.selection.Warning != "" {
+		return ss.selection.Warning
+	}
+	return "UNSANDBOXED: shell commands run directly on this machine (sandbox_backend=subprocess); every command asks"
+}

@@ -2,15 +2,81 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/tools/shell"
 )
 
 // buildTools makes the session's tools. It returns the registry, the
 // families left out because their service is not configured, and a
 // sentence for the system prompt saying where shell commands run.
 func (ss *session) buildTools(ctx context.Context, approvals *agent.Approvals) (*tools.Registry, []tools.Unconfigured, string, error) {
-	reg, err := tools.NewRegistry()
-	return reg, nil, "", err
+	st := ss.loaded.Settings
+	policy, err := shellPolicy(st)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	sb, sel, err := sandbox.New(ctx, sandbox.Config{
+		Backend:     st.SandboxBackend,
+		Fallback:    st.SandboxFallback,
+		Image:       st.DockerImage,
+		Workspace:   ss.workspace,
+		SessionID:   ss.id,
+		Network:     st.SandboxNetwork,
+		MemLimit:    st.SandboxMemLimit,
+		CPUs:        st.SandboxCPUs,
+		MaxTimeout:  time.Duration(st.SandboxMaxTimeout) * time.Second,
+		GitReadOnly: st.SandboxGitReadonly,
+	})
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%w\nTo run commands without isolation instead, set CO_CLI_SANDBOX_BACKEND=subprocess (every command will then ask), or start Docker (scripts/docker-up.sh builds the sandbox image)", err)
+	}
+	ss.sandbox, ss.selection = sb, sel
+	ss.closers = append(ss.closers, func() { _ = sb.Close() })
+	approvals.SetIsolated(sb.Isolation() == sandbox.Full, st.YoloUnsandboxed)
+
+	reg, err := tools.NewRegistry(shell.NewTool(sb, policy, time.Duration(st.SandboxMaxTimeout)*time.Second))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	where := "in a Docker sandbox with the workspace mounted at /workspace"
+	if sb.Isolation() != sandbox.Full {
+		where = "directly on the user's machine in the workspace directory (no sandbox)"
+	}
+	return reg, nil, where, nil
+}
+
+// shellPolicy builds the command policy from the settings.
+func shellPolicy(st config.Settings) (*shell.Policy, error) {
+	var rules []shell.Rule
+	for _, r := range st.ShellPolicy {
+		d := tools.Ask
+		switch strings.ToLower(r.Decision) {
+		case "allow":
+			d = tools.Allow
+		case "deny":
+			d = tools.Deny
+		}
+		rules = append(rules, shell.Rule{Match: r.Match, Decision: d, Reason: r.Reason})
+	}
+	p, err := shell.NewPolicy(rules, st.ShellSafeCommands)
+	if err != nil {
+		return nil, fmt.Errorf("shell_policy: %w", err)
+	}
+	return p, nil
+}
+
+// isolation reports where shell commands run.
+func (ss *session) isolation() (level string, unsandboxed bool) {
+	if ss.sandbox == nil {
+		return "none", true
+	}
+	iso := ss.sandbox.Isolation()
+	return string(iso), iso != sandbox.Full
 }

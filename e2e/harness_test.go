@@ -58,6 +58,8 @@ func env(t *testing.T, srv *llmtest.Server, extra ...string) []string {
 		"PATH=" + os.Getenv("PATH"),
 		"TERM=dumb",
 		"LANG=C.UTF-8",
+		// Tests that need the Docker sandbox set CO_CLI_SANDBOX_BACKEND=docker.
+		"CO_CLI_SANDBOX_BACKEND=subprocess",
 	}
 	if srv != nil {
 		e = append(e, "LLM_PROVIDER=openai", "OPENAI_BASE_URL="+srv.URL, "OPENAI_MODEL=test-model", "OPENAI_API_KEY=sk-test")

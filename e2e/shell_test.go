@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+func shellCall(id, cmd string) llmtest.ToolCall {
+	args, _ := json.Marshal(map[string]string{"cmd": cmd})
+	return llmtest.ToolCall{ID: id, Name: "run_shell_command", Args: string(args)}
+}
+
+// unsandboxed runs commands as subprocesses: every command asks.
+func unsandboxed(t *testing.T, srv *llmtest.Server) []string {
+	return env(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess")
+}
+
+func exists(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
+}
+
+func TestPlainApproveOnce(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hi"), 0o644)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "ls -la")}}, llmtest.Reply{Text: "Listed."})
+	out, _, code := runCo(t, dir, unsandboxed(t, srv), "list the files\ny\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"WARNING: UNSANDBOXED",
+		"tool: run_shell_command(cmd='ls -la')",
+		"why it asks: commands run without a sandbox",
+		"Approve run_shell_command(cmd='ls -la')? [y/n/a] y",
+		"result: run_shell_command done in",
+		"hello.txt",
+		"Listed.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	res := srv.Requests()[1].Body.Messages
+	if last := res[len(res)-1]; last.Role != "tool" || !strings.Contains(last.Content, "hello.txt") || !strings.Contains(last.Content, `"exit_code":0`) {
+		t.Errorf("tool result sent to the model = %+v", last)
+	}
+}
+
+func TestPlainDenyReachesTheModel(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "touch made.txt")}}, llmtest.Reply{Text: "OK, I won't."})
+	out, _, _ := runCo(t, dir, unsandboxed(t, srv), "make a file\nn\n", "--plain")
+	if exists(dir, "made.txt") {
+		t.Fatal("a denied command ran")
+	}
+	if !strings.Contains(out, "denied by the user") || !strings.Contains(out, "OK, I won't.") {
+		t.Errorf("output:\n%s", out)
+	}
+	msgs := srv.Requests()[1].Body.Messages
+	if c := msgs[len(msgs)-1].Content; !strings.Contains(c, `"denied_by":"user"`) {
+		t.Errorf("denial sent = %q", c)
+	}
+}
+
+func TestPlainApproveForSessionIsScopedToTheProgram(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "touch a.txt")}}, llmtest.Reply{Text: "one"},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c2", "touch b.txt")}}, llmtest.Reply{Text: "two"},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c3", "mkdir sub")}}, llmtest.Reply{Text: "three"},
+	)
+	env := env(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess")
+	out, _, _ := runCo(t, dir, env, "first\na\nsecond\nthird\nn\n", "--plain")
+	if !exists(dir, "a.txt") || !exists(dir, "b.txt") {
+		t.Fatalf("granted touch did not run:\n%s", out)
+	}
+	if exists(dir, "sub") {
+		t.Fatal("a grant for touch approved mkdir")
+	}
+	if n := strings.Count(out, "Approve run_shell_command"); n != 2 {
+		t.Errorf("%d approval prompts, want 2 (touch once, mkdir once):\n%s", n, out)
+	}
+	if !strings.Contains(out, "approved for this session: touch") || !strings.Contains(out, "(session grant)") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestPlainBangUsesTheSamePolicy(t *testing.T) {
+	dir := t.TempDir()
+	out, _, _ := runCo(t, dir, unsandboxed(t, nil), "!touch bang.txt\ny\n!rm -rf /\n", "--plain")
+	if !exists(dir, "bang.txt") {
+		t.Fatalf("approved !cmd did not run:\n%s", out)
+	}
+	if !strings.Contains(out, "Approve run_shell_command(cmd='touch bang.txt')? [y/n/a] y") {
+		t.Errorf("!cmd must ask like the agent's shell tool:\n%s", out)
+	}
+	if !strings.Contains(out, "denied by policy") || strings.Contains(out, "Approve run_shell_command(cmd='rm -rf /')") {
+		t.Errorf("!rm -rf / must be denied without asking:\n%s", out)
+	}
+}
+
+func TestRunDeniesWithoutYes(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "touch x.txt")}}, llmtest.Reply{Text: "could not"})
+	_, errOut, code := runCo(t, dir, unsandboxed(t, srv), "", "run", "make x")
+	if code != 3 || exists(dir, "x.txt") {
+		t.Fatalf("exit %d (want 3), file made: %v, stderr %s", code, exists(dir, "x.txt"), errOut)
+	}
+	if !strings.Contains(errOut, "pass --yes") {
+		t.Errorf("stderr should say how to approve: %s", errOut)
+	}
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c2", "touch x.txt"), shellCall("c3", "rm -rf /")}},
+		llmtest.Reply{Text: "done"},
+	)
+	out, _, code := runCo(t, dir, unsandboxed(t, srv), "", "run", "--yes", "--json", "make x")
+	if !exists(dir, "x.txt") {
+		t.Fatalf("--yes did not approve: %s", out)
+	}
+	if code != 3 || !strings.Contains(out, `"decision":"policy deny"`) {
+		t.Errorf("rm -rf / must be denied even with --yes (exit %d): %s", code, out)
+	}
+}
+
+// With the real Docker sandbox, a read-only command runs without asking
+// (full isolation), inside the container, on the mounted workspace.
+func TestPlainDockerSandboxAllowsSafeCommands(t *testing.T) {
+	requireDocker(t)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "in-workspace.txt"), []byte("x"), 0o644)
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "ls /workspace && id -u")}},
+		llmtest.Reply{Text: "done"},
+	)
+	out, _, code := runCo(t, dir, env(t, srv, "CO_CLI_SANDBOX_BACKEND=docker"), "look\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if strings.Contains(out, "Approve ") || strings.Contains(out, "UNSANDBOXED") {
+		t.Errorf("a safe command in the sandbox must not ask:\n%s", out)
+	}
+	if !strings.Contains(out, "in-workspace.txt") || !strings.Contains(out, "\n  1000\n") {
+		t.Errorf("command did not run in the container as uid 1000:\n%s", out)
+	}
+}
