@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -228,11 +229,7 @@ func attrsJSON(kvs []attribute.KeyValue) string {
 	for _, kv := range kvs {
 		m[string(kv.Key)] = kv.Value.AsInterface()
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "{}"
-	}
-	return string(b)
+	return marshal(m, "{}")
 }
 
 // storedEvent is how a span event is kept in the events column.
@@ -256,9 +253,17 @@ func eventsJSON(evs []sdktrace.Event) string {
 			}
 		}
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return "[]"
+	return marshal(out, "[]")
+}
+
+// marshal is JSON without HTML escaping (<, >, & stay as they are, so a
+// text search finds them), without the trailing newline.
+func marshal(v any, fallback string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fallback
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -46,15 +46,25 @@ func Prune(ctx context.Context, db *sql.DB, r Retention, now time.Time) (int64, 
 			if used <= limit {
 				break
 			}
-			// The oldest traces, whole, a chunk at a time.
+			// The oldest traces, whole: about as many spans as make the
+			// excess, down to 90% of the cap, a chunk at a time.
+			var n int64
+			if err := db.QueryRowContext(ctx, `SELECT count(*) FROM spans`).Scan(&n); err != nil {
+				return total, err
+			}
+			if n == 0 {
+				break
+			}
+			excess := used - limit*9/10
+			k := min(max(excess/max(used/n, 1)+1, 1), pruneChunk)
 			res, err := db.ExecContext(ctx, `DELETE FROM spans WHERE trace_id IN (
-SELECT trace_id FROM spans ORDER BY start_time LIMIT ?)`, pruneChunk/4)
+SELECT trace_id FROM spans ORDER BY start_time LIMIT ?)`, k)
 			if err != nil {
 				return total, err
 			}
-			n, _ := res.RowsAffected()
-			total += n
-			if n == 0 {
+			d, _ := res.RowsAffected()
+			total += d
+			if d == 0 {
 				break
 			}
 		}

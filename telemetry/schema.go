@@ -56,8 +56,11 @@ func fileURI(path, params string) string {
 // other co processes writing at once, BEGIN IMMEDIATE so a write
 // transaction takes the lock up front (no deadlocked upgrade), NORMAL sync
 // (with WAL a killed process loses nothing committed and never corrupts).
+// Incremental auto-vacuum (set before WAL, which fixes the file's format)
+// lets pruning give space back; secure_delete=FAST overwrites what pruning
+// deletes.
 func writerDSN(path string) string {
-	return fileURI(path, "_journal_mode=WAL&_busy_timeout=5000&_synchronous=NORMAL&_txlock=immediate")
+	return fileURI(path, "_auto_vacuum=incremental&_journal_mode=WAL&_busy_timeout=5000&_synchronous=NORMAL&_txlock=immediate&_secure_delete=FAST")
 }
 
 // readerDSN opens the store read-only.
@@ -98,10 +101,6 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer conn.Close()
-	// Must come before the first table; no effect on an existing file.
-	if _, err := conn.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
-		return err
-	}
 	if _, err := conn.ExecContext(ctx, `PRAGMA journal_size_limit = 8388608`); err != nil {
 		return err
 	}

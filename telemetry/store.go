@@ -179,14 +179,25 @@ func (f Filter) where() (string, []any) {
 		conds = append(conds, `status_code = 'ERROR'`)
 	}
 	if f.Text != "" {
-		conds = append(conds, `(name LIKE ? ESCAPE '\' OR attributes LIKE ? ESCAPE '\' OR events LIKE ? ESCAPE '\' OR status_description LIKE ? ESCAPE '\')`)
-		p := likeContains(f.Text)
-		args = append(args, p, p, p, p)
+		// Attributes and events are JSON: the text is searched for as it
+		// is written there (quotes, backslashes, newlines escaped).
+		raw, enc := likeContains(f.Text), likeContains(jsonEscaped(f.Text))
+		conds = append(conds, `(name LIKE ? ESCAPE '\' OR status_description LIKE ? ESCAPE '\' OR attributes LIKE ? ESCAPE '\' OR events LIKE ? ESCAPE '\')`)
+		args = append(args, raw, raw, enc, enc)
 	}
 	if len(conds) == 0 {
 		return "1", nil
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+// jsonEscaped is s as it appears inside a JSON string written by marshal.
+func jsonEscaped(s string) string {
+	q := marshal(s, "")
+	if len(q) >= 2 {
+		return q[1 : len(q)-1]
+	}
+	return s
 }
 
 func likeEscape(s string) string {
