@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -220,16 +223,122 @@ func statusName(c codes.Code) string {
 }
 
 // attrsJSON is a JSON object of the attributes, keeping their types
-// (strings, numbers, booleans and arrays of them).
+// (strings, numbers, booleans and arrays of them). Written by hand: it is
+// most of the exporter's work.
 func attrsJSON(kvs []attribute.KeyValue) string {
 	if len(kvs) == 0 {
 		return "{}"
 	}
-	m := make(map[string]any, len(kvs))
-	for _, kv := range kvs {
-		m[string(kv.Key)] = kv.Value.AsInterface()
+	b := make([]byte, 0, 64*len(kvs))
+	return string(appendAttrs(b, kvs))
+}
+
+func appendAttrs(b []byte, kvs []attribute.KeyValue) []byte {
+	b = append(b, '{')
+	for i, kv := range kvs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, string(kv.Key))
+		b = append(b, ':')
+		b = appendValue(b, kv.Value)
 	}
-	return marshal(m, "{}")
+	return append(b, '}')
+}
+
+func appendValue(b []byte, v attribute.Value) []byte {
+	switch v.Type() {
+	case attribute.BOOL:
+		return strconv.AppendBool(b, v.AsBool())
+	case attribute.INT64:
+		return strconv.AppendInt(b, v.AsInt64(), 10)
+	case attribute.FLOAT64:
+		return appendFloat(b, v.AsFloat64())
+	case attribute.STRING:
+		return appendString(b, v.AsString())
+	case attribute.BOOLSLICE:
+		return appendSlice(b, v.AsBoolSlice(), strconv.AppendBool)
+	case attribute.INT64SLICE:
+		return appendSlice(b, v.AsInt64Slice(), func(b []byte, x int64) []byte { return strconv.AppendInt(b, x, 10) })
+	case attribute.FLOAT64SLICE:
+		return appendSlice(b, v.AsFloat64Slice(), appendFloat)
+	case attribute.STRINGSLICE:
+		return appendSlice(b, v.AsStringSlice(), appendString)
+	}
+	return appendString(b, v.Emit())
+}
+
+func appendSlice[T any](b []byte, xs []T, f func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = f(b, x)
+	}
+	return append(b, ']')
+}
+
+// appendFloat writes a JSON number (NaN and infinities, which JSON lacks,
+// as null).
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string; invalid UTF-8 becomes U+FFFD.
+// <, > and & are left as they are (a text search finds them).
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, "\\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 are valid JSON but end lines in JavaScript.
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // storedEvent is how a span event is kept in the events column.
@@ -243,17 +352,23 @@ func eventsJSON(evs []sdktrace.Event) string {
 	if len(evs) == 0 {
 		return "[]"
 	}
-	out := make([]storedEvent, len(evs))
+	b := make([]byte, 0, 128*len(evs))
+	b = append(b, '[')
 	for i, ev := range evs {
-		out[i] = storedEvent{Name: ev.Name, Time: ev.Time.UnixNano()}
-		if len(ev.Attributes) > 0 {
-			out[i].Attributes = make(map[string]any, len(ev.Attributes))
-			for _, kv := range ev.Attributes {
-				out[i].Attributes[string(kv.Key)] = kv.Value.AsInterface()
-			}
+		if i > 0 {
+			b = append(b, ',')
 		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, ev.Name)
+		b = append(b, `,"time":`...)
+		b = strconv.AppendInt(b, ev.Time.UnixNano(), 10)
+		if len(ev.Attributes) > 0 {
+			b = append(b, `,"attributes":`...)
+			b = appendAttrs(b, ev.Attributes)
+		}
+		b = append(b, '}')
 	}
-	return marshal(out, "[]")
+	return string(append(b, ']'))
 }
 
 // marshal is JSON without HTML escaping (<, >, & stay as they are, so a

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -91,6 +92,28 @@ func FuzzRedactor(f *testing.F) {
 			if !strings.Contains("[REDACTED:private-key][REDACTED:bearer][REDACTED:slack-token][REDACTED:github-token][REDACTED:aws-key][REDACTED:api-key][REDACTED:google-key][REDACTED:jwt][REDACTED:secret]"+Redacted, s) {
 				t.Fatalf("secret %q survived in %q", s, got)
 			}
+		}
+	})
+}
+
+// FuzzAppendString: the hand-written JSON string encoder round-trips
+// through encoding/json to what encoding/json itself would keep (each
+// invalid UTF-8 byte becomes U+FFFD).
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "quote \" backslash \\ nl \n tab \t", "\x00\x1f\x7f", "é ü 日本", "\u2028\u2029", "bad \xff utf8", "<script>&"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := appendString(nil, s)
+		var got string
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%q encodes to invalid JSON %s: %v", s, b, err)
+		}
+		ref, _ := json.Marshal(s)
+		var want string
+		_ = json.Unmarshal(ref, &want)
+		if got != want {
+			t.Fatalf("%q → %s → %q", s, b, got)
 		}
 	})
 }
