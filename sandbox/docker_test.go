@@ -1,0 +1,908 @@
+package sandbox
+
+// These tests run against a real Docker engine and the co-cli-sandbox image (or the image named
+// by CO_TEST_SANDBOX_IMAGE, e.g. one built from sandbox-image/Dockerfile). Without them they FAIL
+// (run scripts/docker-up.sh as root to provide both), unless CO_TEST_NO_DOCKER=1 is set, in which
+// case they skip. CI never sets it.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
+)
+
+// Environment of the helper child process (TestMain), which owns a sandbox the way co does.
+const (
+	childEnv          = "CO_SANDBOX_TEST_CHILD"           // "ready": wait for the container first; "now": don't
+	childWorkspaceEnv = "CO_SANDBOX_TEST_CHILD_WORKSPACE" //
+	childSessionEnv   = "CO_SANDBOX_TEST_CHILD_SESSION"   //
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(childEnv); mode != "" {
+		os.Exit(sandboxChild(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// sandboxChild creates a Docker sandbox, prints "ready <container name>", and on SIGTERM calls
+// Close and exits 0: what co's main does.
+func sandboxChild(mode string) int {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM)
+	ctx := context.Background()
+	sb, _, err := New(ctx, Config{
+		Backend:   BackendDocker,
+		Image:     testImage(),
+		Workspace: os.Getenv(childWorkspaceEnv),
+		SessionID: os.Getenv(childSessionEnv),
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 2
+	}
+	d := sb.(*Docker)
+	if mode == "ready" {
+		if err := d.Ready(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			return 2
+		}
+	}
+	fmt.Println("ready", d.Name())
+	<-sigs
+	if err := sb.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "child: close:", err)
+		return 1
+	}
+	return 0
+}
+
+// testImage is the sandbox image the tests use.
+func testImage() string {
+	if img := os.Getenv("CO_TEST_SANDBOX_IMAGE"); img != "" {
+		return img
+	}
+	return DefaultImage
+}
+
+var docker struct {
+	once sync.Once
+	err  error
+}
+
+// needDocker fails the test (or skips it with CO_TEST_NO_DOCKER=1) when the engine or the image
+// is missing, and returns a client for inspecting what the sandbox did.
+func needDocker(t testing.TB) *client.Client {
+	t.Helper()
+	docker.once.Do(func() {
+		cli, err := newClient("")
+		if err != nil {
+			docker.err = err
+			return
+		}
+		defer cli.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		if _, err := cli.Ping(ctx); err != nil {
+			docker.err = err
+			return
+		}
+		if _, err := cli.ImageInspect(ctx, testImage()); err != nil {
+			docker.err = fmt.Errorf("image %s: %w", testImage(), err)
+		}
+	})
+	if docker.err != nil {
+		if os.Getenv("CO_TEST_NO_DOCKER") == "1" {
+			t.Skipf("Docker not usable (%v); skipped because CO_TEST_NO_DOCKER=1", docker.err)
+		}
+		t.Fatalf("Docker not usable: %v\nRun scripts/docker-up.sh (as root) to start an engine and build the %s image, "+
+			"or set CO_TEST_NO_DOCKER=1 to skip the Docker tests.", docker.err, testImage())
+	}
+	cli, err := newClient("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// testWorkspace is a workspace directory uid 1000 in the container can write to.
+func testWorkspace(t testing.TB) string {
+	t.Helper()
+	ws := filepath.Join(t.TempDir(), "ws")
+	if err := os.Mkdir(ws, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(ws, 0o777); err != nil { // umask
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// newTestDocker creates a Docker sandbox and registers its Close (and a check that the container
+// is gone) for the end of the test.
+func newTestDocker(t testing.TB, cfg Config) *Docker {
+	t.Helper()
+	cli := needDocker(t)
+	cfg.Backend = BackendDocker
+	if cfg.Image == "" {
+		cfg.Image = testImage()
+	}
+	if cfg.Workspace == "" {
+		cfg.Workspace = testWorkspace(t)
+	}
+	if cfg.SessionID == "" {
+		cfg.SessionID = "test" + randomHex(12)
+	}
+	sb, sel, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel != (Selection{Backend: BackendDocker, Isolation: Full}) || sb.Isolation() != Full {
+		t.Fatalf("selection = %+v, isolation %s", sel, sb.Isolation())
+	}
+	d := sb.(*Docker)
+	t.Cleanup(func() {
+		if err := d.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		assertNoContainer(t, cli, d.Name())
+	})
+	return d
+}
+
+func assertNoContainer(t testing.TB, cli *client.Client, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := cli.ContainerInspect(ctx, name); !cerrdefs.IsNotFound(err) {
+		t.Errorf("container %s still there (inspect error: %v)", name, err)
+	}
+}
+
+func mustRun(t testing.TB, sb Sandbox, cmd string, opts Options) Output {
+	t.Helper()
+	out, err := sb.Run(context.Background(), cmd, opts)
+	if err != nil {
+		t.Fatalf("Run(%q): %v", cmd, err)
+	}
+	return out
+}
+
+func TestDockerSandbox(t *testing.T) {
+	t.Parallel()
+	ws := testWorkspace(t)
+	if err := os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{".git", ".git/hooks"} { // writable but for the read-only mount
+		if err := os.Chmod(filepath.Join(ws, dir), 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hostSecret := filepath.Join(filepath.Dir(ws), "host-secret")
+	if err := os.WriteFile(hostSecret, []byte("s3cret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := newTestDocker(t, Config{Workspace: ws, GitReadOnly: true, MaxTimeout: 3 * time.Second})
+	cli := needDocker(t)
+	ctx := context.Background()
+
+	// Each row: a command and what its output must be (exact) or contain.
+	tests := []struct {
+		name     string
+		cmd      string
+		exact    string
+		contains []string
+		exit     int
+	}{
+		{name: "uid 1000 without capabilities", cmd: "id -u; id -g; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status",
+			exact: "1000\n1000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"},
+		{name: "no privilege escalation", cmd: "grep NoNewPrivs /proc/self/status", exact: "NoNewPrivs:\t1\n"},
+		{name: "only loopback", cmd: "ls /sys/class/net; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '", exact: "lo\nlo\n"},
+		{name: "network unreachable", cmd: "curl -sS -m 3 http://deb.debian.org/ >/dev/null", exit: 6, contains: []string{"Could not resolve host"}},
+		{name: "pids limit", cmd: "cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max", exact: "256\n"},
+		{name: "workdir and env", cmd: "pwd; env | grep -v -e '^CO_RUN_ID=' -e '^PWD=' -e '^SHLVL=' -e '^_=' | sort",
+			exact: "/workspace\nGIT_PAGER=cat\nHOME=/tmp\nHOSTNAME=sandbox\nLANG=C.UTF-8\nPAGER=cat\nPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"},
+		{name: "root fs read-only", cmd: "touch /etc/x", exit: 1, contains: []string{"Read-only file system"}},
+		{name: "usr read-only", cmd: "echo x > /usr/bin/x", exit: 2, contains: []string{"Read-only file system"}},
+		{name: "tmp writable", cmd: "echo x > /tmp/x && cat /tmp/x", exact: "x\n"},
+		{name: "host file invisible", cmd: "cat " + hostSecret, exit: 1, contains: []string{"No such file or directory"}},
+		{name: "host repo invisible", cmd: "ls /work /root 2>&1; true", contains: []string{"No such file or directory"}},
+		{name: "git read-only", cmd: "touch /workspace/.git/hooks/x", exit: 1, contains: []string{"Read-only file system"}},
+		{name: "workspace writable", cmd: "echo hello > /workspace/x && echo written", exact: "written\n"},
+		{name: "exit code", cmd: "exit 42", exit: 42},
+		{name: "stderr interleaved", cmd: "echo one; echo two >&2", contains: []string{"one\n", "two\n"}},
+		{name: "tools present", cmd: "for c in git curl jq less tree file zip unzip python3 rg ps timeout; do command -v $c >/dev/null || echo missing $c; done"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, d, tt.cmd, Options{})
+			if out.ExitCode != tt.exit {
+				t.Errorf("exit code %d, want %d; output:\n%s", out.ExitCode, tt.exit, out.Text)
+			}
+			if tt.contains == nil && out.Text != tt.exact {
+				t.Errorf("output:\n%q\nwant\n%q", out.Text, tt.exact)
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(out.Text, s) {
+					t.Errorf("output lacks %q:\n%s", s, out.Text)
+				}
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "x")); err != nil || string(b) != "hello\n" {
+		t.Errorf("file written in /workspace: %q, %v on the host", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git", "hooks", "x")); !os.IsNotExist(err) {
+		t.Errorf(".git/hooks/x exists on the host: %v", err)
+	}
+
+	t.Run("container labels and config", func(t *testing.T) {
+		info, err := cli.ContainerInspect(ctx, d.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := info.Config.Labels
+		if l[LabelSandbox] != "1" || l[LabelPID] != fmt.Sprint(os.Getpid()) || l[LabelSession] != d.cfg.SessionID {
+			t.Errorf("labels = %v", l)
+		}
+		hc := info.HostConfig
+		if !slices.Equal(hc.CapDrop, []string{"ALL"}) || !hc.ReadonlyRootfs || string(hc.NetworkMode) != "none" ||
+			hc.PidsLimit == nil || *hc.PidsLimit != 256 || info.Config.User != "1000:1000" {
+			t.Errorf("host config: capdrop %v ro %v net %v pids %v user %q", hc.CapDrop, hc.ReadonlyRootfs, hc.NetworkMode, hc.PidsLimit, info.Config.User)
+		}
+	})
+
+	t.Run("timeout", func(t *testing.T) {
+		start := time.Now()
+		out := mustRun(t, d, "echo started; sleep 31", Options{Timeout: 2 * time.Second})
+		if !out.TimedOut || out.ExitCode != 124 || !strings.HasPrefix(out.Text, "started\n") ||
+			!strings.HasSuffix(out.Text, "[command timed out after 2s]") {
+			t.Fatalf("got %+v", out)
+		}
+		if d := time.Since(start); d > 6*time.Second {
+			t.Fatalf("Run took %v for a 2s timeout", d)
+		}
+		if out := mustRun(t, d, "ps -eo args | grep -c '^sleep 31' || true", Options{}); out.Text != "0\n" {
+			t.Fatalf("sleep 31 still running: %q", out.Text)
+		}
+	})
+
+	t.Run("timeout capped by MaxTimeout", func(t *testing.T) {
+		out := mustRun(t, d, "sleep 60", Options{Timeout: time.Hour})
+		if !out.TimedOut || !strings.HasSuffix(out.Text, "[command timed out after 3s]") {
+			t.Fatalf("got %+v", out)
+		}
+	})
+
+	t.Run("command ignoring TERM", func(t *testing.T) {
+		out := mustRun(t, d, "trap '' TERM; sleep 30", Options{Timeout: time.Second})
+		if !out.TimedOut || out.ExitCode != 124 {
+			t.Fatalf("got %+v", out)
+		}
+	})
+
+	t.Run("ctx cancel kills the command", func(t *testing.T) {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := d.Run(cctx, "sleep 32", Options{})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want DeadlineExceeded", err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Fatalf("Run took %v after cancel", d)
+		}
+		if out := mustRun(t, d, "ps -eo args | grep -c '^sleep 32' || true", Options{}); out.Text != "0\n" {
+			t.Fatalf("sleep 32 still running: %q", out.Text)
+		}
+	})
+
+	t.Run("output truncated", func(t *testing.T) {
+		out := mustRun(t, d, "head -c 100000 /dev/zero | tr '\\0' a", Options{MaxOutput: 1000})
+		if !out.Truncated || !strings.HasPrefix(out.Text, strings.Repeat("a", 1000)+"\n[") ||
+			!strings.HasSuffix(out.Text, "[… output truncated: kept first 1000 of 100000 bytes …]") {
+			t.Fatalf("Truncated=%v, text tail %q", out.Truncated, out.Text[max(0, len(out.Text)-80):])
+		}
+		out = mustRun(t, d, "head -c 1000 /dev/zero", Options{MaxOutput: 1000})
+		if out.Truncated || len(out.Text) != 1000 {
+			t.Fatalf("exactly MaxOutput bytes: Truncated=%v len=%d", out.Truncated, len(out.Text))
+		}
+	})
+
+	t.Run("concurrent runs", func(t *testing.T) {
+		var wg sync.WaitGroup
+		start := time.Now()
+		for i := range 4 {
+			wg.Go(func() {
+				out, err := d.Run(ctx, fmt.Sprintf("sleep 1; echo %d", i), Options{})
+				if err != nil || out.Text != fmt.Sprintf("%d\n", i) {
+					t.Errorf("run %d: %+v, %v", i, out, err)
+				}
+			})
+		}
+		wg.Wait()
+		if d := time.Since(start); d > 3500*time.Millisecond {
+			t.Errorf("4 concurrent 1s runs took %v: serialised?", d)
+		}
+	})
+}
+
+func TestDockerForkBomb(t *testing.T) {
+	t.Parallel()
+	d := newTestDocker(t, Config{})
+	bombs := []struct {
+		name, cmd string
+		timedOut  bool
+	}{
+		// The shell returns at once and leaves the bomb running in the background.
+		{name: "background", cmd: "f() { f | f & }; f; sleep 1"},
+		// A loop that keeps forking at the limit until the timeout (bash, unlike dash, survives a
+		// failed fork).
+		{name: "until timeout", cmd: "bash -c 'while :; do sleep 30 & done'", timedOut: true},
+	}
+	for _, bomb := range bombs {
+		t.Run(bomb.name, func(t *testing.T) {
+			out := mustRun(t, d, bomb.cmd, Options{Timeout: 3 * time.Second})
+			t.Logf("fork bomb: exit %d, timed out %v, output %.120q", out.ExitCode, out.TimedOut, out.Text)
+			if !strings.Contains(out.Text, "fork") || out.TimedOut != bomb.timedOut {
+				t.Errorf("the bomb never hit the pids limit, or timed out=%v: %.300q", out.TimedOut, out.Text)
+			}
+			// The bomb's processes are gone (only init, sleep and this command's are left), so the
+			// next Run works normally.
+			out = mustRun(t, d, "echo still works; ps -e --no-headers -o pid,args", Options{})
+			if !strings.HasPrefix(out.Text, "still works\n") || strings.Contains(out.Text, "fork") {
+				t.Fatalf("after the fork bomb: %+v", out)
+			}
+			if n := strings.Count(out.Text, "\n") - 1; n > 6 {
+				t.Fatalf("%d processes left in the container:\n%s", n, out.Text)
+			}
+		})
+	}
+}
+
+func TestDockerMemoryLimit(t *testing.T) {
+	t.Parallel()
+	d := newTestDocker(t, Config{MemLimit: "64m"})
+	limit := mustRun(t, d, "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max", Options{})
+	if limit.Text != fmt.Sprintf("%d\n", 64<<20) {
+		t.Errorf("memory limit in the container: %q", limit.Text)
+	}
+	out := mustRun(t, d, "head -c 200m /dev/zero | tail", Options{Timeout: 60 * time.Second})
+	if out.ExitCode != 137 || out.TimedOut {
+		t.Fatalf("allocating 200m under a 64m limit: %+v", out)
+	}
+	if out := mustRun(t, d, "echo ok", Options{}); out.Text != "ok\n" {
+		t.Fatalf("after the OOM kill: %+v", out)
+	}
+}
+
+func TestDockerCloseRemovesContainer(t *testing.T) {
+	t.Parallel()
+	cli := needDocker(t)
+	sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), SessionID: "close" + randomHex(8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sb.(*Docker)
+	mustRun(t, d, "true", Options{})
+	if _, err := cli.ContainerInspect(context.Background(), d.Name()); err != nil {
+		t.Fatalf("container missing before Close: %v", err)
+	}
+
+	// A Run in flight when Close comes must end with an error, promptly.
+	running := make(chan error, 1)
+	go func() {
+		_, err := d.Run(context.Background(), "sleep 30", Options{})
+		running <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range errs {
+		wg.Go(func() { errs[i] = d.Close() })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("concurrent Close %d: %v", i, err)
+		}
+	}
+	select {
+	case err := <-running:
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("Run in flight during Close: %v, want ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("Run in flight did not end after Close")
+	}
+	assertNoContainer(t, cli, d.Name())
+	if err := d.Close(); err != nil {
+		t.Errorf("Close again: %v", err)
+	}
+	if _, err := d.Run(context.Background(), "true", Options{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Run after Close: %v, want ErrClosed", err)
+	}
+}
+
+// startChild starts the helper process (TestMain) owning a sandbox and waits for its "ready".
+func startChild(t *testing.T, mode string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(),
+		childEnv+"="+mode,
+		childWorkspaceEnv+"="+testWorkspace(t),
+		childSessionEnv+"="+"child"+randomHex(8),
+	)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	name, ok := strings.CutPrefix(strings.TrimSpace(line), "ready ")
+	if err != nil || !ok {
+		t.Fatalf("child said %q, %v", line, err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return cmd, name
+}
+
+func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(within):
+		t.Fatalf("child still running %v after the signal", within)
+		return nil
+	}
+}
+
+func TestDockerSIGTERMRemovesContainer(t *testing.T) {
+	t.Parallel()
+	cli := needDocker(t)
+	for _, mode := range []string{"ready", "now"} {
+		t.Run(map[string]string{"ready": "container running", "now": "container being created"}[mode], func(t *testing.T) {
+			cmd, name := startChild(t, mode)
+			if mode == "ready" {
+				if _, err := cli.ContainerInspect(context.Background(), name); err != nil {
+					t.Fatalf("child's container %s missing: %v", name, err)
+				}
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if err := waitExit(t, cmd, 30*time.Second); err != nil {
+				t.Fatalf("child exited with %v", err)
+			}
+			assertNoContainer(t, cli, name)
+		})
+	}
+}
+
+func TestDockerSweepsStaleContainers(t *testing.T) {
+	t.Parallel()
+	cli := needDocker(t)
+	cmd, stale := startChild(t, "ready")
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no chance to clean up
+		t.Fatal(err)
+	}
+	_ = waitExit(t, cmd, 10*time.Second)
+	if _, err := cli.ContainerInspect(context.Background(), stale); err != nil {
+		t.Fatalf("the killed child's container %s should still exist: %v", stale, err)
+	}
+	// The next New sweeps it (in the background, before creating its own container).
+	d := newTestDocker(t, Config{})
+	if err := d.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	assertNoContainer(t, cli, stale)
+	// Containers whose owner lives are kept: ours, and those of the other tests running in parallel.
+	if _, err := cli.ContainerInspect(context.Background(), d.Name()); err != nil {
+		t.Fatalf("own container swept: %v", err)
+	}
+}
+
+func TestDockerRefusesForeignContainerName(t *testing.T) {
+	t.Parallel()
+	cli := needDocker(t)
+	ctx := context.Background()
+
+	t.Run("not made by co", func(t *testing.T) {
+		session := "foreign" + randomHex(8)
+		name := ContainerName(session)
+		if _, err := cli.ContainerCreate(ctx, &container.Config{Image: testImage(), Cmd: []string{"true"}}, nil, nil, nil, name); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cli.ContainerRemove(ctx, name, container.RemoveOptions{Force: true}) })
+		sb, _, err := New(ctx, Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), SessionID: session})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sb.Close()
+		if err := sb.(*Docker).Ready(ctx); err == nil || !strings.Contains(err.Error(), "co did not create it") {
+			t.Fatalf("Ready: %v, want a refusal", err)
+		}
+		if _, err := cli.ContainerInspect(ctx, name); err != nil {
+			t.Fatalf("the foreign container was removed: %v", err)
+		}
+	})
+
+	t.Run("in use by a live co", func(t *testing.T) {
+		cmd, name := startChild(t, "ready")
+		session := strings.TrimPrefix(name, "co-runner-")
+		sb, _, err := New(ctx, Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), SessionID: session})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sb.(*Docker).Ready(ctx); err == nil || !strings.Contains(err.Error(), "in use by co process") {
+			t.Fatalf("Ready: %v, want a refusal", err)
+		}
+		if err := sb.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// Close removes only a container it may own: the child's is still there, until the child
+		// closes its own sandbox.
+		if _, err := cli.ContainerInspect(ctx, name); err != nil {
+			t.Fatalf("the live child's container was removed: %v", err)
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = waitExit(t, cmd, 30*time.Second)
+		assertNoContainer(t, cli, name)
+	})
+}
+
+func TestDockerRecreatesVanishedContainer(t *testing.T) {
+	t.Parallel()
+	cli := needDocker(t)
+	d := newTestDocker(t, Config{})
+	ctx := context.Background()
+	for _, how := range []string{"removed", "stopped"} {
+		t.Run(how, func(t *testing.T) {
+			mustRun(t, d, "echo before > /tmp/marker", Options{})
+			before, err := cli.ContainerInspect(ctx, d.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if how == "removed" {
+				err = cli.ContainerRemove(ctx, d.Name(), container.RemoveOptions{Force: true})
+			} else {
+				err = cli.ContainerKill(ctx, d.Name(), "KILL")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := mustRun(t, d, "cat /tmp/marker 2>/dev/null || echo fresh", Options{})
+			if out.Text != "fresh\n" || out.ExitCode != 0 {
+				t.Fatalf("after the container was %s: %+v", how, out)
+			}
+			after, err := cli.ContainerInspect(ctx, d.Name())
+			if err != nil || after.ID == before.ID || !after.State.Running {
+				t.Fatalf("no new running container: %v (IDs %.12s → %.12s)", err, before.ID, after.ID)
+			}
+		})
+	}
+}
+
+// freezeProxy forwards a unix socket to the Docker engine's and can stop forwarding, to play an
+// engine that hangs.
+type freezeProxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	cond   *sync.Cond
+	frozen bool
+}
+
+func newFreezeProxy(t *testing.T, target string) *freezeProxy {
+	dir, err := os.MkdirTemp("", "co-proxy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ln, err := net.Listen("unix", filepath.Join(dir, "docker.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &freezeProxy{ln: ln, target: target}
+	p.cond = sync.NewCond(&p.mu)
+	var conns sync.WaitGroup
+	var open []net.Conn
+	t.Cleanup(func() {
+		p.setFrozen(false)
+		ln.Close()
+		p.mu.Lock()
+		for _, c := range open {
+			c.Close()
+		}
+		p.mu.Unlock()
+		conns.Wait()
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("unix", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			open = append(open, c, up)
+			p.mu.Unlock()
+			conns.Add(2)
+			go func() { defer conns.Done(); p.pump(up, c) }()
+			go func() { defer conns.Done(); p.pump(c, up) }()
+		}
+	}()
+	return p
+}
+
+func (p *freezeProxy) host() string { return "unix://" + p.ln.Addr().String() }
+
+func (p *freezeProxy) setFrozen(f bool) {
+	p.mu.Lock()
+	p.frozen = f
+	p.mu.Unlock()
+	p.cond.Broadcast()
+}
+
+func (p *freezeProxy) pump(dst, src net.Conn) {
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		p.mu.Lock()
+		for p.frozen {
+			p.cond.Wait()
+		}
+		p.mu.Unlock()
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func TestDockerHungEngineFailsFast(t *testing.T) {
+	t.Parallel()
+	needDocker(t)
+	target := "/var/run/docker.sock"
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		var ok bool
+		if target, ok = strings.CutPrefix(h, "unix://"); !ok {
+			t.Skipf("DOCKER_HOST %s is not a unix socket", h)
+		}
+	}
+	p := newFreezeProxy(t, target)
+	d := newTestDocker(t, Config{DockerHost: p.host()})
+	mustRun(t, d, "true", Options{})
+
+	p.setFrozen(true)
+	start := time.Now()
+	_, err := d.Run(context.Background(), "echo hi", Options{})
+	took := time.Since(start)
+	p.setFrozen(false)
+	t.Logf("Run against a hung engine: %v after %v", err, took)
+	if err == nil || took > 8*time.Second {
+		t.Fatalf("Run against a hung engine: err %v after %v, want an error within seconds", err, took)
+	}
+	mustRun(t, d, "true", Options{}) // the engine answers again: so does the sandbox
+}
+
+func TestNewFallbackMatrix(t *testing.T) {
+	t.Parallel()
+	ws := testWorkspace(t)
+	noDocker := "unix://" + filepath.Join(t.TempDir(), "no-such-docker.sock")
+
+	// A socket that accepts connections and never answers: the probe must still be bounded.
+	silentDir, err := os.MkdirTemp("", "co-silent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(silentDir) })
+	silent, err := net.Listen("unix", filepath.Join(silentDir, "docker.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { silent.Close() })
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+
+	tests := []struct {
+		name      string
+		backend   string
+		fallback  string
+		host      string // "" = the real engine
+		image     string
+		needs     bool   // needs the real engine
+		want      string // backend chosen, or "" for an error
+		warning   string
+		errSubstr string
+	}{
+		{name: "auto warn docker", backend: "auto", fallback: "warn", needs: true, want: BackendDocker},
+		{name: "auto warn no docker", backend: "auto", fallback: "warn", host: noDocker, want: BackendSubprocess,
+			warning: "Docker is not available ("},
+		{name: "auto error docker", backend: "auto", fallback: "error", needs: true, want: BackendDocker},
+		{name: "auto error no docker", backend: "auto", fallback: "error", host: noDocker, errSubstr: "refusing to run commands unsandboxed"},
+		{name: "docker docker", backend: "docker", fallback: "warn", needs: true, want: BackendDocker},
+		{name: "docker no docker", backend: "docker", fallback: "warn", host: noDocker, errSubstr: "backend is \"docker\" but Docker is not available"},
+		{name: "docker no docker fallback ignored", backend: "docker", fallback: "error", host: noDocker, errSubstr: "Docker is not available"},
+		{name: "subprocess ignores docker", backend: "subprocess", fallback: "error", needs: true, want: BackendSubprocess},
+		{name: "subprocess without docker", backend: "subprocess", fallback: "error", host: noDocker, want: BackendSubprocess},
+		{name: "default is auto warn", host: noDocker, want: BackendSubprocess, warning: "UNSANDBOXED"},
+		{name: "engine hangs", backend: "auto", fallback: "warn", host: "unix://" + silent.Addr().String(), want: BackendSubprocess,
+			warning: "commands run UNSANDBOXED on this machine"},
+		{name: "image missing", backend: "auto", fallback: "warn", needs: true, image: "co-cli-sandbox-missing", want: BackendSubprocess,
+			warning: "image co-cli-sandbox-missing not found"},
+		{name: "image missing docker", backend: "docker", needs: true, image: "co-cli-sandbox-missing", errSubstr: "scripts/build-sandbox-image.sh"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.needs {
+				needDocker(t)
+			}
+			if tt.image == "" {
+				tt.image = testImage()
+			}
+			start := time.Now()
+			sb, sel, err := New(context.Background(), Config{
+				Backend: tt.backend, Fallback: tt.fallback, DockerHost: tt.host, Image: tt.image,
+				Workspace: ws, SessionID: "matrix" + randomHex(8),
+			})
+			took := time.Since(start)
+			if took > 3*time.Second {
+				t.Errorf("New took %v: the Docker probe is not bounded", took)
+			}
+			if tt.want == "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errSubstr) {
+					t.Fatalf("New: %v, want an error containing %q", err, tt.errSubstr)
+				}
+				if !errors.Is(err, ErrDockerUnavailable) {
+					t.Errorf("error %v does not wrap ErrDockerUnavailable", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			defer sb.Close()
+			wantIso := map[string]Isolation{BackendDocker: Full, BackendSubprocess: None}[tt.want]
+			if sel.Backend != tt.want || sel.Isolation != wantIso || sb.Isolation() != wantIso {
+				t.Fatalf("selection %+v (sandbox isolation %s), want %s", sel, sb.Isolation(), tt.want)
+			}
+			if tt.warning == "" && sel.Warning != "" || !strings.Contains(sel.Warning, tt.warning) {
+				t.Fatalf("warning %q, want one containing %q", sel.Warning, tt.warning)
+			}
+			if sel.Warning != "" {
+				t.Logf("warning: %s", sel.Warning)
+			}
+			if out, err := sb.Run(context.Background(), "echo ok", Options{}); err != nil || out.Text != "ok\n" {
+				t.Fatalf("Run: %+v, %v", out, err)
+			}
+		})
+	}
+}
+
+func TestNewReturnsBeforeContainerIsReady(t *testing.T) {
+	t.Parallel()
+	needDocker(t)
+	cfg := Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), SessionID: "bg" + randomHex(8)}
+	start := time.Now()
+	sb, _, err := New(context.Background(), cfg)
+	newTook := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sb.(*Docker)
+	defer d.Close()
+	_, _, startedErr := d.Started()
+	if err := d.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	readyTook := time.Since(start)
+	begin, took, err := d.Started()
+	if err != nil || begin.Before(start) || took <= 0 {
+		t.Fatalf("Started() = %v, %v, %v", begin, took, err)
+	}
+	t.Logf("New returned after %v; container created and started %v after New began (creation took %v)", newTook, readyTook, took)
+	if !errors.Is(startedErr, ErrNotReady) {
+		t.Errorf("right after New, Started() error = %v, want ErrNotReady (creation in the background)", startedErr)
+	}
+	if newTook >= readyTook {
+		t.Errorf("New (%v) waited for the container (%v)", newTook, readyTook)
+	}
+}
+
+// BenchmarkDockerRunTrue measures a warm `true` round-trip in the session container and reports
+// the median as well as the mean.
+func BenchmarkDockerRunTrue(b *testing.B) {
+	d := newTestDocker(b, Config{})
+	if err := d.Ready(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	mustRun(b, d, "true", Options{}) // warm up
+	var times []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		mustRun(b, d, "true", Options{})
+		times = append(times, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(times[len(times)*9/10].Microseconds())/1000, "p90-ms")
+}
+
+// BenchmarkDockerNew measures how long New takes (it must not wait for the container) and how
+// long the container then takes to be ready.
+func BenchmarkDockerNew(b *testing.B) {
+	needDocker(b)
+	ws := testWorkspace(b)
+	var newTotal, readyTotal time.Duration
+	for b.Loop() {
+		start := time.Now()
+		sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: ws, SessionID: "bench" + randomHex(8)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		newTotal += time.Since(start)
+		d := sb.(*Docker)
+		b.Cleanup(func() { d.Close() })
+		if err := d.Ready(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		readyTotal += time.Since(start)
+		b.StopTimer()
+		if err := d.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(newTotal.Microseconds())/1000/float64(b.N), "new-ms")
+	b.ReportMetric(float64(readyTotal.Microseconds())/1000/float64(b.N), "ready-ms")
+}

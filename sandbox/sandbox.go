@@ -1,0 +1,340 @@
+// Package sandbox runs the shell commands the LLM asks for, and owns the choice of where they run.
+//
+// Two backends implement [Sandbox]:
+//
+//   - [Docker] (Isolation [Full]): one long-lived container per session, named co-runner-<first 8 of
+//     the session id>, hardened (all capabilities dropped, no-new-privileges, pids limit, uid 1000,
+//     read-only root filesystem, network "none" by default, memory and CPU limits) with the workspace
+//     bind-mounted at /workspace and its .git read-only on top. Each Run is a docker exec.
+//   - [Subprocess] (Isolation [None]): sh -c in the workspace directory on this machine, in its own
+//     process group, with an allowlisted environment. It is the degraded mode and says so.
+//
+// [New] picks the backend from [Config] following the fallback matrix (see [New]) and reports the
+// choice in a [Selection] whose Warning the front ends must show persistently when it is not empty.
+//
+// # Semantics shared by both backends
+//
+// A command gets min(Options.Timeout or 120 s, Config.MaxTimeout) seconds. When it runs out, the
+// command and everything it started are killed, Output.TimedOut is true, Output.ExitCode is 124 and
+// Output.Text ends with "[command timed out after Ns]". Standard output and standard error are
+// interleaved into Output.Text; only the first Options.MaxOutput bytes (default 64 KiB) are kept,
+// and then Output.Truncated is true and the text ends with
+// "[… output truncated: kept first N of M bytes …]". A non-zero exit code is not an error: Run returns
+// an error only when the command could not be run or waited for (the infrastructure failed), or when
+// ctx was cancelled (the error is then ctx.Err(), the command has been killed, and the Output holds
+// what it printed so far).
+//
+// # Concurrency contract
+//
+// Run, Isolation, Close and, for Docker, Ready and Started are safe for concurrent use. Runs are NOT
+// serialised: concurrent Runs are concurrent commands (in the same container for Docker, sharing its
+// pids and memory limits). Close may be called at any time, from any goroutine, any number of times
+// (e.g. from a SIGTERM handler while a Run is in flight): it cancels in-flight Runs, which return an
+// error, removes what the sandbox created, and every call returns the result of the first. Run after
+// Close returns [ErrClosed].
+//
+// The Docker backend starts creating its container in a background goroutine inside New, so New
+// returns within the ~1.5 s availability probe; the first Run (or [Docker.Ready]) waits for the
+// container. That goroutine first sweeps containers left by co processes that died (see [SweepStale]).
+// It is the only goroutine the package leaves running between calls, and Close waits for it.
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// Isolation says how far a command is kept from the user's machine.
+type Isolation string
+
+const (
+	// Full: the command runs in a hardened container and sees only the workspace.
+	Full Isolation = "full"
+	// None: the command runs on this machine as the user running co.
+	None Isolation = "none"
+)
+
+// Backend names, as used in Config.Backend and Selection.Backend.
+const (
+	BackendAuto       = "auto"
+	BackendDocker     = "docker"
+	BackendSubprocess = "subprocess"
+)
+
+// Fallback policies for Config.Fallback (only used with BackendAuto).
+const (
+	FallbackWarn  = "warn"
+	FallbackError = "error"
+)
+
+// Defaults applied by New to zero fields of Config and by Run to zero fields of Options.
+const (
+	DefaultImage      = "co-cli-sandbox"
+	DefaultNetwork    = "none"
+	DefaultTimeout    = 120 * time.Second
+	DefaultMaxTimeout = 10 * time.Minute
+	DefaultMaxOutput  = 64 << 10
+)
+
+// ErrClosed is returned by Run after Close.
+var ErrClosed = errors.New("sandbox: closed")
+
+// ErrDockerUnavailable is wrapped by the errors New returns when the Docker backend is required
+// (Backend "docker", or "auto" with Fallback "error") and Docker cannot be used.
+var ErrDockerUnavailable = errors.New("Docker is not available")
+
+// Options tune one Run.
+type Options struct {
+	// Timeout is the time the command may take; 0 means DefaultTimeout. It is capped by
+	// Config.MaxTimeout and rounded up to whole seconds.
+	Timeout time.Duration
+	// MaxOutput is how many bytes of output are kept; 0 means DefaultMaxOutput.
+	MaxOutput int
+}
+
+// Output is what a command did.
+type Output struct {
+	// Text is stdout and stderr interleaved, possibly truncated, plus the timeout or truncation note.
+	Text string
+	// ExitCode is the command's exit status (128+n when killed by signal n; 124 on timeout).
+	ExitCode int
+	// Truncated is true when output beyond MaxOutput was dropped.
+	Truncated bool
+	// TimedOut is true when the command was killed because it ran out of time.
+	TimedOut bool
+	// Duration is how long the command ran (for Docker, excluding the wait for the container).
+	Duration time.Duration
+}
+
+// Sandbox runs shell commands somewhere. See the package documentation for the contract.
+type Sandbox interface {
+	Run(ctx context.Context, cmd string, opts Options) (Output, error)
+	Isolation() Isolation
+	Close() error
+}
+
+// Starter is implemented by backends that prepare their environment in the background ([Docker]).
+// Callers use it to wait for readiness and to record the preparation in a telemetry span.
+type Starter interface {
+	// Ready blocks until the environment is ready (nil), failed (its error) or ctx is done.
+	Ready(ctx context.Context) error
+	// Started reports when preparation began and how long it took until the environment was
+	// ready; err is [ErrNotReady] while it is still under way, or the error that made it fail.
+	Started() (begin time.Time, took time.Duration, err error)
+}
+
+// ErrNotReady is returned by Starter.Started while preparation is still under way.
+var ErrNotReady = errors.New("sandbox: not ready yet")
+
+// Config chooses and configures the backend. Zero fields get the defaults noted.
+type Config struct {
+	Backend     string        // auto (default) | docker | subprocess
+	Fallback    string        // warn (default) | error; only for auto
+	Image       string        // default co-cli-sandbox
+	Workspace   string        // host dir mounted at /workspace; default the current directory
+	SessionID   string        // container name co-runner-<first 8 of SessionID>; default random
+	Network     string        // none (default) | bridge
+	MemLimit    string        // e.g. "512m", "1g"; empty means no limit
+	CPUs        float64       // e.g. 1.5; 0 means no limit
+	MaxTimeout  time.Duration // cap on Options.Timeout; default 10 min
+	GitReadOnly bool          // mount <workspace>/.git read-only (co's settings default it to true)
+	DockerHost  string        // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
+}
+
+// Selection reports which backend New chose.
+type Selection struct {
+	Backend   string    // "docker" or "subprocess"
+	Isolation Isolation // Full or None
+	// Warning is non-empty when co fell back to running commands unsandboxed; show it persistently.
+	Warning string
+}
+
+// probeTimeout bounds the check that Docker is available.
+const probeTimeout = 1500 * time.Millisecond
+
+// New returns the sandbox chosen by cfg:
+//
+//	Backend     Fallback  Docker usable  Result
+//	auto        warn      yes            Docker
+//	auto        warn      no             Subprocess, Selection.Warning set
+//	auto        error     yes            Docker
+//	auto        error     no             error (wraps ErrDockerUnavailable)
+//	docker      ignored   yes            Docker
+//	docker      ignored   no             error (wraps ErrDockerUnavailable)
+//	subprocess  ignored   ignored        Subprocess (Docker is not probed)
+//
+// "Docker usable" means the engine answers a ping and has cfg.Image, both checked within ~1.5 s.
+// New does not wait for the container: it is created in the background (see [Docker.Ready]).
+func New(ctx context.Context, cfg Config) (Sandbox, Selection, error) {
+	cfg, err := normalize(cfg)
+	if err != nil {
+		return nil, Selection{}, err
+	}
+	switch cfg.Backend {
+	case BackendSubprocess:
+		return newSubprocess(cfg), Selection{Backend: BackendSubprocess, Isolation: None}, nil
+	case BackendDocker, BackendAuto:
+	default:
+		return nil, Selection{}, fmt.Errorf("sandbox: unknown backend %q (want auto, docker or subprocess)", cfg.Backend)
+	}
+
+	d, err := newDocker(ctx, cfg)
+	if err == nil {
+		return d, Selection{Backend: BackendDocker, Isolation: Full}, nil
+	}
+	if !errors.Is(err, ErrDockerUnavailable) {
+		return nil, Selection{}, err
+	}
+	switch {
+	case cfg.Backend == BackendDocker:
+		return nil, Selection{}, fmt.Errorf("sandbox: backend is \"docker\" but %w", err)
+	case cfg.Fallback == FallbackError:
+		return nil, Selection{}, fmt.Errorf("sandbox: %w and the fallback policy is \"error\": refusing to run commands unsandboxed", err)
+	}
+	sel := Selection{
+		Backend:   BackendSubprocess,
+		Isolation: None,
+		Warning:   fmt.Sprintf("%s; commands run UNSANDBOXED on this machine", err),
+	}
+	return newSubprocess(cfg), sel, nil
+}
+
+// normalize applies defaults and validates cfg.
+func normalize(cfg Config) (Config, error) {
+	if cfg.Backend == "" {
+		cfg.Backend = BackendAuto
+	}
+	switch cfg.Fallback {
+	case "":
+		cfg.Fallback = FallbackWarn
+	case FallbackWarn, FallbackError:
+	default:
+		return cfg, fmt.Errorf("sandbox: unknown fallback %q (want warn or error)", cfg.Fallback)
+	}
+	if cfg.Image == "" {
+		cfg.Image = DefaultImage
+	}
+	switch cfg.Network {
+	case "":
+		cfg.Network = DefaultNetwork
+	case "none", "bridge":
+	default:
+		return cfg, fmt.Errorf("sandbox: network %q not allowed (want none or bridge)", cfg.Network)
+	}
+	if cfg.MaxTimeout <= 0 {
+		cfg.MaxTimeout = DefaultMaxTimeout
+	}
+	if cfg.CPUs < 0 {
+		return cfg, fmt.Errorf("sandbox: negative CPU limit %v", cfg.CPUs)
+	}
+	if cfg.MemLimit != "" {
+		if _, err := parseBytes(cfg.MemLimit); err != nil {
+			return cfg, fmt.Errorf("sandbox: memory limit: %w", err)
+		}
+	}
+	if cfg.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return cfg, fmt.Errorf("sandbox: workspace: %w", err)
+		}
+		cfg.Workspace = wd
+	}
+	ws, err := filepath.Abs(cfg.Workspace)
+	if err != nil {
+		return cfg, fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if fi, err := os.Stat(ws); err != nil {
+		return cfg, fmt.Errorf("sandbox: workspace: %w", err)
+	} else if !fi.IsDir() {
+		return cfg, fmt.Errorf("sandbox: workspace %s is not a directory", ws)
+	}
+	cfg.Workspace = ws
+	if cfg.SessionID == "" {
+		cfg.SessionID = randomHex(8)
+	}
+	return cfg, nil
+}
+
+// effectiveTimeout is the whole number of seconds a command gets.
+func effectiveTimeout(requested, max time.Duration) int {
+	if requested <= 0 {
+		requested = DefaultTimeout
+	}
+	if requested > max {
+		requested = max
+	}
+	return int((requested + time.Second - 1) / time.Second)
+}
+
+func maxOutput(opts Options) int {
+	if opts.MaxOutput > 0 {
+		return opts.MaxOutput
+	}
+	return DefaultMaxOutput
+}
+
+// capture is an io.Writer keeping the first max bytes written and counting the rest.
+// It is not safe for concurrent use; each backend writes from one goroutine at a time.
+type capture struct {
+	max   int
+	buf   []byte
+	total int64
+}
+
+func newCapture(max int) *capture { return &capture{max: max} }
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.total += int64(len(p))
+	if room := c.max - len(c.buf); room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// text renders the kept output plus the notes the contract promises, and whether it was truncated.
+func (c *capture) text(timedOut bool, timeoutSecs int) (string, bool) {
+	kept := c.buf
+	truncated := c.total > int64(len(c.buf))
+	if truncated {
+		// Do not cut a UTF-8 sequence in half: drop an incomplete last rune.
+		for i := 1; i <= utf8.UTFMax && i <= len(kept); i++ {
+			if utf8.RuneStart(kept[len(kept)-i]) {
+				if !utf8.FullRune(kept[len(kept)-i:]) {
+					kept = kept[:len(kept)-i]
+				}
+				break
+			}
+		}
+	}
+	s := string(kept)
+	if truncated {
+		s = appendNote(s, fmt.Sprintf("[… output truncated: kept first %d of %d bytes …]", len(kept), c.total))
+	}
+	if timedOut {
+		s = appendNote(s, "[command timed out after "+strconv.Itoa(timeoutSecs)+"s]")
+	}
+	return s, truncated
+}
+
+func appendNote(s, note string) string {
+	if s != "" && s[len(s)-1] != '\n' {
+		s += "\n"
+	}
+	return s + note
+}
+
+func randomHex(n int) string {
+	b := make([]byte, (n+1)/2)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return hex.EncodeToString(b)[:n]
+}

@@ -1,0 +1,431 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestParseBytes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		bad  bool
+	}{
+		{in: "65536", want: 65536},
+		{in: "512m", want: 512 << 20},
+		{in: "1g", want: 1 << 30},
+		{in: "1G", want: 1 << 30},
+		{in: "1.5GiB", want: 3 << 29},
+		{in: "64MB", want: 64 << 20},
+		{in: " 2k ", want: 2048},
+		{in: "10b", want: 10},
+		{in: "", bad: true},
+		{in: "m", bad: true},
+		{in: "-1g", bad: true},
+		{in: "1e9", bad: true},
+		{in: "inf", bad: true},
+		{in: "nan", bad: true},
+		{in: "0", bad: true},
+		{in: "1x", bad: true},
+		{in: "99999999999t", bad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := parseBytes(tt.in)
+			if tt.bad {
+				if err == nil {
+					t.Fatalf("parseBytes(%q) = %d, want an error", tt.in, got)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("parseBytes(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"512m", "1g", "1.5GiB", "0", "-1", "1e3", "inf", "0x10p2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseBytes(s)
+		if err == nil && n < 1 {
+			t.Fatalf("parseBytes(%q) = %d without error", s, n)
+		}
+	})
+}
+
+func TestCaptureText(t *testing.T) {
+	tests := []struct {
+		name      string
+		max       int
+		writes    []string
+		timedOut  bool
+		want      string
+		truncated bool
+	}{
+		{name: "fits", max: 10, writes: []string{"abc", "def"}, want: "abcdef"},
+		{name: "exact", max: 6, writes: []string{"abc", "def"}, want: "abcdef"},
+		{name: "truncated", max: 4, writes: []string{"abc", "def\n"}, want: "abcd\n[… output truncated: kept first 4 of 7 bytes …]", truncated: true},
+		{name: "utf8 boundary", max: 2, writes: []string{"aé"}, want: "a\n[… output truncated: kept first 1 of 3 bytes …]", truncated: true},
+		{name: "timed out", max: 10, writes: []string{"x\n"}, timedOut: true, want: "x\n[command timed out after 7s]"},
+		{name: "timed out silent", max: 10, timedOut: true, want: "[command timed out after 7s]"},
+		{name: "both", max: 1, writes: []string{"xy"}, timedOut: true, want: "x\n[… output truncated: kept first 1 of 2 bytes …]\n[command timed out after 7s]", truncated: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCapture(tt.max)
+			for _, w := range tt.writes {
+				if n, err := c.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+			}
+			got, truncated := c.text(tt.timedOut, 7)
+			if got != tt.want || truncated != tt.truncated {
+				t.Fatalf("text = %q, %v; want %q, %v", got, truncated, tt.want, tt.truncated)
+			}
+			if !utf8.ValidString(got) {
+				t.Fatalf("text is not valid UTF-8: %q", got)
+			}
+		})
+	}
+}
+
+func TestEffectiveTimeout(t *testing.T) {
+	tests := []struct {
+		name           string
+		requested, max time.Duration
+		want           int
+	}{
+		{name: "default", max: time.Hour, want: 120},
+		{name: "requested", requested: 5 * time.Second, max: time.Hour, want: 5},
+		{name: "capped", requested: time.Hour, max: 30 * time.Second, want: 30},
+		{name: "default capped", max: 10 * time.Second, want: 10},
+		{name: "rounded up", requested: 1500 * time.Millisecond, max: time.Hour, want: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := effectiveTimeout(tt.requested, tt.max); got != tt.want {
+				t.Fatalf("effectiveTimeout(%v, %v) = %d, want %d", tt.requested, tt.max, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestContainerName(t *testing.T) {
+	tests := []struct{ session, want string }{
+		{"0123456789abcdef", "co-runner-01234567"},
+		{"abc", "co-runner-abc"},
+		{"a/b c:d;e$f_g.h-i", "co-runner-abcdef_g"},
+	}
+	for _, tt := range tests {
+		if got := ContainerName(tt.session); got != tt.want {
+			t.Errorf("ContainerName(%q) = %q, want %q", tt.session, got, tt.want)
+		}
+	}
+	if got := ContainerName("///"); len(got) != len("co-runner-")+8 {
+		t.Errorf("ContainerName of an unusable id = %q, want a random 8-char suffix", got)
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	ws := t.TempDir()
+	tests := []struct {
+		name string
+		cfg  Config
+		err  string
+	}{
+		{name: "defaults", cfg: Config{Workspace: ws}},
+		{name: "bad fallback", cfg: Config{Workspace: ws, Fallback: "maybe"}, err: "fallback"},
+		{name: "host network", cfg: Config{Workspace: ws, Network: "host"}, err: "network"},
+		{name: "bad memory", cfg: Config{Workspace: ws, MemLimit: "lots"}, err: "memory"},
+		{name: "negative cpus", cfg: Config{Workspace: ws, CPUs: -1}, err: "CPU"},
+		{name: "missing workspace", cfg: Config{Workspace: filepath.Join(ws, "nope")}, err: "workspace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := normalize(tt.cfg)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("normalize error = %v, want one mentioning %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Backend != BackendAuto || got.Fallback != FallbackWarn || got.Image != DefaultImage ||
+				got.Network != "none" || got.MaxTimeout != DefaultMaxTimeout || got.SessionID == "" {
+				t.Fatalf("defaults not applied: %+v", got)
+			}
+		})
+	}
+	if _, _, err := New(context.Background(), Config{Backend: "podman", Workspace: ws}); err == nil {
+		t.Fatal("New accepted an unknown backend")
+	}
+}
+
+func TestSubprocessEnv(t *testing.T) {
+	got := subprocessEnv([]string{
+		"PATH=/usr/bin", "HOME=/home/u", "USER=u", "LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm",
+		"SHELL=/bin/bash", "TMPDIR=/tmp", "FOO_TOKEN=t", "OPENAI_API_KEY=k", "AWS_SECRET_ACCESS_KEY=s",
+		"DB_PASSWORD=p", "EDITOR=vi", "PAGER=less", "malformed",
+	})
+	want := []string{
+		"PATH=/usr/bin", "HOME=/home/u", "USER=u", "LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm",
+		"SHELL=/bin/bash", "TMPDIR=/tmp", "PAGER=cat", "GIT_PAGER=cat",
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("subprocessEnv =\n%q\nwant\n%q", got, want)
+	}
+	for _, name := range []string{"FOO_TOKEN", "api_key", "Secret", "DB_PASSWORD", "KEYRING"} {
+		if !looksSecret(name) {
+			t.Errorf("looksSecret(%q) = false", name)
+		}
+	}
+	for name := range envAllowed {
+		if looksSecret(name) {
+			t.Errorf("allowlisted %s looks secret: it would never be passed", name)
+		}
+	}
+}
+
+func newTestSubprocess(t *testing.T, cfg Config) (Sandbox, string) {
+	t.Helper()
+	if cfg.Workspace == "" {
+		cfg.Workspace = t.TempDir()
+	}
+	cfg.Backend = BackendSubprocess
+	sb, sel, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel != (Selection{Backend: BackendSubprocess, Isolation: None}) || sb.Isolation() != None {
+		t.Fatalf("selection = %+v, isolation %s", sel, sb.Isolation())
+	}
+	t.Cleanup(func() { sb.Close() })
+	return sb, cfg.Workspace
+}
+
+// processGone reports whether pid no longer runs (absent, or a zombie nobody reaped yet).
+func processGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && strings.HasPrefix(string(b[i+1:]), " Z")
+}
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !processGone(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still running", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestSubprocessRun(t *testing.T) {
+	t.Setenv("FOO_TOKEN", "hunter2")
+	t.Setenv("CO_TEST_UNLISTED", "1")
+	t.Setenv("HOME", "/home/tester")
+	sb, ws := newTestSubprocess(t, Config{MaxTimeout: 3 * time.Second})
+	ctx := context.Background()
+
+	t.Run("output, exit code and workdir", func(t *testing.T) {
+		out, err := sb.Run(ctx, "pwd; echo to-stderr >&2; exit 3", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		real, _ := filepath.EvalSymlinks(ws)
+		if out.ExitCode != 3 || !strings.Contains(out.Text, real+"\n") || !strings.Contains(out.Text, "to-stderr") {
+			t.Fatalf("got %+v", out)
+		}
+		if out.TimedOut || out.Truncated || out.Duration <= 0 {
+			t.Fatalf("flags wrong: %+v", out)
+		}
+	})
+
+	t.Run("environment allowlist", func(t *testing.T) {
+		out, err := sb.Run(ctx, "env", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, absent := range []string{"FOO_TOKEN", "hunter2", "CO_TEST_UNLISTED"} {
+			if strings.Contains(out.Text, absent) {
+				t.Errorf("environment leaks %s:\n%s", absent, out.Text)
+			}
+		}
+		for _, present := range []string{"HOME=/home/tester\n", "PAGER=cat\n", "GIT_PAGER=cat\n", "PATH="} {
+			if !strings.Contains(out.Text, present) {
+				t.Errorf("environment lacks %q:\n%s", present, out.Text)
+			}
+		}
+	})
+
+	t.Run("timeout kills the process group", func(t *testing.T) {
+		start := time.Now()
+		out, err := sb.Run(ctx, "sleep 300 & echo $!; sleep 200", Options{Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !out.TimedOut || out.ExitCode != 124 || !strings.HasSuffix(out.Text, "[command timed out after 1s]") {
+			t.Fatalf("got %+v", out)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Fatalf("Run took %v for a 1s timeout", d)
+		}
+		pid, err := strconv.Atoi(strings.Fields(out.Text)[0])
+		if err != nil {
+			t.Fatalf("no pid in %q", out.Text)
+		}
+		waitGone(t, pid)
+	})
+
+	t.Run("timeout capped by MaxTimeout", func(t *testing.T) {
+		out, err := sb.Run(ctx, "sleep 60", Options{Timeout: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !out.TimedOut || !strings.Contains(out.Text, "[command timed out after 3s]") {
+			t.Fatalf("got %+v", out)
+		}
+	})
+
+	t.Run("background child does not outlive the shell", func(t *testing.T) {
+		out, err := sb.Run(ctx, "sleep 300 >/dev/null 2>&1 & echo $!", Options{})
+		if err != nil || out.ExitCode != 0 {
+			t.Fatalf("got %+v, %v", out, err)
+		}
+		pid, _ := strconv.Atoi(strings.TrimSpace(out.Text))
+		waitGone(t, pid)
+	})
+
+	t.Run("ctx cancel", func(t *testing.T) {
+		cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		out, err := sb.Run(cctx, "echo $$; sleep 30", Options{})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want DeadlineExceeded", err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("Run took %v after cancel", d)
+		}
+		pid, _ := strconv.Atoi(strings.TrimSpace(out.Text))
+		if pid == 0 {
+			t.Fatalf("partial output lost: %q", out.Text)
+		}
+		waitGone(t, pid)
+	})
+
+	t.Run("output truncated", func(t *testing.T) {
+		out, err := sb.Run(ctx, "i=0; while [ $i -lt 2000 ]; do echo 0123456789; i=$((i+1)); done", Options{MaxOutput: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !out.Truncated || !strings.HasSuffix(out.Text, "[… output truncated: kept first 1000 of 22000 bytes …]") {
+			t.Fatalf("got Truncated=%v, tail %q", out.Truncated, out.Text[max(0, len(out.Text)-80):])
+		}
+	})
+}
+
+func TestSubprocessClose(t *testing.T) {
+	sb, _ := newTestSubprocess(t, Config{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := sb.Run(context.Background(), "sleep 30", Options{})
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	if err := sb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("in-flight Run error = %v, want ErrClosed", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("Close did not stop the running command")
+	}
+	if _, err := sb.Run(context.Background(), "true", Options{}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Run after Close: %v, want ErrClosed", err)
+	}
+	if err := sb.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func TestMounts(t *testing.T) {
+	root := t.TempDir()
+	mk := func(t *testing.T, setup func(ws string)) string {
+		ws := filepath.Join(root, t.Name())
+		if err := os.MkdirAll(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		setup(ws)
+		return ws
+	}
+	type mnt struct {
+		target string
+		ro     bool
+	}
+	tests := []struct {
+		name   string
+		setup  func(ws string)
+		gitRO  bool
+		want   []mnt
+		source string // expected source of the .git mount, relative to ws
+	}{
+		{name: "no git", setup: func(string) {}, gitRO: true, want: []mnt{{"/workspace", false}}},
+		{name: "git dir", setup: func(ws string) { os.Mkdir(filepath.Join(ws, ".git"), 0o755) }, gitRO: true,
+			want: []mnt{{"/workspace", false}, {"/workspace/.git", true}}, source: ".git"},
+		{name: "git dir not protected", setup: func(ws string) { os.Mkdir(filepath.Join(ws, ".git"), 0o755) },
+			want: []mnt{{"/workspace", false}}},
+		{name: "git file", setup: func(ws string) { os.WriteFile(filepath.Join(ws, ".git"), []byte("gitdir: /x\n"), 0o644) }, gitRO: true,
+			want: []mnt{{"/workspace", false}, {"/workspace/.git", true}}, source: ".git"},
+		{name: "git symlink inside", setup: func(ws string) {
+			os.MkdirAll(filepath.Join(ws, "repo", "git"), 0o755)
+			os.Symlink("repo/git", filepath.Join(ws, ".git"))
+		}, gitRO: true, want: []mnt{{"/workspace", false}, {"/workspace/repo/git", true}}, source: "repo/git"},
+		{name: "git symlink outside", setup: func(ws string) { os.Symlink(root, filepath.Join(ws, ".git")) }, gitRO: true,
+			want: []mnt{{"/workspace", false}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := mk(t, tt.setup)
+			ms := mounts(Config{Workspace: ws, GitReadOnly: tt.gitRO})
+			var got []mnt
+			for _, m := range ms {
+				got = append(got, mnt{m.Target, m.ReadOnly})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("mounts = %v, want %v", got, tt.want)
+			}
+			if tt.source != "" {
+				real, _ := filepath.EvalSymlinks(ws)
+				if want := filepath.Join(real, tt.source); ms[1].Source != want {
+					t.Fatalf(".git mount source %s, want %s", ms[1].Source, want)
+				}
+			}
+		})
+	}
+}
