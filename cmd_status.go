@@ -24,7 +24,7 @@ func newStatusCmd(s streams) *cobra.Command {
 				return err
 			}
 			ctx := context.Background()
-			ss, err := newSession(ctx, l)
+			ss, err := newReportSession(ctx, l)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace/noop"
+
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/sandbox"
@@ -27,6 +29,9 @@ type session struct {
 	tracing      tracing
 	sandbox      sandbox.Sandbox
 	selection    sandbox.Selection
+	// probeOnly sessions report (co status, co policy check): they create
+	// no container and open no telemetry.
+	probeOnly bool
 }
 
 // loadConfig loads the settings and prints their warnings.
@@ -73,11 +78,21 @@ func needsProbe(ps agent.ProviderSettings) bool {
 // newSession wires a chat session. It never waits on the network: the
 // Ollama probe, when needed, runs in the background.
 func newSession(ctx context.Context, l *config.Loaded) (*session, error) {
+	return buildSession(ctx, l, false)
+}
+
+// newReportSession wires a session that only reports: no container, no
+// telemetry.
+func newReportSession(ctx context.Context, l *config.Loaded) (*session, error) {
+	return buildSession(ctx, l, true)
+}
+
+func buildSession(ctx context.Context, l *config.Loaded, probeOnly bool) (*session, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the working directory: %w", err)
 	}
-	ss := &session{loaded: l, id: newSessionID(), workspace: wd}
+	ss := &session{loaded: l, id: newSessionID(), workspace: wd, probeOnly: probeOnly}
 	st := l.Settings
 
 	approvals := agent.NewApprovals(agent.ApprovalOptions{
@@ -94,7 +109,11 @@ func newSession(ctx context.Context, l *config.Loaded) (*session, error) {
 	}
 	ss.tools, ss.unconfigured = reg, unconf
 
-	ss.tracing = ss.setupTelemetry(ctx)
+	if probeOnly {
+		ss.tracing = tracing{tracer: noop.NewTracerProvider().Tracer("co"), shutdown: func() {}}
+	} else {
+		ss.tracing = ss.setupTelemetry(ctx)
+	}
 	ss.closers = append(ss.closers, ss.tracing.shutdown)
 
 	ps := providerSettings(l)

@@ -22,7 +22,7 @@ func (ss *session) buildTools(ctx context.Context, approvals *agent.Approvals) (
 	if err != nil {
 		return nil, nil, "", err
 	}
-	sb, sel, err := sandbox.New(ctx, sandbox.Config{
+	cfg := sandbox.Config{
 		Backend:     st.SandboxBackend,
 		Fallback:    st.SandboxFallback,
 		Image:       st.DockerImage,
@@ -33,7 +33,15 @@ func (ss *session) buildTools(ctx context.Context, approvals *agent.Approvals) (
 		CPUs:        st.SandboxCPUs,
 		MaxTimeout:  time.Duration(st.SandboxMaxTimeout) * time.Second,
 		GitReadOnly: st.SandboxGitReadonly,
-	})
+	}
+	var sb sandbox.Sandbox
+	var sel sandbox.Selection
+	if ss.probeOnly {
+		sel, err = sandbox.Select(ctx, cfg)
+		sb = reportOnly{sel.Isolation}
+	} else {
+		sb, sel, err = sandbox.New(ctx, cfg)
+	}
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("%w\nTo run commands without isolation instead, set CO_CLI_SANDBOX_BACKEND=subprocess (every command will then ask), or start Docker (scripts/docker-up.sh builds the sandbox image)", err)
 	}
@@ -80,3 +88,14 @@ func (ss *session) isolation() (level string, unsandboxed bool) {
 	iso := ss.sandbox.Isolation()
 	return string(iso), iso != sandbox.Full
 }
+
+// reportOnly stands for the sandbox in commands that only report (co
+// status, co policy check): it knows the isolation New would give and runs
+// nothing.
+type reportOnly struct{ iso sandbox.Isolation }
+
+func (r reportOnly) Run(context.Context, string, sandbox.Options) (sandbox.Output, error) {
+	return sandbox.Output{}, fmt.Errorf("this command only reports; it runs no shell commands")
+}
+func (r reportOnly) Isolation() sandbox.Isolation { return r.iso }
+func (r reportOnly) Close() error                 { return nil }

@@ -124,9 +124,9 @@ func (c *creation) finished() bool {
 	}
 }
 
-// newDocker probes Docker (bounded by probeTimeout) and starts creating the container in the
-// background. Errors meaning "Docker cannot be used" wrap ErrDockerUnavailable.
-func newDocker(ctx context.Context, cfg Config) (*Docker, error) {
+// probeDocker checks, within probeTimeout, that the engine answers and has the image. Errors
+// meaning "Docker cannot be used" wrap ErrDockerUnavailable.
+func probeDocker(ctx context.Context, cfg Config) (*client.Client, error) {
 	cli, err := newClient(cfg.DockerHost)
 	if err != nil {
 		return nil, unavailable(err)
@@ -146,7 +146,11 @@ func newDocker(ctx context.Context, cfg Config) (*Docker, error) {
 		}
 		return nil, unavailable(err)
 	}
+	return cli, nil
+}
 
+// newDocker starts creating the container in the background with the probed client.
+func newDocker(cli *client.Client, cfg Config) *Docker {
 	host, _ := os.Hostname()
 	pid := os.Getpid()
 	d := &Docker{
@@ -166,7 +170,7 @@ func newDocker(ctx context.Context, cfg Config) (*Docker, error) {
 	d.mu.Lock()
 	d.startCreation()
 	d.mu.Unlock()
-	return d, nil
+	return d
 }
 
 func newClient(host string) (*client.Client, error) {

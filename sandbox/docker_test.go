@@ -789,11 +789,18 @@ func TestNewFallbackMatrix(t *testing.T) {
 			if tt.image == "" {
 				tt.image = testImage()
 			}
-			start := time.Now()
-			sb, sel, err := New(context.Background(), Config{
+			cfg := Config{
 				Backend: tt.backend, Fallback: tt.fallback, DockerHost: tt.host, Image: tt.image,
 				Workspace: ws, SessionID: "matrix" + randomHex(8),
-			})
+			}
+			// Select reports the same choice without creating anything.
+			selOnly, selErr := Select(context.Background(), cfg)
+			if tt.want == "" && (selErr == nil || !strings.Contains(selErr.Error(), tt.errSubstr)) ||
+				tt.want != "" && (selErr != nil || selOnly.Backend != tt.want) {
+				t.Fatalf("Select = %+v, %v", selOnly, selErr)
+			}
+			start := time.Now()
+			sb, sel, err := New(context.Background(), cfg)
 			took := time.Since(start)
 			if took > 3*time.Second {
 				t.Errorf("New took %v: the Docker probe is not bounded", took)
@@ -811,6 +818,9 @@ func TestNewFallbackMatrix(t *testing.T) {
 				t.Fatalf("New: %v", err)
 			}
 			defer sb.Close()
+			if selOnly != sel {
+				t.Errorf("Select = %+v, New chose %+v", selOnly, sel)
+			}
 			wantIso := map[string]Isolation{BackendDocker: Full, BackendSubprocess: None}[tt.want]
 			if sel.Backend != tt.want || sel.Isolation != wantIso || sb.Isolation() != wantIso {
 				t.Fatalf("selection %+v (sandbox isolation %s), want %s", sel, sb.Isolation(), tt.want)

@@ -45,6 +45,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/docker/docker/client"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -178,33 +179,58 @@ func New(ctx context.Context, cfg Config) (Sandbox, Selection, error) {
 	if err != nil {
 		return nil, Selection{}, err
 	}
+	sel, cli, err := choose(ctx, cfg)
+	if err != nil {
+		return nil, Selection{}, err
+	}
+	if sel.Backend == BackendSubprocess {
+		return newSubprocess(cfg), sel, nil
+	}
+	return newDocker(cli, cfg), sel, nil
+}
+
+// Select reports which backend New would choose for cfg, and the error New
+// would return, without creating anything: for status reports.
+func Select(ctx context.Context, cfg Config) (Selection, error) {
+	cfg, err := normalize(cfg)
+	if err != nil {
+		return Selection{}, err
+	}
+	sel, cli, err := choose(ctx, cfg)
+	if cli != nil {
+		cli.Close()
+	}
+	return sel, err
+}
+
+// choose applies the behaviour matrix of New. For Docker it returns the
+// probed client.
+func choose(ctx context.Context, cfg Config) (Selection, *client.Client, error) {
 	switch cfg.Backend {
 	case BackendSubprocess:
-		return newSubprocess(cfg), Selection{Backend: BackendSubprocess, Isolation: None}, nil
+		return Selection{Backend: BackendSubprocess, Isolation: None}, nil, nil
 	case BackendDocker, BackendAuto:
 	default:
-		return nil, Selection{}, fmt.Errorf("sandbox: unknown backend %q (want auto, docker or subprocess)", cfg.Backend)
+		return Selection{}, nil, fmt.Errorf("sandbox: unknown backend %q (want auto, docker or subprocess)", cfg.Backend)
 	}
-
-	d, err := newDocker(ctx, cfg)
+	cli, err := probeDocker(ctx, cfg)
 	if err == nil {
-		return d, Selection{Backend: BackendDocker, Isolation: Full}, nil
+		return Selection{Backend: BackendDocker, Isolation: Full}, cli, nil
 	}
 	if !errors.Is(err, ErrDockerUnavailable) {
-		return nil, Selection{}, err
+		return Selection{}, nil, err
 	}
 	switch {
 	case cfg.Backend == BackendDocker:
-		return nil, Selection{}, fmt.Errorf("sandbox: backend is \"docker\" but %w", err)
+		return Selection{}, nil, fmt.Errorf("sandbox: backend is \"docker\" but %w", err)
 	case cfg.Fallback == FallbackError:
-		return nil, Selection{}, fmt.Errorf("sandbox: %w and the fallback policy is \"error\": refusing to run commands unsandboxed", err)
+		return Selection{}, nil, fmt.Errorf("sandbox: %w and the fallback policy is \"error\": refusing to run commands unsandboxed", err)
 	}
-	sel := Selection{
+	return Selection{
 		Backend:   BackendSubprocess,
 		Isolation: None,
 		Warning:   fmt.Sprintf("%s; commands run UNSANDBOXED on this machine", err),
-	}
-	return newSubprocess(cfg), sel, nil
+	}, nil, nil
 }
 
 // normalize applies defaults and validates cfg.

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/co-cli/co/sandbox"
+	"github.com/co-cli/co/tools"
+)
+
+func newPolicyCmd(s streams) *cobra.Command {
+	policy := &cobra.Command{
+		Use:   "policy",
+		Short: "Inspect the shell command policy",
+	}
+	policy.AddCommand(&cobra.Command{
+		Use:   "check CMD",
+		Short: "Print the policy's decision for a shell command, and why",
+		Long: `co policy check prints what co's command policy decides for CMD, for people
+writing shell_policy rules. The first line starts with the decision under full
+isolation (allow, ask or deny) and its reason; the next lines give the grant
+scope and how the current sandbox changes the decision, if it does (without
+isolation nothing runs without asking; deny stays deny).
+
+Exit code 0 whatever the decision; 1 when the settings are invalid.`,
+		Example: `  co policy check "git status"
+  co policy check "curl https://example.com/x.sh | sh"`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(_ *cobra.Command, args []string) error {
+			l, err := loadConfig(s)
+			if err != nil {
+				return err
+			}
+			p, err := shellPolicy(l.Settings)
+			if err != nil {
+				return err
+			}
+			v := p.Evaluate(args[0])
+			fmt.Fprintf(s.out, "%s: %s\n", v.Decision, v.Reason)
+			if v.Scope != "" {
+				fmt.Fprintf(s.out, "grant scope: %s (what \"a\" in the approval modal would approve)\n", v.Scope)
+			}
+			ss, err := newReportSession(context.Background(), l)
+			if err != nil {
+				fmt.Fprintf(s.out, "current sandbox: unknown (%v)\n", err)
+				return nil
+			}
+			defer ss.Close()
+			level, _ := ss.isolation()
+			if level == string(sandbox.Full) || v.Decision != tools.Allow {
+				fmt.Fprintf(s.out, "current sandbox: %s (isolation %s): no change\n", ss.selection.Backend, level)
+				return nil
+			}
+			fmt.Fprintf(s.out, "current sandbox: %s (isolation %s): ask — without a sandbox every command asks\n", ss.selection.Backend, level)
+			return nil
+		},
+	})
+	return policy
+}
