@@ -1,0 +1,106 @@
+package shell
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/sandbox"
+	"github.com/co-cli/co/tools"
+)
+
+func newTool(t *testing.T, backend string) *Tool {
+	t.Helper()
+	sb, _, err := sandbox.New(context.Background(), sandbox.Config{Backend: backend, Workspace: t.TempDir(), SessionID: "shelltool" + backend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	p, err := NewPolicy(nil, []string{"ls", "echo", "git status"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewTool(sb, p, 5*time.Second)
+}
+
+func call(cmd string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"cmd": cmd})
+	return b
+}
+
+func TestCheckUnsandboxedAsksForEverything(t *testing.T) {
+	tool := newTool(t, "subprocess")
+	cases := []struct {
+		cmd    string
+		want   tools.Decision
+		reason string
+		label  string
+	}{
+		{"ls -la", tools.Ask, "without a sandbox", "ls"},
+		{"git status", tools.Ask, "without a sandbox", "git status"},
+		{"rm -rf /", tools.Deny, "recursive deletion", ""},
+		{"ls > out.txt", tools.Ask, "redirection", "exactly this command"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.cmd, func(t *testing.T) {
+			c := tools.Decide(context.Background(), tool, call(tc.cmd))
+			if c.Decision != tc.want || !strings.Contains(c.Reason, tc.reason) || c.Preview != tc.cmd {
+				t.Errorf("Check = %+v", c)
+			}
+			if tc.label != "" && c.ScopeLabel != tc.label {
+				t.Errorf("scope label %q, want %q", c.ScopeLabel, tc.label)
+			}
+		})
+	}
+}
+
+func TestCheckInTheSandboxAllowsSafeCommands(t *testing.T) {
+	if err := exec.Command("docker", "info").Run(); err != nil {
+		if os.Getenv("CO_TEST_NO_DOCKER") == "1" {
+			t.Skip("CO_TEST_NO_DOCKER=1")
+		}
+		t.Fatal("no Docker engine answers: run scripts/docker-up.sh, or set CO_TEST_NO_DOCKER=1")
+	}
+	tool := newTool(t, "docker")
+	if c := tools.Decide(context.Background(), tool, call("git status")); c.Decision != tools.Allow || c.Scope != "run_shell_command:git status" {
+		t.Errorf("git status in the sandbox: %+v", c)
+	}
+	if c := tools.Decide(context.Background(), tool, call("git push")); c.Decision != tools.Ask || c.Scope != "run_shell_command:git push" {
+		t.Errorf("git push: %+v", c)
+	}
+	res, err := tool.Run(context.Background(), call("id -u"))
+	if err != nil || strings.TrimSpace(res.Display) != "1000" || res.Meta["isolation"] != "full" {
+		t.Errorf("Run in the container: %+v, %v", res, err)
+	}
+}
+
+func TestRunResults(t *testing.T) {
+	tool := newTool(t, "subprocess")
+	res, err := tool.Run(context.Background(), call("echo hi"))
+	if err != nil || res.Display != "hi\n" || res.Meta["exit_code"] != 0 || res.Meta["isolation"] != "none" {
+		t.Fatalf("echo: %+v, %v", res, err)
+	}
+	res, err = tool.Run(context.Background(), call("echo oops >&2; exit 3"))
+	if !tools.IsRetry(err) || !strings.Contains(err.Error(), "exited with code 3") || !strings.Contains(res.Display, "oops") || res.Meta["exit_code"] != 3 {
+		t.Fatalf("non-zero exit must be a retryable error with the output: %+v, %v", res, err)
+	}
+	res, err = tool.Run(context.Background(), call("true"))
+	if err != nil || res.Display != "(no output)" {
+		t.Fatalf("empty output: %+v, %v", res, err)
+	}
+	start := time.Now()
+	res, err = tool.Run(context.Background(), json.RawMessage(`{"cmd":"sleep 30","timeout":60}`))
+	if !tools.IsRetry(err) || !strings.Contains(err.Error(), "timed out after 5s") || res.Meta["timed_out"] != true {
+		t.Fatalf("timeout is capped by the maximum: %+v, %v", res, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("timeout took %s", d)
+	}
+	if _, err := tool.Run(context.Background(), call("  ")); !tools.IsRetry(err) {
+		t.Fatalf("empty command: %v", err)
+	}
+}
