@@ -18,3 +18,13 @@ func requireDocker(t *testing.T) {
 	}
 	t.Fatal("no Docker engine answers: run scripts/docker-up.sh (as root), or set CO_TEST_NO_DOCKER=1 to skip Docker tests")
 }
+
+// containers lists the names of co's sandbox containers.
+func containers(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("docker", "ps", "-a", "--filter", "label=co-cli.sandbox", "--format", "{{.Names}}").CombinedOutput()
+	if err != nil {
+		t.Fatalf("docker ps: %v\n%s", err, out)
+	}
+	return string(out)
+}

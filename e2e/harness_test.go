@@ -196,3 +196,10 @@ func runCo(t *testing.T, dir string, environ []string, stdin string, args ...str
 	}
 	return out.String(), errb.String(), code
 }
+
+func execOut(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	return string(out), err
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }

@@ -159,3 +159,36 @@ func TestPlainDockerSandboxAllowsSafeCommands(t *testing.T) {
 		t.Errorf("command did not run in the container as uid 1000:\n%s", out)
 	}
 }
+
+func TestYoloAndGrantsNeverRunDeniedCommands(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "git status")}}, llmtest.Reply{Text: "one"},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c2", "git push origin main")}}, llmtest.Reply{Text: "two"},
+	)
+	// Unsandboxed, yolo needs yolo_unsandboxed; with it on, deny still wins.
+	out, _, _ := runCo(t, dir, unsandboxed(t, srv), "/yolo\nstatus\na\npush\nn\n!rm -rf ~\n", "--plain")
+	if !strings.Contains(out, "error: yolo is off while commands run unsandboxed") {
+		t.Errorf("/yolo must be refused unsandboxed:\n%s", out)
+	}
+	if !strings.Contains(out, "approved for this session: git status") {
+		t.Fatalf("grant missing:\n%s", out)
+	}
+	if !strings.Contains(out, "Approve run_shell_command(cmd='git push origin main')") {
+		t.Errorf("a grant for git status must not approve git push:\n%s", out)
+	}
+	if !strings.Contains(out, "denied by policy") {
+		t.Errorf("rm -rf ~ must be denied:\n%s", out)
+	}
+
+	env := env(t, nil, "CO_CLI_SANDBOX_BACKEND=subprocess", "CO_CLI_YOLO_UNSANDBOXED=true")
+	out, _, _ = runCo(t, dir, env, "/yolo\n!touch yolo.txt\n!rm -rf /\n", "--plain")
+	if !exists(dir, "yolo.txt") || strings.Contains(out, "Approve run_shell_command(cmd='touch") {
+		t.Errorf("yolo should approve touch without asking:\n%s", out)
+	}
+	if !strings.Contains(out, "denied by policy") {
+		t.Errorf("yolo must never run rm -rf /:\n%s", out)
+	}
+}

@@ -1,0 +1,33 @@
+package e2e
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The session's container is created in the background at start and removed
+// when co exits, also on SIGTERM.
+func TestSandboxContainerIsRemovedOnSIGTERM(t *testing.T) {
+	requireDocker(t)
+	p := start(t, t.TempDir(), env(t, nil, "CO_CLI_SANDBOX_BACKEND=docker"), "--plain")
+	p.waitFor("co> ", 10*time.Second)
+	// The prompt does not wait for the container; it appears soon after.
+	deadline := time.Now().Add(60 * time.Second)
+	pid := p.cmd.Process.Pid
+	var mine string
+	for time.Now().Before(deadline) && mine == "" {
+		out, _ := execOut("docker", "ps", "-a", "--filter", "label=co-cli.pid="+itoa(pid), "--format", "{{.Names}}")
+		mine = strings.TrimSpace(out)
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.HasPrefix(mine, "co-runner-") {
+		t.Fatalf("no sandbox container for co (pid %d) within 60 s: %q", pid, mine)
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait(30 * time.Second)
+	if strings.Contains(containers(t), mine) {
+		t.Fatalf("container %s still exists after SIGTERM", mine)
+	}
+}
