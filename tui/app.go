@@ -1,0 +1,703 @@
+// Package tui is co's full-screen chat: a Bubble Tea v2 program over the
+// agent and its events. The root model (App) lays out, routes messages and
+// keeps focus; each pane is its own component in its own file: the
+// transcript (chat.go, entries in entry.go, markdown in markdown.go), the
+// prompt (input.go, history.go), the approval modal (modal.go), the spans
+// side panel (sidepanel.go), the status bar (statusbar.go) and the welcome
+// banner (welcome.go).
+//
+// Every string that came from the model, a tool, a file or the network
+// goes through tui/safe before it is drawn.
+//
+// Concurrency: the model is used by Bubble Tea's event loop only. Each turn
+// has a pump goroutine (events.go) that reads the agent's channel and hands
+// its events to the loop as messages; the telemetry feed and provider
+// resolution are read by commands. Nothing but the loop touches the model.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	xansi "github.com/charmbracelet/x/ansi"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/tui/safe"
+	"github.com/co-cli/co/tui/slash"
+)
+
+// ExitWindow is how soon a second Ctrl+C at an idle prompt must follow the
+// first to exit.
+const ExitWindow = 2 * time.Second
+
+// sidePanelMinWidth is the terminal width below which the side panel hides.
+const sidePanelMinWidth = 100
+
+// interruptMsg is a SIGINT delivered while the terminal is not in raw mode;
+// it counts as Ctrl+C.
+type interruptMsg struct{}
+
+// flashDoneMsg clears a status flash.
+type flashDoneMsg struct{ Seq int }
+
+// historyErrMsg reports a failure to save the input history.
+type historyErrMsg struct{ Err error }
+
+// queued is a message typed while a turn ran.
+type queued struct {
+	text string
+	bang bool
+}
+
+// App is the root model.
+type App struct {
+	agent   *agent.Agent
+	slash   slash.Env
+	keys    KeyMap
+	mkeys   ModalKeyMap
+	th      *Theme
+	md      *markdown
+	chat    *Chat
+	input   *Input
+	modal   *Modal
+	side    *SidePanel
+	status  *StatusBar
+	welcome *welcomeEntry
+	wel     Welcome
+	spans   *SpansFromEvents // nil when the telemetry feed supplies spans
+	feed    <-chan telemetry.SpanEvent
+	unsub   func()
+	done    <-chan struct{} // closed when the program ends
+
+	width, height int
+	sideWanted    bool
+	mouseOff      bool
+	inputHeight   int
+
+	turn       int // the current (or last) turn's id
+	running    bool
+	cancelled  bool // the user cancelled the running turn
+	pump       *pump
+	cancel     context.CancelFunc
+	reply      *assistantEntry // the reply being streamed
+	tools      map[string]*toolEntry
+	turnTokens int
+	queue      []queued
+
+	ctrlC    time.Time
+	flashSeq int
+
+	start func(text string, bang bool) (<-chan agent.Event, context.CancelFunc)
+	now   func() time.Time
+}
+
+// New makes the root model. ctx bounds every turn it starts.
+func New(ctx context.Context, o Options) *App {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	th := NewTheme(o.Theme, noColor(o.Environ))
+	keys, mkeys := DefaultKeyMap(), DefaultModalKeyMap()
+	md := newMarkdown(th.Markdown)
+	hist, err := LoadHistory(o.HistoryPath)
+	a := &App{
+		agent: o.Agent, slash: o.Slash, keys: keys, mkeys: mkeys, th: &th, md: md,
+		side: NewSidePanel(&th), status: NewStatusBar(&th), wel: o.Welcome,
+		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(),
+	}
+	if a.slash.Agent == nil {
+		a.slash.Agent = o.Agent
+	}
+	if a.slash.HelpExtra == "" {
+		a.slash.HelpExtra = HelpText(keys, mkeys)
+	}
+	a.chat = NewChat(a.th, md)
+	a.input = NewInput(a.th, keys, hist)
+	a.welcome = &welcomeEntry{w: o.Welcome}
+	a.chat.Add(a.welcome)
+	if err != nil {
+		a.chat.Add(newNotice(noticeError, "could not read the input history: "+err.Error()))
+	}
+	a.setProvider()
+	if o.Feed != nil {
+		a.feed, a.unsub = o.Feed.Subscribe(256)
+	} else {
+		p, _, _ := o.Agent.Provider()
+		a.spans = NewSpansFromEvents(p.Model)
+	}
+	a.start = func(text string, bang bool) (<-chan agent.Event, context.CancelFunc) {
+		tctx, cancel := context.WithCancel(ctx)
+		if bang {
+			return o.Agent.RunBang(tctx, text), cancel
+		}
+		return o.Agent.Submit(tctx, text), cancel
+	}
+	a.refreshStatus()
+	return a
+}
+
+func noColor(environ []string) bool {
+	if environ == nil {
+		return os.Getenv("NO_COLOR") != ""
+	}
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "NO_COLOR="); ok && v != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// close ends the feed subscription and any running turn.
+func (a *App) close() {
+	if a.unsub != nil {
+		a.unsub()
+	}
+	if a.cancel != nil {
+		a.cancel()
+	}
+}
+
+// Init starts waiting for the provider and the spans.
+func (a *App) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	if _, done, _ := a.agent.Provider(); !done {
+		ag := a.agent
+		cmds = append(cmds, safeCmd(func() tea.Msg {
+			p, note, err := ag.WaitProvider(context.Background())
+			return providerMsg{Provider: p, Note: note, Err: err}
+		}))
+	}
+	if a.feed != nil {
+		cmds = append(cmds, safeCmd(readFeed(a.feed)))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes a message to its handler.
+func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.chat.Add(newNotice(noticeError, fmt.Sprintf("internal error: %v (the chat goes on; please report this)", r)))
+			m, cmd = a, nil
+		}
+	}()
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		a.width, a.height = msg.Width, msg.Height
+		a.layout()
+	case tea.KeyPressMsg:
+		cmd = a.handleKey(msg)
+	case tea.MouseWheelMsg:
+		a.handleWheel(msg)
+	case tea.PasteMsg:
+		if a.modal == nil {
+			cmd = a.toInput(msg)
+		}
+	case interruptMsg:
+		cmd = a.interrupt()
+	case agentEventMsg:
+		cmd = a.handleAgentEvent(msg)
+	case turnClosedMsg:
+		cmd = a.handleTurnClosed(msg)
+	case spanMsg:
+		a.side.Apply(msg.Span)
+		cmd = safeCmd(readFeed(a.feed))
+	case providerMsg:
+		a.setProvider()
+	case spinner.TickMsg:
+		cmd = a.status.Update(msg, a.now())
+		a.chat.Tick(a.now())
+		if a.sideShown() {
+			a.side.Tick(a.now())
+		}
+	case modalArmedMsg:
+		if a.modal != nil {
+			cmd = a.modal.Arm(msg, a.now())
+		}
+	case flashDoneMsg:
+		if msg.Seq == a.flashSeq {
+			a.status.Flash("")
+		}
+	case historyErrMsg:
+		a.chat.Add(newNotice(noticeError, "could not save the input history: "+msg.Err.Error()))
+	case panicMsg:
+		a.chat.Add(newNotice(noticeError, "internal error (the chat goes on; please report this): "+msg.Err))
+	}
+	if a.input.Height() != a.inputHeight {
+		a.layout()
+	}
+	return a, cmd
+}
+
+// layout sizes the panes for the window.
+func (a *App) layout() {
+	if a.width == 0 || a.height == 0 {
+		return
+	}
+	main := max(a.height-1, 1)
+	cw := a.width
+	if a.sideShown() {
+		sw := min(max(a.width/4, 30), 44)
+		cw = a.width - sw
+		a.side.SetSize(sw, main)
+	}
+	a.input.SetWidth(cw)
+	a.inputHeight = a.input.Height()
+	a.chat.SetSize(cw, max(main-a.inputHeight-a.queuedLines(), 1))
+	a.status.SetWidth(a.width)
+	if a.modal != nil {
+		a.modal.SetSize(a.width, main)
+	}
+}
+
+func (a *App) sideShown() bool { return a.sideWanted && a.width >= sidePanelMinWidth }
+
+func (a *App) queuedLines() int { return min(len(a.queue), 3) }
+
+func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(k, a.keys.Interrupt) {
+		return a.interrupt()
+	}
+	a.ctrlC = time.Time{}
+	if a.modal != nil {
+		return a.modalKey(k)
+	}
+	switch {
+	case key.Matches(k, a.keys.Cancel):
+		if a.running {
+			a.cancelTurn()
+			return nil
+		}
+		a.chat.Unselect()
+		return a.toInput(k)
+	case key.Matches(k, a.keys.Quit) && a.input.Empty():
+		return tea.Quit
+	case key.Matches(k, a.keys.Suspend):
+		return tea.Suspend
+	case key.Matches(k, a.keys.PageUp):
+		a.chat.ScrollUp(max(a.chat.height-2, 1))
+	case key.Matches(k, a.keys.PageDown):
+		a.chat.ScrollDown(max(a.chat.height-2, 1))
+	case key.Matches(k, a.keys.Top) && a.input.Empty():
+		a.chat.Top()
+	case key.Matches(k, a.keys.Bottom) && a.input.Empty():
+		a.chat.Bottom()
+	case key.Matches(k, a.keys.SelectPrev):
+		a.chat.Select(-1)
+	case key.Matches(k, a.keys.SelectNext):
+		a.chat.Select(+1)
+	case key.Matches(k, a.keys.Copy):
+		return a.copy()
+	case key.Matches(k, a.keys.Expand):
+		a.chat.ToggleExpand()
+	case key.Matches(k, a.keys.ToggleSpans):
+		a.sideWanted = !a.sideWanted
+		a.layout()
+		if a.sideShown() {
+			a.side.Tick(a.now())
+		}
+	case key.Matches(k, a.keys.Mouse):
+		a.mouseOff = !a.mouseOff
+		a.refreshStatus()
+	default:
+		return a.toInput(k)
+	}
+	return nil
+}
+
+// toInput hands a key or a paste to the prompt and acts on a submission.
+func (a *App) toInput(msg tea.Msg) tea.Cmd {
+	sub, cmd := a.input.Update(msg)
+	if sub == nil {
+		return cmd
+	}
+	return tea.Batch(cmd, a.handleSubmit(*sub))
+}
+
+func (a *App) handleWheel(m tea.MouseWheelMsg) {
+	switch m.Button {
+	case tea.MouseWheelUp:
+		a.chat.ScrollUp(3)
+	case tea.MouseWheelDown:
+		a.chat.ScrollDown(3)
+	}
+}
+
+// interrupt is Ctrl+C: it cancels a running turn; at an idle prompt the
+// first press warns and a second within ExitWindow exits.
+func (a *App) interrupt() tea.Cmd {
+	if a.running {
+		a.cancelTurn()
+		return nil
+	}
+	now := a.now()
+	if !a.ctrlC.IsZero() && now.Sub(a.ctrlC) <= ExitWindow {
+		return tea.Quit
+	}
+	a.ctrlC = now
+	return a.flash("Press Ctrl+C again to exit", ExitWindow)
+}
+
+// flash shows msg in the status bar for d.
+func (a *App) flash(msg string, d time.Duration) tea.Cmd {
+	a.flashSeq++
+	seq := a.flashSeq
+	a.status.Flash(msg)
+	return tea.Tick(d, func(time.Time) tea.Msg { return flashDoneMsg{Seq: seq} })
+}
+
+func (a *App) modalKey(k tea.KeyPressMsg) tea.Cmd {
+	idx := a.modal.Index()
+	switch a.modal.HandleKey(k, a.now()) {
+	case ModalCancel:
+		a.cancelTurn()
+	case ModalAnswered:
+		req := a.modal.Request()
+		req.Reply(a.modal.Verdicts())
+		a.modal = nil
+		a.markWaiting(req, false)
+	case ModalSwallowed:
+		// The user was typing for the prompt: the text goes there.
+		if k.Text != "" && k.Code != tea.KeyEnter {
+			return a.toInput(k)
+		}
+	default:
+		if a.modal.Index() != idx {
+			return a.modal.ArmCmd()
+		}
+	}
+	return nil
+}
+
+// markWaiting shows the calls of req as waiting for approval, or running
+// again once answered.
+func (a *App) markWaiting(req agent.ApprovalRequested, waiting bool) {
+	now := a.now()
+	for _, c := range req.Calls {
+		if t := a.tools[c.CallID]; t != nil {
+			t.wait(waiting, now)
+		}
+	}
+	a.chat.SetNow(now)
+	a.chat.Changed()
+}
+
+// cancelTurn cancels the running turn; the agent ends it with TurnFailed
+// (history stays valid) and a pending approval is denied as interrupted.
+func (a *App) cancelTurn() {
+	if a.cancel != nil {
+		a.cancel()
+	}
+	a.cancelled = true
+	a.modal = nil
+}
+
+func (a *App) copy() tea.Cmd {
+	text := ""
+	if e := a.chat.Selected(); e != nil {
+		text = e.plain()
+	} else {
+		text = a.chat.LastReply()
+	}
+	if text == "" {
+		return a.flash("Nothing to copy yet", 2*time.Second)
+	}
+	text = safe.Text(text)
+	return tea.Batch(tea.SetClipboard(text), a.flash(fmt.Sprintf("Copied %d characters to the clipboard", len([]rune(text))), 2*time.Second))
+}
+
+func (a *App) handleSubmit(msg Submission) tea.Cmd {
+	var cmds []tea.Cmd
+	if msg.save != nil {
+		save := msg.save
+		cmds = append(cmds, safeCmd(func() tea.Msg {
+			if err := save(); err != nil {
+				return historyErrMsg{Err: err}
+			}
+			return nil
+		}))
+	}
+	a.chat.Unselect()
+	text := msg.Text
+	trimmed := strings.TrimSpace(text)
+	switch {
+	case trimmed == "exit" || trimmed == "quit":
+		cmds = append(cmds, tea.Quit)
+	case slash.IsCommand(trimmed):
+		cmds = append(cmds, a.runSlash(trimmed))
+	case strings.HasPrefix(trimmed, "!"):
+		cmd := strings.TrimSpace(trimmed[1:])
+		if cmd == "" {
+			a.chat.Add(newNotice(noticeError, "type a command after !, e.g. !ls"))
+			break
+		}
+		cmds = append(cmds, a.beginOrQueue(queued{text: cmd, bang: true}))
+	default:
+		cmds = append(cmds, a.beginOrQueue(queued{text: text}))
+	}
+	a.refreshStatus()
+	return tea.Batch(cmds...)
+}
+
+func (a *App) runSlash(line string) tea.Cmd {
+	a.chat.Add(newUserEntry(line))
+	r := slash.Dispatch(a.slash, line)
+	switch r.Action {
+	case slash.Exit:
+		return tea.Quit
+	case slash.Clear:
+		a.chat.Clear()
+		a.turnTokens = 0
+	}
+	if r.Output != "" {
+		kind := noticeOutput
+		if r.Err {
+			kind = noticeError
+		}
+		a.chat.Add(newNotice(kind, r.Output))
+	}
+	a.chat.Bottom()
+	a.refreshStatus()
+	return nil
+}
+
+func (a *App) beginOrQueue(q queued) tea.Cmd {
+	if a.running {
+		a.queue = append(a.queue, q)
+		a.layout()
+		return nil
+	}
+	return a.begin(q)
+}
+
+// begin starts a turn (or a !cmd).
+func (a *App) begin(q queued) tea.Cmd {
+	a.turn++
+	events, cancel := a.start(q.text, q.bang)
+	a.cancel, a.running, a.cancelled = cancel, true, false
+	a.reply, a.tools, a.turnTokens = nil, map[string]*toolEntry{}, 0
+	a.pump = newPump(a.turn, events, a.done)
+	shown := q.text
+	if q.bang {
+		shown = "!" + q.text
+	}
+	a.chat.Add(newUserEntry(shown))
+	a.chat.Bottom()
+	if a.spans != nil {
+		for _, s := range a.spans.TurnStarted(q.bang, a.now()) {
+			a.side.Apply(s)
+		}
+	}
+	a.refreshStatus()
+	return tea.Batch(a.pump.next, a.status.Start(a.now()))
+}
+
+func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
+	if msg.Turn != a.turn || a.pump == nil {
+		return nil
+	}
+	cmds := []tea.Cmd{a.pump.next}
+	now := a.now()
+	if a.spans != nil {
+		for _, s := range a.spans.Event(msg.Event, now) {
+			a.side.Apply(s)
+		}
+	}
+	switch e := msg.Event.(type) {
+	case agent.TextDelta:
+		if a.reply == nil {
+			a.reply = &assistantEntry{}
+			a.chat.Add(a.reply)
+		}
+		a.reply.append(e.Text)
+		a.chat.Changed()
+	case agent.Notice:
+		a.endReply(false)
+		a.chat.Add(newNotice(noticeInfo, e.Text))
+	case agent.ToolCallStarted:
+		a.endReply(false)
+		t := newToolEntry(e, now)
+		a.tools[e.CallID] = t
+		a.chat.SetNow(now)
+		a.chat.Add(t)
+	case agent.ToolCallFinished:
+		if t := a.tools[e.CallID]; t != nil {
+			t.finish(e)
+			a.chat.Changed()
+		}
+	case agent.ApprovalRequested:
+		a.modal = NewModal(e, a.th, a.mkeys, a.width, max(a.height-1, 1), now)
+		a.markWaiting(e, true)
+		cmds = append(cmds, a.modal.ArmCmd())
+	case agent.TurnFinished:
+		a.endReply(false)
+		a.turnTokens = e.Usage.Total()
+	case agent.TurnFailed:
+		a.endReply(e.Interrupted)
+		a.turnTokens = e.Usage.Total()
+		a.modal = nil
+		if e.Interrupted {
+			a.chat.Add(newNotice(noticeInfo, "Interrupted."))
+		} else {
+			a.chat.Add(newNotice(noticeError, e.Message))
+		}
+	}
+	a.refreshStatus()
+	return tea.Batch(cmds...)
+}
+
+// endReply closes the streamed reply: its last block renders as final.
+func (a *App) endReply(interrupted bool) {
+	if a.reply != nil {
+		a.reply.finish(interrupted)
+		a.chat.Changed()
+		a.reply = nil
+	}
+}
+
+func (a *App) handleTurnClosed(msg turnClosedMsg) tea.Cmd {
+	if msg.Turn != a.turn {
+		return nil
+	}
+	a.endReply(a.cancelled)
+	if a.cancel != nil {
+		a.cancel()
+	}
+	a.running, a.pump, a.cancel, a.modal = false, nil, nil, nil
+	a.status.Stop()
+	defer a.refreshStatus()
+	if len(a.queue) == 0 {
+		return nil
+	}
+	if a.cancelled {
+		// Cancelling stops the queue too: the queued text goes back to the
+		// prompt for the user to send or change.
+		var parts []string
+		for _, q := range a.queue {
+			t := q.text
+			if q.bang {
+				t = "!" + t
+			}
+			parts = append(parts, t)
+		}
+		if v := a.input.Value(); v != "" {
+			parts = append(parts, v)
+		}
+		a.queue = nil
+		a.input.SetValue(strings.Join(parts, "\n"))
+		a.layout()
+		return nil
+	}
+	q := a.queue[0]
+	a.queue = a.queue[1:]
+	a.layout()
+	return a.begin(q)
+}
+
+// setProvider shows the provider in the banner and the status bar.
+func (a *App) setProvider() {
+	p, done, err := a.agent.Provider()
+	errText := ""
+	if err != nil {
+		errText = err.Error()
+	}
+	a.welcome.setProvider(safe.Text(p.Name)+" · "+safe.Text(p.Model), done, errText)
+	if a.spans != nil && done {
+		a.spans.SetModel(p.Model)
+	}
+	a.chat.Changed()
+	a.refreshStatus()
+}
+
+func (a *App) refreshStatus() {
+	p, done, err := a.agent.Provider()
+	ap := a.agent.Approvals()
+	a.status.SetInfo(StatusInfo{
+		Provider:      p.Name,
+		Model:         p.Model,
+		Resolving:     !done,
+		NoProvider:    done && err != nil,
+		Isolation:     a.wel.Isolation,
+		Unsandboxed:   a.wel.Unsandboxed,
+		Yolo:          ap.Yolo(),
+		Grants:        len(ap.Grants()),
+		TurnTokens:    a.turnTokens,
+		SessionTokens: a.agent.Usage().Total(),
+		Queued:        len(a.queue),
+		MouseOff:      a.mouseOff,
+	})
+}
+
+// View lays the panes out. It only reads what Update rendered.
+func (a *App) View() (v tea.View) {
+	defer func() {
+		if r := recover(); r != nil {
+			v = tea.NewView(fmt.Sprintf("internal error drawing the screen: %v", r))
+			v.AltScreen = true
+		}
+	}()
+	v.AltScreen = true
+	v.WindowTitle = "co"
+	if !a.mouseOff {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
+	if a.width == 0 || a.height == 0 {
+		return v
+	}
+	main := max(a.height-1, 1)
+	cw := a.width
+	if a.sideShown() {
+		cw = a.width - a.side.width
+	}
+	left := make([]string, 0, main)
+	left = append(left, strings.Split(a.chat.View(), "\n")...)
+	for _, q := range a.queue[:a.queuedLines()] {
+		t := q.text
+		if q.bang {
+			t = "!" + t
+		}
+		left = append(left, a.th.Queued.Render(truncate("  ⏳ queued: "+strings.ReplaceAll(safe.Text(t), "\n", " ⏎ "), cw)))
+	}
+	inputTop := len(left)
+	left = append(left, strings.Split(a.input.View(), "\n")...)
+
+	rows := make([]string, main)
+	var right []string
+	if a.sideShown() {
+		right = strings.Split(a.side.View(), "\n")
+	}
+	for i := range rows {
+		l := ""
+		if i < len(left) {
+			l = left[i]
+		}
+		w := xansi.StringWidth(l)
+		switch {
+		case w > cw:
+			l = xansi.Truncate(l, cw, "")
+		case w < cw:
+			l += strings.Repeat(" ", cw-w)
+		}
+		if i < len(right) {
+			l += right[i]
+		}
+		rows[i] = l
+	}
+	if a.modal != nil {
+		rows = overlay(rows, a.modal.View(), a.width)
+	} else if c := a.input.Cursor(); c != nil {
+		c.Y += inputTop
+		v.Cursor = c
+	}
+	v.SetContent(strings.Join(rows, "\n") + "\n" + a.status.View())
+	return v
+}

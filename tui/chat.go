@@ -1,0 +1,389 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	xansi "github.com/charmbracelet/x/ansi"
+)
+
+// Chat is the transcript pane: entries rendered once per width and kept,
+// and a viewport that either follows the bottom or stays where the user
+// scrolled. Positions are (entry, line) pairs rather than absolute line
+// numbers, so only the entries on screen are ever rendered: drawing a
+// frame costs the same with ten or a thousand earlier messages.
+//
+// Entries render in Update (layout); View only reads what is cached.
+type Chat struct {
+	entries  []entry
+	width    int // of the whole pane, gutter included
+	height   int
+	follow   bool // stick to the bottom as output arrives
+	top      pos  // first line on screen when not following
+	selected int  // index of the selected entry, or -1
+	rc       renderCtx
+}
+
+// pos is a line of the transcript: line within entry idx, where line 0
+// is the blank line before the entry (except for the first one).
+type pos struct{ idx, line int }
+
+// ChatOption configures a Chat.
+type ChatOption func(*Chat)
+
+// WithCollapseLines sets how many lines of tool output show collapsed.
+func WithCollapseLines(n int) ChatOption { return func(c *Chat) { c.rc.collapseLines = n } }
+
+// NewChat makes an empty transcript.
+func NewChat(th *Theme, md *markdown, opts ...ChatOption) *Chat {
+	c := &Chat{follow: true, selected: -1, rc: renderCtx{th: th, md: md, collapseLines: 6}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// gutter is the width of the selection mark on the left of every line.
+const gutter = 2
+
+func (c *Chat) inner() int { return max(c.width-gutter, 8) }
+
+// SetSize resizes the pane; entries re-wrap to the new width as they come
+// on screen.
+func (c *Chat) SetSize(w, h int) {
+	c.width, c.height = w, max(h, 1)
+	c.layout()
+}
+
+// SetNow sets the clock used for running tools' elapsed time.
+func (c *Chat) SetNow(t time.Time) { c.rc.now = t }
+
+// Add appends an entry.
+func (c *Chat) Add(e entry) {
+	c.entries = append(c.entries, e)
+	c.layout()
+}
+
+// Clear removes every entry.
+func (c *Chat) Clear() {
+	c.entries = nil
+	c.follow, c.top, c.selected = true, pos{}, -1
+}
+
+// Len is the number of entries.
+func (c *Chat) Len() int { return len(c.entries) }
+
+// Changed re-renders after entries changed in place (streamed text, a
+// finished tool call).
+func (c *Chat) Changed() { c.layout() }
+
+// Tick refreshes the elapsed time of running tools.
+func (c *Chat) Tick(now time.Time) {
+	c.rc.now = now
+	running := false
+	for i := len(c.entries) - 1; i >= 0 && i >= len(c.entries)-32; i-- {
+		if t, ok := c.entries[i].(*toolEntry); ok && t.state == toolRunning {
+			t.tick()
+			running = true
+		}
+	}
+	if running {
+		c.layout()
+	}
+}
+
+// blockLen is the number of lines entry i takes, blank separator included.
+// It renders the entry if needed (Update only).
+func (c *Chat) blockLen(i int) int {
+	n := len(c.entries[i].render(c.inner(), &c.rc))
+	if i > 0 {
+		n++
+	}
+	return n
+}
+
+// layout renders what the viewport shows and settles the scroll position.
+func (c *Chat) layout() {
+	if c.width == 0 || len(c.entries) == 0 {
+		return
+	}
+	if c.follow {
+		need := c.height
+		for i := len(c.entries) - 1; i >= 0 && need > 0; i-- {
+			need -= c.blockLen(i)
+		}
+		return
+	}
+	c.top = c.clamp(c.top)
+	// Render forward from the top; at the end with the screen not full,
+	// follow the bottom again.
+	have := 0
+	for i := c.top.idx; i < len(c.entries) && have < c.height+c.top.line; i++ {
+		have += c.blockLen(i)
+	}
+	if have-c.top.line < c.height {
+		c.follow = true
+		c.layout()
+	}
+}
+
+// clamp keeps p inside the transcript.
+func (c *Chat) clamp(p pos) pos {
+	if p.idx >= len(c.entries) {
+		return pos{idx: len(c.entries) - 1}
+	}
+	if p.idx < 0 {
+		return pos{}
+	}
+	if n := c.blockLen(p.idx); p.line >= n {
+		p.line = n - 1
+	}
+	return p
+}
+
+// bottomTop is the top line of the screen when following the bottom.
+func (c *Chat) bottomTop() pos {
+	need := c.height
+	for i := len(c.entries) - 1; i >= 0; i-- {
+		n := c.blockLen(i)
+		if n >= need {
+			return pos{idx: i, line: n - need}
+		}
+		need -= n
+	}
+	return pos{}
+}
+
+// ScrollUp moves the view n lines up; the view stops following.
+func (c *Chat) ScrollUp(n int) {
+	if len(c.entries) == 0 {
+		return
+	}
+	if c.follow {
+		c.top, c.follow = c.bottomTop(), false
+	}
+	p := c.top
+	p.line -= n
+	for p.line < 0 && p.idx > 0 {
+		p.idx--
+		p.line += c.blockLen(p.idx)
+	}
+	if p.line < 0 {
+		p.line = 0
+	}
+	c.top = p
+	c.layout()
+}
+
+// ScrollDown moves the view n lines down; reaching the end follows again.
+func (c *Chat) ScrollDown(n int) {
+	if c.follow || len(c.entries) == 0 {
+		return
+	}
+	p := c.top
+	p.line += n
+	for p.idx < len(c.entries)-1 {
+		l := c.blockLen(p.idx)
+		if p.line < l {
+			break
+		}
+		p.line -= l
+		p.idx++
+	}
+	c.top = p
+	c.layout()
+}
+
+// Top shows the start of the transcript.
+func (c *Chat) Top() {
+	if len(c.entries) == 0 {
+		return
+	}
+	c.follow, c.top = false, pos{}
+	c.layout()
+}
+
+// Bottom shows the end and follows new output.
+func (c *Chat) Bottom() {
+	c.follow = true
+	c.layout()
+}
+
+// Following reports whether the view sticks to the bottom.
+func (c *Chat) Following() bool { return c.follow }
+
+// Select moves the selection by delta entries (from the last entry when
+// nothing is selected) and scrolls it into view.
+func (c *Chat) Select(delta int) {
+	if len(c.entries) == 0 {
+		return
+	}
+	s := c.selected
+	switch {
+	case s < 0 && delta < 0:
+		s = len(c.entries) - 1
+	case s < 0:
+		return
+	default:
+		s += delta
+	}
+	if s < 0 {
+		s = 0
+	}
+	if s >= len(c.entries) {
+		c.selected = -1
+		c.Bottom()
+		return
+	}
+	c.selected = s
+	c.reveal(s)
+}
+
+// Unselect clears the selection.
+func (c *Chat) Unselect() { c.selected = -1 }
+
+// Selected returns the selected entry, or nil.
+func (c *Chat) Selected() entry {
+	if c.selected < 0 || c.selected >= len(c.entries) {
+		return nil
+	}
+	return c.entries[c.selected]
+}
+
+// reveal scrolls so entry i's first line is on screen.
+func (c *Chat) reveal(i int) {
+	first := pos{idx: i}
+	if i > 0 {
+		first.line = 1
+	}
+	if c.follow {
+		bt := c.bottomTop()
+		if before(bt, first) || bt == first {
+			return // already on screen
+		}
+	} else if !before(first, c.top) && c.linesBetween(c.top, first) < c.height {
+		return
+	}
+	c.follow, c.top = false, first
+	c.layout()
+}
+
+func before(a, b pos) bool { return a.idx < b.idx || a.idx == b.idx && a.line < b.line }
+
+// linesBetween counts lines from a to b (a before b), stopping past the
+// screen height.
+func (c *Chat) linesBetween(a, b pos) int {
+	n := 0
+	for i := a.idx; i < b.idx && n <= c.height; i++ {
+		n += c.blockLen(i)
+	}
+	return n - a.line + b.line
+}
+
+// ToggleExpand expands or collapses the selected tool call's output, or
+// the last one whose output is collapsed.
+func (c *Chat) ToggleExpand() bool {
+	var t *toolEntry
+	if s, ok := c.Selected().(*toolEntry); ok {
+		t = s
+	} else {
+		for i := len(c.entries) - 1; i >= 0; i-- {
+			if te, ok := c.entries[i].(*toolEntry); ok && te.collapsible(&c.rc) {
+				t = te
+				break
+			}
+		}
+	}
+	if t == nil || !t.collapsible(&c.rc) {
+		return false
+	}
+	t.expanded = !t.expanded
+	t.invalidate()
+	c.layout()
+	return true
+}
+
+// LastReply is the text of the last assistant reply, or "".
+func (c *Chat) LastReply() string {
+	for i := len(c.entries) - 1; i >= 0; i-- {
+		if a, ok := c.entries[i].(*assistantEntry); ok {
+			return a.plain()
+		}
+	}
+	return ""
+}
+
+// View draws the visible lines, each padded to the pane's width.
+func (c *Chat) View() string {
+	lines := c.visible()
+	var b strings.Builder
+	b.Grow(c.height * (c.width + 16))
+	for i := 0; i < c.height; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i < len(lines) {
+			b.WriteString(lines[i])
+			if pad := c.width - xansi.StringWidth(lines[i]); pad > 0 {
+				b.WriteString(strings.Repeat(" ", pad))
+			}
+		} else {
+			b.WriteString(strings.Repeat(" ", c.width))
+		}
+	}
+	return b.String()
+}
+
+// visible returns the screen's lines with their gutter, from the caches.
+func (c *Chat) visible() []string {
+	if len(c.entries) == 0 || c.width == 0 {
+		return nil
+	}
+	w := c.inner()
+	block := func(i int) []string {
+		ls, _ := c.entries[i].cached(w)
+		mark := "  "
+		if i == c.selected {
+			mark = c.rc.th.Selected.Render("▌ ")
+		}
+		out := make([]string, 0, len(ls)+1)
+		if i > 0 {
+			out = append(out, "")
+		}
+		for _, l := range ls {
+			out = append(out, mark+l)
+		}
+		return out
+	}
+	if c.follow {
+		var rev [][]string
+		n := 0
+		for i := len(c.entries) - 1; i >= 0 && n < c.height; i-- {
+			b := block(i)
+			rev = append(rev, b)
+			n += len(b)
+		}
+		lines := make([]string, 0, n)
+		for i := len(rev) - 1; i >= 0; i-- {
+			lines = append(lines, rev[i]...)
+		}
+		if len(lines) > c.height {
+			lines = lines[len(lines)-c.height:]
+		}
+		return lines
+	}
+	var lines []string
+	for i := c.top.idx; i < len(c.entries) && len(lines) < c.height+c.top.line; i++ {
+		lines = append(lines, block(i)...)
+	}
+	if c.top.line < len(lines) {
+		lines = lines[c.top.line:]
+	}
+	if len(lines) > c.height {
+		lines = lines[:c.height]
+	}
+	if len(lines) == c.height && c.height > 2 {
+		lines[c.height-1] = c.rc.th.Dim.Render("  ↓ more below · end to follow")
+	}
+	return lines
+}

@@ -1,0 +1,389 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	xansi "github.com/charmbracelet/x/ansi"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/tui/present"
+	"github.com/co-cli/co/tui/safe"
+)
+
+// renderCtx is what entries need to render.
+type renderCtx struct {
+	th  *Theme
+	md  *markdown
+	now time.Time
+	// collapseLines is how many lines of a tool's output show collapsed.
+	collapseLines int
+}
+
+// entry is one item of the transcript. Its lines are rendered in Update
+// (render) and read in View (cached); text held by entries is sanitised
+// when it arrives.
+type entry interface {
+	// render brings the lines up to date for width and returns them.
+	render(width int, rc *renderCtx) []string
+	// cached returns the lines of the last render at width, if still valid.
+	cached(width int) ([]string, bool)
+	// plain is the text to copy to the clipboard.
+	plain() string
+}
+
+// lineCache keeps an entry's lines for one width.
+type lineCache struct {
+	width int
+	lines []string
+	valid bool
+}
+
+func (c *lineCache) cached(width int) ([]string, bool) {
+	return c.lines, c.valid && c.width == width
+}
+
+func (c *lineCache) store(width int, lines []string) []string {
+	c.width, c.lines, c.valid = width, lines, true
+	return lines
+}
+
+func (c *lineCache) invalidate() { c.valid = false }
+
+// userEntry is a message the user sent.
+type userEntry struct {
+	lineCache
+	text string
+}
+
+func newUserEntry(text string) *userEntry { return &userEntry{text: safe.Text(text)} }
+
+func (e *userEntry) render(width int, rc *renderCtx) []string {
+	if l, ok := e.cached(width); ok {
+		return l
+	}
+	lines := wrapText(e.text, width-2)
+	for i, l := range lines {
+		mark := "  "
+		if i == 0 {
+			mark = rc.th.UserMark.Render("❯ ")
+		}
+		lines[i] = mark + rc.th.User.Render(l)
+	}
+	return e.store(width, lines)
+}
+
+func (e *userEntry) plain() string { return e.text }
+
+// assistantEntry is a reply, streamed as markdown.
+type assistantEntry struct {
+	lineCache
+	md          mdStream
+	interrupted bool
+}
+
+func (e *assistantEntry) append(text string) {
+	e.md.append(safe.Text(text))
+	e.invalidate()
+}
+
+func (e *assistantEntry) finish(interrupted bool) {
+	e.md.finish()
+	e.interrupted = interrupted
+	e.invalidate()
+}
+
+func (e *assistantEntry) render(width int, rc *renderCtx) []string {
+	if l, ok := e.cached(width); ok {
+		return l
+	}
+	lines := e.md.render(rc.md, width)
+	if e.interrupted {
+		lines = append(append([]string(nil), lines...), rc.th.Dim.Render("(interrupted)"))
+	}
+	return e.store(width, lines)
+}
+
+func (e *assistantEntry) plain() string { return e.md.Source() }
+
+// toolState is where a tool call is.
+type toolState int
+
+const (
+	toolRunning toolState = iota
+	toolWaiting           // waiting for the user's approval
+	toolDone
+	toolFailed
+	toolDenied
+	toolInterrupted
+	toolRetry
+)
+
+// toolEntry is one tool call: a compact line with its state and time, and
+// its display text in a panel.
+type toolEntry struct {
+	lineCache
+	id, name, args string
+	bang           bool
+	state          toolState
+	started        time.Time
+	dur            time.Duration
+	outcome        string // present.Outcome, sanitised
+	display        string // the tool's Display, sanitised, tabs expanded
+	expanded       bool
+}
+
+func newToolEntry(ev agent.ToolCallStarted, now time.Time) *toolEntry {
+	return &toolEntry{id: ev.CallID, name: ev.Name, args: ev.Args, bang: ev.Bang, started: now}
+}
+
+func (e *toolEntry) finish(ev agent.ToolCallFinished) {
+	e.dur = ev.Duration
+	e.outcome = present.Outcome(ev)
+	switch ev.Status {
+	case agent.CallDone:
+		e.state = toolDone
+	case agent.CallDenied:
+		e.state = toolDenied
+	case agent.CallInterrupted:
+		e.state = toolInterrupted
+	case agent.CallRetry:
+		e.state = toolRetry
+	default:
+		e.state = toolFailed
+	}
+	if ev.Status == agent.CallDone || ev.Status == agent.CallFailed || ev.Status == agent.CallRetry {
+		e.display = expandTabs(strings.TrimRight(safe.Text(ev.Result.Display), "\n"))
+	}
+	e.invalidate()
+}
+
+// wait marks the call as waiting for approval (waiting false: approved
+// or answered, so running from now).
+func (e *toolEntry) wait(waiting bool, now time.Time) {
+	if e.state != toolRunning && e.state != toolWaiting {
+		return
+	}
+	if waiting {
+		e.state = toolWaiting
+	} else {
+		e.state, e.started = toolRunning, now
+	}
+	e.invalidate()
+}
+
+// tick makes a running call show its new elapsed time.
+func (e *toolEntry) tick() {
+	if e.state == toolRunning {
+		e.invalidate()
+	}
+}
+
+// collapsible reports whether the output is longer than the collapsed view.
+func (e *toolEntry) collapsible(rc *renderCtx) bool {
+	return strings.Count(e.display, "\n")+1 > rc.collapseLines
+}
+
+func (e *toolEntry) title() string {
+	if e.bang {
+		return "! " + safe.Reveal(bangCommand(e.args))
+	}
+	return present.Call(e.name, e.args)
+}
+
+func (e *toolEntry) render(width int, rc *renderCtx) []string {
+	if l, ok := e.cached(width); ok {
+		return l
+	}
+	th := rc.th
+	var icon, status string
+	var st = th.Dim
+	switch e.state {
+	case toolRunning:
+		icon, st = "◌", th.Running
+		status = "running " + present.Duration(rc.now.Sub(e.started))
+	case toolWaiting:
+		icon, st, status = "?", th.Warn, "waiting for approval"
+	case toolDone:
+		icon, st = "✓", th.Success
+		status = present.Duration(e.dur)
+		if strings.Contains(e.outcome, "(") {
+			status += " " + e.outcome[strings.Index(e.outcome, "("):]
+		}
+	case toolFailed:
+		icon, st, status = "✗", th.Error, "failed "+present.Duration(e.dur)
+	case toolRetry:
+		icon, st, status = "↻", th.Warn, "sent back to the model"
+	case toolDenied:
+		icon, st, status = "⊘", th.Warn, "denied"
+	case toolInterrupted:
+		icon, st, status = "■", th.Dim, "interrupted"
+	}
+	right := "  " + status
+	avail := width - 2 - xansi.StringWidth(right)
+	title := e.title()
+	if avail < 8 {
+		avail, right = width-2, ""
+	}
+	title = xansi.Truncate(title, avail, "…")
+	lines := []string{st.Render(icon) + " " + th.ToolName.Render(title) + st.Render(right)}
+
+	switch e.state {
+	case toolFailed, toolRetry, toolDenied:
+		for _, l := range wrapText(e.outcome, width-2) {
+			lines = append(lines, "  "+st.Render(l))
+		}
+	}
+	if e.display != "" {
+		lines = append(lines, e.panel(width, rc)...)
+	}
+	return e.store(width, lines)
+}
+
+// panel frames the display text with a bar on the left, collapsed to a few
+// lines unless expanded.
+func (e *toolEntry) panel(width int, rc *renderCtx) []string {
+	th := rc.th
+	inner := max(width-4, 4)
+	var body []string
+	for _, l := range strings.Split(e.display, "\n") {
+		if xansi.StringWidth(l) > inner {
+			body = append(body, strings.Split(xansi.Hardwrap(l, inner, true), "\n")...)
+			continue
+		}
+		body = append(body, l)
+	}
+	more := 0
+	if !e.expanded && len(body) > rc.collapseLines {
+		more = len(body) - rc.collapseLines
+		body = body[:rc.collapseLines]
+	}
+	bar := th.Panel.Render("│")
+	out := make([]string, 0, len(body)+1)
+	for _, l := range body {
+		out = append(out, "  "+bar+" "+l)
+	}
+	switch {
+	case more > 0:
+		out = append(out, "  "+th.Panel.Render("╰ ")+th.Dim.Render(fmt.Sprintf("… %d more lines · ctrl+o to expand", more)))
+	case e.expanded && e.collapsible(rc):
+		out = append(out, "  "+th.Panel.Render("╰ ")+th.Dim.Render("ctrl+o to collapse"))
+	}
+	return out
+}
+
+func (e *toolEntry) plain() string {
+	if e.display == "" {
+		return e.title()
+	}
+	return e.title() + "\n" + e.display
+}
+
+// noticeKind is what a notice says.
+type noticeKind int
+
+const (
+	noticeInfo   noticeKind = iota // a note from the agent or the chat
+	noticeError                    // something failed
+	noticeOutput                   // a slash command's output
+)
+
+// noticeEntry is a line or block the chat shows that is not a message.
+type noticeEntry struct {
+	lineCache
+	kind noticeKind
+	text string // sanitised
+}
+
+func newNotice(kind noticeKind, text string) *noticeEntry {
+	return &noticeEntry{kind: kind, text: expandTabs(safe.Text(strings.TrimRight(text, "\n")))}
+}
+
+func (e *noticeEntry) render(width int, rc *renderCtx) []string {
+	if l, ok := e.cached(width); ok {
+		return l
+	}
+	th := rc.th
+	var lines []string
+	switch e.kind {
+	case noticeError:
+		for i, l := range wrapText(e.text, width-2) {
+			mark := "  "
+			if i == 0 {
+				mark = th.Error.Render("✗ ")
+			}
+			lines = append(lines, mark+th.Error.Render(l))
+		}
+	case noticeOutput:
+		for _, l := range wrapText(e.text, width) {
+			lines = append(lines, l)
+		}
+	default:
+		for i, l := range wrapText(e.text, width-2) {
+			mark := "  "
+			if i == 0 {
+				mark = th.Notice.Render("· ")
+			}
+			lines = append(lines, mark+th.Notice.Render(l))
+		}
+	}
+	return e.store(width, lines)
+}
+
+func (e *noticeEntry) plain() string { return e.text }
+
+// wrapText wraps plain text to width, keeping its line breaks and breaking
+// words longer than a line.
+func wrapText(s string, width int) []string {
+	width = max(width, 4)
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if xansi.StringWidth(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, strings.Split(xansi.Wrap(l, width, ""), "\n")...)
+	}
+	return out
+}
+
+// truncate cuts s to width columns, marking the cut with an ellipsis.
+func truncate(s string, width int) string { return xansi.Truncate(s, max(width, 1), "…") }
+
+// expandTabs replaces tabs with spaces up to the next multiple of 8.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		switch r {
+		case '\t':
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		case '\n':
+			b.WriteRune(r)
+			col = 0
+		default:
+			b.WriteRune(r)
+			col++
+		}
+	}
+	return b.String()
+}
+
+// bangCommand is the cmd argument of a shell call's JSON arguments, or the
+// arguments as they are when they have none.
+func bangCommand(args string) string {
+	var a struct {
+		Cmd string `json:"cmd"`
+	}
+	if json.Unmarshal([]byte(args), &a) == nil && a.Cmd != "" {
+		return a.Cmd
+	}
+	return args
+}

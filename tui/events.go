@@ -1,0 +1,174 @@
+package tui
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/telemetry"
+)
+
+// frameInterval is how often streamed text reaches the model at most
+// (about 30 times a second): deltas arriving in between are joined.
+const frameInterval = 33 * time.Millisecond
+
+// agentEventMsg is one event of turn Turn.
+type agentEventMsg struct {
+	Turn  int
+	Event agent.Event
+}
+
+// turnClosedMsg says turn Turn's event channel is closed: the agent is
+// idle again.
+type turnClosedMsg struct{ Turn int }
+
+// spanMsg is a span from the telemetry feed.
+type spanMsg struct{ Span telemetry.SpanEvent }
+
+// providerMsg says provider resolution finished.
+type providerMsg struct {
+	Provider agent.Provider
+	Note     string
+	Err      error
+}
+
+// panicMsg reports a panic recovered in a command.
+type panicMsg struct{ Err string }
+
+// tickMsg refreshes elapsed times (running tools, running spans).
+type tickMsg struct{ ID int }
+
+// exitWindowMsg ends the "press Ctrl+C again" window.
+type exitWindowMsg struct{ Seq int }
+
+// pump reads one turn's events in its own goroutine and hands them to the
+// program one message at a time: text deltas are joined so at most about
+// 30 reach the model per second; every other event passes alone and in
+// order. The program pulls with next, a command re-issued after each
+// message (the Bubble Tea pattern for reading a channel).
+type pump struct {
+	turn int
+	out  chan tea.Msg
+	done <-chan struct{} // the program ended: stop handing out messages
+}
+
+func newPump(turn int, in <-chan agent.Event, done <-chan struct{}) *pump {
+	p := &pump{turn: turn, out: make(chan tea.Msg), done: done}
+	go p.run(in)
+	return p
+}
+
+// send hands msg to the program, or gives up when it has ended.
+func (p *pump) send(msg tea.Msg) bool {
+	select {
+	case p.out <- msg:
+		return true
+	case <-p.done:
+		return false
+	}
+}
+
+func (p *pump) run(in <-chan agent.Event) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.send(panicMsg{Err: fmt.Sprintf("reading the agent's events panicked: %v\n%s", r, debug.Stack())})
+		}
+		close(p.out)
+	}()
+	var (
+		text  strings.Builder
+		timer *time.Timer
+		wait  <-chan time.Time
+		last  time.Time
+	)
+	flush := func() {
+		if text.Len() > 0 {
+			p.send(agentEventMsg{Turn: p.turn, Event: agent.TextDelta{Text: text.String()}})
+			text.Reset()
+			last = time.Now()
+		}
+		if timer != nil {
+			timer.Stop()
+			timer, wait = nil, nil
+		}
+	}
+	for {
+		select {
+		case ev, ok := <-in:
+			if !ok {
+				flush()
+				p.send(turnClosedMsg{Turn: p.turn})
+				return
+			}
+			if d, isText := ev.(agent.TextDelta); isText {
+				text.WriteString(d.Text)
+				since := time.Since(last)
+				switch {
+				case since >= frameInterval:
+					flush()
+				case timer == nil:
+					timer = time.NewTimer(frameInterval - since)
+					wait = timer.C
+				}
+				continue
+			}
+			flush()
+			if !p.send(agentEventMsg{Turn: p.turn, Event: ev}) {
+				drain(in)
+				return
+			}
+		case <-wait:
+			timer, wait = nil, nil
+			flush()
+		}
+	}
+}
+
+// drain reads in to its end so the agent never blocks on a reader that
+// has gone (it was cancelled with the program's context).
+func drain(in <-chan agent.Event) {
+	for ev := range in {
+		if r, ok := ev.(agent.ApprovalRequested); ok {
+			r.Reply(nil)
+		}
+	}
+}
+
+// next is the command that waits for the turn's next message.
+func (p *pump) next() tea.Msg {
+	msg, ok := <-p.out
+	if !ok {
+		return nil
+	}
+	return msg
+}
+
+// readFeed is the command that waits for the next span.
+func readFeed(ch <-chan telemetry.SpanEvent) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return spanMsg{Span: ev}
+	}
+}
+
+// safeCmd runs cmd, turning a panic into a panicMsg shown in the chat.
+func safeCmd(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = panicMsg{Err: fmt.Sprintf("%v\n%s", r, debug.Stack())}
+			}
+		}()
+		return cmd()
+	}
+}

@@ -1,0 +1,278 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	xansi "github.com/charmbracelet/x/ansi"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/tools"
+)
+
+// fakeShell stands in for run_shell_command: every call asks, scoped by
+// the command's first word; "rm" must always ask.
+type fakeShell struct {
+	mu   sync.Mutex
+	runs []string
+}
+
+func (*fakeShell) Name() string        { return agent.BangTool }
+func (*fakeShell) Description() string { return "Run a shell command." }
+func (*fakeShell) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}`)
+}
+func (*fakeShell) Class() tools.Class { return tools.SideEffect }
+func (*fakeShell) Check(_ context.Context, args json.RawMessage) tools.Check {
+	var a struct{ Cmd string }
+	_ = json.Unmarshal(args, &a)
+	word := strings.Fields(a.Cmd + " x")[0]
+	return tools.Check{Decision: tools.Ask, Reason: "commands run without a sandbox", Scope: "shell:" + word,
+		ScopeLabel: word, AlwaysAsk: word == "rm", Preview: a.Cmd}
+}
+func (s *fakeShell) Run(_ context.Context, args json.RawMessage) (tools.Result, error) {
+	var a struct{ Cmd string }
+	if err := json.Unmarshal(args, &a); err != nil {
+		return tools.Result{}, err
+	}
+	s.mu.Lock()
+	s.runs = append(s.runs, a.Cmd)
+	s.mu.Unlock()
+	out := "ran: " + a.Cmd
+	if a.Cmd == "long" {
+		out = strings.Repeat("line\n", 40) + "end"
+	}
+	return tools.Text(out), nil
+}
+
+func (s *fakeShell) ran() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.runs...)
+}
+
+// fakeClock is the App's clock in tests.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *fakeClock { return &fakeClock{t: time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+type fixture struct {
+	srv   *llmtest.Server
+	ag    *agent.Agent
+	shell *fakeShell
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	sh := &fakeShell{}
+	reg, err := tools.NewRegistry(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := agent.New(agent.Config{
+		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "test-model"},
+		Tools:        reg,
+		Approvals:    agent.NewApprovals(agent.ApprovalOptions{}),
+		ToolRetries:  2,
+		StallTimeout: 10 * time.Second,
+	})
+	return &fixture{srv: srv, ag: ag, shell: sh}
+}
+
+// driver runs an App the way Bubble Tea does (one goroutine updates; each
+// command runs in its own goroutine and its message comes back) but with
+// the test in charge of the loop.
+type driver struct {
+	t         *testing.T
+	app       *App
+	clock     *fakeClock
+	msgs      chan tea.Msg
+	quit      bool
+	clipboard []string
+}
+
+func newDriver(t *testing.T, o Options, w, h int) *driver {
+	t.Helper()
+	clock := newClock()
+	o.Now = clock.Now
+	if o.Environ == nil {
+		o.Environ = []string{}
+	}
+	if o.Welcome.Version == "" {
+		o.Welcome = Welcome{Version: "1.2.3", DataDir: "/home/u/.local/share/co-cli", Isolation: "full", Tools: 1}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	app := New(ctx, o)
+	t.Cleanup(func() { cancel(); app.close() })
+	d := &driver{t: t, app: app, clock: clock, msgs: make(chan tea.Msg, 4096)}
+	d.run(app.Init())
+	d.send(tea.WindowSizeMsg{Width: w, Height: h})
+	return d
+}
+
+func (d *driver) send(msg tea.Msg) {
+	_, cmd := d.app.Update(msg)
+	d.run(cmd)
+}
+
+func (d *driver) run(cmd tea.Cmd) {
+	if cmd != nil {
+		go func() { d.deliver(cmd()) }()
+	}
+}
+
+func (d *driver) deliver(msg tea.Msg) {
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			d.run(c)
+		}
+		return
+	}
+	if msg != nil {
+		d.msgs <- msg
+	}
+}
+
+// process handles one queued message; false when none came within wait.
+func (d *driver) process(wait time.Duration) bool {
+	select {
+	case msg := <-d.msgs:
+		if os.Getenv("TUI_DEBUG") != "" {
+			d.t.Logf("msg %T", msg)
+		}
+		switch msg.(type) {
+		case tea.QuitMsg:
+			d.quit = true
+			return true
+		}
+		if reflect.TypeOf(msg).String() == "tea.setClipboardMsg" {
+			d.clipboard = append(d.clipboard, reflect.ValueOf(msg).String())
+			return true
+		}
+		d.send(msg)
+		return true
+	case <-time.After(wait):
+		return false
+	}
+}
+
+// until processes messages until cond holds.
+func (d *driver) until(what string, cond func() bool) {
+	d.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, d.screen())
+		}
+		d.process(20 * time.Millisecond)
+	}
+}
+
+// settle processes what arrives within a short while.
+func (d *driver) settle() {
+	for d.process(30 * time.Millisecond) {
+	}
+}
+
+func (d *driver) key(keys ...string) {
+	for _, k := range keys {
+		d.send(keyMsg(k))
+	}
+}
+
+func (d *driver) typeText(s string) {
+	for _, r := range s {
+		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// screen is the view without styles.
+func (d *driver) screen() string {
+	return xansi.Strip(d.app.View().Content)
+}
+
+func (d *driver) idle() bool { return !d.app.running }
+
+var namedKeys = map[string]rune{
+	"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "down": tea.KeyDown, "tab": tea.KeyTab,
+	"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd, "f2": tea.KeyF2,
+	"backspace": tea.KeyBackspace,
+}
+
+func keyMsg(s string) tea.KeyPressMsg {
+	var mod tea.KeyMod
+	for {
+		switch {
+		case strings.HasPrefix(s, "ctrl+") && len(s) > 5:
+			mod |= tea.ModCtrl
+			s = s[5:]
+			continue
+		case strings.HasPrefix(s, "alt+") && len(s) > 4:
+			mod |= tea.ModAlt
+			s = s[4:]
+			continue
+		case strings.HasPrefix(s, "shift+") && len(s) > 6:
+			mod |= tea.ModShift
+			s = s[6:]
+			continue
+		}
+		break
+	}
+	if r, ok := namedKeys[s]; ok {
+		return tea.KeyPressMsg{Code: r, Mod: mod}
+	}
+	r := []rune(s)
+	if len(r) != 1 {
+		panic(fmt.Sprintf("unknown key %q", s))
+	}
+	if mod != 0 {
+		return tea.KeyPressMsg{Code: r[0], Mod: mod}
+	}
+	return tea.KeyPressMsg{Code: r[0], Text: s}
+}
+
+// shellCall scripts a run_shell_command call.
+func shellCall(id, cmd string) llmtest.ToolCall {
+	b, _ := json.Marshal(map[string]string{"cmd": cmd})
+	return llmtest.ToolCall{ID: id, Name: agent.BangTool, Args: string(b)}
+}
+
+type tea_Msg = tea.Msg
+
+func mouseWheel(up bool) tea.MouseWheelMsg {
+	b := tea.MouseWheelDown
+	if up {
+		b = tea.MouseWheelUp
+	}
+	return tea.MouseWheelMsg{Button: b}
+}
+
+func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+func lineWidth(l string) int { return xansi.StringWidth(l) }

@@ -1,0 +1,240 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/co-cli/co/tui/slash"
+)
+
+// Submission is what the user sent with Enter.
+type Submission struct {
+	Text string
+	// save appends Text to the history file; run it in a tea.Cmd.
+	save func() error
+}
+
+// Input is the prompt: a multi-line text area with history and slash
+// command completion.
+type Input struct {
+	ta      textarea.Model
+	keys    KeyMap
+	th      *Theme
+	hist    *History
+	histPos int    // hist.Len() while editing the draft
+	draft   string // what was typed before walking the history
+	hints   []string
+	width   int
+	view    string // cached View
+}
+
+const inputMaxLines = 8
+
+// NewInput makes the prompt.
+func NewInput(th *Theme, keys KeyMap, hist *History) *Input {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.DynamicHeight = true
+	ta.MinHeight = 1
+	ta.MaxHeight = inputMaxLines
+	ta.MaxContentHeight = 5000
+	ta.CharLimit = 0
+	ta.Placeholder = "Ask co anything · /help for commands · !cmd runs a shell command"
+	ta.SetVirtualCursor(false)
+	ta.SetPromptFunc(2, func(p textarea.PromptInfo) string {
+		if p.LineNumber == 0 {
+			return th.UserMark.Render("❯ ")
+		}
+		return "  "
+	})
+	km := textarea.DefaultKeyMap()
+	km.InsertNewline = keys.Newline
+	km.TransposeCharacterBackward.Unbind() // ctrl+t shows the spans panel
+	km.PageUp.Unbind()                     // pgup/pgdn scroll the transcript
+	km.PageDown.Unbind()
+	ta.KeyMap = km
+	st := textarea.DefaultLightStyles()
+	if th.Name == "dark" {
+		st = textarea.DefaultDarkStyles()
+	}
+	for _, s := range []*textarea.StyleState{&st.Focused, &st.Blurred} {
+		s.Base = lipgloss.NewStyle()
+		s.CursorLine = lipgloss.NewStyle()
+		s.Text = lipgloss.NewStyle()
+		s.Placeholder = th.Dim
+		s.Prompt = lipgloss.NewStyle()
+		s.EndOfBuffer = lipgloss.NewStyle()
+	}
+	ta.SetStyles(st)
+	ta.Focus()
+	if hist == nil {
+		hist, _ = LoadHistory("")
+	}
+	in := &Input{ta: ta, keys: keys, th: th, hist: hist, histPos: hist.Len()}
+	in.refresh()
+	return in
+}
+
+// SetWidth sets the width of the prompt.
+func (in *Input) SetWidth(w int) {
+	in.width = w
+	in.ta.SetWidth(w)
+	in.refresh()
+}
+
+// Value is the text typed so far.
+func (in *Input) Value() string { return in.ta.Value() }
+
+// Empty reports whether nothing is typed.
+func (in *Input) Empty() bool { return in.ta.Value() == "" }
+
+// SetValue replaces the text and puts the cursor at its end.
+func (in *Input) SetValue(s string) {
+	in.ta.SetValue(s)
+	in.ta.MoveToEnd()
+	in.refresh()
+}
+
+// Hints are the completion candidates shown above the prompt.
+func (in *Input) Hints() []string { return in.hints }
+
+// Update handles a key or a paste. When Enter sends the text it returns
+// the submission.
+func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
+	defer in.refresh()
+	k, isKey := msg.(tea.KeyPressMsg)
+	if !isKey {
+		var cmd tea.Cmd
+		in.ta, cmd = in.ta.Update(msg)
+		return nil, cmd
+	}
+	switch {
+	case key.Matches(k, in.keys.Send):
+		return in.submit(), nil
+	case key.Matches(k, in.keys.Complete):
+		in.complete()
+		return nil, nil
+	case key.Matches(k, in.keys.HistoryPrev) && in.onFirstLine():
+		in.walk(-1)
+		return nil, nil
+	case key.Matches(k, in.keys.HistoryNext) && in.onLastLine():
+		in.walk(+1)
+		return nil, nil
+	}
+	in.hints = nil
+	var cmd tea.Cmd
+	in.ta, cmd = in.ta.Update(msg)
+	return nil, cmd
+}
+
+func (in *Input) submit() *Submission {
+	text := in.ta.Value()
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	save := in.hist.Add(text)
+	in.ta.Reset()
+	in.hints, in.draft, in.histPos = nil, "", in.hist.Len()
+	return &Submission{Text: text, save: save}
+}
+
+func (in *Input) onFirstLine() bool {
+	return in.ta.Line() == 0 && in.ta.LineInfo().RowOffset == 0
+}
+
+func (in *Input) onLastLine() bool {
+	li := in.ta.LineInfo()
+	return in.ta.Line() == in.ta.LineCount()-1 && li.RowOffset == li.Height-1
+}
+
+// walk moves through the history: -1 older, +1 newer (back to the draft).
+func (in *Input) walk(d int) {
+	p := in.histPos + d
+	if p < 0 || p > in.hist.Len() {
+		return
+	}
+	if in.histPos == in.hist.Len() {
+		in.draft = in.ta.Value()
+	}
+	in.histPos = p
+	in.hints = nil
+	if p == in.hist.Len() {
+		in.SetValue(in.draft)
+		return
+	}
+	in.SetValue(in.hist.At(p))
+}
+
+// complete completes a slash command: a single match is filled in, several
+// are shown and their common prefix filled in.
+func (in *Input) complete() {
+	v := in.ta.Value()
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n\t") {
+		in.hints = nil
+		return
+	}
+	cands := slash.Complete(v)
+	switch len(cands) {
+	case 0:
+		in.hints = nil
+	case 1:
+		in.SetValue(cands[0] + " ")
+		in.hints = nil
+	default:
+		if p := commonPrefix(cands); len(p) > len(v) {
+			in.SetValue(p)
+		}
+		in.hints = cands
+	}
+}
+
+func commonPrefix(ss []string) string {
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// Height is the number of lines View takes.
+func (in *Input) Height() int {
+	h := 1 + in.ta.Height()
+	if len(in.hints) > 0 {
+		h++
+	}
+	return h
+}
+
+func (in *Input) refresh() {
+	var b strings.Builder
+	if len(in.hints) > 0 {
+		b.WriteString(in.th.Dim.Render(truncate("  "+strings.Join(in.hints, "  "), in.width)))
+		b.WriteByte('\n')
+	}
+	b.WriteString(in.th.InputLine.Render(strings.Repeat("─", max(in.width, 1))))
+	b.WriteByte('\n')
+	b.WriteString(strings.TrimRight(in.ta.View(), "\n"))
+	in.view = b.String()
+}
+
+// View draws the hints, a rule and the text area.
+func (in *Input) View() string { return in.view }
+
+// Cursor is where the terminal's cursor goes, relative to View's origin.
+func (in *Input) Cursor() *tea.Cursor {
+	c := in.ta.Cursor()
+	if c == nil {
+		return nil
+	}
+	c.Y++
+	if len(in.hints) > 0 {
+		c.Y++
+	}
+	return c
+}

@@ -1,0 +1,410 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/glamour/v2"
+	"charm.land/glamour/v2/ansi"
+	"github.com/alecthomas/chroma/v2/lexers"
+	xansi "github.com/charmbracelet/x/ansi"
+)
+
+// markdown renders markdown with glamour, keeping one renderer per width
+// (building one costs more than rendering a paragraph). It is used from
+// Update only, never from View.
+type markdown struct {
+	style ansi.StyleConfig
+	// langs are the code languages chroma knows (built on first use).
+	langs map[string]bool
+	// renderers by wrap width; a few widths at most (resizes).
+	byWidth map[int]*glamour.TermRenderer
+	order   []int
+}
+
+const maxRendererWidths = 4
+
+func newMarkdown(style ansi.StyleConfig) *markdown {
+	return &markdown{style: style, byWidth: map[int]*glamour.TermRenderer{}}
+}
+
+func (m *markdown) renderer(width int) *glamour.TermRenderer {
+	if r, ok := m.byWidth[width]; ok {
+		return r
+	}
+	// True colour: chroma's 256-colour formatter breaks ties between palette
+	// entries at random, and the renderer downsamples to the terminal anyway.
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(m.style), glamour.WithWordWrap(width), glamour.WithChromaFormatter("terminal16m"))
+	if err != nil {
+		return nil
+	}
+	if len(m.order) >= maxRendererWidths {
+		delete(m.byWidth, m.order[0])
+		m.order = m.order[1:]
+	}
+	m.byWidth[width] = r
+	m.order = append(m.order, width)
+	return r
+}
+
+// block renders one markdown block (already sanitised text) to lines no
+// wider than width, without leading or trailing blank lines.
+func (m *markdown) block(src string, width int) []string {
+	if width < 4 {
+		width = 4
+	}
+	out := ""
+	src = m.plainFences(expandTabs(src))
+	if r := m.renderer(width); r != nil {
+		if s, err := r.Render(src); err == nil {
+			out = s
+		}
+	}
+	if out == "" && strings.TrimSpace(src) != "" {
+		out = src // glamour failed: show the text as it is
+	}
+	return tidyLines(stripHyperlinks(out), width)
+}
+
+// plainFences marks code blocks with no language, or one chroma does not
+// know, as plain text. Otherwise chroma guesses the language by running
+// every lexer's analyser over the code, milliseconds per render.
+func (m *markdown) plainFences(src string) string {
+	if !strings.Contains(src, "```") && !strings.Contains(src, "~~~") {
+		return src
+	}
+	lines := strings.Split(src, "\n")
+	var fence byte
+	var fenceLen int
+	changed := false
+	for i, line := range lines {
+		trimmed := strings.TrimLeft(line, " \t")
+		if fence != 0 {
+			if n := fenceRun(trimmed, fence); n >= fenceLen && strings.TrimSpace(trimmed[n:]) == "" {
+				fence = 0
+			}
+			continue
+		}
+		for _, c := range []byte{'`', '~'} {
+			n := fenceRun(trimmed, c)
+			if n < 3 || c == '`' && strings.Contains(trimmed[n:], "`") {
+				continue
+			}
+			fence, fenceLen = c, n
+			lang := ""
+			if f := strings.Fields(trimmed[n:]); len(f) > 0 {
+				lang = f[0]
+			}
+			if !m.knownLang(lang) {
+				lines[i] = line[:len(line)-len(trimmed)] + trimmed[:n] + "text"
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return src
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *markdown) knownLang(lang string) bool {
+	if lang == "" {
+		return false
+	}
+	if m.langs == nil {
+		// Names and aliases, looked up in a map: lexers.Get would also try
+		// every lexer's file patterns, milliseconds for a name it does not
+		// know.
+		m.langs = map[string]bool{}
+		for _, n := range lexers.Names(true) {
+			m.langs[strings.ToLower(n)] = true
+		}
+	}
+	return m.langs[strings.ToLower(lang)]
+}
+
+// stripHyperlinks removes OSC 8 sequences glamour makes for links: a
+// link's target is always printed beside its text, so the terminal never
+// gets a clickable target that came from the model.
+func stripHyperlinks(s string) string {
+	const start = "\x1b]8;"
+	if !strings.Contains(s, start) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, start)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		rest := s[i+len(start):]
+		// The sequence ends with BEL or ST (ESC \).
+		j := strings.IndexAny(rest, "\x07\x1b")
+		if j < 0 {
+			return b.String()
+		}
+		if rest[j] == 0x1b && j+1 < len(rest) && rest[j+1] == '\\' {
+			s = rest[j+2:]
+		} else {
+			s = rest[j+1:]
+		}
+	}
+}
+
+// tidyLines splits rendered text into lines, drops the padding glamour adds
+// at the end of lines, the blank lines around the block, and hard-wraps
+// what is still wider than width (long words, URLs).
+func tidyLines(s string, width int) []string {
+	raw := strings.Split(s, "\n")
+	lines := make([]string, 0, len(raw))
+	for _, l := range raw {
+		l = trimPadding(l)
+		if xansi.StringWidth(l) > width {
+			lines = append(lines, strings.Split(xansi.Hardwrap(l, width, true), "\n")...)
+			continue
+		}
+		lines = append(lines, l)
+	}
+	for len(lines) > 0 && isBlank(lines[0]) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && isBlank(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// trimPadding removes trailing spaces and styles with nothing after them,
+// then closes the line's styles so nothing bleeds into what follows.
+func trimPadding(l string) string {
+	styled := strings.IndexByte(l, 0x1b) >= 0
+	for {
+		n := len(l)
+		l = strings.TrimRight(l, " ")
+		if strings.HasSuffix(l, "m") {
+			if i := strings.LastIndex(l, "\x1b["); i >= 0 && isSGR(l[i:]) {
+				l = l[:i]
+			}
+		}
+		if len(l) == n {
+			break
+		}
+	}
+	if styled && l != "" {
+		l += "\x1b[m"
+	}
+	return l
+}
+
+// isSGR reports whether s is exactly one SGR sequence (ESC [ params m).
+func isSGR(s string) bool {
+	if len(s) < 3 || s[0] != 0x1b || s[1] != '[' || s[len(s)-1] != 'm' {
+		return false
+	}
+	for _, c := range s[2 : len(s)-1] {
+		if (c < '0' || c > '9') && c != ';' && c != ':' {
+			return false
+		}
+	}
+	return true
+}
+
+func isBlank(l string) bool {
+	if strings.IndexByte(l, 0x1b) >= 0 {
+		l = xansi.Strip(l)
+	}
+	return strings.TrimSpace(l) == ""
+}
+
+// blockSplitter finds where markdown blocks end in text that grows at the
+// end, so a streamed reply renders its finished blocks once and re-renders
+// only the last one. A boundary is declared only when no text that could
+// follow can change the blocks before it: after a blank line, outside a
+// fenced code block, before a complete line that starts in column 0 (so
+// not an indented continuation) and that does not continue a list.
+//
+// Feeding the same text in any number of pieces gives the same boundaries
+// as feeding it at once; that is what makes incremental rendering equal
+// to a fresh render.
+type blockSplitter struct {
+	pos      int  // start of the first line not yet scanned
+	content  bool // the current block has a non-blank line
+	blank    bool // the last scanned line was blank (after content)
+	list     bool // the current block is a list
+	fence    byte // ` or ~ while inside a fenced code block
+	fenceLen int
+}
+
+// scan reads the complete lines of text from where the last scan stopped
+// and returns the offsets where new blocks start. When final is true the
+// text is complete and its last line counts even without a newline.
+func (s *blockSplitter) scan(text string, final bool) []int {
+	var starts []int
+	for s.pos < len(text) {
+		end := strings.IndexByte(text[s.pos:], '\n')
+		var line string
+		next := 0
+		switch {
+		case end >= 0:
+			line, next = text[s.pos:s.pos+end], s.pos+end+1
+		case final:
+			line, next = text[s.pos:], len(text)
+		default:
+			return starts
+		}
+		if s.line(line, s.pos) {
+			starts = append(starts, s.pos)
+		}
+		s.pos = next
+	}
+	return starts
+}
+
+// line scans one complete line at offset off and reports whether a new
+// block starts at it.
+func (s *blockSplitter) line(line string, off int) (newBlock bool) {
+	trimmed := strings.TrimLeft(line, " \t")
+	if s.fence != 0 {
+		if n := fenceRun(trimmed, s.fence); n >= s.fenceLen && strings.TrimSpace(trimmed[n:]) == "" {
+			s.fence = 0
+		}
+		s.blank = false
+		return false
+	}
+	if strings.TrimSpace(line) == "" {
+		if s.content {
+			s.blank = true
+		}
+		return false
+	}
+	item := isListItem(trimmed)
+	if s.content && s.blank && line[0] != ' ' && line[0] != '\t' && !(s.list && item) {
+		newBlock = true
+		s.list = false
+	}
+	if item && line[0] != ' ' && line[0] != '\t' {
+		s.list = true
+	}
+	s.content, s.blank = true, false
+	for _, c := range []byte{'`', '~'} {
+		if n := fenceRun(trimmed, c); n >= 3 && (c == '~' || !strings.Contains(trimmed[n:], "`")) {
+			s.fence, s.fenceLen = c, n
+		}
+	}
+	return newBlock
+}
+
+func fenceRun(s string, c byte) int {
+	n := 0
+	for n < len(s) && s[n] == c {
+		n++
+	}
+	return n
+}
+
+// isListItem reports whether a line (without its indentation) starts a
+// list item: -, + or * then a space, or a number with . or ) then a space.
+func isListItem(s string) bool {
+	if len(s) >= 2 && (s[0] == '-' || s[0] == '+' || s[0] == '*') && (s[1] == ' ' || s[1] == '\t') {
+		return true
+	}
+	if len(s) == 1 && (s[0] == '-' || s[0] == '+' || s[0] == '*') {
+		return true
+	}
+	i := 0
+	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t')
+}
+
+// mdBlock is a finished block and its render at one width.
+type mdBlock struct {
+	src   string
+	width int
+	lines []string
+}
+
+// mdStream is an assistant reply rendered as it streams: finished blocks
+// are rendered once per width and kept; the unfinished tail is rendered
+// again when text arrives.
+type mdStream struct {
+	text     strings.Builder
+	split    blockSplitter
+	blocks   []mdBlock
+	done     int // where the finished blocks end in text
+	final    bool
+	tailSrc  string
+	tail     []string // render of tailSrc at tailW
+	tailW    int
+	tailDone bool
+}
+
+// append adds sanitised text.
+func (s *mdStream) append(t string) {
+	s.text.WriteString(t)
+	s.cut(false)
+}
+
+// finish marks the text complete.
+func (s *mdStream) finish() {
+	if s.final {
+		return
+	}
+	s.final = true
+	s.cut(true)
+}
+
+func (s *mdStream) cut(final bool) {
+	text := s.text.String()
+	for _, start := range s.split.scan(text, final) {
+		// Clone: the builder's buffer is replaced as it grows, and a
+		// block must not keep an old one alive.
+		s.blocks = append(s.blocks, mdBlock{src: strings.Clone(text[s.done:start])})
+		s.done = start
+	}
+	if tail := text[s.done:]; tail != s.tailSrc {
+		s.tailSrc, s.tailDone = strings.Clone(tail), false
+	}
+}
+
+// Source is the whole text so far.
+func (s *mdStream) Source() string { return s.text.String() }
+
+// render brings the rendered lines up to date for width and returns them.
+// Only blocks not yet rendered at this width and a changed tail are
+// rendered.
+func (s *mdStream) render(md *markdown, width int) []string {
+	var out []string
+	for i := range s.blocks {
+		b := &s.blocks[i]
+		if b.width != width || b.lines == nil {
+			b.lines, b.width = md.block(b.src, width), width
+		}
+		out = appendBlock(out, b.lines)
+	}
+	if !s.tailDone || s.tailW != width {
+		s.tail, s.tailW, s.tailDone = md.block(s.tailSrc, width), width, true
+	}
+	return appendBlock(out, s.tail)
+}
+
+func appendBlock(out, lines []string) []string {
+	if len(lines) == 0 {
+		return out
+	}
+	if len(out) > 0 {
+		out = append(out, "")
+	}
+	return append(out, lines...)
+}
+
+// renderMarkdown renders complete text at once through the same block
+// pipeline (what a streamed reply must equal once finished).
+func renderMarkdown(md *markdown, text string, width int) []string {
+	var s mdStream
+	s.append(text)
+	s.finish()
+	return s.render(md, width)
+}

@@ -1,0 +1,412 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	xansi "github.com/charmbracelet/x/ansi"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/tui/safe"
+)
+
+// ApprovalGrace is how long after an approval appears (and after each key
+// typed in that time) keys do not answer it: keystrokes meant for the
+// prompt never approve anything by accident.
+const ApprovalGrace = 400 * time.Millisecond
+
+// ModalResult is what a key did to the approval modal.
+type ModalResult int
+
+const (
+	// ModalPending: the key was handled (scrolling, a refused "a"); the
+	// modal waits for an answer.
+	ModalPending ModalResult = iota
+	// ModalSwallowed: the key came during the grace period and answered
+	// nothing.
+	ModalSwallowed
+	// ModalAnswered: every call has a verdict (see Verdicts).
+	ModalAnswered
+	// ModalCancel: the user cancelled the turn.
+	ModalCancel
+)
+
+// modalArmedMsg ends a grace period (the key hints light up).
+type modalArmedMsg struct{ id, idx int }
+
+var modalSeq int
+
+// Modal asks the user about the calls of one ApprovalRequested, one at a
+// time. It returns typed results and never talks to the agent itself.
+type Modal struct {
+	req        agent.ApprovalRequested
+	verdicts   []agent.Verdict
+	idx        int
+	scroll     int
+	graceUntil time.Time
+	armed      bool
+	note       string // a one-line answer to a refused key
+	keys       ModalKeyMap
+	th         *Theme
+	w, h       int
+	body       []string // the current call's lines at the modal's width
+	id         int
+}
+
+// NewModal opens the modal for req at now on a w×h screen.
+func NewModal(req agent.ApprovalRequested, th *Theme, keys ModalKeyMap, w, h int, now time.Time) *Modal {
+	modalSeq++
+	m := &Modal{req: req, verdicts: make([]agent.Verdict, len(req.Calls)), keys: keys, th: th, id: modalSeq}
+	m.w, m.h = w, h
+	m.show(now)
+	return m
+}
+
+// Request is the request the modal answers.
+func (m *Modal) Request() agent.ApprovalRequested { return m.req }
+
+// Verdicts are the answers so far, one per call (Deny where unanswered).
+func (m *Modal) Verdicts() []agent.Verdict { return m.verdicts }
+
+// Index is the call on show (0-based).
+func (m *Modal) Index() int { return m.idx }
+
+// Armed reports whether keys answer the modal now (the grace period is over).
+func (m *Modal) Armed() bool { return m.armed }
+
+func (m *Modal) show(now time.Time) {
+	m.scroll, m.note, m.armed = 0, "", false
+	m.graceUntil = now.Add(ApprovalGrace)
+	m.body = m.renderBody()
+}
+
+// ArmCmd is the tick that ends the current grace period.
+func (m *Modal) ArmCmd() tea.Cmd {
+	id, idx := m.id, m.idx
+	return tea.Tick(ApprovalGrace, func(time.Time) tea.Msg { return modalArmedMsg{id: id, idx: idx} })
+}
+
+// Arm handles the grace tick; it returns another tick while keys keep
+// extending the grace period.
+func (m *Modal) Arm(msg modalArmedMsg, now time.Time) tea.Cmd {
+	if msg.id != m.id || msg.idx != m.idx || m.armed {
+		return nil
+	}
+	if now.Before(m.graceUntil) {
+		id, idx := m.id, m.idx
+		return tea.Tick(m.graceUntil.Sub(now), func(time.Time) tea.Msg { return modalArmedMsg{id: id, idx: idx} })
+	}
+	m.armed = true
+	return nil
+}
+
+// SetSize resizes the screen the modal is centred on.
+func (m *Modal) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.body = m.renderBody()
+	m.scroll = min(m.scroll, m.maxScroll())
+}
+
+// HandleKey answers, scrolls or ignores a key pressed at now.
+func (m *Modal) HandleKey(k tea.KeyPressMsg, now time.Time) ModalResult {
+	switch {
+	case key.Matches(k, m.keys.Cancel):
+		return ModalCancel
+	case key.Matches(k, m.keys.Up):
+		m.scroll = max(m.scroll-1, 0)
+		return ModalPending
+	case key.Matches(k, m.keys.Down):
+		m.scroll = min(m.scroll+1, m.maxScroll())
+		return ModalPending
+	case key.Matches(k, m.keys.PageUp):
+		m.scroll = max(m.scroll-m.bodyHeight(), 0)
+		return ModalPending
+	case key.Matches(k, m.keys.PageDown):
+		m.scroll = min(m.scroll+m.bodyHeight(), m.maxScroll())
+		return ModalPending
+	}
+	if now.Before(m.graceUntil) {
+		// Typed before the user could have read the modal: answer nothing,
+		// and keep waiting until the typing stops.
+		m.graceUntil = now.Add(ApprovalGrace)
+		m.armed = false
+		return ModalSwallowed
+	}
+	m.armed = true
+	call := m.req.Calls[m.idx]
+	switch {
+	case key.Matches(k, m.keys.Approve):
+		m.verdicts[m.idx] = agent.ApproveOnce
+	case key.Matches(k, m.keys.Deny):
+		m.verdicts[m.idx] = agent.Deny
+	case key.Matches(k, m.keys.Always):
+		if call.Check.AlwaysAsk {
+			m.note = "This call must be approved each time: press y or n."
+			return ModalPending
+		}
+		m.verdicts[m.idx] = agent.ApproveSession
+	default:
+		return ModalPending
+	}
+	if m.idx++; m.idx >= len(m.req.Calls) {
+		return ModalAnswered
+	}
+	m.show(now)
+	return ModalPending
+}
+
+func (m *Modal) boxWidth() int { return max(min(m.w-4, 100), 24) }
+
+// innerWidth is the text width inside the border and padding.
+func (m *Modal) innerWidth() int { return m.boxWidth() - 4 }
+
+// bodyHeight is how many body lines fit on screen.
+func (m *Modal) bodyHeight() int {
+	// border 2, title 2, footer 3 (blank, note/scope, keys)
+	return max(m.h-2-7, 3)
+}
+
+func (m *Modal) maxScroll() int { return max(len(m.body)-m.bodyHeight(), 0) }
+
+var hiddenMarker = regexp.MustCompile(`<U\+[0-9A-F]{4}>`)
+
+// renderBody lays out the current call: the exact command for the shell,
+// the policy's reason, the preview (a diff, a draft) and every argument,
+// wrapped and never truncated. Everything from the model goes through
+// safe.Reveal, so hidden characters show as <U+…>.
+func (m *Modal) renderBody() []string {
+	th, w := m.th, m.innerWidth()
+	call := m.req.Calls[m.idx]
+	var out []string
+	add := func(style lipgloss.Style, s string) {
+		for _, l := range wrapText(s, w) {
+			out = append(out, markHidden(th, style.Render(l)))
+		}
+	}
+	blank := func() {
+		if len(out) > 0 && out[len(out)-1] != "" {
+			out = append(out, "")
+		}
+	}
+	hidden := safe.HasHidden(call.Args) || safe.HasHidden(call.Check.Preview) || safe.HasHidden(call.Check.Reason)
+	if hidden {
+		add(th.Hidden, "⚠ This call contains hidden characters (bidirectional overrides or zero-width characters); they are shown as <U+…>.")
+		blank()
+	}
+	cmd, isShell := shellCommand(call)
+	if isShell {
+		out = append(out, th.Dim.Render("Command:"))
+		for _, l := range wrapText(safe.Reveal(cmd), w-2) {
+			out = append(out, markHidden(th, th.Accent.Render("$ ")+th.User.Render(l)))
+		}
+		blank()
+	}
+	if r := call.Check.Reason; r != "" {
+		add(th.Warn, "Why it asks: "+safe.Reveal(r))
+		blank()
+	}
+	if p := strings.TrimRight(call.Check.Preview, "\n"); p != "" && !(isShell && strings.TrimSpace(p) == strings.TrimSpace(cmd)) {
+		out = append(out, th.Dim.Render("Preview:"))
+		out = append(out, previewLines(th, expandTabs(safe.Reveal(p)), w)...)
+		blank()
+	}
+	args := argLines(call.Args)
+	if isShell {
+		// The command is shown above; list only the other arguments.
+		kept := args[:0]
+		for _, a := range args {
+			if a.key != "cmd" {
+				kept = append(kept, a)
+			}
+		}
+		args = kept
+	}
+	if len(args) > 0 {
+		out = append(out, th.Dim.Render("Arguments:"))
+	}
+	for _, a := range args {
+		if a.key == "" {
+			add(lipgloss.NewStyle(), "  "+a.value)
+			continue
+		}
+		if !strings.Contains(a.value, "\n") && xansi.StringWidth(a.key)+xansi.StringWidth(a.value)+4 <= w {
+			out = append(out, markHidden(th, "  "+th.ToolName.Render(a.key)+": "+a.value))
+			continue
+		}
+		out = append(out, "  "+th.ToolName.Render(a.key)+":")
+		for _, l := range wrapText(expandTabs(a.value), w-4) {
+			out = append(out, markHidden(th, "    "+l))
+		}
+	}
+	return out
+}
+
+// markHidden highlights the <U+…> markers Reveal puts for hidden characters.
+func markHidden(th *Theme, s string) string {
+	if !strings.Contains(s, "<U+") {
+		return s
+	}
+	return hiddenMarker.ReplaceAllStringFunc(s, func(x string) string { return th.Hidden.Render(x) })
+}
+
+// previewLines wraps a preview; a unified diff gets its lines coloured.
+func previewLines(th *Theme, p string, w int) []string {
+	isDiff := strings.HasPrefix(p, "--- ") || strings.HasPrefix(p, "@@") || strings.Contains(p, "\n@@")
+	var out []string
+	for _, l := range strings.Split(p, "\n") {
+		st := lipgloss.NewStyle()
+		if isDiff {
+			switch {
+			case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+				st = th.Title
+			case strings.HasPrefix(l, "@@"):
+				st = th.DiffHunk
+			case strings.HasPrefix(l, "+"):
+				st = th.DiffAdd
+			case strings.HasPrefix(l, "-"):
+				st = th.DiffDel
+			}
+		}
+		for _, wl := range wrapText(l, w-2) {
+			out = append(out, markHidden(th, "  "+st.Render(wl)))
+		}
+	}
+	return out
+}
+
+// shellCommand returns the command of a shell call.
+func shellCommand(c agent.PendingCall) (string, bool) {
+	if c.Tool != agent.BangTool {
+		return "", false
+	}
+	var a struct {
+		Cmd *string `json:"cmd"`
+	}
+	if json.Unmarshal([]byte(c.Args), &a) != nil || a.Cmd == nil {
+		return "", false
+	}
+	return *a.Cmd, true
+}
+
+type argLine struct{ key, value string }
+
+// argLines lists a JSON object's arguments in the model's order, values
+// revealed in full; anything else is shown raw.
+func argLines(args string) []argLine {
+	raw := func() []argLine { return []argLine{{value: safe.Reveal(strings.TrimSpace(args))}} }
+	dec := json.NewDecoder(strings.NewReader(args))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if d, ok := tok.(json.Delim); err != nil || !ok || d != '{' {
+		return raw()
+	}
+	var out []argLine
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return raw()
+		}
+		k, _ := kt.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return raw()
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			out = append(out, argLine{safe.Reveal(k), safe.Reveal(s)})
+			continue
+		}
+		var buf bytes.Buffer
+		if json.Indent(&buf, v, "", "  ") != nil {
+			buf.Reset()
+			buf.Write(v)
+		}
+		out = append(out, argLine{safe.Reveal(k), safe.Reveal(buf.String())})
+	}
+	if len(out) == 0 {
+		return []argLine{{value: "(none)"}}
+	}
+	return out
+}
+
+// View draws the modal's box (not yet placed on the screen).
+func (m *Modal) View() string {
+	th, w := m.th, m.innerWidth()
+	call := m.req.Calls[m.idx]
+	title := th.Title.Render("Approve " + truncate(safe.Reveal(call.Tool), w-12) + "?")
+	if n := len(m.req.Calls); n > 1 {
+		count := th.Dim.Render(fmt.Sprintf("%d of %d", m.idx+1, n))
+		title += strings.Repeat(" ", max(w-xansi.StringWidth(title)-xansi.StringWidth(count), 1)) + count
+	}
+	lines := []string{title, ""}
+
+	bh := m.bodyHeight()
+	body := m.body
+	if len(body) > bh {
+		end := min(m.scroll+bh, len(body))
+		body = append([]string(nil), body[m.scroll:end]...)
+		more := fmt.Sprintf("↑↓ %d–%d of %d lines", m.scroll+1, end, len(m.body))
+		body = append(body, th.Dim.Render(more))
+	}
+	lines = append(lines, body...)
+	lines = append(lines, "")
+
+	scope := call.Check.ScopeLabel
+	switch {
+	case m.note != "":
+		lines = append(lines, th.Warn.Render(truncate(m.note, w)))
+	case call.Check.AlwaysAsk:
+		lines = append(lines, th.Warn.Render(truncate("This call must be approved each time (no session grant).", w)))
+	case scope != "":
+		lines = append(lines, truncate(th.Dim.Render("a approves for this session: ")+th.ToolName.Render(safe.Reveal(scope)), w))
+	}
+	keyStyle, textStyle := th.KeyHint, lipgloss.NewStyle()
+	if !m.armed {
+		keyStyle, textStyle = th.Dim, th.Dim
+	}
+	hint := keyStyle.Render("y") + textStyle.Render(" approve once  ") + keyStyle.Render("n/esc") + textStyle.Render(" deny  ")
+	if !call.Check.AlwaysAsk {
+		hint += keyStyle.Render("a") + textStyle.Render(" approve for the session  ")
+	}
+	hint += th.Dim.Render("ctrl+c cancel turn")
+	lines = append(lines, truncate(hint, w))
+
+	for i, l := range lines {
+		if pad := w - xansi.StringWidth(l); pad > 0 {
+			lines[i] = l + strings.Repeat(" ", pad)
+		}
+	}
+	return th.Modal.Render(strings.Join(lines, "\n"))
+}
+
+// overlay draws box centred over base (lines of width w).
+func overlay(base []string, box string, w int) []string {
+	boxLines := strings.Split(box, "\n")
+	bw := 0
+	for _, l := range boxLines {
+		bw = max(bw, xansi.StringWidth(l))
+	}
+	x := max((w-bw)/2, 0)
+	y := max((len(base)-len(boxLines))/2, 0)
+	out := append([]string(nil), base...)
+	for i, l := range boxLines {
+		row := y + i
+		if row >= len(out) {
+			break
+		}
+		left := xansi.Truncate(out[row], x, "")
+		if lw := xansi.StringWidth(left); lw < x {
+			left += strings.Repeat(" ", x-lw)
+		}
+		right := xansi.TruncateLeft(out[row], x+bw, "")
+		out[row] = left + "\x1b[m" + l + "\x1b[m" + right
+	}
+	return out
+}

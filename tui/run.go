@@ -1,0 +1,96 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/tui/slash"
+)
+
+// Options configures the full-screen chat.
+type Options struct {
+	Agent *agent.Agent
+	// Slash is the environment of slash commands; HelpExtra defaults to the
+	// chat's keys (HelpText).
+	Slash   slash.Env
+	Welcome Welcome
+	// Theme is "light" or "dark" (the theme setting); NO_COLOR turns
+	// colours off whatever it says.
+	Theme string
+	// HistoryPath is the input history file ("" keeps no file).
+	HistoryPath string
+	// Feed supplies live spans for the side panel; nil builds them from
+	// the agent's events.
+	Feed *telemetry.Feed
+	// Input and Output default to the terminal (os.Stdin, os.Stdout).
+	Input  io.Reader
+	Output io.Writer
+	// Environ defaults to the process's environment (NO_COLOR, TERM).
+	Environ []string
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP
+// end it too; on every way out (including a panic) the terminal is
+// restored. A SIGINT that reaches the process (the terminal is in raw
+// mode, so Ctrl+C normally arrives as a key) counts as Ctrl+C.
+func Run(ctx context.Context, o Options) error {
+	if o.Agent == nil {
+		return errors.New("tui: no agent")
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	app := New(ctx, o)
+	defer app.close()
+
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
+	if o.Input != nil {
+		opts = append(opts, tea.WithInput(o.Input))
+	}
+	if o.Output != nil {
+		opts = append(opts, tea.WithOutput(o.Output))
+	}
+	if o.Environ != nil {
+		opts = append(opts, tea.WithEnvironment(o.Environ))
+	}
+	p := tea.NewProgram(app, opts...)
+
+	ints := make(chan os.Signal, 1)
+	signal.Notify(ints, os.Interrupt)
+	defer signal.Stop(ints)
+	go func() {
+		for {
+			select {
+			case <-ints:
+				p.Send(interruptMsg{})
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	_, err := p.Run()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, tea.ErrProgramPanic):
+		return fmt.Errorf("the chat crashed (the terminal was restored; please report this): %w", err)
+	case ctx.Err() != nil:
+		return nil // SIGTERM, SIGHUP or the caller ended it
+	}
+	return err
+}

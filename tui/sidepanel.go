@@ -1,0 +1,298 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	xansi "github.com/charmbracelet/x/ansi"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/tui/present"
+	"github.com/co-cli/co/tui/safe"
+)
+
+// SidePanel shows this session's spans as a tree: name, duration, status;
+// errors in red, running spans as running. It reads telemetry.Feed when
+// there is one; without it, SpansFromEvents builds spans from the agent's
+// events.
+type SidePanel struct {
+	th     *Theme
+	spans  map[string]*spanNode
+	roots  []*spanNode
+	width  int
+	height int
+	now    time.Time
+	view   string
+}
+
+type spanNode struct {
+	ev       telemetry.SpanEvent
+	children []*spanNode
+	attached bool
+}
+
+// maxRoots bounds the traces kept (older ones scroll off anyway).
+const maxRoots = 100
+
+// NewSidePanel makes an empty panel.
+func NewSidePanel(th *Theme) *SidePanel {
+	return &SidePanel{th: th, spans: map[string]*spanNode{}}
+}
+
+// SetSize sets the panel's size (border included).
+func (p *SidePanel) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.refresh()
+}
+
+// Apply records a span starting or ending.
+func (p *SidePanel) Apply(ev telemetry.SpanEvent) {
+	if n, ok := p.spans[ev.SpanID]; ok {
+		n.ev = ev
+		p.refresh()
+		return
+	}
+	n := &spanNode{ev: ev}
+	p.spans[ev.SpanID] = n
+	if parent, ok := p.spans[ev.ParentID]; ok && ev.ParentID != "" {
+		parent.children = append(parent.children, n)
+		n.attached = true
+	} else {
+		p.roots = append(p.roots, n)
+	}
+	// A child may have arrived before its parent (feeds drop updates).
+	kept := p.roots[:0]
+	for _, r := range p.roots {
+		if r != n && r.ev.ParentID == ev.SpanID {
+			n.children = append(n.children, r)
+			r.attached = true
+			continue
+		}
+		kept = append(kept, r)
+	}
+	p.roots = kept
+	if len(p.roots) > maxRoots {
+		for _, r := range p.roots[:len(p.roots)-maxRoots] {
+			p.forget(r)
+		}
+		p.roots = append([]*spanNode(nil), p.roots[len(p.roots)-maxRoots:]...)
+	}
+	p.refresh()
+}
+
+func (p *SidePanel) forget(n *spanNode) {
+	delete(p.spans, n.ev.SpanID)
+	for _, c := range n.children {
+		p.forget(c)
+	}
+}
+
+// Running reports whether a span is still open (its time keeps changing).
+func (p *SidePanel) Running() bool {
+	for _, n := range p.spans {
+		if n.ev.Running {
+			return true
+		}
+	}
+	return false
+}
+
+// Tick updates running spans' durations.
+func (p *SidePanel) Tick(now time.Time) {
+	p.now = now
+	if p.Running() {
+		p.refresh()
+	}
+}
+
+// Clear forgets every span.
+func (p *SidePanel) Clear() {
+	p.spans, p.roots = map[string]*spanNode{}, nil
+	p.refresh()
+}
+
+// View draws the panel: a left border and the newest spans at the bottom.
+func (p *SidePanel) View() string { return p.view }
+
+func (p *SidePanel) refresh() {
+	if p.width < 4 || p.height < 1 {
+		p.view = ""
+		return
+	}
+	th := p.th
+	w := p.width - 2 // border and space
+	var rows []string
+	for _, r := range p.roots {
+		rows = p.appendRows(rows, r, "", "", w)
+	}
+	title := th.Title.Render("Spans")
+	if len(rows) == 0 {
+		rows = []string{th.Dim.Render(truncate("none yet", w))}
+	}
+	if room := p.height - 2; len(rows) > room {
+		rows = rows[len(rows)-room:]
+	}
+	lines := append([]string{title, ""}, rows...)
+	bar := th.Border.Render("│")
+	var b strings.Builder
+	for i := 0; i < p.height; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(bar + " ")
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+		}
+		b.WriteString(l)
+		if pad := w - xansi.StringWidth(l); pad > 0 {
+			b.WriteString(strings.Repeat(" ", pad))
+		}
+	}
+	p.view = b.String()
+}
+
+func (p *SidePanel) appendRows(rows []string, n *spanNode, prefix, branch string, w int) []string {
+	th := p.th
+	ev := n.ev
+	var dur, mark string
+	st := th.Dim
+	switch {
+	case ev.Running:
+		d := time.Duration(0)
+		if !p.now.IsZero() && p.now.After(ev.Start) {
+			d = p.now.Sub(ev.Start)
+		}
+		dur, st, mark = "running "+present.Duration(d), th.Running, "◌ "
+	case ev.Error:
+		dur, st, mark = present.Duration(ev.End.Sub(ev.Start)), th.Error, "✗ "
+	default:
+		dur = present.Duration(ev.End.Sub(ev.Start))
+	}
+	name := safe.Text(ev.Name)
+	nameW := w - xansi.StringWidth(prefix+branch+mark) - xansi.StringWidth(dur) - 1
+	name = truncate(name, max(nameW, 1))
+	gap := max(w-xansi.StringWidth(prefix+branch+mark+name+dur), 1)
+	nameStyle := th.User.UnsetBold()
+	if ev.Error {
+		nameStyle = th.Error
+	}
+	rows = append(rows, th.Border.Render(prefix+branch)+st.Render(mark)+nameStyle.Render(name)+strings.Repeat(" ", gap)+st.Render(dur))
+	childPrefix := prefix
+	switch branch {
+	case "├ ":
+		childPrefix += "│ "
+	case "└ ":
+		childPrefix += "  "
+	}
+	for i, c := range n.children {
+		b := "├ "
+		if i == len(n.children)-1 {
+			b = "└ "
+		}
+		rows = p.appendRows(rows, c, childPrefix, b, w)
+	}
+	return rows
+}
+
+// SpansFromEvents makes span events out of the agent's events, for a
+// session without a telemetry feed: a turn, its LLM requests and its tool
+// calls.
+type SpansFromEvents struct {
+	seq     int
+	root    *telemetry.SpanEvent
+	chat    *telemetry.SpanEvent
+	tools   map[string]*telemetry.SpanEvent
+	model   string
+	pending []telemetry.SpanEvent
+}
+
+// NewSpansFromEvents makes the converter; model names the chat spans.
+func NewSpansFromEvents(model string) *SpansFromEvents {
+	return &SpansFromEvents{tools: map[string]*telemetry.SpanEvent{}, model: model}
+}
+
+// SetModel names later chat spans.
+func (s *SpansFromEvents) SetModel(model string) { s.model = model }
+
+func (s *SpansFromEvents) start(name, parent string, now time.Time) *telemetry.SpanEvent {
+	s.seq++
+	ev := &telemetry.SpanEvent{SpanID: fmt.Sprintf("ev%d", s.seq), ParentID: parent, Name: name, Start: now, Running: true}
+	s.pending = append(s.pending, *ev)
+	return ev
+}
+
+func (s *SpansFromEvents) end(ev *telemetry.SpanEvent, now time.Time, failed bool, status string) {
+	if ev == nil || !ev.Running {
+		return
+	}
+	ev.Running, ev.End, ev.Error, ev.Status = false, now, failed, status
+	s.pending = append(s.pending, *ev)
+}
+
+// TurnStarted opens the turn's span (a bang command's is the tool's).
+func (s *SpansFromEvents) TurnStarted(bang bool, now time.Time) []telemetry.SpanEvent {
+	name := "invoke_agent"
+	if bang {
+		name = "bang"
+	}
+	s.root = s.start(name, "", now)
+	if !bang {
+		s.chat = s.start(s.chatName(), s.root.SpanID, now)
+	}
+	return s.flush()
+}
+
+func (s *SpansFromEvents) chatName() string {
+	if s.model == "" {
+		return "chat"
+	}
+	return "chat " + s.model
+}
+
+// Event converts one agent event.
+func (s *SpansFromEvents) Event(ev agent.Event, now time.Time) []telemetry.SpanEvent {
+	if s.root == nil {
+		return nil
+	}
+	switch e := ev.(type) {
+	case agent.TextDelta:
+		if s.chat == nil || !s.chat.Running {
+			s.chat = s.start(s.chatName(), s.root.SpanID, now)
+		}
+	case agent.ToolCallStarted:
+		s.end(s.chat, now, false, "")
+		s.tools[e.CallID] = s.start("execute_tool "+e.Name, s.root.SpanID, now)
+	case agent.ToolCallFinished:
+		t := s.tools[e.CallID]
+		delete(s.tools, e.CallID)
+		failed := e.Status == agent.CallFailed || e.Status == agent.CallRetry
+		s.end(t, now, failed, e.Err)
+		if len(s.tools) == 0 && !e.Bang {
+			s.chat = s.start(s.chatName(), s.root.SpanID, now)
+		}
+	case agent.TurnFinished:
+		s.closeAll(now, false, "")
+	case agent.TurnFailed:
+		s.closeAll(now, !e.Interrupted, e.Message)
+	}
+	return s.flush()
+}
+
+func (s *SpansFromEvents) closeAll(now time.Time, failed bool, status string) {
+	s.end(s.chat, now, failed, status)
+	for id, t := range s.tools {
+		s.end(t, now, failed, status)
+		delete(s.tools, id)
+	}
+	s.end(s.root, now, failed, status)
+	s.root, s.chat = nil, nil
+}
+
+func (s *SpansFromEvents) flush() []telemetry.SpanEvent {
+	out := s.pending
+	s.pending = nil
+	return out
+}

@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	xansi "github.com/charmbracelet/x/ansi"
+
+	"github.com/co-cli/co/tui/present"
+	"github.com/co-cli/co/tui/safe"
+)
+
+// StatusInfo is what the status bar shows; the root model fills it from
+// the agent in Update.
+type StatusInfo struct {
+	Provider, Model string
+	Resolving       bool // the provider is still being worked out
+	NoProvider      bool // no provider is usable
+	Isolation       string
+	Unsandboxed     bool
+	Yolo            bool
+	Grants          int
+	TurnTokens      int
+	SessionTokens   int
+	Queued          int
+	MouseOff        bool
+}
+
+// StatusBar is the bottom line: provider and model, sandbox isolation (an
+// UNSANDBOXED badge that never goes away when commands run without
+// isolation), yolo and grants, tokens, and a spinner with elapsed time
+// while a turn runs.
+type StatusBar struct {
+	th      *Theme
+	info    StatusInfo
+	spin    spinner.Model
+	busy    bool
+	started time.Time
+	now     time.Time
+	flash   string
+	width   int
+	view    string
+}
+
+// NewStatusBar makes the status bar.
+func NewStatusBar(th *Theme) *StatusBar {
+	s := &StatusBar{th: th, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
+	return s
+}
+
+// SetWidth sets the bar's width.
+func (s *StatusBar) SetWidth(w int) { s.width = w; s.refresh() }
+
+// SetInfo replaces what the bar shows.
+func (s *StatusBar) SetInfo(i StatusInfo) { s.info = i; s.refresh() }
+
+// Info is what the bar shows.
+func (s *StatusBar) Info() StatusInfo { return s.info }
+
+// Flash shows a message in place of the hints ("" clears it).
+func (s *StatusBar) Flash(msg string) { s.flash = msg; s.refresh() }
+
+// Start shows the spinner from now; it returns the spinner's first tick.
+func (s *StatusBar) Start(now time.Time) tea.Cmd {
+	s.busy, s.started, s.now = true, now, now
+	s.refresh()
+	return s.spin.Tick
+}
+
+// Stop hides the spinner.
+func (s *StatusBar) Stop() { s.busy = false; s.refresh() }
+
+// Busy reports whether the spinner runs.
+func (s *StatusBar) Busy() bool { return s.busy }
+
+// Update advances the spinner; ticks stop when the turn ends.
+func (s *StatusBar) Update(msg spinner.TickMsg, now time.Time) tea.Cmd {
+	if !s.busy {
+		return nil
+	}
+	var cmd tea.Cmd
+	s.spin, cmd = s.spin.Update(msg)
+	s.now = now
+	s.refresh()
+	return cmd
+}
+
+// View draws the bar.
+func (s *StatusBar) View() string { return s.view }
+
+func (s *StatusBar) refresh() {
+	if s.width <= 0 {
+		s.view = ""
+		return
+	}
+	th, in := s.th, s.info
+	base := th.Status
+	seg := func(t string) string { return base.Render(" " + t + " ") }
+	var provider, badge, yolo, grants string
+	switch {
+	case in.Resolving:
+		provider = seg("provider: checking…")
+	case in.NoProvider:
+		provider = th.Badge.Render(" NO PROVIDER ")
+	default:
+		provider = seg(safe.Text(in.Provider) + " · " + safe.Text(in.Model))
+	}
+	if in.Unsandboxed {
+		badge = th.Badge.Render(" UNSANDBOXED ")
+	} else if in.Isolation != "" {
+		badge = th.BadgeOK.Render(" sandbox: " + safe.Text(in.Isolation) + " ")
+	}
+	if in.Yolo {
+		yolo = th.Yolo.Render(" YOLO ")
+	}
+	if in.Grants > 0 {
+		g := "grant"
+		if in.Grants > 1 {
+			g = "grants"
+		}
+		grants = seg(fmt.Sprintf("%d %s", in.Grants, g))
+	}
+	tokens := seg(fmt.Sprintf("tokens %s turn · %s session", present.Tokens(in.TurnTokens), present.Tokens(in.SessionTokens)))
+
+	var right string
+	switch {
+	case s.flash != "":
+		right = th.Warn.Inherit(base).Render(" " + s.flash + " ")
+	case s.busy:
+		right = seg(s.spin.View() + " Co is thinking… " + present.Duration(s.now.Sub(s.started)))
+	case in.MouseOff:
+		right = seg("mouse released · f2 to capture")
+	default:
+		right = seg("/help · ctrl+t spans")
+	}
+	if in.Queued > 0 {
+		right = seg(fmt.Sprintf("%d queued", in.Queued)) + right
+	}
+
+	// Drop the least important segments until the bar fits; the
+	// UNSANDBOXED badge and YOLO stay.
+	l := provider + badge + yolo + grants + tokens
+	for _, shorter := range []string{provider + badge + yolo + grants, provider + badge + yolo, badge + yolo} {
+		if xansi.StringWidth(l)+xansi.StringWidth(right) <= s.width {
+			break
+		}
+		l = shorter
+	}
+	gap := s.width - xansi.StringWidth(l) - xansi.StringWidth(right)
+	if gap < 0 {
+		s.view = xansi.Truncate(l+right, s.width, "")
+		return
+	}
+	s.view = l + base.Render(strings.Repeat(" ", gap)) + right
+}
