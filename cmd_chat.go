@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -71,11 +72,26 @@ func (ss *session) slashEnv(helpExtra string) slash.Env {
 // plainBanner is the welcome of --plain: one line of facts, then how to
 // get help. It never waits on the network.
 func (ss *session) plainBanner() string {
+	// A probe of a local Ollama that is not running is refused at once;
+	// give it a moment so the banner can name the provider.
+	wctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	_, _, _ = ss.agent.WaitProvider(wctx)
+	cancel()
 	var b strings.Builder
-	fmt.Fprintf(&b, "co %s — %s — %d tools — data: %s\n", version, ss.providerLine(), ss.tools.Len(), ss.loaded.Paths.DataDir)
+	level, _ := ss.isolation()
+	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — %s — data: %s\n",
+		version, ss.providerLine(), ss.selection.Backend, level, plural(ss.tools.Len(), "tool"), ss.loaded.Paths.DataDir)
 	if w := ss.sandboxWarning(); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
 	b.WriteString("Type a message, /help for commands, exit to quit.")
 	return b.String()
+}
+
+// plural renders "1 tool", "3 tools".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
