@@ -89,6 +89,7 @@ when standard output is not a terminal or TERM is dumb.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(s), newStatusCmd(s), newConfigCmd(s), newPolicyCmd(s), newVersionCmd(s))
 	root.AddCommand(telemetryCommands(s)...)
+	root.AddCommand(googleCommands(s)...)
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }

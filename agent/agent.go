@@ -331,6 +331,11 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 		e.send(Notice{Text: note})
 	}
 
+	for _, t := range a.cfg.Tools.All() {
+		if o, ok := t.(tools.PromptObserver); ok {
+			o.ObservePrompt(prompt)
+		}
+	}
 	a.appendHistory(Message{Role: RoleUser, Content: prompt})
 	for {
 		if st.requests >= a.cfg.MaxRequests {

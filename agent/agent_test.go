@@ -723,3 +723,31 @@ func TestSubmitWhileBusyFails(t *testing.T) {
 	for range ch {
 	}
 }
+
+// observer records the prompts it is shown.
+type observer struct {
+	echoTool
+	mu   sync.Mutex
+	seen []string
+}
+
+func (o *observer) Name() string { return "observe_prompts" }
+func (o *observer) ObservePrompt(s string) {
+	o.mu.Lock()
+	o.seen = append(o.seen, s)
+	o.mu.Unlock()
+}
+
+func TestToolsObserveUserPrompts(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	obs := &observer{}
+	reg, _ := tools.NewRegistry(obs)
+	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Tools: reg})
+	srv.Script(llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
+	finished(t, run(t, context.Background(), ag, "fetch https://example.com/a", nil))
+	finished(t, run(t, context.Background(), ag, "and https://example.org/b", nil))
+	if strings.Join(obs.seen, "|") != "fetch https://example.com/a|and https://example.org/b" {
+		t.Errorf("observed %q", obs.seen)
+	}
+}

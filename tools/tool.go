@@ -58,6 +58,14 @@ type Checker interface {
 	Check(ctx context.Context, args json.RawMessage) Check
 }
 
+// PromptObserver is implemented by tools that need to see what the user
+// typed: the web tools let a URL run without asking only if it appeared in
+// the user's messages (or an earlier result). The agent calls ObservePrompt
+// with every user prompt of the session before the model sees it.
+type PromptObserver interface {
+	ObservePrompt(text string)
+}
+
 // Decision is the policy's verdict on one call.
 type Decision int
 
