@@ -49,7 +49,17 @@ func (ss *session) buildTools(ctx context.Context, approvals *agent.Approvals) (
 	ss.closers = append(ss.closers, func() { _ = sb.Close() })
 	approvals.SetIsolated(sb.Isolation() == sandbox.Full, st.YoloUnsandboxed)
 
-	reg, err := tools.NewRegistry(shell.NewTool(sb, policy, time.Duration(st.SandboxMaxTimeout)*time.Second))
+	all := []tools.Tool{shell.NewTool(sb, policy, time.Duration(st.SandboxMaxTimeout)*time.Second)}
+	var unconfigured []tools.Unconfigured
+	for _, family := range []func() ([]tools.Tool, []tools.Unconfigured, error){ss.localTools, ss.cloudTools} {
+		ts, un, err := family()
+		if err != nil {
+			return nil, nil, "", err
+		}
+		all = append(all, ts...)
+		unconfigured = append(unconfigured, un...)
+	}
+	reg, err := tools.NewRegistry(all...)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -57,7 +67,7 @@ func (ss *session) buildTools(ctx context.Context, approvals *agent.Approvals) (
 	if sb.Isolation() != sandbox.Full {
 		where = "directly on the user's machine in the workspace directory (no sandbox)"
 	}
-	return reg, nil, where, nil
+	return reg, unconfigured, where, nil
 }
 
 // shellPolicy builds the command policy from the settings.
