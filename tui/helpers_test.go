@@ -222,7 +222,7 @@ func (d *driver) idle() bool { return !d.app.running }
 var namedKeys = map[string]rune{
 	"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "down": tea.KeyDown, "tab": tea.KeyTab,
 	"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd, "f2": tea.KeyF2,
-	"backspace": tea.KeyBackspace,
+	"backspace": tea.KeyBackspace, "space": tea.KeySpace,
 }
 
 func keyMsg(s string) tea.KeyPressMsg {
@@ -245,6 +245,9 @@ func keyMsg(s string) tea.KeyPressMsg {
 		break
 	}
 	if r, ok := namedKeys[s]; ok {
+		if r == tea.KeySpace && mod == 0 {
+			return tea.KeyPressMsg{Code: r, Text: " "}
+		}
 		return tea.KeyPressMsg{Code: r, Mod: mod}
 	}
 	r := []rune(s)

@@ -167,6 +167,13 @@ func (in *Input) walk(d int) {
 		return
 	}
 	in.SetValue(in.hist.At(p))
+	if d > 0 {
+		// Walking forward lands on the entry's first line, so down moves
+		// through it before going on (as up does from its last line).
+		in.ta.MoveToBegin()
+		in.ta.CursorEnd()
+		in.refresh()
+	}
 }
 
 // complete completes a slash command: a single match is filled in, several

@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func newTestInput(t *testing.T, entries ...string) *Input {
+	t.Helper()
+	h, _ := LoadHistory("")
+	for _, e := range entries {
+		h.Add(e)
+	}
+	th := NewTheme("dark", false)
+	in := NewInput(&th, DefaultKeyMap(), h)
+	in.SetWidth(60)
+	return in
+}
+
+func press(in *Input, keys ...string) *Submission {
+	var last *Submission
+	for _, k := range keys {
+		if s, _ := in.Update(keyMsg(k)); s != nil {
+			last = s
+		}
+	}
+	return last
+}
+
+func typeInto(in *Input, s string) {
+	for _, r := range s {
+		in.Update(keyMsg(string(r)))
+	}
+}
+
+func TestInputEnterSendsAndNewlineKeysDoNot(t *testing.T) {
+	tests := []struct {
+		name  string
+		keys  []string
+		value string
+		sent  string
+	}{
+		{"enter sends", []string{"enter"}, "", "hi"},
+		{"shift+enter adds a line", []string{"shift+enter"}, "hi\n", ""},
+		{"ctrl+j adds a line", []string{"ctrl+j"}, "hi\n", ""},
+		{"alt+enter adds a line", []string{"alt+enter"}, "hi\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := newTestInput(t)
+			typeInto(in, "hi")
+			sub := press(in, tt.keys...)
+			if got := in.Value(); got != tt.value {
+				t.Errorf("value %q, want %q", got, tt.value)
+			}
+			switch {
+			case tt.sent == "" && sub != nil:
+				t.Errorf("sent %q", sub.Text)
+			case tt.sent != "" && (sub == nil || sub.Text != tt.sent):
+				t.Errorf("sent %+v, want %q", sub, tt.sent)
+			}
+		})
+	}
+	in := newTestInput(t)
+	if sub := press(in, "space", "enter"); sub != nil {
+		t.Errorf("blank input sent %q", sub.Text)
+	}
+}
+
+func TestInputHistoryWalk(t *testing.T) {
+	in := newTestInput(t, "first", "two\nlines", "third")
+	typeInto(in, "draft")
+	steps := []struct {
+		key  string
+		want string
+	}{
+		{"up", "third"},
+		{"up", "two\nlines"},
+		{"up", "two\nlines"}, // cursor on the last line: up moves within the entry
+		{"up", "first"},
+		{"up", "first"}, // oldest
+		{"down", "two\nlines"},
+		{"down", "two\nlines"}, // cursor on the first line: down moves within the entry
+		{"down", "third"},
+		{"down", "draft"}, // back to what was being typed
+		{"down", "draft"},
+	}
+	for i, s := range steps {
+		press(in, s.key)
+		if got := in.Value(); got != s.want {
+			t.Fatalf("step %d (%s): %q, want %q", i, s.key, got, s.want)
+		}
+	}
+}
+
+func TestInputHistoryPersists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "history.txt")
+	h, err := LoadHistory(path)
+	if err != nil || h.Len() != 0 {
+		t.Fatalf("missing file: %v, %d", err, h.Len())
+	}
+	for _, e := range []string{"one", `back\slash`, "multi\nline", "multi\nline"} {
+		if save := h.Add(e); save != nil {
+			if err := save(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("history file: %v %v", err, st.Mode())
+	}
+	h2, err := LoadHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := 0; i < h2.Len(); i++ {
+		got = append(got, h2.At(i))
+	}
+	if strings.Join(got, "|") != "one|back\\slash|multi\nline" {
+		t.Fatalf("history read back %q", got)
+	}
+}
+
+func TestInputCompletesSlashCommands(t *testing.T) {
+	tests := []struct {
+		typed string
+		value string
+		hints []string
+	}{
+		{"/he", "/help ", nil},
+		{"/y", "/yolo ", nil},
+		{"/", "/", []string{"/clear", "/exit", "/help", "/history", "/new", "/status", "/tools", "/yolo"}},
+		{"/h", "/h", []string{"/help", "/history"}},
+		{"/zz", "/zz", nil},
+		{"hello", "hello", nil},
+		{"/help me", "/help me", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typed, func(t *testing.T) {
+			in := newTestInput(t)
+			typeInto(in, tt.typed)
+			press(in, "tab")
+			if got := in.Value(); got != tt.value {
+				t.Errorf("value %q, want %q", got, tt.value)
+			}
+			if strings.Join(in.Hints(), ",") != strings.Join(tt.hints, ",") {
+				t.Errorf("hints %q, want %q", in.Hints(), tt.hints)
+			}
+			if len(tt.hints) > 0 && !strings.Contains(in.View(), tt.hints[0]) {
+				t.Errorf("hints not shown:\n%s", in.View())
+			}
+		})
+	}
+}
