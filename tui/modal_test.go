@@ -87,7 +87,7 @@ func TestModalGracePeriod(t *testing.T) {
 	}{
 		{0, "y", ModalSwallowed},
 		{350 * time.Millisecond, "a", ModalSwallowed},
-		{700 * time.Millisecond, "y", ModalSwallowed}, // 350 ms after the last key: still typing
+		{700 * time.Millisecond, "y", ModalSwallowed},  // 350 ms after the last key: still typing
 		{720 * time.Millisecond, "down", ModalPending}, // scrolling always works
 		{1101 * time.Millisecond, "y", ModalAnswered},
 	}
