@@ -126,6 +126,11 @@ func buildSession(ctx context.Context, l *config.Loaded, probeOnly bool) (*sessi
 		StallTimeout: time.Duration(st.LLMStallTimeout) * time.Second,
 		SessionID:    ss.id,
 		Tracer:       ss.tracing.tracer,
+		History: agent.HistoryOptions{
+			TrimChars:    st.ToolOutputTrimChars,
+			MaxMessages:  st.MaxHistoryMessages,
+			SummaryModel: st.SummarizationModel,
+		},
 	}
 	if needsProbe(ps) {
 		cfg.Resolve = func(ctx context.Context) (agent.Provider, string, error) {

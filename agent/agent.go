@@ -70,6 +70,8 @@ type Config struct {
 	Retry        RetryPolicy
 	Tracer       trace.Tracer
 	SessionID    string
+	// History configures what is sent: trimming, the sliding window.
+	History HistoryOptions
 	// Temperature etc. could go here; providers' defaults are used.
 }
 
@@ -85,11 +87,12 @@ type Agent struct {
 	provErr  error
 	client   *openai.Client
 
-	mu      sync.Mutex
-	history []Message
-	busy    bool
-	session Usage
-	turns   int
+	mu        sync.Mutex
+	history   []Message
+	busy      bool
+	session   Usage
+	turns     int
+	lastInput int // input tokens of the last request, for the context window
 }
 
 // New makes an Agent. If cfg.Resolve is set, provider resolution starts in
@@ -190,6 +193,7 @@ func (a *Agent) Reset() {
 	a.history = nil
 	a.session = Usage{}
 	a.turns = 0
+	a.lastInput = 0
 }
 
 // Usage is the session's token usage so far.
@@ -287,7 +291,7 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 	turnNo := a.turns
 	a.mu.Unlock()
 
-	ctx, span := a.tracer.Start(ctx, "invoke_agent", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
+	ctx, span := a.tracer.Start(ctx, "invoke_agent", trace.WithSpanKind(trace.SpanKindInternal), traceAttrs(
 		attribute.String("gen_ai.operation.name", "invoke_agent"),
 		attribute.String("gen_ai.agent.name", "co"),
 		attribute.String("co.session.id", a.cfg.SessionID),
@@ -342,11 +346,20 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 			fail(fmt.Sprintf("The turn stopped after %d LLM requests (max_request_limit). Ask again to continue, or raise CO_CLI_MAX_REQUEST_LIMIT.", st.requests), nil, false)
 			return
 		}
+		a.mu.Lock()
+		n := len(a.history)
+		a.mu.Unlock()
+		if a.needsCompaction(n) {
+			a.compactWindow(ctx, p, e)
+		}
 		st.requests++
 		res, err := a.stream(ctx, p, e)
 		st.usage = st.usage.Add(res.usage)
 		a.mu.Lock()
 		a.session = a.session.Add(res.usage)
+		if res.usage.InputTokens > 0 {
+			a.lastInput = res.usage.InputTokens
+		}
 		a.mu.Unlock()
 		if err != nil {
 			interrupted := ctx.Err() != nil
@@ -450,7 +463,7 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 	}()
 
 	a.mu.Lock()
-	msgs := toOpenAI(a.cfg.SystemPrompt, a.history)
+	msgs := toOpenAI(a.cfg.SystemPrompt, trimmedView(a.history, a.cfg.History.TrimChars))
 	a.mu.Unlock()
 	req := openai.ChatCompletionRequest{
 		Model:         p.Model,
@@ -832,3 +845,5 @@ func (e *emitter) close() {
 	}
 	close(e.ch)
 }
+
+func traceAttrs(kv ...attribute.KeyValue) trace.SpanStartOption { return trace.WithAttributes(kv...) }

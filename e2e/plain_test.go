@@ -170,3 +170,27 @@ func TestConfigErrorsAreClear(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+func TestPlainCompact(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(
+		llmtest.Reply{Text: "first answer"},
+		llmtest.Reply{Text: "second answer"},
+		llmtest.Reply{Text: "- we talked twice"},
+		llmtest.Reply{Text: "after compact"},
+	)
+	out, _, code := runCo(t, t.TempDir(), env(t, srv), "one\ntwo\n/compact\n/history\nthree\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{"Summarising the conversation…", "Compacted 4 messages into a summary.", "1 turn, 2 messages", "after compact"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	msgs := srv.Requests()[3].Body.Messages
+	if len(msgs) != 4 || !strings.Contains(msgs[1].Content, "we talked twice") || msgs[3].Content != "three" {
+		t.Errorf("request after /compact: %+v", msgs)
+	}
+}

@@ -154,6 +154,14 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 				s.println(r.Output)
 			}
 		}
+		if r.Action == slash.Compact {
+			n, err := s.o.Agent.Compact(ctx)
+			if err != nil {
+				s.println("error: " + safe.Text(err.Error()))
+			} else {
+				s.println(fmt.Sprintf("Compacted %d messages into a summary.", n))
+			}
+		}
 		return r.Action == slash.Exit
 	case strings.HasPrefix(trimmed, "!"):
 		cmd := strings.TrimSpace(trimmed[1:])

@@ -26,9 +26,10 @@ type Env struct {
 type Action int
 
 const (
-	None  Action = iota
-	Clear        // a new conversation began: clear the transcript
-	Exit         // leave co
+	None    Action = iota
+	Clear          // a new conversation began: clear the transcript
+	Exit           // leave co
+	Compact        // summarise the conversation now (the front end runs Agent.Compact, which may take a while)
 )
 
 // Result of a command.
@@ -55,6 +56,7 @@ func Commands() []Command {
 		{"/status", "provider, model, sandbox, config files", status},
 		{"/tools", "list tools with their approval class", toolsCmd},
 		{"/history", "turns, messages and tokens of this conversation", history},
+		{"/compact", "summarise the conversation so far to free context", compact},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
 		{"/exit", "leave co", func(Env, string) Result { return Result{Action: Exit} }},
 	}
@@ -136,6 +138,13 @@ func toolsCmd(env Env, _ string) Result {
 	return Result{Output: strings.TrimRight(env.Tools(), "\n")}
 }
 
+func compact(env Env, _ string) Result {
+	if env.Agent.Busy() {
+		return Result{Output: "a turn is running; cancel it first", Err: true}
+	}
+	return Result{Output: "Summarising the conversation…", Action: Compact}
+}
+
 func history(env Env, _ string) Result {
 	h := env.Agent.History()
 	var users, tools int
@@ -148,8 +157,15 @@ func history(env Env, _ string) Result {
 		}
 	}
 	u := env.Agent.Usage()
-	return Result{Output: fmt.Sprintf("%d turns, %d messages (%d tool results); tokens this session: %d in, %d out",
-		users, len(h), tools, u.InputTokens, u.OutputTokens)}
+	return Result{Output: fmt.Sprintf("%s, %s (%s); tokens this session: %d in, %d out",
+		count(users, "turn"), count(len(h), "message"), count(tools, "tool result"), u.InputTokens, u.OutputTokens)}
+}
+
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func yolo(env Env, arg string) Result {

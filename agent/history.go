@@ -1,0 +1,267 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+)
+
+// History processing: what is sent to the model is a processed view of the
+// conversation. Old tool output is trimmed in the view only; when the
+// history grows past MaxHistoryMessages (or the last request filled most of
+// a known context window) its middle is replaced by a summary, keeping the
+// first exchange and the most recent half, and never separating a tool call
+// from its result.
+
+// HistoryOptions configures history processing.
+type HistoryOptions struct {
+	// TrimChars cuts tool results older than the current turn to this many
+	// characters in what is sent (tool_output_trim_chars); 0 disables.
+	TrimChars int
+	// MaxMessages is the sliding-window threshold (max_history_messages);
+	// 0 disables the window.
+	MaxMessages int
+	// SummaryModel makes the summaries (summarization_model); empty means
+	// the chat model.
+	SummaryModel string
+	// ContextWindow is the model's context size in tokens; 0 means the size
+	// ContextWindow(model) knows, if any. When the last request used more
+	// than 80% of it, co compacts before sending.
+	ContextWindow int
+}
+
+const summaryPrompt = `Summarise the conversation below for your own later use: the user's goals, decisions made, facts learned (names, paths, numbers, URLs), what tools did and found, and what is still open. Be concise and concrete; use bullet points. Do not invent anything.`
+
+// SummaryIntro begins the user message that carries a summary.
+const SummaryIntro = "[Summary of the earlier conversation]\n"
+
+// trimmedView returns msgs with tool results before the current turn (the
+// last user message) cut to limit characters. msgs is not modified.
+func trimmedView(msgs []Message, limit int) []Message {
+	if limit <= 0 {
+		return msgs
+	}
+	lastUser := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser {
+			lastUser = i
+			break
+		}
+	}
+	var out []Message
+	for i := 0; i < lastUser; i++ {
+		m := msgs[i]
+		if m.Role != RoleTool || len(m.Content) <= limit {
+			continue
+		}
+		if out == nil {
+			out = append([]Message(nil), msgs...)
+		}
+		cut := limit
+		for cut > 0 && !utf8Start(m.Content[cut]) {
+			cut--
+		}
+		out[i].Content = m.Content[:cut] + fmt.Sprintf("\n[… %d more characters of old output trimmed]", len(m.Content)-cut)
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// windowSplit finds where the sliding window cuts msgs: head is
+// msgs[:headEnd] (the first exchange), tail is msgs[tailStart:] (about the
+// last max/2 messages). ok is false when there is nothing to summarise.
+func windowSplit(msgs []Message, max int) (headEnd, tailStart int, ok bool) {
+	// The first exchange: up to and including the first assistant message
+	// that makes no tool calls (or up to the second user message).
+	headEnd = len(msgs)
+	for i, m := range msgs {
+		if i > 0 && m.Role == RoleUser {
+			headEnd = i
+			break
+		}
+		if m.Role == RoleAssistant && len(m.ToolCalls) == 0 {
+			headEnd = i + 1
+			break
+		}
+	}
+	keep := max / 2
+	if keep < 4 {
+		keep = 4
+	}
+	tailStart = len(msgs) - keep
+	// Never start the tail with tool results: their call must come along.
+	for tailStart > 0 && msgs[tailStart].Role == RoleTool {
+		tailStart--
+	}
+	if tailStart <= headEnd {
+		return 0, 0, false
+	}
+	return headEnd, tailStart, true
+}
+
+// needsCompaction reports whether the history must be compacted before the
+// next request.
+func (a *Agent) needsCompaction(n int) bool {
+	h := a.cfg.History
+	if h.MaxMessages > 0 && n > h.MaxMessages {
+		return true
+	}
+	window := h.ContextWindow
+	if window == 0 {
+		window = ContextWindow(a.provider.Model)
+	}
+	a.mu.Lock()
+	last := a.lastInput
+	a.mu.Unlock()
+	return window > 0 && last > window*8/10
+}
+
+// compactWindow replaces the middle of the history by a summary. If
+// summarising fails, a plain marker takes its place and the turn goes on.
+func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
+	a.mu.Lock()
+	msgs := append([]Message(nil), a.history...)
+	a.mu.Unlock()
+	max := a.cfg.History.MaxMessages
+	if max <= 0 {
+		max = len(msgs) / 2
+	}
+	headEnd, tailStart, ok := windowSplit(msgs, max)
+	if !ok {
+		return
+	}
+	middle := msgs[headEnd:tailStart]
+	summary, err := a.summarize(ctx, p, middle)
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		summary = fmt.Sprintf("(%d earlier messages were dropped to stay within the context; summarising them failed: %v)", len(middle), err)
+		e.send(Notice{Text: "Summarising older messages failed; they were replaced by a marker: " + err.Error()})
+	} else {
+		e.send(Notice{Text: fmt.Sprintf("Summarised %d older messages to stay within the context.", len(middle))})
+	}
+	out := append([]Message(nil), msgs[:headEnd]...)
+	out = append(out, Message{Role: RoleUser, Content: SummaryIntro + summary})
+	if msgs[tailStart].Role == RoleUser {
+		out = append(out, Message{Role: RoleAssistant, Content: "Understood."})
+	}
+	out = append(out, msgs[tailStart:]...)
+	a.mu.Lock()
+	// Messages appended meanwhile (none: the turn goroutine is the only
+	// writer) would follow the tail.
+	a.history = append(out, a.history[len(msgs):]...)
+	a.mu.Unlock()
+}
+
+// Compact summarises the whole conversation now (/compact), leaving a
+// two-message history: the summary and an acknowledgement.
+func (a *Agent) Compact(ctx context.Context) (int, error) {
+	a.mu.Lock()
+	if a.busy {
+		a.mu.Unlock()
+		return 0, errors.New("a turn is running; wait for it or cancel it first")
+	}
+	a.busy = true
+	msgs := append([]Message(nil), a.history...)
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.busy = false
+		a.mu.Unlock()
+	}()
+	if len(msgs) <= 2 {
+		return 0, errors.New("the conversation is too short to compact")
+	}
+	p, _, err := a.WaitProvider(ctx)
+	if err != nil {
+		return 0, err
+	}
+	summary, err := a.summarize(ctx, p, msgs)
+	if err != nil {
+		return 0, fmt.Errorf("summarising failed, the conversation is unchanged: %w", err)
+	}
+	a.mu.Lock()
+	a.history = []Message{
+		{Role: RoleUser, Content: SummaryIntro + summary},
+		{Role: RoleAssistant, Content: "Understood. I have the summary of our conversation so far."},
+	}
+	a.mu.Unlock()
+	return len(msgs), nil
+}
+
+// summarize asks the model (the summarization model when set) for a
+// summary of msgs, with no tools.
+func (a *Agent) summarize(ctx context.Context, p Provider, msgs []Message) (summary string, err error) {
+	model := a.cfg.History.SummaryModel
+	if model == "" {
+		model = p.Model
+	}
+	ctx, span := a.tracer.Start(ctx, "compact_history", traceAttrs(
+		attribute.String("gen_ai.operation.name", "chat"),
+		attribute.String("gen_ai.request.model", model),
+		attribute.Int("co.history.summarised_messages", len(msgs)),
+	))
+	defer func() {
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+			span.RecordError(err)
+		}
+		span.End()
+	}()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	resp, err := a.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+		Model: model,
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleSystem, Content: summaryPrompt},
+			{Role: openai.ChatMessageRoleUser, Content: transcript(msgs)},
+		},
+	})
+	if err != nil {
+		return "", errors.New(describeError(p, err))
+	}
+	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
+		return "", errors.New("the model returned an empty summary")
+	}
+	u := Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+	a.mu.Lock()
+	a.session = a.session.Add(u)
+	a.mu.Unlock()
+	return strings.TrimSpace(resp.Choices[0].Message.Content), nil
+}
+
+// transcript renders msgs as plain text for the summariser.
+func transcript(msgs []Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		switch m.Role {
+		case RoleUser:
+			b.WriteString("USER: " + m.Content + "\n\n")
+		case RoleAssistant:
+			if m.Content != "" {
+				b.WriteString("ASSISTANT: " + m.Content + "\n\n")
+			}
+			for _, tc := range m.ToolCalls {
+				fmt.Fprintf(&b, "ASSISTANT CALLED %s(%s)\n\n", tc.Name, tc.Args)
+			}
+		case RoleTool:
+			c := m.Content
+			if len(c) > 2000 {
+				c = c[:2000] + " […]"
+			}
+			fmt.Fprintf(&b, "TOOL %s RESULT: %s\n\n", m.ToolName, c)
+		}
+	}
+	return b.String()
+}
