@@ -92,10 +92,25 @@ func spanEvent(s sdktrace.ReadOnlySpan, running bool) SpanEvent {
 }
 
 // OnStart implements sdktrace.SpanProcessor.
-func (f *Feed) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) { f.publish(spanEvent(s, true)) }
+func (f *Feed) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
+	if f.listened() {
+		f.publish(spanEvent(s, true))
+	}
+}
 
 // OnEnd implements sdktrace.SpanProcessor.
-func (f *Feed) OnEnd(s sdktrace.ReadOnlySpan) { f.publish(spanEvent(s, false)) }
+func (f *Feed) OnEnd(s sdktrace.ReadOnlySpan) {
+	if f.listened() {
+		f.publish(spanEvent(s, false))
+	}
+}
+
+// listened: nobody subscribed (co run, --plain) costs no event at all.
+func (f *Feed) listened() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.subs) > 0
+}
 
 // Shutdown implements sdktrace.SpanProcessor.
 func (f *Feed) Shutdown(context.Context) error { return nil }

@@ -102,39 +102,51 @@ func (f spanFilter) apply(s sdktrace.ReadOnlySpan) sdktrace.ReadOnlySpan {
 	return out
 }
 
-// attrs returns redacted copies of kvs; content keys are dropped unless
-// kept.
+// attrs returns kvs redacted, content keys dropped unless kept. It copies
+// only from the first attribute that changes (most never do).
 func (f spanFilter) attrs(kvs []attribute.KeyValue) []attribute.KeyValue {
-	if len(kvs) == 0 {
-		return nil
+	var out []attribute.KeyValue
+	copied := false
+	for i, kv := range kvs {
+		drop, changed := !f.keepContent && contentKeys[kv.Key], false
+		if !drop {
+			kv, changed = f.value(kv)
+		}
+		if (drop || changed) && !copied {
+			out, copied = append(make([]attribute.KeyValue, 0, len(kvs)), kvs[:i]...), true
+		}
+		if copied && !drop {
+			out = append(out, kv)
+		}
 	}
-	out := make([]attribute.KeyValue, 0, len(kvs))
-	for _, kv := range kvs {
-		if !f.keepContent && contentKeys[kv.Key] {
-			continue
-		}
-		switch kv.Value.Type() {
-		case attribute.STRING:
-			if s := kv.Value.AsString(); s != "" {
-				if r := f.text(s); r != s {
-					kv = attribute.String(string(kv.Key), r)
-				}
-			}
-		case attribute.STRINGSLICE:
-			ss := kv.Value.AsStringSlice()
-			changed := false
-			for i, s := range ss {
-				if r := f.text(s); r != s {
-					ss[i], changed = r, true
-				}
-			}
-			if changed {
-				kv = attribute.StringSlice(string(kv.Key), ss)
-			}
-		}
-		out = append(out, kv)
+	if !copied {
+		return kvs
 	}
 	return out
+}
+
+// value redacts one attribute's text.
+func (f spanFilter) value(kv attribute.KeyValue) (attribute.KeyValue, bool) {
+	switch kv.Value.Type() {
+	case attribute.STRING:
+		if s := kv.Value.AsString(); s != "" {
+			if r := f.text(s); r != s {
+				return attribute.String(string(kv.Key), r), true
+			}
+		}
+	case attribute.STRINGSLICE:
+		ss := kv.Value.AsStringSlice()
+		changed := false
+		for i, s := range ss {
+			if r := f.text(s); r != s {
+				ss[i], changed = r, true
+			}
+		}
+		if changed {
+			return attribute.StringSlice(string(kv.Key), ss), true
+		}
+	}
+	return kv, false
 }
 
 // text redacts s and cuts it to maxValueLen bytes (on a rune boundary).

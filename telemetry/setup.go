@@ -29,6 +29,14 @@ const ExportContentEnv = "CO_CLI_TELEMETRY_EXPORT_CONTENT"
 // tail sees a span.
 const DefaultBatchTimeout = 500 * time.Millisecond
 
+// The batch queue holds this many spans before it drops (a turn makes a
+// handful; only a store that cannot be written fills it); a batch is at
+// most maxBatch spans, one transaction.
+const (
+	maxQueue = 16384
+	maxBatch = 2048
+)
+
 // Options configure Setup.
 type Options struct {
 	// DBPath is the SQLite store (see DBPath). Required.
@@ -59,6 +67,7 @@ type Tracing struct {
 	tp       *sdktrace.TracerProvider
 	feed     *Feed
 	exporter *Exporter
+	local    *batcher
 	otlp     bool
 	warnings []string
 
@@ -93,16 +102,12 @@ func Setup(opts Options) (*Tracing, error) {
 		attribute.String("session.id", opts.SessionID),
 	)
 	local := &filterExporter{next: t.exporter, f: spanFilter{redactor: red, keepContent: opts.CaptureContent, maxValueLen: DefaultMaxValueLen}}
+	t.local = newBatcher(local, t.Handle, opts.BatchTimeout, maxQueue, maxBatch)
 	popts := []sdktrace.TracerProviderOption{
 		sdktrace.WithResource(res),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 		sdktrace.WithSpanProcessor(t.feed),
-		sdktrace.WithSpanProcessor(sdktrace.NewBatchSpanProcessor(local,
-			sdktrace.WithBatchTimeout(opts.BatchTimeout),
-			sdktrace.WithMaxQueueSize(16384),
-			sdktrace.WithMaxExportBatchSize(2048),
-			sdktrace.WithExportTimeout(30*time.Second),
-		)),
+		sdktrace.WithSpanProcessor(t.local),
 	}
 	if otlpWanted(getenv) {
 		exp, err := otlptracehttp.New(context.Background())
@@ -114,10 +119,7 @@ func Setup(opts Options) (*Tracing, error) {
 			}
 			keep := strings.EqualFold(getenv(ExportContentEnv), "true") || getenv(ExportContentEnv) == "1"
 			remote := &filterExporter{next: exp, f: spanFilter{redactor: red, keepContent: keep && opts.CaptureContent, maxValueLen: DefaultMaxValueLen}}
-			popts = append(popts, sdktrace.WithSpanProcessor(sdktrace.NewBatchSpanProcessor(remote,
-				sdktrace.WithBatchTimeout(opts.BatchTimeout),
-				sdktrace.WithMaxQueueSize(16384),
-			)))
+			popts = append(popts, sdktrace.WithSpanProcessor(newBatcher(remote, t.Handle, opts.BatchTimeout, maxQueue, 512)))
 			t.otlp = true
 		}
 	}
@@ -208,6 +210,10 @@ func (t *Tracing) Err() (error, int) {
 	defer t.errMu.Unlock()
 	return t.lastErr, t.errs
 }
+
+// Dropped is the number of spans the local store lost because its queue
+// was full.
+func (t *Tracing) Dropped() int64 { return t.local.Dropped() }
 
 // Shutdown flushes the spans still in the batch to the store (and the
 // collector) and closes it. Background pruning is cancelled.
