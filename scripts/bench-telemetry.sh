@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Measures telemetry's figures (see telemetry/README.md):
+#   - the SQLite exporter's throughput (spans/s, and CPU per span);
+#   - a span's latency to the side panel (Feed) and to `co tail`;
+#   - tracing's CPU overhead on an agent turn: no-op tracer vs co's tracing,
+#     run interleaved ROUNDS times (this machine is shared and noisy), the
+#     median of the paired ratios reported.
+# Usage: scripts/bench-telemetry.sh [ROUNDS]   (default 15)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds="${1:-15}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+go test -c -o "$tmp/telemetry.test" ./telemetry
+cd telemetry
+
+echo "== exporter (batches of 512, one transaction each)"
+"$tmp/telemetry.test" -test.run '^$' -test.bench 'Exporter' -test.benchtime 40000x -test.count 3 | grep Benchmark
+
+echo "== span end → side panel (Feed)"
+"$tmp/telemetry.test" -test.run 'TestFeedShowsSpansLiveWithin100ms' -test.v | grep 'side panel'
+
+echo "== span end → co tail (a separate process)"
+(cd .. && go test -count=1 -run 'TestTelemetryTailSeesSpansWithin1s' -v ./e2e/ | grep -E 'co tail|ok|FAIL')
+
+echo "== tracing's CPU per agent turn, $rounds interleaved rounds"
+for ((i = 0; i < rounds; i++)); do
+	for shape in stream tools; do
+		for v in noop traced traced+panel; do
+			n=300
+			[ "$shape" = stream ] && n=60
+			"$tmp/telemetry.test" -test.run '^$' -test.bench "AgentTurn/$shape/$v\$" -test.benchtime "${n}x" |
+				awk -v s="$shape" -v v="$v" '/cpu-µs\/turn/ { for (i = 1; i < NF; i++) if ($(i+1) == "cpu-µs/turn") print s, v, $i }'
+		done
+	done
+done >"$tmp/turns.txt"
+# Medians, and each variant's median ratio to noop in the same round.
+awk '
+	{ k = $1 "/" $2; n[k]++; x[k, n[k]] = $3 }
+	function median(a, m,   i, j, t) {
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+	}
+	END {
+		for (k in n) {
+			for (i = 1; i <= n[k]; i++) a[i] = x[k, i]
+			printf "%-20s median %8.0f cpu-µs/turn over %d rounds\n", k, median(a, n[k]), n[k]
+			split(k, p, "/")
+			base = p[1] "/noop"
+			if (k == base) continue
+			m = 0
+			for (i = 1; i <= n[k] && i <= n[base]; i++) r[++m] = x[k, i] / x[base, i]
+			printf "%-20s overhead %+.1f%% (median of %d paired ratios)\n", k, (median(r, m) - 1) * 100, m
+		}
+	}' "$tmp/turns.txt" | sort
