@@ -569,6 +569,10 @@ func (a *App) handleTurnClosed(msg turnClosedMsg) tea.Cmd {
 		return nil
 	}
 	a.endReply(a.cancelled)
+	for _, t := range a.tools {
+		t.abandon()
+	}
+	a.chat.Changed()
 	if a.cancel != nil {
 		a.cancel()
 	}

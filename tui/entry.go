@@ -174,6 +174,14 @@ func (e *toolEntry) wait(waiting bool, now time.Time) {
 	e.invalidate()
 }
 
+// abandon marks a call the turn ended without finishing.
+func (e *toolEntry) abandon() {
+	if e.state == toolRunning || e.state == toolWaiting {
+		e.state, e.outcome = toolInterrupted, "did not finish"
+		e.invalidate()
+	}
+}
+
 // tick makes a running call show its new elapsed time.
 func (e *toolEntry) tick() {
 	if e.state == toolRunning {

@@ -1,0 +1,224 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+// tuiSession is co's full-screen chat running in a tmux pane of a tmux
+// server of its own (its own socket), so the test reads the screen as a
+// person would see it and types as a person would.
+type tuiSession struct {
+	t       *testing.T
+	sock    string
+	dir     string // co's working directory
+	sttyOut string // `stty -a` after co exits
+}
+
+// tuiEnv is env() for a real terminal: TERM names a colour terminal.
+func tuiEnv(t *testing.T, srv *llmtest.Server, extra ...string) []string {
+	t.Helper()
+	e := env(t, srv, extra...)
+	for i, kv := range e {
+		if strings.HasPrefix(kv, "TERM=") {
+			e[i] = "TERM=xterm-256color"
+		}
+	}
+	return e
+}
+
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// startTUI runs co in a w×h tmux pane. After co exits the pane shows
+// CO_EXIT=<code> and the terminal settings are saved for the test.
+func startTUI(t *testing.T, dir string, environ []string, w, h int, args ...string) *tuiSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed for the full-screen tests (apt-get install tmux)")
+	}
+	tmp := t.TempDir()
+	s := &tuiSession{t: t, sock: filepath.Join(tmp, "tmux.sock"), dir: dir, sttyOut: filepath.Join(tmp, "stty.txt")}
+	var envArgs []string
+	for _, kv := range environ {
+		envArgs = append(envArgs, shq(kv))
+	}
+	var coArgs []string
+	for _, a := range args {
+		coArgs = append(coArgs, shq(a))
+	}
+	script := fmt.Sprintf("#!/bin/sh\ncd %s || exit 1\nenv -i %s %s %s\necho \"CO_EXIT=$?\"\nstty -a > %s\nexec sleep 600\n",
+		shq(dir), strings.Join(envArgs, " "), shq(coBin), strings.Join(coArgs, " "), shq(s.sttyOut))
+	wrapper := filepath.Join(tmp, "run.sh")
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// set-clipboard on: an OSC 52 from the pane would become a tmux buffer,
+	// so the test can see whether anything reached the clipboard.
+	conf := filepath.Join(tmp, "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set -g set-clipboard on\nset -g escape-time 10\nset -g status off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("tmux", "-S", s.sock, "-f", conf, "new-session", "-d", "-s", "co",
+		"-x", strconv.Itoa(w), "-y", strconv.Itoa(h), wrapper)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TERM=xterm-256color", "LANG=C.UTF-8"}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("starting tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("screen at the end:\n%s", s.screen())
+		}
+		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
+	})
+	return s
+}
+
+func (s *tuiSession) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", s.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// screen is what the pane shows, as text.
+func (s *tuiSession) screen() string {
+	out, err := exec.Command("tmux", "-S", s.sock, "capture-pane", "-p", "-t", "co").CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("(capture failed: %v %s)", err, out)
+	}
+	return string(out)
+}
+
+// waitFor waits until the screen shows every one of want and returns it.
+func (s *tuiSession) waitFor(timeout time.Duration, want ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		scr := s.screen()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(scr, w) {
+				ok = false
+			}
+		}
+		if ok {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for %q; screen:\n%s", want, scr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// ready waits for the prompt.
+func (s *tuiSession) ready() { s.t.Helper(); s.waitFor(20*time.Second, "Ask co anything") }
+
+// typeText types text literally.
+func (s *tuiSession) typeText(text string) { s.t.Helper(); s.tmux("send-keys", "-t", "co", "-l", text) }
+
+// keys sends tmux key names (Enter, Escape, C-c, PPage...).
+func (s *tuiSession) keys(keys ...string) {
+	s.t.Helper()
+	s.tmux(append([]string{"send-keys", "-t", "co"}, keys...)...)
+}
+
+// send types a line and presses Enter.
+func (s *tuiSession) send(line string) { s.t.Helper(); s.typeText(line); s.keys("Enter") }
+
+func (s *tuiSession) resize(w, h int) {
+	s.t.Helper()
+	s.tmux("resize-window", "-t", "co", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h))
+}
+
+// format evaluates a tmux format for the pane, e.g. #{alternate_on}.
+func (s *tuiSession) format(f string) string {
+	s.t.Helper()
+	return strings.TrimSpace(s.tmux("display-message", "-p", "-t", "co", f))
+}
+
+// exitCode waits for co to exit and returns its code.
+func (s *tuiSession) exitCode(timeout time.Duration) int {
+	s.t.Helper()
+	scr := s.waitFor(timeout, "CO_EXIT=")
+	i := strings.Index(scr, "CO_EXIT=")
+	code, _ := strconv.Atoi(strings.Fields(scr[i+len("CO_EXIT="):])[0])
+	return code
+}
+
+// coPID is the pid of the co process (the child of the pane's shell).
+func (s *tuiSession) coPID() int {
+	s.t.Helper()
+	shell := s.format("#{pane_pid}")
+	out, err := exec.Command("pgrep", "-P", shell).Output()
+	if err != nil {
+		s.t.Fatalf("finding co under pid %s: %v", shell, err)
+	}
+	pid, _ := strconv.Atoi(strings.Fields(string(out))[0])
+	return pid
+}
+
+func (s *tuiSession) signal(sig syscall.Signal) {
+	s.t.Helper()
+	if err := syscall.Kill(s.coPID(), sig); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// assertRestored checks the terminal after co exited: cooked mode with
+// echo, main screen, no mouse reporting, cursor shown, bracketed paste off.
+func (s *tuiSession) assertRestored() {
+	s.t.Helper()
+	var stty []byte
+	deadline := time.Now().Add(5 * time.Second)
+	for len(stty) == 0 && time.Now().Before(deadline) {
+		stty, _ = os.ReadFile(s.sttyOut)
+		time.Sleep(20 * time.Millisecond)
+	}
+	st := " " + strings.Join(strings.Fields(string(stty)), " ") + " "
+	for _, want := range []string{" icanon ", " echo ", " isig ", " icrnl "} {
+		if !strings.Contains(st, want) {
+			s.t.Errorf("terminal not restored: stty lacks %q: %s", want, stty)
+		}
+	}
+	for f, want := range map[string]string{
+		"#{alternate_on}":        "0",
+		"#{mouse_any_flag}":      "0",
+		"#{mouse_button_flag}":   "0",
+		"#{mouse_standard_flag}": "0",
+		"#{cursor_flag}":         "1",
+		"#{keypad_cursor_flag}":  "0",
+	} {
+		if got := s.format(f); got != want {
+			s.t.Errorf("after exit %s = %s, want %s", f, got, want)
+		}
+	}
+}
+
+// buffers lists tmux's paste buffers (what OSC 52 writes).
+func (s *tuiSession) buffers() string {
+	out, _ := exec.Command("tmux", "-S", s.sock, "list-buffers", "-F", "#{buffer_sample}").CombinedOutput()
+	return strings.TrimSpace(string(out))
+}
+
+func tuiShellCall(id, cmd string) llmtest.ToolCall {
+	args, _ := json.Marshal(map[string]string{"cmd": cmd})
+	return llmtest.ToolCall{ID: id, Name: "run_shell_command", Args: string(args)}
+}
+
+func fileExists(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
+}

@@ -1,0 +1,280 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+const tuiWait = 20 * time.Second
+
+func TestTUIStreamsMarkdownReply(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{
+		Text:       "# The answer\n\nIt is **forty-two**, said `deep-thought`.\n\n- first point\n- second point\n\n```go\nfunc answer() int { return 42 }\n```\n\nThat is all.",
+		ChunkSize:  4,
+		ChunkDelay: 2 * time.Millisecond,
+	})
+	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 100, 35)
+	s.ready()
+	scr := s.screen()
+	for _, want := range []string{"co 0.1.0-dev", "openai · test-model", "Ask co anything"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("welcome lacks %q:\n%s", want, scr)
+		}
+	}
+	s.send("what is the answer?")
+	scr = s.waitFor(tuiWait, "That is all.")
+	for _, want := range []string{"❯ what is the answer?", "The answer", "It is forty-two, said", "deep-thought", "• first point", "func answer() int { return 42 }"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("reply lacks %q:\n%s", want, scr)
+		}
+	}
+	for _, raw := range []string{"**forty-two**", "```", "# The answer"} {
+		if strings.Contains(scr, raw) {
+			t.Errorf("markdown shown raw (%q):\n%s", raw, scr)
+		}
+	}
+	if got := srv.Requests()[0].LastUserMessage(); got != "what is the answer?" {
+		t.Errorf("the model got %q", got)
+	}
+}
+
+func TestTUIApprovalModal(t *testing.T) {
+	tests := []struct {
+		name    string
+		key     string
+		created bool
+		shows   string
+	}{
+		{"y approves once", "y", true, "✓ run_shell_command(cmd='touch approved.txt')"},
+		{"n denies", "n", false, "denied by the user"},
+		{"esc denies", "Escape", false, "denied by the user"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer()
+			defer srv.Close()
+			dir := t.TempDir()
+			srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{tuiShellCall("c1", "touch approved.txt")}}, llmtest.Reply{Text: "Finished."})
+			s := startTUI(t, dir, tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 40)
+			s.ready()
+			s.send("make the file")
+			scr := s.waitFor(tuiWait, "Approve run_shell_command?", "$ touch approved.txt", "Why it asks:", "a approves for this session")
+			if fileExists(dir, "approved.txt") {
+				t.Fatalf("the command ran before approval:\n%s", scr)
+			}
+			time.Sleep(600 * time.Millisecond) // past the grace period
+			s.keys(tt.key)
+			s.waitFor(tuiWait, "Finished.", tt.shows)
+			if got := fileExists(dir, "approved.txt"); got != tt.created {
+				t.Fatalf("file created = %v, want %v", got, tt.created)
+			}
+			if strings.Contains(s.screen(), "Approve run_shell_command?") {
+				t.Fatal("modal still shown")
+			}
+		})
+	}
+	t.Run("a approves this command for the session", func(t *testing.T) {
+		srv := llmtest.NewServer()
+		defer srv.Close()
+		dir := t.TempDir()
+		srv.Script(
+			llmtest.Reply{ToolCalls: []llmtest.ToolCall{tuiShellCall("c1", "echo hi >> log.txt")}},
+			llmtest.Reply{ToolCalls: []llmtest.ToolCall{tuiShellCall("c2", "echo hi >> log.txt")}},
+			llmtest.Reply{Text: "Twice."},
+		)
+		s := startTUI(t, dir, tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 40)
+		s.ready()
+		s.send("log twice")
+		s.waitFor(tuiWait, "Approve run_shell_command?", "a approves for this session: exactly this command")
+		time.Sleep(600 * time.Millisecond)
+		s.keys("a")
+		scr := s.waitFor(tuiWait, "Twice.", "(session grant)")
+		if strings.Contains(scr, "Approve run_shell_command?") {
+			t.Fatalf("the second call asked again:\n%s", scr)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "log.txt"))
+		if string(b) != "hi\nhi\n" {
+			t.Fatalf("log.txt = %q", b)
+		}
+	})
+}
+
+func TestTUITypingFastIntoAModalIsNotAnApproval(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	srv.Script(llmtest.Reply{Text: "Let me do that.", ToolCalls: []llmtest.ToolCall{tuiShellCall("c1", "touch typed.txt")}}, llmtest.Reply{Text: "OK then."})
+	s := startTUI(t, dir, tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 40)
+	s.ready()
+	s.send("do it")
+	// Keep typing y and a (as someone answering an earlier question would)
+	// from before the modal appears until well after.
+	for i := 0; i < 40; i++ {
+		s.typeText([]string{"y", "a", "Y"}[i%3])
+		time.Sleep(25 * time.Millisecond)
+	}
+	scr := s.waitFor(tuiWait, "Approve run_shell_command?")
+	if fileExists(dir, "typed.txt") {
+		t.Fatalf("typing into the modal approved the command:\n%s", scr)
+	}
+	time.Sleep(600 * time.Millisecond)
+	s.keys("n")
+	s.waitFor(tuiWait, "OK then.", "denied by the user")
+	if fileExists(dir, "typed.txt") {
+		t.Fatal("the denied command ran")
+	}
+}
+
+func TestTUICtrlCTwiceExitsAndRestoresTheTerminal(t *testing.T) {
+	s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m"), 100, 30)
+	s.ready()
+	if s.format("#{alternate_on}") != "1" || s.format("#{mouse_any_flag}#{mouse_button_flag}") == "00" {
+		t.Errorf("the chat should use the alternate screen and the mouse")
+	}
+	s.keys("C-c")
+	s.waitFor(tuiWait, "Press Ctrl+C again to exit")
+	s.keys("C-c")
+	if code := s.exitCode(tuiWait); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	s.assertRestored()
+}
+
+func TestTUIExitPathsRestoreTheTerminal(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		exit func(s *tuiSession)
+	}{
+		{"ctrl+d", func(s *tuiSession) { s.keys("C-d") }},
+		{"/exit", func(s *tuiSession) { s.send("/exit") }},
+		{"SIGTERM", func(s *tuiSession) { s.signal(syscall.SIGTERM) }},
+		{"SIGHUP", func(s *tuiSession) { s.signal(syscall.SIGHUP) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m"), 100, 30)
+			s.ready()
+			tt.exit(s)
+			s.exitCode(tuiWait)
+			s.assertRestored()
+		})
+	}
+}
+
+func TestTUIResizeWhileStreamingKeepsTheLayout(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	var reply strings.Builder
+	for i := 0; i < 40; i++ {
+		reply.WriteString("Paragraph with enough words to wrap across the narrower widths of this test.\n\n")
+	}
+	reply.WriteString("LAST-LINE")
+	srv.Script(llmtest.Reply{Text: reply.String(), ChunkSize: 8, ChunkDelay: 3 * time.Millisecond})
+	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 120, 35)
+	s.ready()
+	s.send("write a lot")
+	s.waitFor(tuiWait, "Paragraph with")
+	for _, w := range []int{80, 130, 60, 104} {
+		s.resize(w, 30)
+		time.Sleep(150 * time.Millisecond)
+	}
+	scr := s.waitFor(tuiWait, "LAST-LINE", "tokens")
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	if len(lines) != 30 {
+		t.Fatalf("%d lines on a 30-line screen:\n%s", len(lines), scr)
+	}
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, "openai · test-model") {
+		t.Errorf("status bar not on the last line: %q", last)
+	}
+	if !strings.HasPrefix(lines[len(lines)-2], "❯ ") || !strings.HasPrefix(lines[len(lines)-3], "────") {
+		t.Errorf("prompt not above the status bar:\n%s", scr)
+	}
+	panel := -1
+	for i, l := range lines[:len(lines)-1] {
+		r := []rune(l)
+		if len(r) > 104 {
+			t.Errorf("line %d wider than the window: %q", i, l)
+		}
+		p := strings.IndexRune(l, '│')
+		if i == 0 {
+			panel = len([]rune(l[:max(p, 0)]))
+		}
+		if p < 0 || len([]rune(l[:p])) != panel {
+			t.Errorf("side panel border not straight at line %d: %q", i, l)
+		}
+		if strings.Contains(l, "Paragraph") && !strings.Contains(l, "Paragraph with enough words") {
+			t.Errorf("garbled line: %q", l)
+		}
+	}
+}
+
+func TestTUIEscapeSequencesInAReplyAreShownNotObeyed(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	evil := "SAFE-START \x1b[2J\x1b[H" + // clear the screen
+		"\x1b]52;c;ZXZpbA==\x07" + // write the clipboard
+		"\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\" + // hyperlink
+		"\x1b]2;pwned-title\x07" + // window title
+		"\x1bP+q544e\x1b\\" + // DCS
+		"\x1b_apc\x1b\\" + // APC
+		"\u009b31mC1\u009c" + // C1 CSI and ST
+		"over\rwrite back\bspace \u202eRTL\u202c SAFE-END"
+	srv.Script(llmtest.Reply{Text: evil, ChunkSize: 3})
+	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 110, 35)
+	s.ready()
+	title := s.format("#{pane_title}")
+	s.send("say something nasty")
+	scr := s.waitFor(tuiWait, "SAFE-END")
+	for _, want := range []string{"co 0.1.0-dev", "❯ say something nasty", "SAFE-START", "␛[2J␛[H␛]52;c;ZXZpbA==␇␛]8;;http://evil.example␛\\link", "␈space"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q (was it cleared or obeyed?):\n%s", want, scr)
+		}
+	}
+	if b := s.buffers(); b != "" {
+		t.Errorf("something reached the clipboard: %q", b)
+	}
+	if got := s.format("#{pane_title}"); got != title || strings.Contains(got, "pwned") {
+		t.Errorf("window title changed to %q", got)
+	}
+	// The user's own copy (ctrl+y) does reach the clipboard, neutralised.
+	s.keys("C-y")
+	deadline := time.Now().Add(5 * time.Second)
+	for s.buffers() == "" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if b := s.buffers(); !strings.Contains(b, "SAFE-START") || strings.Contains(b, "\x1b") {
+		t.Errorf("ctrl+y copied %q", b)
+	}
+}
+
+func TestTUIHelpListsKeysAndBangRunsThroughTheModal(t *testing.T) {
+	dir := t.TempDir()
+	s := startTUI(t, dir, tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m", "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 60)
+	s.ready()
+	s.send("/help")
+	s.waitFor(tuiWait, "Commands:", "/yolo", "ctrl+y", "copy", "release the mouse", "!cmd")
+	s.send("!touch bang.txt")
+	s.waitFor(tuiWait, "Approve run_shell_command?", "$ touch bang.txt")
+	time.Sleep(600 * time.Millisecond)
+	s.keys("y")
+	s.waitFor(tuiWait, "✓ ! touch bang.txt")
+	if !fileExists(dir, "bang.txt") {
+		t.Fatal("!cmd did not run")
+	}
+}
+
+func TestTUIFirstRunSaysWhatToSet(t *testing.T) {
+	s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), 100, 40)
+	s.ready()
+	s.waitFor(tuiWait, "No LLM provider is usable yet", "GEMINI_API_KEY", "ollama serve", "OPENAI_BASE_URL")
+	s.send("/status")
+	s.waitFor(tuiWait, "provider")
+}
