@@ -778,8 +778,11 @@ func genaiMessages(role, text string, calls []ToolCall, finish string) string {
 		}
 		msg.Parts = append(msg.Parts, p)
 	}
-	b, _ := json.Marshal([]any{msg})
-	return string(b)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep <, > and & readable (and searchable)
+	_ = enc.Encode([]any{msg})
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func deniedJSON(by, reason, msg string) string {
