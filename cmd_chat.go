@@ -26,7 +26,7 @@ func wantPlain(flag bool, s streams) bool {
 	return !ok || !term.IsTerminal(f.Fd())
 }
 
-func runChat(_ *cobra.Command, s streams, plainFlag bool) error {
+func runChat(_ *cobra.Command, s streams, plainFlag bool, rf resumeFlags) error {
 	l, err := loadConfig(s)
 	if err != nil {
 		return err
@@ -38,6 +38,11 @@ func runChat(_ *cobra.Command, s streams, plainFlag bool) error {
 		return err
 	}
 	defer ss.Close()
+	resumed, err := ss.attachSessions(rf, s.err)
+	if err != nil {
+		return err
+	}
+	ss.resumed = resumed
 
 	if !wantPlain(plainFlag, s) {
 		return runTUI(ctx, ss, s)
@@ -54,7 +59,7 @@ func runPlain(ctx context.Context, ss *session, s streams) error {
 		Agent:      ss.agent,
 		In:         s.in,
 		Out:        s.out,
-		Banner:     ss.plainBanner(),
+		Banner:     ss.plainBanner() + ss.resumedText(),
 		Slash:      ss.slashEnv(""),
 		Interrupts: ints,
 	})
@@ -62,11 +67,23 @@ func runPlain(ctx context.Context, ss *session, s streams) error {
 
 func (ss *session) slashEnv(helpExtra string) slash.Env {
 	return slash.Env{
-		Agent:     ss.agent,
-		Status:    func() string { return ss.statusText(context.Background(), false) },
-		Tools:     ss.toolsText,
-		HelpExtra: helpExtra,
+		Agent:           ss.agent,
+		Status:          func() string { return ss.statusText(context.Background(), false) },
+		Tools:           ss.toolsText,
+		HelpExtra:       helpExtra,
+		NewConversation: ss.newConversation,
+		Sessions: func(arg string) slash.Result {
+			return ss.sessionsSlash(arg, transcriptText)
+		},
 	}
+}
+
+// resumedText is the transcript of a resumed session, for --plain.
+func (ss *session) resumedText() string {
+	if ss.resumed == nil {
+		return ""
+	}
+	return "\n" + transcriptText(ss.resumed) + "(resumed session; type to continue)"
 }
 
 // plainBanner is the welcome of --plain: one line of facts, then how to

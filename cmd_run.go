@@ -15,6 +15,7 @@ import (
 
 func newRunCmd(s streams) *cobra.Command {
 	var jsonOut, yes bool
+	var rf resumeFlags
 	cmd := &cobra.Command{
 		Use:   "run [PROMPT]",
 		Short: "Run one prompt without a person: answer to stdout",
@@ -53,6 +54,9 @@ error; 3 finished, but a call was denied; 130 interrupted.`,
 				return err
 			}
 			defer ss.Close()
+			if _, err := ss.attachSessions(rf, s.err); err != nil {
+				return err
+			}
 			code := headless.Run(ctx, headless.Options{Agent: ss.agent, Prompt: prompt, Out: s.out, Err: s.err, JSON: jsonOut, Yes: yes})
 			if code != 0 {
 				return exitCode(code)
@@ -62,5 +66,6 @@ error; 3 finished, but a call was denied; 130 interrupted.`,
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per event, one per line")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve calls that need approval (denied calls still never run)")
+	rf.add(cmd)
 	return cmd
 }

@@ -69,6 +69,7 @@ func run(args []string, s streams) int {
 
 func newRootCmd(s streams) *cobra.Command {
 	var plain bool
+	var rf resumeFlags
 	root := &cobra.Command{
 		Use:   "co",
 		Short: "co — a personal AI assistant in your terminal",
@@ -82,12 +83,13 @@ when standard output is not a terminal or TERM is dumb.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runChat(cmd, s, plain)
+			return runChat(cmd, s, plain, rf)
 		},
 	}
 	root.Flags().BoolVar(&plain, "plain", false, "line-based chat for dumb terminals, pipes and screen readers")
+	rf.add(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(s), newStatusCmd(s), newConfigCmd(s), newPolicyCmd(s), newVersionCmd(s))
+	root.AddCommand(newRunCmd(s), newStatusCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newVersionCmd(s))
 	root.AddCommand(telemetryCommands(s)...)
 	root.AddCommand(googleCommands(s)...)
 	root.CompletionOptions.DisableDefaultCmd = true

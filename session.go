@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/sandbox"
+	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
 )
 
@@ -27,6 +27,8 @@ type session struct {
 	unconfigured []tools.Unconfigured
 	closers      []func()
 	tracing      tracing
+	store        *sessions.Store
+	resumed      []sessions.Entry // the transcript of a resumed session, to show
 	sandbox      sandbox.Sandbox
 	selection    sandbox.Selection
 	// probeOnly sessions report (co status, co policy check): they create
@@ -88,9 +90,9 @@ func newReportSession(ctx context.Context, l *config.Loaded) (*session, error) {
 }
 
 func buildSession(ctx context.Context, l *config.Loaded, probeOnly bool) (*session, error) {
-	wd, err := os.Getwd()
+	wd, err := workingDir()
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the working directory: %w", err)
+		return nil, err
 	}
 	ss := &session{loaded: l, id: newSessionID(), workspace: wd, probeOnly: probeOnly}
 	st := l.Settings

@@ -72,6 +72,8 @@ type Config struct {
 	SessionID    string
 	// History configures what is sent: trimming, the sliding window.
 	History HistoryOptions
+	// Recorder, when set, saves every completed step as it happens.
+	Recorder Recorder
 	// Temperature etc. could go here; providers' defaults are used.
 }
 
@@ -93,6 +95,8 @@ type Agent struct {
 	session   Usage
 	turns     int
 	lastInput int // input tokens of the last request, for the context window
+	rec       Recorder
+	recFailed bool // a save failed; said once
 }
 
 // New makes an Agent. If cfg.Resolve is set, provider resolution starts in
@@ -113,7 +117,7 @@ func New(cfg Config) *Agent {
 	if cfg.Tools == nil {
 		cfg.Tools, _ = tools.NewRegistry()
 	}
-	a := &Agent{cfg: cfg, validator: tools.NewValidator(), resolved: make(chan struct{}), tracer: cfg.Tracer}
+	a := &Agent{cfg: cfg, validator: tools.NewValidator(), resolved: make(chan struct{}), tracer: cfg.Tracer, rec: cfg.Recorder}
 	if a.tracer == nil {
 		a.tracer = noop.NewTracerProvider().Tracer("co")
 	}
@@ -186,6 +190,15 @@ func (a *Agent) SetHistory(h []Message) {
 	a.history = PatchDangling(h)
 }
 
+// Restore continues a saved conversation: its history (patched so it is
+// valid to send), its token usage and its number of turns.
+func (a *Agent) Restore(h []Message, u Usage, turns int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.history = PatchDangling(h)
+	a.session, a.turns, a.lastInput = u, turns, 0
+}
+
 // Reset starts a new conversation (/clear). Usage counters restart too.
 func (a *Agent) Reset() {
 	a.mu.Lock()
@@ -217,9 +230,56 @@ func (a *Agent) Busy() bool {
 	return a.busy
 }
 
-func (a *Agent) appendHistory(ms ...Message) {
+// appendHistory adds completed messages and saves them, each in its own
+// transaction, before anything else happens.
+func (a *Agent) appendHistory(e *emitter, ms ...Message) {
 	a.mu.Lock()
 	a.history = append(a.history, ms...)
+	rec := a.rec
+	a.mu.Unlock()
+	if rec == nil {
+		return
+	}
+	for _, m := range ms {
+		a.saved(e, rec.Append(m))
+	}
+}
+
+// patchDangling answers every unanswered tool call with "Interrupted by the
+// user." and saves those results.
+func (a *Agent) patchDangling(e *emitter) {
+	a.mu.Lock()
+	patched := PatchDangling(a.history)
+	var added []Message
+	if len(patched) > len(a.history) {
+		// Only the last assistant message can have dangling calls here, so
+		// the missing results are the tail of the patched history.
+		added = patched[len(a.history):]
+	}
+	a.mu.Unlock()
+	a.appendHistory(e, added...)
+}
+
+// saved reports a failure to save, once per session, without stopping the
+// conversation.
+func (a *Agent) saved(e *emitter, err error) {
+	if err == nil {
+		return
+	}
+	a.mu.Lock()
+	first := !a.recFailed
+	a.recFailed = true
+	a.mu.Unlock()
+	if first && e != nil {
+		e.send(Notice{Text: "Saving this session failed (" + err.Error() + "); the conversation goes on but may not be resumable."})
+	}
+}
+
+// SetRecorder switches where the conversation is saved (a new session
+// after /clear, or none).
+func (a *Agent) SetRecorder(r Recorder) {
+	a.mu.Lock()
+	a.rec, a.recFailed = r, false
 	a.mu.Unlock()
 }
 
@@ -263,9 +323,7 @@ func (a *Agent) start(ctx context.Context, body func(context.Context, *emitter))
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				a.mu.Lock()
-				a.history = PatchDangling(a.history)
-				a.mu.Unlock()
+				a.patchDangling(nil)
 				e.send(TurnFailed{Message: fmt.Sprintf("internal error: %v (the conversation is kept; please report this)", r), Err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())})
 			}
 			a.mu.Lock()
@@ -340,7 +398,7 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 			o.ObservePrompt(prompt)
 		}
 	}
-	a.appendHistory(Message{Role: RoleUser, Content: prompt})
+	a.appendHistory(e, Message{Role: RoleUser, Content: prompt})
 	for {
 		if st.requests >= a.cfg.MaxRequests {
 			fail(fmt.Sprintf("The turn stopped after %d LLM requests (max_request_limit). Ask again to continue, or raise CO_CLI_MAX_REQUEST_LIMIT.", st.requests), nil, false)
@@ -360,14 +418,16 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 		if res.usage.InputTokens > 0 {
 			a.lastInput = res.usage.InputTokens
 		}
+		session, rec := a.session, a.rec
 		a.mu.Unlock()
+		if rec != nil && res.usage != (Usage{}) {
+			a.saved(e, rec.Usage(session))
+		}
 		if err != nil {
 			interrupted := ctx.Err() != nil
 			if res.text != "" || len(res.calls) > 0 {
-				a.appendHistory(Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls, Interrupted: true})
-				a.mu.Lock()
-				a.history = PatchDangling(a.history)
-				a.mu.Unlock()
+				a.appendHistory(e, Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls, Interrupted: true})
+				a.patchDangling(e)
 			}
 			if interrupted {
 				fail("Interrupted.", err, true)
@@ -376,7 +436,7 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 			fail(describeStreamError(p, err, a.cfg.StallTimeout, res.text != ""), err, false)
 			return
 		}
-		a.appendHistory(Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls})
+		a.appendHistory(e, Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls})
 		if len(res.calls) == 0 {
 			outcome = "success"
 			if span.IsRecording() {
@@ -489,6 +549,9 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 
 	var text strings.Builder
 	acc := &callAccumulator{}
+	a.mu.Lock()
+	rec := a.rec
+	a.mu.Unlock()
 	for {
 		chunk, rerr := stream.Recv()
 		if rerr == io.EOF {
@@ -514,6 +577,10 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 				firstToken = time.Since(started)
 			}
 			text.WriteString(ch.Delta.Content)
+			if rec != nil {
+				// Saved before it is shown: what is on screen is on disk.
+				a.saved(e, rec.Draft(ch.Delta.Content))
+			}
 			e.delta(ch.Delta.Content)
 		}
 		for _, tc := range ch.Delta.ToolCalls {
@@ -645,6 +712,7 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 			if k < len(verdicts) {
 				v = verdicts[k]
 			}
+			a.recordDecision(e, it, v)
 			switch v {
 			case ApproveSession:
 				a.cfg.Approvals.Grant(it.check)
@@ -657,15 +725,23 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 		}
 	}
 
-	var results []Message
 	for _, it := range items {
 		fin, content := a.runOne(ctx, it, st)
 		fin.Bang = bang
+		if !bang {
+			// Saved before it is shown: what is on screen is on disk.
+			a.appendHistory(e, Message{Role: RoleTool, ToolCallID: it.call.ID, ToolName: it.call.Name, Content: content})
+		}
 		e.send(fin)
-		results = append(results, Message{Role: RoleTool, ToolCallID: it.call.ID, ToolName: it.call.Name, Content: content})
 	}
-	if !bang {
-		a.appendHistory(results...)
+}
+
+func (a *Agent) recordDecision(e *emitter, it *callItem, v Verdict) {
+	a.mu.Lock()
+	rec := a.rec
+	a.mu.Unlock()
+	if rec != nil {
+		a.saved(e, rec.Decision(it.call.ID, it.call.Name, v))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/sessions"
 )
 
 const benchChunks = 2000
@@ -106,4 +108,21 @@ func BenchmarkAgentChunkLoopback(b *testing.B) {
 			runBenchTurns(b, ag, history(n))
 		})
 	}
+}
+
+// BenchmarkAgentChunkRecorded is BenchmarkAgentChunk with the session being
+// saved (sessions.Store): each chunk is appended to the draft before it is
+// shown.
+func BenchmarkAgentChunkRecorded(b *testing.B) {
+	body := sseBody(benchChunks)
+	st, err := sessions.Open(filepath.Join(b.TempDir(), sessions.FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	cfg := openai.DefaultConfig("k")
+	cfg.BaseURL = "http://bench.invalid/v1"
+	cfg.HTTPClient = &http.Client{Transport: bytesTransport{body}}
+	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}, Client: openai.NewClientWithConfig(cfg), Recorder: st.New("/bench")})
+	runBenchTurns(b, ag, history(10))
 }

@@ -111,3 +111,6 @@ func Tokens(n int) string {
 	}
 	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }
+
+// Plain is text from the model or a tool, made safe for the terminal.
+func Plain(s string) string { return safe.Text(s) }

@@ -20,16 +20,23 @@ type Env struct {
 	Tools func() string
 	// HelpExtra is appended to /help (the front end's keys).
 	HelpExtra string
+	// NewConversation is called after /clear and /new reset the agent: the
+	// old conversation stays saved, the next one is saved apart.
+	NewConversation func()
+	// Sessions lists the saved sessions of this workspace (arg "") or
+	// switches to the one whose id starts with arg.
+	Sessions func(arg string) Result
 }
 
 // Action is what the front end must do after a command.
 type Action int
 
 const (
-	None    Action = iota
-	Clear          // a new conversation began: clear the transcript
-	Exit           // leave co
-	Compact        // summarise the conversation now (the front end runs Agent.Compact, which may take a while)
+	None     Action = iota
+	Clear           // a new conversation began: clear the transcript
+	Exit            // leave co
+	Compact         // summarise the conversation now (the front end runs Agent.Compact, which may take a while)
+	Switched        // another saved session was loaded: show its transcript
 )
 
 // Result of a command.
@@ -57,6 +64,7 @@ func Commands() []Command {
 		{"/tools", "list tools with their approval class", toolsCmd},
 		{"/history", "turns, messages and tokens of this conversation", history},
 		{"/compact", "summarise the conversation so far to free context", compact},
+		{"/sessions", "list saved sessions of this workspace; /sessions ID switches to one", sessionsCmd},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
 		{"/exit", "leave co", func(Env, string) Result { return Result{Action: Exit} }},
 	}
@@ -121,7 +129,20 @@ func clear(env Env, _ string) Result {
 		return Result{Output: "a turn is running; cancel it first", Err: true}
 	}
 	env.Agent.Reset()
-	return Result{Output: "Started a new conversation.", Action: Clear}
+	if env.NewConversation != nil {
+		env.NewConversation()
+	}
+	return Result{Output: "Started a new conversation (the previous one stays saved).", Action: Clear}
+}
+
+func sessionsCmd(env Env, arg string) Result {
+	if env.Sessions == nil {
+		return Result{Output: "saved sessions are not available here", Err: true}
+	}
+	if arg != "" && env.Agent.Busy() {
+		return Result{Output: "a turn is running; cancel it first", Err: true}
+	}
+	return env.Sessions(arg)
 }
 
 func status(env Env, _ string) Result {

@@ -1,0 +1,200 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+// validHistory fails when a request sent to the model has a tool call
+// without its result right after it.
+func validHistory(t *testing.T, r llmtest.Request) {
+	t.Helper()
+	msgs := r.Body.Messages
+	for i, m := range msgs {
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		for j := i + 1; j < len(msgs) && msgs[j].Role == "tool"; j++ {
+			answered[msgs[j].ToolCallID] = true
+		}
+		for _, tc := range m.ToolCalls {
+			if !answered[tc.ID] {
+				t.Fatalf("tool call %s has no result in the request", tc.ID)
+			}
+		}
+	}
+}
+
+// dataEnv is env with a data dir the test can reuse across co processes.
+func dataEnv(t *testing.T, srv *llmtest.Server, extra ...string) []string {
+	return env(t, srv, extra...)
+}
+
+func TestContinueResumeListAndRemove(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetDefault(llmtest.Reply{Echo: true})
+	dir := t.TempDir()
+	e := dataEnv(t, srv)
+	out, _, code := runCo(t, dir, e, "first question\nsecond question\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	out, _, _ = runCo(t, dir, e, "", "sessions")
+	if !strings.Contains(out, "first question") || !strings.Contains(out, dir) || !strings.Contains(out, " 2 ") {
+		t.Fatalf("co sessions:\n%s", out)
+	}
+	id := strings.Fields(strings.Split(out, "\n")[1])[0]
+
+	out, _, code = runCo(t, dir, e, "third question\n", "--continue", "--plain")
+	if code != 0 || !strings.Contains(out, "You said: second question") || !strings.Contains(out, "(resumed session") {
+		t.Fatalf("--continue did not show the transcript (exit %d):\n%s", code, out)
+	}
+	last := srv.Requests()[len(srv.Requests())-1]
+	if n := len(last.Body.Messages); n != 6 {
+		t.Errorf("the resumed turn sent %d messages, want 6 (system + 2 exchanges + new prompt)", n)
+	}
+	// A second chat in the same workspace is a new session; --resume picks.
+	runCo(t, dir, e, "another topic\n", "--plain")
+	out, _, _ = runCo(t, dir, e, "", "run", "--resume", id[:10], "and now?")
+	if !strings.Contains(out, "You said: and now?") {
+		t.Fatalf("co run --resume: %s", out)
+	}
+	last = srv.Requests()[len(srv.Requests())-1]
+	if !strings.Contains(last.Body.Messages[1].Content, "first question") {
+		t.Errorf("co run --resume sent another conversation: %+v", last.Body.Messages[1])
+	}
+	out, _, code = runCo(t, dir, e, "", "sessions", "rm", id)
+	if code != 0 || !strings.Contains(out, "Deleted session "+id) {
+		t.Fatalf("rm: exit %d %s", code, out)
+	}
+	_, errOut, code := runCo(t, dir, e, "", "--resume", id, "--plain")
+	if code != 1 || !strings.Contains(errOut, "no such session") {
+		t.Fatalf("resume of a deleted session: exit %d %s", code, errOut)
+	}
+}
+
+func TestClearStartsANewSavedSession(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetDefault(llmtest.Reply{Echo: true})
+	dir := t.TempDir()
+	e := dataEnv(t, srv)
+	out, _, _ := runCo(t, dir, e, "topic one\n/clear\ntopic two\n/sessions\n", "--plain")
+	if !strings.Contains(out, "topic one") || strings.Count(out, "topic ") < 4 {
+		t.Fatalf("/sessions should list both conversations:\n%s", out)
+	}
+	out, _, _ = runCo(t, dir, e, "", "sessions")
+	if strings.Count(out, "topic one") != 1 || strings.Count(out, "topic two") != 1 {
+		t.Fatalf("two sessions expected:\n%s", out)
+	}
+}
+
+func TestDamagedStoreIsReportedAndKept(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetDefault(llmtest.Reply{Echo: true})
+	e := dataEnv(t, srv)
+	var data string
+	for _, kv := range e {
+		if strings.HasPrefix(kv, "XDG_DATA_HOME=") {
+			data = filepath.Join(strings.TrimPrefix(kv, "XDG_DATA_HOME="), "co-cli")
+		}
+	}
+	os.MkdirAll(data, 0o700)
+	store := filepath.Join(data, "sessions.db")
+	junk := []byte(strings.Repeat("this is not sqlite ", 300))
+	os.WriteFile(store, junk, 0o600)
+	_, errOut, code := runCo(t, t.TempDir(), e, "", "--continue", "--plain")
+	if code != 1 || !strings.Contains(errOut, "may be damaged") {
+		t.Fatalf("--continue on a damaged store: exit %d %s", code, errOut)
+	}
+	out, errOut, code := runCo(t, t.TempDir(), e, "hi\n", "--plain")
+	if code != 0 || !strings.Contains(errOut, "will not be saved") || !strings.Contains(out, "You said: hi") {
+		t.Fatalf("a new chat with a damaged store must warn and work: exit %d\n%s\n%s", code, errOut, out)
+	}
+	if b, _ := os.ReadFile(store); string(b) != string(junk) {
+		t.Fatal("the damaged store was overwritten")
+	}
+}
+
+// TestKillDashNineLosesNothingOnScreen kills co with SIGKILL at three points
+// of a turn, then checks that co --continue shows what had been shown and
+// that the next turn works.
+func TestKillDashNineLosesNothingOnScreen(t *testing.T) {
+	cases := []struct {
+		name     string
+		script   []llmtest.Reply
+		prompt   string
+		waitFor  string // on screen before the kill
+		answer   string // typed after waitFor, if any
+		waitMore string
+		want     []string // in the resumed transcript
+	}{
+		{
+			name:    "while streaming",
+			script:  []llmtest.Reply{{Text: "Streaming words that will be cut " + strings.Repeat("more ", 300), ChunkSize: 5, ChunkDelay: 15 * time.Millisecond}},
+			prompt:  "tell me a story",
+			waitFor: "Streaming words that will be cut more more",
+			want:    []string{"co> tell me a story", "Streaming words that will be cut more more", "[interrupted]"},
+		},
+		{
+			name:    "at the approval prompt",
+			script:  []llmtest.Reply{{Text: "I will make a file.", ToolCalls: []llmtest.ToolCall{shellCall("k1", "touch x.txt")}}},
+			prompt:  "make x",
+			waitFor: "Approve run_shell_command(cmd='touch x.txt')? [y/n/a] ",
+			want:    []string{"co> make x", "I will make a file.", "tool: run_shell_command(cmd='touch x.txt')", "Interrupted by the user."},
+		},
+		{
+			name:     "while a tool runs",
+			script:   []llmtest.Reply{{ToolCalls: []llmtest.ToolCall{shellCall("k2", "sleep 60")}}},
+			prompt:   "wait a minute",
+			waitFor:  "Approve run_shell_command(cmd='sleep 60')? [y/n/a] ",
+			answer:   "y",
+			waitMore: "co> ", // never: we kill while sleep runs
+			want:     []string{"co> wait a minute", "tool: run_shell_command(cmd='sleep 60')", "approval: run_shell_command approved once", "Interrupted by the user."},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.NewServer()
+			defer srv.Close()
+			srv.Script(tc.script...)
+			dir := t.TempDir()
+			e := dataEnv(t, srv)
+			p := start(t, dir, e, "--plain")
+			p.waitFor("co> ", 10*time.Second)
+			p.send(tc.prompt)
+			p.waitFor(tc.waitFor, 10*time.Second)
+			if tc.answer != "" {
+				p.send(tc.answer)
+				time.Sleep(500 * time.Millisecond) // the tool is running
+			}
+			shown := p.stdout.String()
+			_ = p.cmd.Process.Signal(syscall.SIGKILL)
+			p.wait(10 * time.Second)
+
+			srv.Script(llmtest.Reply{Text: "resumed fine"})
+			out, _, code := runCo(t, dir, e, "go on\n", "--continue", "--plain")
+			if code != 0 {
+				t.Fatalf("--continue exit %d:\n%s", code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("resumed transcript lacks %q\n--- shown before the kill:\n%s\n--- resumed:\n%s", w, shown, out)
+				}
+			}
+			if !strings.Contains(out, "resumed fine") {
+				t.Fatalf("the next turn did not work:\n%s", out)
+			}
+			validHistory(t, srv.Requests()[len(srv.Requests())-1])
+		})
+	}
+}

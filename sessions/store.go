@@ -1,0 +1,627 @@
+// Package sessions saves conversations in SQLite (sessions.db in the data
+// dir) as they happen, so that nothing a user did is lost when co exits,
+// crashes or the machine reboots, and lists, loads and deletes them for
+// `co sessions`, `co --continue`, `co --resume ID` and /sessions.
+//
+// Every completed step (user message, assistant message, tool result,
+// approval decision) is written in its own transaction; the assistant text
+// being streamed is appended, chunk by chunk before it is shown, to a draft
+// file beside the database (drafts/ID.txt) that the final message replaces:
+// one write per chunk, which survives kill -9. A loaded history is always valid to resume: a
+// draft becomes an interrupted assistant message and dangling tool calls are
+// answered "Interrupted by the user.", as after an interrupt.
+//
+// The store has a schema version (PRAGMA user_version) and migrates forward.
+// A damaged file, or one written by a newer co, gives a clear error and is
+// never overwritten.
+//
+// Concurrency: a Store is safe for concurrent use; a Session records from
+// one goroutine (the agent's turn goroutine) at a time. Several co processes
+// may share the file (WAL, busy timeout).
+package sessions
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
+
+	"github.com/co-cli/co/agent"
+)
+
+// FileName is the store's file in the data dir.
+const FileName = "sessions.db"
+
+// schemaVersion is the version this co writes; older files are migrated.
+const schemaVersion = 1
+
+var migrations = []string{
+	// 0 → 1
+	`CREATE TABLE sessions (
+		id            TEXT PRIMARY KEY,
+		workspace     TEXT NOT NULL,
+		title         TEXT NOT NULL DEFAULT '',
+		created_at    INTEGER NOT NULL,
+		updated_at    INTEGER NOT NULL,
+		turns         INTEGER NOT NULL DEFAULT 0,
+		input_tokens  INTEGER NOT NULL DEFAULT 0,
+		output_tokens INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE INDEX sessions_workspace_updated ON sessions(workspace, updated_at);
+	CREATE TABLE messages (
+		session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		seq          INTEGER NOT NULL,
+		role         TEXT NOT NULL,
+		content      TEXT NOT NULL DEFAULT '',
+		tool_calls   TEXT,
+		tool_call_id TEXT,
+		tool_name    TEXT,
+		interrupted  INTEGER NOT NULL DEFAULT 0,
+		created_at   INTEGER NOT NULL,
+		PRIMARY KEY (session_id, seq)
+	);
+	CREATE TABLE decisions (
+		session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		call_id    TEXT NOT NULL,
+		tool       TEXT NOT NULL,
+		verdict    TEXT NOT NULL,
+		created_at INTEGER NOT NULL
+	);`,
+}
+
+// Store is the saved-sessions database.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// ErrNotFound is returned for an unknown session id.
+var ErrNotFound = errors.New("no such session")
+
+// Open opens (creating or migrating) the store at path.
+func Open(path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the sessions directory: %w", err)
+	}
+	s := &Store{path: path}
+	// Check an existing file read-only first: one that is damaged, newer or
+	// not ours must be left exactly as it is (opening it read-write would
+	// already switch its journal mode).
+	if _, err := os.Stat(path); err == nil {
+		if err := s.check(); err != nil {
+			return nil, err
+		}
+	}
+	db, err := sql.Open("sqlite3", dsn(path, map[string]string{"_journal_mode": "WAL", "_busy_timeout": "5000", "_synchronous": "NORMAL", "_foreign_keys": "on", "_txlock": "immediate"}))
+	if err != nil {
+		return nil, err
+	}
+	s.db = db
+	if err := s.migrate(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Path is the store's file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+func dsn(path string, params map[string]string) string {
+	q := url.Values{}
+	for k, v := range params {
+		q.Set(k, v)
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// check validates an existing file through a read-only connection.
+func (s *Store) check() error {
+	db, err := sql.Open("sqlite3", dsn(s.path, map[string]string{"mode": "ro", "_busy_timeout": "5000"}))
+	if err != nil {
+		return s.damaged(err)
+	}
+	defer db.Close()
+	var v, n int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return s.damaged(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
+		return s.damaged(err)
+	}
+	switch {
+	case v > schemaVersion:
+		return fmt.Errorf("%s was written by a newer co (session schema %d; this co knows %d): upgrade co; the file was left untouched", s.path, v, schemaVersion)
+	case v == 0 && n > 0:
+		return fmt.Errorf("%s is not a co session store (it has tables but no session schema version); move it away; it was left untouched", s.path)
+	}
+	return nil
+}
+
+func (s *Store) migrate() error {
+	var v int
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return s.damaged(err)
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("%s was written by a newer co (session schema %d; this co knows %d): upgrade co; the file was left untouched", s.path, v, schemaVersion)
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	tx, err := s.db.Begin()
+	if err != nil {
+		return s.damaged(err)
+	}
+	defer tx.Rollback()
+	if v == 0 {
+		// A version-0 file must be empty: anything else is not ours.
+		var n int
+		if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
+			return s.damaged(err)
+		}
+		if n > 0 {
+			return fmt.Errorf("%s is not a co session store (it has tables but no session schema version); move it away; it was left untouched", s.path)
+		}
+	}
+	for i := v; i < schemaVersion; i++ {
+		if _, err := tx.Exec(migrations[i]); err != nil {
+			return fmt.Errorf("migrating %s to session schema %d: %w", s.path, i+1, err)
+		}
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *Store) damaged(err error) error {
+	return fmt.Errorf("%s cannot be read as a session store (%v): it may be damaged; move it away to start afresh (it was left untouched)", s.path, err)
+}
+
+// Info describes a saved session.
+type Info struct {
+	ID           string
+	Workspace    string
+	Title        string
+	Created      time.Time
+	Updated      time.Time
+	Turns        int
+	InputTokens  int
+	OutputTokens int
+}
+
+const infoCols = `id, workspace, title, created_at, updated_at, turns, input_tokens, output_tokens`
+
+func scanInfo(sc interface{ Scan(...any) error }) (Info, error) {
+	var i Info
+	var created, updated int64
+	err := sc.Scan(&i.ID, &i.Workspace, &i.Title, &created, &updated, &i.Turns, &i.InputTokens, &i.OutputTokens)
+	i.Created, i.Updated = time.Unix(0, created), time.Unix(0, updated)
+	return i, err
+}
+
+// List returns saved sessions, most recently active first: those of
+// workspace, or all when workspace is "". limit <= 0 means no limit.
+func (s *Store) List(workspace string, limit int) ([]Info, error) {
+	q := `SELECT ` + infoCols + ` FROM sessions`
+	var args []any
+	if workspace != "" {
+		q += ` WHERE workspace = ?`
+		args = append(args, workspace)
+	}
+	q += ` ORDER BY updated_at DESC`
+	if limit > 0 {
+		q += fmt.Sprintf(` LIMIT %d`, limit)
+	}
+	rows, err := s.db.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Info
+	for rows.Next() {
+		i, err := scanInfo(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, i)
+	}
+	return out, rows.Err()
+}
+
+// Latest returns the most recently active session of workspace.
+func (s *Store) Latest(workspace string) (Info, error) {
+	l, err := s.List(workspace, 1)
+	if err != nil {
+		return Info{}, err
+	}
+	if len(l) == 0 {
+		return Info{}, fmt.Errorf("%w: no saved session in %s", ErrNotFound, workspace)
+	}
+	return l[0], nil
+}
+
+// Find returns the session whose id is id or starts with it.
+func (s *Store) Find(id string) (Info, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return Info{}, fmt.Errorf("%w: empty id", ErrNotFound)
+	}
+	rows, err := s.db.Query(`SELECT `+infoCols+` FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, id, id+"\xff")
+	if err != nil {
+		return Info{}, err
+	}
+	defer rows.Close()
+	var found []Info
+	for rows.Next() {
+		i, err := scanInfo(rows)
+		if err != nil {
+			return Info{}, err
+		}
+		found = append(found, i)
+	}
+	switch {
+	case len(found) == 0:
+		return Info{}, fmt.Errorf("%w %q (co sessions lists them)", ErrNotFound, id)
+	case len(found) > 1 && found[0].ID != id:
+		return Info{}, fmt.Errorf("session id %q is ambiguous: give more of it", id)
+	}
+	return found[0], rows.Err()
+}
+
+func (s *Store) draftPath(id string) string {
+	return filepath.Join(filepath.Dir(s.path), "drafts", id+".txt")
+}
+
+// Delete removes a session and everything saved of it.
+func (s *Store) Delete(id string) error {
+	os.Remove(s.draftPath(id))
+	res, err := s.db.Exec(`DELETE FROM sessions WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	return nil
+}
+
+// Entry is one step of a saved transcript: a message, or an approval
+// decision (Decision set).
+type Entry struct {
+	Message  agent.Message
+	Decision *DecisionRecord
+	At       time.Time
+}
+
+// DecisionRecord is a saved approval decision.
+type DecisionRecord struct {
+	CallID, Tool, Verdict string
+}
+
+// Load returns a session's history, ready to resume: a draft becomes an
+// interrupted assistant message, dangling tool calls are patched.
+func (s *Store) Load(id string) (Info, []agent.Message, error) {
+	info, entries, err := s.Transcript(id)
+	if err != nil {
+		return Info{}, nil, err
+	}
+	msgs := make([]agent.Message, 0, len(entries))
+	for _, e := range entries {
+		if e.Decision == nil {
+			msgs = append(msgs, e.Message)
+		}
+	}
+	return info, agent.PatchDangling(msgs), nil
+}
+
+// Transcript returns a session's steps in order, approval decisions
+// included, with the draft (if any) as a final interrupted reply.
+func (s *Store) Transcript(id string) (Info, []Entry, error) {
+	info, err := scanInfo(s.db.QueryRow(`SELECT `+infoCols+` FROM sessions WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Info{}, nil, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return Info{}, nil, s.damaged(err)
+	}
+	rows, err := s.db.Query(`SELECT role, content, tool_calls, tool_call_id, tool_name, interrupted, created_at FROM messages WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return Info{}, nil, err
+	}
+	defer rows.Close()
+	var entries []Entry
+	for rows.Next() {
+		var m agent.Message
+		var calls, callID, toolName sql.NullString
+		var interrupted int
+		var at int64
+		if err := rows.Scan(&m.Role, &m.Content, &calls, &callID, &toolName, &interrupted, &at); err != nil {
+			return Info{}, nil, err
+		}
+		if calls.Valid && calls.String != "" {
+			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
+				return Info{}, nil, s.damaged(err)
+			}
+		}
+		m.ToolCallID, m.ToolName, m.Interrupted = callID.String, toolName.String, interrupted != 0
+		entries = append(entries, Entry{Message: m, At: time.Unix(0, at)})
+	}
+	if err := rows.Err(); err != nil {
+		return Info{}, nil, err
+	}
+	if err := s.mergeDecisions(id, &entries); err != nil {
+		return Info{}, nil, err
+	}
+	if b, err := os.ReadFile(s.draftPath(id)); err == nil && len(b) > 0 {
+		at := time.Now()
+		if st, err := os.Stat(s.draftPath(id)); err == nil {
+			at = st.ModTime()
+		}
+		entries = append(entries, Entry{Message: agent.Message{Role: agent.RoleAssistant, Content: string(b), Interrupted: true}, At: at})
+	}
+	return info, entries, nil
+}
+
+// mergeDecisions places each decision before the result of its call.
+func (s *Store) mergeDecisions(id string, entries *[]Entry) error {
+	rows, err := s.db.Query(`SELECT call_id, tool, verdict, created_at FROM decisions WHERE session_id = ? ORDER BY rowid`, id)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	byCall := map[string]Entry{}
+	for rows.Next() {
+		var d DecisionRecord
+		var at int64
+		if err := rows.Scan(&d.CallID, &d.Tool, &d.Verdict, &at); err != nil {
+			return err
+		}
+		byCall[d.CallID] = Entry{Decision: &d, At: time.Unix(0, at)}
+	}
+	if len(byCall) == 0 {
+		return rows.Err()
+	}
+	out := make([]Entry, 0, len(*entries)+len(byCall))
+	for _, e := range *entries {
+		if e.Message.Role == agent.RoleTool {
+			if d, ok := byCall[e.Message.ToolCallID]; ok {
+				out = append(out, d)
+				delete(byCall, e.Message.ToolCallID)
+			}
+		}
+		out = append(out, e)
+	}
+	for _, d := range byCall { // decided, but the result was never saved
+		out = append(out, d)
+	}
+	*entries = out
+	return rows.Err()
+}
+
+// Session records one conversation; it implements agent.Recorder. Its row
+// is created with the first message, so an empty chat leaves nothing.
+type Session struct {
+	store     *Store
+	id        string
+	workspace string
+	seq       int
+	created   bool
+	draft     *os.File // open while a reply streams
+}
+
+// New starts a new session of workspace.
+func (s *Store) New(workspace string) *Session {
+	return &Session{store: s, id: newID(), workspace: workspace}
+}
+
+// Resume continues saving into an existing session. It first repairs what
+// a crash left: the draft becomes an interrupted assistant message and
+// unanswered tool calls get "Interrupted by the user." results, saved, so
+// the stored history is valid from then on.
+func (s *Store) Resume(id string) (*Session, error) {
+	r, err := s.reopen(id)
+	if err != nil {
+		return nil, err
+	}
+	_, entries, err := s.Transcript(id)
+	if err != nil {
+		return nil, err
+	}
+	var msgs []agent.Message
+	for _, e := range entries {
+		if e.Decision == nil {
+			msgs = append(msgs, e.Message)
+		}
+	}
+	if _, err := os.Stat(s.draftPath(id)); err == nil && len(msgs) > 0 {
+		if last := msgs[len(msgs)-1]; last.Role == agent.RoleAssistant && last.Interrupted {
+			if err := r.Append(last); err != nil { // also removes the draft
+				return nil, err
+			}
+		} else {
+			os.Remove(s.draftPath(id))
+		}
+	}
+	patched := agent.PatchDangling(msgs)
+	if len(patched) > len(msgs) {
+		answered := map[string]bool{}
+		for _, m := range msgs {
+			if m.Role == agent.RoleTool {
+				answered[m.ToolCallID] = true
+			}
+		}
+		for _, m := range patched {
+			if m.Role == agent.RoleTool && !answered[m.ToolCallID] {
+				if err := r.Append(m); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+func (s *Store) reopen(id string) (*Session, error) {
+	var seq sql.NullInt64
+	if err := s.db.QueryRow(`SELECT max(seq) FROM messages WHERE session_id = ?`, id).Scan(&seq); err != nil {
+		return nil, err
+	}
+	var ws string
+	if err := s.db.QueryRow(`SELECT workspace FROM sessions WHERE id = ?`, id).Scan(&ws); err != nil {
+		return nil, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	return &Session{store: s, id: id, workspace: ws, seq: int(seq.Int64), created: true}, nil
+}
+
+// ID is the session's id.
+func (r *Session) ID() string { return r.id }
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	// Time first, so ids sort by creation.
+	return fmt.Sprintf("%x%s", time.Now().Unix(), hex.EncodeToString(b[:4]))
+}
+
+// Title makes a session title from the first prompt: its first line, at
+// most 60 characters.
+func Title(prompt string) string {
+	t := strings.TrimSpace(prompt)
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	t = strings.Join(strings.Fields(t), " ")
+	if r := []rune(t); len(r) > 60 {
+		t = string(r[:59]) + "…"
+	}
+	return t
+}
+
+func (r *Session) tx(f func(tx *sql.Tx, now int64) error) error {
+	tx, err := r.store.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := time.Now().UnixNano()
+	if !r.created {
+		if _, err := tx.Exec(`INSERT INTO sessions (id, workspace, created_at, updated_at) VALUES (?, ?, ?, ?)`, r.id, r.workspace, now, now); err != nil {
+			return err
+		}
+	}
+	if err := f(tx, now); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = ?`, now, r.id); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	r.created = true
+	return nil
+}
+
+// Append implements agent.Recorder.
+func (r *Session) Append(m agent.Message) error {
+	var calls any
+	if len(m.ToolCalls) > 0 {
+		b, err := json.Marshal(m.ToolCalls)
+		if err != nil {
+			return err
+		}
+		calls = string(b)
+	}
+	seq := r.seq + 1
+	err := r.tx(func(tx *sql.Tx, now int64) error {
+		if _, err := tx.Exec(`INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, tool_name, interrupted, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.id, seq, string(m.Role), m.Content, calls, nullable(m.ToolCallID), nullable(m.ToolName), m.Interrupted, now); err != nil {
+			return err
+		}
+		switch m.Role {
+		case agent.RoleUser:
+			if _, err := tx.Exec(`UPDATE sessions SET turns = turns + 1 WHERE id = ?`, r.id); err != nil {
+				return err
+			}
+			_, err := tx.Exec(`UPDATE sessions SET title = ? WHERE id = ? AND title = ''`, Title(m.Content), r.id)
+			return err
+		}
+		return nil
+	})
+	if err == nil {
+		r.seq = seq
+		if m.Role == agent.RoleAssistant {
+			r.dropDraft()
+		}
+	}
+	return err
+}
+
+// dropDraft removes the draft once the reply it held is saved.
+func (r *Session) dropDraft() {
+	if r.draft != nil {
+		r.draft.Close()
+		r.draft = nil
+	}
+	os.Remove(r.store.draftPath(r.id))
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Draft implements agent.Recorder: one append to the draft file.
+func (r *Session) Draft(chunk string) error {
+	if r.draft == nil {
+		if !r.created {
+			// The session row must exist before a draft can belong to it.
+			if err := r.tx(func(*sql.Tx, int64) error { return nil }); err != nil {
+				return err
+			}
+		}
+		p := r.store.draftPath(r.id)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		r.draft = f
+	}
+	_, err := r.draft.WriteString(chunk)
+	return err
+}
+
+// Decision implements agent.Recorder.
+func (r *Session) Decision(callID, tool string, v agent.Verdict) error {
+	return r.tx(func(tx *sql.Tx, now int64) error {
+		_, err := tx.Exec(`INSERT INTO decisions (session_id, call_id, tool, verdict, created_at) VALUES (?, ?, ?, ?, ?)`, r.id, callID, tool, v.String(), now)
+		return err
+	})
+}
+
+// Usage implements agent.Recorder.
+func (r *Session) Usage(u agent.Usage) error {
+	return r.tx(func(tx *sql.Tx, now int64) error {
+		_, err := tx.Exec(`UPDATE sessions SET input_tokens = ?, output_tokens = ? WHERE id = ?`, u.InputTokens, u.OutputTokens, r.id)
+		return err
+	})
+}

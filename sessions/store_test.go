@@ -1,0 +1,217 @@
+package sessions
+
+import (
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/co-cli/co/agent"
+)
+
+func open(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "data", FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	s := open(t)
+	r := s.New("/work/a")
+	msgs := []agent.Message{
+		{Role: agent.RoleUser, Content: "List the files\nplease"},
+		{Role: agent.RoleAssistant, Content: "Sure.", ToolCalls: []agent.ToolCall{{ID: "c1", Name: "run_shell_command", Args: `{"cmd":"ls"}`}}},
+		{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "run_shell_command", Content: "a.txt"},
+		{Role: agent.RoleAssistant, Content: "One file: a.txt"},
+	}
+	must(t, r.Append(msgs[0]))
+	must(t, r.Append(msgs[1]))
+	must(t, r.Decision("c1", "run_shell_command", agent.ApproveOnce))
+	must(t, r.Append(msgs[2]))
+	must(t, r.Draft("One "))
+	must(t, r.Draft("fi"))
+	must(t, r.Append(msgs[3]))
+	must(t, r.Usage(agent.Usage{InputTokens: 120, OutputTokens: 30}))
+
+	info, got, err := s.Load(r.ID())
+	must(t, err)
+	if info.Title != "List the files" || info.Turns != 1 || info.InputTokens != 120 || info.Workspace != "/work/a" {
+		t.Errorf("info = %+v", info)
+	}
+	if len(got) != 4 || got[1].ToolCalls[0].Args != `{"cmd":"ls"}` || got[2].ToolCallID != "c1" || got[3].Content != "One file: a.txt" {
+		t.Fatalf("history = %+v", got)
+	}
+	_, tr, err := s.Transcript(r.ID())
+	must(t, err)
+	if len(tr) != 5 || tr[2].Decision == nil || tr[2].Decision.Verdict != "approved once" {
+		t.Fatalf("transcript = %+v", tr)
+	}
+}
+
+func TestDraftAndDanglingCallsLoadAsInterrupted(t *testing.T) {
+	s := open(t)
+	r := s.New("/w")
+	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "go"}))
+	must(t, r.Append(agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "t", Args: "{}"}, {ID: "c2", Name: "t", Args: "{}"}}}))
+	must(t, r.Append(agent.Message{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "t", Content: "ok"}))
+	// killed here: c2 never answered
+	_, h, err := s.Load(r.ID())
+	must(t, err)
+	if len(h) != 4 || h[3].ToolCallID != "c2" || h[3].Content != agent.InterruptedResult {
+		t.Fatalf("dangling call not patched: %+v", h)
+	}
+	// A later reply being streamed when killed comes back interrupted.
+	r2 := s.New("/w")
+	must(t, r2.Append(agent.Message{Role: agent.RoleUser, Content: "talk"}))
+	must(t, r2.Draft("half a "))
+	must(t, r2.Draft("sent"))
+	_, h, err = s.Load(r2.ID())
+	must(t, err)
+	if len(h) != 2 || h[1].Content != "half a sent" || !h[1].Interrupted {
+		t.Fatalf("draft not resumed as interrupted: %+v", h)
+	}
+}
+
+func TestResumeAppendsAfterTheEnd(t *testing.T) {
+	s := open(t)
+	r := s.New("/w")
+	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "one"}))
+	must(t, r.Append(agent.Message{Role: agent.RoleAssistant, Content: "1"}))
+	r2, err := s.Resume(r.ID())
+	must(t, err)
+	must(t, r2.Append(agent.Message{Role: agent.RoleUser, Content: "two"}))
+	info, h, err := s.Load(r.ID())
+	must(t, err)
+	if len(h) != 3 || h[2].Content != "two" || info.Turns != 2 || info.Title != "one" {
+		t.Fatalf("after resume: %+v %+v", info, h)
+	}
+}
+
+func TestListFindDelete(t *testing.T) {
+	s := open(t)
+	var ids []string
+	for _, ws := range []string{"/a", "/b", "/a"} {
+		r := s.New(ws)
+		must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "hi from " + ws}))
+		ids = append(ids, r.ID())
+	}
+	s.New("/a") // no message: no row
+	l, err := s.List("/a", 0)
+	must(t, err)
+	if len(l) != 2 || l[0].ID != ids[2] {
+		t.Fatalf("List(/a) = %+v", l)
+	}
+	if all, _ := s.List("", 0); len(all) != 3 {
+		t.Fatalf("List all = %d", len(all))
+	}
+	latest, err := s.Latest("/b")
+	must(t, err)
+	if latest.ID != ids[1] {
+		t.Errorf("Latest(/b) = %s", latest.ID)
+	}
+	if _, err := s.Latest("/none"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Latest of an empty workspace: %v", err)
+	}
+	f, err := s.Find(ids[0][:12])
+	must(t, err)
+	if f.ID != ids[0] {
+		t.Errorf("Find by prefix = %s", f.ID)
+	}
+	if _, err := s.Find("zzz"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Find unknown: %v", err)
+	}
+	if _, err := s.Find(ids[0][:3]); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+		t.Errorf("Find ambiguous prefix: %v", err)
+	}
+	must(t, s.Delete(ids[0]))
+	if _, _, err := s.Load(ids[0]); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Load after Delete: %v", err)
+	}
+	if err := s.Delete(ids[0]); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Delete twice: %v", err)
+	}
+}
+
+func TestBadFilesAreNeverOverwritten(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]func(path string){
+		"garbage": func(p string) { os.WriteFile(p, []byte(strings.Repeat("not a database ", 400)), 0o600) },
+		"newer version": func(p string) {
+			db, _ := sql.Open("sqlite3", p)
+			db.Exec(`CREATE TABLE x (a); PRAGMA user_version = 99`)
+			db.Close()
+		},
+		"someone else's database": func(p string) {
+			db, _ := sql.Open("sqlite3", p)
+			db.Exec(`CREATE TABLE people (name TEXT)`)
+			db.Close()
+		},
+	}
+	wants := map[string]string{"garbage": "may be damaged", "newer version": "written by a newer co", "someone else's database": "not a co session store"}
+	for name, make := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".db")
+			make(p)
+			before, _ := os.ReadFile(p)
+			_, err := Open(p)
+			if err == nil || !strings.Contains(err.Error(), wants[name]) || !strings.Contains(err.Error(), "left untouched") {
+				t.Fatalf("Open = %v", err)
+			}
+			after, _ := os.ReadFile(p)
+			if string(before) != string(after) {
+				t.Fatal("the file was modified")
+			}
+		})
+	}
+}
+
+func TestTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		"  fix   the bug\nin main.go": "fix the bug",
+		strings.Repeat("long ", 20):   strings.TrimSpace(strings.Repeat("long ", 12))[:59] + "…",
+	} {
+		if got := Title(in); got != want {
+			t.Errorf("Title(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestResumeRepairsWhatACrashLeft(t *testing.T) {
+	s := open(t)
+	r := s.New("/w")
+	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "go"}))
+	must(t, r.Append(agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "t", Args: "{}"}}}))
+	r2, err := s.Resume(r.ID())
+	must(t, err)
+	must(t, r2.Append(agent.Message{Role: agent.RoleUser, Content: "again"}))
+	must(t, r2.Draft("partial"))
+	r3, err := s.Resume(r.ID())
+	must(t, err)
+	_ = r3
+	_, tr, err := s.Transcript(r.ID())
+	must(t, err)
+	var roles []string
+	for _, e := range tr {
+		roles = append(roles, string(e.Message.Role)+":"+e.Message.Content)
+	}
+	want := "user:go|assistant:|tool:" + agent.InterruptedResult + "|user:again|assistant:partial"
+	if strings.Join(roles, "|") != want {
+		t.Fatalf("stored after repairs:\n%s\nwant\n%s", strings.Join(roles, "|"), want)
+	}
+	if !tr[4].Message.Interrupted {
+		t.Error("the draft must be stored as an interrupted reply")
+	}
+}
