@@ -57,7 +57,7 @@ func TestPlainSlashCommands(t *testing.T) {
 		"error: unknown command /tool (did you mean /tools?)",
 		"tools:",
 		"0 turns, 0 messages",
-		"Started a new conversation.",
+		"Started a new conversation",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
