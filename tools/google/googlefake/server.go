@@ -1,0 +1,792 @@
+// Package googlefake is a local server that speaks the parts of the Drive
+// v3, Gmail v1 and Calendar v3 REST APIs co uses, and Google's OAuth 2.0
+// authorization server, for tests (as net/http/httptest is for HTTP).
+//
+// Point the Google tools at Server.URL (their Endpoint option, or
+// CO_GOOGLE_API_ENDPOINT for the binary) and the OAuth flow at the same URL
+// (a client secret file from ClientSecretJSON, or CO_GOOGLE_OAUTH_ENDPOINT).
+// API calls need a bearer token the server issued, with the scope the call
+// needs, as on Google. The responses are the API's own Go types marshalled
+// to JSON, so the client decodes the same shapes as from Google.
+//
+// Faults are injected with Fail: the next n requests whose path contains a
+// string answer with a status, an error reason and, for 429, Retry-After.
+//
+// Concurrency: the methods may be called from any goroutine while the
+// server serves.
+package googlefake
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	calendar "google.golang.org/api/calendar/v3"
+	drive "google.golang.org/api/drive/v3"
+	gmail "google.golang.org/api/gmail/v1"
+)
+
+// The scopes, as co asks for them.
+const (
+	ScopeDrive    = "https://www.googleapis.com/auth/drive.readonly"
+	ScopeGmail    = "https://www.googleapis.com/auth/gmail.readonly"
+	ScopeCompose  = "https://www.googleapis.com/auth/gmail.compose"
+	ScopeCalendar = "https://www.googleapis.com/auth/calendar.readonly"
+)
+
+// File is a Drive file.
+type File struct {
+	ID, Name, MimeType string
+	Content            string // the text; for Google Docs/Sheets/Slides, what an export gives
+	Modified           time.Time
+	Owner, OwnerEmail  string
+	Trashed            bool
+	TargetID           string // for shortcuts
+}
+
+// Message is a Gmail message.
+type Message struct {
+	ID, ThreadID               string
+	From, To, Subject, Snippet string
+	Date                       time.Time
+	Labels                     []string // default INBOX
+}
+
+// Event is a calendar event. A timed event has Start and End; an all-day
+// event has StartDate and EndDate ("2006-01-02", the end exclusive).
+type Event struct {
+	ID, Summary, Description, Location string
+	Start, End                         time.Time
+	StartDate, EndDate                 string
+	Attendees                          []*calendar.EventAttendee
+	HangoutLink                        string
+	Status                             string
+}
+
+// Draft is a draft saved through the API.
+type Draft struct {
+	ID, MessageID string
+	// Raw is the RFC 5322 message, decoded from the request's base64url.
+	Raw []byte
+}
+
+// Request is one request the server received.
+type Request struct {
+	Method, Path string
+	Query        url.Values
+	Auth         string
+}
+
+type fault struct {
+	match      string
+	status     int
+	reason     string
+	retryAfter string
+	left       int
+}
+
+type token struct {
+	client string
+	scopes []string
+	expiry time.Time
+}
+
+type code struct {
+	client, redirect, challenge string
+	scopes                      []string
+}
+
+// Server is the fake. Make it with New; Close it.
+type Server struct {
+	// URL is the base URL with a trailing slash: the APIs are under it as
+	// on www.googleapis.com, the OAuth server at URL+"o/oauth2/auth" and
+	// URL+"token".
+	URL string
+	hs  *httptest.Server
+
+	mu            sync.Mutex
+	email         string
+	zone          string
+	files         []File
+	messages      []Message
+	events        []Event
+	drafts        []Draft
+	faults        []*fault
+	requests      []Request
+	tokenRequests []url.Values
+	pageTokens    map[string]int
+	clients       map[string]string
+	codes         map[string]code
+	access        map[string]token
+	refresh       map[string]token
+	accessTTL     time.Duration
+	deny          bool
+	grant         []string
+	n             int
+}
+
+// New starts a server for the account ada@example.com, whose calendar is in
+// UTC until SetCalendarZone.
+func New() *Server {
+	s := &Server{
+		email: "ada@example.com", zone: "UTC",
+		pageTokens: map[string]int{}, clients: map[string]string{}, codes: map[string]code{},
+		access: map[string]token{}, refresh: map[string]token{}, accessTTL: time.Hour,
+	}
+	s.hs = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.hs.URL + "/"
+	return s
+}
+
+// Close stops the server.
+func (s *Server) Close() { s.hs.Close() }
+
+func (s *Server) id(prefix string) string {
+	s.n++
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s%d%s", prefix, s.n, hex.EncodeToString(b))
+}
+
+// SetCalendarZone sets the primary calendar's time zone (an IANA name).
+func (s *Server) SetCalendarZone(z string) { s.mu.Lock(); s.zone = z; s.mu.Unlock() }
+
+// AddFiles adds Drive files.
+func (s *Server) AddFiles(fs ...File) { s.mu.Lock(); s.files = append(s.files, fs...); s.mu.Unlock() }
+
+// AddMessages adds Gmail messages.
+func (s *Server) AddMessages(ms ...Message) {
+	s.mu.Lock()
+	s.messages = append(s.messages, ms...)
+	s.mu.Unlock()
+}
+
+// AddEvents adds calendar events.
+func (s *Server) AddEvents(es ...Event) {
+	s.mu.Lock()
+	s.events = append(s.events, es...)
+	s.mu.Unlock()
+}
+
+// Drafts returns the drafts saved so far.
+func (s *Server) Drafts() []Draft { s.mu.Lock(); defer s.mu.Unlock(); return slices.Clone(s.drafts) }
+
+// Requests returns the API requests received so far (not the OAuth ones).
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// TokenRequests returns the forms posted to the token endpoint.
+func (s *Server) TokenRequests() []url.Values {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.tokenRequests)
+}
+
+// Fail makes the next n requests whose path contains match answer with
+// status and a Google error of the given reason (e.g. insufficientPermissions,
+// accessNotConfigured, rateLimitExceeded, notFound). For 429, retryAfter is
+// the Retry-After header ("" for none).
+func (s *Server) Fail(match string, status int, reason, retryAfter string, n int) {
+	s.mu.Lock()
+	s.faults = append(s.faults, &fault{match: match, status: status, reason: reason, retryAfter: retryAfter, left: n})
+	s.mu.Unlock()
+}
+
+// AddClient registers an OAuth client.
+func (s *Server) AddClient(id, secret string) { s.mu.Lock(); s.clients[id] = secret; s.mu.Unlock() }
+
+// ClientSecretJSON is a client secret file ("installed" app) of a
+// registered client whose authorization server is this one.
+func (s *Server) ClientSecretJSON(id, secret string) []byte {
+	b, _ := json.Marshal(map[string]any{"installed": map[string]any{
+		"client_id": id, "client_secret": secret, "project_id": "co-test",
+		"auth_uri": s.URL + "o/oauth2/auth", "token_uri": s.URL + "token",
+		"redirect_uris": []string{"http://localhost"},
+	}})
+	return b
+}
+
+// SetAccessTTL sets how long issued access tokens live.
+func (s *Server) SetAccessTTL(d time.Duration) { s.mu.Lock(); s.accessTTL = d; s.mu.Unlock() }
+
+// DenyConsent makes the consent page refuse (error=access_denied).
+func (s *Server) DenyConsent(on bool) { s.mu.Lock(); s.deny = on; s.mu.Unlock() }
+
+// GrantOnly makes the consent page grant only these scopes (as a user who
+// unticks boxes); nil grants what was asked.
+func (s *Server) GrantOnly(scopes []string) { s.mu.Lock(); s.grant = scopes; s.mu.Unlock() }
+
+// IssueRefreshToken makes a refresh token of a registered client for
+// scopes, as if the user had signed in.
+func (s *Server) IssueRefreshToken(client string, scopes ...string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rt := s.id("rt-")
+	s.refresh[rt] = token{client: client, scopes: scopes}
+	return rt
+}
+
+// AuthorizedUserJSON is an authorized-user credentials file (as gcloud and
+// co google auth write) with a fresh refresh token for all co's scopes.
+func (s *Server) AuthorizedUserJSON(client, secret string) []byte {
+	s.AddClient(client, secret)
+	rt := s.IssueRefreshToken(client, ScopeDrive, ScopeGmail, ScopeCompose, ScopeCalendar)
+	b, _ := json.Marshal(map[string]any{"type": "authorized_user", "client_id": client, "client_secret": secret,
+		"refresh_token": rt, "token_uri": s.URL + "token"})
+	return b
+}
+
+// Revoke revokes a refresh token and the access tokens issued from it.
+func (s *Server) Revoke(refreshToken string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.refresh, refreshToken)
+	for k := range s.access {
+		delete(s.access, k)
+	}
+}
+
+// ValidAccessTokens is how many unexpired access tokens exist.
+func (s *Server) ValidAccessTokens() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, t := range s.access {
+		if time.Now().Before(t.expiry) {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/o/oauth2/auth":
+		s.authorize(w, r)
+		return
+	case "/token":
+		s.token(w, r)
+		return
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Auth: r.Header.Get("Authorization")})
+	for _, f := range s.faults {
+		if f.left > 0 && strings.Contains(r.URL.Path, f.match) {
+			f.left--
+			s.mu.Unlock()
+			if f.retryAfter != "" {
+				w.Header().Set("Retry-After", f.retryAfter)
+			}
+			apiError(w, f.status, f.reason, "injected "+f.reason)
+			return
+		}
+	}
+	s.mu.Unlock()
+
+	p := r.URL.Path
+	var need string
+	switch {
+	case strings.HasPrefix(p, "/drive/v3/"):
+		need = ScopeDrive
+	case p == "/gmail/v1/users/me/drafts":
+		need = ScopeCompose
+	case strings.HasPrefix(p, "/gmail/v1/"):
+		need = ScopeGmail
+	case strings.HasPrefix(p, "/calendar/v3/"):
+		need = ScopeCalendar
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if !s.authorized(w, r, need) {
+		return
+	}
+	switch {
+	case p == "/drive/v3/about":
+		writeJSON(w, &drive.About{User: &drive.User{DisplayName: "Ada Lovelace", EmailAddress: s.email}})
+	case p == "/drive/v3/files":
+		s.listFiles(w, r)
+	case strings.HasPrefix(p, "/drive/v3/files/"):
+		s.file(w, r, strings.TrimPrefix(p, "/drive/v3/files/"))
+	case p == "/gmail/v1/users/me/profile":
+		s.mu.Lock()
+		total := len(s.messages)
+		s.mu.Unlock()
+		writeJSON(w, &gmail.Profile{EmailAddress: s.email, MessagesTotal: int64(total)})
+	case p == "/gmail/v1/users/me/messages":
+		s.listMessages(w, r)
+	case strings.HasPrefix(p, "/gmail/v1/users/me/messages/"):
+		s.message(w, strings.TrimPrefix(p, "/gmail/v1/users/me/messages/"))
+	case p == "/gmail/v1/users/me/drafts" && r.Method == http.MethodPost:
+		s.createDraft(w, r)
+	case p == "/calendar/v3/users/me/calendarList/primary":
+		s.mu.Lock()
+		writeJSON(w, &calendar.CalendarListEntry{Id: s.email, TimeZone: s.zone, Primary: true})
+		s.mu.Unlock()
+	case p == "/calendar/v3/calendars/primary/events":
+		s.listEvents(w, r)
+	default:
+		apiError(w, http.StatusNotFound, "notFound", "Not Found")
+	}
+}
+
+// authorized checks the bearer token and its scope, as Google does.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request, need string) bool {
+	bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	s.mu.Lock()
+	t, known := s.access[bearer]
+	s.mu.Unlock()
+	switch {
+	case !ok || !known || time.Now().After(t.expiry):
+		apiError(w, http.StatusUnauthorized, "authError", "Request had invalid authentication credentials.")
+		return false
+	case !slices.Contains(t.scopes, need):
+		apiError(w, http.StatusForbidden, "insufficientPermissions", "Request had insufficient authentication scopes.")
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// apiError writes a Google API error with both the legacy errors[] reason
+// and a google.rpc.ErrorInfo detail.
+func apiError(w http.ResponseWriter, status int, reason, msg string) {
+	detail := reason
+	switch reason {
+	case "insufficientPermissions":
+		detail = "ACCESS_TOKEN_SCOPE_INSUFFICIENT"
+	case "accessNotConfigured":
+		detail = "SERVICE_DISABLED"
+	case "rateLimitExceeded":
+		detail = "RATE_LIMIT_EXCEEDED"
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+		"code": status, "message": msg, "status": http.StatusText(status),
+		"errors":  []map[string]any{{"message": msg, "domain": "global", "reason": reason}},
+		"details": []map[string]any{{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": detail, "domain": "googleapis.com"}},
+	}})
+}
+
+// searchTerm is the quoted term of a Drive query such as
+// "(name contains 'x' or fullText contains 'x') and trashed = false".
+func searchTerm(q string) string {
+	i := strings.Index(q, "contains '")
+	if i < 0 {
+		return ""
+	}
+	var b strings.Builder
+	rest := q[i+len("contains '"):]
+	for j := 0; j < len(rest); j++ {
+		switch c := rest[j]; {
+		case c == '\\' && j+1 < len(rest):
+			j++
+			b.WriteByte(rest[j])
+		case c == '\'':
+			return b.String()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func (s *Server) driveFile(f File) *drive.File {
+	df := &drive.File{Id: f.ID, Name: f.Name, MimeType: f.MimeType, ModifiedTime: f.Modified.UTC().Format(time.RFC3339),
+		WebViewLink: "https://docs.example/" + f.ID, Size: int64(len(f.Content))}
+	if f.Owner != "" || f.OwnerEmail != "" {
+		df.Owners = []*drive.User{{DisplayName: f.Owner, EmailAddress: f.OwnerEmail}}
+	}
+	if f.TargetID != "" {
+		df.ShortcutDetails = &drive.FileShortcutDetails{TargetId: f.TargetID}
+	}
+	return df
+}
+
+func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	term := strings.ToLower(searchTerm(q.Get("q")))
+	size, _ := strconv.Atoi(q.Get("pageSize"))
+	if size <= 0 {
+		size = 100
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := 0
+	if tok := q.Get("pageToken"); tok != "" {
+		off, ok := s.pageTokens[tok]
+		if !ok {
+			apiError(w, http.StatusBadRequest, "invalid", "Invalid Value: pageToken")
+			return
+		}
+		start = off
+	}
+	var match []File
+	for _, f := range s.files {
+		if !f.Trashed && (strings.Contains(strings.ToLower(f.Name), term) || strings.Contains(strings.ToLower(f.Content), term)) {
+			match = append(match, f)
+		}
+	}
+	out := &drive.FileList{Files: []*drive.File{}}
+	for i := start; i < len(match) && i < start+size; i++ {
+		out.Files = append(out.Files, s.driveFile(match[i]))
+	}
+	if start+size < len(match) {
+		tok := s.id("pt-")
+		s.pageTokens[tok] = start + size
+		out.NextPageToken = tok
+	}
+	writeJSON(w, out)
+}
+
+func (s *Server) file(w http.ResponseWriter, r *http.Request, rest string) {
+	id, export := strings.CutSuffix(rest, "/export")
+	s.mu.Lock()
+	var f *File
+	for i := range s.files {
+		if s.files[i].ID == id {
+			f = &s.files[i]
+		}
+	}
+	s.mu.Unlock()
+	if f == nil {
+		apiError(w, http.StatusNotFound, "notFound", "File not found: "+id+".")
+		return
+	}
+	q := r.URL.Query()
+	google := strings.HasPrefix(f.MimeType, "application/vnd.google-apps.")
+	switch {
+	case export:
+		want := map[string]string{
+			"application/vnd.google-apps.document":     "text/plain",
+			"application/vnd.google-apps.spreadsheet":  "text/csv",
+			"application/vnd.google-apps.presentation": "text/plain",
+		}[f.MimeType]
+		if want == "" || q.Get("mimeType") != want {
+			apiError(w, http.StatusBadRequest, "badRequest", "The requested conversion is not supported.")
+			return
+		}
+		w.Header().Set("Content-Type", want)
+		_, _ = w.Write([]byte(f.Content))
+	case q.Get("alt") == "media":
+		if google {
+			apiError(w, http.StatusForbidden, "fileNotDownloadable", "Only files with binary content can be downloaded. Use Export with Docs Editors files.")
+			return
+		}
+		w.Header().Set("Content-Type", f.MimeType)
+		_, _ = w.Write([]byte(f.Content))
+	default:
+		writeJSON(w, s.driveFile(*f))
+	}
+}
+
+func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	n, _ := strconv.Atoi(q.Get("maxResults"))
+	if n <= 0 {
+		n = 100
+	}
+	term := strings.ToLower(q.Get("q"))
+	label := q.Get("labelIds")
+	s.mu.Lock()
+	ms := slices.Clone(s.messages)
+	s.mu.Unlock()
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Date.After(ms[j].Date) })
+	out := &gmail.ListMessagesResponse{}
+	total := 0
+	for _, m := range ms {
+		labels := m.Labels
+		if labels == nil {
+			labels = []string{"INBOX"}
+		}
+		if label != "" && !slices.Contains(labels, label) {
+			continue
+		}
+		if term != "" && !matchesMail(m, term) {
+			continue
+		}
+		total++
+		if len(out.Messages) < n {
+			out.Messages = append(out.Messages, &gmail.Message{Id: m.ID, ThreadId: m.ThreadID})
+		}
+	}
+	out.ResultSizeEstimate = int64(total)
+	if total > n {
+		out.NextPageToken = "more"
+	}
+	writeJSON(w, out)
+}
+
+// matchesMail is a small part of Gmail's search: from:x, subject:x, and
+// words found in sender, subject or snippet.
+func matchesMail(m Message, q string) bool {
+	for _, w := range strings.Fields(q) {
+		field, val, ok := strings.Cut(w, ":")
+		var hay string
+		switch {
+		case ok && field == "from":
+			hay = m.From
+		case ok && field == "subject":
+			hay = m.Subject
+		default:
+			hay, val = m.From+" "+m.Subject+" "+m.Snippet, w
+		}
+		if !strings.Contains(strings.ToLower(hay), val) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) message(w http.ResponseWriter, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.messages {
+		if m.ID != id {
+			continue
+		}
+		thread := m.ThreadID
+		if thread == "" {
+			thread = m.ID
+		}
+		writeJSON(w, &gmail.Message{Id: m.ID, ThreadId: thread, Snippet: m.Snippet, InternalDate: m.Date.UnixMilli(),
+			LabelIds: m.Labels, Payload: &gmail.MessagePart{Headers: []*gmail.MessagePartHeader{
+				{Name: "From", Value: m.From}, {Name: "To", Value: m.To}, {Name: "Subject", Value: m.Subject},
+				{Name: "Date", Value: m.Date.Format(time.RFC1123Z)},
+			}}})
+		return
+	}
+	apiError(w, http.StatusNotFound, "notFound", "Requested entity was not found.")
+}
+
+func (s *Server) createDraft(w http.ResponseWriter, r *http.Request) {
+	var in gmail.Draft
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Message == nil || in.Message.Raw == "" {
+		apiError(w, http.StatusBadRequest, "invalidArgument", "Missing draft message")
+		return
+	}
+	raw, err := base64.URLEncoding.DecodeString(in.Message.Raw)
+	if err != nil {
+		raw, err = base64.RawURLEncoding.DecodeString(in.Message.Raw)
+	}
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "invalidArgument", "Invalid value for ByteString")
+		return
+	}
+	s.mu.Lock()
+	d := Draft{ID: s.id("r"), MessageID: s.id("m"), Raw: raw}
+	s.drafts = append(s.drafts, d)
+	s.mu.Unlock()
+	writeJSON(w, &gmail.Draft{Id: d.ID, Message: &gmail.Message{Id: d.MessageID, ThreadId: d.MessageID, LabelIds: []string{"DRAFT"}}})
+}
+
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	tmin, err1 := time.Parse(time.RFC3339, q.Get("timeMin"))
+	tmax, err2 := time.Parse(time.RFC3339, q.Get("timeMax"))
+	if err1 != nil || err2 != nil {
+		apiError(w, http.StatusBadRequest, "badRequest", "timeMin and timeMax are required in this fake")
+		return
+	}
+	n, _ := strconv.Atoi(q.Get("maxResults"))
+	if n <= 0 {
+		n = 250
+	}
+	term := strings.ToLower(q.Get("q"))
+	s.mu.Lock()
+	zone := s.zone
+	evs := slices.Clone(s.events)
+	s.mu.Unlock()
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		loc = time.UTC
+	}
+	span := func(e Event) (time.Time, time.Time) {
+		if e.StartDate != "" {
+			a, _ := time.ParseInLocation("2006-01-02", e.StartDate, loc)
+			b, _ := time.ParseInLocation("2006-01-02", e.EndDate, loc)
+			return a, b
+		}
+		return e.Start, e.End
+	}
+	sort.SliceStable(evs, func(i, j int) bool { a, _ := span(evs[i]); b, _ := span(evs[j]); return a.Before(b) })
+	out := &calendar.Events{TimeZone: zone, Summary: s.email, Items: []*calendar.Event{}}
+	for _, e := range evs {
+		a, b := span(e)
+		if !b.After(tmin) || !a.Before(tmax) {
+			continue
+		}
+		if term != "" && !strings.Contains(strings.ToLower(e.Summary+" "+e.Description+" "+e.Location), term) {
+			continue
+		}
+		if len(out.Items) == n {
+			out.NextPageToken = "more"
+			break
+		}
+		ce := &calendar.Event{Id: e.ID, Summary: e.Summary, Description: e.Description, Location: e.Location,
+			Attendees: e.Attendees, HangoutLink: e.HangoutLink, Status: e.Status,
+			HtmlLink: "https://calendar.example/event?eid=" + e.ID}
+		if ce.Status == "" {
+			ce.Status = "confirmed"
+		}
+		if e.StartDate != "" {
+			ce.Start, ce.End = &calendar.EventDateTime{Date: e.StartDate}, &calendar.EventDateTime{Date: e.EndDate}
+		} else {
+			ce.Start = &calendar.EventDateTime{DateTime: e.Start.Format(time.RFC3339), TimeZone: e.Start.Location().String()}
+			ce.End = &calendar.EventDateTime{DateTime: e.End.Format(time.RFC3339), TimeZone: e.End.Location().String()}
+		}
+		out.Items = append(out.Items, ce)
+	}
+	writeJSON(w, out)
+}
+
+// authorize is the consent page: it sends the browser straight back to the
+// redirect URI with a code (or access_denied), as a user who clicks Allow.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	s.mu.Lock()
+	_, known := s.clients[q.Get("client_id")]
+	deny, grant := s.deny, s.grant
+	s.mu.Unlock()
+	redirect, err := url.Parse(q.Get("redirect_uri"))
+	switch {
+	case !known:
+		http.Error(w, "Error 401: invalid_client", http.StatusUnauthorized)
+		return
+	case err != nil || redirect.Scheme != "http" || redirect.Hostname() != "127.0.0.1":
+		http.Error(w, "Error 400: redirect_uri_mismatch", http.StatusBadRequest)
+		return
+	case q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "":
+		http.Error(w, "Error 400: invalid_request (code, PKCE S256 expected)", http.StatusBadRequest)
+		return
+	}
+	back := redirect.Query()
+	back.Set("state", q.Get("state"))
+	if deny {
+		back.Set("error", "access_denied")
+	} else {
+		scopes := strings.Fields(q.Get("scope"))
+		if grant != nil {
+			scopes = grant
+		}
+		s.mu.Lock()
+		c := s.id("code-")
+		s.codes[c] = code{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge"), scopes: scopes}
+		s.mu.Unlock()
+		back.Set("code", c)
+	}
+	redirect.RawQuery = back.Encode()
+	http.Redirect(w, r, redirect.String(), http.StatusFound)
+}
+
+func oauthError(w http.ResponseWriter, status int, code, desc string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": desc})
+}
+
+// token is the token endpoint: authorization_code (with PKCE),
+// refresh_token and the JWT bearer grant of service accounts.
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	f := r.PostForm
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokenRequests = append(s.tokenRequests, f)
+	id, secret := f.Get("client_id"), f.Get("client_secret")
+	if u, p, ok := r.BasicAuth(); ok {
+		id, secret = u, p
+	}
+	clientOK := s.clients[id] == secret && id != ""
+	issue := func(client string, scopes []string, withRefresh bool) {
+		at := s.id("at-")
+		s.access[at] = token{client: client, scopes: scopes, expiry: time.Now().Add(s.accessTTL)}
+		resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.accessTTL / time.Second), "scope": strings.Join(scopes, " ")}
+		if withRefresh {
+			rt := s.id("rt-")
+			s.refresh[rt] = token{client: client, scopes: scopes}
+			resp["refresh_token"] = rt
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(resp)
+	}
+	switch f.Get("grant_type") {
+	case "authorization_code":
+		c, ok := s.codes[f.Get("code")]
+		delete(s.codes, f.Get("code"))
+		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
+		switch {
+		case !clientOK:
+			oauthError(w, http.StatusUnauthorized, "invalid_client", "The OAuth client was not found.")
+		case !ok || c.client != id:
+			oauthError(w, http.StatusBadRequest, "invalid_grant", "Malformed auth code.")
+		case c.redirect != f.Get("redirect_uri"):
+			oauthError(w, http.StatusBadRequest, "redirect_uri_mismatch", "Bad Request")
+		case base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge:
+			oauthError(w, http.StatusBadRequest, "invalid_grant", "Invalid code verifier.")
+		default:
+			issue(id, c.scopes, true)
+		}
+	case "refresh_token":
+		t, ok := s.refresh[f.Get("refresh_token")]
+		switch {
+		case !clientOK:
+			oauthError(w, http.StatusUnauthorized, "invalid_client", "The OAuth client was not found.")
+		case !ok || t.client != id:
+			oauthError(w, http.StatusBadRequest, "invalid_grant", "Token has been expired or revoked.")
+		default:
+			issue(id, t.scopes, false)
+		}
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		claims, err := jwtClaims(f.Get("assertion"))
+		if err != nil {
+			oauthError(w, http.StatusBadRequest, "invalid_grant", "Invalid JWT: "+err.Error())
+			return
+		}
+		issue(claims.Iss, strings.Fields(claims.Scope), false)
+	default:
+		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "Invalid grant_type: "+f.Get("grant_type"))
+	}
+}
+
+type claimSet struct {
+	Iss   string `json:"iss"`
+	Scope string `json:"scope"`
+}
+
+// jwtClaims reads a JWT's claims without checking its signature.
+func jwtClaims(assertion string) (claimSet, error) {
+	var c claimSet
+	parts := strings.Split(assertion, ".")
+	if len(parts) != 3 {
+		return c, fmt.Errorf("not a JWT")
+	}
+	b, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return c, err
+	}
+	return c, json.Unmarshal(b, &c)
+}

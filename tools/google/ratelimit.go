@@ -1,0 +1,74 @@
+package google
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// rateLimited waits out HTTP 429 answers: it honours Retry-After (seconds or
+// an HTTP date; 1 s, 2 s, 4 s ... without one) as long as the waits of one
+// request stay within maxWait, then hands the 429 to the caller, which
+// reports it.
+type rateLimited struct {
+	base    http.RoundTripper
+	maxWait time.Duration
+}
+
+func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
+	var waited time.Duration
+	backoff := time.Second
+	for attempt := 0; ; attempt++ {
+		r := req
+		if attempt > 0 {
+			r = req.Clone(req.Context())
+			if req.Body != nil && req.Body != http.NoBody {
+				body, err := req.GetBody()
+				if err != nil {
+					return nil, err
+				}
+				r.Body = body
+			}
+		}
+		resp, err := t.base.RoundTrip(r)
+		if err != nil || resp.StatusCode != http.StatusTooManyRequests {
+			return resp, err
+		}
+		wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if !ok {
+			wait, backoff = backoff, backoff*2
+		}
+		canResend := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+		if !canResend || waited+wait > t.maxWait {
+			return resp, nil
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		resp.Body.Close()
+		timer := time.NewTimer(wait)
+		select {
+		case <-req.Context().Done():
+			timer.Stop()
+			return nil, req.Context().Err()
+		case <-timer.C:
+		}
+		waited += wait
+	}
+}
+
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
