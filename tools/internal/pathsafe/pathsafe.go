@@ -107,6 +107,14 @@ func Open(dir, what string) (*Root, error) {
 // Dir is the root directory as given to Open (absolute).
 func (r *Root) Dir() string { return r.dir }
 
+// Readlink returns the target of the symlink rel (Cleaned), without
+// following it.
+func (r *Root) Readlink(rel string) (string, error) { return r.r.Readlink(rel) }
+
+// Describe names what kind of file m is ("a directory", "a named pipe
+// (FIFO)", ...).
+func Describe(m fs.FileMode) string { return describe(m) }
+
 // Close releases the root's descriptor.
 func (r *Root) Close() error { return r.r.Close() }
 
