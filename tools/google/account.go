@@ -32,6 +32,9 @@ type Account struct {
 	calendar *calendar.Service
 	email    string
 	calZone  *time.Location
+	// rejected is set when Google refused the access token: the next
+	// resolution refreshes it instead of reusing the saved one.
+	rejected bool
 }
 
 // NewAccount makes the Account of a session. It does no I/O.
@@ -54,11 +57,13 @@ func (a *Account) Source() Source {
 }
 
 // forget drops the cached credentials and services: the next call
-// resolves them again (after co google auth, say).
-func (a *Account) forget() {
+// resolves them again (after co google auth, say). With rejected, the
+// access token saved beside the refresh token is not reused.
+func (a *Account) forget(rejected bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.client, a.drive, a.gmail, a.calendar = nil, nil, nil, nil
+	a.rejected = a.rejected || rejected
 }
 
 // baseClient is the client under the authorization.
@@ -82,10 +87,11 @@ func (a *Account) httpClientLocked() (*http.Client, error) {
 	// The token source keeps this context for its refreshes: it carries
 	// the HTTP client only, never a request's deadline.
 	refreshCtx := context.WithValue(context.Background(), oauth2.HTTPClient, base)
-	ts, err := tokenSource(refreshCtx, src)
+	ts, err := tokenSource(refreshCtx, src, a.rejected)
 	if err != nil {
 		return nil, err
 	}
+	a.rejected = false
 	rt := base.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
@@ -103,11 +109,14 @@ func (a *Account) httpClientLocked() (*http.Client, error) {
 }
 
 // tokenSource builds the token source of src.
-func tokenSource(ctx context.Context, src Source) (oauth2.TokenSource, error) {
+func tokenSource(ctx context.Context, src Source, refresh bool) (oauth2.TokenSource, error) {
 	if src.Kind == Saved || src.FileType == "authorized_user" {
 		t, err := ReadToken(src.Path)
 		if err != nil {
 			return nil, fmt.Errorf("cannot use the Google token: %v", err)
+		}
+		if refresh {
+			t.AccessToken, t.Expiry = "", time.Time{}
 		}
 		ts := t.oauthConfig().TokenSource(ctx, t.token())
 		if src.Kind == Saved {

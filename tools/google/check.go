@@ -62,9 +62,10 @@ func (a *Account) Probe(ctx context.Context, timeout time.Duration) []ProbeResul
 	for _, c := range checks {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		detail, err := c.run(cctx)
+		timedOut := cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
 		cancel()
 		if err != nil {
-			if cctx.Err() != nil && ctx.Err() == nil {
+			if timedOut {
 				out = append(out, ProbeResult{Service: c.svc.String(), Detail: "no answer within " + timeout.String() + ": check the network"})
 				continue
 			}

@@ -53,7 +53,7 @@ func (a *Account) explain(s service, what string, err error) error {
 	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
-		a.forget()
+		a.forget(false)
 		return fmt.Errorf("Google no longer accepts the sign-in from %s (%s: the token was revoked or has expired): %s", a.Source(), oauthErrorText(re), a.signInAgain())
 	}
 	var ge *googleapi.Error
@@ -72,7 +72,7 @@ func (a *Account) explain(s service, what string, err error) error {
 	case ge.Code == http.StatusBadRequest:
 		return tools.Retryf("Google %s rejected the request for %s (400: %s): fix the arguments", s, what, msg)
 	case ge.Code == http.StatusUnauthorized:
-		a.forget()
+		a.forget(true)
 		return fmt.Errorf("Google %s rejected co's credentials (401: %s): %s", s, msg, a.signInAgain())
 	case ge.Code == http.StatusNotFound:
 		return tools.Retryf("%s was not found in Google %s (404): check the id; it may have been deleted, or not be shared with this Google account", what, s)

@@ -1,6 +1,7 @@
 package google
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"strconv"
@@ -19,6 +20,18 @@ type rateLimited struct {
 func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
 	var waited time.Duration
 	backoff := time.Second
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		// Keep the body to send it again (a draft is at most a few
+		// hundred KB).
+		data, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req = req.Clone(req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(data))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	}
 	for attempt := 0; ; attempt++ {
 		r := req
 		if attempt > 0 {
@@ -39,8 +52,7 @@ func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !ok {
 			wait, backoff = backoff, backoff*2
 		}
-		canResend := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-		if !canResend || waited+wait > t.maxWait {
+		if waited+wait > t.maxWait {
 			return resp, nil
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
