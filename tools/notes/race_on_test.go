@@ -1,0 +1,5 @@
+//go:build race
+
+package notes
+
+const raceEnabled = true
