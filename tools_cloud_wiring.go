@@ -1,9 +1,59 @@
 package main
 
-import "github.com/co-cli/co/tools"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/tools/google"
+	"github.com/co-cli/co/tools/slack"
+)
+
+// Environment hooks that point the cloud tools at other servers: local test
+// servers, or a proxy. They are not settings because users never need them.
+const (
+	// envSlackAPIURL is the Slack Web API base URL (default
+	// https://slack.com/api/).
+	envSlackAPIURL = "SLACK_API_URL"
+	// envGoogleAPIEndpoint is the base URL of the Drive, Gmail and Calendar
+	// REST APIs (default Google's own).
+	envGoogleAPIEndpoint = "CO_GOOGLE_API_ENDPOINT"
+	// envGoogleOAuthEndpoint replaces the authorization server of the
+	// client secret file in co google auth.
+	envGoogleOAuthEndpoint = "CO_GOOGLE_OAUTH_ENDPOINT"
+)
+
+// googleConfig is the Google side of the settings.
+func googleConfig(l *config.Loaded) google.Config {
+	return google.Config{
+		CredentialsPath: l.Settings.GoogleCredentialsPath,
+		TokenPath:       filepath.Join(l.Paths.ConfigDir, google.TokenFile),
+		Endpoint:        os.Getenv(envGoogleAPIEndpoint),
+	}
+}
 
 // cloudTools are the Google and Slack tools of the session, and the
-// families left out because they are not configured.
+// families left out because they are not configured. Whether a service is
+// configured is decided without the network (a token set, a credentials
+// file present); credentials are resolved on the first call.
 func (ss *session) cloudTools() ([]tools.Tool, []tools.Unconfigured, error) {
-	return nil, nil, nil
+	var all []tools.Tool
+	var unconfigured []tools.Unconfigured
+
+	gc := googleConfig(ss.loaded)
+	if src := google.Detect(gc); src.Configured() {
+		all = append(all, google.Tools(google.NewAccount(gc))...)
+	} else {
+		unconfigured = append(unconfigured, google.Unconfigured(src))
+	}
+
+	if token := strings.TrimSpace(ss.loaded.Settings.SlackBotToken); token != "" {
+		w := slack.NewWorkspace(slack.Config{Token: token, APIURL: os.Getenv(envSlackAPIURL)})
+		all = append(all, slack.Tools(w)...)
+	} else {
+		unconfigured = append(unconfigured, slack.Unconfigured())
+	}
+	return all, unconfigured, nil
 }

@@ -253,7 +253,7 @@ func ToolNames() []string {
 // Unconfigured is the /tools and co status line for Google when src is not
 // configured.
 func Unconfigured(src Source) tools.Unconfigured {
-	hint := "run `co google auth --client-secret FILE` to sign in (FILE: an OAuth client of type Desktop app), or set google_credentials_path (GOOGLE_CREDENTIALS_PATH) to a token or service-account file"
+	hint := "run `co google auth --client-secret FILE` (an OAuth client of type Desktop app), or set GOOGLE_CREDENTIALS_PATH to a token or service-account file"
 	if src.Problem != "" {
 		hint = src.Problem
 	}
