@@ -89,7 +89,7 @@ func (a *Account) httpClientLocked() (*http.Client, error) {
 	refreshCtx := context.WithValue(context.Background(), oauth2.HTTPClient, base)
 	ts, err := tokenSource(refreshCtx, src, a.rejected)
 	if err != nil {
-		return nil, err
+		return nil, credentialsError{err}
 	}
 	a.rejected = false
 	rt := base.Transport
@@ -113,7 +113,7 @@ func tokenSource(ctx context.Context, src Source, refresh bool) (oauth2.TokenSou
 	if src.Kind == Saved || src.FileType == "authorized_user" {
 		t, err := ReadToken(src.Path)
 		if err != nil {
-			return nil, fmt.Errorf("cannot use the Google token: %v", err)
+			return nil, fmt.Errorf("cannot use the Google token (%v): run `co google auth` to sign in again", err)
 		}
 		if refresh {
 			t.AccessToken, t.Expiry = "", time.Time{}
@@ -126,11 +126,11 @@ func tokenSource(ctx context.Context, src Source, refresh bool) (oauth2.TokenSou
 	}
 	_, data, err := readCredentialsFile(src.Path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the Google credentials: %v", err)
+		return nil, fmt.Errorf("cannot read the Google credentials (%v): fix google_credentials_path or GOOGLE_APPLICATION_CREDENTIALS", err)
 	}
 	creds, err := gauth.CredentialsFromJSON(ctx, data, Scopes()...)
 	if err != nil {
-		return nil, fmt.Errorf("cannot use the Google credentials in %s: %v", src.Path, err)
+		return nil, fmt.Errorf("cannot use the Google credentials in %s (%v): replace the file, or run `co google auth`", src.Path, err)
 	}
 	return creds.TokenSource, nil
 }

@@ -39,6 +39,10 @@ func (s service) scopes() string {
 // errNotConfigured is returned when the credentials vanished after start.
 var errNotConfigured = errors.New("Google is not configured")
 
+// credentialsError is a credentials file that cannot be used; its message
+// says what to do.
+type credentialsError struct{ error }
+
 // explain turns an error from a Google call into a message that says what
 // happened and what to do. Mistakes of the call (400, 404) are *tools.Retry
 // errors for the model; everything else is a plain error, whose message
@@ -58,7 +62,8 @@ func (a *Account) explain(s service, what string, err error) error {
 	}
 	var ge *googleapi.Error
 	if !errors.As(err, &ge) {
-		if errors.Is(err, errNotConfigured) {
+		var ce credentialsError
+		if errors.Is(err, errNotConfigured) || errors.As(err, &ce) {
 			return err
 		}
 		return fmt.Errorf("could not reach Google %s: %v", s, err)

@@ -1,6 +1,7 @@
 package google_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,22 @@ func TestRejectedCredentialsAreReadAgain(t *testing.T) {
 	f.mustRun(t, google.NameListEmails, `{}`)
 	if got := len(f.srv.TokenRequests()); got != refreshes+1 {
 		t.Errorf("token requests after a 401: %d, want %d (the credentials are read again)", got, refreshes+1)
+	}
+}
+
+func TestUnusableCredentialsSayWhatToDo(t *testing.T) {
+	f := newFixture(t, nil)
+	if err := os.WriteFile(f.tokenPath, []byte(`{"type":"authorized_user","client_id":"c"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.run(t, google.NameListEmails, `{}`)
+	if err == nil || strings.Contains(err.Error(), "could not reach") || !strings.Contains(err.Error(), "no refresh token") ||
+		!strings.Contains(err.Error(), "run `co google auth`") {
+		t.Errorf("err = %v", err)
+	}
+	os.Remove(f.tokenPath)
+	_, err = f.run(t, google.NameListEmails, `{}`)
+	if err == nil || !strings.Contains(err.Error(), "Google is not configured: run `co google auth") {
+		t.Errorf("token gone: %v", err)
 	}
 }

@@ -12,6 +12,9 @@ import (
 // an HTTP date; 1 s, 2 s, 4 s ... without one) as long as the waits of one
 // request stay within maxWait, then hands the 429 to the caller, which
 // reports it.
+// minRateWait is the shortest wait between two tries.
+const minRateWait = 100 * time.Millisecond
+
 type rateLimited struct {
 	base    http.RoundTripper
 	maxWait time.Duration
@@ -52,6 +55,8 @@ func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !ok {
 			wait, backoff = backoff, backoff*2
 		}
+		// A floor, so that "Retry-After: 0" forever still ends.
+		wait = max(wait, minRateWait)
 		if waited+wait > t.maxWait {
 			return resp, nil
 		}
