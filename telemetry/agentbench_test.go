@@ -112,7 +112,7 @@ func sseBody(n int) []byte {
 
 // BenchmarkAgentTurn: the process's CPU time per turn without tracing (the
 // no-op tracer) and with co's tracing (TracerProvider, batching, redaction,
-// content capture, the SQLite store; "+panel" also drains the side panel's
+// content capture, the SQLite store; "-panel" also drains the side panel's
 // feed). Two turns:
 //
 //   - stream: agent's own benchmark turn (BenchmarkAgentChunk): one reply of
@@ -125,7 +125,7 @@ func sseBody(n int) []byte {
 // a shape: scripts/bench-telemetry.sh runs them interleaved.
 func BenchmarkAgentTurn(b *testing.B) {
 	for _, shape := range []string{"stream", "tools"} {
-		for _, variant := range []string{"noop", "traced", "traced+panel"} {
+		for _, variant := range []string{"noop", "traced", "traced-panel"} {
 			b.Run(shape+"/"+variant, func(b *testing.B) { benchTurns(b, shape, variant) })
 		}
 	}
@@ -166,7 +166,7 @@ func benchTurns(b *testing.B, shape, variant string) {
 		}
 		defer tr.Shutdown(context.Background())
 		cfg.Tracer = tr.Tracer()
-		if variant == "traced+panel" {
+		if variant == "traced-panel" {
 			ch, stop := tr.Feed().Subscribe(256)
 			defer stop()
 			go func() {
