@@ -1,0 +1,293 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"golang.org/x/net/html/charset"
+
+	"github.com/co-cli/co/tools"
+)
+
+// Fetch is web_fetch.
+type Fetch struct{ s *Session }
+
+func (t *Fetch) Name() string       { return "web_fetch" }
+func (t *Fetch) Class() tools.Class { return tools.ReadOnly }
+func (t *Fetch) Description() string {
+	return "Fetch one web page by URL (http or https) and return its content: HTML as markdown, text and JSON as they are; " +
+		"other types (images, PDF, archives) are described, not shown. At most max_chars characters (default 20000); " +
+		"truncated says when the page was cut. Follows up to 5 redirects. Private, loopback and cloud-metadata addresses are refused. " +
+		"A URL that did not come from the user or an earlier web_search/web_fetch result asks the user first."
+}
+func (t *Fetch) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"url":{"type":"string","description":"The http or https URL to fetch."},` +
+		`"max_chars":{"type":"integer","minimum":1,"maximum":100000,"description":"Most characters of content to return (default 20000)."}` +
+		`},"required":["url"],"additionalProperties":false}`)
+}
+
+// ObservePrompt records the URLs the user wrote: those run without asking.
+func (t *Fetch) ObservePrompt(text string) { t.s.Observe(text) }
+
+type fetchArgs struct {
+	URL      string `json:"url"`
+	MaxChars int    `json:"max_chars"`
+}
+
+// Check lets a URL run without asking only if it came from the user or an
+// earlier result; any other URL asks, showing it whole.
+func (t *Fetch) Check(_ context.Context, raw json.RawMessage) tools.Check {
+	var a fetchArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return tools.Check{Decision: tools.Ask, Reason: "the arguments could not be read"}
+	}
+	u, err := parse(a.URL)
+	if err != nil {
+		// Refused by Run before any request, whatever happens meanwhile.
+		return tools.Check{Decision: tools.Allow, Reason: "the URL will be refused without a request: " + err.Error()}
+	}
+	if t.s.Seen(u) {
+		return tools.Check{Decision: tools.Allow, Reason: "the URL came from you or an earlier web result"}
+	}
+	host := strings.ToLower(u.Hostname())
+	return tools.Check{
+		Decision:   tools.Ask,
+		Reason:     "this URL did not come from you or an earlier result: a prompt-injected page could use it to send data out",
+		Scope:      "web_fetch:" + host,
+		ScopeLabel: "any URL on " + host,
+		Preview:    "GET " + u.String(),
+	}
+}
+
+func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
+	var a fetchArgs
+	if err := tools.Decode(t.Name(), raw, &a); err != nil {
+		return tools.Result{}, err
+	}
+	u, err := parse(a.URL)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	maxChars := clamp(a.MaxChars, DefaultMaxChars, MaxMaxChars)
+	s := t.s
+	rctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return tools.Result{}, tools.Retryf("url %q cannot be requested: %v", a.URL, err)
+	}
+	req.Header.Set("User-Agent", userAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5")
+	resp, err := s.fetch.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		return tools.Result{}, fetchError(u, err, s.opts.Timeout.String())
+	}
+	defer resp.Body.Close()
+	final := resp.Request.URL
+
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	kind := classify(mt)
+	meta := map[string]any{"url": final.String(), "status": resp.StatusCode, "truncated": false}
+	if final.String() != u.String() {
+		meta["redirected_from"] = u.String()
+	}
+	var body []byte
+	rawTruncated := false
+	if kind != binaryKind || mt == "" {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, s.opts.MaxBytes+1))
+		if err != nil && len(body) == 0 {
+			return tools.Result{}, tools.Retryf("reading %s failed: %v", final, err)
+		}
+		if int64(len(body)) > s.opts.MaxBytes {
+			body, rawTruncated = body[:s.opts.MaxBytes], true
+		}
+		if mt == "" {
+			mt, _, _ = mime.ParseMediaType(http.DetectContentType(body))
+			kind = classify(mt)
+		}
+	}
+	meta["content_type"] = mt
+
+	if resp.StatusCode >= 400 {
+		excerpt := ""
+		if kind != binaryKind {
+			excerpt = strings.TrimSpace(cut(plainExcerpt(body, ct, kind, final), 300))
+		}
+		msg := fmt.Sprintf("%s answered HTTP %d %s", final, resp.StatusCode, http.StatusText(resp.StatusCode))
+		if excerpt != "" {
+			msg += ": " + excerpt
+		}
+		return tools.Result{}, &tools.Retry{Msg: msg}
+	}
+
+	if kind == binaryKind {
+		size := "size unknown"
+		if resp.ContentLength >= 0 {
+			size = humanSize(resp.ContentLength)
+		} else if body != nil {
+			size = humanSize(int64(len(body)))
+		}
+		s.record([]string{final.String()}, false)
+		return tools.Result{Display: fmt.Sprintf("(%s content from %s, %s: not shown; web_fetch returns text, HTML and JSON)", mt, final, size), Meta: meta}, nil
+	}
+
+	text, err := decode(body, ct)
+	if err != nil {
+		return tools.Result{}, tools.Retryf("the content of %s could not be decoded: %v", final, err)
+	}
+	if kind == htmlKind {
+		md, err := toMarkdown(rctx, text, final)
+		if err != nil {
+			return tools.Result{}, fmt.Errorf("turning %s into markdown: %w", final, err)
+		}
+		text = md
+	}
+	s.record(append([]string{final.String()}, extractURLs(text, false)...), false)
+
+	total := utf8.RuneCountInString(text)
+	truncated := rawTruncated
+	if total > maxChars {
+		text = cut(text, maxChars)
+		truncated = true
+	}
+	meta["truncated"] = truncated
+	switch {
+	case total > maxChars:
+		text += fmt.Sprintf("\n\n[truncated: showed %d of %d characters; fetch again with a larger max_chars to see more]", maxChars, total)
+	case rawTruncated:
+		text += fmt.Sprintf("\n\n[truncated: the page is larger than %s; only its start was read]", humanSize(s.opts.MaxBytes))
+	}
+	if strings.TrimSpace(text) == "" {
+		text = fmt.Sprintf("(%s returned no text)", final)
+	}
+	return tools.Result{Display: text, Meta: meta}, nil
+}
+
+type kind int
+
+const (
+	textKind kind = iota
+	htmlKind
+	binaryKind
+)
+
+// classify says how a media type is shown.
+func classify(mt string) kind {
+	switch {
+	case mt == "text/html" || mt == "application/xhtml+xml":
+		return htmlKind
+	case strings.HasPrefix(mt, "text/"),
+		mt == "application/json", strings.HasSuffix(mt, "+json"),
+		mt == "application/xml", strings.HasSuffix(mt, "+xml"),
+		mt == "application/javascript", mt == "application/ecmascript",
+		mt == "application/x-yaml", mt == "application/yaml", mt == "application/toml",
+		mt == "application/x-ndjson":
+		return textKind
+	case mt == "":
+		return textKind // sniffed after reading
+	}
+	return binaryKind
+}
+
+// decode turns body into UTF-8 using the charset of the content type (or,
+// for HTML, its <meta>).
+func decode(body []byte, contentType string) (string, error) {
+	r, err := charset.NewReader(bytes.NewReader(body), contentType)
+	if err != nil {
+		return strings.ToValidUTF8(string(body), "\uFFFD"), nil
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return "", err
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD"), nil
+}
+
+func toMarkdown(ctx context.Context, html string, page *url.URL) (string, error) {
+	conv := converter.NewConverter(converter.WithPlugins(
+		base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin(),
+	))
+	return conv.ConvertString(html, converter.WithDomain(page.String()), converter.WithContext(ctx))
+}
+
+func plainExcerpt(body []byte, ct string, k kind, final *url.URL) string {
+	text, err := decode(body, ct)
+	if err != nil {
+		return ""
+	}
+	if k == htmlKind {
+		if md, err := toMarkdown(context.Background(), text, final); err == nil {
+			text = md
+		}
+	}
+	return strings.Join(strings.Fields(text), " ")
+}
+
+// fetchError explains a failed request to the model.
+func fetchError(u *url.URL, err error, timeout string) error {
+	var be *BlockedError
+	var re *redirectError
+	var dns *net.DNSError
+	var ue *url.Error
+	switch {
+	case errors.As(err, &be):
+		return tools.Retryf("refused to fetch %s: %v", u, be)
+	case errors.As(err, &re):
+		return tools.Retryf("%s: %s", u, re.msg)
+	case errors.As(err, &dns):
+		return tools.Retryf("%s: the host %q could not be resolved; check the URL", u, dns.Name)
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ue) && ue.Timeout()):
+		return tools.Retryf("%s did not answer within %s", u, timeout)
+	}
+	return tools.Retryf("fetching %s failed: %v", u, err)
+}
+
+func cut(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+func clamp(v, def, max int) int {
+	if v <= 0 {
+		v = def
+	}
+	if v > max {
+		v = max
+	}
+	return v
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
