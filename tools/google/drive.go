@@ -300,6 +300,8 @@ func (t *ReadDriveFile) Run(ctx context.Context, raw json.RawMessage) (tools.Res
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("reading %s from Google Drive: %w", what, err)
 	}
+	// Google's text exports start with a byte order mark.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if how == "" && looksBinary(data) {
 		return binaryResult(f), nil
 	}

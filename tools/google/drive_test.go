@@ -116,7 +116,7 @@ func TestReadDriveFile(t *testing.T) {
 	f := newFixture(t, nil)
 	big := strings.Repeat("é", google.MaxReadBytes) // twice the cap in bytes
 	f.srv.AddFiles(
-		googlefake.File{ID: "doc", Name: "Plan", MimeType: "application/vnd.google-apps.document", Content: "Step 1\nStep 2"},
+		googlefake.File{ID: "doc", Name: "Plan", MimeType: "application/vnd.google-apps.document", Content: "\ufeffStep 1\nStep 2"},
 		googlefake.File{ID: "sheet", Name: "Budget", MimeType: "application/vnd.google-apps.spreadsheet", Content: "a,b\n1,2"},
 		googlefake.File{ID: "slides", Name: "Deck", MimeType: "application/vnd.google-apps.presentation", Content: "Title slide"},
 		googlefake.File{ID: "txt", Name: "notes.txt", MimeType: "text/plain", Content: "plain text"},
