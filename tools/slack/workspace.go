@@ -114,6 +114,9 @@ type rateLimitedError struct {
 }
 
 func (e *rateLimitedError) Error() string {
+	if e.retryAfter == 0 {
+		return "Slack is rate-limiting co (ratelimited): try again in a minute"
+	}
 	return fmt.Sprintf("Slack is rate-limiting co (HTTP 429; it asks to wait %s more, after %s of waiting): try again in a minute", e.retryAfter, e.waited.Round(time.Second))
 }
 
