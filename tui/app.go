@@ -520,6 +520,7 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		}
 		a.reply.append(e.Text)
 		a.chat.Changed()
+		return tea.Batch(cmds...) // the status bar has not changed
 	case agent.Notice:
 		a.endReply(false)
 		a.chat.Add(newNotice(noticeInfo, e.Text))
@@ -664,6 +665,7 @@ func (a *App) View() (v tea.View) {
 	}
 	left := make([]string, 0, main)
 	left = append(left, strings.Split(a.chat.View(), "\n")...)
+	chatLines := len(left) // already exactly cw wide
 	for _, q := range a.queue[:a.queuedLines()] {
 		t := q.text
 		if q.bang {
@@ -684,12 +686,14 @@ func (a *App) View() (v tea.View) {
 		if i < len(left) {
 			l = left[i]
 		}
-		w := xansi.StringWidth(l)
-		switch {
-		case w > cw:
-			l = xansi.Truncate(l, cw, "")
-		case w < cw:
-			l += strings.Repeat(" ", cw-w)
+		if i >= chatLines {
+			w := xansi.StringWidth(l)
+			switch {
+			case w > cw:
+				l = xansi.Truncate(l, cw, "")
+			case w < cw:
+				l += strings.Repeat(" ", cw-w)
+			}
 		}
 		if i < len(right) {
 			l += right[i]

@@ -295,7 +295,7 @@ func TestSlashCommands(t *testing.T) {
 	}
 	d.typeText("/clear")
 	d.key("enter")
-	if s := d.screen(); strings.Contains(s, "Commands:") || !strings.Contains(s, "Started a new conversation.") {
+	if s := d.screen(); strings.Contains(s, "Commands:") || !strings.Contains(s, "Started a new conversation") {
 		t.Errorf("/clear did not clear:\n%s", s)
 	}
 }

@@ -57,7 +57,9 @@ func Run(ctx context.Context, o Options) error {
 	app := New(ctx, o)
 	defer app.close()
 
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
+	// 120 frames a second at most: the first frame and each keystroke reach
+	// the screen sooner; frames whose view did not change cost nothing.
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(120)}
 	if o.Input != nil {
 		opts = append(opts, tea.WithInput(o.Input))
 	}

@@ -47,7 +47,10 @@ type StatusBar struct {
 
 // NewStatusBar makes the status bar.
 func NewStatusBar(th *Theme) *StatusBar {
-	s := &StatusBar{th: th, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
+	// Eight frames a second: each frame is a repaint, and the spinner only
+	// has to show that something is alive.
+	spin := spinner.Spinner{Frames: spinner.MiniDot.Frames, FPS: time.Second / 8}
+	s := &StatusBar{th: th, spin: spinner.New(spinner.WithSpinner(spin))}
 	return s
 }
 
@@ -55,7 +58,12 @@ func NewStatusBar(th *Theme) *StatusBar {
 func (s *StatusBar) SetWidth(w int) { s.width = w; s.refresh() }
 
 // SetInfo replaces what the bar shows.
-func (s *StatusBar) SetInfo(i StatusInfo) { s.info = i; s.refresh() }
+func (s *StatusBar) SetInfo(i StatusInfo) {
+	if i != s.info {
+		s.info = i
+		s.refresh()
+	}
+}
 
 // Info is what the bar shows.
 func (s *StatusBar) Info() StatusInfo { return s.info }

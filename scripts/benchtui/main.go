@@ -1,0 +1,477 @@
+// Command benchtui measures co's full-screen chat as a whole process driven
+// through a pseudo-terminal against agent/llmtest, the way a user runs it:
+//
+//   - ready prompt: launch to the prompt on screen (median of -n launches)
+//   - CPU-seconds to render an 8,000-character markdown reply streamed in
+//     4-character chunks 2 ms apart, and the same reply unpaced
+//   - from the reply's last chunk leaving the server to the reply being
+//     fully on screen
+//   - peak RSS (one reply; a 1,000-message transcript)
+//   - CPU per streamed chunk with 10 and with 1,000 earlier messages
+//   - a keystroke typed while a reply streams, to the screen
+//
+// "On screen" is decided by a terminal emulator fed with co's output
+// (vt.go), not by searching the byte stream. CPU is the sum over co's
+// threads of /proc/<pid>/task/*/schedstat; peak RSS is the child's
+// rusage ru_maxrss.
+//
+//	go run ./scripts/benchtui -co bin/co
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+const (
+	cols, rows = 120, 40
+	readyText  = "Ask co anything"
+	endMarker  = "ZQXJ-END"
+)
+
+var bin = flag.String("co", "bin/co", "the co binary")
+
+// rec, when BENCHTUI_RECORD names a file, gets co's raw output (to check
+// the emulator against a real terminal).
+var rec = func() *os.File {
+	if p := os.Getenv("BENCHTUI_RECORD"); p != "" {
+		f, err := os.Create(p)
+		if err == nil {
+			return f
+		}
+	}
+	return nil
+}()
+
+func main() {
+	n := flag.Int("n", 20, "launches for the ready-prompt figure")
+	turns := flag.Int("turns", 500, "turns for the long-transcript figures (2 messages each)")
+	only := flag.String("only", "", "run only these measurements (comma-separated: ready,paced,unpaced,keys,transcript)")
+	flag.Parse()
+	if abs, err := filepath.Abs(*bin); err == nil {
+		*bin = abs
+	}
+
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	px := newProxy(strings.TrimSuffix(strings.TrimPrefix(srv.URL, "http://"), "/v1"))
+	defer px.Close()
+	base := "http://" + px.Addr() + "/v1"
+	reply := markdownReply(8000)
+
+	var rows [][3]string
+	add := func(what, fig, target string) {
+		rows = append(rows, [3]string{what, fig, target})
+		fmt.Fprintf(os.Stderr, "  %-62s %s\n", what, fig)
+	}
+
+	want := func(name string) bool { return *only == "" || strings.Contains(","+*only+",", ","+name+",") }
+
+	if want("ready") {
+		fmt.Fprintln(os.Stderr, "ready prompt…")
+		var ready []time.Duration
+		var idleRSS int64
+		for i := 0; i < *n+1; i++ {
+			t := launch(base)
+			d := t.wait(10*time.Second, func(s string) bool { return strings.Contains(s, readyText) }).Sub(t.started)
+			ru := t.quit()
+			if i > 0 { // the first run warms the page cache
+				ready = append(ready, d)
+				idleRSS = max(idleRSS, ru.Maxrss)
+			}
+		}
+		sort.Slice(ready, func(i, j int) bool { return ready[i] < ready[j] })
+		add("launch to ready prompt (median / p90)", fmt.Sprintf("%s / %s", ms(ready[len(ready)/2]), ms(ready[len(ready)*9/10])), "< 50 ms")
+		add("peak RSS, idle session", mib(idleRSS), "")
+	}
+
+	if want("paced") {
+		fmt.Fprintln(os.Stderr, "paced reply…")
+		paced := runReply(srv, px, base, reply, 2*time.Millisecond)
+		add("CPU rendering the 8,000-char reply, 4-char chunks 2 ms apart", sec(paced.cpu), "< 0.5 s")
+		add("  last chunk sent → reply fully on screen", ms(paced.tail), "< 50 ms")
+		add("  whole process CPU (launch, reply, exit)", sec(paced.total), "")
+		add("  peak RSS", mib(paced.rss), "< 45 MiB")
+	}
+
+	if want("unpaced") {
+		fmt.Fprintln(os.Stderr, "unpaced reply…")
+		fast := runReply(srv, px, base, reply, 0)
+		add("CPU rendering the same reply unpaced", sec(fast.cpu), "< 0.1 s")
+		add("  last chunk sent → reply fully on screen", ms(fast.tail), "< 50 ms")
+	}
+
+	if want("keys") {
+		fmt.Fprintln(os.Stderr, "keystrokes while streaming…")
+		keys := keystrokes(srv, base, reply)
+		add("keystroke while streaming → on screen (median / max of 20)", fmt.Sprintf("%s / %s", ms(keys[len(keys)/2]), ms(keys[len(keys)-1])), "< 50 ms")
+	}
+
+	if want("transcript") {
+		fmt.Fprintln(os.Stderr, "transcripts of 10 and", 2**turns, "messages…")
+		short := transcript(srv, px, base, reply, 5)
+		long := transcript(srv, px, base, reply, *turns)
+		chunks := float64(len([]rune(reply))) / 4
+		perShort := time.Duration(float64(short.cpu) / chunks)
+		perLong := time.Duration(float64(long.cpu) / chunks)
+		add("CPU per streamed chunk, 10 earlier messages", us(perShort), "")
+		add(fmt.Sprintf("CPU per streamed chunk, %d earlier messages", 2**turns), fmt.Sprintf("%s (%.2fx)", us(perLong), float64(perLong)/float64(perShort)), "within 2x")
+		add(fmt.Sprintf("peak RSS, %d-message transcript", 2**turns), mib(long.rss), "< 60 MiB")
+	}
+
+	fmt.Printf("\n| %-66s | %-22s | %-10s |\n|%s|%s|%s|\n", "what", "co", "target", strings.Repeat("-", 68), strings.Repeat("-", 24), strings.Repeat("-", 12))
+	for _, r := range rows {
+		fmt.Printf("| %-66s | %-22s | %-10s |\n", r[0], r[1], r[2])
+	}
+}
+
+// markdownReply is a realistic reply of about n characters: headings,
+// paragraphs, lists, code, a table; it ends with endMarker.
+func markdownReply(n int) string {
+	parts := []string{
+		"## Overview\n\nThe service reads **events** from the queue, validates them against the `schema`, and writes the accepted ones to the store. Rejected events go to a *dead-letter* topic with the reason attached, so nothing is lost silently.\n\n",
+		"- Parse the payload and check the version field.\n- Reject events older than the retention window.\n- Batch writes in groups of `500` to keep latency low.\n\n",
+		"```go\nfunc (s *Service) Handle(ctx context.Context, ev Event) error {\n\tif err := s.schema.Validate(ev); err != nil {\n\t\treturn s.deadLetter(ctx, ev, err)\n\t}\n\treturn s.store.Put(ctx, ev)\n}\n```\n\n",
+		"| setting | default | meaning |\n|---|---|---|\n| `batch_size` | 500 | events per write |\n| `retention` | 7d | oldest accepted event |\n\n",
+		"### Next steps\n\n1. Add a metric for the dead-letter rate.\n2. Alert when it stays above **1%** for ten minutes.\n3. Document the replay procedure in the runbook.\n\n",
+		"```bash\ncurl -s localhost:8080/healthz | jq .status\n```\n\nThat command prints `\"ok\"` when the service is healthy; anything else means the readiness probe will fail soon.\n\n",
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < n-200; i++ {
+		b.WriteString(parts[i%len(parts)])
+	}
+	b.WriteString("That is the whole design. Fin. " + endMarker)
+	return b.String()
+}
+
+type result struct {
+	cpu, tail, total time.Duration
+	rss              int64
+}
+
+// runReply launches co, sends a prompt answered by reply streamed with
+// delay between 4-character chunks, and measures co's CPU from the
+// prompt to the reply fully on screen.
+func runReply(srv *llmtest.Server, px *proxy, base, reply string, delay time.Duration) result {
+	srv.Script(llmtest.Reply{Text: reply, ChunkSize: 4, ChunkDelay: delay})
+	t := launch(base)
+	t.wait(10*time.Second, func(s string) bool { return strings.Contains(s, readyText) })
+	time.Sleep(200 * time.Millisecond) // let start-up work finish
+	px.reset()
+	cpu0 := t.cpu()
+	t.send("explain the design\r")
+	shown := t.wait(60*time.Second, func(s string) bool { return strings.Contains(s, endMarker) })
+	time.Sleep(100 * time.Millisecond) // work triggered by the last frame
+	cpu1 := t.cpu()
+	ru := t.quit()
+	return result{cpu: cpu1 - cpu0, tail: shown.Sub(px.lastContent()), total: rusageCPU(ru), rss: ru.Maxrss}
+}
+
+// keystrokes types 20 characters, one every 100 ms, while a slow reply
+// streams, and returns how long each took to show in the prompt.
+func keystrokes(srv *llmtest.Server, base, reply string) []time.Duration {
+	srv.Script(llmtest.Reply{Text: reply, ChunkSize: 4, ChunkDelay: 2 * time.Millisecond})
+	t := launch(base)
+	t.wait(10*time.Second, func(s string) bool { return strings.Contains(s, readyText) })
+	t.send("explain the design\r")
+	t.wait(10*time.Second, func(s string) bool { return strings.Contains(s, "Overview") })
+	typed := ""
+	var out []time.Duration
+	for i := 0; i < 20; i++ {
+		c := string(rune('a' + i))
+		typed += c
+		want := "❯ " + typed
+		start := time.Now()
+		t.send(c)
+		at := t.wait(10*time.Second, func(s string) bool { return strings.Contains(s, want) })
+		out = append(out, at.Sub(start))
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.quit()
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// transcript plays turns short turns, then streams reply (paced) and
+// measures the CPU of that reply and the peak RSS.
+func transcript(srv *llmtest.Server, px *proxy, base, reply string, turns int) result {
+	var script []llmtest.Reply
+	for i := 0; i < turns; i++ {
+		script = append(script, llmtest.Reply{Text: fmt.Sprintf("Answer %d: the **value** is `%d`, as the table says.\n\n- checked\n- verified\n\nR%d-DONE", i, i*7, i), ChunkSize: 16})
+	}
+	script = append(script, llmtest.Reply{Text: reply, ChunkSize: 4, ChunkDelay: 2 * time.Millisecond})
+	srv.Script(script...)
+	t := launch(base)
+	t.wait(10*time.Second, func(s string) bool { return strings.Contains(s, readyText) })
+	for i := 0; i < turns; i++ {
+		t.send(fmt.Sprintf("question %d\r", i))
+		want := fmt.Sprintf("R%d-DONE", i)
+		t.wait(30*time.Second, func(s string) bool { return strings.Contains(s, want) && !strings.Contains(s, "thinking") })
+	}
+	time.Sleep(300 * time.Millisecond)
+	px.reset()
+	cpu0 := t.cpu()
+	t.send("explain the design\r")
+	t.wait(60*time.Second, func(s string) bool { return strings.Contains(s, endMarker) })
+	time.Sleep(100 * time.Millisecond)
+	cpu1 := t.cpu()
+	ru := t.quit()
+	return result{cpu: cpu1 - cpu0, rss: ru.Maxrss, total: rusageCPU(ru)}
+}
+
+// term is co running in a pseudo-terminal, its output fed to a screen.
+type term struct {
+	cmd     *exec.Cmd
+	ptmx    *os.File
+	scr     *screen
+	started time.Time
+	home    string
+
+	mu     sync.Mutex
+	waits  []*waiter
+	closed chan struct{}
+}
+
+type waiter struct {
+	cond func(string) bool
+	at   chan time.Time
+}
+
+func launch(base string) *term {
+	home, err := os.MkdirTemp("", "co-benchtui-")
+	if err != nil {
+		fail(err)
+	}
+	cmd := exec.Command(*bin)
+	cmd.Dir = home
+	cmd.Env = []string{
+		"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
+		"LLM_PROVIDER=openai", "OPENAI_BASE_URL=" + base, "OPENAI_MODEL=bench-model", "OPENAI_API_KEY=sk-bench",
+		// Measure the chat, not the sandbox engine.
+		"CO_CLI_SANDBOX_BACKEND=subprocess",
+		// Keep the whole conversation: a summary would be another
+		// (scripted) request, and the transcript on screen keeps every
+		// message anyway.
+		"CO_CLI_MAX_HISTORY_MESSAGES=100000",
+	}
+	t := &term{cmd: cmd, scr: newScreen(cols, rows), home: home, closed: make(chan struct{})}
+	t.started = time.Now()
+	t.ptmx, err = pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
+	if err != nil {
+		fail(err)
+	}
+	go t.read()
+	return t
+}
+
+func (t *term) read() {
+	defer close(t.closed)
+	buf := make([]byte, 64*1024)
+	for {
+		n, err := t.ptmx.Read(buf)
+		now := time.Now()
+		if n > 0 {
+			if rec != nil {
+				rec.Write(buf[:n])
+			}
+			t.scr.Write(buf[:n])
+			t.mu.Lock()
+			if len(t.waits) > 0 {
+				text := t.scr.Text()
+				kept := t.waits[:0]
+				for _, w := range t.waits {
+					if w.cond(text) {
+						w.at <- now
+						continue
+					}
+					kept = append(kept, w)
+				}
+				t.waits = kept
+			}
+			t.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wait returns when the screen first satisfied cond (the time of the
+// read that made it so).
+func (t *term) wait(timeout time.Duration, cond func(string) bool) time.Time {
+	w := &waiter{cond: cond, at: make(chan time.Time, 1)}
+	t.mu.Lock()
+	if cond(t.scr.Text()) {
+		t.mu.Unlock()
+		return time.Now()
+	}
+	t.waits = append(t.waits, w)
+	t.mu.Unlock()
+	select {
+	case at := <-w.at:
+		return at
+	case <-time.After(timeout):
+		fail(fmt.Errorf("timed out; screen:\n%s", t.scr.Text()))
+	}
+	return time.Time{}
+}
+
+func (t *term) send(s string) {
+	if _, err := io.WriteString(t.ptmx, s); err != nil {
+		fail(err)
+	}
+}
+
+// cpu is co's CPU time so far, summed over its threads.
+func (t *term) cpu() time.Duration {
+	dir := fmt.Sprintf("/proc/%d/task", t.cmd.Process.Pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		fail(err)
+	}
+	var total int64
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "schedstat"))
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			total += n
+		}
+	}
+	return time.Duration(total)
+}
+
+// quit exits co with Ctrl+D and returns its resource usage.
+func (t *term) quit() *syscall.Rusage {
+	if os.Getenv("BENCHTUI_MEM") != "" {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", t.cmd.Process.Pid))
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "Rss") || strings.HasPrefix(l, "VmHWM") {
+				fmt.Fprintln(os.Stderr, "   ", l)
+			}
+		}
+	}
+	t.send("\x15\x04") // ctrl+u empties the prompt, ctrl+d exits
+	done := make(chan error, 1)
+	go func() { done <- t.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = t.cmd.Process.Kill()
+		<-done
+		fail(fmt.Errorf("co did not exit on ctrl+d; screen:\n%s", t.scr.Text()))
+	}
+	t.ptmx.Close()
+	<-t.closed
+	os.RemoveAll(t.home)
+	ru, _ := t.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if ru == nil {
+		return &syscall.Rusage{}
+	}
+	return ru
+}
+
+func rusageCPU(ru *syscall.Rusage) time.Duration {
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// proxy forwards TCP to the llmtest server and notes when the last chunk
+// carrying reply text went to co.
+type proxy struct {
+	ln     net.Listener
+	target string
+	last   atomic.Int64
+}
+
+func newProxy(target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fail(err)
+	}
+	p := &proxy{ln: ln, target: target}
+	go p.serve()
+	return p
+}
+
+func (p *proxy) Addr() string { return p.ln.Addr().String() }
+func (p *proxy) Close()       { p.ln.Close() }
+func (p *proxy) reset()       { p.last.Store(0) }
+
+func (p *proxy) lastContent() time.Time { return time.Unix(0, p.last.Load()) }
+
+func (p *proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			s, err := net.Dial("tcp", p.target)
+			if err != nil {
+				return
+			}
+			defer s.Close()
+			go io.Copy(s, c)
+			buf := make([]byte, 32*1024)
+			for {
+				n, err := s.Read(buf)
+				if n > 0 {
+					if hasContent(buf[:n]) {
+						p.last.Store(time.Now().UnixNano())
+					}
+					if _, werr := c.Write(buf[:n]); werr != nil {
+						return
+					}
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+}
+
+// hasContent reports whether b holds a chunk with non-empty reply text.
+func hasContent(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`"content":"`))
+		if i < 0 {
+			return false
+		}
+		b = b[i+len(`"content":"`):]
+		if len(b) > 0 && b[0] != '"' {
+			return true
+		}
+	}
+}
+
+func ms(d time.Duration) string  { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+func us(d time.Duration) string  { return fmt.Sprintf("%.0f µs", float64(d.Nanoseconds())/1000) }
+func sec(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
+func mib(kb int64) string        { return fmt.Sprintf("%.1f MiB", float64(kb)/1024) }
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "benchtui:", err)
+	os.Exit(1)
+}
