@@ -3,4 +3,34 @@
 // (and, when OTEL_EXPORTER_OTLP_* is set, to a collector), and to the live
 // side panel through a Feed. The reader side (the span store, co tail, co
 // traces, co logs) reads the same database without blocking the writer.
+//
+// # Writing
+//
+// Setup builds a session's TracerProvider. Its processors are the Feed
+// (synchronous, in-process, for the side panel) and one batcher per
+// exporter. An ended span waits in the batcher's queue; the batcher's
+// goroutine takes the queue BatchTimeout (500 ms) after its first span, or
+// when a batch is full, passes it through a filter (secrets redacted by
+// value and by shape, content dropped unless kept, long values cut) and
+// hands it to the exporter: the SQLite Exporter writes one transaction per
+// batch. Nothing on the agent's goroutine waits for I/O: a span's End
+// appends under a mutex, and a full queue drops spans rather than block.
+//
+// The store is opened, created or migrated (telemetry_schema.version) and
+// pruned (Retention) in a background goroutine started by Setup, never on
+// the start-up path; the first export waits for the opening. WAL, a busy
+// timeout and BEGIN IMMEDIATE let several co processes write while any
+// number of readers read; a killed writer loses at most its unflushed
+// batch and never corrupts the file.
+//
+// # Reading
+//
+// Store opens the database read-only (query_only) for the viewers: Tail
+// (co tail), WriteTraceHTML (co traces) and Dashboard (co logs). The
+// viewers' pages are embedded (web/) and load nothing from the network.
+//
+// # Concurrency
+//
+// Tracing, Feed and Store are safe for concurrent use. Feed subscribers get
+// events on a buffered channel; a full one misses updates, never blocks.
 package telemetry
