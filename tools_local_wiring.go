@@ -1,9 +1,55 @@
 package main
 
-import "github.com/co-cli/co/tools"
+import (
+	"fmt"
+	"os"
+
+	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/tools/files"
+	"github.com/co-cli/co/tools/notes"
+	"github.com/co-cli/co/tools/todo"
+	"github.com/co-cli/co/tools/web"
+)
 
 // localTools are the workspace file, todo, notes and web tools of the
 // session, and the families left out because they are not configured.
+//
+// Every family gets fresh values here, so per-session state (the todo
+// list, the notes cache, the URLs web_fetch has seen) is never shared
+// between sessions. The todo list is found again with
+// todo.Find(ss.tools) by the chat's side panel.
 func (ss *session) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
-	return nil, nil, nil
+	st := ss.loaded.Settings
+	ws, err := files.New(ss.workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss.closers = append(ss.closers, func() { _ = ws.Close() })
+
+	var out []tools.Tool
+	var unconfigured []tools.Unconfigured
+	out = append(out, ws.Tools()...)
+	out = append(out, todo.NewList().Tools()...)
+
+	notesTools := []string{"search_notes", "list_notes", "read_note"}
+	switch fi, err := os.Stat(st.ObsidianVaultPath); {
+	case st.ObsidianVaultPath == "":
+		unconfigured = append(unconfigured, tools.Unconfigured{Family: "Obsidian notes", Tools: notesTools, Hint: notes.ConfigHint})
+	case err != nil || !fi.IsDir():
+		unconfigured = append(unconfigured, tools.Unconfigured{Family: "Obsidian notes", Tools: notesTools,
+			Hint: fmt.Sprintf("obsidian_vault_path %s is not a folder that can be read; %s", st.ObsidianVaultPath, notes.ConfigHint)})
+	default:
+		out = append(out, notes.New(st.ObsidianVaultPath).Tools()...)
+	}
+
+	w := web.New(web.Options{
+		BraveAPIKey:  st.BraveSearchAPIKey,
+		BraveBaseURL: st.BraveSearchBaseURL,
+		AllowPrivate: st.WebAllowPrivate,
+	})
+	out = append(out, w.Tools()...) // web_fetch needs no key
+	if st.BraveSearchAPIKey == "" {
+		unconfigured = append(unconfigured, tools.Unconfigured{Family: "Web search", Tools: []string{"web_search"}, Hint: web.ConfigHint})
+	}
+	return out, unconfigured, nil
 }
