@@ -209,7 +209,7 @@ func (r *Root) Resolve(rel string) (real string, fi fs.FileInfo, err error) {
 			if errors.Is(err, fs.ErrNotExist) {
 				rest := path.Join(append([]string{cur}, parts...)...)
 				if via != "" {
-					return rest, nil, refuse(NotFound, rel, "%q is (through the symlink %q) %q, which does not exist", rel, via, rest)
+					return rest, nil, refuse(NotFound, rel, "%q leads through the symlink %q to %q, which does not exist", rel, via, rest)
 				}
 				return rest, nil, refuse(NotFound, rel, "%q does not exist in the %s", rel, r.what)
 			}
