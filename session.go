@@ -170,7 +170,7 @@ func (ss *session) toolsText() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d tools:\n", ss.tools.Len())
 	for _, t := range ss.tools.All() {
-		fmt.Fprintf(&b, "  %-24s %s\n", t.Name(), t.Class())
+		fmt.Fprintf(&b, "  %-24s %s\n", t.Name(), approvalClass(t))
 	}
 	for _, u := range ss.unconfigured {
 		fmt.Fprintf(&b, "  %s\n", u)
@@ -188,4 +188,18 @@ func (ss *session) sandboxWarning() string {
 		return ss.selection.Warning
 	}
 	return "UNSANDBOXED: shell commands run directly on this machine (sandbox_backend=subprocess); every command asks"
+}
+
+// approvalClass says how a tool's calls are approved, for /tools.
+func approvalClass(t tools.Tool) string {
+	_, perCall := t.(tools.Checker)
+	switch {
+	case perCall && t.Class() == tools.ReadOnly:
+		return "read-only, but some calls ask (decided per call)"
+	case perCall:
+		return "asks, decided per call by its policy"
+	case t.Class() == tools.ReadOnly:
+		return "read-only: runs at once"
+	}
+	return "asks"
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -39,7 +40,15 @@ func (ss *session) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
 		unconfigured = append(unconfigured, tools.Unconfigured{Family: "Obsidian notes", Tools: notesTools,
 			Hint: fmt.Sprintf("obsidian_vault_path %s is not a folder that can be read; %s", st.ObsidianVaultPath, notes.ConfigHint)})
 	default:
-		out = append(out, notes.New(st.ObsidianVaultPath).Tools()...)
+		vault := notes.New(st.ObsidianVaultPath)
+		out = append(out, vault.Tools()...)
+		if !ss.probeOnly {
+			// Read the vault while the user types: the first search is then
+			// as fast as the later ones (tens of ms on 10,000 notes).
+			ctx, cancel := context.WithCancel(context.Background())
+			ss.closers = append(ss.closers, cancel)
+			go func() { _ = vault.Warm(ctx) }()
+		}
 	}
 
 	w := web.New(web.Options{

@@ -751,3 +751,16 @@ func TestToolsObserveUserPrompts(t *testing.T) {
 		t.Errorf("observed %q", obs.seen)
 	}
 }
+
+func TestYoloDoesNotApproveNoYoloCalls(t *testing.T) {
+	ap := agent.NewApprovals(agent.ApprovalOptions{Isolated: true})
+	_ = ap.SetYolo(true)
+	c := tools.Check{Decision: tools.Ask, Scope: "web_fetch:evil.example", NoYolo: true}
+	if d, _, _ := ap.Decide(c); d {
+		t.Fatal("yolo approved a NoYolo call")
+	}
+	ap.Grant(c)
+	if d, run, by := ap.Decide(c); !d || !run || by != agent.BySessionGrant {
+		t.Fatal("a session grant should still approve a NoYolo call")
+	}
+}

@@ -106,7 +106,7 @@ func (a *Approvals) Decide(c tools.Check) (decided, run bool, by Source) {
 		}
 		delete(a.grants, c.Scope)
 	}
-	if a.yolo {
+	if a.yolo && !c.NoYolo {
 		return true, true, ByYolo
 	}
 	return false, false, ""

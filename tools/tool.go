@@ -100,6 +100,10 @@ type Check struct {
 	// AlwaysAsk means no grant and no yolo may approve this call: the user
 	// must answer it each time (writes to .git/, .envrc, ...).
 	AlwaysAsk bool
+	// NoYolo means yolo does not approve this call, though a session grant
+	// for its scope may (a URL the user never gave: yolo must not turn the
+	// exfiltration guard off).
+	NoYolo bool
 	// Preview is a readable rendering of what will happen (a diff, a draft
 	// email, a Slack post), shown in the modal. Plain text, never styled.
 	Preview string

@@ -74,7 +74,13 @@ func TestSearchTenThousandNotesIsFast(t *testing.T) {
 	}
 	dir := genVault(t, 10000)
 	v := New(dir)
+	// co warms the cache in the background when the chat starts.
 	start := time.Now()
+	if err := v.Warm(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	warm := time.Since(start)
+	start = time.Now()
 	if n := search(t, v, "alpha meeting"); n == 0 {
 		t.Fatal("the generated vault should match")
 	}
@@ -86,11 +92,11 @@ func TestSearchTenThousandNotesIsFast(t *testing.T) {
 		times = append(times, time.Since(start))
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	t.Logf("10,000 notes: first search %v, then median %v, slowest %v", cold, times[len(times)/2], times[len(times)-1])
+	t.Logf("10,000 notes: warming %v, first search %v, then median %v, slowest %v", warm, cold, times[len(times)/2], times[len(times)-1])
 	if raceEnabled {
 		t.Skip("timings under the race detector are not meaningful")
 	}
-	if times[len(times)/2] > 200*time.Millisecond {
+	if cold > 200*time.Millisecond || times[len(times)/2] > 200*time.Millisecond {
 		t.Errorf("median search took %v, want < 200ms", times[len(times)/2])
 	}
 }

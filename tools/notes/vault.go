@@ -84,6 +84,19 @@ func (v *Vault) Tools() []tools.Tool {
 	return []tools.Tool{&SearchNotes{v}, &ListNotes{v}, &ReadNote{v}}
 }
 
+// Warm reads the vault into the cache, so that the first search of the
+// session answers as fast as later ones. co runs it in the background when
+// the chat starts; a search meanwhile waits for the cache lock, not longer.
+func (v *Vault) Warm(ctx context.Context) error {
+	r, err := v.open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = v.notes(ctx, r)
+	return err
+}
+
 // open opens the vault for one call.
 func (v *Vault) open() (*pathsafe.Root, error) {
 	if v.dir == "" {

@@ -71,6 +71,7 @@ func (t *Fetch) Check(_ context.Context, raw json.RawMessage) tools.Check {
 		Scope:      "web_fetch:" + host,
 		ScopeLabel: "any URL on " + host,
 		Preview:    "GET " + u.String(),
+		NoYolo:     true, // yolo must not switch the exfiltration guard off
 	}
 }
 
