@@ -100,6 +100,16 @@ func Open(path string) (*Store, error) {
 		if err := s.check(); err != nil {
 			return nil, err
 		}
+	} else {
+		// The conversation is private: create the file 0600 before SQLite
+		// does (it gives its -wal and -shm files the same mode).
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil && !os.IsExist(err) {
+			return nil, fmt.Errorf("cannot create %s: %w", path, err)
+		}
+		if f != nil {
+			f.Close()
+		}
 	}
 	db, err := sql.Open("sqlite3", dsn(path, map[string]string{"_journal_mode": "WAL", "_busy_timeout": "5000", "_synchronous": "NORMAL", "_foreign_keys": "on", "_txlock": "immediate"}))
 	if err != nil {

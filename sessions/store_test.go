@@ -215,3 +215,21 @@ func TestResumeRepairsWhatACrashLeft(t *testing.T) {
 		t.Error("the draft must be stored as an interrupted reply")
 	}
 }
+
+func TestFilesArePrivate(t *testing.T) {
+	s := open(t)
+	r := s.New("/w")
+	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "secret plans"}))
+	must(t, r.Draft("streaming"))
+	dir := filepath.Dir(s.Path())
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		perm := fi.Mode().Perm()
+		if fi.IsDir() && perm&0o077 != 0 || !fi.IsDir() && perm&0o077 != 0 {
+			t.Errorf("%s has mode %v: others can read it", p, perm)
+		}
+		return nil
+	})
+}
