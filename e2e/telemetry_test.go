@@ -149,7 +149,8 @@ func TestTelemetryCoRunStoresItsSpans(t *testing.T) {
 
 // TestTelemetrySecretsNeverReachTheStore: a configured key in the prompt,
 // in a tool's arguments and in its result (the unknown tool's error names
-// it), and token shapes, never appear in the database files.
+// it), and token shapes, never appear in the span database's files (raw
+// bytes of the file, its WAL and shared memory).
 func TestTelemetrySecretsNeverReachTheStore(t *testing.T) {
 	const key = "sk-e2e-configured-key-9f8e7d6c5b4a"
 	const ghp = "ghp_e2eE2Ee2eE2Ee2eE2Ee2eE2Ee2eE2Ee2e00"
@@ -166,10 +167,11 @@ func TestTelemetrySecretsNeverReachTheStore(t *testing.T) {
 	if len(spanRows(t, storeFile(e))) < 4 {
 		t.Fatal("the spans were not stored")
 	}
-	entries, _ := os.ReadDir(dataDir(e))
+	// The span store's files (the conversation itself is the sessions
+	// store's business, in its own file).
 	var all []byte
-	for _, en := range entries {
-		b, _ := os.ReadFile(filepath.Join(dataDir(e), en.Name()))
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		b, _ := os.ReadFile(storeFile(e) + suffix)
 		all = append(all, b...)
 	}
 	if !bytes.Contains(all, []byte("my key is")) {
