@@ -297,7 +297,7 @@ const BangTool = "run_shell_command"
 func (a *Agent) RunBang(ctx context.Context, cmd string) <-chan Event {
 	return a.start(ctx, func(ctx context.Context, e *emitter) {
 		args, _ := json.Marshal(map[string]any{"cmd": cmd})
-		st := &turnState{}
+		st := &turnState{retries: map[string]int{}}
 		a.runCalls(ctx, e, st, []ToolCall{{ID: "bang", Name: BangTool, Args: string(args)}}, true)
 		if ctx.Err() != nil {
 			e.send(TurnFailed{Message: "Interrupted.", Err: ctx.Err(), Interrupted: true, Session: a.Usage()})

@@ -764,3 +764,44 @@ func TestYoloDoesNotApproveNoYoloCalls(t *testing.T) {
 		t.Fatal("a session grant should still approve a NoYolo call")
 	}
 }
+
+func TestRunBangGoesThroughApprovals(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	sh := &bangShell{}
+	reg, _ := tools.NewRegistry(sh)
+	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Tools: reg})
+	var evs []agent.Event
+	for ev := range ag.RunBang(context.Background(), "touch x") {
+		evs = append(evs, ev)
+		if r, ok := ev.(agent.ApprovalRequested); ok {
+			r.Reply([]agent.Verdict{agent.ApproveOnce})
+		}
+	}
+	finished(t, evs)
+	if approvals(evs) != 1 || sh.ran != "touch x" {
+		t.Fatalf("!cmd must ask and then run: %d approvals, ran %q", approvals(evs), sh.ran)
+	}
+	if c := calls(evs); len(c) != 1 || c[0].Status != agent.CallDone || !c[0].Bang {
+		t.Fatalf("calls = %+v", c)
+	}
+	if len(ag.History()) != 0 || len(srv.Requests()) != 0 {
+		t.Fatal("!cmd must not touch the conversation or the model")
+	}
+}
+
+// bangShell stands in for run_shell_command: it records what it ran.
+type bangShell struct{ ran string }
+
+func (*bangShell) Name() string        { return agent.BangTool }
+func (*bangShell) Description() string { return "shell" }
+func (*bangShell) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}`)
+}
+func (*bangShell) Class() tools.Class { return tools.SideEffect }
+func (b *bangShell) Run(_ context.Context, args json.RawMessage) (tools.Result, error) {
+	var a struct{ Cmd string }
+	_ = json.Unmarshal(args, &a)
+	b.ran = a.Cmd
+	return tools.Text("ok"), nil
+}

@@ -106,6 +106,9 @@ func TestPlainBangUsesTheSamePolicy(t *testing.T) {
 	if !strings.Contains(out, "Approve run_shell_command(cmd='touch bang.txt')? [y/n/a] y") {
 		t.Errorf("!cmd must ask like the agent's shell tool:\n%s", out)
 	}
+	if !strings.Contains(out, "result: run_shell_command done in") || strings.Contains(out, "internal error") {
+		t.Errorf("!cmd must finish cleanly:\n%s", out)
+	}
 	if !strings.Contains(out, "denied by policy") || strings.Contains(out, "Approve run_shell_command(cmd='rm -rf /')") {
 		t.Errorf("!rm -rf / must be denied without asking:\n%s", out)
 	}
