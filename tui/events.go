@@ -18,6 +18,10 @@ import (
 // frames is less CPU for the same text on screen.
 const frameInterval = 40 * time.Millisecond
 
+// pollInterval is how long the pump sleeps between looks at the agent's
+// channel while text waits for its frame.
+const pollInterval = 10 * time.Millisecond
+
 // agentEventMsg is one event of turn Turn.
 type agentEventMsg struct {
 	Turn  int
@@ -82,50 +86,60 @@ func (p *pump) run(in <-chan agent.Event) {
 		close(p.out)
 	}()
 	var (
-		text  strings.Builder
-		timer *time.Timer
-		wait  <-chan time.Time
-		last  time.Time
+		text strings.Builder
+		last time.Time // when text last went out
 	)
-	flush := func() {
-		if text.Len() > 0 {
-			p.send(agentEventMsg{Turn: p.turn, Event: agent.TextDelta{Text: text.String()}})
-			text.Reset()
-			last = time.Now()
+	flush := func() bool {
+		if text.Len() == 0 {
+			return true
 		}
-		if timer != nil {
-			timer.Stop()
-			timer, wait = nil, nil
-		}
+		ok := p.send(agentEventMsg{Turn: p.turn, Event: agent.TextDelta{Text: text.String()}})
+		text.Reset()
+		last = time.Now()
+		return ok
 	}
 	for {
+		var ev agent.Event
+		var ok bool
 		select {
-		case ev, ok := <-in:
-			if !ok {
-				flush()
-				p.send(turnClosedMsg{Turn: p.turn})
-				return
+		case ev, ok = <-in:
+		default:
+			if text.Len() == 0 {
+				ev, ok = <-in // nothing pending: wait for the agent
+				break
 			}
-			if d, isText := ev.(agent.TextDelta); isText {
-				text.WriteString(d.Text)
-				since := time.Since(last)
-				switch {
-				case since >= frameInterval:
-					flush()
-				case timer == nil:
-					timer = time.NewTimer(frameInterval - since)
-					wait = timer.C
+			// Text waits for its frame. Sleep rather than wake up for each
+			// delta: a fast stream then wakes this goroutine about 100 times
+			// a second, and what arrived meanwhile sits in the agent's
+			// channel (which coalesces deltas when it fills). Other events
+			// wait at most pollInterval.
+			wait := frameInterval - time.Since(last)
+			if wait <= 0 {
+				if !flush() {
+					drain(in)
+					return
 				}
 				continue
 			}
+			time.Sleep(min(wait, pollInterval))
+			continue
+		}
+		if !ok {
 			flush()
-			if !p.send(agentEventMsg{Turn: p.turn, Event: ev}) {
+			p.send(turnClosedMsg{Turn: p.turn})
+			return
+		}
+		if d, isText := ev.(agent.TextDelta); isText {
+			text.WriteString(d.Text)
+			if time.Since(last) >= frameInterval && !flush() {
 				drain(in)
 				return
 			}
-		case <-wait:
-			timer, wait = nil, nil
-			flush()
+			continue
+		}
+		if !flush() || !p.send(agentEventMsg{Turn: p.turn, Event: ev}) {
+			drain(in)
+			return
 		}
 	}
 }

@@ -31,6 +31,9 @@ type spanNode struct {
 	ev       telemetry.SpanEvent
 	children []*spanNode
 	attached bool
+	// row caches the node's line for key (width, tree prefix and branch);
+	// a running span's line changes with time and is never cached.
+	row, key string
 }
 
 // maxRoots bounds the traces kept (older ones scroll off anyway).
@@ -50,7 +53,7 @@ func (p *SidePanel) SetSize(w, h int) {
 // Apply records a span starting or ending.
 func (p *SidePanel) Apply(ev telemetry.SpanEvent) {
 	if n, ok := p.spans[ev.SpanID]; ok {
-		n.ev = ev
+		n.ev, n.row = ev, ""
 		p.refresh()
 		return
 	}
@@ -123,9 +126,11 @@ func (p *SidePanel) refresh() {
 	}
 	th := p.th
 	w := p.width - 2 // border and space
+	// The newest traces fill the panel from the bottom: render from the
+	// last one back until the panel is full, not every trace kept.
 	var rows []string
-	for _, r := range p.roots {
-		rows = p.appendRows(rows, r, "", "", w)
+	for i := len(p.roots) - 1; i >= 0 && len(rows) < p.height; i-- {
+		rows = append(p.appendRows(nil, p.roots[i], "", "", w), rows...)
 	}
 	title := th.Title.Render("Spans")
 	if len(rows) == 0 {
@@ -155,6 +160,30 @@ func (p *SidePanel) refresh() {
 }
 
 func (p *SidePanel) appendRows(rows []string, n *spanNode, prefix, branch string, w int) []string {
+	rows = append(rows, p.row(n, prefix, branch, w))
+	childPrefix := prefix
+	switch branch {
+	case "├ ":
+		childPrefix += "│ "
+	case "└ ":
+		childPrefix += "  "
+	}
+	for i, c := range n.children {
+		b := "├ "
+		if i == len(n.children)-1 {
+			b = "└ "
+		}
+		rows = p.appendRows(rows, c, childPrefix, b, w)
+	}
+	return rows
+}
+
+// row is n's line: tree branch, status mark, name, duration.
+func (p *SidePanel) row(n *spanNode, prefix, branch string, w int) string {
+	key := fmt.Sprint(w, "|", prefix, branch)
+	if n.row != "" && n.key == key && !n.ev.Running {
+		return n.row
+	}
 	th := p.th
 	ev := n.ev
 	var dur, mark string
@@ -179,22 +208,9 @@ func (p *SidePanel) appendRows(rows []string, n *spanNode, prefix, branch string
 	if ev.Error {
 		nameStyle = th.Error
 	}
-	rows = append(rows, th.Border.Render(prefix+branch)+st.Render(mark)+nameStyle.Render(name)+strings.Repeat(" ", gap)+st.Render(dur))
-	childPrefix := prefix
-	switch branch {
-	case "├ ":
-		childPrefix += "│ "
-	case "└ ":
-		childPrefix += "  "
-	}
-	for i, c := range n.children {
-		b := "├ "
-		if i == len(n.children)-1 {
-			b = "└ "
-		}
-		rows = p.appendRows(rows, c, childPrefix, b, w)
-	}
-	return rows
+	n.row = th.Border.Render(prefix+branch) + st.Render(mark) + nameStyle.Render(name) + strings.Repeat(" ", gap) + st.Render(dur)
+	n.key = key
+	return n.row
 }
 
 // SpansFromEvents makes span events out of the agent's events, for a

@@ -1,0 +1,87 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent"
+)
+
+// The pump joins text deltas into at most ~25 messages a second, passes
+// every other event alone and in order, and ends with turnClosedMsg.
+func TestPumpCoalescesTextAndKeepsOrder(t *testing.T) {
+	in := make(chan agent.Event, 64)
+	done := make(chan struct{})
+	defer close(done)
+	p := newPump(7, in, done)
+	go func() {
+		for i := 0; i < 200; i++ {
+			in <- agent.TextDelta{Text: "abcd"}
+			time.Sleep(time.Millisecond)
+		}
+		in <- agent.ToolCallStarted{CallID: "c1"}
+		in <- agent.TextDelta{Text: "tail"}
+		in <- agent.TurnFinished{}
+		close(in)
+	}()
+	start := time.Now()
+	var text strings.Builder
+	var texts int
+	var order []string
+	for {
+		msg := p.next()
+		if msg == nil {
+			t.Fatal("pump closed before turnClosedMsg")
+		}
+		if c, ok := msg.(turnClosedMsg); ok {
+			if c.Turn != 7 {
+				t.Fatalf("closed turn %d", c.Turn)
+			}
+			break
+		}
+		ev := msg.(agentEventMsg)
+		switch e := ev.Event.(type) {
+		case agent.TextDelta:
+			text.WriteString(e.Text)
+			texts++
+			order = append(order, "text")
+		case agent.ToolCallStarted:
+			order = append(order, "tool")
+		case agent.TurnFinished:
+			order = append(order, "finished")
+		}
+	}
+	elapsed := time.Since(start)
+	if want := strings.Repeat("abcd", 200) + "tail"; text.String() != want {
+		t.Fatalf("text lost or reordered: %d bytes", text.Len())
+	}
+	if max := int(elapsed/frameInterval) + 3; texts > max {
+		t.Errorf("%d text messages in %v (at most %d)", texts, elapsed, max)
+	}
+	got := strings.Join(order, ",")
+	if !strings.HasSuffix(got, "text,tool,text,finished") {
+		t.Errorf("order %s", got)
+	}
+}
+
+// A pump whose program has ended drains the agent and answers approvals,
+// so the agent never blocks.
+func TestPumpDrainsWhenTheProgramEnds(t *testing.T) {
+	in := make(chan agent.Event)
+	done := make(chan struct{})
+	close(done)
+	newPump(1, in, done)
+	finished := make(chan struct{})
+	go func() {
+		in <- agent.ToolCallStarted{}
+		in <- agent.TurnFinished{}
+		close(in)
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the agent blocked on a pump nobody reads")
+	}
+}
