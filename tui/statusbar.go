@@ -134,6 +134,7 @@ func (s *StatusBar) refresh() {
 	tokens := seg(fmt.Sprintf("tokens %s turn · %s session", present.Tokens(in.TurnTokens), present.Tokens(in.SessionTokens)))
 
 	var right string
+	hint := false
 	switch {
 	case s.flash != "":
 		right = th.Warn.Inherit(base).Render(" " + s.flash + " ")
@@ -142,7 +143,7 @@ func (s *StatusBar) refresh() {
 	case in.MouseOff:
 		right = seg("mouse released · f2 to capture")
 	default:
-		right = seg("/help · ctrl+t spans")
+		right, hint = seg("/help · ctrl+t spans"), true
 	}
 	if in.Queued > 0 {
 		right = seg(fmt.Sprintf("%d queued", in.Queued)) + right
@@ -151,6 +152,9 @@ func (s *StatusBar) refresh() {
 	// Drop the least important segments until the bar fits; the
 	// UNSANDBOXED badge and YOLO stay.
 	l := provider + badge + yolo + grants + tokens
+	if hint && xansi.StringWidth(l)+xansi.StringWidth(right) > s.width {
+		right = "" // the hint goes first
+	}
 	for _, shorter := range []string{provider + badge + yolo + grants, provider + badge + yolo, badge + yolo} {
 		if xansi.StringWidth(l)+xansi.StringWidth(right) <= s.width {
 			break

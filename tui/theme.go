@@ -161,7 +161,7 @@ func monoTheme() Theme {
 		Modal:     s().Border(lipgloss.RoundedBorder()).Padding(0, 1),
 		KeyHint:   s().Bold(true),
 		Status:    s().Reverse(true),
-		Badge:     s().Bold(true).Blink(true),
+		Badge:     s().Bold(true).Reverse(true),
 		BadgeOK:   s().Reverse(true),
 		Yolo:      s().Reverse(true).Bold(true),
 		InputLine: s(),
