@@ -335,54 +335,56 @@ func (c *Chat) View() string {
 }
 
 // visible returns the screen's lines with their gutter, from the caches.
+// It builds only the lines on screen, however long the entries are.
 func (c *Chat) visible() []string {
 	if len(c.entries) == 0 || c.width == 0 {
 		return nil
 	}
 	w := c.inner()
-	block := func(i int) []string {
+	// blockLines is entry i's cached lines and the number of lines it
+	// takes (with the blank line before it).
+	blockLines := func(i int) ([]string, int) {
 		ls, _ := c.entries[i].cached(w)
-		mark := "  "
-		if i == c.selected {
-			mark = c.rc.th.Selected.Render("▌ ")
-		}
-		out := make([]string, 0, len(ls)+1)
 		if i > 0 {
-			out = append(out, "")
+			return ls, len(ls) + 1
 		}
-		for _, l := range ls {
-			out = append(out, mark+l)
-		}
-		return out
+		return ls, len(ls)
 	}
+	// line is line k of entry i's block.
+	line := func(i, k int, ls []string) string {
+		if i > 0 {
+			if k == 0 {
+				return ""
+			}
+			k--
+		}
+		if i == c.selected {
+			return c.rc.th.Selected.Render("▌ ") + ls[k]
+		}
+		return "  " + ls[k]
+	}
+	start := c.top
 	if c.follow {
-		var rev [][]string
-		n := 0
-		for i := len(c.entries) - 1; i >= 0 && n < c.height; i-- {
-			b := block(i)
-			rev = append(rev, b)
-			n += len(b)
+		// Walk back from the end to the first line on screen.
+		need := c.height
+		start = pos{}
+		for i := len(c.entries) - 1; i >= 0; i-- {
+			_, n := blockLines(i)
+			if n >= need {
+				start = pos{idx: i, line: n - need}
+				break
+			}
+			need -= n
 		}
-		lines := make([]string, 0, n)
-		for i := len(rev) - 1; i >= 0; i-- {
-			lines = append(lines, rev[i]...)
+	}
+	lines := make([]string, 0, c.height)
+	for i, k := start.idx, start.line; i < len(c.entries) && len(lines) < c.height; i, k = i+1, 0 {
+		ls, n := blockLines(i)
+		for ; k < n && len(lines) < c.height; k++ {
+			lines = append(lines, line(i, k, ls))
 		}
-		if len(lines) > c.height {
-			lines = lines[len(lines)-c.height:]
-		}
-		return lines
 	}
-	var lines []string
-	for i := c.top.idx; i < len(c.entries) && len(lines) < c.height+c.top.line; i++ {
-		lines = append(lines, block(i)...)
-	}
-	if c.top.line < len(lines) {
-		lines = lines[c.top.line:]
-	}
-	if len(lines) > c.height {
-		lines = lines[:c.height]
-	}
-	if len(lines) == c.height && c.height > 2 {
+	if !c.follow && len(lines) == c.height && c.height > 2 {
 		lines[c.height-1] = c.rc.th.Dim.Render("  ↓ more below · end to follow")
 	}
 	return lines
