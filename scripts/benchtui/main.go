@@ -295,7 +295,6 @@ func launch(base string) *term {
 		// (scripted) request, and the transcript on screen keeps every
 		// message anyway.
 		"CO_CLI_MAX_HISTORY_MESSAGES=100000",
-		"CO_TUI_CPUPROFILE=" + os.Getenv("CO_TUI_CPUPROFILE"),
 	}
 	t := &term{cmd: cmd, scr: newScreen(cols, rows), home: home, closed: make(chan struct{})}
 	t.started = time.Now()
