@@ -14,12 +14,13 @@ const Redacted = "[REDACTED]"
 const minSecretLen = 4
 
 // pattern is a secret recognised by its shape. A string is matched against
-// re only when it contains one of the hints (cheap substring tests), so the
-// common case costs a few Contains calls.
+// re only when it contains one of the hints (fast substring tests) or the
+// fold mark (found by one case-insensitive pass, scanFold), so ordinary text
+// of any length costs a few scans and no regexp.
 type pattern struct {
 	label string
 	hints []string // any of these, case-sensitive
-	fold  []string // any of these, ASCII case-insensitive
+	fold  int      // or this scanFold mark
 	re    *regexp.Regexp
 	// keep is the number of leading submatches kept verbatim (e.g. the
 	// "Bearer " prefix or the "api_key=" name); the rest is replaced.
@@ -29,11 +30,11 @@ type pattern struct {
 var patterns = []pattern{
 	{label: "private-key", hints: []string{"PRIVATE KEY"},
 		re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`)},
-	{label: "bearer", fold: []string{"bearer"},
+	{label: "bearer", fold: foldBearer,
 		re: regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`), keep: 1},
 	{label: "slack-token", hints: []string{"xox", "xapp-"},
 		re: regexp.MustCompile(`\bxox[abposrce]-[A-Za-z0-9-]{8,}|\bxapp-[A-Za-z0-9-]{8,}`)},
-	{label: "github-token", hints: []string{"gh", "github_pat_"},
+	{label: "github-token", hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}`)},
 	{label: "aws-key", hints: []string{"AKIA", "ASIA"},
 		re: regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
@@ -44,7 +45,7 @@ var patterns = []pattern{
 	{label: "jwt", hints: []string{"eyJ"},
 		re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
 	// key = value where the name says it is a secret: api_key=..., "token": "...".
-	{label: "secret", fold: []string{"key", "token", "secret", "passw", "auth"},
+	{label: "secret", fold: foldAssign,
 		re: regexp.MustCompile(`(?i)((?:api[_-]?key|access[_-]?key|secret[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|refresh[_-]?token|bot[_-]?token|password|passwd|secret|token)["']?\s*[:=]\s*["']?)([^\s"',;&}{\]\[]{8,})`), keep: 1},
 }
 
@@ -94,10 +95,19 @@ func (r *Redactor) String(s string) string {
 			}
 		}
 	}
+	fold := -1 // scanFold(s), computed when first needed
 	for i := range patterns {
 		p := &patterns[i]
 		if !p.hinted(s) {
-			continue
+			if p.fold == 0 {
+				continue
+			}
+			if fold < 0 {
+				fold = scanFold(s)
+			}
+			if fold&p.fold == 0 {
+				continue
+			}
 		}
 		if p.keep == 0 {
 			s = p.re.ReplaceAllLiteralString(s, "[REDACTED:"+p.label+"]")
@@ -121,32 +131,62 @@ func (p *pattern) hinted(s string) bool {
 			return true
 		}
 	}
-	for _, h := range p.fold {
-		if containsFold(s, h) {
-			return true
-		}
-	}
 	return false
 }
 
-// containsFold reports whether s contains the lower-case ASCII word sub,
-// ignoring ASCII case, without allocating.
-func containsFold(s, sub string) bool {
-	n := len(sub)
-	first := sub[0]
-	for i := 0; i+n <= len(s); i++ {
-		c := s[i]
-		if c|0x20 != first {
-			continue
+// scanFold marks.
+const (
+	foldBearer = 1 << iota // "bearer", any case
+	foldAssign             // a secret-sounding name followed soon by : or =
+)
+
+// assignWords are the names that make "name = value" look like a secret,
+// in the casings searched for (lower, Title, UPPER: SIMD substring search
+// is much faster than a case-folding pass).
+var assignWords = casings("key", "token", "secret", "passw", "auth")
+
+var bearerWords = casings("bearer")
+
+func casings(words ...string) []string {
+	var out []string
+	for _, w := range words {
+		out = append(out, w, strings.ToUpper(w[:1])+w[1:], strings.ToUpper(w))
+	}
+	return out
+}
+
+// scanFold finds the fold marks of s.
+func scanFold(s string) int {
+	mask := 0
+	for _, w := range bearerWords {
+		if strings.Contains(s, w) {
+			mask |= foldBearer
+			break
 		}
-		j := 1
-		for ; j < n; j++ {
-			if s[i+j]|0x20 != sub[j] {
+	}
+	for _, w := range assignWords {
+		for from := 0; ; {
+			i := strings.Index(s[from:], w)
+			if i < 0 {
 				break
 			}
+			from += i + len(w)
+			if assignFollows(s, from) {
+				return mask | foldAssign
+			}
 		}
-		if j == n {
+	}
+	return mask
+}
+
+// assignFollows: a ':' or '=' within the next 24 bytes of the line.
+func assignFollows(s string, j int) bool {
+	for k := j; k < len(s) && k < j+24; k++ {
+		switch s[k] {
+		case ':', '=':
 			return true
+		case '\n':
+			return false
 		}
 	}
 	return false
