@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -132,10 +133,41 @@ func BenchmarkAgentTurn(b *testing.B) {
 }
 
 func benchTurns(b *testing.B, shape, variant string) {
+	ag, tr := benchAgent(b, shape, variant, b.N+1)
+	ag.turn() // warm up: connections, and the store opened
+	if tr != nil {
+		_ = tr.ForceFlush(context.Background())
+	}
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		ag.turn()
+	}
+	if tr != nil {
+		if err := tr.ForceFlush(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/turn")
+}
+
+// benchAgent is an agent for a shape of turn and a tracing variant; its
+// turn method runs one turn. For the tools shape, turns > 0 starts the
+// scripted server (shared by the agents made after it).
+type benchAgentT struct {
+	b      *testing.B
+	ag     *agent.Agent
+	hist   []agent.Message
+	prompt string
+	n      int
+}
+
+var benchLLM string
+
+func benchAgent(b *testing.B, shape, variant string, turns int) (*benchAgentT, *telemetry.Tracing) {
 	cfg := agent.Config{SystemPrompt: "You are a benchmark.", SessionID: "bench",
 		Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true})}
-	var hist []agent.Message
-	prompt := "please check the thing"
+	ba := &benchAgentT{b: b, prompt: "please check the thing"}
 	switch shape {
 	case "stream":
 		oc := openai.DefaultConfig("sk-bench-key-0123456789")
@@ -148,13 +180,15 @@ func benchTurns(b *testing.B, shape, variant string) {
 			if i%2 == 1 {
 				role = agent.RoleAssistant
 			}
-			hist = append(hist, agent.Message{Role: role, Content: strings.Repeat("earlier message text ", 10)})
+			ba.hist = append(ba.hist, agent.Message{Role: role, Content: strings.Repeat("earlier message text ", 10)})
 		}
-		prompt = "go"
+		ba.prompt = "go"
 	case "tools":
-		url := startLLM(b, b.N+1)
+		if turns > 0 {
+			benchLLM = startLLM(b, turns)
+		}
 		cfg.Tools, _ = tools.NewRegistry(echoTool{})
-		cfg.Provider = agent.Provider{Name: "openai", BaseURL: url, APIKey: "sk-bench-key-0123456789", Model: "test-model"}
+		cfg.Provider = agent.Provider{Name: "openai", BaseURL: benchLLM, APIKey: "sk-bench-key-0123456789", Model: "test-model"}
 	}
 	var tr *telemetry.Tracing
 	if variant != "noop" {
@@ -164,47 +198,73 @@ func benchTurns(b *testing.B, shape, variant string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer tr.Shutdown(context.Background())
+		b.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
 		cfg.Tracer = tr.Tracer()
 		if variant == "traced-panel" {
 			ch, stop := tr.Feed().Subscribe(256)
-			defer stop()
+			b.Cleanup(stop)
 			go func() {
 				for range ch {
 				}
 			}()
 		}
 	}
-	ag := agent.New(cfg)
-	ctx := context.Background()
-	turn := func() {
-		if hist != nil {
-			ag.SetHistory(hist)
-		}
-		var last agent.Event
-		for ev := range ag.Submit(ctx, prompt) {
-			last = ev
-		}
-		if _, ok := last.(agent.TurnFinished); !ok {
-			b.Fatalf("turn: %#v", last)
-		}
+	ba.ag = agent.New(cfg)
+	return ba, tr
+}
+
+func (ba *benchAgentT) turn() {
+	if ba.hist != nil {
+		ba.ag.SetHistory(ba.hist)
 	}
-	turn() // warm up: connections, and the store opened
-	if tr != nil {
-		_ = tr.ForceFlush(ctx)
+	var last agent.Event
+	for ev := range ba.ag.Submit(context.Background(), ba.prompt) {
+		last = ev
 	}
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	for i := 0; i < b.N; i++ {
-		turn()
-		if hist == nil && i%50 == 49 {
-			ag.Reset() // keep the tools turn's history of ordinary size
-		}
+	if _, ok := last.(agent.TurnFinished); !ok {
+		ba.b.Fatalf("turn: %#v", last)
 	}
-	if tr != nil {
-		if err := tr.ForceFlush(ctx); err != nil {
-			b.Fatal(err)
-		}
+	ba.n++
+	if ba.hist == nil && ba.n%50 == 0 {
+		ba.ag.Reset() // keep the tools turn's history of ordinary size
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/turn")
+}
+
+// BenchmarkTracingOverhead runs a no-op-traced agent and a traced one in
+// the same process, alternating turn by turn, and reports each one's
+// median CPU per turn and the overhead of the sums. Alternating cancels
+// the drift of a shared machine's load, which swamps a few percent when
+// the variants run one after the other. The traced turn ends with a
+// flush, as an interactive turn does (its spans are one batch); the GC
+// work of either agent may land in the other's turns.
+func BenchmarkTracingOverhead(b *testing.B) {
+	for _, shape := range []string{"stream", "tools"} {
+		b.Run(shape, func(b *testing.B) {
+			replies := 0
+			if shape == "tools" {
+				replies = 2*b.N + 2
+			}
+			noop, _ := benchAgent(b, shape, "noop", replies)
+			traced, tr := benchAgent(b, shape, "traced", 0)
+			var cn, ct []time.Duration
+			var sn, st time.Duration
+			for i := -1; i < b.N; i++ { // i == -1 warms both up
+				c0 := cpuTime()
+				noop.turn()
+				c1 := cpuTime()
+				traced.turn()
+				_ = tr.ForceFlush(context.Background())
+				c2 := cpuTime()
+				if i >= 0 {
+					cn, ct = append(cn, c1-c0), append(ct, c2-c1)
+					sn, st = sn+c1-c0, st+c2-c1
+				}
+			}
+			sort.Slice(cn, func(i, j int) bool { return cn[i] < cn[j] })
+			sort.Slice(ct, func(i, j int) bool { return ct[i] < ct[j] })
+			b.ReportMetric(float64(cn[len(cn)/2].Microseconds()), "noop-cpu-µs/turn")
+			b.ReportMetric(float64(ct[len(ct)/2].Microseconds()), "traced-cpu-µs/turn")
+			b.ReportMetric((float64(st)/float64(sn)-1)*100, "overhead-%")
+		})
+	}
 }
