@@ -102,6 +102,20 @@ func (c *Chat) blockLen(i int) int {
 	return n
 }
 
+// tailLen is like blockLen for the chat following the bottom, which needs
+// only the last need lines of an entry.
+func (c *Chat) tailLen(i, need int) int {
+	tr, ok := c.entries[i].(tailRenderer)
+	if !ok {
+		return c.blockLen(i)
+	}
+	n := len(tr.renderTail(c.inner(), &c.rc, need))
+	if i > 0 {
+		n++
+	}
+	return n
+}
+
 // layout renders what the viewport shows and settles the scroll position.
 func (c *Chat) layout() {
 	if c.width == 0 || len(c.entries) == 0 {
@@ -110,7 +124,7 @@ func (c *Chat) layout() {
 	if c.follow {
 		need := c.height
 		for i := len(c.entries) - 1; i >= 0 && need > 0; i-- {
-			need -= c.blockLen(i)
+			need -= c.tailLen(i, need)
 		}
 		return
 	}

@@ -77,11 +77,20 @@ func (e *userEntry) render(width int, rc *renderCtx) []string {
 
 func (e *userEntry) plain() string { return e.text }
 
+// tailRenderer is an entry that can render only its last lines (the chat
+// following the bottom needs no more).
+type tailRenderer interface {
+	// renderTail returns at least the last need lines at width (all of
+	// them when the entry is shorter).
+	renderTail(width int, rc *renderCtx, need int) []string
+}
+
 // assistantEntry is a reply, streamed as markdown.
 type assistantEntry struct {
 	lineCache
 	md          mdStream
 	interrupted bool
+	partial     bool // the cached lines are only the entry's last lines
 }
 
 func (e *assistantEntry) append(text string) {
@@ -96,13 +105,21 @@ func (e *assistantEntry) finish(interrupted bool) {
 }
 
 func (e *assistantEntry) render(width int, rc *renderCtx) []string {
-	if l, ok := e.cached(width); ok {
+	if l, ok := e.cached(width); ok && !e.partial {
 		return l
 	}
-	lines := e.md.render(rc.md, width)
-	if e.interrupted {
-		lines = append(append([]string(nil), lines...), rc.th.Dim.Render("(interrupted)"))
+	return e.renderTail(width, rc, 0)
+}
+
+func (e *assistantEntry) renderTail(width int, rc *renderCtx, need int) []string {
+	if l, ok := e.cached(width); ok && (!e.partial || need > 0 && len(l) >= need) {
+		return l
 	}
+	lines, partial := e.md.render(rc.md, width, need)
+	if e.interrupted {
+		lines = append(lines, rc.th.Dim.Render("(interrupted)"))
+	}
+	e.partial = partial
 	return e.store(width, lines)
 }
 

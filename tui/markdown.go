@@ -324,6 +324,7 @@ type mdBlock struct {
 	src   string
 	width int
 	lines []string
+	done  bool // lines hold the render at width
 }
 
 // mdStream is an assistant reply rendered as it streams: finished blocks
@@ -373,21 +374,36 @@ func (s *mdStream) cut(final bool) {
 func (s *mdStream) Source() string { return s.text.String() }
 
 // render brings the rendered lines up to date for width and returns them.
-// Only blocks not yet rendered at this width and a changed tail are
-// rendered.
-func (s *mdStream) render(md *markdown, width int) []string {
-	var out []string
-	for i := range s.blocks {
-		b := &s.blocks[i]
-		if b.width != width || b.lines == nil {
-			b.lines, b.width = md.block(b.src, width), width
-		}
-		out = appendBlock(out, b.lines)
-	}
+// need > 0 asks only for the last need lines (a few more may come back):
+// blocks above them stay unrendered and partial says so; the lines are
+// then a suffix of the full render. A reply that arrives all at once thus
+// renders what is on screen first, and the rest when it is scrolled to.
+func (s *mdStream) render(md *markdown, width, need int) (out []string, partial bool) {
 	if !s.tailDone || s.tailW != width {
 		s.tail, s.tailW, s.tailDone = md.block(s.tailSrc, width), width, true
 	}
-	return appendBlock(out, s.tail)
+	first := 0
+	if need > 0 {
+		n := len(s.tail)
+		for first = len(s.blocks); first > 0 && n < need; {
+			first--
+			n += len(s.renderBlock(md, first, width)) + 1
+		}
+	}
+	for i := first; i < len(s.blocks); i++ {
+		out = appendBlock(out, s.renderBlock(md, i, width))
+	}
+	return appendBlock(out, s.tail), first > 0
+}
+
+// renderBlock returns finished block i rendered at width, rendering it
+// only the first time (per width).
+func (s *mdStream) renderBlock(md *markdown, i, width int) []string {
+	b := &s.blocks[i]
+	if !b.done || b.width != width {
+		b.lines, b.width, b.done = md.block(b.src, width), width, true
+	}
+	return b.lines
 }
 
 func appendBlock(out, lines []string) []string {
@@ -406,5 +422,6 @@ func renderMarkdown(md *markdown, text string, width int) []string {
 	var s mdStream
 	s.append(text)
 	s.finish()
-	return s.render(md, width)
+	lines, _ := s.render(md, width, 0)
+	return lines
 }

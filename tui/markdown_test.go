@@ -46,16 +46,60 @@ func TestStreamingMarkdownEqualsFreshRender(t *testing.T) {
 						s.append(rest[:n])
 						rest = rest[n:]
 						if rng.Intn(3) == 0 {
-							s.render(md, width) // render mid-stream, as frames do
+							s.render(md, width, rng.Intn(8)) // render mid-stream, as frames do
 						}
 					}
 					s.finish()
-					if got := strings.Join(s.render(md, width), "\n"); got != want {
+					if got := strings.Join(renderAll(&s, md, width), "\n"); got != want {
 						t.Fatalf("width %d trial %d: incremental render differs\n got: %q\nwant: %q", width, trial, got, want)
 					}
 				}
 			}
 		})
+	}
+}
+
+func renderAll(s *mdStream, md *markdown, width int) []string {
+	lines, _ := s.render(md, width, 0)
+	return lines
+}
+
+// Asked for its last lines only, a reply renders just the blocks those
+// need, and what it returns is the end of the full render.
+func TestPartialRenderIsASuffixOfTheFullRender(t *testing.T) {
+	md := testMarkdown()
+	text := strings.Repeat(markdownSamples["heading+list"]+"\n\n"+markdownSamples["fences"]+"\n\n", 6)
+	var s mdStream
+	s.append(text)
+	s.finish()
+	var fresh mdStream
+	fresh.append(text)
+	fresh.finish()
+	full := renderAll(&fresh, md, 50)
+	for _, need := range []int{1, 5, 20, 60, len(full) + 10} {
+		got, partial := s.render(md, 50, need)
+		if len(got) < min(need, len(full)) {
+			t.Fatalf("need %d: got %d lines", need, len(got))
+		}
+		if strings.Join(full[len(full)-len(got):], "\n") != strings.Join(got, "\n") {
+			t.Fatalf("need %d: not a suffix of the full render", need)
+		}
+		if partial != (len(got) < len(full)) {
+			t.Fatalf("need %d: partial = %v with %d of %d lines", need, partial, len(got), len(full))
+		}
+	}
+	rendered := 0
+	var lazy mdStream
+	lazy.append(text)
+	lazy.finish()
+	lazy.render(md, 50, 10)
+	for _, b := range lazy.blocks {
+		if b.done {
+			rendered++
+		}
+	}
+	if rendered > 4 {
+		t.Fatalf("rendered %d of %d blocks for 10 lines", rendered, len(lazy.blocks))
 	}
 }
 
@@ -160,11 +204,11 @@ func FuzzStreamingMarkdown(f *testing.F) {
 		for i := 0; i < len(text); i += n {
 			s.append(text[i:min(i+n, len(text))])
 			if i%(3*n) == 0 {
-				s.render(md, 40)
+				s.render(md, 40, i%7)
 			}
 		}
 		s.finish()
-		got := strings.Join(s.render(md, 40), "\n")
+		got := strings.Join(renderAll(&s, md, 40), "\n")
 		want := strings.Join(renderMarkdown(md, text, 40), "\n")
 		if got != want {
 			t.Fatalf("incremental %q\nfresh %q", got, want)
