@@ -35,7 +35,8 @@ func TestValidate(t *testing.T) {
 		{"array", `["a"]`, "must be a JSON object, not an array"},
 		{"wrong type", `{"path":3}`, "at /path"},
 		{"below minimum", `{"path":"a","limit":0}`, "at /limit"},
-		{"unknown key", `{"path":"a","extra":1}`, "extra"},
+		{"unknown key", `{"path":"a","extra":1}`, "additional property 'extra' is not allowed"},
+		{"integer as float", `{"path":"a","limit":2.5}`, "at /limit: got a number, want integer"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

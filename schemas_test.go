@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/tools"
+)
+
+// Every tool co registers has a schema the validator accepts (it rejects
+// keywords it does not implement, so no schema goes unchecked).
+func TestEveryToolSchemaCompiles(t *testing.T) {
+	home, vault := t.TempDir(), t.TempDir()
+	creds := filepath.Join(home, "token.json")
+	os.WriteFile(creds, []byte(`{"type":"authorized_user","client_id":"id","client_secret":"s","refresh_token":"r"}`), 0o600)
+	env := map[string]string{
+		"SLACK_BOT_TOKEN": "xoxb-test", "BRAVE_SEARCH_API_KEY": "k", "CO_CLI_SANDBOX_BACKEND": "subprocess",
+		"OBSIDIAN_VAULT_PATH": vault, "GOOGLE_CREDENTIALS_PATH": creds,
+	}
+	l, err := config.Load(config.LoadOptions{Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, WorkDir: t.TempDir(), HomeDir: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := newReportSession(context.Background(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	if len(ss.unconfigured) != 0 {
+		t.Fatalf("every family should be configured here: %v", ss.unconfigured)
+	}
+	v := tools.NewValidator()
+	for _, tool := range ss.tools.All() {
+		err := v.Validate(tool, json.RawMessage(`{}`))
+		if err != nil && !tools.IsRetry(err) {
+			t.Errorf("%s: %v", tool.Name(), err)
+		}
+	}
+	if n := ss.tools.Len(); n != 27 {
+		t.Errorf("only %d tools registered", n)
+	}
+}
