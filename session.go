@@ -117,6 +117,9 @@ func buildSession(ctx context.Context, l *config.Loaded, probeOnly bool) (*sessi
 		ss.tracing = ss.setupTelemetry(ctx)
 	}
 	ss.closers = append(ss.closers, ss.tracing.shutdown)
+	if !probeOnly {
+		ss.traceSandboxStart()
+	}
 
 	ps := providerSettings(l)
 	cfg := agent.Config{

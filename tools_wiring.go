@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+
 	"fmt"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"strings"
 	"time"
 
@@ -109,3 +113,34 @@ func (r reportOnly) Run(context.Context, string, sandbox.Options) (sandbox.Outpu
 }
 func (r reportOnly) Isolation() sandbox.Isolation { return r.iso }
 func (r reportOnly) Close() error                 { return nil }
+
+// traceSandboxStart records the container's creation as a sandbox_start
+// span, with its real start and end, once it is ready (creation runs in the
+// background; the chat never waits for it).
+func (ss *session) traceSandboxStart() {
+	st, ok := ss.sandbox.(sandbox.Starter)
+	if !ok {
+		return
+	}
+	tracer, image, id := ss.tracing.tracer, ss.loaded.Settings.DockerImage, ss.id
+	ctx, cancel := context.WithCancel(context.Background())
+	ss.closers = append(ss.closers, cancel)
+	go func() {
+		err := st.Ready(ctx)
+		begin, took, _ := st.Started()
+		if begin.IsZero() || ctx.Err() != nil {
+			return
+		}
+		_, span := tracer.Start(context.Background(), "sandbox_start", trace.WithTimestamp(begin), trace.WithAttributes(
+			attribute.String("co.sandbox.backend", "docker"),
+			attribute.String("co.sandbox.image", image),
+			attribute.String("co.session.id", id),
+		))
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+			took = time.Since(begin)
+		}
+		span.End(trace.WithTimestamp(begin.Add(took)))
+	}()
+}
