@@ -11,6 +11,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/telemetry"
 )
 
 func newStatusCmd(s streams) *cobra.Command {
@@ -91,6 +92,24 @@ func (ss *session) extraStatus() []string {
 	rows := []string{fmt.Sprintf("sandbox\t%s (isolation: %s)", ss.selection.Backend, level)}
 	if w := ss.sandboxWarning(); w != "" {
 		rows = append(rows, "\tWARNING: "+w)
+	}
+	rows = append(rows, "telemetry\t"+telemetry.DBPath(ss.loaded.Paths.DataDir))
+	if t := ss.tracing.t; t != nil {
+		if t.OTLP() {
+			rows = append(rows, "\talso exported over OTLP ($OTEL_EXPORTER_OTLP_ENDPOINT)")
+		}
+		if err, n := t.Err(); err != nil {
+			rows = append(rows, fmt.Sprintf("\texport errors: %d, last: %v", n, err))
+		}
+		if d := t.Dropped(); d > 0 {
+			rows = append(rows, fmt.Sprintf("\t%d spans dropped (the store could not keep up)", d))
+		}
+		for _, w := range t.Warnings() {
+			rows = append(rows, "\twarning: "+w)
+		}
+	}
+	if ss.store != nil {
+		rows = append(rows, "sessions\t"+ss.store.Path())
 	}
 	return rows
 }
