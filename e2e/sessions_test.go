@@ -15,20 +15,8 @@ import (
 // without its result right after it.
 func validHistory(t *testing.T, r llmtest.Request) {
 	t.Helper()
-	msgs := r.Body.Messages
-	for i, m := range msgs {
-		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
-			continue
-		}
-		answered := map[string]bool{}
-		for j := i + 1; j < len(msgs) && msgs[j].Role == "tool"; j++ {
-			answered[msgs[j].ToolCallID] = true
-		}
-		for _, tc := range m.ToolCalls {
-			if !answered[tc.ID] {
-				t.Fatalf("tool call %s has no result in the request", tc.ID)
-			}
-		}
+	if msg := r.HistoryError(); msg != "" {
+		t.Fatal(msg)
 	}
 }
 

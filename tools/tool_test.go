@@ -88,3 +88,14 @@ func TestRegistryAndDecide(t *testing.T) {
 		t.Errorf("side effect decided %+v", c)
 	}
 }
+
+func TestClampAndSize(t *testing.T) {
+	if tools.Clamp(0, 10, 50) != 10 || tools.Clamp(-3, 10, 50) != 10 || tools.Clamp(70, 10, 50) != 50 || tools.Clamp(5, 10, 50) != 5 {
+		t.Error("Clamp")
+	}
+	for n, want := range map[int64]string{3: "3 B", 4096: "4 KB", 1536: "1.5 KB", 3 << 20: "3 MB", 5 << 30: "5 GB"} {
+		if got := tools.Size(n); got != want {
+			t.Errorf("Size(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

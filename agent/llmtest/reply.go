@@ -110,6 +110,33 @@ func (r Request) LastUserMessage() string {
 	return lastUserMessage(r.Body.Messages)
 }
 
+// HistoryError says what makes the request's conversation invalid for a
+// provider, or "" when it is valid: every assistant tool call must be
+// answered by a tool message right after it (before the next non-tool
+// message), with valid JSON arguments, and the conversation must not end
+// with an unanswered call.
+func (r Request) HistoryError() string {
+	msgs := r.Body.Messages
+	for i, m := range msgs {
+		if m.Role != openai.ChatMessageRoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		for j := i + 1; j < len(msgs) && msgs[j].Role == openai.ChatMessageRoleTool; j++ {
+			answered[msgs[j].ToolCallID] = true
+		}
+		for _, tc := range m.ToolCalls {
+			if !answered[tc.ID] {
+				return fmt.Sprintf("tool call %s (%s) has no result right after it", tc.ID, tc.Function.Name)
+			}
+			if !json.Valid([]byte(tc.Function.Arguments)) {
+				return fmt.Sprintf("tool call %s has invalid JSON arguments %q", tc.ID, tc.Function.Arguments)
+			}
+		}
+	}
+	return ""
+}
+
 func lastUserMessage(msgs []openai.ChatCompletionMessage) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]

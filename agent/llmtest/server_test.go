@@ -790,3 +790,25 @@ func TestReplyJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestHistoryError(t *testing.T) {
+	call := openai.ToolCall{ID: "c1", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "f", Arguments: `{}`}}
+	asst := openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{call}}
+	res := openai.ChatCompletionMessage{Role: "tool", ToolCallID: "c1", Content: "ok"}
+	user := openai.ChatCompletionMessage{Role: "user", Content: "q"}
+	cases := map[string]struct {
+		msgs []openai.ChatCompletionMessage
+		want string
+	}{
+		"valid":               {[]openai.ChatCompletionMessage{user, asst, res, user}, ""},
+		"dangling at the end": {[]openai.ChatCompletionMessage{user, asst}, "has no result"},
+		"result after a user": {[]openai.ChatCompletionMessage{user, asst, user, res}, "has no result"},
+		"invalid arguments":   {[]openai.ChatCompletionMessage{user, {Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c1", Function: openai.FunctionCall{Name: "f", Arguments: "{"}}}}, res}, "invalid JSON"},
+	}
+	for name, tc := range cases {
+		r := Request{Body: openai.ChatCompletionRequest{Messages: tc.msgs}}
+		if got := r.HistoryError(); tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: HistoryError() = %q, want %q", name, got, tc.want)
+		}
+	}
+}

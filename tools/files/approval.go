@@ -3,6 +3,7 @@ package files
 import (
 	"bytes"
 	"fmt"
+	"github.com/co-cli/co/tools"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -57,9 +58,9 @@ func diffPreview(rel string, old []byte, exists bool, new []byte) string {
 			what = "binary"
 		}
 		if !exists {
-			return fmt.Sprintf("(new file %s, %s: %s)", rel, humanSize(int64(len(new))), what)
+			return fmt.Sprintf("(new file %s, %s: %s)", rel, tools.Size(int64(len(new))), what)
 		}
-		return fmt.Sprintf("(%s: %s → %s, %s)", rel, humanSize(int64(len(old))), humanSize(int64(len(new))), what)
+		return fmt.Sprintf("(%s: %s → %s, %s)", rel, tools.Size(int64(len(old))), tools.Size(int64(len(new))), what)
 	}
 	from := "a/" + rel
 	if !exists {

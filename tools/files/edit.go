@@ -97,7 +97,7 @@ func (t *EditFile) plan(a editArgs) (editPlan, error) {
 	}
 	p.before, p.after, p.count = content, strings.Replace(content, old, new, n), n
 	if len(p.after) > MaxWriteBytes {
-		return p, tools.Retryf("the edited file would be %s; the limit is %s", humanSize(int64(len(p.after))), humanSize(MaxWriteBytes))
+		return p, tools.Retryf("the edited file would be %s; the limit is %s", tools.Size(int64(len(p.after))), tools.Size(MaxWriteBytes))
 	}
 	return p, nil
 }

@@ -112,29 +112,6 @@ func binary(b []byte) bool {
 	return bytes.IndexByte(b, 0) >= 0
 }
 
-// clamp returns v, or def when v <= 0, capped at max.
-func clamp(v, def, max int) int {
-	if v <= 0 {
-		v = def
-	}
-	if v > max {
-		v = max
-	}
-	return v
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)

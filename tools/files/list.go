@@ -50,7 +50,7 @@ func (t *ListDirectory) Run(ctx context.Context, raw json.RawMessage) (tools.Res
 	if err != nil {
 		return tools.Result{}, err
 	}
-	limit := clamp(a.Limit, DefaultListLimit, MaxListLimit)
+	limit := tools.Clamp(a.Limit, DefaultListLimit, MaxListLimit)
 	real, fi, err := t.w.root.Resolve(rel)
 	if err != nil {
 		return tools.Result{}, retry(err)
@@ -113,7 +113,7 @@ func (t *ListDirectory) entry(p, shown string, d fs.DirEntry) string {
 		return shown + " -> " + target
 	case d.Type().IsRegular():
 		if info, err := d.Info(); err == nil {
-			return fmt.Sprintf("%s  (%s)", shown, humanSize(info.Size()))
+			return fmt.Sprintf("%s  (%s)", shown, tools.Size(info.Size()))
 		}
 		return shown
 	}

@@ -66,9 +66,9 @@ func (t *ReadFile) Run(_ context.Context, raw json.RawMessage) (tools.Result, er
 		return tools.Result{}, retry(err)
 	}
 	if binary(b) {
-		return tools.Result{}, tools.Retryf("%q looks like a binary file (%s, with NUL bytes); read_file shows text only", rel, humanSize(int64(len(b))))
+		return tools.Result{}, tools.Retryf("%q looks like a binary file (%s, with NUL bytes); read_file shows text only", rel, tools.Size(int64(len(b))))
 	}
-	return renderLines(rel, b, a.StartLine, a.EndLine, clamp(a.MaxChars, DefaultMaxChars, MaxMaxChars))
+	return renderLines(rel, b, a.StartLine, a.EndLine, tools.Clamp(a.MaxChars, DefaultMaxChars, MaxMaxChars))
 }
 
 // renderLines numbers the lines start..end of b, within maxChars.

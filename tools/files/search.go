@@ -74,7 +74,7 @@ func (t *SearchFiles) Run(ctx context.Context, raw json.RawMessage) (tools.Resul
 	if !fi.IsDir() {
 		return tools.Result{}, tools.Retryf("path %q is a file; search_files takes a directory (use glob to pick files)", rel)
 	}
-	limit := clamp(a.Limit, DefaultSearchLimit, MaxSearchLimit)
+	limit := tools.Clamp(a.Limit, DefaultSearchLimit, MaxSearchLimit)
 
 	var lines []string
 	hasMore, stoppedEarly := false, false

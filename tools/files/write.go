@@ -55,13 +55,13 @@ func (t *WriteFile) Check(_ context.Context, raw json.RawMessage) tools.Check {
 		return willFail(rel, err)
 	}
 	if len(a.Content) > MaxWriteBytes {
-		return willFail(rel, tools.Retryf("content is %s; the limit is %s", humanSize(int64(len(a.Content))), humanSize(MaxWriteBytes)))
+		return willFail(rel, tools.Retryf("content is %s; the limit is %s", tools.Size(int64(len(a.Content))), tools.Size(MaxWriteBytes)))
 	}
 	switch {
 	case !exists:
 		c.Reason = fmt.Sprintf("creates %s (%s)", rel, plural(lineCount(a.Content), "line", "lines"))
 	default:
-		c.Reason = fmt.Sprintf("replaces the content of %s (%s → %s)", rel, humanSize(int64(len(old))), humanSize(int64(len(a.Content))))
+		c.Reason = fmt.Sprintf("replaces the content of %s (%s → %s)", rel, tools.Size(int64(len(old))), tools.Size(int64(len(a.Content))))
 	}
 	if why := runsCodeLater(rel); why != "" {
 		c.Reason += "; it always asks: " + why
@@ -81,7 +81,7 @@ func (t *WriteFile) Run(_ context.Context, raw json.RawMessage) (tools.Result, e
 		return tools.Result{}, err
 	}
 	if len(a.Content) > MaxWriteBytes {
-		return tools.Result{}, tools.Retryf("content is %s; the limit is %s", humanSize(int64(len(a.Content))), humanSize(MaxWriteBytes))
+		return tools.Result{}, tools.Retryf("content is %s; the limit is %s", tools.Size(int64(len(a.Content))), tools.Size(MaxWriteBytes))
 	}
 	old, exists, err := t.w.current(rel)
 	if err != nil {
@@ -101,7 +101,7 @@ func (t *WriteFile) Run(_ context.Context, raw json.RawMessage) (tools.Result, e
 	if created {
 		what = "Created"
 	}
-	return tools.Result{Display: fmt.Sprintf("%s %s (%s, %s).", what, rel, plural(lineCount(a.Content), "line", "lines"), humanSize(int64(len(a.Content)))), Meta: meta}, nil
+	return tools.Result{Display: fmt.Sprintf("%s %s (%s, %s).", what, rel, plural(lineCount(a.Content), "line", "lines"), tools.Size(int64(len(a.Content)))), Meta: meta}, nil
 }
 
 // current reads what is at rel now for a write: its content and whether a
@@ -117,7 +117,7 @@ func (w *Workspace) current(rel string) ([]byte, bool, error) {
 	b, _, err := w.root.ReadFile(rel, MaxWriteBytes)
 	if err != nil {
 		if pathsafe.IsKind(err, pathsafe.TooLarge) {
-			return nil, false, tools.Retryf("%q is over %s; it is not rewritten by write_file or edit_file", rel, humanSize(MaxWriteBytes))
+			return nil, false, tools.Retryf("%q is over %s; it is not rewritten by write_file or edit_file", rel, tools.Size(MaxWriteBytes))
 		}
 		return nil, false, retry(err)
 	}

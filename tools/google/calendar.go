@@ -116,7 +116,7 @@ func listEvents(ctx context.Context, acct *Account, query string, back, ahead, n
 	if back < 0 || ahead < 0 || back > maxDays || ahead > maxDays {
 		return tools.Result{}, tools.Retryf("days_back and days_ahead must be between 0 and %d", maxDays)
 	}
-	n = clamp(n, defaultEvents, maxEvents)
+	n = tools.Clamp(n, defaultEvents, maxEvents)
 	what := "the calendar"
 	if query != "" {
 		what = fmt.Sprintf("the calendar search %q", query)

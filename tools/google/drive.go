@@ -324,7 +324,7 @@ func (t *ReadDriveFile) Run(ctx context.Context, raw json.RawMessage) (tools.Res
 	if cut {
 		size := "more"
 		if f.Size > 0 {
-			size = humanSize(f.Size)
+			size = tools.Size(f.Size)
 		}
 		fmt.Fprintf(&b, "\n\n[cut: this shows the first %d KB of %s; open the link for the rest]", MaxReadBytes>>10, size)
 		res.Meta = map[string]any{"truncated": true}
@@ -382,17 +382,7 @@ func trimPartialRune(b []byte) []byte {
 func binaryResult(f *drive.File) tools.Result {
 	size := ""
 	if f.Size > 0 {
-		size = ", " + humanSize(f.Size)
+		size = ", " + tools.Size(f.Size)
 	}
 	return tools.Result{Display: fmt.Sprintf("%s (%s%s) is not a text file, so co cannot show its contents. Open it in the browser: %s", f.Name, kindOf(f.MimeType), size, f.WebViewLink)}
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d bytes", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%d KB", n>>10)
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }

@@ -47,7 +47,7 @@ func (t *ListEmails) Run(ctx context.Context, raw json.RawMessage) (tools.Result
 	if err := tools.Decode(t.Name(), raw, &a); err != nil {
 		return tools.Result{}, err
 	}
-	return listMessages(ctx, t.a, "", clamp(a.MaxResults, defaultEmails, maxEmails))
+	return listMessages(ctx, t.a, "", tools.Clamp(a.MaxResults, defaultEmails, maxEmails))
 }
 
 // SearchEmails is search_emails: Gmail's search, with its query syntax.
@@ -83,18 +83,7 @@ func (t *SearchEmails) Run(ctx context.Context, raw json.RawMessage) (tools.Resu
 	if q == "" {
 		return tools.Result{}, tools.Retryf("query is empty: give a Gmail search query, e.g. from:someone@example.com")
 	}
-	return listMessages(ctx, t.a, q, clamp(a.MaxResults, defaultEmails, maxEmails))
-}
-
-// clamp is n within [1, max], def when n is unset.
-func clamp(n, def, max int) int {
-	switch {
-	case n <= 0:
-		return def
-	case n > max:
-		return max
-	}
-	return n
+	return listMessages(ctx, t.a, q, tools.Clamp(a.MaxResults, defaultEmails, maxEmails))
 }
 
 // listMessages lists the inbox (query "") or searches all mail.

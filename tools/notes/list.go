@@ -35,7 +35,7 @@ func (t *ListNotes) Run(ctx context.Context, raw json.RawMessage) (tools.Result,
 		return tools.Result{}, err
 	}
 	tag := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(a.Tag), "#"))
-	limit := clamp(a.Limit, DefaultListLimit, MaxListLimit)
+	limit := tools.Clamp(a.Limit, DefaultListLimit, MaxListLimit)
 	r, err := t.v.open()
 	if err != nil {
 		return tools.Result{}, err

@@ -66,7 +66,7 @@ func (t *ReadNote) Run(ctx context.Context, raw json.RawMessage) (tools.Result, 
 		return tools.Result{}, tools.Retryf("%q is not a text note (it has NUL bytes)", rel)
 	}
 	text := strings.ToValidUTF8(string(b), "\uFFFD")
-	max := clamp(a.MaxChars, DefaultReadChars, MaxReadChars)
+	max := tools.Clamp(a.MaxChars, DefaultReadChars, MaxReadChars)
 	meta := map[string]any{"path": rel, "truncated": false}
 	if n := utf8.RuneCountInString(text); n > max {
 		text = string([]rune(text)[:max]) + fmt.Sprintf("\n[cut at max_chars=%d of %d characters]", max, n)

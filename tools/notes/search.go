@@ -117,7 +117,7 @@ func (t *SearchNotes) Run(ctx context.Context, raw json.RawMessage) (tools.Resul
 	if len(kws) == 0 {
 		return tools.Result{}, tools.Retryf("query is empty: give one or more keywords")
 	}
-	limit := clamp(a.Limit, DefaultSearchLimit, MaxSearchLimit)
+	limit := tools.Clamp(a.Limit, DefaultSearchLimit, MaxSearchLimit)
 	r, err := t.v.open()
 	if err != nil {
 		return tools.Result{}, err

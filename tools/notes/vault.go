@@ -268,16 +268,6 @@ func title(rel string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(base, ".md"), ".MD")
 }
 
-func clamp(v, def, max int) int {
-	if v <= 0 {
-		v = def
-	}
-	if v > max {
-		v = max
-	}
-	return v
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)

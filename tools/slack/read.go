@@ -28,16 +28,6 @@ func moreLine(next, what string) string {
 	return fmt.Sprintf("\nMore %s: call again with cursor %q.", what, next)
 }
 
-func clamp(n, def, max int) int {
-	switch {
-	case n <= 0:
-		return def
-	case n > max:
-		return max
-	}
-	return n
-}
-
 const cursorSchema = `"cursor":{"type":"string","description":"next_cursor from the previous page, to continue a list."}`
 
 // ListChannels is list_slack_channels.
@@ -85,7 +75,7 @@ func (t *ListChannels) Run(ctx context.Context, raw json.RawMessage) (tools.Resu
 	var next string
 	err := t.w.call(ctx, func() (err error) {
 		chans, next, err = t.w.api.GetConversationsContext(ctx, &slackapi.GetConversationsParameters{
-			Cursor: a.Cursor, Limit: clamp(a.Limit, 20, 200), ExcludeArchived: true, Types: types,
+			Cursor: a.Cursor, Limit: tools.Clamp(a.Limit, 20, 200), ExcludeArchived: true, Types: types,
 		})
 		return err
 	})
@@ -158,7 +148,7 @@ func (t *ListMessages) Run(ctx context.Context, raw json.RawMessage) (tools.Resu
 	var resp *slackapi.GetConversationHistoryResponse
 	err = t.w.call(ctx, func() (err error) {
 		resp, err = t.w.api.GetConversationHistoryContext(ctx, &slackapi.GetConversationHistoryParameters{
-			ChannelID: id, Cursor: a.Cursor, Limit: clamp(a.Limit, 15, 100),
+			ChannelID: id, Cursor: a.Cursor, Limit: tools.Clamp(a.Limit, 15, 100),
 		})
 		return err
 	})
@@ -254,7 +244,7 @@ func (t *ListReplies) Run(ctx context.Context, raw json.RawMessage) (tools.Resul
 	var next string
 	err = t.w.call(ctx, func() (err error) {
 		msgs, hasMore, next, err = t.w.api.GetConversationRepliesContext(ctx, &slackapi.GetConversationRepliesParameters{
-			ChannelID: id, Timestamp: ts, Cursor: a.Cursor, Limit: clamp(a.Limit, 20, 200),
+			ChannelID: id, Timestamp: ts, Cursor: a.Cursor, Limit: tools.Clamp(a.Limit, 20, 200),
 		})
 		return err
 	})
@@ -306,7 +296,7 @@ func (t *ListUsers) Run(ctx context.Context, raw json.RawMessage) (tools.Result,
 	if err := tools.Decode(t.Name(), raw, &a); err != nil {
 		return tools.Result{}, err
 	}
-	p := t.w.api.GetUsersPaginated(slackapi.GetUsersOptionLimit(clamp(a.Limit, 30, 200)), slackapi.GetUsersOptionCursor(a.Cursor))
+	p := t.w.api.GetUsersPaginated(slackapi.GetUsersOptionLimit(tools.Clamp(a.Limit, 30, 200)), slackapi.GetUsersOptionCursor(a.Cursor))
 	err := t.w.call(ctx, func() (err error) {
 		var np slackapi.UserPagination
 		np, err = p.Next(ctx)

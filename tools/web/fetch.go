@@ -84,7 +84,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	if err != nil {
 		return tools.Result{}, err
 	}
-	maxChars := clamp(a.MaxChars, DefaultMaxChars, MaxMaxChars)
+	maxChars := tools.Clamp(a.MaxChars, DefaultMaxChars, MaxMaxChars)
 	s := t.s
 	rctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
@@ -143,9 +143,9 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	if kind == binaryKind {
 		size := "size unknown"
 		if resp.ContentLength >= 0 {
-			size = humanSize(resp.ContentLength)
+			size = tools.Size(resp.ContentLength)
 		} else if body != nil {
-			size = humanSize(int64(len(body)))
+			size = tools.Size(int64(len(body)))
 		}
 		s.record([]string{final.String()}, false)
 		return tools.Result{Display: fmt.Sprintf("(%s content from %s, %s: not shown; web_fetch returns text, HTML and JSON)", mt, final, size), Meta: meta}, nil
@@ -175,7 +175,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	case total > maxChars:
 		text += fmt.Sprintf("\n\n[truncated: showed %d of %d characters; fetch again with a larger max_chars to see more]", maxChars, total)
 	case rawTruncated:
-		text += fmt.Sprintf("\n\n[truncated: the page is larger than %s; only its start was read]", humanSize(s.opts.MaxBytes))
+		text += fmt.Sprintf("\n\n[truncated: the page is larger than %s; only its start was read]", tools.Size(s.opts.MaxBytes))
 	}
 	if strings.TrimSpace(text) == "" {
 		text = fmt.Sprintf("(%s returned no text)", final)
@@ -271,24 +271,4 @@ func cut(s string, n int) string {
 		i++
 	}
 	return s
-}
-
-func clamp(v, def, max int) int {
-	if v <= 0 {
-		v = def
-	}
-	if v > max {
-		v = max
-	}
-	return v
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }

@@ -66,7 +66,7 @@ func (t *Search) Run(ctx context.Context, raw json.RawMessage) (tools.Result, er
 	if q == "" {
 		return tools.Result{}, tools.Retryf("query is empty: say what to search for")
 	}
-	count := clamp(a.Count, DefaultCount, MaxCount)
+	count := tools.Clamp(a.Count, DefaultCount, MaxCount)
 	endpoint := strings.TrimRight(s.opts.BraveBaseURL, "/") + "/web/search?" + url.Values{"q": {q}, "count": {fmt.Sprint(count)}}.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 	if err != nil {

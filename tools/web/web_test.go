@@ -207,7 +207,7 @@ func TestFetchBinaryIsDescribedNotDumped(t *testing.T) {
 	})
 	s := session(Options{}, srv)
 	r := mustFetch(t, s, srv.URL+"/pic.png")
-	if r.Display != "(image/png content from "+srv.URL+"/pic.png, 3.0 MB: not shown; web_fetch returns text, HTML and JSON)" {
+	if r.Display != "(image/png content from "+srv.URL+"/pic.png, 3 MB: not shown; web_fetch returns text, HTML and JSON)" {
 		t.Errorf("display = %q", r.Display)
 	}
 	if r.Meta["content_type"] != "image/png" {
@@ -222,7 +222,7 @@ func TestFetchCapsSizeAndChars(t *testing.T) {
 	})
 	s := session(Options{MaxBytes: 4096}, srv)
 	r := mustFetch(t, s, srv.URL)
-	if r.Meta["truncated"] != true || !strings.HasPrefix(r.Display, strings.Repeat("0123456789", 409)) || !strings.Contains(r.Display, "larger than 4.0 KB") {
+	if r.Meta["truncated"] != true || !strings.HasPrefix(r.Display, strings.Repeat("0123456789", 409)) || !strings.Contains(r.Display, "larger than 4 KB") {
 		t.Errorf("byte cap: %v %q", r.Meta, r.Display[len(r.Display)-80:])
 	}
 	s = session(Options{}, srv)
