@@ -806,7 +806,7 @@ func TestHistoryError(t *testing.T) {
 		"invalid arguments":   {[]openai.ChatCompletionMessage{user, {Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c1", Function: openai.FunctionCall{Name: "f", Arguments: "{"}}}}, res}, "invalid JSON"},
 	}
 	for name, tc := range cases {
-		r := Request{Body: openai.ChatCompletionRequest{Messages: tc.msgs}}
+		r := llmtest.Request{Body: openai.ChatCompletionRequest{Messages: tc.msgs}}
 		if got := r.HistoryError(); tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: HistoryError() = %q, want %q", name, got, tc.want)
 		}
