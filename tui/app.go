@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	xansi "github.com/charmbracelet/x/ansi"
 
@@ -213,7 +212,7 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		cmd = safeCmd(readFeed(a.feed))
 	case providerMsg:
 		a.setProvider()
-	case spinner.TickMsg:
+	case spinTickMsg:
 		cmd = a.status.Update(msg, a.now())
 		a.chat.Tick(a.now())
 		if a.sideShown() {
@@ -520,7 +519,8 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		}
 		a.reply.append(e.Text)
 		a.chat.Changed()
-		return tea.Batch(cmds...) // the status bar has not changed
+		a.status.Frame(now)
+		return tea.Batch(cmds...) // the status bar shows nothing new
 	case agent.Notice:
 		a.endReply(false)
 		a.chat.Add(newNotice(noticeInfo, e.Text))

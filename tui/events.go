@@ -13,14 +13,14 @@ import (
 )
 
 // frameInterval is how often streamed text reaches the model at most
-// (25 times a second): deltas arriving in between are joined. Each frame
-// costs a markdown render of the reply's tail and a repaint, so fewer
-// frames is less CPU for the same text on screen.
-const frameInterval = 40 * time.Millisecond
+// (20 times a second): deltas arriving in between are joined. Each frame
+// costs a markdown render of the reply's tail, a repaint and several
+// wake-ups, so fewer frames is less CPU for the same text on screen.
+const frameInterval = 50 * time.Millisecond
 
 // pollInterval is how long the pump sleeps between looks at the agent's
 // channel while text waits for its frame.
-const pollInterval = 10 * time.Millisecond
+const pollInterval = 20 * time.Millisecond
 
 // agentEventMsg is one event of turn Turn.
 type agentEventMsg struct {
@@ -53,7 +53,7 @@ type exitWindowMsg struct{ Seq int }
 
 // pump reads one turn's events in its own goroutine and hands them to the
 // program one message at a time: text deltas are joined so at most about
-// 25 reach the model per second; every other event passes alone and in
+// 20 reach the model per second; every other event passes alone and in
 // order. The program pulls with next, a command re-issued after each
 // message (the Bubble Tea pattern for reading a channel).
 type pump struct {
@@ -104,24 +104,24 @@ func (p *pump) run(in <-chan agent.Event) {
 		select {
 		case ev, ok = <-in:
 		default:
-			if text.Len() == 0 {
-				ev, ok = <-in // nothing pending: wait for the agent
+			since := time.Since(last)
+			if text.Len() == 0 && since >= frameInterval {
+				ev, ok = <-in // not streaming: wait for the agent
 				break
 			}
-			// Text waits for its frame. Sleep rather than wake up for each
-			// delta: a fast stream then wakes this goroutine about 100 times
-			// a second, and what arrived meanwhile sits in the agent's
-			// channel (which coalesces deltas when it fills). Other events
-			// wait at most pollInterval.
-			wait := frameInterval - time.Since(last)
-			if wait <= 0 {
+			// Streaming: sleep rather than wake up for each delta. A fast
+			// stream then wakes this goroutine a few times per frame, and
+			// what arrives meanwhile sits in the agent's channel (which
+			// coalesces deltas when it fills). Other events wait at most
+			// pollInterval.
+			if since >= frameInterval {
 				if !flush() {
 					drain(in)
 					return
 				}
 				continue
 			}
-			time.Sleep(min(wait, pollInterval))
+			time.Sleep(min(frameInterval-since, pollInterval))
 			continue
 		}
 		if !ok {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	xansi "github.com/charmbracelet/x/ansi"
 
@@ -36,7 +35,9 @@ type StatusInfo struct {
 type StatusBar struct {
 	th      *Theme
 	info    StatusInfo
-	spin    spinner.Model
+	frame   int       // the spinner's frame
+	framed  time.Time // when the spinner last moved
+	tickID  int
 	busy    bool
 	started time.Time
 	now     time.Time
@@ -45,14 +46,17 @@ type StatusBar struct {
 	view    string
 }
 
+// spinFrames and spinInterval are the spinner: eight frames a second,
+// enough to show that something is alive; every frame is a repaint.
+var spinFrames = [...]string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+const spinInterval = 125 * time.Millisecond
+
+// spinTickMsg moves the spinner of the status bar whose tick is ID.
+type spinTickMsg struct{ ID int }
+
 // NewStatusBar makes the status bar.
-func NewStatusBar(th *Theme) *StatusBar {
-	// Eight frames a second: each frame is a repaint, and the spinner only
-	// has to show that something is alive.
-	spin := spinner.Spinner{Frames: spinner.MiniDot.Frames, FPS: time.Second / 8}
-	s := &StatusBar{th: th, spin: spinner.New(spinner.WithSpinner(spin))}
-	return s
-}
+func NewStatusBar(th *Theme) *StatusBar { return &StatusBar{th: th} }
 
 // SetWidth sets the bar's width.
 func (s *StatusBar) SetWidth(w int) { s.width = w; s.refresh() }
@@ -73,9 +77,15 @@ func (s *StatusBar) Flash(msg string) { s.flash = msg; s.refresh() }
 
 // Start shows the spinner from now; it returns the spinner's first tick.
 func (s *StatusBar) Start(now time.Time) tea.Cmd {
-	s.busy, s.started, s.now = true, now, now
+	s.busy, s.started, s.now, s.framed = true, now, now, now
+	s.tickID++
 	s.refresh()
-	return s.spin.Tick
+	return s.tick()
+}
+
+func (s *StatusBar) tick() tea.Cmd {
+	id := s.tickID
+	return tea.Tick(spinInterval, func(time.Time) tea.Msg { return spinTickMsg{ID: id} })
 }
 
 // Stop hides the spinner.
@@ -84,16 +94,26 @@ func (s *StatusBar) Stop() { s.busy = false; s.refresh() }
 // Busy reports whether the spinner runs.
 func (s *StatusBar) Busy() bool { return s.busy }
 
-// Update advances the spinner; ticks stop when the turn ends.
-func (s *StatusBar) Update(msg spinner.TickMsg, now time.Time) tea.Cmd {
-	if !s.busy {
+// Update advances the spinner on its tick; ticks stop when the turn ends.
+func (s *StatusBar) Update(msg spinTickMsg, now time.Time) tea.Cmd {
+	if !s.busy || msg.ID != s.tickID {
 		return nil
 	}
-	var cmd tea.Cmd
-	s.spin, cmd = s.spin.Update(msg)
-	s.now = now
+	s.Frame(now)
+	return s.tick()
+}
+
+// Frame moves the spinner and the elapsed time if their interval has
+// passed. The root calls it on every frame it draws anyway (streamed
+// text), so while a reply streams the spinner moves with the text and its
+// own ticks repaint nothing.
+func (s *StatusBar) Frame(now time.Time) {
+	if !s.busy || now.Sub(s.framed) < spinInterval-5*time.Millisecond {
+		return
+	}
+	s.frame = (s.frame + 1) % len(spinFrames)
+	s.framed, s.now = now, now
 	s.refresh()
-	return cmd
 }
 
 // View draws the bar.
@@ -139,7 +159,7 @@ func (s *StatusBar) refresh() {
 	case s.flash != "":
 		right = th.Warn.Inherit(base).Render(" " + s.flash + " ")
 	case s.busy:
-		right = seg(s.spin.View() + " Co is thinking… " + present.Duration(s.now.Sub(s.started)))
+		right = seg(spinFrames[s.frame] + " Co is thinking… " + present.Duration(s.now.Sub(s.started)))
 	case in.MouseOff:
 		right = seg("mouse released · f2 to capture")
 	default:
