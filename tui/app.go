@@ -660,52 +660,76 @@ func (a *App) View() (v tea.View) {
 	}
 	main := max(a.height-1, 1)
 	cw := a.width
+	var side []string
 	if a.sideShown() {
 		cw = a.width - a.side.width
+		side = a.side.Rows()
 	}
-	left := make([]string, 0, main)
-	left = append(left, strings.Split(a.chat.View(), "\n")...)
-	chatLines := len(left) // already exactly cw wide
+	chat := a.chat.Rows()
+	chatH := a.chat.height
+	var queued []string
 	for _, q := range a.queue[:a.queuedLines()] {
 		t := q.text
 		if q.bang {
 			t = "!" + t
 		}
-		left = append(left, a.th.Queued.Render(truncate("  ⏳ queued: "+strings.ReplaceAll(safe.Text(t), "\n", " ⏎ "), cw)))
+		queued = append(queued, a.th.Queued.Render(truncate("  ⏳ queued: "+strings.ReplaceAll(safe.Text(t), "\n", " ⏎ "), cw)))
 	}
-	inputTop := len(left)
-	left = append(left, strings.Split(a.input.View(), "\n")...)
+	inLines, inWidths := a.input.Lines()
+	inputTop := chatH + len(queued)
 
-	rows := make([]string, main)
-	var right []string
-	if a.sideShown() {
-		right = strings.Split(a.side.View(), "\n")
-	}
-	for i := range rows {
-		l := ""
-		if i < len(left) {
-			l = left[i]
+	// One builder for the whole frame: the view is rebuilt after every
+	// message, so it allocates as little as it can.
+	var b strings.Builder
+	b.Grow(main*(a.width+64) + len(a.status.View()))
+	pad := func(w int) {
+		for ; w > 0; w-- {
+			b.WriteByte(' ')
 		}
-		if i >= chatLines {
-			w := xansi.StringWidth(l)
-			switch {
-			case w > cw:
-				l = xansi.Truncate(l, cw, "")
-			case w < cw:
-				l += strings.Repeat(" ", cw-w)
+	}
+	text := func(s string, w int) {
+		if w > cw {
+			s, w = xansi.Truncate(s, cw, ""), cw
+		}
+		b.WriteString(s)
+		pad(cw - w)
+	}
+	for i := 0; i < main; i++ {
+		switch {
+		case i < chatH && i < len(chat):
+			r := chat[i]
+			if r.mark == "" {
+				pad(cw)
+				break
 			}
+			b.WriteString(r.mark) // gutter columns wide
+			text(r.text, r.width+gutter)
+		case i < chatH:
+			pad(cw)
+		case i < inputTop:
+			q := queued[i-chatH]
+			text(q, xansi.StringWidth(q))
+		case i-inputTop < len(inLines):
+			text(inLines[i-inputTop], inWidths[i-inputTop])
+		default:
+			pad(cw)
 		}
-		if i < len(right) {
-			l += right[i]
+		if i < len(side) {
+			b.WriteString(side[i])
 		}
-		rows[i] = l
+		b.WriteByte('\n')
 	}
+	b.WriteString(a.status.View())
+	content := b.String()
 	if a.modal != nil {
-		rows = overlay(rows, a.modal.View(), a.width)
+		rows := strings.Split(content, "\n")
+		last := len(rows) - 1
+		rows = append(overlay(rows[:last], a.modal.View(), a.width), rows[last])
+		content = strings.Join(rows, "\n")
 	} else if c := a.input.Cursor(); c != nil {
 		c.Y += inputTop
 		v.Cursor = c
 	}
-	v.SetContent(strings.Join(rows, "\n") + "\n" + a.status.View())
+	v.SetContent(content)
 	return v
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"strings"
 	"time"
 
 	xansi "github.com/charmbracelet/x/ansi"
@@ -327,55 +326,31 @@ func (c *Chat) LastReply() string {
 	return ""
 }
 
-// View draws the visible lines, each padded to the pane's width.
-func (c *Chat) View() string {
-	lines := c.visible()
-	var b strings.Builder
-	b.Grow(c.height * (c.width + 16))
-	for i := 0; i < c.height; i++ {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if i < len(lines) {
-			b.WriteString(lines[i])
-			if pad := c.width - xansi.StringWidth(lines[i]); pad > 0 {
-				b.WriteString(strings.Repeat(" ", pad))
-			}
-		} else {
-			b.WriteString(strings.Repeat(" ", c.width))
-		}
-	}
-	return b.String()
+// row is one screen line of the transcript: the gutter (selection mark),
+// the text and the text's width.
+type row struct {
+	mark, text string
+	width      int
 }
 
-// visible returns the screen's lines with their gutter, from the caches.
-// It builds only the lines on screen, however long the entries are.
-func (c *Chat) visible() []string {
+// Rows returns the screen's lines, from the caches. It builds only the
+// lines on screen, however long the entries are, and measures none: the
+// widths were kept when the entries rendered.
+func (c *Chat) Rows() []row {
 	if len(c.entries) == 0 || c.width == 0 {
 		return nil
 	}
 	w := c.inner()
-	// blockLines is entry i's cached lines and the number of lines it
-	// takes (with the blank line before it).
-	blockLines := func(i int) ([]string, int) {
-		ls, _ := c.entries[i].cached(w)
+	// blockLines is entry i's cached lines and widths and the number of
+	// lines it takes (with the blank line before it).
+	blockLines := func(i int) ([]string, []int, int) {
+		e := c.entries[i]
+		ls, _ := e.cached(w)
+		n := len(ls)
 		if i > 0 {
-			return ls, len(ls) + 1
+			n++
 		}
-		return ls, len(ls)
-	}
-	// line is line k of entry i's block.
-	line := func(i, k int, ls []string) string {
-		if i > 0 {
-			if k == 0 {
-				return ""
-			}
-			k--
-		}
-		if i == c.selected {
-			return c.rc.th.Selected.Render("▌ ") + ls[k]
-		}
-		return "  " + ls[k]
+		return ls, e.lineWidths(), n
 	}
 	start := c.top
 	if c.follow {
@@ -383,7 +358,7 @@ func (c *Chat) visible() []string {
 		need := c.height
 		start = pos{}
 		for i := len(c.entries) - 1; i >= 0; i-- {
-			_, n := blockLines(i)
+			_, _, n := blockLines(i)
 			if n >= need {
 				start = pos{idx: i, line: n - need}
 				break
@@ -391,15 +366,34 @@ func (c *Chat) visible() []string {
 			need -= n
 		}
 	}
-	lines := make([]string, 0, c.height)
-	for i, k := start.idx, start.line; i < len(c.entries) && len(lines) < c.height; i, k = i+1, 0 {
-		ls, n := blockLines(i)
-		for ; k < n && len(lines) < c.height; k++ {
-			lines = append(lines, line(i, k, ls))
+	selMark := c.rc.th.Selected.Render("▌ ")
+	rows := make([]row, 0, c.height)
+	for i, k := start.idx, start.line; i < len(c.entries) && len(rows) < c.height; i, k = i+1, 0 {
+		ls, ws, n := blockLines(i)
+		for ; k < n && len(rows) < c.height; k++ {
+			j := k
+			if i > 0 {
+				if k == 0 {
+					rows = append(rows, row{})
+					continue
+				}
+				j--
+			}
+			r := row{mark: "  ", text: ls[j]}
+			if j < len(ws) {
+				r.width = ws[j]
+			} else {
+				r.width = xansi.StringWidth(ls[j])
+			}
+			if i == c.selected {
+				r.mark = selMark
+			}
+			rows = append(rows, r)
 		}
 	}
-	if !c.follow && len(lines) == c.height && c.height > 2 {
-		lines[c.height-1] = c.rc.th.Dim.Render("  ↓ more below · end to follow")
+	if !c.follow && len(rows) == c.height && c.height > 2 {
+		more := c.rc.th.Dim.Render("↓ more below · end to follow")
+		rows[c.height-1] = row{mark: "  ", text: more, width: xansi.StringWidth(more)}
 	}
-	return lines
+	return rows
 }

@@ -30,23 +30,37 @@ type entry interface {
 	render(width int, rc *renderCtx) []string
 	// cached returns the lines of the last render at width, if still valid.
 	cached(width int) ([]string, bool)
+	// lineWidths are the display widths of the cached lines.
+	lineWidths() []int
 	// plain is the text to copy to the clipboard.
 	plain() string
 }
 
-// lineCache keeps an entry's lines for one width.
+// lineCache keeps an entry's lines, and their widths, for one width.
 type lineCache struct {
-	width int
-	lines []string
-	valid bool
+	width  int
+	lines  []string
+	widths []int
+	valid  bool
 }
 
 func (c *lineCache) cached(width int) ([]string, bool) {
 	return c.lines, c.valid && c.width == width
 }
 
+// lineWidths are the widths of the cached lines.
+func (c *lineCache) lineWidths() []int { return c.widths }
+
 func (c *lineCache) store(width int, lines []string) []string {
-	c.width, c.lines, c.valid = width, lines, true
+	widths := make([]int, len(lines))
+	for i, l := range lines {
+		widths[i] = xansi.StringWidth(l)
+	}
+	return c.storeWidths(width, lines, widths)
+}
+
+func (c *lineCache) storeWidths(width int, lines []string, widths []int) []string {
+	c.width, c.lines, c.widths, c.valid = width, lines, widths, true
 	return lines
 }
 
@@ -115,12 +129,13 @@ func (e *assistantEntry) renderTail(width int, rc *renderCtx, need int) []string
 	if l, ok := e.cached(width); ok && (!e.partial || need > 0 && len(l) >= need) {
 		return l
 	}
-	lines, partial := e.md.render(rc.md, width, need)
+	lines, widths, partial := e.md.render(rc.md, width, need)
 	if e.interrupted {
-		lines = append(lines, rc.th.Dim.Render("(interrupted)"))
+		mark := rc.th.Dim.Render("(interrupted)")
+		lines, widths = append(lines, mark), append(widths, xansi.StringWidth(mark))
 	}
 	e.partial = partial
-	return e.store(width, lines)
+	return e.storeWidths(width, lines, widths)
 }
 
 func (e *assistantEntry) plain() string { return e.md.Source() }

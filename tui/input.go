@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/tui/slash"
 )
@@ -29,7 +30,9 @@ type Input struct {
 	draft   string // what was typed before walking the history
 	hints   []string
 	width   int
-	view    string // cached View
+	view    string   // cached View
+	lines   []string // View's lines
+	widths  []int    // their widths
 }
 
 const inputMaxLines = 8
@@ -228,7 +231,15 @@ func (in *Input) refresh() {
 	b.WriteByte('\n')
 	b.WriteString(strings.TrimRight(in.ta.View(), "\n"))
 	in.view = b.String()
+	in.lines = strings.Split(in.view, "\n")
+	in.widths = make([]int, len(in.lines))
+	for i, l := range in.lines {
+		in.widths[i] = xansi.StringWidth(l)
+	}
 }
+
+// Lines are View's lines and their widths.
+func (in *Input) Lines() ([]string, []int) { return in.lines, in.widths }
 
 // View draws the hints, a rule and the text area.
 func (in *Input) View() string { return in.view }

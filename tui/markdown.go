@@ -47,8 +47,9 @@ func (m *markdown) renderer(width int) *glamour.TermRenderer {
 }
 
 // block renders one markdown block (already sanitised text) to lines no
-// wider than width, without leading or trailing blank lines.
-func (m *markdown) block(src string, width int) []string {
+// wider than width, without leading or trailing blank lines, and returns
+// each line's width beside it.
+func (m *markdown) block(src string, width int) ([]string, []int) {
 	if width < 4 {
 		width = 4
 	}
@@ -154,25 +155,30 @@ func stripHyperlinks(s string) string {
 
 // tidyLines splits rendered text into lines, drops the padding glamour adds
 // at the end of lines, the blank lines around the block, and hard-wraps
-// what is still wider than width (long words, URLs).
-func tidyLines(s string, width int) []string {
+// what is still wider than width (long words, URLs). It returns the
+// lines' widths too.
+func tidyLines(s string, width int) ([]string, []int) {
 	raw := strings.Split(s, "\n")
 	lines := make([]string, 0, len(raw))
+	widths := make([]int, 0, len(raw))
 	for _, l := range raw {
 		l = trimPadding(l)
-		if xansi.StringWidth(l) > width {
-			lines = append(lines, strings.Split(xansi.Hardwrap(l, width, true), "\n")...)
+		w := xansi.StringWidth(l)
+		if w > width {
+			for _, p := range strings.Split(xansi.Hardwrap(l, width, true), "\n") {
+				lines, widths = append(lines, p), append(widths, xansi.StringWidth(p))
+			}
 			continue
 		}
-		lines = append(lines, l)
+		lines, widths = append(lines, l), append(widths, w)
 	}
-	for len(lines) > 0 && isBlank(lines[0]) {
-		lines = lines[1:]
+	for len(lines) > 0 && widths[0] == 0 || len(lines) > 0 && isBlank(lines[0]) {
+		lines, widths = lines[1:], widths[1:]
 	}
-	for len(lines) > 0 && isBlank(lines[len(lines)-1]) {
-		lines = lines[:len(lines)-1]
+	for n := len(lines); n > 0 && isBlank(lines[n-1]); n = len(lines) {
+		lines, widths = lines[:n-1], widths[:n-1]
 	}
-	return lines
+	return lines, widths
 }
 
 // trimPadding removes trailing spaces and styles with nothing after them,
@@ -321,10 +327,11 @@ func isListItem(s string) bool {
 
 // mdBlock is a finished block and its render at one width.
 type mdBlock struct {
-	src   string
-	width int
-	lines []string
-	done  bool // lines hold the render at width
+	src    string
+	width  int
+	lines  []string
+	widths []int
+	done   bool // lines hold the render at width
 }
 
 // mdStream is an assistant reply rendered as it streams: finished blocks
@@ -338,6 +345,7 @@ type mdStream struct {
 	final    bool
 	tailSrc  string
 	tail     []string // render of tailSrc at tailW
+	tailWs   []int
 	tailW    int
 	tailDone bool
 }
@@ -378,42 +386,46 @@ func (s *mdStream) Source() string { return s.text.String() }
 // blocks above them stay unrendered and partial says so; the lines are
 // then a suffix of the full render. A reply that arrives all at once thus
 // renders what is on screen first, and the rest when it is scrolled to.
-func (s *mdStream) render(md *markdown, width, need int) (out []string, partial bool) {
+func (s *mdStream) render(md *markdown, width, need int) (out []string, widths []int, partial bool) {
 	if !s.tailDone || s.tailW != width {
-		s.tail, s.tailW, s.tailDone = md.block(s.tailSrc, width), width, true
+		s.tail, s.tailWs = md.block(s.tailSrc, width)
+		s.tailW, s.tailDone = width, true
 	}
 	first := 0
 	if need > 0 {
 		n := len(s.tail)
 		for first = len(s.blocks); first > 0 && n < need; {
 			first--
-			n += len(s.renderBlock(md, first, width)) + 1
+			n += len(s.renderBlock(md, first, width).lines) + 1
 		}
 	}
 	for i := first; i < len(s.blocks); i++ {
-		out = appendBlock(out, s.renderBlock(md, i, width))
+		b := s.renderBlock(md, i, width)
+		out, widths = appendBlock(out, widths, b.lines, b.widths)
 	}
-	return appendBlock(out, s.tail), first > 0
+	out, widths = appendBlock(out, widths, s.tail, s.tailWs)
+	return out, widths, first > 0
 }
 
 // renderBlock returns finished block i rendered at width, rendering it
 // only the first time (per width).
-func (s *mdStream) renderBlock(md *markdown, i, width int) []string {
+func (s *mdStream) renderBlock(md *markdown, i, width int) *mdBlock {
 	b := &s.blocks[i]
 	if !b.done || b.width != width {
-		b.lines, b.width, b.done = md.block(b.src, width), width, true
+		b.lines, b.widths = md.block(b.src, width)
+		b.width, b.done = width, true
 	}
-	return b.lines
+	return b
 }
 
-func appendBlock(out, lines []string) []string {
+func appendBlock(out []string, widths []int, lines []string, ws []int) ([]string, []int) {
 	if len(lines) == 0 {
-		return out
+		return out, widths
 	}
 	if len(out) > 0 {
-		out = append(out, "")
+		out, widths = append(out, ""), append(widths, 0)
 	}
-	return append(out, lines...)
+	return append(out, lines...), append(widths, ws...)
 }
 
 // renderMarkdown renders complete text at once through the same block
@@ -422,6 +434,6 @@ func renderMarkdown(md *markdown, text string, width int) []string {
 	var s mdStream
 	s.append(text)
 	s.finish()
-	lines, _ := s.render(md, width, 0)
+	lines, _, _ := s.render(md, width, 0)
 	return lines
 }

@@ -60,7 +60,7 @@ func TestStreamingMarkdownEqualsFreshRender(t *testing.T) {
 }
 
 func renderAll(s *mdStream, md *markdown, width int) []string {
-	lines, _ := s.render(md, width, 0)
+	lines, _, _ := s.render(md, width, 0)
 	return lines
 }
 
@@ -77,7 +77,12 @@ func TestPartialRenderIsASuffixOfTheFullRender(t *testing.T) {
 	fresh.finish()
 	full := renderAll(&fresh, md, 50)
 	for _, need := range []int{1, 5, 20, 60, len(full) + 10} {
-		got, partial := s.render(md, 50, need)
+		got, widths, partial := s.render(md, 50, need)
+		for i, l := range got {
+			if widths[i] != xansi.StringWidth(l) {
+				t.Fatalf("need %d: width of line %d is %d, kept %d", need, i, xansi.StringWidth(l), widths[i])
+			}
+		}
 		if len(got) < min(need, len(full)) {
 			t.Fatalf("need %d: got %d lines", need, len(got))
 		}

@@ -25,6 +25,7 @@ type SidePanel struct {
 	height int
 	now    time.Time
 	view   string
+	rows   []string // View's lines, each exactly width wide
 }
 
 type spanNode struct {
@@ -121,7 +122,7 @@ func (p *SidePanel) View() string { return p.view }
 
 func (p *SidePanel) refresh() {
 	if p.width < 4 || p.height < 1 {
-		p.view = ""
+		p.view, p.rows = "", nil
 		return
 	}
 	th := p.th
@@ -157,7 +158,11 @@ func (p *SidePanel) refresh() {
 		}
 	}
 	p.view = b.String()
+	p.rows = strings.Split(p.view, "\n")
 }
+
+// Rows are View's lines.
+func (p *SidePanel) Rows() []string { return p.rows }
 
 func (p *SidePanel) appendRows(rows []string, n *spanNode, prefix, branch string, w int) []string {
 	rows = append(rows, p.row(n, prefix, branch, w))
