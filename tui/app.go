@@ -658,7 +658,11 @@ func (a *App) View() (v tea.View) {
 	if a.width == 0 || a.height == 0 {
 		return v
 	}
-	main := max(a.height-1, 1)
+	if a.height == 1 {
+		v.SetContent(a.status.View())
+		return v
+	}
+	main := a.height - 1
 	cw := a.width
 	var side []string
 	if a.sideShown() {

@@ -494,3 +494,32 @@ func TestHistoryIsPersisted(t *testing.T) {
 		t.Fatalf("up shows %q", got)
 	}
 }
+
+func TestTinyAndOddSizesDrawWithoutPanicking(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "echo hi")}}, llmtest.Reply{Text: "# Title\n\n" + strings.Repeat("word ", 50)})
+	d := newDriver(t, Options{Agent: f.ag}, 100, 30)
+	d.typeText("go")
+	d.key("enter")
+	d.until("the modal", func() bool { return d.app.modal != nil })
+	for _, sz := range [][2]int{{1, 1}, {5, 2}, {10, 3}, {20, 6}, {300, 5}, {40, 100}} {
+		d.send(windowSize(sz[0], sz[1]))
+		v := d.app.View().Content
+		if strings.Contains(v, "internal error") {
+			t.Fatalf("%v: %s", sz, v)
+		}
+		if got := strings.Count(v, "\n") + 1; got != sz[1] {
+			t.Errorf("%v: %d lines", sz, got)
+		}
+	}
+	d.send(windowSize(100, 30))
+	d.clock.Advance(time.Second)
+	d.key("y")
+	d.until("the turn to end", d.idle)
+	for _, sz := range [][2]int{{3, 3}, {12, 4}} {
+		d.send(windowSize(sz[0], sz[1]))
+		if v := d.app.View().Content; strings.Contains(v, "internal error") {
+			t.Fatalf("%v: %s", sz, v)
+		}
+	}
+}
