@@ -22,6 +22,13 @@ const frameInterval = 50 * time.Millisecond
 // channel while text waits for its frame.
 const pollInterval = 20 * time.Millisecond
 
+// bulkBytes of text between two polls make the next poll come after
+// bulkPollInterval instead.
+const (
+	bulkBytes        = 512
+	bulkPollInterval = 4 * time.Millisecond
+)
+
 // agentEventMsg is one event of turn Turn.
 type agentEventMsg struct {
 	Turn  int
@@ -86,8 +93,9 @@ func (p *pump) run(in <-chan agent.Event) {
 		close(p.out)
 	}()
 	var (
-		text strings.Builder
-		last time.Time // when text last went out
+		text   strings.Builder
+		last   time.Time // when text last went out
+		polled int       // text.Len() at the last poll
 	)
 	flush := func() bool {
 		if text.Len() == 0 {
@@ -95,6 +103,7 @@ func (p *pump) run(in <-chan agent.Event) {
 		}
 		ok := p.send(agentEventMsg{Turn: p.turn, Event: agent.TextDelta{Text: text.String()}})
 		text.Reset()
+		polled = 0
 		last = time.Now()
 		return ok
 	}
@@ -121,7 +130,15 @@ func (p *pump) run(in <-chan agent.Event) {
 				}
 				continue
 			}
-			time.Sleep(min(frameInterval-since, pollInterval))
+			// Text arriving in bulk (a reply sent faster than it streams)
+			// means the turn is about to end: look again sooner, so its
+			// end reaches the screen without waiting out a poll.
+			poll := pollInterval
+			if text.Len()-polled >= bulkBytes {
+				poll = bulkPollInterval
+			}
+			polled = text.Len()
+			time.Sleep(min(frameInterval-since, poll))
 			continue
 		}
 		if !ok {
