@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/co-cli/co/tui"
+	"github.com/co-cli/co/tui/slash"
 )
 
 // runTUI runs the full-screen chat for ss.
@@ -18,9 +19,12 @@ func runTUI(ctx context.Context, ss *session, s streams) error {
 		debug.SetGCPercent(50)
 	}
 	level, unsandboxed := ss.isolation()
+	env := ss.slashEnv(tui.HelpText(tui.DefaultKeyMap(), tui.DefaultModalKeyMap()))
+	// The chat draws a switched-to session from the agent's history itself.
+	env.Sessions = func(arg string) slash.Result { return ss.sessionsSlash(arg, nil) }
 	o := tui.Options{
 		Agent: ss.agent,
-		Slash: ss.slashEnv(tui.HelpText(tui.DefaultKeyMap(), tui.DefaultModalKeyMap())),
+		Slash: env,
 		Welcome: tui.Welcome{
 			Version:     version,
 			DataDir:     ss.loaded.Paths.DataDir,

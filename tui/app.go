@@ -122,6 +122,9 @@ func New(ctx context.Context, o Options) *App {
 	a.input = NewInput(a.th, keys, hist)
 	a.welcome = &welcomeEntry{w: o.Welcome}
 	a.chat.Add(a.welcome)
+	if h := o.Agent.History(); len(h) > 0 {
+		a.showHistory(h) // a resumed session
+	}
 	if err != nil {
 		a.chat.Add(newNotice(noticeError, "could not read the input history: "+err.Error()))
 	}
@@ -226,6 +229,8 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		if msg.Seq == a.flashSeq {
 			a.status.Flash("")
 		}
+	case compactedMsg:
+		a.handleCompacted(msg)
 	case historyErrMsg:
 		a.chat.Add(newNotice(noticeError, "could not save the input history: "+msg.Err.Error()))
 	case panicMsg:
@@ -456,6 +461,16 @@ func (a *App) runSlash(line string) tea.Cmd {
 	case slash.Clear:
 		a.chat.Clear()
 		a.turnTokens = 0
+	case slash.Switched:
+		a.chat.Clear()
+		a.chat.Add(a.welcome)
+		a.showHistory(a.agent.History())
+		a.turnTokens = 0
+	case slash.Compact:
+		a.chat.Add(newNotice(noticeInfo, r.Output))
+		a.chat.Bottom()
+		a.refreshStatus()
+		return a.compact()
 	}
 	if r.Output != "" {
 		kind := noticeOutput

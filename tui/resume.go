@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/tools"
+)
+
+// showHistory adds a saved conversation to the transcript (a resumed
+// session, or one picked with /sessions): what was said, each tool call
+// with its outcome, replies cut short marked interrupted. Entries render
+// lazily, so a long conversation costs little until it is scrolled.
+func (a *App) showHistory(h []agent.Message) {
+	results := make(map[string]agent.Message)
+	for _, m := range h {
+		if m.Role == agent.RoleTool {
+			results[m.ToolCallID] = m
+		}
+	}
+	now := a.now()
+	for _, m := range h {
+		switch m.Role {
+		case agent.RoleUser:
+			a.chat.Add(newUserEntry(m.Content))
+		case agent.RoleAssistant:
+			if m.Content != "" {
+				e := &assistantEntry{}
+				e.append(m.Content)
+				e.finish(m.Interrupted)
+				a.chat.Add(e)
+			}
+			for _, c := range m.ToolCalls {
+				t := newToolEntry(agent.ToolCallStarted{CallID: c.ID, Name: c.Name, Args: c.Args}, now)
+				t.finish(savedOutcome(c, results[c.ID]))
+				a.chat.Add(t)
+			}
+		}
+	}
+	a.chat.Bottom()
+}
+
+// savedOutcome rebuilds how a saved call ended from its saved result.
+func savedOutcome(c agent.ToolCall, r agent.Message) agent.ToolCallFinished {
+	f := agent.ToolCallFinished{CallID: c.ID, Name: c.Name, Status: agent.CallDone}
+	content := r.Content
+	var obj struct {
+		Display string `json:"display"`
+		Status  string `json:"status"`
+		By      string `json:"denied_by"`
+		Reason  string `json:"reason"`
+	}
+	_ = json.Unmarshal([]byte(content), &obj)
+	switch {
+	case content == agent.InterruptedResult:
+		f.Status, f.Err = agent.CallInterrupted, content
+	case obj.Status == "denied":
+		f.Status = agent.CallDenied
+		f.Decision = agent.ByUserDenied
+		if obj.By == "policy" {
+			f.Decision, f.Err = agent.ByPolicyDeny, "denied by policy: "+obj.Reason
+		}
+	case strings.HasPrefix(content, "error: "):
+		f.Status, f.Err = agent.CallFailed, strings.TrimPrefix(content, "error: ")
+	case obj.Display != "":
+		f.Result = tools.Result{Display: obj.Display}
+	default:
+		f.Result = tools.Result{Display: content}
+	}
+	return f
+}
+
+// compactedMsg reports the end of /compact.
+type compactedMsg struct {
+	n   int
+	err error
+}
+
+// compact runs /compact off the UI goroutine.
+func (a *App) compact() tea.Cmd {
+	ag := a.agent
+	return safeCmd(func() tea.Msg {
+		n, err := ag.Compact(context.Background())
+		return compactedMsg{n: n, err: err}
+	})
+}
+
+func (a *App) handleCompacted(msg compactedMsg) {
+	if msg.err != nil {
+		a.chat.Add(newNotice(noticeError, msg.err.Error()))
+	} else {
+		a.chat.Add(newNotice(noticeInfo, fmt.Sprintf("Compacted %d messages into a summary.", msg.n)))
+	}
+	a.chat.Bottom()
+	a.refreshStatus()
+}

@@ -1,0 +1,46 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+func TestResumedSessionShowsItsTranscript(t *testing.T) {
+	f := newFixture(t)
+	f.ag.Restore([]agent.Message{
+		{Role: agent.RoleUser, Content: "list the files"},
+		{Role: agent.RoleAssistant, Content: "Let me **look**.", ToolCalls: []agent.ToolCall{{ID: "c1", Name: "run_shell_command", Args: `{"cmd":"ls"}`}}},
+		{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "run_shell_command", Content: `{"display":"a.txt\nb.txt","exit_code":0}`},
+		{Role: agent.RoleAssistant, Content: "Two files."},
+		{Role: agent.RoleUser, Content: "delete them"},
+		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c2", Name: "run_shell_command", Args: `{"cmd":"rm a.txt b.txt"}`}}},
+		{Role: agent.RoleTool, ToolCallID: "c2", ToolName: "run_shell_command", Content: `{"status":"denied","denied_by":"user"}`},
+		{Role: agent.RoleAssistant, Content: "OK, I was saying that", Interrupted: true},
+	}, agent.Usage{InputTokens: 100}, 2)
+	d := newDriver(t, Options{Agent: f.ag}, 100, 50)
+	s := d.screen()
+	for _, want := range []string{"list the files", "Let me look.", "run_shell_command(cmd='ls')", "a.txt", "Two files.", "delete them", "denied by the user", "OK, I was saying that"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("resumed transcript lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestCompactRunsOffTheUIAndReports(t *testing.T) {
+	f := newFixture(t)
+	f.ag.Restore([]agent.Message{
+		{Role: agent.RoleUser, Content: "one"}, {Role: agent.RoleAssistant, Content: "1"},
+		{Role: agent.RoleUser, Content: "two"}, {Role: agent.RoleAssistant, Content: "2"},
+	}, agent.Usage{}, 2)
+	f.srv.Script(llmtest.Reply{Text: "- two questions"})
+	d := newDriver(t, Options{Agent: f.ag}, 100, 40)
+	d.typeText("/compact")
+	d.key("enter")
+	d.until("the summary", func() bool { return strings.Contains(d.screen(), "Compacted 4 messages") })
+	if h := f.ag.History(); len(h) != 2 || !strings.Contains(h[0].Content, "two questions") {
+		t.Fatalf("history after /compact = %+v", h)
+	}
+}
