@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
+	"github.com/co-cli/co/tools/todo"
 	"github.com/co-cli/co/tui"
 	"github.com/co-cli/co/tui/slash"
 )
@@ -37,5 +39,21 @@ func runTUI(ctx context.Context, ss *session, s streams) error {
 		Feed:        ss.tracing.feed,
 		Output:      s.out,
 	}
+	if l := todo.Find(ss.tools); l != nil {
+		o.Todos = todoLines{l}
+	}
 	return tui.Run(ctx, o)
+}
+
+// todoLines shows the session's todo list in the chat's side panel.
+type todoLines struct{ l *todo.List }
+
+func (t todoLines) Subscribe() (<-chan struct{}, func()) { return t.l.Subscribe() }
+
+func (t todoLines) Lines() []string {
+	items := t.l.Snapshot()
+	if len(items) == 0 {
+		return nil
+	}
+	return strings.Split(todo.Render(items), "\n")
 }

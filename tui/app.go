@@ -57,6 +57,8 @@ type queued struct {
 
 // App is the root model.
 type App struct {
+	todos   Todos
+	todoCh  <-chan struct{}
 	agent   *agent.Agent
 	slash   slash.Env
 	keys    KeyMap
@@ -110,7 +112,7 @@ func New(ctx context.Context, o Options) *App {
 	a := &App{
 		agent: o.Agent, slash: o.Slash, keys: keys, mkeys: mkeys, th: &th, md: md,
 		side: NewSidePanel(&th), status: NewStatusBar(&th), wel: o.Welcome,
-		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(),
+		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
 	}
 	if a.slash.Agent == nil {
 		a.slash.Agent = o.Agent
@@ -181,6 +183,10 @@ func (a *App) Init() tea.Cmd {
 	if a.feed != nil {
 		cmds = append(cmds, safeCmd(readFeed(a.feed)))
 	}
+	if a.todos != nil {
+		a.todoCh, _ = a.todos.Subscribe() // ends with the process
+		cmds = append(cmds, safeCmd(watchTodos(a.todoCh)))
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -231,6 +237,9 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		}
 	case compactedMsg:
 		a.handleCompacted(msg)
+	case todosChangedMsg:
+		a.showTodos()
+		cmd = safeCmd(watchTodos(a.todoCh))
 	case historyErrMsg:
 		a.chat.Add(newNotice(noticeError, "could not save the input history: "+msg.Err.Error()))
 	case panicMsg:

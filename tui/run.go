@@ -39,6 +39,8 @@ type Options struct {
 	Environ []string
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Todos, when set, is shown live in the side panel.
+	Todos Todos
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP

@@ -26,6 +26,13 @@ type SidePanel struct {
 	now    time.Time
 	view   string
 	rows   []string // View's lines, each exactly width wide
+	todos  []string // the session's todo list, shown above the spans
+}
+
+// SetTodos sets the todo section (none when empty).
+func (p *SidePanel) SetTodos(lines []string) {
+	p.todos = lines
+	p.refresh()
 }
 
 type spanNode struct {
@@ -137,10 +144,24 @@ func (p *SidePanel) refresh() {
 	if len(rows) == 0 {
 		rows = []string{th.Dim.Render(truncate("none yet", w))}
 	}
-	if room := p.height - 2; len(rows) > room {
-		rows = rows[len(rows)-room:]
+	var head []string
+	if len(p.todos) > 0 {
+		head = append(head, th.Title.Render("Todos"))
+		for i, l := range p.todos {
+			if i == 0 {
+				continue // the summary line of the list: the title says it
+			}
+			head = append(head, truncate(l, w))
+		}
+		if max := p.height / 2; len(head) > max {
+			head = append(head[:max-1], th.Dim.Render(truncate("…", w)))
+		}
+		head = append(head, "")
 	}
-	lines := append([]string{title, ""}, rows...)
+	if room := p.height - 2 - len(head); len(rows) > room {
+		rows = rows[len(rows)-max(room, 0):]
+	}
+	lines := append(append(head, title, ""), rows...)
 	bar := th.Border.Render("│")
 	var b strings.Builder
 	for i := 0; i < p.height; i++ {
