@@ -109,6 +109,8 @@ func main() {
 		add("CPU for an 8,000-char reply in 4-char chunks 2 ms apart", sec(paced.cpu), "< 0.5 s")
 		add("  last chunk sent → reply fully on screen", ms(paced.tail), "< 50 ms")
 		add("  whole process CPU (launch, reply, exit)", sec(paced.total), "")
+		plain := median(*repeat, func() result { return runPlain(srv, base, reply) })
+		add("  the same in co --plain (agent and HTTP, no drawing)", sec(plain.total), "")
 		add("  peak RSS", mib(paced.rss), "< 45 MiB")
 	}
 
@@ -209,6 +211,32 @@ func runReply(srv *llmtest.Server, px *proxy, base, reply string, delay time.Dur
 	return result{cpu: cpu1 - cpu0, tail: shown.Sub(px.lastContent()), total: rusageCPU(ru), rss: ru.Maxrss}
 }
 
+// runPlain answers the same prompt with co --plain, whose CPU is the
+// agent's and the HTTP stream's without any drawing: the floor the
+// full-screen chat adds to.
+func runPlain(srv *llmtest.Server, base, reply string) result {
+	srv.Script(llmtest.Reply{Text: reply, ChunkSize: 4, ChunkDelay: 2 * time.Millisecond})
+	home, err := os.MkdirTemp("", "co-benchtui-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(home)
+	cmd := exec.Command(*bin, "--plain")
+	cmd.Dir = home
+	cmd.Env = coEnv(home, base)
+	cmd.Stdin = strings.NewReader("explain the design\n")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		fail(fmt.Errorf("co --plain: %v", err))
+	}
+	if !strings.Contains(out.String(), endMarker) {
+		fail(fmt.Errorf("co --plain did not print the reply"))
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return result{total: rusageCPU(ru), rss: ru.Maxrss}
+}
+
 // keystrokes types 20 characters, one every 100 ms, while a slow reply
 // streams, and returns how long each took to show in the prompt.
 func keystrokes(srv *llmtest.Server, base, reply string) []time.Duration {
@@ -286,7 +314,21 @@ func launch(base string) *term {
 	}
 	cmd := exec.Command(*bin)
 	cmd.Dir = home
-	cmd.Env = []string{
+	cmd.Env = coEnv(home, base)
+	t := &term{cmd: cmd, scr: newScreen(cols, rows), home: home, closed: make(chan struct{})}
+	t.started = time.Now()
+	t.ptmx, err = pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
+	if err != nil {
+		fail(err)
+	}
+	go t.read()
+	return t
+}
+
+// coEnv is co's environment: its own home, the scripted server as an
+// OpenAI-compatible provider, a colour terminal.
+func coEnv(home, base string) []string {
+	return []string{
 		"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
 		"LLM_PROVIDER=openai", "OPENAI_BASE_URL=" + base, "OPENAI_MODEL=bench-model", "OPENAI_API_KEY=sk-bench",
@@ -297,14 +339,6 @@ func launch(base string) *term {
 		// message anyway.
 		"CO_CLI_MAX_HISTORY_MESSAGES=100000",
 	}
-	t := &term{cmd: cmd, scr: newScreen(cols, rows), home: home, closed: make(chan struct{})}
-	t.started = time.Now()
-	t.ptmx, err = pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
-	if err != nil {
-		fail(err)
-	}
-	go t.read()
-	return t
 }
 
 func (t *term) read() {
