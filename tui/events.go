@@ -52,12 +52,6 @@ type providerMsg struct {
 // panicMsg reports a panic recovered in a command.
 type panicMsg struct{ Err string }
 
-// tickMsg refreshes elapsed times (running tools, running spans).
-type tickMsg struct{ ID int }
-
-// exitWindowMsg ends the "press Ctrl+C again" window.
-type exitWindowMsg struct{ Seq int }
-
 // pump reads one turn's events in its own goroutine and hands them to the
 // program one message at a time: text deltas are joined so at most about
 // 20 reach the model per second; every other event passes alone and in
