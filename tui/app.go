@@ -173,13 +173,13 @@ func (a *App) close() {
 // Init starts waiting for the provider and the spans.
 func (a *App) Init() tea.Cmd {
 	var cmds []tea.Cmd
-	if _, done, _ := a.agent.Provider(); !done {
-		ag := a.agent
-		cmds = append(cmds, safeCmd(func() tea.Msg {
-			p, note, err := ag.WaitProvider(context.Background())
-			return providerMsg{Provider: p, Note: note, Err: err}
-		}))
-	}
+	// Always wait: resolution may end between New and Init, and the welcome
+	// panel drawn in New must hear of it (WaitProvider returns at once then).
+	ag := a.agent
+	cmds = append(cmds, safeCmd(func() tea.Msg {
+		p, note, err := ag.WaitProvider(context.Background())
+		return providerMsg{Provider: p, Note: note, Err: err}
+	}))
 	if a.feed != nil {
 		cmds = append(cmds, safeCmd(readFeed(a.feed)))
 	}
