@@ -213,8 +213,8 @@ func storeForCommand(s streams) (*sessions.Store, string, error) {
 	return st, ws, err
 }
 
-// transcriptText renders a saved transcript for --plain, in the same
-// lines the live chat prints.
+// transcriptText renders a saved transcript for --plain, in the lines the
+// live chat prints.
 func transcriptText(entries []sessions.Entry) string {
 	var b strings.Builder
 	for _, e := range entries {
@@ -224,9 +224,9 @@ func transcriptText(entries []sessions.Entry) string {
 		}
 		m := e.Message
 		switch m.Role {
-		case "user":
+		case agent.RoleUser:
 			fmt.Fprintf(&b, "co> %s\n", present.Plain(m.Content))
-		case "assistant":
+		case agent.RoleAssistant:
 			if m.Content != "" {
 				b.WriteString(present.Plain(m.Content))
 				if m.Interrupted {
@@ -237,8 +237,12 @@ func transcriptText(entries []sessions.Entry) string {
 			for _, c := range m.ToolCalls {
 				fmt.Fprintf(&b, "tool: %s\n", present.Call(c.Name, c.Args))
 			}
-		case "tool":
-			fmt.Fprintf(&b, "result: %s\n  %s\n", m.ToolName, strings.ReplaceAll(present.Plain(strings.TrimRight(m.Content, "\n")), "\n", "\n  "))
+		case agent.RoleTool:
+			f := agent.Outcome(agent.ToolCall{ID: m.ToolCallID, Name: m.ToolName}, m)
+			fmt.Fprintf(&b, "result: %s %s\n", m.ToolName, present.Outcome(f))
+			if d := strings.TrimRight(present.Plain(f.Result.Display), "\n"); d != "" {
+				fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(d, "\n", "\n  "))
+			}
 		}
 	}
 	return b.String()

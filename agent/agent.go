@@ -808,7 +808,7 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 		return a.retryResult(fin, it.call.Name, msg, st)
 	case err != nil:
 		fin.Status, fin.Err = CallFailed, err.Error()
-		return fin, "error: the tool failed: " + err.Error()
+		return fin, errorPrefix + failedPrefix + err.Error()
 	}
 	st.retries[it.call.Name] = 0
 	fin.Status = CallDone
@@ -824,7 +824,7 @@ func (a *Agent) retryResult(fin ToolCallFinished, name, msg string, st *turnStat
 	if st.retries[name] > a.cfg.ToolRetries {
 		st.failed = fmt.Sprintf("The model called %s wrongly %d times in a row (tool_retries is %d), so the turn stopped. Last error: %s", name, st.retries[name], a.cfg.ToolRetries, firstLine(msg))
 	}
-	return fin, "error: " + msg + "\nFix the call and try again."
+	return fin, errorPrefix + msg + retryHint
 }
 
 // genaiMessages is a gen_ai.input.messages / gen_ai.output.messages value

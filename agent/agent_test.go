@@ -787,3 +787,47 @@ func (b *bangShell) Run(_ context.Context, args json.RawMessage) (tools.Result, 
 	b.ran = a.Cmd
 	return tools.Text("ok"), nil
 }
+
+// Outcome reads back from the saved history exactly what the live events
+// said, for every way a call can end.
+func TestOutcomeMatchesTheLiveEvents(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "done", Name: "echo_text", Args: `{"text":"hi"}`},
+			{ID: "retry", Name: "echo_text", Args: `{}`},
+			{ID: "failed", Name: "explode", Args: `{}`},
+			writeCall("denied", "a.txt"),
+			writeCall("policy", "forbidden"),
+		}},
+		llmtest.Reply{Text: "ok"},
+	)
+	evs := run(t, context.Background(), f.ag, "go", answerAll(agent.Deny))
+	finished(t, evs)
+	live := map[string]agent.ToolCallFinished{}
+	for _, c := range calls(evs) {
+		live[c.CallID] = c
+	}
+	results := map[string]agent.Message{}
+	var saved []agent.ToolCall
+	for _, m := range f.ag.History() {
+		saved = append(saved, m.ToolCalls...)
+		if m.Role == agent.RoleTool {
+			results[m.ToolCallID] = m
+		}
+	}
+	if len(saved) != 5 {
+		t.Fatalf("%d calls saved", len(saved))
+	}
+	for _, c := range saved {
+		got, want := agent.Outcome(c, results[c.ID]), live[c.ID]
+		if got.Status != want.Status || got.Result.Display != want.Result.Display || got.Err != want.Err ||
+			(want.Status == agent.CallDenied && got.Decision != want.Decision) {
+			t.Errorf("%s: read back %+v, live %+v", c.ID, got, want)
+		}
+	}
+	// Interrupted calls, too.
+	if o := agent.Outcome(agent.ToolCall{ID: "x"}, agent.Message{Content: agent.InterruptedResult}); o.Status != agent.CallInterrupted {
+		t.Errorf("interrupted: %+v", o)
+	}
+}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -112,3 +113,46 @@ func toOpenAI(system string, msgs []Message) []openai.ChatCompletionMessage {
 	}
 	return out
 }
+
+// Outcome rebuilds how a saved call ended from the result the agent gave
+// the model (a resumed session): interrupted, denied (by the user or by
+// policy), failed or sent back as a retry, or done with its display text.
+// The agent writes these results, so it is the one that reads them back.
+func Outcome(c ToolCall, result Message) ToolCallFinished {
+	f := ToolCallFinished{CallID: c.ID, Name: c.Name, Status: CallDone}
+	content := result.Content
+	var obj struct {
+		Display *string `json:"display"`
+		Status  string  `json:"status"`
+		By      string  `json:"denied_by"`
+		Reason  string  `json:"reason"`
+	}
+	isJSON := json.Unmarshal([]byte(content), &obj) == nil
+	switch {
+	case content == InterruptedResult:
+		f.Status, f.Err = CallInterrupted, content
+	case isJSON && obj.Status == "denied":
+		f.Status, f.Decision, f.Err = CallDenied, ByUserDenied, "denied by the user"
+		if obj.By == "policy" {
+			f.Decision, f.Err = ByPolicyDeny, "denied by policy: "+obj.Reason
+		}
+	case strings.HasPrefix(content, errorPrefix):
+		msg := strings.TrimSuffix(strings.TrimPrefix(content, errorPrefix), retryHint)
+		f.Status, f.Err = CallRetry, msg
+		if strings.HasPrefix(msg, failedPrefix) {
+			f.Status, f.Err = CallFailed, strings.TrimPrefix(msg, failedPrefix)
+		}
+	case isJSON && obj.Display != nil:
+		f.Result.Display = *obj.Display
+	default:
+		f.Result.Display = content
+	}
+	return f
+}
+
+// The shapes of error results sent to the model (see runOne).
+const (
+	errorPrefix  = "error: "
+	failedPrefix = "the tool failed: "
+	retryHint    = "\nFix the call and try again."
+)

@@ -20,17 +20,12 @@ func validHistory(t *testing.T, r llmtest.Request) {
 	}
 }
 
-// dataEnv is env with a data dir the test can reuse across co processes.
-func dataEnv(t *testing.T, srv *llmtest.Server, extra ...string) []string {
-	return env(t, srv, extra...)
-}
-
 func TestContinueResumeListAndRemove(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	srv.SetDefault(llmtest.Reply{Echo: true})
 	dir := t.TempDir()
-	e := dataEnv(t, srv)
+	e := env(t, srv)
 	out, _, code := runCo(t, dir, e, "first question\nsecond question\n", "--plain")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
@@ -74,7 +69,7 @@ func TestClearStartsANewSavedSession(t *testing.T) {
 	defer srv.Close()
 	srv.SetDefault(llmtest.Reply{Echo: true})
 	dir := t.TempDir()
-	e := dataEnv(t, srv)
+	e := env(t, srv)
 	out, _, _ := runCo(t, dir, e, "topic one\n/clear\ntopic two\n/sessions\n", "--plain")
 	if !strings.Contains(out, "topic one") || strings.Count(out, "topic ") < 4 {
 		t.Fatalf("/sessions should list both conversations:\n%s", out)
@@ -89,7 +84,7 @@ func TestDamagedStoreIsReportedAndKept(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	srv.SetDefault(llmtest.Reply{Echo: true})
-	e := dataEnv(t, srv)
+	e := env(t, srv)
 	var data string
 	for _, kv := range e {
 		if strings.HasPrefix(kv, "XDG_DATA_HOME=") {
@@ -138,7 +133,7 @@ func TestKillDashNineLosesNothingOnScreen(t *testing.T) {
 			script:  []llmtest.Reply{{Text: "I will make a file.", ToolCalls: []llmtest.ToolCall{shellCall("k1", "touch x.txt")}}},
 			prompt:  "make x",
 			waitFor: "Approve run_shell_command(cmd='touch x.txt')? [y/n/a] ",
-			want:    []string{"co> make x", "I will make a file.", "tool: run_shell_command(cmd='touch x.txt')", "Interrupted by the user."},
+			want:    []string{"co> make x", "I will make a file.", "tool: run_shell_command(cmd='touch x.txt')", "result: run_shell_command interrupted"},
 		},
 		{
 			name:     "while a tool runs",
@@ -147,7 +142,7 @@ func TestKillDashNineLosesNothingOnScreen(t *testing.T) {
 			waitFor:  "Approve run_shell_command(cmd='sleep 60')? [y/n/a] ",
 			answer:   "y",
 			waitMore: "co> ", // never: we kill while sleep runs
-			want:     []string{"co> wait a minute", "tool: run_shell_command(cmd='sleep 60')", "approval: run_shell_command approved once", "Interrupted by the user."},
+			want:     []string{"co> wait a minute", "tool: run_shell_command(cmd='sleep 60')", "approval: run_shell_command approved once", "result: run_shell_command interrupted"},
 		},
 	}
 	for _, tc := range cases {
@@ -156,7 +151,7 @@ func TestKillDashNineLosesNothingOnScreen(t *testing.T) {
 			defer srv.Close()
 			srv.Script(tc.script...)
 			dir := t.TempDir()
-			e := dataEnv(t, srv)
+			e := env(t, srv)
 			p := start(t, dir, e, "--plain")
 			p.waitFor("co> ", 10*time.Second)
 			p.send(tc.prompt)
@@ -184,5 +179,21 @@ func TestKillDashNineLosesNothingOnScreen(t *testing.T) {
 			}
 			validHistory(t, srv.Requests()[len(srv.Requests())-1])
 		})
+	}
+}
+
+// A resumed transcript shows a tool's result as the live chat did: its
+// outcome and display text, not the JSON the model was given.
+func TestResumedTranscriptShowsToolResultsReadably(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "l1", Name: "list_directory", Args: `{}`}}}, llmtest.Reply{Text: "listed"})
+	e := env(t, srv)
+	runCo(t, dir, e, "list\n", "--plain")
+	out, _, _ := runCo(t, dir, e, "", "--continue", "--plain")
+	if !strings.Contains(out, "result: list_directory done\n") || !strings.Contains(out, "notes.txt") || strings.Contains(out, `"display"`) {
+		t.Fatalf("resumed transcript:\n%s", out)
 	}
 }

@@ -2,14 +2,11 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/tools"
 )
 
 // showHistory adds a saved conversation to the transcript (a resumed
@@ -37,42 +34,12 @@ func (a *App) showHistory(h []agent.Message) {
 			}
 			for _, c := range m.ToolCalls {
 				t := newToolEntry(agent.ToolCallStarted{CallID: c.ID, Name: c.Name, Args: c.Args}, now)
-				t.finish(savedOutcome(c, results[c.ID]))
+				t.finish(agent.Outcome(c, results[c.ID]))
 				a.chat.Add(t)
 			}
 		}
 	}
 	a.chat.Bottom()
-}
-
-// savedOutcome rebuilds how a saved call ended from its saved result.
-func savedOutcome(c agent.ToolCall, r agent.Message) agent.ToolCallFinished {
-	f := agent.ToolCallFinished{CallID: c.ID, Name: c.Name, Status: agent.CallDone}
-	content := r.Content
-	var obj struct {
-		Display string `json:"display"`
-		Status  string `json:"status"`
-		By      string `json:"denied_by"`
-		Reason  string `json:"reason"`
-	}
-	_ = json.Unmarshal([]byte(content), &obj)
-	switch {
-	case content == agent.InterruptedResult:
-		f.Status, f.Err = agent.CallInterrupted, content
-	case obj.Status == "denied":
-		f.Status = agent.CallDenied
-		f.Decision = agent.ByUserDenied
-		if obj.By == "policy" {
-			f.Decision, f.Err = agent.ByPolicyDeny, "denied by policy: "+obj.Reason
-		}
-	case strings.HasPrefix(content, "error: "):
-		f.Status, f.Err = agent.CallFailed, strings.TrimPrefix(content, "error: ")
-	case obj.Display != "":
-		f.Result = tools.Result{Display: obj.Display}
-	default:
-		f.Result = tools.Result{Display: content}
-	}
-	return f
 }
 
 // compactedMsg reports the end of /compact.

@@ -27,7 +27,6 @@ type screen struct {
 	savedY      int
 	last        rune
 	parser      *ansi.Parser
-	state       byte
 	partial     []byte
 }
 

@@ -74,7 +74,10 @@ func Duration(d time.Duration) string {
 func Outcome(f agent.ToolCallFinished) string {
 	switch f.Status {
 	case agent.CallDone:
-		s := "done in " + Duration(f.Duration)
+		s := "done"
+		if f.Duration > 0 { // a call read back from a saved session has none
+			s += " in " + Duration(f.Duration)
+		}
 		if f.Decision == agent.BySessionGrant || f.Decision == agent.ByYolo {
 			s += " (" + string(f.Decision) + ")"
 		}
