@@ -99,3 +99,5 @@ require (
 	google.golang.org/grpc v1.84.0 // indirect
 	gotest.tools/v3 v3.5.2 // indirect
 )
+
+replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
