@@ -101,3 +101,5 @@ require (
 )
 
 replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
+
+replace github.com/charmbracelet/ultraviolet => ./third_party/ultraviolet

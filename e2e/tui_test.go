@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -277,4 +278,69 @@ func TestTUIFirstRunSaysWhatToSet(t *testing.T) {
 	s.waitFor(tuiWait, "No LLM provider is usable yet", "GEMINI_API_KEY", "ollama serve", "OPENAI_BASE_URL")
 	s.send("/status")
 	s.waitFor(tuiWait, "provider")
+}
+
+// The renderer diffs each frame against the last one cell by cell, and
+// repaints whole lines that hold wide characters (third_party/ultraviolet
+// skips measuring ASCII cells for that decision). Lines mixing ASCII with
+// CJK and accented text, growing chunk by chunk and scrolling, must end up
+// on a real terminal exactly as written.
+func TestTUIMixedWidthTextRedrawsExactly(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	lines := []string{
+		"ascii then 中文字符 then ascii again",
+		"日本語のテキスト and café crème brûlée",
+		"plain ascii line number three",
+		"한국어 텍스트 mixed with ASCII 12345",
+		"末尾 wide at the end 終わり",
+	}
+	var reply strings.Builder
+	for i := 0; i < 8; i++ { // enough to scroll the chat pane
+		for _, l := range lines {
+			reply.WriteString(fmt.Sprintf("%d %s\n\n", i, l))
+		}
+	}
+	reply.WriteString("WIDE-END 完")
+	srv.Script(llmtest.Reply{Text: reply.String(), ChunkSize: 3, ChunkDelay: time.Millisecond})
+	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 120, 30)
+	s.ready()
+	s.send("mixed widths")
+	scr := s.waitFor(tuiWait, "WIDE-END 完", "tokens")
+	for _, l := range lines {
+		want := "7 " + l
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q exactly:\n%s", want, scr)
+		}
+	}
+	rows := strings.Split(scr, "\n")
+	border := strings.IndexRune(rows[0], '│')
+	if border < 0 {
+		t.Fatalf("no side panel on the first line:\n%s", scr)
+	}
+	panel := displayWidth(rows[0][:border])
+	for i, l := range rows {
+		// The side panel's border stays in its column: the text before it
+		// takes exactly the chat pane's cells, wide characters or not.
+		if p := strings.IndexRune(l, '│'); p >= 0 && strings.ContainsAny(l[:p], "中日한末") {
+			if w := displayWidth(l[:p]); w != panel {
+				t.Errorf("line %d: side panel border at column %d, want %d: %q", i, w, panel, l)
+			}
+		}
+	}
+}
+
+// displayWidth counts columns the way the terminal does for the scripts
+// used above: CJK and Hangul take two, everything else one.
+func displayWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		switch {
+		case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF, r >= 0xAC00 && r <= 0xD7A3, r >= 0xF900 && r <= 0xFAFF, r >= 0xFF00 && r <= 0xFF60:
+			w += 2
+		default:
+			w++
+		}
+	}
+	return w
 }
