@@ -13,10 +13,12 @@ import (
 )
 
 // frameInterval is how often streamed text reaches the model at most
-// (20 times a second): deltas arriving in between are joined. Each frame
+// (15 times a second): deltas arriving in between are joined. Each frame
 // costs a markdown render of the reply's tail, a repaint and several
-// wake-ups, so fewer frames is less CPU for the same text on screen.
-const frameInterval = 50 * time.Millisecond
+// wake-ups, so fewer frames is less CPU for the same text on screen; 15
+// a second still reads as smooth streaming (a frame carries about a line
+// of text at typical model speeds).
+const frameInterval = 66 * time.Millisecond
 
 // pollInterval is how long the pump sleeps between looks at the agent's
 // channel while text waits for its frame.
@@ -54,7 +56,7 @@ type panicMsg struct{ Err string }
 
 // pump reads one turn's events in its own goroutine and hands them to the
 // program one message at a time: text deltas are joined so at most about
-// 20 reach the model per second; every other event passes alone and in
+// 15 reach the model per second; every other event passes alone and in
 // order. The program pulls with next, a command re-issued after each
 // message (the Bubble Tea pattern for reading a channel).
 type pump struct {
