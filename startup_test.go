@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/quick"
 	"github.com/alecthomas/chroma/v2/styles"
+	xansi "github.com/charmbracelet/x/ansi"
+	"github.com/mattn/go-runewidth"
 )
 
 // atInit is what chroma's registries held once every package of the binary
@@ -89,4 +92,44 @@ func TestChromaLazyRegistriesAreComplete(t *testing.T) {
 	if !strings.Contains(b.String(), "\x1b[") || !strings.Contains(b.String(), "echo") {
 		t.Errorf("highlighted PHTML has no colour: %q", b.String())
 	}
+}
+
+// third_party/go-runewidth answers widths above U+02FF from its interval
+// tables instead of filling a 2.2 MB table that then stays resident: the
+// answers are the same, and the process's memory does not grow by it.
+func TestRuneWidthWithoutTheBigTable(t *testing.T) {
+	before := rssAnonKB(t)
+	c := &runewidth.Condition{StrictEmojiNeutral: true}
+	for r, want := range map[rune]int{
+		'a': 1, 'é': 1, '─': 1, '│': 1, '❯': 1, '•': 1, '中': 2, '한': 2, 'ｱ': 1, 'Ａ': 2,
+		'\u0301': 0, '\u200b': 0, '😀': 2, '🙂': 2, '⌚': 2, '\U0001F1E6': 1, '\x00': 0, '\u00ad': 0,
+	} {
+		if got := c.RuneWidth(r); got != want {
+			t.Errorf("RuneWidth(%U) = %d, want %d", r, got, want)
+		}
+	}
+	for r := rune(0x300); r < 0x30000; r += 7 {
+		c.RuneWidth(r)
+	}
+	if grew := rssAnonKB(t) - before; grew > 1024 {
+		t.Errorf("resident memory grew by %d KB measuring widths; the 2.2 MB table was built", grew)
+	}
+	if w := xansi.StringWidth("│ ❯ 中文 ─"); w != 10 {
+		t.Errorf("ansi.StringWidth = %d, want 10", w)
+	}
+}
+
+func rssAnonKB(t *testing.T) int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status")
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "RssAnon:" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	t.Fatal("no RssAnon in /proc/self/status")
+	return 0
 }
