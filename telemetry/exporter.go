@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -27,19 +29,41 @@ import (
 //
 // It is safe for concurrent use; the SDK's batch processor calls it from
 // one goroutine.
+//
+// The writes go through one connection kept for the exporter, with its
+// statements (BEGIN IMMEDIATE, the INSERT, COMMIT, ROLLBACK) prepared once
+// on the driver's connection and run without a cancellable context: with
+// one, database/sql starts a goroutine per transaction and go-sqlite3 runs
+// every statement on a goroutine of its own, which cost more CPU than the
+// INSERTs. ExportSpans checks its context between statements instead.
 type Exporter struct {
 	path string
 
 	mu       sync.Mutex
 	db       *sql.DB
-	insert   *sql.Stmt
+	conn     *sql.Conn   // the writing connection, kept
+	stmts    *writeStmts // prepared on conn
 	openErr  error
 	openedAt time.Time // of the last failed open, to retry now and then
 	closed   bool
+	buf      []byte                // the row's JSON columns, reused
+	args     [13]driver.NamedValue // the INSERT's arguments, reused
 
 	resMu   sync.Mutex
 	resJSON map[*resource.Resource]string
 }
+
+// writeStmts are the exporter's statements on its driver connection.
+type writeStmts struct {
+	begin, insert, commit, rollback driver.Stmt
+}
+
+// maxKeptBuf: a row buffer larger than this is not kept between batches.
+const maxKeptBuf = 1 << 20
+
+const insertSQL = `INSERT OR IGNORE INTO spans
+(id, trace_id, parent_id, name, kind, start_time, end_time, duration_ms, status_code, status_description, attributes, events, resource)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // NewExporter returns an exporter for the database at path.
 func NewExporter(path string) *Exporter {
@@ -71,15 +95,6 @@ func (e *Exporter) openLocked(ctx context.Context) (*sql.DB, error) {
 		return nil, e.openErr
 	}
 	db, err := openWriter(ctx, e.path)
-	if err == nil {
-		e.insert, err = db.PrepareContext(ctx, `INSERT OR IGNORE INTO spans
-(id, trace_id, parent_id, name, kind, start_time, end_time, duration_ms, status_code, status_description, attributes, events, resource)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			db.Close()
-			err = fmt.Errorf("telemetry: %w", err)
-		}
-	}
 	if err != nil {
 		if ctx.Err() == nil {
 			e.openErr, e.openedAt = err, time.Now()
@@ -90,6 +105,70 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	return db, nil
 }
 
+// prepareLocked takes the writing connection and prepares its statements
+// (again after the connection was lost).
+func (e *Exporter) prepareLocked(ctx context.Context) error {
+	if e.stmts != nil {
+		return nil
+	}
+	db, err := e.openLocked(ctx)
+	if err != nil {
+		return err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("telemetry: %w", err)
+	}
+	st := &writeStmts{}
+	err = conn.Raw(func(dc any) error {
+		c := dc.(driver.Conn)
+		for _, p := range []struct {
+			stmt *driver.Stmt
+			sql  string
+		}{{&st.begin, "BEGIN IMMEDIATE"}, {&st.insert, insertSQL}, {&st.commit, "COMMIT"}, {&st.rollback, "ROLLBACK"}} {
+			s, err := c.Prepare(p.sql)
+			if err != nil {
+				st.close()
+				return err
+			}
+			*p.stmt = s
+		}
+		return nil
+	})
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("telemetry: %w", err)
+	}
+	e.conn, e.stmts = conn, st
+	return nil
+}
+
+func (st *writeStmts) close() {
+	for _, s := range []driver.Stmt{st.begin, st.insert, st.commit, st.rollback} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// dropConnLocked gives the writing connection back (after an error that
+// may have left it unusable); the next batch takes one again.
+func (e *Exporter) dropConnLocked() {
+	if e.conn == nil {
+		return
+	}
+	_ = e.conn.Raw(func(any) error { e.stmts.close(); return nil })
+	e.conn.Close()
+	e.conn, e.stmts = nil, nil
+}
+
+// execStmt runs a prepared statement; the background context keeps go-sqlite3
+// on its synchronous path.
+func execStmt(s driver.Stmt, args []driver.NamedValue) error {
+	_, err := s.(driver.StmtExecContext).ExecContext(context.Background(), args)
+	return err
+}
+
 // ExportSpans implements sdktrace.SpanExporter: the batch is written in one
 // transaction, all or nothing.
 func (e *Exporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
@@ -98,24 +177,51 @@ func (e *Exporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	db, err := e.openLocked(ctx)
-	if err != nil {
+	if err := e.prepareLocked(ctx); err != nil {
 		return err
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	err := e.conn.Raw(func(any) error { return e.writeLocked(ctx, spans) })
 	if err != nil {
-		return fmt.Errorf("telemetry: %w", err)
+		if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) {
+			e.dropConnLocked()
+		}
+		return err
 	}
-	defer tx.Rollback()
-	stmt := tx.StmtContext(ctx, e.insert)
-	for _, s := range spans {
-		r := e.row(s)
-		if _, err := stmt.ExecContext(ctx, r.id, r.traceID, r.parentID, r.name, r.kind, r.start, r.end, r.durationMS,
-			r.statusCode, r.statusDesc, r.attributes, r.events, r.resource); err != nil {
-			return fmt.Errorf("telemetry: writing span %s: %w", r.name, err)
+	return nil
+}
+
+// writeLocked writes the spans in one transaction on the driver connection
+// (inside conn.Raw).
+func (e *Exporter) writeLocked(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st := e.stmts
+	if err := execStmt(st.begin, nil); err != nil {
+		// A transaction left open by a failed ROLLBACK would refuse every
+		// later batch: end it and try once more.
+		_ = execStmt(st.rollback, nil)
+		if err := execStmt(st.begin, nil); err != nil {
+			return fmt.Errorf("telemetry: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	defer func() {
+		if cap(e.buf) > maxKeptBuf {
+			e.buf = nil // a huge batch's row; do not keep it
+		}
+	}()
+	for _, s := range spans {
+		if err := ctx.Err(); err != nil {
+			_ = execStmt(st.rollback, nil)
+			return err
+		}
+		if err := execStmt(st.insert, e.rowArgs(s)); err != nil {
+			_ = execStmt(st.rollback, nil)
+			return fmt.Errorf("telemetry: writing span %s: %w", s.Name(), err)
+		}
+	}
+	if err := execStmt(st.commit, nil); err != nil {
+		_ = execStmt(st.rollback, nil)
 		return fmt.Errorf("telemetry: %w", err)
 	}
 	return nil
@@ -129,47 +235,43 @@ func (e *Exporter) Shutdown(context.Context) error {
 	if e.db == nil {
 		return nil
 	}
-	e.insert.Close()
+	e.dropConnLocked()
 	err := e.db.Close()
 	e.db = nil
 	return err
 }
 
-// row is one spans row.
-type row struct {
-	id, traceID        string
-	parentID           sql.NullString
-	name, kind         string
-	start, end         int64
-	durationMS         float64
-	statusCode         string
-	statusDesc         sql.NullString
-	attributes, events string
-	resource           string
-}
-
-func (e *Exporter) row(s sdktrace.ReadOnlySpan) row {
+// rowArgs are the INSERT's arguments for one span, in e.args. The JSON
+// columns are written into e.buf and passed as strings that alias it: the
+// driver binds text as SQLITE_TRANSIENT (SQLite copies it), so they are
+// not used after the INSERT returns, and the buffer is reused for the next
+// span.
+func (e *Exporter) rowArgs(s sdktrace.ReadOnlySpan) []driver.NamedValue {
 	sc := s.SpanContext()
-	r := row{
-		id:         sc.SpanID().String(),
-		traceID:    sc.TraceID().String(),
-		name:       s.Name(),
-		kind:       kindName(s.SpanKind()),
-		start:      s.StartTime().UnixNano(),
-		end:        s.EndTime().UnixNano(),
-		statusCode: statusName(s.Status().Code),
-		attributes: attrsJSON(s.Attributes()),
-		events:     eventsJSON(s.Events()),
-		resource:   e.resourceJSON(s.Resource()),
-	}
+	b := e.buf[:0]
+	b = appendAttrs(b, s.Attributes())
+	nAttrs := len(b)
+	b = appendEvents(b, s.Events())
+	e.buf = b
+	attrs, events := unsafe.String(unsafe.SliceData(b), nAttrs), unsafe.String(unsafe.SliceData(b[nAttrs:]), len(b)-nAttrs)
+
+	var parent, statusDesc driver.Value
 	if p := s.Parent(); p.IsValid() {
-		r.parentID = sql.NullString{String: p.SpanID().String(), Valid: true}
+		parent = p.SpanID().String()
 	}
-	r.durationMS = float64(s.EndTime().Sub(s.StartTime()).Nanoseconds()) / 1e6
-	if d := s.Status().Description; d != "" {
-		r.statusDesc = sql.NullString{String: d, Valid: true}
+	st := s.Status()
+	if st.Description != "" {
+		statusDesc = st.Description
 	}
-	return r
+	start, end := s.StartTime(), s.EndTime()
+	for i, v := range [13]driver.Value{
+		sc.SpanID().String(), sc.TraceID().String(), parent, s.Name(), kindName(s.SpanKind()),
+		start.UnixNano(), end.UnixNano(), float64(end.Sub(start).Nanoseconds()) / 1e6,
+		statusName(st.Code), statusDesc, attrs, events, e.resourceJSON(s.Resource()),
+	} {
+		e.args[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return e.args[:]
 }
 
 // resourceJSON caches the JSON of a resource (every span of a provider
@@ -348,11 +450,10 @@ type storedEvent struct {
 	Attributes map[string]any `json:"attributes,omitempty"`
 }
 
-func eventsJSON(evs []sdktrace.Event) string {
+func appendEvents(b []byte, evs []sdktrace.Event) []byte {
 	if len(evs) == 0 {
-		return "[]"
+		return append(b, "[]"...)
 	}
-	b := make([]byte, 0, 128*len(evs))
 	b = append(b, '[')
 	for i, ev := range evs {
 		if i > 0 {
@@ -368,7 +469,7 @@ func eventsJSON(evs []sdktrace.Event) string {
 		}
 		b = append(b, '}')
 	}
-	return string(append(b, ']'))
+	return append(b, ']')
 }
 
 // marshal is JSON without HTML escaping (<, >, & stay as they are, so a

@@ -508,3 +508,26 @@ func TestWriteTraceHTMLIsSelfContained(t *testing.T) {
 		t.Error("no CSP")
 	}
 }
+
+// TestExportHonoursItsContext: a cancelled export writes nothing and
+// leaves no transaction open; the next batch is written whole.
+func TestExportHonoursItsContext(t *testing.T) {
+	exp := NewExporter(DBPath(t.TempDir()))
+	defer exp.Shutdown(context.Background())
+	spans := agentLikeSpans(8)
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := exp.ExportSpans(ctx, spans[:4]); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := exp.ExportSpans(ctx, spans[4:]); err == nil {
+		t.Fatal("a cancelled export succeeded")
+	}
+	if err := exp.ExportSpans(context.Background(), spans[4:]); err != nil {
+		t.Fatal(err)
+	}
+	db := openRW(t, exp.Path())
+	if n := count(t, db, `SELECT count(*) FROM spans`); n != 8 {
+		t.Errorf("%d rows, want 8", n)
+	}
+}
