@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 )
@@ -41,7 +43,51 @@ type streams struct {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], streams{os.Stdin, os.Stdout, os.Stderr}))
+	if os.Getenv("CO_MEMPROFILE") != "" {
+		runtime.MemProfileRate = 1 // every allocation: the heap is small
+	}
+	stop := startCPUProfile(os.Getenv("CO_CPUPROFILE"))
+	code := run(os.Args[1:], streams{os.Stdin, os.Stdout, os.Stderr})
+	stop()
+	writeHeapProfile(os.Getenv("CO_MEMPROFILE"))
+	os.Exit(code)
+}
+
+// startCPUProfile writes a CPU profile of the whole run to path, for
+// measuring co as a user runs it (`go tool pprof co FILE`). Developers
+// only; an unwritable path is reported and ignored.
+func startCPUProfile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "co: CO_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
+
+// writeHeapProfile writes the live heap at exit to path (developers only).
+func writeHeapProfile(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		runtime.GC()
+		err = pprof.WriteHeapProfile(f)
+		f.Close()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "co: CO_MEMPROFILE: %v\n", err)
+	}
 }
 
 func run(args []string, s streams) int {
