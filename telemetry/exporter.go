@@ -398,6 +398,13 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight plain bytes at a time: most text needs no escaping.
+		for i+8 <= len(s) && plain8(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -441,6 +448,20 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// plain8 reports whether none of the 8 bytes of s (len 8) needs escaping
+// or decoding: each is printable ASCII other than '"' and '\\'.
+func plain8(s string) bool {
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	ctl := (x - 0x20*lo) & ^x & hi // some byte < 0x20
+	q := x ^ ('"' * lo)
+	bs := x ^ ('\\' * lo)
+	quote := (q - lo) & ^q & hi
+	slash := (bs - lo) & ^bs & hi
+	return (x&hi)|ctl|quote|slash == 0
 }
 
 // storedEvent is how a span event is kept in the events column.

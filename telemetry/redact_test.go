@@ -119,7 +119,8 @@ func FuzzRedactor(f *testing.F) {
 // through encoding/json to what encoding/json itself would keep (each
 // invalid UTF-8 byte becomes U+FFFD).
 func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", "quote \" backslash \\ nl \n tab \t", "\x00\x1f\x7f", "é ü 日本", "\u2028\u2029", "bad \xff utf8", "<script>&"} {
+	for _, s := range []string{"", "plain", "quote \" backslash \\ nl \n tab \t", "\x00\x1f\x7f", "é ü 日本", "\u2028\u2029", "bad \xff utf8", "<script>&",
+		"eight by\"tes then more plain text", "0123456789abcdef\n0123456789abcdef\x01", "plain text until é and after", "sixteen bytes ok\u2028 and \xfe!"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -135,4 +136,19 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("%q → %s → %q", s, b, got)
 		}
 	})
+}
+
+// TestPlain8 checks the eight-byte test against the byte-by-byte one for
+// every byte value in every position.
+func TestPlain8(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			if got, want := plain8(string(b)), plain(byte(c)); got != want {
+				t.Fatalf("plain8(%q) = %v, want %v", b, got, want)
+			}
+		}
+	}
 }
