@@ -3,15 +3,18 @@ package agent
 // Recorder saves a conversation as it happens, so that a crash or kill -9
 // loses nothing that was on screen and the saved history is always valid to
 // resume (dangling tool calls are patched on load, as after an interrupt).
-// The agent calls it from the turn goroutine only.
+// The agent never makes two calls at once; they come from the turn
+// goroutine, except that after DeferDrafts a front end's SyncDraft saves
+// drafts from its own goroutine.
 type Recorder interface {
 	// Append saves one completed message, in its own transaction.
 	Append(m Message) error
 	// Draft saves a piece of the assistant text being streamed, before it
 	// is shown; the next Append of an assistant message replaces the
 	// draft. A draft found on load is a reply cut short: it is resumed as an
-	// interrupted assistant message. It is called once per streamed chunk,
-	// so it must be cheap (an append to a file, not a transaction).
+	// interrupted assistant message. It is called once per streamed chunk
+	// (or per frame, after DeferDrafts), so it must be cheap (an append to
+	// a file, not a transaction).
 	Draft(chunk string) error
 	// Decision saves the user's answer to an approval request.
 	Decision(callID, tool string, v Verdict) error

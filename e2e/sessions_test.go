@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,4 +197,49 @@ func TestResumedTranscriptShowsToolResultsReadably(t *testing.T) {
 	if !strings.Contains(out, "result: list_directory done\n") || !strings.Contains(out, "notes.txt") || strings.Contains(out, `"display"`) {
 		t.Fatalf("resumed transcript:\n%s", out)
 	}
+}
+
+// TestTUIKillDashNineLosesNothingOnScreen kills the full-screen chat with
+// SIGKILL while a reply streams. The chat saves streamed text once per
+// frame, right before the frame (agent.SyncDraft): every word that was on
+// screen must come back with --continue.
+func TestTUIKillDashNineLosesNothingOnScreen(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	var reply strings.Builder
+	for i := 1; i <= 400; i++ {
+		fmt.Fprintf(&reply, "w%03d ", i)
+	}
+	srv.Script(llmtest.Reply{Text: reply.String(), ChunkSize: 5, ChunkDelay: 10 * time.Millisecond})
+	dir := t.TempDir()
+	e := tuiEnv(t, srv)
+	s := startTUI(t, dir, e, 100, 30)
+	s.ready()
+	s.send("count for me")
+	s.waitFor(tuiWait, "w060")
+	shown := s.screen()
+	s.signal(syscall.SIGKILL)
+
+	last := 0
+	for _, f := range strings.Fields(shown) {
+		var n int
+		if _, err := fmt.Sscanf(f, "w%03d", &n); err == nil && n > last {
+			last = n
+		}
+	}
+	if last < 60 {
+		t.Fatalf("could not read the last word shown:\n%s", shown)
+	}
+	srv.Script(llmtest.Reply{Text: "resumed fine"})
+	out, errOut, code := runCo(t, dir, e, "go on\n", "--continue", "--plain")
+	if code != 0 {
+		t.Fatalf("--continue exit %d:\n%s%s", code, out, errOut)
+	}
+	if want := fmt.Sprintf("w%03d", last); !strings.Contains(out, want) || !strings.Contains(out, "[interrupted]") {
+		t.Errorf("resumed transcript lacks %s, the last word on screen before the kill, or the interrupted mark\n--- shown:\n%s\n--- resumed:\n%s", want, shown, out)
+	}
+	if !strings.Contains(out, "resumed fine") {
+		t.Fatalf("the next turn did not work:\n%s", out)
+	}
+	validHistory(t, srv.Requests()[len(srv.Requests())-1])
 }

@@ -114,6 +114,8 @@ func New(ctx context.Context, o Options) *App {
 		side: NewSidePanel(&th), status: NewStatusBar(&th), wel: o.Welcome,
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
 	}
+	// The pump saves streamed text right before each frame shows it.
+	o.Agent.DeferDrafts()
 	if a.slash.Agent == nil {
 		a.slash.Agent = o.Agent
 	}
@@ -508,7 +510,7 @@ func (a *App) begin(q queued) tea.Cmd {
 	events, cancel := a.start(q.text, q.bang)
 	a.cancel, a.running, a.cancelled = cancel, true, false
 	a.reply, a.tools, a.turnTokens = nil, map[string]*toolEntry{}, 0
-	a.pump = newPump(a.turn, events, a.done)
+	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
 	shown := q.text
 	if q.bang {
 		shown = "!" + q.text

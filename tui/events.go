@@ -63,10 +63,14 @@ type pump struct {
 	turn int
 	out  chan tea.Msg
 	done <-chan struct{} // the program ended: stop handing out messages
+	// save, when set, saves the streamed text handed out so far as the
+	// session's draft (agent.SyncDraft): it runs before each frame of
+	// text goes out, so what is shown is on disk first.
+	save func()
 }
 
-func newPump(turn int, in <-chan agent.Event, done <-chan struct{}) *pump {
-	p := &pump{turn: turn, out: make(chan tea.Msg), done: done}
+func newPump(turn int, in <-chan agent.Event, done <-chan struct{}, save func()) *pump {
+	p := &pump{turn: turn, out: make(chan tea.Msg), done: done, save: save}
 	go p.run(in)
 	return p
 }
@@ -96,6 +100,9 @@ func (p *pump) run(in <-chan agent.Event) {
 	flush := func() bool {
 		if text.Len() == 0 {
 			return true
+		}
+		if p.save != nil {
+			p.save()
 		}
 		ok := p.send(agentEventMsg{Turn: p.turn, Event: agent.TextDelta{Text: text.String()}})
 		text.Reset()

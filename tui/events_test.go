@@ -14,7 +14,7 @@ func TestPumpCoalescesTextAndKeepsOrder(t *testing.T) {
 	in := make(chan agent.Event, 64)
 	done := make(chan struct{})
 	defer close(done)
-	p := newPump(7, in, done)
+	p := newPump(7, in, done, nil)
 	go func() {
 		for i := 0; i < 200; i++ {
 			in <- agent.TextDelta{Text: "abcd"}
@@ -71,7 +71,7 @@ func TestPumpDrainsWhenTheProgramEnds(t *testing.T) {
 	in := make(chan agent.Event)
 	done := make(chan struct{})
 	close(done)
-	newPump(1, in, done)
+	newPump(1, in, done, nil)
 	finished := make(chan struct{})
 	go func() {
 		in <- agent.ToolCallStarted{}

@@ -1,0 +1,114 @@
+package sessions
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+// With DeferDrafts (the full-screen chat), streamed text is saved when the
+// front end calls SyncDraft before it shows text, from the front end's own
+// goroutine: the draft then holds at least everything handed out before
+// the sync, calls into the session never overlap (-race), and once the
+// reply is saved no draft is left behind.
+func TestDeferredDraftsHoldWhatWasHandedOut(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	reply := strings.Repeat("word ", 200)
+	srv.Script(llmtest.Reply{Text: reply, ChunkSize: 5, ChunkDelay: 500 * time.Microsecond})
+
+	s := open(t)
+	r := s.New("/w")
+	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: r})
+	ag.DeferDrafts()
+
+	events := ag.Submit(context.Background(), "talk")
+	var (
+		mu     sync.Mutex
+		handed strings.Builder // text received as events so far
+		checks int
+	)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the front end's frame loop
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(3 * time.Millisecond):
+			}
+			mu.Lock()
+			want := handed.String()
+			ag.SyncDraft()
+			// Read the draft while the turn may still append to it.
+			b, err := os.ReadFile(s.draftPath(r.ID()))
+			mu.Unlock()
+			if err == nil && !strings.HasPrefix(string(b), want) {
+				t.Errorf("after SyncDraft the draft holds %q, want it to start with the %d bytes handed out", b, len(want))
+				return
+			}
+			if err == nil && want != "" {
+				checks++
+			}
+		}
+	}()
+	for ev := range events {
+		if d, ok := ev.(agent.TextDelta); ok {
+			mu.Lock()
+			handed.WriteString(d.Text)
+			mu.Unlock()
+		}
+	}
+	close(stop)
+	wg.Wait()
+	ag.SyncDraft() // a late frame after the reply was saved writes nothing
+
+	if checks == 0 {
+		t.Fatal("no sync happened while the reply streamed; the test checked nothing")
+	}
+	if _, err := os.Stat(s.draftPath(r.ID())); !os.IsNotExist(err) {
+		t.Errorf("a draft is left after the reply was saved (err %v)", err)
+	}
+	_, h, err := s.Load(r.ID())
+	must(t, err)
+	if len(h) != 2 || h[1].Content != reply || h[1].Interrupted {
+		t.Fatalf("saved history = %+v", h)
+	}
+}
+
+// Without DeferDrafts (--plain, co run) every chunk is in the draft before
+// its event is sent.
+func TestDraftsAreSavedPerChunkByDefault(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: strings.Repeat("abc ", 50), ChunkSize: 4, ChunkDelay: time.Millisecond})
+	s := open(t)
+	r := s.New("/w")
+	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: r})
+	var handed strings.Builder
+	checked := 0
+	for ev := range ag.Submit(context.Background(), "talk") {
+		d, ok := ev.(agent.TextDelta)
+		if !ok {
+			continue
+		}
+		handed.WriteString(d.Text)
+		if b, err := os.ReadFile(s.draftPath(r.ID())); err == nil {
+			if !strings.HasPrefix(string(b), handed.String()) {
+				t.Fatalf("draft %q lacks text already handed out %q", b, handed.String())
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("never saw the draft while streaming")
+	}
+}
