@@ -36,6 +36,16 @@ func TestChromaRegistriesAreNotParsedAtInit(t *testing.T) {
 	if atInit.lexers > 30 {
 		t.Errorf("%d chroma lexers registered at init; want only the ~20 written in Go", atInit.lexers)
 	}
+	// Registering a style and using it (what glamour does for code
+	// blocks) parses none of the embedded ones.
+	own := chroma.MustNewStyle("co-first", chroma.StyleEntries{chroma.Keyword: "#00ff00"})
+	styles.Register(own)
+	if got := styles.Get("co-first"); got != own {
+		t.Fatalf("Get of a registered style = %v", got)
+	}
+	if n := len(styles.Registry); n != 1 {
+		t.Errorf("registering and using one style parsed the embedded ones (%d styles)", n)
+	}
 }
 
 // The lazy registries answer exactly as the eager ones did.

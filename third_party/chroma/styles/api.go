@@ -14,15 +14,20 @@ var embedded embed.FS
 
 // Registry of Styles.
 //
-// co patch: the embedded styles are parsed on first use (Get, Names or
-// Register), not at package init, where they cost every start of the
-// program about 5 ms and 1.6 MB of garbage. Code that reads Registry
-// directly sees only the styles registered so far until one of those
-// functions has run.
+// co patch: the embedded styles are parsed when first needed (Names, or
+// Get of a style not registered), not at package init, where they cost
+// every start of the program about 5 ms and 1.6 MB of garbage. A program
+// that registers its own style and only uses that one (glamour) never
+// parses them. Code that reads Registry directly sees only the styles
+// registered so far until then.
 var Registry = map[string]*chroma.Style{}
 
-var loadOnce sync.Once
+var (
+	loadOnce sync.Once
+	mu       sync.Mutex // orders this package's own reads and writes of Registry
+)
 
+// load parses the embedded styles; mu is held.
 func load() {
 	loadOnce.Do(func() {
 		files, err := fs.ReadDir(embedded, ".")
@@ -60,13 +65,16 @@ var Fallback *chroma.Style
 
 // Register a chroma.Style.
 func Register(style *chroma.Style) *chroma.Style {
-	load()
+	mu.Lock()
+	defer mu.Unlock()
 	Registry[style.Name] = style
 	return style
 }
 
 // Names of all available styles.
 func Names() []string {
+	mu.Lock()
+	defer mu.Unlock()
 	load()
 	out := []string{}
 	for name := range Registry {
@@ -78,9 +86,17 @@ func Names() []string {
 
 // Get named style, or Fallback.
 func Get(name string) *chroma.Style {
+	mu.Lock()
+	defer mu.Unlock()
+	if style, ok := Registry[name]; ok {
+		return style
+	}
 	load()
 	if style, ok := Registry[name]; ok {
 		return style
+	}
+	if Fallback == nil {
+		return Registry["swapoff"]
 	}
 	return Fallback
 }
