@@ -528,7 +528,11 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 		if len(res.calls) == 0 {
 			outcome = "success"
 			if span.IsRecording() {
-				span.SetAttributes(attribute.String("gen_ai.output.messages", genaiMessages("assistant", res.text, nil, res.finish)))
+				out := res.messages // no calls: the chat span's value is this answer's
+				if out == "" {
+					out = genaiMessages("assistant", res.text, nil, res.finish)
+				}
+				span.SetAttributes(attribute.String("gen_ai.output.messages", out))
 			}
 			e.send(TurnFinished{Text: res.text, Usage: st.usage, Session: a.Usage(), Requests: st.requests})
 			return
@@ -550,6 +554,9 @@ type streamResult struct {
 	calls  []ToolCall
 	usage  Usage
 	finish string
+	// messages is the chat span's gen_ai.output.messages (when traced); the
+	// turn's span records the same answer with the same string.
+	messages string
 }
 
 var errStalled = errors.New("stream stalled")
@@ -601,7 +608,8 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 			attribute.Float64("co.time_to_first_token_ms", float64(firstToken.Microseconds())/1000),
 		)
 		if span.IsRecording() && (res.text != "" || len(res.calls) > 0) {
-			span.SetAttributes(attribute.String("gen_ai.output.messages", genaiMessages("assistant", res.text, res.calls, res.finish)))
+			res.messages = genaiMessages("assistant", res.text, res.calls, res.finish)
+			span.SetAttributes(attribute.String("gen_ai.output.messages", res.messages))
 		}
 		if err != nil {
 			span.SetStatus(codes.Error, err.Error())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -53,10 +54,48 @@ type filterExporter struct {
 
 func (e *filterExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	out := make([]sdktrace.ReadOnlySpan, len(spans))
+	var m textMemo
 	for i, s := range spans {
-		out[i] = e.f.apply(s)
+		out[i] = e.f.apply(s, &m)
 	}
 	return e.next.ExportSpans(ctx, out)
+}
+
+// textMemo remembers what a batch's long strings became: the agent records
+// its answer on the chat span and on the turn's with the same string, which
+// is then redacted once. Strings are compared by identity (data and
+// length), never by content.
+type textMemo struct {
+	n    int
+	keys [8]struct {
+		p *byte
+		n int
+	}
+	vals [8]string
+}
+
+// memoMin: shorter strings are redacted again (cheaper than looking up).
+const memoMin = 1024
+
+func (m *textMemo) get(s string) (string, bool) {
+	if m == nil || len(s) < memoMin {
+		return "", false
+	}
+	p := unsafe.StringData(s)
+	for i := 0; i < m.n; i++ {
+		if m.keys[i].p == p && m.keys[i].n == len(s) {
+			return m.vals[i], true
+		}
+	}
+	return "", false
+}
+
+func (m *textMemo) put(s, v string) {
+	if m == nil || len(s) < memoMin || m.n == len(m.keys) {
+		return
+	}
+	m.keys[m.n].p, m.keys[m.n].n, m.vals[m.n] = unsafe.StringData(s), len(s), v
+	m.n++
 }
 
 func (e *filterExporter) Shutdown(ctx context.Context) error { return e.next.Shutdown(ctx) }
@@ -78,24 +117,24 @@ func (s *filteredSpan) Events() []sdktrace.Event         { return s.events }
 func (s *filteredSpan) Links() []sdktrace.Link           { return s.links }
 func (s *filteredSpan) Status() sdktrace.Status          { return s.status }
 
-func (f spanFilter) apply(s sdktrace.ReadOnlySpan) sdktrace.ReadOnlySpan {
-	out := &filteredSpan{ReadOnlySpan: s, name: f.text(s.Name()), attrs: f.attrs(s.Attributes()), status: s.Status()}
-	out.status.Description = f.text(out.status.Description)
+func (f spanFilter) apply(s sdktrace.ReadOnlySpan, m *textMemo) sdktrace.ReadOnlySpan {
+	out := &filteredSpan{ReadOnlySpan: s, name: f.text(s.Name(), nil), attrs: f.attrs(s.Attributes(), m), status: s.Status()}
+	out.status.Description = f.text(out.status.Description, nil)
 	if evs := s.Events(); len(evs) > 0 {
 		out.events = make([]sdktrace.Event, 0, len(evs))
 		for _, ev := range evs {
 			if !f.keepContent && isContentEvent(ev.Name) {
 				continue
 			}
-			ev.Name = f.text(ev.Name)
-			ev.Attributes = f.attrs(ev.Attributes)
+			ev.Name = f.text(ev.Name, nil)
+			ev.Attributes = f.attrs(ev.Attributes, m)
 			out.events = append(out.events, ev)
 		}
 	}
 	if ls := s.Links(); len(ls) > 0 {
 		out.links = make([]sdktrace.Link, len(ls))
 		for i, l := range ls {
-			l.Attributes = f.attrs(l.Attributes)
+			l.Attributes = f.attrs(l.Attributes, m)
 			out.links[i] = l
 		}
 	}
@@ -104,13 +143,13 @@ func (f spanFilter) apply(s sdktrace.ReadOnlySpan) sdktrace.ReadOnlySpan {
 
 // attrs returns kvs redacted, content keys dropped unless kept. It copies
 // only from the first attribute that changes (most never do).
-func (f spanFilter) attrs(kvs []attribute.KeyValue) []attribute.KeyValue {
+func (f spanFilter) attrs(kvs []attribute.KeyValue, m *textMemo) []attribute.KeyValue {
 	var out []attribute.KeyValue
 	copied := false
 	for i, kv := range kvs {
 		drop, changed := !f.keepContent && contentKeys[kv.Key], false
 		if !drop {
-			kv, changed = f.value(kv)
+			kv, changed = f.value(kv, m)
 		}
 		if (drop || changed) && !copied {
 			out, copied = append(make([]attribute.KeyValue, 0, len(kvs)), kvs[:i]...), true
@@ -126,11 +165,11 @@ func (f spanFilter) attrs(kvs []attribute.KeyValue) []attribute.KeyValue {
 }
 
 // value redacts one attribute's text.
-func (f spanFilter) value(kv attribute.KeyValue) (attribute.KeyValue, bool) {
+func (f spanFilter) value(kv attribute.KeyValue, m *textMemo) (attribute.KeyValue, bool) {
 	switch kv.Value.Type() {
 	case attribute.STRING:
 		if s := kv.Value.AsString(); s != "" {
-			if r := f.text(s); r != s {
+			if r := f.text(s, m); r != s {
 				return attribute.String(string(kv.Key), r), true
 			}
 		}
@@ -138,7 +177,7 @@ func (f spanFilter) value(kv attribute.KeyValue) (attribute.KeyValue, bool) {
 		ss := kv.Value.AsStringSlice()
 		changed := false
 		for i, s := range ss {
-			if r := f.text(s); r != s {
+			if r := f.text(s, m); r != s {
 				ss[i], changed = r, true
 			}
 		}
@@ -149,15 +188,20 @@ func (f spanFilter) value(kv attribute.KeyValue) (attribute.KeyValue, bool) {
 	return kv, false
 }
 
-// text redacts s and cuts it to maxValueLen bytes (on a rune boundary).
-func (f spanFilter) text(s string) string {
-	s = f.redactor.String(s)
-	if f.maxValueLen > 0 && len(s) > f.maxValueLen {
+// text redacts s and cuts it to maxValueLen bytes (on a rune boundary);
+// m, when set, remembers the result for the rest of the batch.
+func (f spanFilter) text(s string, m *textMemo) string {
+	if r, ok := m.get(s); ok {
+		return r
+	}
+	r := f.redactor.String(s)
+	if f.maxValueLen > 0 && len(r) > f.maxValueLen {
 		cut := f.maxValueLen
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(r[cut]) {
 			cut--
 		}
-		s = s[:cut] + fmt.Sprintf("…[%d bytes cut]", len(s)-cut)
+		r = r[:cut] + fmt.Sprintf("…[%d bytes cut]", len(r)-cut)
 	}
-	return s
+	m.put(s, r)
+	return r
 }

@@ -1,12 +1,17 @@
 package telemetry
 
 import (
+	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 func TestRedactorString(t *testing.T) {
@@ -236,3 +241,36 @@ func TestPlain8(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterMemoIsByIdentity: a batch's spans sharing a long string get it
+// redacted (once); a prefix of it, which shares its bytes, is redacted on
+// its own.
+func TestFilterMemoIsByIdentity(t *testing.T) {
+	long := strings.Repeat("plain words ", 200) + "token: hunter2hunter2 end"
+	prefix := long[:1200]
+	mk := func(v string) sdktrace.ReadOnlySpan {
+		return tracetest.SpanStub{Name: "s", Attributes: []attribute.KeyValue{attribute.String("gen_ai.output.messages", v)}}.Snapshot()
+	}
+	rec := &recordingExporter{}
+	e := &filterExporter{next: rec, f: spanFilter{redactor: NewRedactor(nil), keepContent: true, maxValueLen: DefaultMaxValueLen}}
+	if err := e.ExportSpans(context.Background(), []sdktrace.ReadOnlySpan{mk(long), mk(prefix), mk(long)}); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range rec.spans {
+		got := s.Attributes()[0].Value.AsString()
+		if strings.Contains(got, "hunter2") {
+			t.Errorf("span %d: the secret survived", i)
+		}
+		if i == 1 && got != prefix {
+			t.Errorf("the prefix became %q", got[len(got)-40:])
+		}
+	}
+}
+
+type recordingExporter struct{ spans []sdktrace.ReadOnlySpan }
+
+func (r *recordingExporter) ExportSpans(_ context.Context, s []sdktrace.ReadOnlySpan) error {
+	r.spans = append(r.spans, s...)
+	return nil
+}
+func (*recordingExporter) Shutdown(context.Context) error { return nil }
