@@ -926,40 +926,6 @@ func (a *Agent) retryResult(fin ToolCallFinished, name, msg string, st *turnStat
 	return fin, errorPrefix + msg + retryHint
 }
 
-// genaiMessages is a gen_ai.input.messages / gen_ai.output.messages value
-// (OpenTelemetry GenAI conventions): one message of text and tool-call parts.
-func genaiMessages(role, text string, calls []ToolCall, finish string) string {
-	type part struct {
-		Type      string          `json:"type"`
-		Content   string          `json:"content,omitempty"`
-		ID        string          `json:"id,omitempty"`
-		Name      string          `json:"name,omitempty"`
-		Arguments json.RawMessage `json:"arguments,omitempty"`
-	}
-	msg := struct {
-		Role         string `json:"role"`
-		Parts        []part `json:"parts"`
-		FinishReason string `json:"finish_reason,omitempty"`
-	}{Role: role, Parts: []part{}, FinishReason: finish}
-	if text != "" {
-		msg.Parts = append(msg.Parts, part{Type: "text", Content: text})
-	}
-	for _, c := range calls {
-		p := part{Type: "tool_call", ID: c.ID, Name: c.Name}
-		if json.Valid([]byte(c.Args)) {
-			p.Arguments = json.RawMessage(c.Args)
-		} else {
-			p.Arguments, _ = json.Marshal(c.Args)
-		}
-		msg.Parts = append(msg.Parts, p)
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // keep <, > and & readable (and searchable)
-	_ = enc.Encode([]any{msg})
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
 func deniedJSON(by, reason, msg string) string {
 	b, _ := json.Marshal(map[string]any{"status": "denied", "denied_by": by, "reason": reason, "message": msg})
 	return string(b)
