@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -241,23 +242,39 @@ func (e *Exporter) Shutdown(context.Context) error {
 	return err
 }
 
-// rowArgs are the INSERT's arguments for one span, in e.args. The JSON
-// columns are written into e.buf and passed as strings that alias it: the
-// driver binds text as SQLITE_TRANSIENT (SQLite copies it), so they are
-// not used after the INSERT returns, and the buffer is reused for the next
-// span.
+// rowArgs are the INSERT's arguments for one span, in e.args. The ids and
+// the JSON columns are written into e.buf and passed as strings that alias
+// it: the driver binds text as SQLITE_TRANSIENT (SQLite copies it), so
+// they are not used after the INSERT returns, and the buffer is reused for
+// the next span.
 func (e *Exporter) rowArgs(s sdktrace.ReadOnlySpan) []driver.NamedValue {
 	sc := s.SpanContext()
 	b := e.buf[:0]
+	var ends [5]int // of the span id, trace id, parent id, attributes, events in b
+	sid, tid := sc.SpanID(), sc.TraceID()
+	b = hex.AppendEncode(b, sid[:])
+	ends[0] = len(b)
+	b = hex.AppendEncode(b, tid[:])
+	ends[1] = len(b)
+	p := s.Parent()
+	if p.IsValid() {
+		pid := p.SpanID()
+		b = hex.AppendEncode(b, pid[:])
+	}
+	ends[2] = len(b)
 	b = appendAttrs(b, s.Attributes())
-	nAttrs := len(b)
+	ends[3] = len(b)
 	b = appendEvents(b, s.Events())
+	ends[4] = len(b)
 	e.buf = b
-	attrs, events := unsafe.String(unsafe.SliceData(b), nAttrs), unsafe.String(unsafe.SliceData(b[nAttrs:]), len(b)-nAttrs)
+	var col [5]string
+	for i, from := 0, 0; i < len(ends); from, i = ends[i], i+1 {
+		col[i] = unsafe.String(unsafe.SliceData(b[from:]), ends[i]-from)
+	}
 
 	var parent, statusDesc driver.Value
-	if p := s.Parent(); p.IsValid() {
-		parent = p.SpanID().String()
+	if p.IsValid() {
+		parent = col[2]
 	}
 	st := s.Status()
 	if st.Description != "" {
@@ -265,9 +282,9 @@ func (e *Exporter) rowArgs(s sdktrace.ReadOnlySpan) []driver.NamedValue {
 	}
 	start, end := s.StartTime(), s.EndTime()
 	for i, v := range [13]driver.Value{
-		sc.SpanID().String(), sc.TraceID().String(), parent, s.Name(), kindName(s.SpanKind()),
+		col[0], col[1], parent, s.Name(), kindName(s.SpanKind()),
 		start.UnixNano(), end.UnixNano(), float64(end.Sub(start).Nanoseconds()) / 1e6,
-		statusName(st.Code), statusDesc, attrs, events, e.resourceJSON(s.Resource()),
+		statusName(st.Code), statusDesc, col[3], col[4], e.resourceJSON(s.Resource()),
 	} {
 		e.args[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 	}

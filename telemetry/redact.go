@@ -178,11 +178,19 @@ func (r *Redactor) String(s string) string {
 			}
 		}
 	}
+	if len(s) < minPatternLen {
+		return s
+	}
 	for i := range patterns {
 		s = patterns[i].replace(s)
 	}
 	return s
 }
+
+// minPatternLen is the length of the shortest text any pattern matches
+// ("xoxb-" and 8 more; TestMinPatternLen computes it from the expressions):
+// shorter values (most attributes) skip the scans.
+const minPatternLen = 13
 
 // replace is the pattern's ReplaceAll, trying the anchored expression at
 // the candidate starts only.

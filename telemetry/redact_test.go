@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -139,6 +141,58 @@ var wholeRes = sync.OnceValue(func() []*regexp.Regexp {
 	}
 	return res
 })
+
+// TestMinPatternLen: no pattern matches fewer bytes than minPatternLen.
+func TestMinPatternLen(t *testing.T) {
+	var minLen func(re *syntax.Regexp) int
+	minLen = func(re *syntax.Regexp) int {
+		switch re.Op {
+		case syntax.OpLiteral:
+			n := 0
+			for _, r := range re.Rune {
+				n += utf8.RuneLen(r)
+				if re.Flags&syntax.FoldCase != 0 {
+					n -= utf8.RuneLen(r) - 1 // a fold may be one byte
+				}
+			}
+			return n
+		case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+			return 1
+		case syntax.OpCapture, syntax.OpPlus:
+			return minLen(re.Sub[0])
+		case syntax.OpRepeat:
+			return re.Min * minLen(re.Sub[0])
+		case syntax.OpConcat:
+			n := 0
+			for _, sub := range re.Sub {
+				n += minLen(sub)
+			}
+			return n
+		case syntax.OpAlternate:
+			n := -1
+			for _, sub := range re.Sub {
+				if m := minLen(sub); n < 0 || m < n {
+					n = m
+				}
+			}
+			return n
+		}
+		return 0 // empty-width, star, quest
+	}
+	shortest := -1
+	for _, p := range patterns {
+		re, err := syntax.Parse(p.expr, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := minLen(re.Simplify()); shortest < 0 || n < shortest {
+			shortest = n
+		}
+	}
+	if shortest != minPatternLen {
+		t.Errorf("the shortest match is %d bytes; minPatternLen is %d", shortest, minPatternLen)
+	}
+}
 
 // FuzzRedactPatternsExact: trying the anchored expressions at the
 // candidate starts gives what running them over the whole string gives.
