@@ -15,10 +15,12 @@ import (
 // runTUI runs the full-screen chat for ss.
 func runTUI(ctx context.Context, ss *session, s streams) error {
 	if os.Getenv("GOGC") == "" {
-		// The chat keeps little live memory but renders (allocates) a lot
-		// while a reply streams: collecting at 1.5x the live heap instead of
-		// 2x keeps the session's peak footprint down for a few ms of CPU.
-		debug.SetGCPercent(50)
+		// The chat keeps little live memory (about 4 MB) but renders
+		// (allocates) a lot while a reply streams: collecting at 1.35x the
+		// live heap instead of 2x keeps the session's peak footprint about
+		// 2 MB lower for ~20 ms of CPU per long reply (scripts/bench-tui.sh
+		// with BENCH_GOGC compares).
+		debug.SetGCPercent(35)
 	}
 	level, unsandboxed := ss.isolation()
 	env := ss.slashEnv(tui.HelpText(tui.DefaultKeyMap(), tui.DefaultModalKeyMap()))

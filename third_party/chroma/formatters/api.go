@@ -5,8 +5,6 @@ import (
 	"sort"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/formatters/svg"
 )
 
 var (
@@ -19,9 +17,9 @@ var (
 		}
 		return nil
 	}))
-	// Default HTML formatter outputs self-contained HTML.
-	htmlFull = Register("html", html.New(html.Standalone(true), html.WithClasses(true))) // nolint
-	SVG      = Register("svg", svg.New(svg.EmbedFont("Liberation Mono", svg.FontLiberationMono, svg.WOFF)))
+	// co patch: the "html" and "svg" formatters are not registered (their
+	// packages are left out): co formats for terminals only, and the SVG
+	// formatter's embedded font alone was 0.24 MB of every co process.
 )
 
 // Fallback formatter.

@@ -6,10 +6,16 @@ import (
 	"sync"
 
 	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/internal/gzfs"
 )
 
+// co patch: the definitions are embedded gzip-compressed (0.4 MB instead
+// of 2.1 MB) and read through gzfs under their plain names.
+//
 //go:embed embedded
-var embedded embed.FS
+var embeddedGz embed.FS
+
+var embedded = gzfs.FS{Base: embeddedGz}
 
 // GlobalLexerRegistry is the global LexerRegistry of Lexers.
 //

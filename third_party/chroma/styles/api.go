@@ -2,15 +2,20 @@ package styles
 
 import (
 	"embed"
-	"io/fs"
 	"sort"
 	"sync"
 
 	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/internal/gzfs"
 )
 
-//go:embed *.xml
-var embedded embed.FS
+// co patch: the styles are embedded gzip-compressed and read through gzfs
+// under their plain names.
+//
+//go:embed *.xml.gz
+var embeddedGz embed.FS
+
+var embedded = gzfs.FS{Base: embeddedGz}
 
 // Registry of Styles.
 //
@@ -30,7 +35,7 @@ var (
 // load parses the embedded styles; mu is held.
 func load() {
 	loadOnce.Do(func() {
-		files, err := fs.ReadDir(embedded, ".")
+		files, err := embedded.ReadDir(".")
 		if err != nil {
 			panic(err)
 		}
