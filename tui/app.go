@@ -189,6 +189,7 @@ func (a *App) Init() tea.Cmd {
 		a.todoCh, _ = a.todos.Subscribe() // ends with the process
 		cmds = append(cmds, safeCmd(watchTodos(a.todoCh)))
 	}
+	cmds = append(cmds, safeCmd(warmHighlighter))
 	return tea.Batch(cmds...)
 }
 

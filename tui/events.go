@@ -24,11 +24,14 @@ const frameInterval = 66 * time.Millisecond
 // channel while text waits for its frame.
 const pollInterval = 20 * time.Millisecond
 
-// bulkBytes of text between two polls make the next poll come after
-// bulkPollInterval instead.
+// bulkBytes of text between two polls mean a reply is arriving faster
+// than it streams (its end is near): the next poll comes after
+// bulkPollInterval and frames go out every bulkFrameInterval, so the
+// reply's blocks are rendered while the rest arrives, not all at its end.
 const (
-	bulkBytes        = 512
-	bulkPollInterval = 4 * time.Millisecond
+	bulkBytes         = 512
+	bulkPollInterval  = 4 * time.Millisecond
+	bulkFrameInterval = 16 * time.Millisecond
 )
 
 // agentEventMsg is one event of turn Turn.
@@ -96,6 +99,7 @@ func (p *pump) run(in <-chan agent.Event) {
 		text   strings.Builder
 		last   time.Time // when text last went out
 		polled int       // text.Len() at the last poll
+		every  = frameInterval
 	)
 	flush := func() bool {
 		if text.Len() == 0 {
@@ -117,7 +121,8 @@ func (p *pump) run(in <-chan agent.Event) {
 		case ev, ok = <-in:
 		default:
 			since := time.Since(last)
-			if text.Len() == 0 && since >= frameInterval {
+			if text.Len() == 0 && since >= every {
+				every = frameInterval
 				ev, ok = <-in // not streaming: wait for the agent
 				break
 			}
@@ -126,7 +131,7 @@ func (p *pump) run(in <-chan agent.Event) {
 			// what arrives meanwhile sits in the agent's channel (which
 			// coalesces deltas when it fills). Other events wait at most
 			// pollInterval.
-			if since >= frameInterval {
+			if since >= every {
 				if !flush() {
 					drain(in)
 					return
@@ -134,14 +139,16 @@ func (p *pump) run(in <-chan agent.Event) {
 				continue
 			}
 			// Text arriving in bulk (a reply sent faster than it streams)
-			// means the turn is about to end: look again sooner, so its
-			// end reaches the screen without waiting out a poll.
+			// means the turn is about to end: look again sooner and show
+			// it in smaller frames, so its end reaches the screen without
+			// waiting out a poll or rendering the whole reply at once.
 			poll := pollInterval
+			every = frameInterval
 			if text.Len()-polled >= bulkBytes {
-				poll = bulkPollInterval
+				poll, every = bulkPollInterval, bulkFrameInterval
 			}
 			polled = text.Len()
-			time.Sleep(min(frameInterval-since, poll))
+			time.Sleep(max(0, min(every-since, poll)))
 			continue
 		}
 		if !ok {
@@ -151,7 +158,7 @@ func (p *pump) run(in <-chan agent.Event) {
 		}
 		if d, isText := ev.(agent.TextDelta); isText {
 			text.WriteString(d.Text)
-			if time.Since(last) >= frameInterval && !flush() {
+			if time.Since(last) >= every && !flush() {
 				drain(in)
 				return
 			}

@@ -2,9 +2,12 @@ package tui
 
 import (
 	"strings"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/ansi"
+	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
 	xansi "github.com/charmbracelet/x/ansi"
 )
@@ -65,6 +68,29 @@ func (m *markdown) block(src string, width int) ([]string, []int) {
 	}
 	return tidyLines(stripHyperlinks(out), width)
 }
+
+// warmHighlighter loads chroma's lexer registry and compiles a common
+// lexer's rules in the background, once the first frame is out: done by
+// the first code block instead, it delayed that frame by ~10 ms. It
+// touches only chroma's own lazily built, lock-protected state.
+func warmHighlighter() tea.Msg {
+	time.Sleep(warmDelay)
+	warmChroma()
+	return nil
+}
+
+func warmChroma() {
+	lexers.Names(true)
+	if l := lexers.Get("go"); l != nil {
+		if it, err := l.Tokenise(nil, "package main\n"); err == nil {
+			for t := it(); t != chroma.EOF; t = it() {
+			}
+		}
+	}
+}
+
+// warmDelay leaves the first frame the CPU.
+const warmDelay = 150 * time.Millisecond
 
 // plainFences marks code blocks with no language, or one chroma does not
 // know, as plain text. Otherwise chroma guesses the language by running

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/alecthomas/chroma/v2/lexers"
 	"math/rand"
 	"strings"
 	"testing"
@@ -219,4 +220,22 @@ func FuzzStreamingMarkdown(f *testing.F) {
 			t.Fatalf("incremental %q\nfresh %q", got, want)
 		}
 	})
+}
+
+// The background warm-up of the highlighter runs while the chat renders
+// code blocks; chroma's lazily built state must stand that (-race).
+func TestWarmingTheHighlighterWhileRendering(t *testing.T) {
+	md := newMarkdown(NewTheme("dark", false).Markdown)
+	done := make(chan struct{})
+	go func() { warmChroma(); close(done) }()
+	for i := 0; i < 5; i++ {
+		lines := renderMarkdown(md, "```go\nfunc main() { println(\"hi\") }\n```\n\n```python\nprint('x')\n```", 60)
+		if !strings.Contains(strings.Join(lines, "\n"), "println") {
+			t.Fatalf("code block not rendered: %q", lines)
+		}
+	}
+	<-done
+	if len(lexers.Names(false)) < 200 {
+		t.Fatal("warming did not load chroma's lexers")
+	}
 }
