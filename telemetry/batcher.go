@@ -29,6 +29,7 @@ type batcher struct {
 
 	mu      sync.Mutex
 	queue   []sdktrace.ReadOnlySpan
+	spare   []sdktrace.ReadOnlySpan // the last batch's array, for the next
 	stopped bool
 	timer   *time.Timer
 	kick    chan struct{}      // a full batch is waiting
@@ -101,21 +102,28 @@ func (b *batcher) loop() {
 	}
 }
 
-// export writes everything queued, a batch at a time.
+// export writes everything queued, a batch at a time. The queue's array
+// is kept for the next batch (spare), cleared so the spans can be freed.
 func (b *batcher) export() {
 	b.mu.Lock()
 	q := b.queue
-	b.queue = nil
+	b.queue, b.spare = b.spare[:0], nil
 	b.timer.Stop()
 	b.mu.Unlock()
-	for len(q) > 0 {
-		n := min(len(q), b.maxBatch)
+	for rest := q; len(rest) > 0; {
+		n := min(len(rest), b.maxBatch)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if err := b.exp.ExportSpans(ctx, q[:n]); err != nil {
+		if err := b.exp.ExportSpans(ctx, rest[:n]); err != nil {
 			b.onErr(err)
 		}
 		cancel()
-		q = q[n:]
+		rest = rest[n:]
+	}
+	if cap(q) <= b.maxBatch {
+		clear(q)
+		b.mu.Lock()
+		b.spare = q[:0]
+		b.mu.Unlock()
 	}
 }
 

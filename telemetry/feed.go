@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/codes"
@@ -29,8 +30,9 @@ type SpanEvent struct {
 // batch. It never blocks the agent: a subscriber that is full misses
 // updates (the panel drops updates, the store keeps every span).
 type Feed struct {
-	mu   sync.Mutex
-	subs map[chan SpanEvent]struct{}
+	mu    sync.Mutex
+	subs  map[chan SpanEvent]struct{}
+	nsubs atomic.Int32 // len(subs), read without the lock
 }
 
 // NewFeed returns a Feed; register it with the TracerProvider
@@ -43,11 +45,13 @@ func (f *Feed) Subscribe(buffer int) (<-chan SpanEvent, func()) {
 	ch := make(chan SpanEvent, buffer)
 	f.mu.Lock()
 	f.subs[ch] = struct{}{}
+	f.nsubs.Store(int32(len(f.subs)))
 	f.mu.Unlock()
 	return ch, func() {
 		f.mu.Lock()
 		if _, ok := f.subs[ch]; ok {
 			delete(f.subs, ch)
+			f.nsubs.Store(int32(len(f.subs)))
 			close(ch)
 		}
 		f.mu.Unlock()
@@ -106,11 +110,7 @@ func (f *Feed) OnEnd(s sdktrace.ReadOnlySpan) {
 }
 
 // listened: nobody subscribed (co run, --plain) costs no event at all.
-func (f *Feed) listened() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.subs) > 0
-}
+func (f *Feed) listened() bool { return f.nsubs.Load() > 0 }
 
 // Shutdown implements sdktrace.SpanProcessor.
 func (f *Feed) Shutdown(context.Context) error { return nil }
