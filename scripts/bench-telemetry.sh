@@ -30,7 +30,10 @@ echo "== tracing's CPU per agent turn: no-op and traced agents alternating in on
 # first) cancels the shared machine's drifting load. Each traced turn is
 # flushed: its spans are one batch, one transaction, as an interactive
 # turn's are, and the export goroutine's CPU is in the turn's. "traced" is
-# co run / --plain; "panel" also drains the side panel's feed.
+# co run / --plain; "panel" also drains the side panel's feed. On this
+# machine the two turns of a pair differ with an SD of ~1.3 ms, so one
+# run's figure moves by about ±1.2 points (95 %); the pooled line is the
+# ratio over all the runs' turns.
 for ((i = 0; i < rounds; i++)); do
 	"$tmp/telemetry.test" -test.run '^$' -test.bench 'TracingOverhead' -test.benchtime 1000x |
 		awk '/^BenchmarkTracingOverhead/ {
@@ -40,9 +43,11 @@ for ((i = 0; i < rounds; i++)); do
 				else if ($(i+1) == "noop-cpu-µs/turn") n = $i
 				else if ($(i+1) ~ /-cpu-µs\/turn$/) t = $i
 			}
-			printf "%-14s %+5.1f%%   (median CPU a turn: %5d µs no-op, %5d µs traced)\n", name, o, n, t
+			printf "%-14s %+5.1f%%   (mean CPU a turn: %5.0f µs no-op, %5.0f µs traced)\n", name, o, n, t
 		}'
-done
+done | tee "$tmp/overhead.txt"
+awk '{ n[$1] += $7; t[$1] += $10; k[$1]++ }
+	END { for (v in n) printf "%-14s %+5.1f%%   pooled over %d runs\n", v, (t[v] / n[v] - 1) * 100, k[v] }' "$tmp/overhead.txt" | sort
 
 echo "== the same, variants run one after the other ($rounds rounds, median of paired ratios; noisier)"
 for ((i = 0; i < rounds; i++)); do
