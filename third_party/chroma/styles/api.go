@@ -100,8 +100,5 @@ func Get(name string) *chroma.Style {
 	if style, ok := Registry[name]; ok {
 		return style
 	}
-	if Fallback == nil {
-		return Registry["swapoff"]
-	}
 	return Fallback
 }

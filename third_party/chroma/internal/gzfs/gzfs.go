@@ -8,7 +8,6 @@ package gzfs
 
 import (
 	"compress/gzip"
-	"io"
 	"io/fs"
 	"strings"
 	"sync"
@@ -104,5 +103,3 @@ func (e entry) Info() (fs.FileInfo, error) {
 	}
 	return info{name: e.Name()}, nil
 }
-
-var _ io.Reader = (*file)(nil)
