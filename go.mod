@@ -105,3 +105,5 @@ replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
 replace github.com/charmbracelet/ultraviolet => ./third_party/ultraviolet
 
 replace github.com/mattn/go-runewidth => ./third_party/go-runewidth
+
+replace google.golang.org/api => ./third_party/google-api

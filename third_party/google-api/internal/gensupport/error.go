@@ -4,21 +4,15 @@
 
 package gensupport
 
-import (
-	"errors"
-
-	"github.com/googleapis/gax-go/v2/apierror"
-	"google.golang.org/api/googleapi"
-)
-
-// WrapError creates an [apierror.APIError] from err, wraps it in err, and
-// returns err. If err is not a [googleapi.Error] (or a
-// [google.golang.org/grpc/status.Status]), it returns err without modification.
+// WrapError returns err unchanged.
+//
+// Upstream wraps an [apierror.APIError] parsed from a *googleapi.Error into
+// it, so that errors.As finds one; co's trimmed copy leaves that out, with
+// gax-go's apierror package and the protobuf and gRPC packages it pulls in.
+// The *googleapi.Error itself (code, message, details, errors, header, body)
+// is unchanged; its Unwrap returns nil.
+//
+// [apierror.APIError]: https://pkg.go.dev/github.com/googleapis/gax-go/v2/apierror#APIError
 func WrapError(err error) error {
-	var herr *googleapi.Error
-	apiError, ok := apierror.ParseError(err, false)
-	if ok && errors.As(err, &herr) {
-		herr.Wrap(apiError)
-	}
 	return err
 }

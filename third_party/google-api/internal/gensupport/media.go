@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	gax "github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/googleapi"
 )
 
@@ -155,7 +154,7 @@ func NewInfoFromMedia(r io.Reader, options []googleapi.MediaOption) *MediaInfo {
 	if !opts.ForceEmptyContentType {
 		mi.mType = opts.ContentType
 		if mi.mType == "" {
-			r, mi.mType = gax.DetermineContentType(r)
+			r, mi.mType = DetermineContentType(r)
 		}
 	}
 	mi.chunkRetryDeadline = opts.ChunkRetryDeadline
@@ -170,7 +169,7 @@ func NewInfoFromResumableMedia(r io.ReaderAt, size int64, mediaType string) *Med
 	rdr := ReaderAtToReader(r, size)
 	mType := mediaType
 	if mType == "" {
-		rdr, mType = gax.DetermineContentType(rdr)
+		rdr, mType = DetermineContentType(rdr)
 	}
 
 	return &MediaInfo{

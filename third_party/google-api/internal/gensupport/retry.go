@@ -12,12 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/googleapi"
 )
 
-// Backoff is an interface around gax.Backoff's Pause method, allowing tests to provide their
-// own implementation.
+// Backoff is an interface around ExpBackoff's Pause method (gax.Backoff's
+// upstream), allowing tests to provide their own implementation.
 type Backoff interface {
 	Pause() time.Duration
 }
@@ -28,7 +27,7 @@ var (
 	defaultRetryDeadline = 32 * time.Second
 	// Default backoff timer.
 	backoff = func() Backoff {
-		return &gax.Backoff{Initial: 100 * time.Millisecond}
+		return &ExpBackoff{Initial: 100 * time.Millisecond}
 	}
 )
 
@@ -88,7 +87,7 @@ func shouldRetry(status int, err error) bool {
 
 // RetryConfig allows configuration of backoff timing and retryable errors.
 type RetryConfig struct {
-	Backoff     *gax.Backoff
+	Backoff     *ExpBackoff
 	ShouldRetry func(err error) bool
 }
 
@@ -97,7 +96,7 @@ func (r *RetryConfig) backoff() Backoff {
 	if r == nil || r.Backoff == nil {
 		return backoff()
 	}
-	return &gax.Backoff{
+	return &ExpBackoff{
 		Initial:    r.Backoff.Initial,
 		Max:        r.Backoff.Max,
 		Multiplier: r.Backoff.Multiplier,

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/googleapis/gax-go/v2"
 	"github.com/googleapis/gax-go/v2/callctx"
 )
 
@@ -149,7 +148,7 @@ func sendAndRetry(ctx context.Context, client *http.Client, req *http.Request, r
 	var pause time.Duration
 	var bo Backoff
 	if retry != nil && retry.Backoff != nil {
-		bo = &gax.Backoff{
+		bo = &ExpBackoff{
 			Initial:    retry.Backoff.Initial,
 			Max:        retry.Backoff.Max,
 			Multiplier: retry.Backoff.Multiplier,
