@@ -1,7 +1,8 @@
 module github.com/co-cli/co
 
 // google.golang.org/api is held at v0.305.0: v0.310 and later pull a genproto
-// version that the module proxy here refuses (403).
+// version that the module proxy here refuses (403). It is replaced by a
+// trimmed copy, third_party/google-api (see its PATCH.md).
 
 go 1.26.0
 
