@@ -21,6 +21,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -575,6 +576,76 @@ func TestOTLPTimeout(t *testing.T) {
 	}
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("took %v with a 200 ms timeout", took)
+	}
+}
+
+// TestOTLPSetupReadsGetenv: Setup's exporter takes every variable from
+// Options.Getenv, not from the process, and reports bad ones.
+func TestOTLPSetupReadsGetenv(t *testing.T) {
+	s := &scripted{responses: []func(http.ResponseWriter){nil}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	env := map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL,
+		"OTEL_EXPORTER_OTLP_HEADERS":  "x-from=getenv",
+		"OTEL_EXPORTER_OTLP_TIMEOUT":  "soon",
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+	}
+	tr := setupT(t, Options{Getenv: func(k string) string { return env[k] }})
+	if !tr.OTLP() {
+		t.Fatal("OTLP is off")
+	}
+	want := []string{
+		`OTEL_EXPORTER_OTLP_TIMEOUT="soon" is ignored: not a whole number of milliseconds`,
+		"OTLP over gRPC is not supported; spans are sent as HTTP/protobuf",
+	}
+	if !slices.Equal(tr.Warnings(), want) {
+		t.Errorf("warnings %q, want %q", tr.Warnings(), want)
+	}
+	turn(tr.Tracer(), 1, "read_file", false)
+	if err := tr.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s.requests() == 0 || s.headers[0].Get("X-From") != "getenv" {
+		t.Errorf("requests %d, headers %v", s.requests(), s.headers)
+	}
+
+	env = map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "ftp://collector"}
+	tr = setupT(t, Options{Getenv: func(k string) string { return env[k] }})
+	if tr.OTLP() {
+		t.Error("OTLP is on with a bad endpoint")
+	}
+	want = []string{`OTLP export is off: OTEL_EXPORTER_OTLP_ENDPOINT="ftp://collector": the scheme must be http or https`}
+	if !slices.Equal(tr.Warnings(), want) {
+		t.Errorf("warnings %q, want %q", tr.Warnings(), want)
+	}
+}
+
+func TestOTLPProtocolWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name, generic, traces, want string
+	}{
+		{"none", "", "", ""},
+		{"http/protobuf", "http/protobuf", "", ""},
+		{"grpc", "grpc", "", "OTLP over gRPC is not supported; spans are sent as HTTP/protobuf"},
+		{"traces wins", "grpc", "HTTP/JSON", "OTLP http/json is not supported; spans are sent as HTTP/protobuf"},
+		{"unknown", "", "thrift", `OTLP protocol "thrift" is unknown; spans are sent as HTTP/protobuf`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{
+				"OTEL_EXPORTER_OTLP_ENDPOINT":        "http://127.0.0.1:9",
+				"OTEL_EXPORTER_OTLP_PROTOCOL":        tc.generic,
+				"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": tc.traces,
+			}
+			tr := setupT(t, Options{Getenv: func(k string) string { return env[k] }})
+			var want []string
+			if tc.want != "" {
+				want = []string{tc.want}
+			}
+			if !tr.OTLP() || !slices.Equal(tr.Warnings(), want) {
+				t.Errorf("OTLP %v, warnings %q, want %q", tr.OTLP(), tr.Warnings(), want)
+			}
+		})
 	}
 }
 
