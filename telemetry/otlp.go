@@ -227,11 +227,11 @@ func (e *otlpExporter) post(ctx context.Context, body []byte, encoding string) (
 
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		if readErr != nil {
-			return -1, fmt.Errorf("OTLP export to %s: reading the response: %w", e.cfg.url, readErr)
+			return -1, fmt.Errorf("OTLP export to %s: reading the response: %w", e.cfg.shown, readErr)
 		}
 		return -1, partialSuccess(ctype, data)
 	}
-	err = fmt.Errorf("OTLP export to %s: %s: %s", e.cfg.url, resp.Status, errorBody(ctype, data))
+	err = fmt.Errorf("OTLP export to %s: %s: %s", e.cfg.shown, resp.Status, errorBody(ctype, data))
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), err

@@ -327,7 +327,8 @@ func TestOTLPRetries(t *testing.T) {
 			s := &scripted{responses: tc.responses}
 			srv := httptest.NewServer(s)
 			defer srv.Close()
-			env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL}
+			// With credentials in the URL, which messages must not show.
+			env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": strings.Replace(srv.URL, "://", "://co:hunter2@", 1)}
 			if tc.timeoutMS != "" {
 				env["OTEL_EXPORTER_OTLP_TIMEOUT"] = tc.timeoutMS
 			}
@@ -341,8 +342,11 @@ func TestOTLPRetries(t *testing.T) {
 				t.Fatalf("export failed: %v", err)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Fatalf("error %v, want one with %q", err, tc.wantErr)
-			case err != nil && !strings.Contains(err.Error(), srv.URL+"/v1/traces"):
-				t.Errorf("error %q does not name the endpoint", err)
+			case err != nil && !strings.Contains(err.Error(), strings.Replace(srv.URL, "://", "://co:xxxxx@", 1)+"/v1/traces"):
+				t.Errorf("error %q does not name the endpoint (its password hidden)", err)
+			}
+			if got := s.headers[0].Get("Authorization"); got != "Basic Y286aHVudGVyMg==" {
+				t.Errorf("Authorization %q: the URL's credentials were not sent", got)
 			}
 			if n := s.requests(); n != tc.wantReqs {
 				t.Errorf("%d requests, want %d", n, tc.wantReqs)

@@ -16,6 +16,7 @@ import (
 // standard OTEL_EXPORTER_OTLP_* variables.
 type otlpConfig struct {
 	url     string
+	shown   string // url for messages, its password hidden
 	headers map[string]string
 	timeout time.Duration // for one export, retries included; 0: none
 	gzip    bool
@@ -94,7 +95,7 @@ func otlpConfigFromEnv(getenv func(string) string, readFile func(string) ([]byte
 	if err != nil {
 		return cfg, e.warnings, err
 	}
-	cfg.url = u.String()
+	cfg.url, cfg.shown = u.String(), u.Redacted()
 
 	if v, ok := e.first("HEADERS"); ok {
 		cfg.headers = parseOTLPHeaders(e, v)
@@ -129,7 +130,7 @@ func otlpConfigFromEnv(getenv func(string) string, readFile func(string) ([]byte
 		if len(tlsVars) > 1 {
 			verb = "are"
 		}
-		return cfg, e.warnings, fmt.Errorf("%s %s set, but the endpoint %s is not https", strings.Join(tlsVars, " and "), verb, cfg.url)
+		return cfg, e.warnings, fmt.Errorf("%s %s set, but the endpoint %s is not https", strings.Join(tlsVars, " and "), verb, cfg.shown)
 	}
 	cfg.tls = tlsCfg
 	return cfg, e.warnings, nil
@@ -156,14 +157,14 @@ func otlpEndpoint(e *otlpEnv, insecure bool) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s=%q is not a URL", name, v)
+		return nil, fmt.Errorf("%s=%q is not a URL", name, shownURL(v))
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("%s=%q: the scheme must be http or https", name, v)
+		return nil, fmt.Errorf("%s=%q: the scheme must be http or https", name, shownURL(v))
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("%s=%q has no host", name, v)
+		return nil, fmt.Errorf("%s=%q has no host", name, shownURL(v))
 	}
 	u.Fragment, u.RawFragment = "", ""
 	if signal {
@@ -175,6 +176,17 @@ func otlpEndpoint(e *otlpEnv, insecure bool) (*url.URL, error) {
 		u.Path, u.RawPath = path.Join("/", u.Path, otlpTracesPath), ""
 	}
 	return u, nil
+}
+
+// shownURL is an endpoint as messages show it: a password in it hidden.
+func shownURL(v string) string {
+	if u, err := url.Parse(v); err == nil {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(v, "@"); i >= 0 {
+		return "…" + v[i:]
+	}
+	return v
 }
 
 func (e *otlpEnv) getenvTrim(name string) string { return strings.TrimSpace(e.getenv(name)) }
