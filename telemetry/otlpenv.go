@@ -29,9 +29,10 @@ const (
 	otlpDefaultTimeout = 10 * time.Second
 )
 
-// otlpEnv reads the variables of one setting: the traces-specific one
-// (OTEL_EXPORTER_OTLP_TRACES_X) wins over the generic one
-// (OTEL_EXPORTER_OTLP_X). Values are trimmed; an empty one is unset.
+// otlpEnv reads the variables and keeps the warnings about them. For each
+// setting X the traces-specific variable (OTEL_EXPORTER_OTLP_TRACES_X) wins
+// over the generic one (OTEL_EXPORTER_OTLP_X). Values are trimmed; an empty
+// one is unset.
 type otlpEnv struct {
 	getenv   func(string) string
 	warnings []string
@@ -62,7 +63,8 @@ func (e *otlpEnv) warnf(format string, args ...any) {
 	e.warnings = append(e.warnings, fmt.Sprintf(format, args...))
 }
 
-// otlpConfigFromEnv reads the exporter's settings as otlptracehttp does:
+// otlpConfigFromEnv reads the exporter's settings from the variables
+// otlptracehttp reads, with their meaning:
 //
 //   - OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is the URL, as is (no path: "/");
 //     OTEL_EXPORTER_OTLP_ENDPOINT is a base to which /v1/traces is added.
@@ -76,7 +78,9 @@ func (e *otlpEnv) warnf(format string, args ...any) {
 // A value that would send spans elsewhere or less securely than asked (the
 // endpoint, the TLS files) is an error; one that has a safe default (a
 // header, the timeout, compression, insecure) is a warning and the default.
-// Errors and warnings name the variable.
+// Errors and warnings name the variable. (otlptracehttp logs bad values and
+// goes on; it also lets *_INSECURE override a scheme that is written, and
+// takes unix:// and other schemes as http or https.)
 func otlpConfigFromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) (otlpConfig, []string, error) {
 	e := &otlpEnv{getenv: getenv}
 	cfg := otlpConfig{timeout: otlpDefaultTimeout}
@@ -138,14 +142,11 @@ func otlpConfigFromEnv(getenv func(string) string, readFile func(string) ([]byte
 
 // otlpEndpoint is the URL spans are posted to.
 func otlpEndpoint(e *otlpEnv, insecure bool) (*url.URL, error) {
-	v, signal := e.getenvTrim(otlpEnvPrefix+"TRACES_ENDPOINT"), true
-	name := otlpEnvPrefix + "TRACES_ENDPOINT"
-	if v == "" {
-		v, signal, name = e.getenvTrim(otlpEnvPrefix+"ENDPOINT"), false, otlpEnvPrefix+"ENDPOINT"
-	}
-	if v == "" {
+	ev, ok := e.first("ENDPOINT")
+	if !ok {
 		return nil, fmt.Errorf("neither %sENDPOINT nor %sTRACES_ENDPOINT is set", otlpEnvPrefix, otlpEnvPrefix)
 	}
+	name, v, signal := ev.name, ev.value, ev.name == otlpEnvPrefix+"TRACES_ENDPOINT"
 	raw := v
 	if !strings.Contains(v, "://") {
 		// host:port[/path], as gRPC endpoints are often written.
@@ -188,8 +189,6 @@ func shownURL(v string) string {
 	}
 	return v
 }
-
-func (e *otlpEnv) getenvTrim(name string) string { return strings.TrimSpace(e.getenv(name)) }
 
 // parseOTLPHeaders reads a W3C-baggage-like list: key=value pairs separated
 // by commas, the values percent-encoded. A bad pair is left out, with a

@@ -100,9 +100,9 @@ const (
 	flagsContextIsRemote    = 0x200
 )
 
-// spanGroups are a batch's spans by resource, then by instrumentation
-// scope, in the order they were first seen (otlptrace groups the same way,
-// in map order).
+// A batch's spans grouped by resource, then by instrumentation scope, in
+// the order each was first seen (otlptrace groups the same way; its
+// resources come in map order).
 type resourceGroup struct {
 	res    *resource.Resource
 	scopes []*scopeGroup
@@ -113,6 +113,7 @@ type scopeGroup struct {
 	spans []sdktrace.ReadOnlySpan
 }
 
+// groupSpans groups spans; nil ones are skipped.
 func groupSpans(spans []sdktrace.ReadOnlySpan) []*resourceGroup {
 	type scopeKey struct {
 		res   attribute.Distinct
