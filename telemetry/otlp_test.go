@@ -4,16 +4,35 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
 	"io"
+	"log"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -159,4 +178,512 @@ func TestOTLPIsOffWithoutTheVariables(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newTestOTLP is co's exporter configured from env, shut down at the end.
+func newTestOTLP(t testing.TB, env map[string]string) *otlpExporter {
+	t.Helper()
+	exp, warnings, err := newOTLPExporter(func(k string) string { return env[k] }, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Fatalf("warnings: %q", warnings)
+	}
+	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+	return exp
+}
+
+// testSpans are n plain spans.
+func testSpans(n int) []sdktrace.ReadOnlySpan {
+	out := make([]sdktrace.ReadOnlySpan, n)
+	for i := range out {
+		out[i] = tracetest.SpanStub{Name: fmt.Sprint("span ", i), SpanContext: spanContext(1, uint64(i+1), false),
+			Attributes: []attribute.KeyValue{attribute.Int("i", i)}}.Snapshot()
+	}
+	return out
+}
+
+// scripted answers each request with the next of its responses (the last
+// one repeats), after recording the request; it decodes bodies as the
+// receiver does.
+type scripted struct {
+	rc        receiver
+	responses []func(w http.ResponseWriter)
+	mu        sync.Mutex
+	headers   []http.Header
+	times     []time.Time
+}
+
+func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.headers = append(s.headers, r.Header.Clone())
+	s.times = append(s.times, time.Now())
+	respond := s.responses[min(len(s.headers), len(s.responses))-1]
+	s.mu.Unlock()
+	if respond == nil {
+		s.rc.ServeHTTP(w, r)
+		return
+	}
+	io.Copy(io.Discard, r.Body)
+	respond(w)
+}
+
+func (s *scripted) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.headers)
+}
+
+func status(code int, header, value, body string) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		if header != "" {
+			w.Header().Set(header, value)
+		}
+		w.WriteHeader(code)
+		io.WriteString(w, body)
+	}
+}
+
+func TestOTLPHeadersAndGzip(t *testing.T) {
+	s := &scripted{responses: []func(http.ResponseWriter){nil}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	exp := newTestOTLP(t, map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT":    srv.URL,
+		"OTEL_EXPORTER_OTLP_HEADERS":     "api-key=s%3Dcr%20et%2C,x-tenant = acme ,User-Agent=custom",
+		"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+	})
+	if err := exp.ExportSpans(context.Background(), testSpans(3)); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.rc.spans) != 3 {
+		t.Fatalf("receiver decoded %d spans, want 3", len(s.rc.spans))
+	}
+	h := s.headers[0]
+	for k, want := range map[string]string{
+		"Api-Key": "s=cr et,", "X-Tenant": "acme", "User-Agent": "custom",
+		"Content-Encoding": "gzip", "Content-Type": "application/x-protobuf",
+	} {
+		if got := h.Get(k); got != want {
+			t.Errorf("header %s = %q, want %q", k, got, want)
+		}
+	}
+}
+
+func TestOTLPUserAgent(t *testing.T) {
+	s := &scripted{responses: []func(http.ResponseWriter){nil}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	exp := newTestOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": srv.URL + "/v1/traces"})
+	if err := exp.ExportSpans(context.Background(), testSpans(1)); err != nil {
+		t.Fatal(err)
+	}
+	if ua := s.headers[0].Get("User-Agent"); ua != "co/test (OTLP/HTTP trace exporter)" {
+		t.Errorf("User-Agent %q", ua)
+	}
+	if s.headers[0].Get("Content-Encoding") != "" {
+		t.Error("compressed without OTEL_EXPORTER_OTLP_COMPRESSION")
+	}
+}
+
+func TestOTLPRetries(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		responses []func(http.ResponseWriter)
+		timeoutMS string
+		wantErr   string // "" for success
+		wantReqs  int
+		minWait   time.Duration // between the first and the last request
+		maxTime   time.Duration // for the whole export
+	}{
+		{name: "503 with Retry-After, then success",
+			responses: []func(http.ResponseWriter){status(503, "Retry-After", "1", "busy"), nil},
+			wantReqs:  2, minWait: time.Second, maxTime: 5 * time.Second},
+		{name: "429 and 502 and 504 retried with backoff",
+			responses: []func(http.ResponseWriter){status(429, "", "", ""), status(502, "", "", ""), status(504, "", "", ""), nil},
+			wantReqs:  4, maxTime: 2 * time.Second},
+		{name: "Retry-After past the timeout is not waited for",
+			responses: []func(http.ResponseWriter){status(503, "Retry-After", "120", "come back later")},
+			timeoutMS: "2000", wantErr: "503 Service Unavailable: come back later (not retried: the next attempt, in 2m0s, would be past the export's timeout)",
+			wantReqs: 1, maxTime: time.Second},
+		{name: "gives up after some attempts",
+			responses: []func(http.ResponseWriter){status(502, "", "", "bad gateway")},
+			wantErr:   "502 Bad Gateway: bad gateway (gave up after 8 attempts)", wantReqs: otlpMaxAttempts, maxTime: 2 * time.Second},
+		{name: "400 is not retried",
+			responses: []func(http.ResponseWriter){status(400, "Content-Type", "text/plain", "bad span data\n")},
+			wantErr:   "400 Bad Request: bad span data", wantReqs: 1, maxTime: time.Second},
+		{name: "500 is not retried",
+			responses: []func(http.ResponseWriter){status(500, "", "", "")},
+			wantErr:   "500 Internal Server Error: (empty body)", wantReqs: 1, maxTime: time.Second},
+		{name: "a google.rpc.Status body gives its message",
+			responses: []func(http.ResponseWriter){status(400, "Content-Type", "application/x-protobuf", string(rpcStatus(3, "invalid trace id")))},
+			wantErr:   "400 Bad Request: invalid trace id", wantReqs: 1, maxTime: time.Second},
+		{name: "a long body is cut",
+			responses: []func(http.ResponseWriter){status(413, "", "", strings.Repeat("x", 10000))},
+			wantErr:   "413 Request Entity Too Large: " + strings.Repeat("x", otlpBodySnippet) + "…", wantReqs: 1, maxTime: time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &scripted{responses: tc.responses}
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			// With credentials in the URL, which messages must not show.
+			env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": strings.Replace(srv.URL, "://", "://co:hunter2@", 1)}
+			if tc.timeoutMS != "" {
+				env["OTEL_EXPORTER_OTLP_TIMEOUT"] = tc.timeoutMS
+			}
+			exp := newTestOTLP(t, env)
+			exp.retryBase, exp.retryMax = time.Millisecond, 4*time.Millisecond
+			start := time.Now()
+			err := exp.ExportSpans(context.Background(), testSpans(2))
+			took := time.Since(start)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("export failed: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+			case err != nil && !strings.Contains(err.Error(), strings.Replace(srv.URL, "://", "://co:xxxxx@", 1)+"/v1/traces"):
+				t.Errorf("error %q does not name the endpoint (its password hidden)", err)
+			}
+			if got := s.headers[0].Get("Authorization"); got != "Basic Y286aHVudGVyMg==" {
+				t.Errorf("Authorization %q: the URL's credentials were not sent", got)
+			}
+			if n := s.requests(); n != tc.wantReqs {
+				t.Errorf("%d requests, want %d", n, tc.wantReqs)
+			}
+			if wait := s.times[len(s.times)-1].Sub(s.times[0]); wait < tc.minWait {
+				t.Errorf("retried after %v, want at least %v", wait, tc.minWait)
+			}
+			if took > tc.maxTime {
+				t.Errorf("export took %v, want at most %v", took, tc.maxTime)
+			}
+			if tc.wantErr == "" && len(s.rc.spans) != 2 {
+				t.Errorf("receiver got %d spans, want 2", len(s.rc.spans))
+			}
+		})
+	}
+}
+
+// rpcStatus encodes a google.rpc.Status (code 1, message 2).
+func rpcStatus(code int, msg string) []byte {
+	b := protowire.AppendTag(nil, 1, protowire.VarintType)
+	b = protowire.AppendVarint(b, uint64(code))
+	b = protowire.AppendTag(b, 2, protowire.BytesType)
+	return protowire.AppendString(b, msg)
+}
+
+func TestOTLPPartialSuccess(t *testing.T) {
+	pb, err := proto.Marshal(&coltracepb.ExportTraceServiceResponse{PartialSuccess: &coltracepb.ExportTracePartialSuccess{RejectedSpans: 2, ErrorMessage: "spans too old"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{PartialSuccess: &coltracepb.ExportTracePartialSuccess{}})
+	for _, tc := range []struct {
+		name, ctype, body, wantErr string
+	}{
+		{"protobuf", "application/x-protobuf", string(pb), "OTLP partial success: 2 spans rejected: spans too old"},
+		{"protobuf, nothing rejected", "application/x-protobuf", string(empty), ""},
+		{"json", "application/json", `{"partialSuccess":{"rejectedSpans":"5","errorMessage":"quota"}}`, "5 spans rejected: quota"},
+		{"json, a number", "application/json; charset=utf-8", `{"partialSuccess":{"rejectedSpans":1}}`, "1 spans rejected: no message"},
+		{"json, nothing", "application/json", `{}`, ""},
+		{"another type", "text/plain", "ok", ""},
+		{"no body", "application/x-protobuf", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(&scripted{responses: []func(http.ResponseWriter){status(200, "Content-Type", tc.ctype, tc.body)}})
+			defer srv.Close()
+			exp := newTestOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL})
+			err := exp.ExportSpans(context.Background(), testSpans(3))
+			if (err == nil) != (tc.wantErr == "") || err != nil && !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+	}{
+		{"", 0}, {"0", 0}, {"-3", 0}, {"7", 7 * time.Second}, {" 2 ", 2 * time.Second},
+		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
+		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
+		{"soon", 0}, {"99999999999999999999", 0}, {"9999999999999", 1<<63 - 1},
+	} {
+		if got := parseRetryAfter(tc.in, now); got != tc.want {
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// certFiles writes a self-signed certificate (for the names given, or for
+// client auth when there are none) and its key as PEM files.
+func certFiles(t *testing.T, dns ...string) (tls.Certificate, string, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "co test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, BasicConstraintsValid: true, IsCA: true}
+	if len(dns) > 0 {
+		tmpl.DNSNames, tmpl.ExtKeyUsage = dns, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
+	} else {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	}
+	der, err := x509.CreateCertificate(crand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certPath, keyPath := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder})
+	if err := os.WriteFile(certPath, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyPath, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pair, certPath, keyPath
+}
+
+func TestOTLPTLS(t *testing.T) {
+	// The httptest server's own certificate, trusted through a CA file.
+	rc := &receiver{}
+	srv := httptest.NewUnstartedServer(rc)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the failed handshakes below
+	srv.StartTLS()
+	defer srv.Close()
+	caPath := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	exp := newTestOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL, "OTEL_EXPORTER_OTLP_CERTIFICATE": caPath})
+	if err := exp.ExportSpans(context.Background(), testSpans(1)); err != nil {
+		t.Fatalf("with the CA: %v", err)
+	}
+	exp = newTestOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL})
+	if err := exp.ExportSpans(context.Background(), testSpans(1)); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("without the CA: %v, want a certificate error", err)
+	}
+
+	// Mutual TLS: the server requires a client certificate.
+	serverPair, serverCA, _ := certFiles(t, "localhost")
+	clientPair, clientCert, clientKey := certFiles(t)
+	pool := x509.NewCertPool()
+	pool.AddCert(clientPair.Leaf)
+	mrc := &receiver{}
+	msrv := httptest.NewUnstartedServer(mrc)
+	msrv.TLS = &tls.Config{Certificates: []tls.Certificate{serverPair}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
+	msrv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	msrv.StartTLS()
+	defer msrv.Close()
+	env := map[string]string{
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT":    msrv.URL + "/v1/traces",
+		"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE": serverCA,
+		"OTEL_EXPORTER_OTLP_CERTIFICATE":        caPath, // the traces one wins
+		"OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE": clientCert,
+		"OTEL_EXPORTER_OTLP_CLIENT_KEY":         clientKey,
+	}
+	exp = newTestOTLP(t, env)
+	if err := exp.ExportSpans(context.Background(), testSpans(2)); err != nil {
+		t.Fatalf("mutual TLS: %v", err)
+	}
+	if len(mrc.spans) != 2 {
+		t.Errorf("mutual TLS: receiver got %d spans", len(mrc.spans))
+	}
+	delete(env, "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE")
+	delete(env, "OTEL_EXPORTER_OTLP_CLIENT_KEY")
+	exp = newTestOTLP(t, env)
+	if err := exp.ExportSpans(context.Background(), testSpans(1)); err == nil {
+		t.Error("mutual TLS without a client certificate succeeded")
+	}
+}
+
+func TestOTLPShutdown(t *testing.T) {
+	t.Run("later exports are dropped", func(t *testing.T) {
+		s := &scripted{responses: []func(http.ResponseWriter){nil}}
+		srv := httptest.NewServer(s)
+		defer srv.Close()
+		exp := newTestOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL})
+		if err := exp.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := exp.Shutdown(context.Background()); err != nil {
+			t.Fatalf("second Shutdown: %v", err)
+		}
+		if err := exp.ExportSpans(context.Background(), testSpans(1)); err != nil {
+			t.Errorf("ExportSpans after Shutdown: %v, want nil", err)
+		}
+		if n := s.requests(); n != 0 {
+			t.Errorf("%d requests after Shutdown", n)
+		}
+	})
+	t.Run("an export under way is interrupted", func(t *testing.T) {
+		arrived := make(chan struct{}, 1)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body) // then the server sees the client go
+			arrived <- struct{}{}
+			<-r.Context().Done()
+		}))
+		defer srv.Close()
+		exp := newTestOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "60000"})
+		done := make(chan error, 1)
+		go func() { done <- exp.ExportSpans(context.Background(), testSpans(1)) }()
+		<-arrived
+		if err := exp.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("interrupted export: %v, want context.Canceled", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Shutdown did not interrupt the export")
+		}
+	})
+	t.Run("a cancelled context", func(t *testing.T) {
+		exp := newTestOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := exp.Shutdown(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("Shutdown with a cancelled context: %v", err)
+		}
+	})
+}
+
+func TestOTLPTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	exp := newTestOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "200", "OTEL_EXPORTER_OTLP_TIMEOUT": "60000"})
+	start := time.Now()
+	err := exp.ExportSpans(context.Background(), testSpans(1))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("export to a hung collector: %v, want a deadline error", err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %v with a 200 ms timeout", took)
+	}
+}
+
+// TestOTLPSetupReadsGetenv: Setup's exporter takes every variable from
+// Options.Getenv, not from the process, and reports bad ones.
+func TestOTLPSetupReadsGetenv(t *testing.T) {
+	s := &scripted{responses: []func(http.ResponseWriter){nil}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	env := map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL,
+		"OTEL_EXPORTER_OTLP_HEADERS":  "x-from=getenv",
+		"OTEL_EXPORTER_OTLP_TIMEOUT":  "soon",
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+	}
+	tr := setupT(t, Options{Getenv: func(k string) string { return env[k] }})
+	if !tr.OTLP() {
+		t.Fatal("OTLP is off")
+	}
+	want := []string{
+		`OTEL_EXPORTER_OTLP_TIMEOUT="soon" is ignored: not a whole number of milliseconds`,
+		"OTLP over gRPC is not supported; spans are sent as HTTP/protobuf",
+	}
+	if !slices.Equal(tr.Warnings(), want) {
+		t.Errorf("warnings %q, want %q", tr.Warnings(), want)
+	}
+	turn(tr.Tracer(), 1, "read_file", false)
+	if err := tr.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s.requests() == 0 || s.headers[0].Get("X-From") != "getenv" {
+		t.Errorf("requests %d, headers %v", s.requests(), s.headers)
+	}
+
+	env = map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "ftp://collector"}
+	tr = setupT(t, Options{Getenv: func(k string) string { return env[k] }})
+	if tr.OTLP() {
+		t.Error("OTLP is on with a bad endpoint")
+	}
+	want = []string{`OTLP export is off: OTEL_EXPORTER_OTLP_ENDPOINT="ftp://collector": the scheme must be http or https`}
+	if !slices.Equal(tr.Warnings(), want) {
+		t.Errorf("warnings %q, want %q", tr.Warnings(), want)
+	}
+}
+
+func TestOTLPProtocolWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name, generic, traces, want string
+	}{
+		{"none", "", "", ""},
+		{"http/protobuf", "http/protobuf", "", ""},
+		{"grpc", "grpc", "", "OTLP over gRPC is not supported; spans are sent as HTTP/protobuf"},
+		{"traces wins", "grpc", "HTTP/JSON", "OTLP http/json is not supported; spans are sent as HTTP/protobuf"},
+		{"unknown", "", "thrift", `OTLP protocol "thrift" is unknown; spans are sent as HTTP/protobuf`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{
+				"OTEL_EXPORTER_OTLP_ENDPOINT":        "http://127.0.0.1:9",
+				"OTEL_EXPORTER_OTLP_PROTOCOL":        tc.generic,
+				"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": tc.traces,
+			}
+			tr := setupT(t, Options{Getenv: func(k string) string { return env[k] }})
+			var want []string
+			if tc.want != "" {
+				want = []string{tc.want}
+			}
+			if !tr.OTLP() || !slices.Equal(tr.Warnings(), want) {
+				t.Errorf("OTLP %v, warnings %q, want %q", tr.OTLP(), tr.Warnings(), want)
+			}
+		})
+	}
+}
+
+// FuzzOTLPResponse: a collector's answer is untrusted input. Whatever the
+// generated types decode, co's reading of the partial success agrees; and
+// nothing panics.
+func FuzzOTLPResponse(f *testing.F) {
+	for _, m := range []*coltracepb.ExportTraceServiceResponse{
+		{},
+		{PartialSuccess: &coltracepb.ExportTracePartialSuccess{}},
+		{PartialSuccess: &coltracepb.ExportTracePartialSuccess{RejectedSpans: 3, ErrorMessage: "too old"}},
+		{PartialSuccess: &coltracepb.ExportTracePartialSuccess{RejectedSpans: -1}},
+	} {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(append(b, b...))
+	}
+	f.Add(rpcStatus(3, "bad"))
+	f.Add([]byte{0x0a, 0x02, 0x08, 0x01, 0x0a, 0x02, 0x12, 0x00}) // partial_success twice: merged
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rejected, msg := parsePartialSuccess("application/x-protobuf", data)
+		_ = errorBody("application/x-protobuf", data)
+		_ = errorBody("text/plain", data)
+		parsePartialSuccess("application/json", data)
+		var m coltracepb.ExportTraceServiceResponse
+		if proto.Unmarshal(data, &m) != nil {
+			return
+		}
+		ps := m.GetPartialSuccess()
+		if rejected != ps.GetRejectedSpans() || msg != ps.GetErrorMessage() {
+			t.Errorf("co read %d, %q; the generated types %d, %q", rejected, msg, ps.GetRejectedSpans(), ps.GetErrorMessage())
+		}
+	})
 }

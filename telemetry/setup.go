@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -50,9 +50,8 @@ type Options struct {
 	// in the local store (telemetry_capture_content).
 	CaptureContent bool
 	Retention      Retention
-	// Getenv reads the OTEL_EXPORTER_OTLP_* and CO_CLI_TELEMETRY_EXPORT_CONTENT
-	// variables; nil means os.Getenv. (The OTLP exporter itself reads the
-	// process environment for the endpoint's details.)
+	// Getenv reads the OTEL_* and CO_CLI_TELEMETRY_EXPORT_CONTENT variables,
+	// the OTLP exporter's included; nil means os.Getenv.
 	Getenv func(string) string
 	// BatchTimeout defaults to DefaultBatchTimeout.
 	BatchTimeout time.Duration
@@ -110,12 +109,19 @@ func Setup(opts Options) (*Tracing, error) {
 		sdktrace.WithSpanProcessor(t.local),
 	}
 	if otlpWanted(getenv) {
-		exp, err := otlptracehttp.New(context.Background())
+		exp, warnings, err := newOTLPExporter(getenv, opts.ServiceVersion)
+		t.warnings = append(t.warnings, warnings...)
 		if err != nil {
 			t.warnings = append(t.warnings, "OTLP export is off: "+err.Error())
 		} else {
-			if p := strings.ToLower(firstNonEmpty(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL"))); p == "grpc" {
+			switch p := strings.ToLower(strings.TrimSpace(firstNonEmpty(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL")))); p {
+			case "", "http/protobuf":
+			case "grpc":
 				t.warnings = append(t.warnings, "OTLP over gRPC is not supported; spans are sent as HTTP/protobuf")
+			case "http/json":
+				t.warnings = append(t.warnings, "OTLP http/json is not supported; spans are sent as HTTP/protobuf")
+			default:
+				t.warnings = append(t.warnings, "OTLP protocol "+strconv.Quote(p)+" is unknown; spans are sent as HTTP/protobuf")
 			}
 			keep := strings.EqualFold(getenv(ExportContentEnv), "true") || getenv(ExportContentEnv) == "1"
 			remote := &filterExporter{next: exp, f: spanFilter{redactor: red, keepContent: keep && opts.CaptureContent, maxValueLen: DefaultMaxValueLen}}
