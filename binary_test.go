@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +14,85 @@ import (
 	"charm.land/glamour/v2/ansi"
 	"charm.land/glamour/v2/styles"
 )
+
+// A call to reflect's Method or MethodByName with a name known only at run
+// time (text/template evaluating a field) makes the Go linker keep every
+// exported method of every type in the binary: co's mapped segments grew by
+// a third, and a fresh build is resident in full (README, Figures). The
+// linker marks such functions <ReflectMethod> in its -dumpdep output; none
+// may be reachable.
+func TestLinkerKeepsDeadCodeElimination(t *testing.T) {
+	if testing.Short() {
+		t.Skip("links the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "co")
+	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", bin, ".")
+	var deps bytes.Buffer
+	cmd.Stderr = &deps // the linker writes its dependency edges to stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, tail(deps.String(), 2000))
+	}
+	callers := map[string][]string{} // edge target -> sources
+	var culprits []string
+	sc := bufio.NewScanner(&deps)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		from, to, ok := strings.Cut(sc.Text(), " -> ")
+		if !ok {
+			continue
+		}
+		for _, s := range []string{from, to} {
+			if name, found := strings.CutSuffix(s, " <ReflectMethod>"); found {
+				culprits = append(culprits, name)
+			}
+		}
+		from = strings.TrimSuffix(from, " <ReflectMethod>")
+		to = strings.TrimSuffix(to, " <ReflectMethod>")
+		callers[to] = append(callers[to], from)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(culprits) == 0 {
+		return
+	}
+	// Name the path from the program's roots to the first culprit, which
+	// says which package to fix.
+	t.Errorf("the linker keeps every exported method: %s is reachable through\n%s",
+		culprits[0], strings.Join(pathFromRoot(callers, culprits[0]), "\n  -> "))
+}
+
+// pathFromRoot walks callers back from sym to main.main or an init task
+// and returns the path from there to sym.
+func pathFromRoot(callers map[string][]string, sym string) []string {
+	prev := map[string]string{sym: ""}
+	queue := []string{sym}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		if s == "main.main" || s == "runtime.main" || strings.HasPrefix(s, "_") {
+			var path []string
+			for ; s != ""; s = prev[s] {
+				path = append(path, s)
+			}
+			return path
+		}
+		for _, c := range callers[s] {
+			if _, seen := prev[c]; !seen {
+				prev[c] = s
+				queue = append(queue, c)
+			}
+		}
+	}
+	return []string{sym, "(no path found)"}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
 
 // third_party/glamour applies a style's Format without text/template (see
 // the test above). It must give text/template's answer for every format
