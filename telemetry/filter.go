@@ -166,15 +166,24 @@ func (f spanFilter) attrs(kvs []attribute.KeyValue, m *textMemo) []attribute.Key
 
 // value redacts one attribute's text.
 func (f spanFilter) value(kv attribute.KeyValue, m *textMemo) (attribute.KeyValue, bool) {
-	switch kv.Value.Type() {
+	if v, changed := f.redactValue(kv.Value, m); changed {
+		return attribute.KeyValue{Key: kv.Key, Value: v}, true
+	}
+	return kv, false
+}
+
+// redactValue redacts the text in v: strings, string slices, bytes, and
+// the strings nested in slices and maps of values at any depth.
+func (f spanFilter) redactValue(v attribute.Value, m *textMemo) (attribute.Value, bool) {
+	switch v.Type() {
 	case attribute.STRING:
-		if s := kv.Value.AsString(); s != "" {
+		if s := v.AsString(); s != "" {
 			if r := f.text(s, m); r != s {
-				return attribute.String(string(kv.Key), r), true
+				return attribute.StringValue(r), true
 			}
 		}
 	case attribute.STRINGSLICE:
-		ss := kv.Value.AsStringSlice()
+		ss := v.AsStringSlice()
 		changed := false
 		for i, s := range ss {
 			if r := f.text(s, m); r != s {
@@ -182,10 +191,38 @@ func (f spanFilter) value(kv attribute.KeyValue, m *textMemo) (attribute.KeyValu
 			}
 		}
 		if changed {
-			return attribute.StringSlice(string(kv.Key), ss), true
+			return attribute.StringSliceValue(ss), true
+		}
+	case attribute.BYTESLICE:
+		if s := string(v.AsByteSlice()); s != "" {
+			if r := f.text(s, m); r != s {
+				return attribute.ByteSliceValue([]byte(r)), true
+			}
+		}
+	case attribute.SLICE:
+		vs := v.AsSlice()
+		changed := false
+		for i, e := range vs {
+			if r, c := f.redactValue(e, m); c {
+				vs[i], changed = r, true
+			}
+		}
+		if changed {
+			return attribute.SliceValue(vs...), true
+		}
+	case attribute.MAP:
+		kvs := v.AsMap()
+		changed := false
+		for i, e := range kvs {
+			if r, c := f.redactValue(e.Value, m); c {
+				kvs[i].Value, changed = r, true
+			}
+		}
+		if changed {
+			return attribute.MapValue(kvs...), true
 		}
 	}
-	return kv, false
+	return v, false
 }
 
 // text redacts s and cuts it to maxValueLen bytes (on a rune boundary);
