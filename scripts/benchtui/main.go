@@ -132,7 +132,7 @@ func main() {
 		add("  peak RSS (binary as just written by the linker)", mib(paced.rss), "< 45 MiB")
 		// A binary written moments ago sits in the page cache in large
 		// folios, and this kernel maps a whole folio on each fault: every
-		// byte of co's 35 MB of segments counts as resident. Read from
+		// byte of co's 19 MB of segments counts as resident. Read from
 		// disk (after a reboot, or once the cache let it go) it is mapped
 		// 64 KB around each page touched. Drop the binary's cached pages
 		// and measure again.
