@@ -99,7 +99,7 @@ func otlpConfigFromEnv(getenv func(string) string, readFile func(string) ([]byte
 	if err != nil {
 		return cfg, e.warnings, err
 	}
-	cfg.url, cfg.shown = u.String(), u.Redacted()
+	cfg.url, cfg.shown = u.String(), redactedURL(u)
 
 	if v, ok := e.first("HEADERS"); ok {
 		cfg.headers = parseOTLPHeaders(e, v)
@@ -179,15 +179,30 @@ func otlpEndpoint(e *otlpEnv, insecure bool) (*url.URL, error) {
 	return u, nil
 }
 
-// shownURL is an endpoint as messages show it: a password in it hidden.
+// shownURL is an endpoint as messages show it: a password in it hidden,
+// and the query, which may carry a key, left out. Text that does not parse
+// as a URL with a host (a scheme-less "user:secret@host" reads as scheme
+// "user") loses everything up to its last '@'.
 func shownURL(v string) string {
-	if u, err := url.Parse(v); err == nil {
-		return u.Redacted()
+	if u, err := url.Parse(v); err == nil && (u.User != nil || !strings.Contains(v, "@")) {
+		return redactedURL(u)
 	}
 	if i := strings.LastIndex(v, "@"); i >= 0 {
-		return "…" + v[i:]
+		v = "…" + v[i:]
+	}
+	if i := strings.IndexByte(v, '?'); i >= 0 {
+		v = v[:i] + "?…"
 	}
 	return v
+}
+
+// redactedURL is u without its password and query.
+func redactedURL(u *url.URL) string {
+	c := *u
+	if c.RawQuery != "" || c.ForceQuery {
+		c.RawQuery, c.ForceQuery = "…", false
+	}
+	return c.Redacted()
 }
 
 // parseOTLPHeaders reads a W3C-baggage-like list: key=value pairs separated
@@ -195,7 +210,10 @@ func shownURL(v string) string {
 // warning.
 func parseOTLPHeaders(e *otlpEnv, v envValue) map[string]string {
 	h := map[string]string{}
-	for _, pair := range strings.Split(v.value, ",") {
+	// A bad pair is named by its position, never by its text: the text
+	// may hold the credential ("Authorization: Bearer …" written with a
+	// colon, or a base64 value cut at its '=').
+	for i, pair := range strings.Split(v.value, ",") {
 		if strings.TrimSpace(pair) == "" {
 			continue
 		}
@@ -203,10 +221,10 @@ func parseOTLPHeaders(e *otlpEnv, v envValue) map[string]string {
 		k = strings.TrimSpace(k)
 		switch {
 		case !ok:
-			e.warnf("%s: %q is left out: no '=' in it", v.name, strings.TrimSpace(pair))
+			e.warnf("%s: pair %d is left out: no '=' in it (write name=value, pairs separated by commas)", v.name, i+1)
 			continue
 		case !isHeaderName(k):
-			e.warnf("%s: %q is left out: not a valid header name", v.name, k)
+			e.warnf("%s: pair %d is left out: its name is not a valid header name (write name=value, pairs separated by commas)", v.name, i+1)
 			continue
 		}
 		dec, err := url.PathUnescape(val)
