@@ -87,7 +87,10 @@ func newOTLPExporter(getenv func(string) string, version string) (*otlpExporter,
 	return &otlpExporter{
 		cfg:       cfg,
 		userAgent: "co/" + version + " (OTLP/HTTP trace exporter)",
-		client:    &http.Client{Transport: tr},
+		// A redirect is an error, not followed: net/http would carry
+		// headers such as an API key (all but Authorization and cookies)
+		// and the spans to whatever host the answer names.
+		client:    &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		transport: tr,
 		retryBase: time.Second,
 		retryMax:  8 * time.Second,

@@ -287,6 +287,26 @@ func TestOTLPUserAgent(t *testing.T) {
 	}
 }
 
+// TestOTLPRedirectIsNotFollowed: a collector that answers with a redirect
+// gets an error; the other host never sees the spans or the API key.
+func TestOTLPRedirectIsNotFollowed(t *testing.T) {
+	other := &scripted{responses: []func(http.ResponseWriter){nil}}
+	elsewhere := httptest.NewServer(other)
+	defer elsewhere.Close()
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/v1/traces", http.StatusTemporaryRedirect)
+	}))
+	defer collector.Close()
+	exp := newTestOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL, "OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=hunter2"})
+	err := exp.ExportSpans(context.Background(), testSpans(1))
+	if err == nil || !strings.Contains(err.Error(), "307") {
+		t.Errorf("export error %v, want one naming the 307", err)
+	}
+	if len(other.headers) != 0 {
+		t.Errorf("the redirect was followed: the other host got %d requests", len(other.headers))
+	}
+}
+
 func TestOTLPRetries(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
