@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -21,6 +20,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/co-cli/co/internal/jsonstr"
 )
 
 // Exporter is an sdktrace.SpanExporter that writes spans to the spans table
@@ -358,7 +359,7 @@ func appendAttrs(b []byte, kvs []attribute.KeyValue) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, string(kv.Key))
+		b = jsonstr.Append(b, string(kv.Key))
 		b = append(b, ':')
 		b = appendValue(b, kv.Value)
 	}
@@ -374,7 +375,7 @@ func appendValue(b []byte, v attribute.Value) []byte {
 	case attribute.FLOAT64:
 		return appendFloat(b, v.AsFloat64())
 	case attribute.STRING:
-		return appendString(b, v.AsString())
+		return jsonstr.Append(b, v.AsString())
 	case attribute.BOOLSLICE:
 		return appendSlice(b, v.AsBoolSlice(), strconv.AppendBool)
 	case attribute.INT64SLICE:
@@ -382,9 +383,9 @@ func appendValue(b []byte, v attribute.Value) []byte {
 	case attribute.FLOAT64SLICE:
 		return appendSlice(b, v.AsFloat64Slice(), appendFloat)
 	case attribute.STRINGSLICE:
-		return appendSlice(b, v.AsStringSlice(), appendString)
+		return appendSlice(b, v.AsStringSlice(), jsonstr.Append)
 	}
-	return appendString(b, v.Emit())
+	return jsonstr.Append(b, v.Emit())
 }
 
 func appendSlice[T any](b []byte, xs []T, f func([]byte, T) []byte) []byte {
@@ -407,91 +408,6 @@ func appendFloat(b []byte, f float64) []byte {
 	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string; invalid UTF-8 becomes U+FFFD.
-// <, > and & are left as they are (a text search finds them).
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		// Plain bytes sixteen, then eight at a time: most text needs no
-		// escaping.
-		for i+16 <= len(s) && notPlain(load8(s[i:i+8]))|notPlain(load8(s[i+8:i+16])) == 0 {
-			i += 16
-		}
-		for i+8 <= len(s) && plain8(s[i:i+8]) {
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, "\\ufffd"...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 are valid JSON but end lines in JavaScript.
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// plain8 reports whether none of the 8 bytes of s (len 8) needs escaping
-// or decoding: each is printable ASCII other than '"' and '\\'.
-func plain8(s string) bool { return notPlain(load8(s)) == 0 }
-
-// load8 is the first 8 bytes of s as a little-endian word (one load).
-func load8(s string) uint64 {
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// notPlain has the high bit set in each byte of x (at least in the first
-// such byte) that is not printable ASCII or is '"' or '\\'; 0 when all
-// eight are plain.
-func notPlain(x uint64) uint64 {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	ctl := (x - 0x20*lo) & ^x & hi // some byte < 0x20
-	q := x ^ ('"' * lo)
-	bs := x ^ ('\\' * lo)
-	return (x & hi) | ctl | (q-lo)&^q&hi | (bs-lo)&^bs&hi
-}
-
 // storedEvent is how a span event is kept in the events column.
 type storedEvent struct {
 	Name       string         `json:"name"`
@@ -509,7 +425,7 @@ func appendEvents(b []byte, evs []sdktrace.Event) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"name":`...)
-		b = appendString(b, ev.Name)
+		b = jsonstr.Append(b, ev.Name)
 		b = append(b, `,"time":`...)
 		b = strconv.AppendInt(b, ev.Time.UnixNano(), 10)
 		if len(ev.Attributes) > 0 {

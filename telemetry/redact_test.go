@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"encoding/json"
 	"math/rand/v2"
 	"regexp"
 	"regexp/syntax"
@@ -256,44 +255,6 @@ func FuzzRedactor(f *testing.F) {
 			}
 		}
 	})
-}
-
-// FuzzAppendString: the hand-written JSON string encoder round-trips
-// through encoding/json to what encoding/json itself would keep (each
-// invalid UTF-8 byte becomes U+FFFD).
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", "quote \" backslash \\ nl \n tab \t", "\x00\x1f\x7f", "é ü 日本", "\u2028\u2029", "bad \xff utf8", "<script>&",
-		"eight by\"tes then more plain text", "0123456789abcdef\n0123456789abcdef\x01", "plain text until é and after", "sixteen bytes ok\u2028 and \xfe!"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		b := appendString(nil, s)
-		var got string
-		if err := json.Unmarshal(b, &got); err != nil {
-			t.Fatalf("%q encodes to invalid JSON %s: %v", s, b, err)
-		}
-		ref, _ := json.Marshal(s)
-		var want string
-		_ = json.Unmarshal(ref, &want)
-		if got != want {
-			t.Fatalf("%q → %s → %q", s, b, got)
-		}
-	})
-}
-
-// TestPlain8 checks the eight-byte test against the byte-by-byte one for
-// every byte value in every position.
-func TestPlain8(t *testing.T) {
-	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
-	for pos := 0; pos < 8; pos++ {
-		for c := 0; c < 256; c++ {
-			b := []byte("abcdefgh")
-			b[pos] = byte(c)
-			if got, want := plain8(string(b)), plain(byte(c)); got != want {
-				t.Fatalf("plain8(%q) = %v, want %v", b, got, want)
-			}
-		}
-	}
 }
 
 // TestFilterMemoIsByIdentity: a batch's spans sharing a long string get it
