@@ -7,12 +7,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/co-cli/co/internal/retryafter"
 )
 
 // Provider is a resolved LLM endpoint.
@@ -160,7 +161,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, err
 		}
 		wait := p.Base << (attempt - 1)
-		if ra, ok := retryAfter(resp.Header.Get("Retry-After")); ok {
+		if ra, ok := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now()); ok {
 			wait = ra
 		}
 		if wait > p.MaxWait {
@@ -191,24 +192,6 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 func retryable(code int) bool {
 	return code == http.StatusTooManyRequests || code >= 500
-}
-
-func retryAfter(v string) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
-		return time.Duration(n * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		d := time.Until(t)
-		if d < 0 {
-			d = 0
-		}
-		return d, true
-	}
-	return 0, false
 }
 
 // NewClient builds the go-openai client for p, with retries.

@@ -22,6 +22,8 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/co-cli/co/internal/retryafter"
 )
 
 // otlpExporter sends spans to an OTLP/HTTP collector as binary protobuf.
@@ -237,31 +239,10 @@ func (e *otlpExporter) post(ctx context.Context, body []byte, encoding string) (
 	err = fmt.Errorf("OTLP export to %s: %s: %s", e.cfg.shown, resp.Status, errorBody(ctype, data))
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), err
+		wait, _ := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
+		return wait, err
 	}
 	return -1, err
-}
-
-// parseRetryAfter reads a Retry-After header: seconds or an HTTP date.
-// Anything else, or nothing, is 0.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		if s > int64((1<<63-1)/time.Second) {
-			return 1<<63 - 1
-		}
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return 0
 }
 
 // partialSuccess reads an ExportTraceServiceResponse; a partial_success

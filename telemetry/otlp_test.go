@@ -421,23 +421,6 @@ func TestOTLPPartialSuccess(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for _, tc := range []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", 0}, {"0", 0}, {"-3", 0}, {"7", 7 * time.Second}, {" 2 ", 2 * time.Second},
-		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
-		{"soon", 0}, {"99999999999999999999", 0}, {"9999999999999", 1<<63 - 1},
-	} {
-		if got := parseRetryAfter(tc.in, now); got != tc.want {
-			t.Errorf("parseRetryAfter(%q) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-}
-
 // certFiles writes a self-signed certificate (for the names given, or for
 // client auth when there are none) and its key as PEM files.
 func certFiles(t *testing.T, dns ...string) (tls.Certificate, string, string) {

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/co-cli/co/internal/retryafter"
 )
 
 // rateLimited waits out HTTP 429 answers: it honours Retry-After (seconds or
@@ -51,7 +52,7 @@ func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil || resp.StatusCode != http.StatusTooManyRequests {
 			return resp, err
 		}
-		wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		wait, ok := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
 		if !ok {
 			wait, backoff = backoff, backoff*2
 		}
@@ -71,21 +72,4 @@ func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		waited += wait
 	}
-}
-
-// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d, true
-		}
-		return 0, true
-	}
-	return 0, false
 }

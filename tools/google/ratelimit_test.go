@@ -38,20 +38,3 @@ func TestRateLimitedEndsWhenTheServerNeverRelents(t *testing.T) {
 		t.Errorf("took %s", d)
 	}
 }
-
-func TestRetryAfter(t *testing.T) {
-	now := time.Date(2024, 5, 6, 10, 0, 0, 0, time.UTC)
-	cases := []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"", 0, false}, {"7", 7 * time.Second, true}, {"-1", 0, false}, {"soon", 0, false},
-		{"Mon, 06 May 2024 10:00:30 GMT", 30 * time.Second, true}, {"Mon, 06 May 2024 09:00:00 GMT", 0, true},
-	}
-	for _, tc := range cases {
-		if got, ok := retryAfter(tc.in, now); got != tc.want || ok != tc.ok {
-			t.Errorf("retryAfter(%q) = %s, %v; want %s, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
