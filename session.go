@@ -136,6 +136,16 @@ func buildSession(ctx context.Context, l *config.Loaded, probeOnly bool) (*sessi
 			MaxMessages:  st.MaxHistoryMessages,
 			SummaryModel: st.SummarizationModel,
 		},
+		Settings: ps,
+		Request: agent.RequestOptions{
+			ReasoningEffort: st.ReasoningEffort,
+			MaxTokens:       st.LLMMaxTokens,
+			OllamaNumCtx:    st.OllamaNumCtx,
+		},
+	}
+	if st.LLMTemperature >= 0 {
+		t := st.LLMTemperature
+		cfg.Request.Temperature = &t
 	}
 	if needsProbe(ps) {
 		cfg.Resolve = func(ctx context.Context) (agent.Provider, string, error) {

@@ -31,6 +31,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -54,8 +55,12 @@ type Config struct {
 	// usable; its message says what to set).
 	ProviderErr error
 	Resolve     func(ctx context.Context) (Provider, string, error)
-	// Client overrides the client built from the provider (tests).
-	Client *openai.Client
+	// Transport, when set, carries the provider's HTTP requests in place
+	// of http.DefaultTransport (tests, benchmarks).
+	Transport http.RoundTripper
+	// Request shapes each chat request (reasoning effort, token cap,
+	// temperature, Ollama's context window).
+	Request RequestOptions
 	// SystemPrompt is sent first on every request.
 	SystemPrompt string
 	Tools        *tools.Registry
@@ -74,6 +79,8 @@ type Config struct {
 	History HistoryOptions
 	// Recorder, when set, saves every completed step as it happens.
 	Recorder Recorder
+	// Settings are the providers' settings, for /model PROVIDER:NAME.
+	Settings ProviderSettings
 	// Temperature etc. could go here; providers' defaults are used.
 }
 
@@ -99,6 +106,10 @@ type Agent struct {
 	recFailed bool // a save failed; said once
 
 	drafts draftBuffer
+
+	models   modelCache
+	switched *Provider // a /model switch not yet taken up
+	reported string    // the model the server last reported
 }
 
 // New makes an Agent. If cfg.Resolve is set, provider resolution starts in
@@ -142,10 +153,7 @@ func New(cfg Config) *Agent {
 func (a *Agent) setProvider(p Provider, note string, err error) {
 	a.provider, a.note, a.provErr = p, note, err
 	if err == nil {
-		a.client = a.cfg.Client
-		if a.client == nil {
-			a.client = NewClient(p, a.cfg.Retry)
-		}
+		a.client = newClient(p, a.cfg.Retry, a.cfg.Transport)
 	}
 	close(a.resolved)
 }
@@ -155,6 +163,11 @@ func (a *Agent) setProvider(p Provider, note string, err error) {
 func (a *Agent) Provider() (p Provider, done bool, err error) {
 	select {
 	case <-a.resolved:
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.switched != nil {
+			return *a.switched, true, nil
+		}
 		return a.provider, true, a.provErr
 	default:
 		return a.cfg.Provider, false, nil
@@ -165,6 +178,8 @@ func (a *Agent) Provider() (p Provider, done bool, err error) {
 func (a *Agent) WaitProvider(ctx context.Context) (Provider, string, error) {
 	select {
 	case <-a.resolved:
+		a.mu.Lock()
+		defer a.mu.Unlock()
 		return a.provider, a.note, a.provErr
 	case <-ctx.Done():
 		return Provider{}, "", ctx.Err()
@@ -446,7 +461,7 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 	))
 	if span.IsRecording() {
 		// Content; the telemetry pipeline keeps or drops it per telemetry_capture_content.
-		span.SetAttributes(attribute.String("gen_ai.input.messages", genaiMessages("user", prompt, nil, "")))
+		span.SetAttributes(attribute.String("gen_ai.input.messages", genaiMessages("user", "", prompt, nil, "")))
 	}
 	st := &turnState{retries: map[string]int{}}
 	outcome := "error"
@@ -498,6 +513,7 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 		if a.needsCompaction(n) {
 			a.compactWindow(ctx, p, e)
 		}
+		p = a.current(p)
 		st.requests++
 		res, err := a.stream(ctx, p, e)
 		st.usage = st.usage.Add(res.usage)
@@ -513,8 +529,8 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 		}
 		if err != nil {
 			interrupted := ctx.Err() != nil
-			if res.text != "" || len(res.calls) > 0 {
-				a.appendHistory(e, Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls, Interrupted: true})
+			if res.text != "" || len(res.calls) > 0 || res.reasoning != "" {
+				a.appendHistory(e, a.reply(p, res, true))
 				a.patchDangling(e)
 			}
 			if interrupted {
@@ -524,13 +540,13 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 			fail(describeStreamError(p, err, a.cfg.StallTimeout, res.text != ""), err, false)
 			return
 		}
-		a.appendHistory(e, Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls})
+		a.appendHistory(e, a.reply(p, res, false))
 		if len(res.calls) == 0 {
 			outcome = "success"
 			if span.IsRecording() {
 				out := res.messages // no calls: the chat span's value is this answer's
 				if out == "" {
-					out = genaiMessages("assistant", res.text, nil, res.finish)
+					out = genaiMessages("assistant", res.reasoning, res.text, nil, res.finish)
 				}
 				span.SetAttributes(attribute.String("gen_ai.output.messages", out))
 			}
@@ -550,16 +566,26 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 }
 
 type streamResult struct {
-	text   string
-	calls  []ToolCall
-	usage  Usage
-	finish string
+	text      string
+	reasoning string
+	field     string // the wire field reasoning came in
+	calls     []ToolCall
+	usage     Usage
+	finish    string
+	model     string // the model the server reported
 	// messages is the chat span's gen_ai.output.messages (when traced); the
 	// turn's span records the same answer with the same string.
 	messages string
 }
 
 var errStalled = errors.New("stream stalled")
+
+// reply is the assistant message a request produced, with what must travel
+// with it: its reasoning, where it came from.
+func (a *Agent) reply(p Provider, res streamResult, interrupted bool) Message {
+	return Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls, Interrupted: interrupted,
+		Reasoning: res.reasoning, ReasoningField: res.field, Origin: p.Origin(), Model: p.Model}
+}
 
 func describeStreamError(p Provider, err error, stall time.Duration, partial bool) string {
 	keep := ""
@@ -579,14 +605,22 @@ func describeStreamError(p Provider, err error, stall time.Duration, partial boo
 	return describeError(p, err) + keep
 }
 
-func (a *Agent) toolDefs() []openai.Tool {
+// toolDefs is the JSON array of the tools' definitions, nil with none.
+func (a *Agent) toolDefs() []byte {
 	var out []openai.Tool
 	for _, t := range a.cfg.Tools.All() {
 		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: t.Name(), Description: t.Description(), Parameters: json.RawMessage(t.Schema()),
 		}})
 	}
-	return out
+	if len(out) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // stream makes one streaming LLM request and returns what arrived, also on
@@ -607,8 +641,11 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 			attribute.StringSlice("gen_ai.response.finish_reasons", []string{res.finish}),
 			attribute.Float64("co.time_to_first_token_ms", float64(firstToken.Microseconds())/1000),
 		)
-		if span.IsRecording() && (res.text != "" || len(res.calls) > 0) {
-			res.messages = genaiMessages("assistant", res.text, res.calls, res.finish)
+		if res.model != "" {
+			span.SetAttributes(attribute.String("gen_ai.response.model", res.model))
+		}
+		if span.IsRecording() && (res.text != "" || len(res.calls) > 0 || res.reasoning != "") {
+			res.messages = genaiMessages("assistant", res.reasoning, res.text, res.calls, res.finish)
 			span.SetAttributes(attribute.String("gen_ai.output.messages", res.messages))
 		}
 		if err != nil {
@@ -618,32 +655,22 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 		span.End()
 	}()
 
-	a.mu.Lock()
-	msgs := toOpenAI(a.cfg.SystemPrompt, trimmedView(a.history, a.cfg.History.TrimChars))
-	a.mu.Unlock()
-	req := openai.ChatCompletionRequest{
-		Model:         p.Model,
-		Messages:      msgs,
-		Tools:         a.toolDefs(),
-		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
-	}
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stall := time.AfterFunc(a.cfg.StallTimeout, func() { cancel(errStalled) })
 	defer stall.Stop()
 	sctx = withNotify(sctx, func(s string) { e.send(Notice{Text: s}) })
 
-	stream, err := a.client.CreateChatCompletionStream(sctx, req)
+	stream, err := a.open(sctx, p)
 	if err != nil {
 		if c := context.Cause(sctx); errors.Is(c, errStalled) {
 			return res, errStalled
 		}
 		return res, err
 	}
-	defer stream.Close()
+	defer stream.close()
 
-	var text strings.Builder
+	var text, reasoning strings.Builder
 	acc := &callAccumulator{}
 	a.mu.Lock()
 	rec := a.rec
@@ -651,110 +678,73 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 	// Whatever ends the stream, the reply is then saved as a message (or
 	// was never shown): text held for a deferred draft is not needed.
 	defer a.endDrafts(e)
+	done := func() {
+		res.text, res.calls, res.reasoning = text.String(), acc.calls(), reasoning.String()
+	}
 	for {
-		chunk, rerr := stream.Recv()
+		ch, rerr := stream.recv()
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			res.text, res.calls = text.String(), acc.calls()
+			done()
 			if c := context.Cause(sctx); errors.Is(c, errStalled) {
 				return res, errStalled
 			}
 			return res, rerr
 		}
 		stall.Reset(a.cfg.StallTimeout)
-		if chunk.Usage != nil {
-			res.usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
+		if ch.model != "" && res.model == "" {
+			res.model = ch.model
+			a.setReported(ch.model)
 		}
-		if len(chunk.Choices) == 0 {
-			continue
+		if ch.usage != nil {
+			res.usage = *ch.usage
 		}
-		ch := chunk.Choices[0]
-		if ch.Delta.Content != "" {
+		if ch.reasoning != "" {
 			if firstToken == 0 {
 				firstToken = time.Since(started)
 			}
-			text.WriteString(ch.Delta.Content)
+			reasoning.WriteString(ch.reasoning)
+			res.field = ch.field
+			e.reasoning(ch.reasoning)
+		}
+		if ch.text != "" {
+			if firstToken == 0 {
+				firstToken = time.Since(started)
+			}
+			text.WriteString(ch.text)
 			if rec != nil {
 				// Saved before it is shown: what is on screen is on disk.
-				a.draft(e, rec, ch.Delta.Content)
+				a.draft(e, rec, ch.text)
 			}
-			e.delta(ch.Delta.Content)
+			e.delta(ch.text)
 		}
-		for _, tc := range ch.Delta.ToolCalls {
+		for _, tc := range ch.calls {
 			if firstToken == 0 {
 				firstToken = time.Since(started)
 			}
 			acc.add(tc)
 		}
-		if ch.FinishReason != "" {
-			res.finish = string(ch.FinishReason)
+		if ch.finish != "" {
+			res.finish = ch.finish
 		}
 	}
-	res.text, res.calls = text.String(), acc.calls()
+	done()
 	return res, nil
 }
 
-// callAccumulator joins tool-call deltas by index, whether a provider sends
-// the arguments in one chunk or many.
-type callAccumulator struct {
-	list []*ToolCall
-	last int
-}
-
-func (c *callAccumulator) add(tc openai.ToolCall) {
-	idx := -1
-	switch {
-	case tc.Index != nil:
-		idx = *tc.Index
-	case tc.ID != "":
-		for i, x := range c.list {
-			if x != nil && x.ID == tc.ID {
-				idx = i
-			}
-		}
-		if idx < 0 {
-			idx = len(c.list)
-		}
-	default:
-		idx = c.last
+// open starts the streaming request for the conversation so far.
+func (a *Agent) open(ctx context.Context, p Provider) (chatStream, error) {
+	a.mu.Lock()
+	msgs := trimmedView(a.history, a.cfg.History.TrimChars)
+	client := a.client
+	a.mu.Unlock()
+	if a.ollamaNative(p) {
+		return a.startOllama(ctx, p, msgs)
 	}
-	if idx < 0 || idx > 1024 {
-		return
-	}
-	for len(c.list) <= idx {
-		c.list = append(c.list, nil)
-	}
-	x := c.list[idx]
-	if x == nil {
-		x = &ToolCall{}
-		c.list[idx] = x
-	}
-	c.last = idx
-	if tc.ID != "" {
-		x.ID = tc.ID
-	}
-	x.Name += tc.Function.Name
-	x.Args += tc.Function.Arguments
-}
-
-func (c *callAccumulator) calls() []ToolCall {
-	var out []ToolCall
-	for i, x := range c.list {
-		if x == nil || x.Name == "" {
-			continue
-		}
-		tc := *x
-		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d", i)
-		}
-		if strings.TrimSpace(tc.Args) == "" {
-			tc.Args = "{}"
-		}
-		out = append(out, tc)
-	}
-	return out
+	body := encodeChatRequest(p, a.cfg.Request, a.cfg.SystemPrompt, msgs, a.toolDefs(), true)
+	return startOpenAI(ctx, client, p.Model, body)
 }
 
 type callItem struct {
@@ -947,46 +937,69 @@ func firstLine(s string) string {
 	return s
 }
 
-// emitter delivers a turn's events. Text deltas that cannot be delivered at
-// once are coalesced into the next delivery; every other event flushes the
-// pending text first and then blocks until the reader takes it.
+// emitter delivers a turn's events. Text and reasoning deltas that cannot
+// be delivered at once are coalesced into the next delivery of their kind;
+// any other event (or a delta of the other kind) first delivers the pending
+// text, blocking, so that order is kept.
 type emitter struct {
-	ch      chan Event
-	pending strings.Builder
+	ch          chan Event
+	pending     strings.Builder
+	pendingKind int // kindText or kindReasoning, when pending is not empty
 }
+
+const (
+	kindText = iota
+	kindReasoning
+)
 
 func newEmitter() *emitter { return &emitter{ch: make(chan Event, 64)} }
 
-func (e *emitter) delta(s string) {
+func makeDelta(kind int, s string) Event {
+	if kind == kindReasoning {
+		return ReasoningDelta{Text: s}
+	}
+	return TextDelta{Text: s}
+}
+
+func (e *emitter) delta(s string)     { e.piece(kindText, s) }
+func (e *emitter) reasoning(s string) { e.piece(kindReasoning, s) }
+
+func (e *emitter) piece(kind int, s string) {
+	if e.pending.Len() > 0 && e.pendingKind != kind {
+		e.flush()
+	}
 	if e.pending.Len() > 0 {
 		e.pending.WriteString(s)
 		select {
-		case e.ch <- TextDelta{Text: e.pending.String()}:
+		case e.ch <- makeDelta(kind, e.pending.String()):
 			e.pending.Reset()
 		default:
 		}
 		return
 	}
 	select {
-	case e.ch <- TextDelta{Text: s}:
+	case e.ch <- makeDelta(kind, s):
 	default:
 		e.pending.WriteString(s)
+		e.pendingKind = kind
+	}
+}
+
+// flush delivers the pending text, blocking.
+func (e *emitter) flush() {
+	if e.pending.Len() > 0 {
+		e.ch <- makeDelta(e.pendingKind, e.pending.String())
+		e.pending.Reset()
 	}
 }
 
 func (e *emitter) send(ev Event) {
-	if e.pending.Len() > 0 {
-		e.ch <- TextDelta{Text: e.pending.String()}
-		e.pending.Reset()
-	}
+	e.flush()
 	e.ch <- ev
 }
 
 func (e *emitter) close() {
-	if e.pending.Len() > 0 {
-		e.ch <- TextDelta{Text: e.pending.String()}
-		e.pending.Reset()
-	}
+	e.flush()
 	close(e.ch)
 }
 

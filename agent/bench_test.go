@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/sessions"
@@ -87,10 +85,7 @@ func BenchmarkAgentChunk(b *testing.B) {
 	body := sseBody(benchChunks)
 	for _, n := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
-			cfg := openai.DefaultConfig("k")
-			cfg.BaseURL = "http://bench.invalid/v1"
-			cfg.HTTPClient = &http.Client{Transport: bytesTransport{body}}
-			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}, Client: openai.NewClientWithConfig(cfg)})
+			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}})
 			runBenchTurns(b, ag, history(n))
 		})
 	}
@@ -120,9 +115,6 @@ func BenchmarkAgentChunkRecorded(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	cfg := openai.DefaultConfig("k")
-	cfg.BaseURL = "http://bench.invalid/v1"
-	cfg.HTTPClient = &http.Client{Transport: bytesTransport{body}}
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}, Client: openai.NewClientWithConfig(cfg), Recorder: st.New("/bench")})
+	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}, Recorder: st.New("/bench")})
 	runBenchTurns(b, ag, history(10))
 }

@@ -14,6 +14,11 @@ type Event interface{ event() }
 // may be coalesced when the front end reads slower than the model writes.
 type TextDelta struct{ Text string }
 
+// ReasoningDelta is a piece of the model's reasoning ("thinking"), which
+// providers stream before the answer and before tool calls. Consecutive
+// deltas may be coalesced like TextDelta's.
+type ReasoningDelta struct{ Text string }
+
 // Notice is an informational line for the user (a retry after a rate limit,
 // a provider fallback). It never carries model output.
 type Notice struct{ Text string }
@@ -137,6 +142,7 @@ type TurnFailed struct {
 }
 
 func (TextDelta) event()         {}
+func (ReasoningDelta) event()    {}
 func (Notice) event()            {}
 func (ToolCallStarted) event()   {}
 func (ToolCallFinished) event()  {}

@@ -13,8 +13,8 @@ import (
 // A message without tool calls (every prompt and most answers) is written
 // by hand: escaping the text is most of the work, and jsonstr skips plain
 // text eight bytes at a time (encoding/json goes byte by byte).
-func genaiMessages(role, text string, calls []ToolCall, finish string) string {
-	if len(calls) == 0 {
+func genaiMessages(role, reasoning, text string, calls []ToolCall, finish string) string {
+	if len(calls) == 0 && reasoning == "" {
 		b := make([]byte, 0, len(text)+len(role)+len(finish)+80)
 		b = append(b, `[{"role":`...)
 		b = jsonstr.Append(b, role)
@@ -45,6 +45,10 @@ func genaiMessages(role, text string, calls []ToolCall, finish string) string {
 		Parts        []part `json:"parts"`
 		FinishReason string `json:"finish_reason,omitempty"`
 	}{Role: role, Parts: []part{}, FinishReason: finish}
+	if reasoning != "" {
+		// A ReasoningPart of the GenAI semantic conventions.
+		msg.Parts = append(msg.Parts, part{Type: "reasoning", Content: reasoning})
+	}
 	if text != "" {
 		msg.Parts = append(msg.Parts, part{Type: "text", Content: text})
 	}

@@ -37,7 +37,7 @@ func FuzzGenaiMessages(f *testing.F) {
 		f.Add("user", s, "")
 	}
 	f.Fuzz(func(t *testing.T, role, text, finish string) {
-		if got, want := genaiMessages(role, text, nil, finish), encodedMessages(role, text, finish); got != want {
+		if got, want := genaiMessages(role, "", text, nil, finish), encodedMessages(role, text, finish); got != want {
 			t.Fatalf("genaiMessages(%q, %q, %q)\n = %s\nwant %s", role, text, finish, got, want)
 		}
 	})
@@ -47,6 +47,6 @@ func BenchmarkGenaiMessages(b *testing.B) {
 	text := strings.Repeat("abcd", 2000) // the agent benchmark's answer
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		_ = genaiMessages("assistant", text, nil, "stop")
+		_ = genaiMessages("assistant", "", text, nil, "stop")
 	}
 }

@@ -21,6 +21,10 @@ type ToolCall struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	Args string `json:"args"`
+	// Extra is the extra_content the provider attached to the call, kept
+	// byte for byte and sent back as received (Gemini's
+	// {"google":{"thought_signature":…}}; Vertex's under "vertex").
+	Extra json.RawMessage `json:"extra,omitempty"`
 }
 
 // Message is one entry of the conversation history as co keeps it. It is
@@ -35,6 +39,17 @@ type Message struct {
 	ToolName   string `json:"tool_name,omitempty"`
 	// Interrupted marks an assistant reply cut short by the user.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Reasoning is the reasoning ("thinking") the model streamed before an
+	// assistant message, and ReasoningField the wire field it came in
+	// (reasoning_content, reasoning or thinking): it goes back in that
+	// field, to the provider that produced it, for turns that used tools.
+	Reasoning      string `json:"reasoning,omitempty"`
+	ReasoningField string `json:"reasoning_field,omitempty"`
+	// Origin is the endpoint that produced an assistant message
+	// (Provider.Origin) and Model the model it was asked for: reasoning and
+	// signatures are only sent back where they came from.
+	Origin string `json:"origin,omitempty"`
+	Model  string `json:"model,omitempty"`
 }
 
 // InterruptedResult is the tool result given to a call the user interrupted.

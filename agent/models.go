@@ -1,6 +1,15 @@
 package agent
 
-import "strings"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+)
 
 // contextWindows are the context sizes, in tokens, of model families co
 // knows; the longest matching prefix wins.
@@ -38,4 +47,147 @@ func ContextWindow(model string) int {
 		}
 	}
 	return size
+}
+
+// ListModels asks p's server for its chat models: GET {base}/models for
+// Gemini and OpenAI-compatible servers (Gemini's ids come as
+// "models/gemini-…" and are listed without the prefix, which co accepts
+// either way), GET /api/tags for Ollama. Models that cannot chat
+// (embeddings, speech, images) are left out. It is never called on the
+// start-up path: only for /model, `co models` and after a "model not
+// found".
+func ListModels(ctx context.Context, p Provider, client *http.Client) ([]string, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	if p.Name == "ollama" {
+		return ollamaTags(ctx, p, client)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(p.BaseURL, "/")+"/models", nil)
+	if err != nil {
+		return nil, err
+	}
+	if p.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+p.APIKey)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("listing models: HTTP %d: %s", resp.StatusCode, PlainError(body))
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return nil, fmt.Errorf("listing models: %w", err)
+	}
+	var out []string
+	for _, m := range list.Data {
+		id := strings.TrimPrefix(m.ID, "models/")
+		if id != "" && chatModel(id) {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// ollamaTags lists the models Ollama has pulled (GET /api/tags).
+func ollamaTags(ctx context.Context, p Provider, client *http.Client) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ollamaRoot(p.BaseURL)+"/api/tags", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("listing Ollama's models: HTTP %d: %s", resp.StatusCode, PlainError(body))
+	}
+	var tags struct {
+		Models []struct {
+			Name string `json:"name"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal(body, &tags); err != nil {
+		return nil, fmt.Errorf("listing Ollama's models: %w", err)
+	}
+	var out []string
+	for _, m := range tags.Models {
+		if m.Name != "" && chatModel(m.Name) {
+			out = append(out, m.Name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// ollamaRoot is Ollama's address without the /v1 of its OpenAI-compatible
+// API.
+func ollamaRoot(base string) string {
+	return strings.TrimSuffix(strings.TrimRight(base, "/"), "/v1")
+}
+
+// chatModel reports whether a listed model id is one that chats.
+func chatModel(id string) bool {
+	l := strings.ToLower(id)
+	for _, not := range []string{"embed", "tts", "whisper", "dall-e", "imagen", "veo", "moderation", "aqa", "transcribe", "realtime", "-audio", "image", "lyria", "babbage", "davinci"} {
+		if strings.Contains(l, not) {
+			return false
+		}
+	}
+	return true
+}
+
+// PlainError turns a provider's error body into one plain sentence: the
+// message of OpenAI's {"error":{…}}, of Google's [{"error":{…}}], or of
+// Ollama's {"error":"…"}; otherwise the body itself, cut short.
+func PlainError(body []byte) string {
+	body = bytes.TrimSpace(body)
+	type obj struct {
+		Message string `json:"message"`
+		Status  string `json:"status"`
+	}
+	var one struct {
+		Error json.RawMessage `json:"error"`
+	}
+	var arr []struct {
+		Error obj `json:"error"`
+	}
+	msg := ""
+	switch {
+	case len(body) > 0 && body[0] == '[' && json.Unmarshal(body, &arr) == nil && len(arr) > 0:
+		msg = arr[0].Error.Message
+	case json.Unmarshal(body, &one) == nil && len(one.Error) > 0:
+		var o obj
+		var s string
+		if json.Unmarshal(one.Error, &o) == nil {
+			msg = o.Message
+		} else if json.Unmarshal(one.Error, &s) == nil {
+			msg = s
+		}
+	}
+	if msg == "" {
+		msg = string(body)
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if r := []rune(msg); len(r) > 300 {
+		msg = string(r[:300]) + "…"
+	}
+	return msg
 }

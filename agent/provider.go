@@ -194,11 +194,15 @@ func retryable(code int) bool {
 	return code == http.StatusTooManyRequests || code >= 500
 }
 
-// NewClient builds the go-openai client for p, with retries.
-func NewClient(p Provider, rp RetryPolicy) *openai.Client {
+// newClient builds the go-openai client for p: co's request bodies
+// (bodySeam), with retries, over base (http.DefaultTransport when nil).
+func newClient(p Provider, rp RetryPolicy, base http.RoundTripper) *openai.Client {
+	if base == nil {
+		base = http.DefaultTransport
+	}
 	cfg := openai.DefaultConfig(p.APIKey)
 	cfg.BaseURL = strings.TrimRight(p.BaseURL, "/")
-	cfg.HTTPClient = &http.Client{Transport: &retryTransport{next: http.DefaultTransport, policy: rp.withDefaults()}}
+	cfg.HTTPClient = &http.Client{Transport: bodySeam{&retryTransport{next: base, policy: rp.withDefaults()}}}
 	cfg.EmptyMessagesLimit = 1000
 	return openai.NewClientWithConfig(cfg)
 }

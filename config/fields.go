@@ -115,8 +115,8 @@ var table = []field{
 	{key: "gemini_api_key", env: "GEMINI_API_KEY", def: "", secret: true,
 		desc: "API key for Google Gemini.",
 		ptr:  func(s *Settings) any { return &s.GeminiAPIKey }},
-	{key: "gemini_model", env: "GEMINI_MODEL", def: "gemini-2.0-flash",
-		desc: "Gemini model name.",
+	{key: "gemini_model", env: "GEMINI_MODEL", def: "gemini-flash-latest",
+		desc: "Gemini model name (gemini-flash-latest follows Google's current Flash model).",
 		ptr:  func(s *Settings) any { return &s.GeminiModel }},
 	{key: "gemini_base_url", env: "GEMINI_BASE_URL", def: "https://generativelanguage.googleapis.com/v1beta/openai/", check: isURL, format: urlFormat,
 		desc: "Gemini's OpenAI-compatible endpoint.",
@@ -211,6 +211,21 @@ var table = []field{
 	{key: "max_history_messages", env: "CO_CLI_MAX_HISTORY_MESSAGES", def: 40, min: 4,
 		desc: "Past this many messages, older history is summarised.",
 		ptr:  func(s *Settings) any { return &s.MaxHistoryMessages }},
+	{key: "reasoning_effort", env: "CO_CLI_REASONING_EFFORT", def: "", check: isEffort, format: `"low", "medium" or "high" (empty: the provider's default)`,
+		desc: "How hard a thinking model reasons: low, medium or high; empty leaves the provider's default.",
+		ptr:  func(s *Settings) any { return &s.ReasoningEffort }},
+	{key: "llm_max_tokens", env: "CO_CLI_LLM_MAX_TOKENS", def: 0, min: 0,
+		desc: "Most tokens in one reply; 0 sends no limit (max_completion_tokens for OpenAI's reasoning models).",
+		ptr:  func(s *Settings) any { return &s.LLMMaxTokens }},
+	{key: "llm_temperature", env: "CO_CLI_LLM_TEMPERATURE", def: -1.0, min: -1,
+		desc: "Sampling temperature; negative sends none (the model's default). Never sent to gpt-5 or o-series models.",
+		ptr:  func(s *Settings) any { return &s.LLMTemperature }},
+	{key: "ollama_num_ctx", env: "CO_CLI_OLLAMA_NUM_CTX", def: 0, min: 0,
+		desc: "Context window (tokens) asked of Ollama; 0: 32768, or the model's maximum when smaller.",
+		ptr:  func(s *Settings) any { return &s.OllamaNumCtx }},
+	{key: "show_reasoning", env: "CO_CLI_SHOW_REASONING", def: true,
+		desc: "Show the model's reasoning (dimmed, collapsed once the answer starts).",
+		ptr:  func(s *Settings) any { return &s.ShowReasoning }},
 	{key: "summarization_model", env: "CO_CLI_SUMMARIZATION_MODEL", def: "",
 		desc: "Model that summarises old history (empty: the chat model).",
 		ptr:  func(s *Settings) any { return &s.SummarizationModel }},
@@ -357,6 +372,8 @@ const (
 )
 
 // isURL allows absolute http and https URLs.
+func isEffort(s string) bool { return s == "" || s == "low" || s == "medium" || s == "high" }
+
 func isURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""

@@ -86,7 +86,7 @@ func TestLoadDefaults(t *testing.T) {
 		got, want any
 	}{
 		{"llm_provider", s.LLMProvider, "gemini"},
-		{"gemini_model", s.GeminiModel, "gemini-2.0-flash"},
+		{"gemini_model", s.GeminiModel, "gemini-flash-latest"},
 		{"gemini_base_url", s.GeminiBaseURL, "https://generativelanguage.googleapis.com/v1beta/openai/"},
 		{"ollama_host", s.OllamaHost, "http://localhost:11434"},
 		{"ollama_model", s.OllamaModel, "glm-4.7-flash:q8_0"},

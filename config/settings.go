@@ -42,6 +42,11 @@ type Settings struct {
 	YoloUnsandboxed         bool         // yolo_unsandboxed
 	ToolOutputTrimChars     int          // tool_output_trim_chars, >= 0
 	MaxHistoryMessages      int          // max_history_messages, >= 4
+	ReasoningEffort         string       // reasoning_effort: "", low, medium or high
+	LLMMaxTokens            int          // llm_max_tokens, >= 0 (0: none)
+	LLMTemperature          float64      // llm_temperature (negative: none)
+	OllamaNumCtx            int          // ollama_num_ctx, >= 0 (0: automatic)
+	ShowReasoning           bool         // show_reasoning
 	SummarizationModel      string       // summarization_model
 	TelemetryCaptureContent bool         // telemetry_capture_content
 	TelemetryRetentionDays  int          // telemetry_retention_days, >= 1

@@ -42,7 +42,7 @@ import (
 const FileName = "sessions.db"
 
 // schemaVersion is the version this co writes; older files are migrated.
-const schemaVersion = 1
+const schemaVersion = 2
 
 var migrations = []string{
 	// 0 → 1
@@ -76,6 +76,18 @@ var migrations = []string{
 		verdict    TEXT NOT NULL,
 		created_at INTEGER NOT NULL
 	);`,
+	// 1 → 2: what travels with an assistant message (its reasoning, the
+	// endpoint and model that produced it), as JSON; tool calls' provider
+	// data (thought signatures) is in tool_calls already.
+	`ALTER TABLE messages ADD COLUMN meta TEXT;`,
+}
+
+// messageMeta is the meta column of a message.
+type messageMeta struct {
+	Reasoning      string `json:"reasoning,omitempty"`
+	ReasoningField string `json:"reasoning_field,omitempty"`
+	Origin         string `json:"origin,omitempty"`
+	Model          string `json:"model,omitempty"`
 }
 
 // Store is the saved-sessions database.
@@ -348,7 +360,7 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 	if err != nil {
 		return Info{}, nil, s.damaged(err)
 	}
-	rows, err := s.db.Query(`SELECT role, content, tool_calls, tool_call_id, tool_name, interrupted, created_at FROM messages WHERE session_id = ? ORDER BY seq`, id)
+	rows, err := s.db.Query(`SELECT role, content, tool_calls, tool_call_id, tool_name, interrupted, created_at, meta FROM messages WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return Info{}, nil, err
 	}
@@ -356,11 +368,18 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 	var entries []Entry
 	for rows.Next() {
 		var m agent.Message
-		var calls, callID, toolName sql.NullString
+		var calls, callID, toolName, meta sql.NullString
 		var interrupted int
 		var at int64
-		if err := rows.Scan(&m.Role, &m.Content, &calls, &callID, &toolName, &interrupted, &at); err != nil {
+		if err := rows.Scan(&m.Role, &m.Content, &calls, &callID, &toolName, &interrupted, &at, &meta); err != nil {
 			return Info{}, nil, err
+		}
+		if meta.Valid && meta.String != "" {
+			var mm messageMeta
+			if err := json.Unmarshal([]byte(meta.String), &mm); err != nil {
+				return Info{}, nil, s.damaged(err)
+			}
+			m.Reasoning, m.ReasoningField, m.Origin, m.Model = mm.Reasoning, mm.ReasoningField, mm.Origin, mm.Model
 		}
 		if calls.Valid && calls.String != "" {
 			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
@@ -556,10 +575,18 @@ func (r *Session) Append(m agent.Message) error {
 		}
 		calls = string(b)
 	}
+	var meta any
+	if mm := (messageMeta{m.Reasoning, m.ReasoningField, m.Origin, m.Model}); mm != (messageMeta{}) {
+		b, err := json.Marshal(mm)
+		if err != nil {
+			return err
+		}
+		meta = string(b)
+	}
 	seq := r.seq + 1
 	err := r.tx(func(tx *sql.Tx, now int64) error {
-		if _, err := tx.Exec(`INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, tool_name, interrupted, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.id, seq, string(m.Role), m.Content, calls, nullable(m.ToolCallID), nullable(m.ToolName), m.Interrupted, now); err != nil {
+		if _, err := tx.Exec(`INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, tool_name, interrupted, created_at, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.id, seq, string(m.Role), m.Content, calls, nullable(m.ToolCallID), nullable(m.ToolName), m.Interrupted, now, meta); err != nil {
 			return err
 		}
 		switch m.Role {

@@ -1,0 +1,189 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Model switching (/model) and what the server says about its models.
+
+// modelCache holds each endpoint's model list, fetched once a session.
+type modelCache struct {
+	mu    sync.Mutex
+	lists map[string]*modelList // by Provider.Origin
+}
+
+type modelList struct {
+	done  chan struct{}
+	names []string
+	err   error
+}
+
+// Models returns the chat models of the current provider, fetched in the
+// background the first time and then cached for the session.
+func (a *Agent) Models(ctx context.Context) ([]string, error) {
+	p, _, err := a.WaitProvider(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return a.modelsOf(ctx, p)
+}
+
+func (a *Agent) modelsOf(ctx context.Context, p Provider) ([]string, error) {
+	a.models.mu.Lock()
+	if a.models.lists == nil {
+		a.models.lists = map[string]*modelList{}
+	}
+	l, ok := a.models.lists[p.Origin()]
+	if !ok {
+		l = &modelList{done: make(chan struct{})}
+		a.models.lists[p.Origin()] = l
+		go func() {
+			defer close(l.done)
+			defer func() {
+				if r := recover(); r != nil {
+					l.err = fmt.Errorf("listing models panicked: %v", r)
+				}
+			}()
+			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			l.names, l.err = ListModels(cctx, p, a.httpClient())
+		}()
+	}
+	a.models.mu.Unlock()
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if l.err != nil {
+		// Not cached: the next /model asks again.
+		a.models.mu.Lock()
+		if a.models.lists[p.Origin()] == l {
+			delete(a.models.lists, p.Origin())
+		}
+		a.models.mu.Unlock()
+	}
+	return l.names, l.err
+}
+
+// CachedModels returns the current provider's model list if it has been
+// fetched, without waiting (Tab completion).
+func (a *Agent) CachedModels() []string {
+	p, done, err := a.Provider()
+	if !done || err != nil {
+		return nil
+	}
+	a.models.mu.Lock()
+	l := a.models.lists[p.Origin()]
+	a.models.mu.Unlock()
+	if l == nil {
+		return nil
+	}
+	select {
+	case <-l.done:
+		return l.names
+	default:
+		return nil
+	}
+}
+
+// httpClient is a plain client over the configured transport.
+func (a *Agent) httpClient() *http.Client {
+	if a.cfg.Transport != nil {
+		return &http.Client{Transport: a.cfg.Transport}
+	}
+	return http.DefaultClient
+}
+
+// SetModel switches the model for the next request on. spec is a model
+// name of the current provider, or "PROVIDER:NAME" (gemini, ollama,
+// openai) to switch provider too; the settings give that provider's key
+// and address. Reasoning and signatures of the earlier messages stay in
+// the history and on screen but are only sent back to where they came
+// from.
+func (a *Agent) SetModel(spec string) (Provider, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return Provider{}, fmt.Errorf("no model given: /model NAME, or /model PROVIDER:NAME (gemini, ollama, openai)")
+	}
+	cur, done, err := a.Provider()
+	if !done {
+		return Provider{}, fmt.Errorf("the provider is still being resolved; try again in a moment")
+	}
+	name, model := "", spec
+	if i := strings.IndexByte(spec, ':'); i > 0 {
+		switch prefix := spec[:i]; prefix {
+		case "gemini", "ollama", "openai":
+			name, model = prefix, spec[i+1:]
+		}
+	}
+	if model == "" {
+		return Provider{}, fmt.Errorf("no model name after %q: /model %s:NAME", name+":", name)
+	}
+	next := cur
+	if err != nil {
+		next = Provider{}
+	}
+	if name != "" && name != cur.Name || err != nil {
+		if name == "" {
+			name = cur.Name
+		}
+		s := a.cfg.Settings
+		s.Provider, s.ProviderExplicit = name, true
+		switch name {
+		case "gemini":
+			s.GeminiModel = model
+		case "ollama":
+			s.OllamaModel = model
+		case "openai":
+			s.OpenAIModel = model
+		}
+		p, _, rerr := ResolveProvider(context.Background(), s, nil)
+		if rerr != nil {
+			return Provider{}, rerr
+		}
+		next = p
+	}
+	next.Model = model
+	a.mu.Lock()
+	// A running turn picks it up at its next request.
+	a.switched = &next
+	a.mu.Unlock()
+	return next, nil
+}
+
+// current returns the provider for the next request: a /model switch, if
+// any, else the resolved one. The client follows it.
+func (a *Agent) current(p Provider) Provider {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.switched == nil {
+		return p
+	}
+	np := *a.switched
+	a.switched = nil
+	a.provider, a.provErr = np, nil
+	a.client = newClient(np, a.cfg.Retry, a.cfg.Transport)
+	a.reported = ""
+	return np
+}
+
+// setReported keeps the model name the server reported in its response.
+func (a *Agent) setReported(m string) {
+	a.mu.Lock()
+	a.reported = m
+	a.mu.Unlock()
+}
+
+// ReportedModel is the model the server said answered the last request
+// (the "model" of its response), "" before the first.
+func (a *Agent) ReportedModel() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.reported
+}

@@ -1,0 +1,271 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/co-cli/co/internal/jsonstr"
+)
+
+// The chat-completions request as co sends it. go-openai's request types
+// have no field for what today's providers need back: Gemini's
+// extra_content on a tool call, DeepSeek's reasoning_content when it is
+// empty (go-openai drops it), vLLM's and Ollama's reasoning. So co encodes
+// the body itself (here) and hands it to go-openai's client through the
+// request's context (see bodySeam): go-openai still builds the request,
+// sets the headers, reads the event stream and decodes errors.
+
+// RequestOptions are the settings that shape a chat request.
+type RequestOptions struct {
+	// ReasoningEffort is low, medium or high; empty leaves the provider's
+	// default (reasoning_effort).
+	ReasoningEffort string
+	// MaxTokens caps the reply; 0 sends no cap (llm_max_tokens).
+	MaxTokens int
+	// Temperature, when set, is sent as is (llm_temperature).
+	Temperature *float64
+	// OllamaNumCtx is the context window asked of Ollama (ollama_num_ctx).
+	OllamaNumCtx int
+}
+
+// Dummy signature Google documents for a function call that has none
+// because it came from another model or provider, or from a history made
+// before signatures existed:
+// https://ai.google.dev/gemini-api/docs/thought-signatures ("If you are
+// transferring a conversation trace from another model … you can set the
+// thought signature to skip_thought_signature_validator").
+const skipSignature = "skip_thought_signature_validator"
+
+var skipSignatureExtra = json.RawMessage(`{"google":{"thought_signature":"` + skipSignature + `"}}`)
+
+// Origin identifies the endpoint that produced a message: reasoning goes
+// back only to the endpoint it came from.
+func (p Provider) Origin() string { return p.Name + " " + strings.TrimRight(p.BaseURL, "/") }
+
+// isGemini reports whether p speaks to Google's Gemini API (directly or
+// through LLM_PROVIDER=openai with Google's base URL).
+func (p Provider) isGemini() bool {
+	if p.Name == "gemini" {
+		return true
+	}
+	u := strings.ToLower(p.BaseURL)
+	return strings.Contains(u, "generativelanguage.googleapis.com") || strings.Contains(u, "aiplatform.googleapis.com")
+}
+
+// fixedSamplingModel reports whether model is an OpenAI reasoning model:
+// gpt-5* and the o-series reject max_tokens (they take
+// max_completion_tokens) and any temperature but the default
+// (https://platform.openai.com/docs/guides/reasoning, "Unsupported
+// parameter: 'max_tokens' is not supported with this model").
+func fixedSamplingModel(model string) bool {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	if strings.HasPrefix(m, "gpt-5") {
+		return true
+	}
+	return len(m) >= 2 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9'
+}
+
+// turnInfo says, for each message, whether its user turn used tools and
+// the reasoning field that turn's messages came with.
+type turnInfo struct {
+	usedTools []bool
+	field     []string
+}
+
+// turns groups msgs by user turn: a turn starts at a user message and runs
+// to the next one.
+func turns(msgs []Message, origin string) turnInfo {
+	ti := turnInfo{usedTools: make([]bool, len(msgs)), field: make([]string, len(msgs))}
+	start := 0
+	flush := func(end int) {
+		used, field := false, ""
+		for _, m := range msgs[start:end] {
+			if m.Role == RoleAssistant && m.Origin == origin {
+				if len(m.ToolCalls) > 0 {
+					used = true
+				}
+				if field == "" {
+					field = m.ReasoningField
+				}
+			}
+		}
+		for i := start; i < end; i++ {
+			ti.usedTools[i], ti.field[i] = used, field
+		}
+	}
+	for i, m := range msgs {
+		if m.Role == RoleUser && i > start {
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(msgs))
+	return ti
+}
+
+// sessionField is the reasoning field this endpoint used last, for a
+// tool-using turn none of whose messages carried reasoning.
+func sessionField(msgs []Message, origin string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Role == RoleAssistant && m.Origin == origin && m.ReasoningField != "" {
+			return m.ReasoningField
+		}
+	}
+	return ""
+}
+
+// encodeChatRequest writes the chat-completions request body for p: the
+// system prompt, msgs (already trimmed for sending), the tool definitions
+// (a JSON array, or nil) and the options.
+//
+// What goes back with each assistant message:
+//   - A tool call's extra_content goes back verbatim to the endpoint and
+//     model it came from. To Gemini, the first call of a step that has no
+//     signature (another model's or provider's history, an older session)
+//     gets Google's documented placeholder; the other calls of a parallel
+//     step carry none, as Gemini sends them
+//     (https://ai.google.dev/gemini-api/docs/thought-signatures).
+//   - Reasoning goes back, in the field it arrived in, for every assistant
+//     message of a user turn that called tools, as an empty string when
+//     there was none: DeepSeek answers 400 otherwise
+//     (https://api-docs.deepseek.com/guides/thinking_mode); vLLM ≥ 0.16
+//     and Ollama read "reasoning". Turns without tool calls send none (the
+//     providers ignore it; it only costs tokens). Reasoning from another
+//     endpoint is never sent.
+func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []Message, tools []byte, stream bool) []byte {
+	origin := p.Origin()
+	gemini := p.isGemini()
+	ti := turns(msgs, origin)
+	sfield := ""
+	b := make([]byte, 0, 256+len(tools)+len(system)+64*len(msgs))
+	b = append(b, `{"model":`...)
+	b = jsonstr.Append(b, p.Model)
+	b = append(b, `,"messages":[`...)
+	first := true
+	if system != "" {
+		b = append(b, `{"role":"system","content":`...)
+		b = jsonstr.Append(b, system)
+		b = append(b, '}')
+		first = false
+	}
+	for i, m := range msgs {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		switch m.Role {
+		case RoleUser:
+			b = append(b, `{"role":"user","content":`...)
+			b = jsonstr.Append(b, m.Content)
+			b = append(b, '}')
+		case RoleTool:
+			b = append(b, `{"role":"tool","tool_call_id":`...)
+			b = jsonstr.Append(b, m.ToolCallID)
+			b = append(b, `,"content":`...)
+			b = jsonstr.Append(b, m.Content)
+			b = append(b, '}')
+		default:
+			content := m.Content
+			if m.Interrupted {
+				content += interruptedNote
+			}
+			b = append(b, `{"role":"assistant","content":`...)
+			b = jsonstr.Append(b, content)
+			same := m.Origin == origin
+			if same && ti.usedTools[i] {
+				field := m.ReasoningField
+				if field == "" {
+					field = ti.field[i]
+				}
+				if field == "" {
+					if sfield == "" {
+						sfield = sessionField(msgs, origin)
+					}
+					field = sfield
+				}
+				if field == "reasoning_content" || field == "reasoning" {
+					b = append(b, `,"`...)
+					b = append(b, field...)
+					b = append(b, `":`...)
+					b = jsonstr.Append(b, m.Reasoning)
+				}
+			}
+			if len(m.ToolCalls) > 0 {
+				b = append(b, `,"tool_calls":[`...)
+				sameModel := same && m.Model == p.Model
+				for k, tc := range m.ToolCalls {
+					if k > 0 {
+						b = append(b, ',')
+					}
+					b = append(b, `{"id":`...)
+					b = jsonstr.Append(b, tc.ID)
+					b = append(b, `,"type":"function","function":{"name":`...)
+					b = jsonstr.Append(b, tc.Name)
+					b = append(b, `,"arguments":`...)
+					args := tc.Args
+					if !json.Valid([]byte(args)) {
+						args = "{}"
+					}
+					b = jsonstr.Append(b, args)
+					b = append(b, '}')
+					extra := tc.Extra
+					switch {
+					case gemini && !sameModel:
+						extra = nil
+						if k == 0 {
+							extra = skipSignatureExtra
+						}
+					case gemini && k == 0 && !hasSignature(extra):
+						extra = skipSignatureExtra
+					case !same:
+						extra = nil
+					}
+					if len(extra) > 0 && json.Valid(extra) {
+						b = append(b, `,"extra_content":`...)
+						b = append(b, extra...)
+					}
+					b = append(b, '}')
+				}
+				b = append(b, ']')
+			}
+			b = append(b, '}')
+		}
+	}
+	b = append(b, ']')
+	if len(tools) > 0 {
+		b = append(b, `,"tools":`...)
+		b = append(b, tools...)
+	}
+	if stream {
+		b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+	}
+	if o.ReasoningEffort != "" {
+		b = append(b, `,"reasoning_effort":`...)
+		b = jsonstr.Append(b, o.ReasoningEffort)
+	}
+	fixed := fixedSamplingModel(p.Model)
+	if o.MaxTokens > 0 {
+		if fixed {
+			b = append(b, `,"max_completion_tokens":`...)
+		} else {
+			b = append(b, `,"max_tokens":`...)
+		}
+		b = strconv.AppendInt(b, int64(o.MaxTokens), 10)
+	}
+	if o.Temperature != nil && !fixed {
+		b = append(b, `,"temperature":`...)
+		b = strconv.AppendFloat(b, *o.Temperature, 'g', -1, 64)
+	}
+	return append(b, '}')
+}
+
+// hasSignature reports whether a call's extra_content holds a thought
+// signature (Gemini's under "google", Vertex's under "vertex").
+func hasSignature(extra json.RawMessage) bool {
+	return len(extra) > 0 && bytes.Contains(extra, []byte(`"thought_signature"`))
+}
