@@ -110,6 +110,9 @@ type Agent struct {
 	models   modelCache
 	switched *Provider // a /model switch not yet taken up
 	reported string    // the model the server last reported
+	// ctxInForce is the context window the provider applies, when known
+	// (Ollama's num_ctx); 0 otherwise.
+	ctxInForce int
 }
 
 // New makes an Agent. If cfg.Resolve is set, provider resolution starts in

@@ -116,14 +116,28 @@ func (a *Agent) needsCompaction(n int) bool {
 	if h.MaxMessages > 0 && n > h.MaxMessages {
 		return true
 	}
-	window := h.ContextWindow
-	if window == 0 {
-		window = ContextWindow(a.provider.Model)
-	}
+	window := a.ContextWindow()
 	a.mu.Lock()
 	last := a.lastInput
 	a.mu.Unlock()
 	return window > 0 && last > window*8/10
+}
+
+// ContextWindow is the context size, in tokens, that the summarising
+// threshold is based on: the configured one, else the one in force at the
+// provider when co knows it (Ollama's num_ctx), else the model's known
+// size; 0 when unknown.
+func (a *Agent) ContextWindow() int {
+	if w := a.cfg.History.ContextWindow; w > 0 {
+		return w
+	}
+	a.mu.Lock()
+	p, inForce := a.provider, a.ctxInForce
+	a.mu.Unlock()
+	if inForce > 0 {
+		return inForce
+	}
+	return ContextWindow(p.Model)
 }
 
 // compactWindow replaces the middle of the history by a summary. If
