@@ -70,8 +70,8 @@ func fixedSamplingModel(model string) bool {
 	return len(m) >= 2 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9'
 }
 
-// turnInfo says, for each message, whether its user turn used tools and
-// the reasoning field that turn's messages came with.
+// turnInfo says, for each message, whether its user turn called tools and
+// the reasoning field this endpoint's messages in that turn came with.
 type turnInfo struct {
 	usedTools []bool
 	field     []string
@@ -85,13 +85,14 @@ func turns(msgs []Message, origin string) turnInfo {
 	flush := func(end int) {
 		used, field := false, ""
 		for _, m := range msgs[start:end] {
-			if m.Role == RoleAssistant && m.Origin == origin {
-				if len(m.ToolCalls) > 0 {
-					used = true
-				}
-				if field == "" {
-					field = m.ReasoningField
-				}
+			if m.Role != RoleAssistant {
+				continue
+			}
+			if len(m.ToolCalls) > 0 {
+				used = true
+			}
+			if field == "" && m.Origin == origin {
+				field = m.ReasoningField
 			}
 		}
 		for i := start; i < end; i++ {
@@ -108,13 +109,19 @@ func turns(msgs []Message, origin string) turnInfo {
 	return ti
 }
 
-// sessionField is the reasoning field this endpoint used last, for a
-// tool-using turn none of whose messages carried reasoning.
-func sessionField(msgs []Message, origin string) string {
+// sessionField is the reasoning field p used last in msgs, for a
+// tool-using turn none of whose messages came with reasoning from p; for
+// DeepSeek, whose thinking models require it, reasoning_content even
+// before the first.
+func sessionField(p Provider, msgs []Message) string {
+	origin := p.Origin()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if m := msgs[i]; m.Role == RoleAssistant && m.Origin == origin && m.ReasoningField != "" {
 			return m.ReasoningField
 		}
+	}
+	if strings.Contains(strings.ToLower(p.BaseURL), "deepseek.com") {
+		return "reasoning_content"
 	}
 	return ""
 }
@@ -130,18 +137,19 @@ func sessionField(msgs []Message, origin string) string {
 //     gets Google's documented placeholder; the other calls of a parallel
 //     step carry none, as Gemini sends them
 //     (https://ai.google.dev/gemini-api/docs/thought-signatures).
-//   - Reasoning goes back, in the field it arrived in, for every assistant
-//     message of a user turn that called tools, as an empty string when
-//     there was none: DeepSeek answers 400 otherwise
-//     (https://api-docs.deepseek.com/guides/thinking_mode); vLLM ≥ 0.16
-//     and Ollama read "reasoning". Turns without tool calls send none (the
-//     providers ignore it; it only costs tokens). Reasoning from another
-//     endpoint is never sent.
+//   - Reasoning goes back, in the field this endpoint streams it in, for
+//     every assistant message of a user turn that called tools, as an
+//     empty string when there was none: DeepSeek answers 400 otherwise
+//     (https://api-docs.deepseek.com/guides/thinking_mode; the bug threads
+//     of agents that dropped it: opencode #24722, crewAI #5878); vLLM ≥
+//     0.16 and Ollama read "reasoning". Turns without tool calls send none
+//     (the providers ignore it; it only costs tokens). Reasoning from
+//     another endpoint is never sent: its messages carry "" instead.
 func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []Message, tools []byte, stream bool) []byte {
 	origin := p.Origin()
 	gemini := p.isGemini()
 	ti := turns(msgs, origin)
-	sfield := ""
+	sfield, sfieldDone := "", false
 	b := make([]byte, 0, 256+len(tools)+len(system)+64*len(msgs))
 	b = append(b, `{"model":`...)
 	b = jsonstr.Append(b, p.Model)
@@ -177,22 +185,30 @@ func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []Messa
 			b = append(b, `{"role":"assistant","content":`...)
 			b = jsonstr.Append(b, content)
 			same := m.Origin == origin
-			if same && ti.usedTools[i] {
-				field := m.ReasoningField
+			if ti.usedTools[i] {
+				field := ""
+				if same {
+					field = m.ReasoningField
+				}
 				if field == "" {
 					field = ti.field[i]
 				}
 				if field == "" {
-					if sfield == "" {
-						sfield = sessionField(msgs, origin)
+					if !sfieldDone {
+						sfield, sfieldDone = sessionField(p, msgs), true
 					}
 					field = sfield
 				}
 				if field == "reasoning_content" || field == "reasoning" {
+					// Another endpoint's reasoning stays home: "" in its place.
+					r := ""
+					if same {
+						r = m.Reasoning
+					}
 					b = append(b, `,"`...)
 					b = append(b, field...)
 					b = append(b, `":`...)
-					b = jsonstr.Append(b, m.Reasoning)
+					b = jsonstr.Append(b, r)
 				}
 			}
 			if len(m.ToolCalls) > 0 {
