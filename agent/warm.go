@@ -1,0 +1,46 @@
+package agent
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Warm opens the connection to the provider in the background (DNS, TCP,
+// TLS), so that the first prompt does not pay for the handshakes. Front ends
+// call it after their first frame, never before. It sends a HEAD request for
+// the API's base path, with no credentials and no content, through the
+// transport the chat requests use: the connection then waits in that
+// transport's pool, where net/http notices if the server closes it. Any
+// failure is silent: the real request reports it.
+func (a *Agent) Warm() {
+	go func() {
+		defer func() { _ = recover() }()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		p, _, err := a.WaitProvider(ctx)
+		if err != nil || p.BaseURL == "" {
+			return
+		}
+		u := strings.TrimRight(p.BaseURL, "/") + "/"
+		if a.ollamaNative(p) {
+			u = ollamaRoot(p.BaseURL) + "/"
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodHead, u, nil)
+		if err != nil {
+			return
+		}
+		base := a.cfg.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		resp, err := base.RoundTrip(req)
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		resp.Body.Close()
+	}()
+}
