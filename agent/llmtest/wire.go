@@ -28,9 +28,13 @@ type wireChoice struct {
 }
 
 type wireDelta struct {
-	Role      string         `json:"role,omitempty"`
-	Content   *string        `json:"content,omitempty"`
-	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+	Role             string         `json:"role,omitempty"`
+	Content          *string        `json:"content,omitempty"`
+	ReasoningContent *string        `json:"reasoning_content,omitempty"`
+	Reasoning        *string        `json:"reasoning,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
+	// ExtraContent carries Gemini's thought signature on a text delta.
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
 
 type wireToolCall struct {
@@ -38,11 +42,15 @@ type wireToolCall struct {
 	ID       string       `json:"id,omitempty"`
 	Type     string       `json:"type,omitempty"`
 	Function wireFunction `json:"function"`
+	// ExtraContent is Gemini's {"google":{"thought_signature":...}}.
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
 
 type wireFunction struct {
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments"`
+	Name string `json:"name,omitempty"`
+	// Arguments is null only where a profile imitates a server that
+	// sends null (vLLM).
+	Arguments *string `json:"arguments"`
 }
 
 type wireUsage struct {
@@ -69,10 +77,12 @@ type wireFullChoice struct {
 }
 
 type wireMessage struct {
-	Role      string         `json:"role"`
-	Content   *string        `json:"content"`
-	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
-	Refusal   *string        `json:"refusal"`
+	Role             string         `json:"role"`
+	Content          *string        `json:"content"`
+	ReasoningContent *string        `json:"reasoning_content,omitempty"`
+	Reasoning        *string        `json:"reasoning,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
+	Refusal          *string        `json:"refusal"`
 }
 
 type wireError struct {
