@@ -308,13 +308,13 @@ func complete(ctx context.Context, w http.ResponseWriter, resp response) {
 			})
 		}
 	}
+	prefix := ""
 	if resp.style.keepAlive {
 		// DeepSeek: "Non-streaming requests: Continuously return empty
 		// lines" while waiting (https://api-docs.deepseek.com/quick_start/rate_limit).
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte("\n"))
+		prefix = "\n"
 	}
-	writeJSON(w, http.StatusOK, wireCompletion{
+	writeJSONAfter(w, http.StatusOK, prefix, wireCompletion{
 		ID:                resp.id,
 		Object:            "chat.completion",
 		Created:           resp.created,

@@ -112,13 +112,19 @@ type wireModels struct {
 
 // writeJSON writes v as a JSON response with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeJSONAfter(w, status, "", v)
+}
+
+// writeJSONAfter writes v as a JSON response preceded by prefix
+// (whitespace a provider sends while it waits).
+func writeJSONAfter(w http.ResponseWriter, status int, prefix string, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":{"message":"llmtest: cannot encode response","type":"server_error","param":null}}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(append([]byte(prefix), append(b, '\n')...))
 }
 
 // writeError writes an OpenAI error object.
