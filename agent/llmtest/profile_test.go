@@ -666,3 +666,17 @@ func TestProfileRoutesNeedTheirProfile(t *testing.T) {
 		t.Error("ParseProfile accepted an unknown name")
 	}
 }
+
+func TestReplyJSONProfileFields(t *testing.T) {
+	var r llmtest.Reply
+	if err := json.Unmarshal([]byte(`{"reasoning":"r","retry_delay":"1.5s","daily_quota":true}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Reasoning != "r" || r.RetryDelay != 1500*time.Millisecond || !r.DailyQuota {
+		t.Errorf("%+v", r)
+	}
+	b, err := json.Marshal(r)
+	if err != nil || string(b) != `{"reasoning":"r","daily_quota":true,"retry_delay":"1.5s"}` {
+		t.Errorf("%s %v", b, err)
+	}
+}

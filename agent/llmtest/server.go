@@ -346,8 +346,15 @@ func describe(r Reply) string {
 		return "raw body"
 	case r.Status != 0 && r.Status != http.StatusOK:
 		return fmt.Sprintf("status %d", r.Status)
+	case r.DailyQuota:
+		return "429 daily quota"
+	case r.RetryDelay > 0:
+		return fmt.Sprintf("429 retry in %s", r.RetryDelay)
 	}
 	var parts []string
+	if r.Reasoning != "" {
+		parts = append(parts, fmt.Sprintf("reasoning %q", clip(r.Reasoning)))
+	}
 	switch {
 	case r.Echo:
 		parts = append(parts, "echo")
