@@ -26,10 +26,63 @@
 // status, stall, disconnect mid-stream or send a malformed chunk. GET
 // /v1/models and the Ollama probe GET /api/tags answer too.
 //
+// # Provider profiles
+//
+// Without a profile the server is a tidy OpenAI. Server.SetProfile makes it
+// imitate what one provider really puts on the wire, so that a client that
+// mishandles that provider fails its tests. The scripted Reply still
+// decides the content; the profile decides URLs, stream shapes, request
+// validation and error bodies. Every imitated behaviour is commented in
+// the source with the documentation page or public bug report it follows.
+//
+//   - ProfileGemini (Google's OpenAI-compatible endpoint): URL becomes
+//     <host>/v1beta/openai (/v1 still answers); requests need
+//     "Authorization: Bearer KEY" (SetAPIKey; any key when unset) or get
+//     400; errors are Google's ARRAY body [{"error":{code,message,status}}];
+//     retired model ids answer 404, the -latest aliases resolve
+//     (SetGeminiAliases); the model list has "models/..." ids, non-chat
+//     models included. All tool calls of a step stream in ONE delta
+//     without index, each whole, the first carrying
+//     extra_content.google.thought_signature, and the stream finishes with
+//     "stop". The server remembers the signatures it issued
+//     (ThoughtSignatures): a request whose current turn (after the last
+//     user message) has a step whose first call lacks its signature, or
+//     carries one never issued, gets 400; the documented placeholder
+//     "skip_thought_signature_validator" passes; older turns are not
+//     checked. Reply.RetryDelay and Reply.DailyQuota give Google's 429
+//     (RESOURCE_EXHAUSTED with QuotaFailure and RetryInfo details, no
+//     Retry-After header). Reply.Reasoning is not sent.
+//   - ProfileDeepSeek: deepseek-v4-flash, deepseek-v4-pro and
+//     deepseek-reasoner think (deepseek-chat does not; "thinking":
+//     {"type":"disabled"} turns it off): reasoning_content streams before
+//     the answer and tool calls. Streams open with ": keep-alive" SSE
+//     comments (a non-streamed body with an empty line). In thinking mode,
+//     every assistant message of a user turn that called tools must carry
+//     the reasoning_content key ("" is fine) or the request gets 400. An
+//     unknown model gets 400 "Model Not Exist".
+//   - ProfileVLLM: reasoning streams as "reasoning" (vLLM dropped
+//     reasoning_content); reasoning_content in requests is ignored, not
+//     refused; the first delta of a tool call has "arguments": null (the
+//     only one for a call without arguments).
+//   - ProfileOpenAI: gpt-5* and o1/o3/o4 models refuse max_tokens and a
+//     temperature other than 1 with OpenAI's 400 bodies; no reasoning text.
+//   - ProfileOllama: GET /api/version, GET /api/tags, POST /api/show
+//     (model_info "<family>.context_length", capabilities), GET /api/ps
+//     (context_length in force), native POST /api/chat streaming NDJSON
+//     (message.thinking, tool calls with object arguments, a last line
+//     with done, done_reason and counts; options.num_ctx honoured, 4096
+//     by default), and /v1/chat/completions with "reasoning" deltas.
+//     Models are set with SetOllamaModels.
+//
+// Each profile sets its own model list (SetModels changes it after
+// SetProfile). Request.Messages decodes what the client sent per message,
+// keeping reasoning_content, reasoning and extra_content that
+// Request.Body (go-openai's struct) drops.
+//
 // The command llmtest (cmd/llmtest) serves a script file for end-to-end
 // tests and people: it prints LLMTEST_URL=<base url> and serves until
 // interrupted, e.g. OPENAI_BASE_URL=<base url> LLM_PROVIDER=openai
-// OPENAI_MODEL=test co.
+// OPENAI_MODEL=test co; --profile NAME selects a profile.
 //
 // Concurrency: a Server's methods may be called from any goroutine while it
 // serves; requests are recorded and take their replies in arrival order.

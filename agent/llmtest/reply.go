@@ -33,6 +33,12 @@ type Reply struct {
 	// open until the client goes away or the server closes. A non-streaming
 	// reply stalls before writing anything.
 	StallAfter int `json:"stall_after,omitempty"`
+	// Reasoning is reasoning text, streamed (in ChunkSize pieces) before
+	// the text and tool calls, in the field the profile uses:
+	// reasoning_content without a profile and with deepseek, reasoning with
+	// vllm and ollama's /v1 (message.thinking on /api/chat). The openai and
+	// gemini profiles send none, and deepseek only when the model thinks.
+	Reasoning string `json:"reasoning,omitempty"`
 	// ToolCalls are sent after the text.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// Usage is reported in a final chunk with empty choices (what OpenAI does
@@ -54,6 +60,15 @@ type Reply struct {
 	ErrorCode    string `json:"error_code,omitempty"`
 	// Header holds extra response headers, for example Retry-After.
 	Header map[string]string `json:"header,omitempty"`
+	// RetryDelay, when positive, answers 429. With the gemini profile the
+	// body is Google's RESOURCE_EXHAUSTED array with a RetryInfo detail
+	// carrying this delay and no Retry-After header; elsewhere it is an
+	// OpenAI rate-limit error with Retry-After in whole seconds. In a
+	// script file it is "retry_delay": "2s".
+	RetryDelay time.Duration `json:"-"`
+	// DailyQuota answers 429 for an exhausted per-day quota (gemini: a
+	// QuotaFailure naming GenerateRequestsPerDayPerProjectPerModel-FreeTier).
+	DailyQuota bool `json:"daily_quota,omitempty"`
 	// DisconnectAfter, when positive, closes the TCP connection abruptly
 	// after this many chunks: no finish chunk, no [DONE]. A non-streaming
 	// reply closes the connection without writing a response.
@@ -165,6 +180,7 @@ func (r *Reply) UnmarshalJSON(b []byte) error {
 		plain
 		ChunkDelay duration `json:"chunk_delay"`
 		Delay      duration `json:"delay"`
+		RetryDelay duration `json:"retry_delay"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -174,6 +190,7 @@ func (r *Reply) UnmarshalJSON(b []byte) error {
 	*r = Reply(aux.plain)
 	r.ChunkDelay = time.Duration(aux.ChunkDelay)
 	r.Delay = time.Duration(aux.Delay)
+	r.RetryDelay = time.Duration(aux.RetryDelay)
 	return nil
 }
 
@@ -184,7 +201,8 @@ func (r Reply) MarshalJSON() ([]byte, error) {
 		plain
 		ChunkDelay duration `json:"chunk_delay,omitempty"`
 		Delay      duration `json:"delay,omitempty"`
-	}{plain(r), duration(r.ChunkDelay), duration(r.Delay)}
+		RetryDelay duration `json:"retry_delay,omitempty"`
+	}{plain(r), duration(r.ChunkDelay), duration(r.Delay), duration(r.RetryDelay)}
 	return json.Marshal(aux)
 }
 

@@ -12,16 +12,46 @@ import (
 
 // response is what respond needs to know about the reply being written.
 type response struct {
-	id      string
-	model   string
-	created int64
-	reply   Reply
-	text    []string // text chunks
-	usage   wireUsage
+	id        string
+	model     string
+	created   int64
+	reply     Reply
+	text      []string // text chunks
+	reasoning []string // reasoning chunks
+	usage     wireUsage
+	style     style
+}
+
+// style is how a profile shapes the wire form of a reply. The zero style
+// is the generic OpenAI-like behaviour.
+type style struct {
+	// noReasoning drops Reply.Reasoning; reasoningField otherwise names
+	// the delta/message field it goes in ("" means reasoning_content).
+	noReasoning    bool
+	reasoningField string
+	// geminiCalls sends all tool calls of the reply in one delta without
+	// index, the first carrying a thought signature from signature.
+	geminiCalls bool
+	signature   func() string
+	// toolFinish is the finish reason of a streamed tool-call reply when
+	// the Reply sets none ("" means tool_calls).
+	toolFinish string
+	// keepAlive writes an SSE keep-alive comment (an empty line for a
+	// non-streaming reply) before the body.
+	keepAlive bool
+	// nullArgs sends "arguments": null in the first delta of each tool
+	// call instead of "".
+	nullArgs bool
+	// model, when set, is the model the response names.
+	model string
+	// errorBody writes the error body of a Reply with a Status.
+	errorBody func(w http.ResponseWriter, status int, typ, code, msg string)
+	// quota writes the answer to a Reply with RetryDelay or DailyQuota.
+	quota func(w http.ResponseWriter, reply Reply, model string)
 }
 
 // respond writes reply as the answer to request number n.
-func respond(ctx context.Context, w http.ResponseWriter, n int, req Request, reply Reply) {
+func respond(ctx context.Context, w http.ResponseWriter, n int, req Request, reply Reply, st style) {
 	h := w.Header()
 	h.Set("X-Request-Id", fmt.Sprintf("req_llmtest_%d", n))
 	for k, v := range reply.Header {
@@ -37,6 +67,13 @@ func respond(ctx context.Context, w http.ResponseWriter, n int, req Request, rep
 		created: time.Now().Unix(),
 		reply:   reply,
 		text:    textChunks(reply, req.LastUserMessage()),
+		style:   st,
+	}
+	if !st.noReasoning && reply.Reasoning != "" {
+		resp.reasoning = chunkRunes(reply.Reasoning, reply.ChunkSize)
+	}
+	if st.model != "" {
+		resp.model = st.model
 	}
 	if resp.model == "" {
 		resp.model = "llmtest"
@@ -46,6 +83,17 @@ func respond(ctx context.Context, w http.ResponseWriter, n int, req Request, rep
 	switch {
 	case reply.Raw != "":
 		writeRaw(w, req, reply)
+	case reply.RetryDelay > 0 || reply.DailyQuota:
+		if st.quota != nil {
+			st.quota(w, reply, resp.model)
+			return
+		}
+		if reply.RetryDelay > 0 {
+			secs := (reply.RetryDelay + time.Second - 1) / time.Second
+			w.Header().Set("Retry-After", fmt.Sprint(int64(secs)))
+		}
+		typ, code, msg := errorDefaults(http.StatusTooManyRequests)
+		writeError(w, http.StatusTooManyRequests, typ, code, msg)
 	case reply.Status != 0 && reply.Status != http.StatusOK:
 		typ, code, msg := errorDefaults(reply.Status)
 		if reply.ErrorType != "" {
@@ -56,6 +104,10 @@ func respond(ctx context.Context, w http.ResponseWriter, n int, req Request, rep
 		}
 		if reply.ErrorMessage != "" {
 			msg = reply.ErrorMessage
+		}
+		if st.errorBody != nil {
+			st.errorBody(w, reply.Status, typ, code, msg)
+			return
 		}
 		writeError(w, reply.Status, typ, code, msg)
 	case req.Stream:
@@ -112,17 +164,48 @@ func stream(ctx context.Context, w http.ResponseWriter, resp response) {
 	}
 
 	reply := resp.reply
+	st := resp.style
 	var events [][]byte
-	for _, t := range resp.text {
-		events = append(events, delta(wireDelta{Content: &t}, nil))
+	for _, t := range resp.reasoning {
+		events = append(events, delta(reasoningDelta(st, t), nil))
 	}
-	for i, c := range reply.ToolCalls {
-		for j, piece := range split(c.Args, c.Split) {
-			tc := wireToolCall{Index: &i, Function: wireFunction{Arguments: piece}}
-			if j == 0 {
-				tc.ID, tc.Type, tc.Function.Name = c.ID, "function", c.Name
+	for i, t := range resp.text {
+		d := wireDelta{Content: &t}
+		if i == 0 && st.geminiCalls && len(reply.ToolCalls) == 0 && st.signature != nil {
+			// A Gemini 3 answer without function calls carries a thought
+			// signature too; through the OpenAI layer it arrives as
+			// extra_content on the delta (SSE capture in
+			// https://discuss.ai.google.dev/t/openai-api-compatibility-broken-due-to-thought-signature-on-gemini-3-pro-preview/109823).
+			d.ExtraContent = signatureContent(st.signature())
+		}
+		events = append(events, delta(d, nil))
+	}
+	textEvents := len(events)
+	switch {
+	case st.geminiCalls && len(reply.ToolCalls) > 0:
+		events = append(events, delta(wireDelta{ToolCalls: geminiToolCalls(reply.ToolCalls, st.signature())}, nil))
+	default:
+		for i, c := range reply.ToolCalls {
+			for j, piece := range split(c.Args, c.Split) {
+				tc := wireToolCall{Index: &i, Function: wireFunction{Arguments: &piece}}
+				if j == 0 {
+					tc.ID, tc.Type, tc.Function.Name = c.ID, "function", c.Name
+					if st.nullArgs {
+						// vLLM's Qwen (hermes) parser sends the name with
+						// "arguments": null and the arguments, if any, in
+						// later deltas (simonw/llm#1191: "Qwen 3 (using
+						// vLLM) returns None for the tool_call arguments";
+						// vllm-project/vllm#9693).
+						tc.Function.Arguments = nil
+						events = append(events, delta(wireDelta{ToolCalls: []wireToolCall{tc}}, nil))
+						if piece == "" {
+							continue
+						}
+						tc = wireToolCall{Index: &i, Function: wireFunction{Arguments: &piece}}
+					}
+				}
+				events = append(events, delta(wireDelta{ToolCalls: []wireToolCall{tc}}, nil))
 			}
-			events = append(events, delta(wireDelta{ToolCalls: []wireToolCall{tc}}, nil))
 		}
 	}
 	stallAt, disconnectAt := -1, -1
@@ -133,12 +216,21 @@ func stream(ctx context.Context, w http.ResponseWriter, resp response) {
 		disconnectAt = min(reply.DisconnectAfter, len(events))
 	}
 
+	if st.keepAlive {
+		// DeepSeek keeps a waiting stream open with SSE comments
+		// (https://api-docs.deepseek.com/quick_start/rate_limit: "Streaming
+		// requests: Continuously return SSE keep-alive comments (:
+		// keep-alive)").
+		if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+			return
+		}
+	}
 	empty := ""
 	if !send(delta(wireDelta{Role: "assistant", Content: &empty}, nil)) {
 		return
 	}
 	for i := 0; ; i++ {
-		if reply.Malformed && i == len(resp.text) {
+		if reply.Malformed && i == textEvents {
 			if !send([]byte(`{"id":"` + resp.id + `","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":`)) {
 				return
 			}
@@ -162,6 +254,9 @@ func stream(ctx context.Context, w http.ResponseWriter, resp response) {
 		}
 	}
 	finish := finishReason(reply)
+	if reply.FinishReason == "" && len(reply.ToolCalls) > 0 && st.toolFinish != "" {
+		finish = st.toolFinish
+	}
 	if !send(delta(wireDelta{}, &finish)) {
 		return
 	}
@@ -194,14 +289,32 @@ func complete(ctx context.Context, w http.ResponseWriter, resp response) {
 	if text != "" || len(reply.ToolCalls) == 0 {
 		msg.Content = &text
 	}
-	for _, c := range reply.ToolCalls {
-		msg.ToolCalls = append(msg.ToolCalls, wireToolCall{
-			ID:       c.ID,
-			Type:     "function",
-			Function: wireFunction{Name: c.Name, Arguments: c.Args},
-		})
+	if len(resp.reasoning) > 0 {
+		r := strings.Join(resp.reasoning, "")
+		if resp.style.reasoningField == "reasoning" {
+			msg.Reasoning = &r
+		} else {
+			msg.ReasoningContent = &r
+		}
 	}
-	writeJSON(w, http.StatusOK, wireCompletion{
+	if resp.style.geminiCalls && len(reply.ToolCalls) > 0 {
+		msg.ToolCalls = geminiToolCalls(reply.ToolCalls, resp.style.signature())
+	} else {
+		for _, c := range reply.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, wireToolCall{
+				ID:       c.ID,
+				Type:     "function",
+				Function: wireFunction{Name: c.Name, Arguments: &c.Args},
+			})
+		}
+	}
+	prefix := ""
+	if resp.style.keepAlive {
+		// DeepSeek: "Non-streaming requests: Continuously return empty
+		// lines" while waiting (https://api-docs.deepseek.com/quick_start/rate_limit).
+		prefix = "\n"
+	}
+	writeJSONAfter(w, http.StatusOK, prefix, wireCompletion{
 		ID:                resp.id,
 		Object:            "chat.completion",
 		Created:           resp.created,
@@ -213,6 +326,14 @@ func complete(ctx context.Context, w http.ResponseWriter, resp response) {
 		}},
 		Usage: resp.usage,
 	})
+}
+
+// reasoningDelta is a delta carrying reasoning text t in the style's field.
+func reasoningDelta(st style, t string) wireDelta {
+	if st.reasoningField == "reasoning" {
+		return wireDelta{Reasoning: &t}
+	}
+	return wireDelta{ReasoningContent: &t}
 }
 
 // disconnect closes the connection under a response without ending it.
@@ -247,10 +368,14 @@ func textChunks(r Reply, lastUser string) []string {
 	if r.Echo {
 		text = "You said: " + lastUser
 	}
+	return chunkRunes(text, r.ChunkSize)
+}
+
+// chunkRunes cuts text into chunks of size runes (default 4); nil for "".
+func chunkRunes(text string, size int) []string {
 	if text == "" {
 		return nil
 	}
-	size := r.ChunkSize
 	if size <= 0 {
 		size = 4
 	}
@@ -292,6 +417,9 @@ func usage(req Request, resp response) wireUsage {
 	}
 	var completion int
 	for _, t := range resp.text {
+		completion += utf8.RuneCountInString(t)
+	}
+	for _, t := range resp.reasoning {
 		completion += utf8.RuneCountInString(t)
 	}
 	for _, c := range resp.reply.ToolCalls {

@@ -18,7 +18,11 @@ import (
 // Server is a scripted chat-completions server on a local TCP port.
 type Server struct {
 	// URL is the base URL, ending in /v1, to use as the OpenAI BaseURL.
+	// SetProfile(ProfileGemini) changes it to end in /v1beta/openai, as
+	// Google's endpoint does; /v1 keeps working.
 	URL string
+
+	host string // "http://127.0.0.1:port"
 
 	srv      *http.Server
 	cancel   context.CancelFunc // cancels every request's context
@@ -35,6 +39,11 @@ type Server struct {
 	arrived   chan struct{} // closed, and replaced, when a request is recorded
 	toolCalls int           // tool-call ids handed out so far
 	log       io.Writer
+
+	profile Profile
+	apiKey  string
+	gemini  geminiState
+	ollama  ollamaState
 }
 
 type rule struct {
@@ -60,6 +69,7 @@ func NewServerAt(addr string) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
+		host:    "http://" + ln.Addr().String(),
 		URL:     "http://" + ln.Addr().String() + "/v1",
 		cancel:  cancel,
 		models:  []string{"test"},
@@ -69,13 +79,9 @@ func NewServerAt(addr string) (*Server, error) {
 	mux.HandleFunc("/v1/chat/completions", s.handleChat)
 	mux.HandleFunc("/chat/completions", s.handleChat)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
-	mux.HandleFunc("GET /api/tags", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string][]any{"models": {}})
-	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url",
-			fmt.Sprintf("llmtest: unknown request URL: %s %s", r.Method, r.URL.Path))
-	})
+	mux.HandleFunc("GET /api/tags", s.handleTags)
+	s.profileRoutes(mux)
+	mux.HandleFunc("/", unknownURL)
 	s.srv = &http.Server{
 		Handler:     mux,
 		BaseContext: func(net.Listener) context.Context { return ctx },
@@ -99,8 +105,10 @@ func (s *Server) Close() {
 
 // ClientConfig returns a go-openai configuration that talks to s.
 func (s *Server) ClientConfig() openai.ClientConfig {
-	cfg := openai.DefaultConfig("llmtest")
+	cfg := openai.DefaultConfig(s.clientKey())
+	s.mu.Lock()
 	cfg.BaseURL = s.URL
+	s.mu.Unlock()
 	return cfg
 }
 
@@ -192,7 +200,16 @@ func (s *Server) WaitRequests(n int, timeout time.Duration) []Request {
 	}
 }
 
-func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
+func unknownURL(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url",
+		fmt.Sprintf("llmtest: unknown request URL: %s %s", r.Method, r.URL.Path))
+}
+
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	if s.Profile() != ProfileNone {
+		s.handleProfileModels(w, r)
+		return
+	}
 	s.mu.Lock()
 	list := wireModels{Object: "list", Data: []wireModel{}}
 	for _, id := range s.models {
@@ -218,7 +235,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		req.Body = openai.ChatCompletionRequest{}
 	}
 	req.Stream = req.Body.Stream
-	valid := r.Method == http.MethodPost && err == nil
+	prof := s.Profile()
+	var perr *profileError
+	if r.Method == http.MethodPost && err == nil {
+		perr = s.check(prof, r, req)
+	}
+	valid := r.Method == http.MethodPost && err == nil && perr == nil
 	n, reply, found := s.take(req, valid)
 
 	switch {
@@ -230,13 +252,16 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.logf("llmtest: #%d bad request body: %v -> 400\n", n, err)
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
 			"llmtest: cannot decode the request body: "+err.Error())
+	case perr != nil:
+		s.logf("llmtest: #%d %s: %s -> %d\n", n, prof, perr.why, perr.status)
+		perr.write(w)
 	case !found:
 		s.logf("llmtest: #%d user=%q -> no scripted reply (500)\n", n, clip(req.LastUserMessage()))
 		writeError(w, http.StatusInternalServerError, "server_error", "no_scripted_reply",
 			fmt.Sprintf("llmtest: no scripted reply left for request %d", n))
 	default:
 		s.logf("llmtest: #%d stream=%t user=%q -> %s\n", n, req.Stream, clip(req.LastUserMessage()), describe(reply))
-		respond(r.Context(), w, n, req, reply)
+		respond(r.Context(), w, n, req, reply, s.style(prof, req))
 	}
 }
 
@@ -321,8 +346,15 @@ func describe(r Reply) string {
 		return "raw body"
 	case r.Status != 0 && r.Status != http.StatusOK:
 		return fmt.Sprintf("status %d", r.Status)
+	case r.DailyQuota:
+		return "429 daily quota"
+	case r.RetryDelay > 0:
+		return fmt.Sprintf("429 retry in %s", r.RetryDelay)
 	}
 	var parts []string
+	if r.Reasoning != "" {
+		parts = append(parts, fmt.Sprintf("reasoning %q", clip(r.Reasoning)))
+	}
 	switch {
 	case r.Echo:
 		parts = append(parts, "echo")

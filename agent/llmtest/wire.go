@@ -28,9 +28,13 @@ type wireChoice struct {
 }
 
 type wireDelta struct {
-	Role      string         `json:"role,omitempty"`
-	Content   *string        `json:"content,omitempty"`
-	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+	Role             string         `json:"role,omitempty"`
+	Content          *string        `json:"content,omitempty"`
+	ReasoningContent *string        `json:"reasoning_content,omitempty"`
+	Reasoning        *string        `json:"reasoning,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
+	// ExtraContent carries Gemini's thought signature on a text delta.
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
 
 type wireToolCall struct {
@@ -38,11 +42,15 @@ type wireToolCall struct {
 	ID       string       `json:"id,omitempty"`
 	Type     string       `json:"type,omitempty"`
 	Function wireFunction `json:"function"`
+	// ExtraContent is Gemini's {"google":{"thought_signature":...}}.
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
 
 type wireFunction struct {
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments"`
+	Name string `json:"name,omitempty"`
+	// Arguments is null only where a profile imitates a server that
+	// sends null (vLLM).
+	Arguments *string `json:"arguments"`
 }
 
 type wireUsage struct {
@@ -69,10 +77,12 @@ type wireFullChoice struct {
 }
 
 type wireMessage struct {
-	Role      string         `json:"role"`
-	Content   *string        `json:"content"`
-	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
-	Refusal   *string        `json:"refusal"`
+	Role             string         `json:"role"`
+	Content          *string        `json:"content"`
+	ReasoningContent *string        `json:"reasoning_content,omitempty"`
+	Reasoning        *string        `json:"reasoning,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
+	Refusal          *string        `json:"refusal"`
 }
 
 type wireError struct {
@@ -102,13 +112,19 @@ type wireModels struct {
 
 // writeJSON writes v as a JSON response with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeJSONAfter(w, status, "", v)
+}
+
+// writeJSONAfter writes v as a JSON response preceded by prefix
+// (whitespace a provider sends while it waits).
+func writeJSONAfter(w http.ResponseWriter, status int, prefix string, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":{"message":"llmtest: cannot encode response","type":"server_error","param":null}}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(append([]byte(prefix), append(b, '\n')...))
 }
 
 // writeError writes an OpenAI error object.

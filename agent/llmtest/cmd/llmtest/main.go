@@ -2,10 +2,17 @@
 // end-to-end tests and for trying co without a model.
 //
 //	llmtest [--addr 127.0.0.1:0] [--script FILE] [--rules] [--echo] [--quiet]
+//	        [--profile NAME] [--api-key KEY]
 //
 // The first line on stdout is LLMTEST_URL=<base url>, the URL to give co:
 //
 //	OPENAI_BASE_URL=<base url> LLM_PROVIDER=openai OPENAI_MODEL=test co
+//
+// --profile makes the server imitate a provider (see llmtest.Profile):
+// gemini, deepseek, vllm, openai or ollama. With gemini the base URL ends
+// in /v1beta/openai and requests need "Authorization: Bearer KEY": the
+// --api-key if given, otherwise any key. Each profile serves its own model
+// ids (e.g. gemini-3.8-flash, deepseek-v4-flash, qwen3:8b), not "test".
 //
 // It serves until SIGINT or SIGTERM and then exits 0. A line per request
 // goes to stderr unless --quiet is given.
@@ -60,11 +67,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	rules := fs.Bool("rules", false, "choose replies by their \"match\" against the last user message instead of in order")
 	echo := fs.Bool("echo", false, "answer requests nothing else answers with \"You said: <last user message>\"")
 	quiet := fs.Bool("quiet", false, "do not log requests to stderr")
+	profile := fs.String("profile", "", "imitate a provider: gemini, deepseek, vllm, openai or ollama")
+	apiKey := fs.String("api-key", "", "API key the gemini profile requires as a Bearer token (default: any)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	prof, err := llmtest.ParseProfile(*profile)
+	if err != nil {
+		return err
 	}
 
 	var replies []llmtest.Reply
@@ -86,6 +99,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		srv.SetLog(stderr)
 	}
+	srv.SetProfile(prof)
+	srv.SetAPIKey(*apiKey)
 	if *rules {
 		srv.Rules(replies...)
 	} else {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,5 +179,46 @@ func TestRunRejectsBadScripts(t *testing.T) {
 	}
 	if err := run([]string{"--script", filepath.Join(dir, "missing.json")}, io.Discard, io.Discard); err == nil {
 		t.Error("no error for a missing script")
+	}
+}
+
+func TestCommandProfile(t *testing.T) {
+	bin := build(t)
+	url, stop := start(t, bin, "--profile", "gemini", "--api-key", "sekret", "--echo", "--quiet")
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("exit after SIGTERM: %v", err)
+		}
+	}()
+	if !strings.HasSuffix(url, "/v1beta/openai") {
+		t.Fatalf("gemini URL = %s", url)
+	}
+	post := func(key string) (int, string) {
+		req, err := http.NewRequestWithContext(t.Context(), "POST", url+"/chat/completions",
+			strings.NewReader(`{"model":"gemini-3.8-flash","messages":[{"role":"user","content":"ping"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if status, body := post("wrong"); status != 400 || !strings.Contains(body, "API_KEY_INVALID") {
+		t.Errorf("wrong key: %d %s", status, body)
+	}
+	if status, body := post("sekret"); status != 200 || !strings.Contains(body, "You said: ping") {
+		t.Errorf("right key: %d %s", status, body)
+	}
+}
+
+func TestRunRejectsUnknownProfile(t *testing.T) {
+	err := run([]string{"--profile", "claude"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "unknown profile") {
+		t.Errorf("err = %v", err)
 	}
 }
