@@ -110,6 +110,10 @@ type Agent struct {
 	models   modelCache
 	switched *Provider // a /model switch not yet taken up
 	reported string    // the model the server last reported
+	// gen counts rewrites of the history (not appends): the request
+	// encoder's cache of finished turns is valid for one generation.
+	gen int
+	enc prefixCache
 	// ctxInForce is the context window the provider applies, when known
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
@@ -208,6 +212,7 @@ func (a *Agent) SetHistory(h []Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = PatchDangling(h)
+	a.gen++
 }
 
 // Restore continues a saved conversation: its history (patched so it is
@@ -216,6 +221,7 @@ func (a *Agent) Restore(h []Message, u Usage, turns int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = PatchDangling(h)
+	a.gen++
 	a.session, a.turns, a.lastInput = u, turns, 0
 }
 
@@ -224,6 +230,7 @@ func (a *Agent) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = nil
+	a.gen++
 	a.session = Usage{}
 	a.turns = 0
 	a.lastInput = 0
@@ -741,12 +748,13 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 func (a *Agent) open(ctx context.Context, p Provider) (chatStream, error) {
 	a.mu.Lock()
 	msgs := trimmedView(a.history, a.cfg.History.TrimChars)
-	client := a.client
+	client, gen := a.client, a.gen
 	a.mu.Unlock()
 	if a.ollamaNative(p) {
 		return a.startOllama(ctx, p, msgs)
 	}
-	body := encodeChatRequest(p, a.cfg.Request, a.cfg.SystemPrompt, msgs, a.toolDefs(), true)
+	// Only the turn goroutine encodes, so the cache needs no lock.
+	body := encodeChatRequestCached(&a.enc, cacheKey(gen, p), p, a.cfg.Request, a.cfg.SystemPrompt, msgs, a.toolDefs(), true)
 	return startOpenAI(ctx, client, p.Model, body)
 }
 

@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/sessions"
+	"github.com/co-cli/co/tools"
 )
 
 const benchChunks = 2000
@@ -117,4 +121,45 @@ func BenchmarkAgentChunkRecorded(b *testing.B) {
 	defer st.Close()
 	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}, Recorder: st.New("/bench")})
 	runBenchTurns(b, ag, history(10))
+}
+
+// BenchmarkSubmitToFirstByte measures co's own time from a prompt's
+// submission (Enter) to its request reaching the server: history
+// processing, encoding the body and writing it, over a kept-alive
+// loopback connection. The p50 is reported; with 10 and with 1,000
+// earlier messages it must stay under 2 ms and flat.
+//
+//	go test -run '^$' -bench SubmitToFirstByte -benchtime 200x ./agent/
+func BenchmarkSubmitToFirstByte(b *testing.B) {
+	for _, n := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			arrived := make(chan time.Time, 1)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				arrived <- time.Now() // the headers are in; the body follows them
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+			}))
+			defer srv.Close()
+			reg, _ := tools.NewRegistry()
+			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: srv.URL + "/v1"}, Tools: reg})
+			// Set once: as in a session, each prompt follows the earlier
+			// ones (the history grows by two messages a prompt).
+			ag.SetHistory(history(n))
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				ch := ag.Submit(context.Background(), "go")
+				lat = append(lat, (<-arrived).Sub(start))
+				for ev := range ch {
+					if e, ok := ev.(agent.TurnFailed); ok {
+						b.Fatal(e.Message)
+					}
+				}
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+		})
+	}
 }

@@ -175,6 +175,7 @@ func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
 	// Messages appended meanwhile (none: the turn goroutine is the only
 	// writer) would follow the tail.
 	a.history = append(out, a.history[len(msgs):]...)
+	a.gen++
 	a.mu.Unlock()
 }
 
@@ -206,6 +207,7 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("summarising failed, the conversation is unchanged: %w", err)
 	}
 	a.mu.Lock()
+	a.gen++
 	a.history = []Message{
 		{Role: RoleUser, Content: SummaryIntro + summary},
 		{Role: RoleAssistant, Content: "Understood. I have the summary of our conversation so far."},

@@ -45,7 +45,7 @@ type chatStream interface {
 // bodySeam.
 type bodyKey struct{}
 
-func withBody(ctx context.Context, body []byte) context.Context {
+func withBody(ctx context.Context, body [][]byte) context.Context {
 	return context.WithValue(ctx, bodyKey{}, body)
 }
 
@@ -55,17 +55,28 @@ func withBody(ctx context.Context, body []byte) context.Context {
 type bodySeam struct{ next http.RoundTripper }
 
 func (t bodySeam) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, ok := req.Context().Value(bodyKey{}).([]byte)
+	pieces, ok := req.Context().Value(bodyKey{}).([][]byte)
 	if !ok || req.Method != http.MethodPost {
 		return t.next.RoundTrip(req)
 	}
 	if req.Body != nil {
 		req.Body.Close()
 	}
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	body := func() (io.ReadCloser, error) {
+		rs := make([]io.Reader, len(pieces))
+		for i, p := range pieces {
+			rs[i] = bytes.NewReader(p)
+		}
+		return io.NopCloser(io.MultiReader(rs...)), nil
+	}
 	r := req.Clone(req.Context())
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	r.Body, _ = body()
+	r.ContentLength = int64(n)
+	r.GetBody = body
 	return t.next.RoundTrip(r)
 }
 
@@ -78,7 +89,7 @@ type openaiStream struct {
 }
 
 // startOpenAI sends body (encodeChatRequest's) as a streaming request.
-func startOpenAI(ctx context.Context, c *openai.Client, model string, body []byte) (chatStream, error) {
+func startOpenAI(ctx context.Context, c *openai.Client, model string, body [][]byte) (chatStream, error) {
 	s, err := c.CreateChatCompletionStream(withBody(ctx, body), openai.ChatCompletionRequest{Model: model})
 	if err != nil {
 		return nil, err

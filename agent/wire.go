@@ -70,18 +70,26 @@ func fixedSamplingModel(model string) bool {
 	return len(m) >= 2 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9'
 }
 
-// turnInfo says, for each message, whether its user turn called tools and
-// the reasoning field this endpoint's messages in that turn came with.
+// turnInfo says, for messages from index off on, whether their user turn
+// called tools and the reasoning field this endpoint's messages in that
+// turn came with.
 type turnInfo struct {
+	off       int
 	usedTools []bool
 	field     []string
 }
 
-// turns groups msgs by user turn: a turn starts at a user message and runs
-// to the next one.
-func turns(msgs []Message, origin string) turnInfo {
-	ti := turnInfo{usedTools: make([]bool, len(msgs)), field: make([]string, len(msgs))}
-	start := 0
+func (ti turnInfo) used(i int) bool       { return ti.usedTools[i-ti.off] }
+func (ti turnInfo) fieldOf(i int) string { return ti.field[i-ti.off] }
+
+// turns groups msgs[from:] by user turn (a turn starts at a user message
+// and runs to the next one), starting with the turn that holds msgs[from].
+func turns(msgs []Message, origin string, from int) turnInfo {
+	start := from
+	for start > 0 && (start >= len(msgs) || msgs[start].Role != RoleUser) {
+		start--
+	}
+	ti := turnInfo{off: start, usedTools: make([]bool, len(msgs)-start), field: make([]string, len(msgs)-start)}
 	flush := func(end int) {
 		used, field := false, ""
 		for _, m := range msgs[start:end] {
@@ -96,11 +104,11 @@ func turns(msgs []Message, origin string) turnInfo {
 			}
 		}
 		for i := start; i < end; i++ {
-			ti.usedTools[i], ti.field[i] = used, field
+			ti.usedTools[i-ti.off], ti.field[i-ti.off] = used, field
 		}
 	}
-	for i, m := range msgs {
-		if m.Role == RoleUser && i > start {
+	for i := start; i < len(msgs); i++ {
+		if msgs[i].Role == RoleUser && i > start {
 			flush(i)
 			start = i
 		}
@@ -109,21 +117,25 @@ func turns(msgs []Message, origin string) turnInfo {
 	return ti
 }
 
-// sessionField is the reasoning field p used last in msgs, for a
-// tool-using turn none of whose messages came with reasoning from p; for
-// DeepSeek, whose thinking models require it, reasoning_content even
-// before the first.
-func sessionField(p Provider, msgs []Message) string {
-	origin := p.Origin()
+// latestField is the reasoning field origin's messages in msgs used last.
+func latestField(msgs []Message, origin string) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if m := msgs[i]; m.Role == RoleAssistant && m.Origin == origin && m.ReasoningField != "" {
 			return m.ReasoningField
 		}
 	}
-	if strings.Contains(strings.ToLower(p.BaseURL), "deepseek.com") {
+	return ""
+}
+
+// sessionField is the reasoning field for a tool-using turn none of whose
+// messages came with reasoning from p: the one p used last (latest), or
+// for DeepSeek, whose thinking models require it, reasoning_content even
+// before the first.
+func sessionField(p Provider, latest string) string {
+	if latest == "" && strings.Contains(strings.ToLower(p.BaseURL), "deepseek.com") {
 		return "reasoning_content"
 	}
-	return ""
+	return latest
 }
 
 // encodeChatRequest writes the chat-completions request body for p: the
@@ -146,111 +158,83 @@ func sessionField(p Provider, msgs []Message) string {
 //     (the providers ignore it; it only costs tokens). Reasoning from
 //     another endpoint is never sent: its messages carry "" instead.
 func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []Message, tools []byte, stream bool) []byte {
+	return bytes.Join(encodeChatRequestCached(nil, "", p, o, system, msgs, tools, stream), nil)
+}
+
+// prefixCache keeps the encoding of the conversation's finished turns (the
+// messages before the last user message), which do not change from one
+// request to the next: each request then encodes only its own turn, so its
+// cost does not grow with the conversation. Anything that rewrites the
+// history (SetHistory, summarising, /clear) bumps the agent's generation,
+// which is part of the key with the endpoint and model; the reasoning
+// field the prefix was written with is checked too.
+type prefixCache struct {
+	key    string
+	n      int    // messages encoded
+	buf    []byte // their encoding, each followed by a comma
+	latest string // latestField of the n messages
+	sfield string // the session field they were encoded with
+}
+
+//
+// The body comes in three pieces, the cached prefix shared rather than
+// copied: a new request only appends to the cache after this one is over,
+// and appending never changes bytes already written.
+func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOptions, system string, msgs []Message, tools []byte, stream bool) [][]byte {
 	origin := p.Origin()
-	gemini := p.isGemini()
-	ti := turns(msgs, origin)
-	sfield, sfieldDone := "", false
-	b := make([]byte, 0, 256+len(tools)+len(system)+64*len(msgs))
-	b = append(b, `{"model":`...)
-	b = jsonstr.Append(b, p.Model)
-	b = append(b, `,"messages":[`...)
-	first := true
-	if system != "" {
-		b = append(b, `{"role":"system","content":`...)
-		b = jsonstr.Append(b, system)
-		b = append(b, '}')
-		first = false
+	split := 0 // msgs[:split] are finished turns
+	for i := len(msgs) - 1; i > 0; i-- {
+		if msgs[i].Role == RoleUser {
+			split = i
+			break
+		}
 	}
-	for i, m := range msgs {
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		switch m.Role {
-		case RoleUser:
-			b = append(b, `{"role":"user","content":`...)
-			b = jsonstr.Append(b, m.Content)
-			b = append(b, '}')
-		case RoleTool:
-			b = append(b, `{"role":"tool","tool_call_id":`...)
-			b = jsonstr.Append(b, m.ToolCallID)
-			b = append(b, `,"content":`...)
-			b = jsonstr.Append(b, m.Content)
-			b = append(b, '}')
-		default:
-			content := m.Content
-			if m.Interrupted {
-				content += interruptedNote
-			}
-			b = append(b, `{"role":"assistant","content":`...)
-			b = jsonstr.Append(b, content)
-			same := m.Origin == origin
-			if ti.usedTools[i] {
-				field := ""
-				if same {
-					field = m.ReasoningField
-				}
-				if field == "" {
-					field = ti.field[i]
-				}
-				if field == "" {
-					if !sfieldDone {
-						sfield, sfieldDone = sessionField(p, msgs), true
-					}
-					field = sfield
-				}
-				if field == "reasoning_content" || field == "reasoning" {
-					// Another endpoint's reasoning stays home: "" in its place.
-					r := ""
-					if same {
-						r = m.Reasoning
-					}
-					b = append(b, `,"`...)
-					b = append(b, field...)
-					b = append(b, `":`...)
-					b = jsonstr.Append(b, r)
-				}
-			}
-			if len(m.ToolCalls) > 0 {
-				b = append(b, `,"tool_calls":[`...)
-				sameModel := same && m.Model == p.Model
-				for k, tc := range m.ToolCalls {
-					if k > 0 {
-						b = append(b, ',')
-					}
-					b = append(b, `{"id":`...)
-					b = jsonstr.Append(b, tc.ID)
-					b = append(b, `,"type":"function","function":{"name":`...)
-					b = jsonstr.Append(b, tc.Name)
-					b = append(b, `,"arguments":`...)
-					args := tc.Args
-					if !json.Valid([]byte(args)) {
-						args = "{}"
-					}
-					b = jsonstr.Append(b, args)
-					b = append(b, '}')
-					extra := tc.Extra
-					switch {
-					case gemini && !sameModel:
-						extra = nil
-						if k == 0 {
-							extra = skipSignatureExtra
-						}
-					case gemini && k == 0 && !hasSignature(extra):
-						extra = skipSignatureExtra
-					case !same:
-						extra = nil
-					}
-					if len(extra) > 0 && json.Valid(extra) {
-						b = append(b, `,"extra_content":`...)
-						b = append(b, extra...)
-					}
-					b = append(b, '}')
-				}
-				b = append(b, ']')
-			}
-			b = append(b, '}')
-		}
+	if c == nil {
+		c = &prefixCache{}
+		split = 0
+	}
+	if c.key != key || c.n > split {
+		*c = prefixCache{key: key, buf: c.buf[:0]}
+	}
+	if f := latestField(msgs[c.n:split], origin); f != "" {
+		c.latest = f
+	}
+	latest := latestField(msgs[split:], origin)
+	if latest == "" {
+		latest = c.latest
+	}
+	sfield := sessionField(p, latest)
+	if c.n > 0 && sfield != c.sfield {
+		c.n, c.buf = 0, c.buf[:0]
+	}
+	e := msgEncoder{p: p, origin: origin, gemini: p.isGemini(), ti: turns(msgs, origin, c.n), sfield: sfield}
+	for i := c.n; i < split; i++ {
+		c.buf = e.appendMessage(c.buf, i, msgs[i])
+		c.buf = append(c.buf, ',')
+	}
+	c.n, c.sfield = split, sfield
+	prefix := c.buf
+	head := make([]byte, 0, 64+len(system))
+	head = append(head, `{"model":`...)
+	head = jsonstr.Append(head, p.Model)
+	head = append(head, `,"messages":[`...)
+	if system != "" {
+		head = append(head, `{"role":"system","content":`...)
+		head = jsonstr.Append(head, system)
+		head = append(head, "},"...)
+	}
+	b := make([]byte, 0, 256+len(tools)+64*(len(msgs)-split))
+	for i := split; i < len(msgs); i++ {
+		b = e.appendMessage(b, i, msgs[i])
+		b = append(b, ',')
+	}
+	switch {
+	case len(b) > 0:
+		b = b[:len(b)-1]
+	case len(prefix) > 0:
+		prefix = prefix[:len(prefix)-1]
+	default:
+		head = bytes.TrimSuffix(head, []byte(","))
 	}
 	b = append(b, ']')
 	if len(tools) > 0 {
@@ -276,6 +260,106 @@ func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []Messa
 	if o.Temperature != nil && !fixed {
 		b = append(b, `,"temperature":`...)
 		b = strconv.AppendFloat(b, *o.Temperature, 'g', -1, 64)
+	}
+	return [][]byte{head, prefix, append(b, '}')}
+}
+
+// cacheKey is what the encoding of finished turns depends on besides the
+// messages themselves and the reasoning field.
+func cacheKey(gen int, p Provider) string {
+	return strconv.Itoa(gen) + "\x00" + p.Origin() + "\x00" + p.Model
+}
+
+// msgEncoder writes messages for one request.
+type msgEncoder struct {
+	p      Provider
+	origin string
+	gemini bool
+	ti     turnInfo
+	sfield string
+}
+
+// appendMessage writes msgs[i] (m).
+func (e *msgEncoder) appendMessage(b []byte, i int, m Message) []byte {
+	switch m.Role {
+	case RoleUser:
+		b = append(b, `{"role":"user","content":`...)
+		b = jsonstr.Append(b, m.Content)
+		return append(b, '}')
+	case RoleTool:
+		b = append(b, `{"role":"tool","tool_call_id":`...)
+		b = jsonstr.Append(b, m.ToolCallID)
+		b = append(b, `,"content":`...)
+		b = jsonstr.Append(b, m.Content)
+		return append(b, '}')
+	}
+	content := m.Content
+	if m.Interrupted {
+		content += interruptedNote
+	}
+	b = append(b, `{"role":"assistant","content":`...)
+	b = jsonstr.Append(b, content)
+	same := m.Origin == e.origin
+	if e.ti.used(i) {
+		field := ""
+		if same {
+			field = m.ReasoningField
+		}
+		if field == "" {
+			field = e.ti.fieldOf(i)
+		}
+		if field == "" {
+			field = e.sfield
+		}
+		if field == "reasoning_content" || field == "reasoning" {
+			// Another endpoint's reasoning stays home: "" in its place.
+			r := ""
+			if same {
+				r = m.Reasoning
+			}
+			b = append(b, `,"`...)
+			b = append(b, field...)
+			b = append(b, `":`...)
+			b = jsonstr.Append(b, r)
+		}
+	}
+	if len(m.ToolCalls) > 0 {
+		b = append(b, `,"tool_calls":[`...)
+		sameModel := same && m.Model == e.p.Model
+		for k, tc := range m.ToolCalls {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = jsonstr.Append(b, tc.ID)
+			b = append(b, `,"type":"function","function":{"name":`...)
+			b = jsonstr.Append(b, tc.Name)
+			b = append(b, `,"arguments":`...)
+			args := tc.Args
+			if !json.Valid([]byte(args)) {
+				args = "{}"
+			}
+			b = jsonstr.Append(b, args)
+			b = append(b, '}')
+			extra := tc.Extra
+			switch {
+			case e.gemini && !sameModel:
+				extra = nil
+				if k == 0 {
+					extra = skipSignatureExtra
+				}
+			case e.gemini && k == 0 && !hasSignature(extra):
+				extra = skipSignatureExtra
+			case !same:
+				extra = nil
+			}
+			if len(extra) > 0 && json.Valid(extra) {
+				b = append(b, `,"extra_content":`...)
+				b = append(b, extra...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
 	}
 	return append(b, '}')
 }

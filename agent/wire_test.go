@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -222,4 +223,40 @@ func TestChunksKeepWhatGoOpenAIDrops(t *testing.T) {
 	if calls := acc.calls(); len(calls) != 1 || !hasSignature(calls[0].Extra) {
 		t.Errorf("a metadata-only delta was lost: %+v", calls)
 	}
+}
+
+// The cache of finished turns gives exactly the bytes a full encoding
+// gives, turn after turn, and across a rewrite of the history.
+func TestCachedEncodingMatchesFullEncoding(t *testing.T) {
+	ds := Provider{Name: "openai", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-v4-flash"}
+	var c prefixCache
+	var msgs []Message
+	gen := 0
+	check := func(step string) {
+		t.Helper()
+		view := trimmedView(msgs, 20)
+		full := encodeChatRequest(ds, RequestOptions{}, "sys", view, nil, true)
+		got := bytes.Join(encodeChatRequestCached(&c, cacheKey(gen, ds), ds, RequestOptions{}, "sys", view, nil, true), nil)
+		if string(full) != string(got) {
+			t.Fatalf("%s: cached encoding differs\n got %s\nwant %s", step, got, full)
+		}
+		decodeReq(t, got)
+	}
+	for turn := 0; turn < 4; turn++ {
+		msgs = append(msgs, Message{Role: RoleUser, Content: "question " + strings.Repeat("x", turn)})
+		check("user")
+		id := "c" + string(rune('a'+turn))
+		msgs = append(msgs, Message{Role: RoleAssistant, Origin: ds.Origin(), Model: ds.Model, Reasoning: "think", ReasoningField: "reasoning_content", ToolCalls: []ToolCall{{ID: id, Name: "f", Args: "{}"}}})
+		msgs = append(msgs, Message{Role: RoleTool, ToolCallID: id, Content: strings.Repeat("long tool output ", 5)})
+		check("tool step")
+		msgs = append(msgs, Message{Role: RoleAssistant, Origin: ds.Origin(), Model: ds.Model, Content: "answer"})
+		check("answer")
+	}
+	// A rewrite (summarising) with a new generation.
+	msgs = append([]Message{{Role: RoleUser, Content: SummaryIntro + "s"}, {Role: RoleAssistant, Content: "Understood."}}, msgs[8:]...)
+	gen++
+	check("after a rewrite")
+	// Another endpoint: the key changes too.
+	ds.BaseURL = "http://other/v1"
+	check("after a switch")
 }
