@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/tools"
 )
 
@@ -560,5 +561,61 @@ func TestOllamaStatus(t *testing.T) {
 	l.Close()
 	if _, err := agent.OllamaStatus(context.Background(), agent.Provider{Name: "ollama", BaseURL: "http://" + addr + "/v1", Model: "x"}, 0, nil); err == nil {
 		t.Fatal("no error from a closed port")
+	}
+}
+
+// The same turn against llmtest's ollama profile, which imitates
+// /api/version, /api/tags, /api/show, /api/ps and /api/chat after
+// Ollama's source (see llmtest/ollama.go).
+func TestOllamaProfileToolTurn(t *testing.T) {
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	srv.SetProfile(llmtest.ProfileOllama) // qwen3:8b, 40960 tokens, tools and thinking
+	if !agent.ProbeHTTP(context.Background(), srv.URL) {
+		t.Fatal("the ollama profile is not detected by /api/version")
+	}
+	p := agent.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "qwen3:8b"}
+	if got, err := agent.ListModels(context.Background(), p, nil); err != nil || !slices.Contains(got, "qwen3:8b") {
+		t.Fatalf("ListModels = %v, %v", got, err)
+	}
+	srv.Script(
+		llmtest.Reply{Reasoning: "I will echo.", ToolCalls: []llmtest.ToolCall{{Name: "echo_text", Args: `{"text":"hi"}`}}},
+		llmtest.Reply{Reasoning: "Done.", Text: "It said hi."},
+	)
+	reg, _ := tools.NewRegistry(echoTool{})
+	ag := agent.New(agent.Config{Provider: p, Tools: reg, SystemPrompt: "You are a test.",
+		Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}), StallTimeout: 5 * time.Second})
+	evs := run(t, context.Background(), ag, "echo hi", nil)
+	finished(t, evs)
+	if text(evs) != "It said hi." || reasoningText(evs) != "I will echo.Done." {
+		t.Fatalf("text %q, reasoning %q", text(evs), reasoningText(evs))
+	}
+	if model, n := srv.OllamaLoaded(); model != "qwen3:8b" || n != 32768 {
+		t.Fatalf("loaded %q with num_ctx %d, want 32768", model, n)
+	}
+	if w := ag.ContextWindow(); w != 32768 {
+		t.Fatalf("ContextWindow = %d", w)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[1].Path != "/api/chat" {
+		t.Fatalf("requests: %d, path %q", len(reqs), reqs[len(reqs)-1].Path)
+	}
+	var raw struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	if err := json.Unmarshal(reqs[1].Raw, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if th := raw.Messages[2]["thinking"]; th != "I will echo." {
+		t.Fatalf("thinking sent back: %v", raw.Messages[2])
+	}
+	if tn := raw.Messages[3]["tool_name"]; tn != "echo_text" {
+		t.Fatalf("tool result: %v", raw.Messages[3])
+	}
+
+	ag2 := agent.New(agent.Config{Provider: agent.Provider{Name: "ollama", BaseURL: srv.URL, Model: "nope:1b"}, StallTimeout: 5 * time.Second})
+	fail := failed(t, run(t, context.Background(), ag2, "hi", nil))
+	if !strings.Contains(fail.Message, "ollama pull nope:1b") {
+		t.Fatalf("unknown model: %q", fail.Message)
 	}
 }
