@@ -567,6 +567,9 @@ func (s *ollamaStream) decode(line []byte) (streamChunk, error) {
 	}
 	if l.Done {
 		s.done = true
+		// prompt_eval_count counts the whole prompt, cached or not
+		// (ollama/ollama#16428 kept that meaning), so the summarising
+		// threshold compares like with like.
 		c.usage = &Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
 		// Ollama ends a tool-calling reply with "stop"; say what the other
 		// routes say.
