@@ -57,14 +57,32 @@ func (ss *session) statusText(ctx context.Context, probe bool) string {
 		fmt.Fprintf(w, "provider\t%s\n", p.Name)
 		fmt.Fprintf(w, "model\t%s\n", p.Model)
 		fmt.Fprintf(w, "endpoint\t%s\n", p.BaseURL)
-		if probe {
+		switch {
+		case probe && p.Name == "ollama":
+			// Native API: the version, and the context window co asks
+			// for, the model's maximum and what is loaded (≤ 1 s).
+			info, err := agent.OllamaStatus(ctx, p, ss.loaded.Settings.OllamaNumCtx, nil)
+			if err != nil {
+				fmt.Fprintf(w, "reachable\tNO — Ollama does not answer at %s (%v)\n", p.BaseURL, err)
+			} else {
+				fmt.Fprintf(w, "reachable\tyes (Ollama %s)\n", info.Version)
+				fmt.Fprintf(w, "context\t%s\n", info.ContextLine())
+			}
+		case probe:
 			pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			ok := agent.ProbeHTTP(pctx, p.BaseURL)
+			ok := agent.Reachable(pctx, p.BaseURL)
 			cancel()
 			if ok {
 				fmt.Fprintf(w, "reachable\tyes\n")
 			} else {
 				fmt.Fprintf(w, "reachable\tNO — %s does not answer\n", p.BaseURL)
+			}
+		case p.Name == "ollama":
+			// /status: no network; what the last request set.
+			if n := ss.agent.ContextInForce(); n > 0 {
+				fmt.Fprintf(w, "context\t%d tokens in force (num_ctx)\n", n)
+			} else {
+				fmt.Fprintf(w, "context\t%d tokens asked at most; known after the first reply\n", agent.OllamaNumCtx(ss.loaded.Settings.OllamaNumCtx, 0))
 			}
 		}
 	}

@@ -117,6 +117,7 @@ type Agent struct {
 	// ctxInForce is the context window the provider applies, when known
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
+	ollama     ollamaCache // what Ollama said of its models (ollama.go)
 }
 
 // New makes an Agent. If cfg.Resolve is set, provider resolution starts in

@@ -237,6 +237,22 @@ func (a *Agent) summarize(ctx context.Context, p Provider, msgs []Message) (summ
 	}()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	if a.ollamaNative(p) {
+		// The same route and num_ctx as the chat: through /v1 Ollama
+		// would reload the model with its default window and cut the
+		// transcript (ollama.go).
+		text, u, err := a.ollamaComplete(ctx, p, model, summaryPrompt, transcript(msgs))
+		if err != nil {
+			return "", errors.New(describeError(p, err))
+		}
+		a.mu.Lock()
+		a.session = a.session.Add(u)
+		a.mu.Unlock()
+		if strings.TrimSpace(text) == "" {
+			return "", errors.New("the model returned an empty summary")
+		}
+		return strings.TrimSpace(text), nil
+	}
 	resp, err := a.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
 		Model: model,
 		Messages: []openai.ChatCompletionMessage{

@@ -1,12 +1,695 @@
 package agent
 
-import "context"
+// Ollama's native API. co chats with Ollama through POST /api/chat rather
+// than its OpenAI-compatible /v1, because only the native route lets a
+// request set the context window: "The OpenAI API does not have a way of
+// setting the context size for a model" (ollama/ollama
+// docs/api/openai-compatibility.mdx, "Setting the context size"; the
+// maintainers declined to add it, ollama/ollama#4447 and PR #6137), while
+// /api/chat takes "options": {"num_ctx": N} per request (docs/api.md,
+// "Generate a chat completion", options = the Modelfile parameters of
+// docs/modelfile.mdx). Without it Ollama runs the model at its own default
+// (4k to 256k tokens by VRAM, docs/context-length.mdx) and silently cuts
+// longer prompts (server/routes.go truncates the messages to num_ctx;
+// ollama/ollama#5902 shows the "input truncated | n_ctx=2048" log of a /v1
+// caller). /api/chat also has "think" and message.thinking (docs/api.md;
+// docs/capabilities/thinking.mdx) and returns tool calls whole, with their
+// arguments as a JSON object (docs/api.md, "Chat request (Streaming with
+// tools)").
+//
+// The wire format, as relied on here (docs/api.md unless said otherwise):
+//   - Request: {"model", "messages", "tools", "stream": true, "think",
+//     "options": {"num_ctx", "num_predict", "temperature"}}. "tools" takes
+//     the OpenAI shape, [{"type":"function","function":{"name",
+//     "description","parameters"}}] (the "Chat request (with tools)"
+//     example), so a.toolDefs() is sent as is.
+//   - Messages: role system|user|assistant|tool; content; thinking (the
+//     reasoning of an earlier assistant message); tool_calls
+//     [{"function":{"name","arguments":{…}}}]; tool_name on a tool result
+//     ("add the name of the tool that was executed to inform the model of
+//     the result"). Newer servers also read tool_calls[].id and
+//     tool_call_id (api/types.go Message, ToolCall), older ones ignore
+//     them.
+//   - Response: NDJSON, one {"model","message":{"content","thinking",
+//     "tool_calls"},"done":false} per line, and a last line with
+//     "done":true, "done_reason", "prompt_eval_count" and "eval_count".
+//     An error after the stream started comes as a line {"error":"…"}
+//     with the status unchanged (docs/api/errors.mdx, "Errors that occur
+//     while streaming"); before it, as a status with {"error":"…"}.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// OllamaDefaultNumCtx is the context window co asks of Ollama when
+// ollama_num_ctx is 0, or the model's maximum when that is smaller: large
+// enough for an agent's tool output, small enough to fit the memory of
+// most machines (Ollama itself recommends at least 64000 tokens for agents
+// but defaults to 4096 below 24 GiB of VRAM: docs/context-length.mdx).
+const OllamaDefaultNumCtx = 32768
+
+// ollamaCache holds what co learned of each Ollama model, once a session.
+type ollamaCache struct {
+	mu    sync.Mutex
+	shown map[string]ollamaShown // by ollamaKey
+	ps    map[string]int         // context_length /api/ps reported, by ollamaKey
+}
+
+type ollamaShown struct {
+	max  int      // the model's maximum context, 0 when not said
+	caps []string // capabilities: completion, tools, thinking, vision…
+	err  error    // /api/show failed for good (not cached otherwise)
+}
+
+func ollamaKey(p Provider) string { return p.Origin() + " " + p.Model }
 
 // ollamaNative reports whether p's chats go through Ollama's native
-// /api/chat.
-func (a *Agent) ollamaNative(p Provider) bool { return false }
+// /api/chat: always for the ollama provider (see the top of this file).
+func (a *Agent) ollamaNative(p Provider) bool { return p.Name == "ollama" }
+
+// ollamaClient is the client for /api/chat: retries of 429 and 5xx over
+// the configured transport, as newClient's for go-openai.
+func (a *Agent) ollamaClient() *http.Client {
+	base := a.cfg.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &http.Client{Transport: &retryTransport{next: base, policy: a.cfg.Retry.withDefaults()}}
+}
+
+// OllamaShow is what POST /api/show says of a model.
+type OllamaShow struct {
+	// MaxContext is model_info["<general.architecture>.context_length"],
+	// the context the model was trained for; 0 when absent.
+	MaxContext int
+	// Capabilities are "completion", "tools", "thinking", "vision"…
+	Capabilities []string
+}
+
+// ollamaShow asks POST {root}/api/show for model. The model's maximum
+// context is model_info["<arch>.context_length"], arch being
+// model_info["general.architecture"] (docs/api.md, "Show Model
+// Information": "general.architecture": "llama", "llama.context_length":
+// 8192); capabilities are listed since Ollama 0.6.4 (api/types.go
+// ShowResponse.Capabilities). An unknown model is a 404 {"error":…}.
+func ollamaShow(ctx context.Context, client *http.Client, root, model string) (OllamaShow, error) {
+	body, _ := json.Marshal(map[string]string{"model": model})
+	var out struct {
+		ModelInfo    map[string]json.RawMessage `json:"model_info"`
+		Capabilities []string                   `json:"capabilities"`
+	}
+	if err := ollamaDo(ctx, client, http.MethodPost, root+"/api/show", body, &out); err != nil {
+		return OllamaShow{}, err
+	}
+	s := OllamaShow{Capabilities: out.Capabilities}
+	var arch string
+	if json.Unmarshal(out.ModelInfo["general.architecture"], &arch) == nil && arch != "" {
+		var n float64
+		if json.Unmarshal(out.ModelInfo[arch+".context_length"], &n) == nil && n > 0 {
+			s.MaxContext = int(n)
+		}
+	}
+	return s, nil
+}
+
+// ollamaLoaded asks GET {root}/api/ps for the context window model runs
+// with, when it is loaded: models[].context_length (api/types.go
+// ProcessModelResponse; `ollama ps` shows it as CONTEXT,
+// docs/context-length.mdx). ok is false when the model is not loaded.
+func ollamaLoaded(ctx context.Context, client *http.Client, root, model string) (n int, ok bool, err error) {
+	var out struct {
+		Models []struct {
+			Name          string `json:"name"`
+			Model         string `json:"model"`
+			ContextLength int    `json:"context_length"`
+		} `json:"models"`
+	}
+	if err := ollamaDo(ctx, client, http.MethodGet, root+"/api/ps", nil, &out); err != nil {
+		return 0, false, err
+	}
+	for _, m := range out.Models {
+		if sameOllamaModel(m.Name, model) || sameOllamaModel(m.Model, model) {
+			return m.ContextLength, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// sameOllamaModel compares model names, a name without a tag meaning
+// ":latest" (docs/api.md, "Model names").
+func sameOllamaModel(a, b string) bool {
+	tag := func(s string) string {
+		if !strings.Contains(s[strings.LastIndexByte(s, '/')+1:], ":") {
+			return s + ":latest"
+		}
+		return s
+	}
+	return a != "" && b != "" && tag(a) == tag(b)
+}
+
+// ollamaVersion asks GET {root}/api/version: {"version": "0.5.1"}
+// (docs/api.md, "Version").
+func ollamaVersion(ctx context.Context, client *http.Client, root string) (string, error) {
+	var out struct {
+		Version string `json:"version"`
+	}
+	if err := ollamaDo(ctx, client, http.MethodGet, root+"/api/version", nil, &out); err != nil {
+		return "", err
+	}
+	if out.Version == "" {
+		return "", errors.New("no version in the answer of /api/version: not Ollama")
+	}
+	return out.Version, nil
+}
+
+// ollamaDo makes one small JSON request. A non-200 answer is an
+// *openai.APIError with Ollama's {"error": "…"} as its message, so that
+// describeError treats it like the /v1 route's.
+func ollamaDo(ctx context.Context, client *http.Client, method, url string, body []byte, out any) error {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return &openai.APIError{HTTPStatusCode: resp.StatusCode, Message: PlainError(b)}
+	}
+	return json.Unmarshal(b, out)
+}
+
+// ollamaModelInfo returns what /api/show says of p.Model, asked once per
+// model and session, lazily: on the first request, never at start-up. A
+// failure is kept when the server answered with a status other than 404
+// (it will not change); otherwise (no such model yet, a network error)
+// the next request asks again.
+func (a *Agent) ollamaModelInfo(ctx context.Context, p Provider) ollamaShown {
+	key := ollamaKey(p)
+	a.ollama.mu.Lock()
+	s, ok := a.ollama.shown[key]
+	a.ollama.mu.Unlock()
+	if ok {
+		return s
+	}
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	info, err := ollamaShow(sctx, a.httpClient(), ollamaRoot(p.BaseURL), p.Model)
+	s = ollamaShown{max: info.MaxContext, caps: info.Capabilities, err: err}
+	var apiErr *openai.APIError
+	if err == nil || errors.As(err, &apiErr) && apiErr.HTTPStatusCode != http.StatusNotFound {
+		a.ollama.mu.Lock()
+		if a.ollama.shown == nil {
+			a.ollama.shown = map[string]ollamaShown{}
+		}
+		a.ollama.shown[key] = s
+		a.ollama.mu.Unlock()
+	}
+	return s
+}
+
+// OllamaNumCtx is the context window co asks Ollama for: the setting
+// (ollama_num_ctx) when it is above 0, capped at the model's maximum when
+// that is known (Ollama caps it there too: server/routes.go "if
+// opts.NumCtx > ctxLen"), else OllamaDefaultNumCtx or the model's maximum
+// when smaller. max is 0 when unknown.
+func OllamaNumCtx(setting, max int) int {
+	n := setting
+	if n <= 0 {
+		n = OllamaDefaultNumCtx
+	}
+	if max > 0 && n > max {
+		n = max
+	}
+	return n
+}
+
+// setCtxInForce records the context window in force at the provider, for
+// ContextWindow and so the summarising threshold.
+func (a *Agent) setCtxInForce(n int) {
+	a.mu.Lock()
+	a.ctxInForce = n
+	a.mu.Unlock()
+}
+
+// ContextInForce is the context window co knows the provider applies
+// (Ollama's num_ctx, known after the first request), 0 when unknown.
+func (a *Agent) ContextInForce() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.ctxInForce
+}
+
+// ollamaThink is the "think" value for a model with capabilities caps:
+// none unless the model can think, since Ollama answers 400 "%q does not
+// support thinking" to think: true otherwise (server/routes.go
+// ChatHandler). gpt-oss takes a level, "low", "medium" or "high", and
+// ignores true/false (docs/capabilities/thinking.mdx); other models take
+// true (levels only on recent servers: docs/api.md "Can be a boolean or a
+// thinking level").
+func ollamaThink(model, effort string, caps []string) json.RawMessage {
+	if !slices.Contains(caps, "thinking") {
+		return nil
+	}
+	if effort != "" && strings.Contains(strings.ToLower(model), "gpt-oss") {
+		b, _ := json.Marshal(effort)
+		return b
+	}
+	return json.RawMessage("true")
+}
+
+type ollamaOptions struct {
+	NumCtx      int      `json:"num_ctx,omitempty"`
+	NumPredict  int      `json:"num_predict,omitempty"`
+	Temperature *float64 `json:"temperature,omitempty"`
+}
+
+type ollamaChatRequest struct {
+	Model    string          `json:"model"`
+	Messages []ollamaMessage `json:"messages"`
+	Tools    json.RawMessage `json:"tools,omitempty"`
+	Stream   bool            `json:"stream"`
+	Think    json.RawMessage `json:"think,omitempty"`
+	Options  *ollamaOptions  `json:"options,omitempty"`
+}
+
+type ollamaMessage struct {
+	Role       string           `json:"role"`
+	Content    string           `json:"content"`
+	Thinking   string           `json:"thinking,omitempty"`
+	ToolCalls  []ollamaToolCall `json:"tool_calls,omitempty"`
+	ToolName   string           `json:"tool_name,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
+}
+
+type ollamaToolCall struct {
+	ID       string `json:"id,omitempty"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// ollamaArgs is a call's arguments as the JSON object /api/chat wants
+// (api/types.go ToolCallFunctionArguments decodes an object only); {}
+// when they are not one.
+func ollamaArgs(args string) json.RawMessage {
+	b := bytes.TrimSpace([]byte(args))
+	if len(b) > 0 && b[0] == '{' && json.Valid(b) {
+		return b
+	}
+	return json.RawMessage("{}")
+}
+
+// ollamaMessages converts the system prompt and msgs for /api/chat. As in
+// encodeChatRequest, reasoning goes back only to the endpoint it came from
+// (origin) and only for user turns that called tools: "When streaming,
+// gather every chunk of thinking, content, and tool_calls, then return
+// those fields together with any tool results in the follow-up request"
+// (docs/capabilities/tool-calling.mdx, "Tool calling with streaming").
+func ollamaMessages(origin, system string, msgs []Message) []ollamaMessage {
+	out := make([]ollamaMessage, 0, len(msgs)+1)
+	if system != "" {
+		out = append(out, ollamaMessage{Role: "system", Content: system})
+	}
+	ti := turns(msgs, origin)
+	for i, m := range msgs {
+		switch m.Role {
+		case RoleUser:
+			out = append(out, ollamaMessage{Role: "user", Content: m.Content})
+		case RoleTool:
+			out = append(out, ollamaMessage{Role: "tool", Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID})
+		default:
+			om := ollamaMessage{Role: "assistant", Content: m.Content}
+			if m.Interrupted {
+				om.Content += interruptedNote
+			}
+			if m.Origin == origin && ti.usedTools[i] {
+				om.Thinking = m.Reasoning
+			}
+			for _, tc := range m.ToolCalls {
+				var c ollamaToolCall
+				c.ID = tc.ID
+				c.Function.Name = tc.Name
+				c.Function.Arguments = ollamaArgs(tc.Args)
+				om.ToolCalls = append(om.ToolCalls, c)
+			}
+			out = append(out, om)
+		}
+	}
+	return out
+}
+
+// ollamaRequest builds the /api/chat body for p: it learns the model's
+// maximum context and capabilities (once), chooses num_ctx and records it
+// as the window in force. inForce is 0 when co could not choose one (no
+// /api/show and no setting): Ollama's own default applies then.
+func (a *Agent) ollamaRequest(ctx context.Context, p Provider, model, system string, msgs []Message, tools []byte, stream bool) (body []byte, inForce int, err error) {
+	q := p
+	q.Model = model
+	info := a.ollamaModelInfo(ctx, q)
+	o := a.cfg.Request
+	opts := &ollamaOptions{NumPredict: o.MaxTokens, Temperature: o.Temperature}
+	if info.err == nil || o.OllamaNumCtx > 0 {
+		opts.NumCtx = OllamaNumCtx(o.OllamaNumCtx, info.max)
+	}
+	req := ollamaChatRequest{
+		Model:    model,
+		Messages: ollamaMessages(p.Origin(), system, msgs),
+		Tools:    tools,
+		Stream:   stream,
+		Think:    ollamaThink(model, o.ReasoningEffort, info.caps),
+	}
+	if *opts != (ollamaOptions{}) {
+		req.Options = opts
+	}
+	body, err = json.Marshal(req)
+	return body, opts.NumCtx, err
+}
 
 // startOllama starts a streaming /api/chat request.
 func (a *Agent) startOllama(ctx context.Context, p Provider, msgs []Message) (chatStream, error) {
-	panic("not yet")
+	body, numCtx, err := a.ollamaRequest(ctx, p, p.Model, a.cfg.SystemPrompt, msgs, a.toolDefs(), true)
+	if err != nil {
+		return nil, err
+	}
+	key := ollamaKey(p)
+	var onDone func()
+	if numCtx > 0 {
+		a.setCtxInForce(numCtx)
+	} else {
+		// No num_ctx sent: the window in force is Ollama's default, which
+		// /api/ps reports once the model is loaded (asked once a model).
+		a.ollama.mu.Lock()
+		known, asked := a.ollama.ps[key]
+		a.ollama.mu.Unlock()
+		a.setCtxInForce(known)
+		if !asked {
+			onDone = func() { a.ollamaAskLoaded(p) }
+		}
+	}
+	resp, err := a.ollamaPost(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
+	if err != nil {
+		return nil, err
+	}
+	return &ollamaStream{body: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), onDone: onDone}, nil
+}
+
+// ollamaAskLoaded learns the window in force from /api/ps after a reply,
+// when co sent no num_ctx.
+func (a *Agent) ollamaAskLoaded(p Provider) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	n, _, err := ollamaLoaded(ctx, a.httpClient(), ollamaRoot(p.BaseURL), p.Model)
+	a.ollama.mu.Lock()
+	if a.ollama.ps == nil {
+		a.ollama.ps = map[string]int{}
+	}
+	if err == nil {
+		a.ollama.ps[ollamaKey(p)] = n
+	}
+	a.ollama.mu.Unlock()
+	if err == nil && n > 0 {
+		a.setCtxInForce(n)
+	}
+}
+
+// ollamaPost sends body and returns the 200 answer; any other status is an
+// *openai.APIError with Ollama's message (a 404 "model 'x' not found" is
+// described with `ollama pull NAME` by describeError).
+func (a *Agent) ollamaPost(ctx context.Context, url string, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/x-ndjson")
+	resp, err := a.ollamaClient().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		return nil, &openai.APIError{HTTPStatusCode: resp.StatusCode, Message: PlainError(b)}
+	}
+	return resp, nil
+}
+
+// ollamaLine is one NDJSON line of /api/chat (api/types.go ChatResponse).
+type ollamaLine struct {
+	Model   string `json:"model"`
+	Message *struct {
+		Content   string           `json:"content"`
+		Thinking  string           `json:"thinking"`
+		ToolCalls []ollamaToolCall `json:"tool_calls"`
+	} `json:"message"`
+	Done            bool   `json:"done"`
+	DoneReason      string `json:"done_reason"`
+	PromptEvalCount int    `json:"prompt_eval_count"`
+	EvalCount       int    `json:"eval_count"`
+	Error           string `json:"error"`
+}
+
+// ollamaStream reads /api/chat's NDJSON stream.
+type ollamaStream struct {
+	body   io.ReadCloser
+	r      *bufio.Reader
+	calls  int  // tool calls so far: each gets its own index
+	called bool // the reply called tools
+	done   bool // the done line came
+	eof    bool // the body ended
+	onDone func()
+}
+
+func (s *ollamaStream) close() { s.body.Close() }
+
+// maxOllamaLine bounds one NDJSON line (a whole tool call can be long).
+const maxOllamaLine = 16 << 20
+
+func (s *ollamaStream) recv() (streamChunk, error) {
+	for {
+		switch {
+		case s.done:
+			return streamChunk{}, io.EOF
+		case s.eof:
+			// The stream ended without its done line: it was cut short.
+			return streamChunk{}, io.ErrUnexpectedEOF
+		}
+		line, err := s.readLine()
+		if err == io.EOF {
+			s.eof = true
+		} else if err != nil {
+			return streamChunk{}, err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return s.decode(line)
+	}
+}
+
+func (s *ollamaStream) readLine() ([]byte, error) {
+	var buf []byte
+	for {
+		part, err := s.r.ReadSlice('\n')
+		buf = append(buf, part...)
+		if err == bufio.ErrBufferFull {
+			if len(buf) > maxOllamaLine {
+				return nil, fmt.Errorf("a line of Ollama's stream is longer than %d bytes", maxOllamaLine)
+			}
+			continue
+		}
+		return buf, err
+	}
+}
+
+func (s *ollamaStream) decode(line []byte) (streamChunk, error) {
+	var l ollamaLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return streamChunk{}, err
+	}
+	if l.Error != "" {
+		// docs/api/errors.mdx: an error mid-stream is a line {"error": …}.
+		return streamChunk{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
+	}
+	c := streamChunk{model: l.Model}
+	if m := l.Message; m != nil {
+		c.text = m.Content
+		if m.Thinking != "" {
+			c.reasoning, c.field = m.Thinking, "thinking"
+		}
+		// Ollama sends each call whole (name and arguments) in one chunk,
+		// and older servers number none (function.index is recent): co
+		// numbers them itself so the accumulator keeps them apart.
+		for _, tc := range m.ToolCalls {
+			idx := s.calls
+			s.calls++
+			s.called = true
+			id := tc.ID
+			if id == "" {
+				id = newCallID()
+			}
+			args := "{}"
+			if a := bytes.TrimSpace(tc.Function.Arguments); len(a) > 0 && !bytes.Equal(a, []byte("null")) {
+				args = string(a)
+			}
+			c.calls = append(c.calls, callDelta{index: &idx, id: id, name: tc.Function.Name, args: args})
+		}
+	}
+	if l.Done {
+		s.done = true
+		// prompt_eval_count counts the whole prompt, cached or not
+		// (ollama/ollama#16428 kept that meaning), so the summarising
+		// threshold compares like with like.
+		c.usage = &Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
+		// Ollama ends a tool-calling reply with "stop"; say what the other
+		// routes say.
+		c.finish = l.DoneReason
+		if s.called && (c.finish == "" || c.finish == "stop") {
+			c.finish = "tool_calls"
+		} else if c.finish == "" {
+			c.finish = "stop"
+		}
+		if s.onDone != nil {
+			s.onDone()
+		}
+	}
+	return c, nil
+}
+
+// newCallID makes a call id for a call Ollama sent without one: ids must
+// be unique in the whole history (PatchDangling matches results by id).
+func newCallID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "call_" + hex.EncodeToString(b[:])
+}
+
+// ollamaComplete asks /api/chat for one whole answer (the summariser), with
+// the same context window as the chat.
+func (a *Agent) ollamaComplete(ctx context.Context, p Provider, model, system, user string) (string, Usage, error) {
+	body, _, err := a.ollamaRequest(ctx, p, model, system, []Message{{Role: RoleUser, Content: user}}, nil, false)
+	if err != nil {
+		return "", Usage{}, err
+	}
+	resp, err := a.ollamaPost(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
+	if err != nil {
+		return "", Usage{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxOllamaLine))
+	if err != nil {
+		return "", Usage{}, err
+	}
+	var l ollamaLine
+	if err := json.Unmarshal(b, &l); err != nil {
+		return "", Usage{}, err
+	}
+	if l.Error != "" {
+		return "", Usage{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
+	}
+	u := Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
+	if l.Message == nil {
+		return "", u, nil
+	}
+	return l.Message.Content, u, nil
+}
+
+// OllamaInfo is what `co status` shows of Ollama.
+type OllamaInfo struct {
+	Version string
+	// ModelMax is the model's maximum context (/api/show), 0 when unknown;
+	// ShowErr says why it is unknown.
+	ModelMax int
+	ShowErr  error
+	// Asked is the num_ctx co sends.
+	Asked int
+	// Loaded says whether the model is in memory (/api/ps), and LoadedCtx
+	// with which context window.
+	Loaded    bool
+	LoadedCtx int
+}
+
+// ContextLine is the status line of the context window, e.g. "32768
+// tokens asked (model max 40960; loaded: 32768)".
+func (i OllamaInfo) ContextLine() string {
+	var parts []string
+	switch {
+	case i.ModelMax > 0:
+		parts = append(parts, fmt.Sprintf("model max %d", i.ModelMax))
+	case i.ShowErr != nil:
+		parts = append(parts, "model max unknown: "+i.ShowErr.Error())
+	}
+	if i.Loaded {
+		parts = append(parts, fmt.Sprintf("loaded: %d", i.LoadedCtx))
+	} else {
+		parts = append(parts, "not loaded")
+	}
+	return fmt.Sprintf("%d tokens asked (%s)", i.Asked, strings.Join(parts, "; "))
+}
+
+// OllamaStatus asks Ollama at p for its version, p.Model's maximum context
+// and the context it runs with if loaded, and computes the num_ctx co
+// asks for with the setting numCtx. Each question has at most a second;
+// err is set when /api/version does not answer (Ollama is not reachable).
+func OllamaStatus(ctx context.Context, p Provider, numCtx int, client *http.Client) (OllamaInfo, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	root := ollamaRoot(p.BaseURL)
+	var (
+		info            OllamaInfo
+		verErr, showErr error
+		show            OllamaShow
+		wg              sync.WaitGroup
+	)
+	wg.Add(3)
+	go func() { defer wg.Done(); info.Version, verErr = ollamaVersion(ctx, client, root) }()
+	go func() { defer wg.Done(); show, showErr = ollamaShow(ctx, client, root, p.Model) }()
+	go func() {
+		defer wg.Done()
+		info.LoadedCtx, info.Loaded, _ = ollamaLoaded(ctx, client, root, p.Model)
+	}()
+	wg.Wait()
+	if verErr != nil {
+		return info, verErr
+	}
+	info.ModelMax, info.ShowErr = show.MaxContext, showErr
+	var apiErr *openai.APIError
+	if errors.As(showErr, &apiErr) && apiErr.HTTPStatusCode == http.StatusNotFound {
+		info.ShowErr = fmt.Errorf("%s (pull it with `ollama pull %s`)", apiErr.Message, p.Model)
+	}
+	info.Asked = OllamaNumCtx(numCtx, info.ModelMax)
+	return info, nil
 }

@@ -98,9 +98,25 @@ func ollamaBase(host string) string {
 	return h + "/v1"
 }
 
-// ProbeHTTP reports whether GET url+"/models" answers with any HTTP status
-// within the context's deadline (1 s if it has none).
+// ProbeHTTP reports whether Ollama answers at url (its /v1 base or its
+// root): GET /api/version must answer 200 with a JSON {"version": …}
+// (ollama/ollama docs/api.md, "Version"), so that another server on the
+// port is not taken for Ollama. It waits until the context's deadline (1 s
+// if it has none).
 func ProbeHTTP(ctx context.Context, url string) bool {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Second)
+		defer cancel()
+	}
+	_, err := ollamaVersion(ctx, http.DefaultClient, ollamaRoot(url))
+	return err == nil
+}
+
+// Reachable reports whether GET url+"/models" answers with any HTTP
+// status within the context's deadline (1 s if it has none): the server
+// is up, whatever it thinks of the request.
+func Reachable(ctx context.Context, url string) bool {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Second)

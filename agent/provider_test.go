@@ -201,16 +201,16 @@ func TestResolveProvider(t *testing.T) {
 	}
 }
 
-func TestOllamaProbeAgainstAServer(t *testing.T) {
+func TestReachable(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
-	if !agent.ProbeHTTP(context.Background(), srv.URL) {
-		t.Fatal("probe of a live server failed")
+	if !agent.Reachable(context.Background(), srv.URL) {
+		t.Fatal("a live server is not reachable")
 	}
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	if agent.ProbeHTTP(context.Background(), "http://"+addr+"/v1") {
-		t.Fatal("probe of a closed port succeeded")
+	if agent.Reachable(context.Background(), "http://"+addr+"/v1") {
+		t.Fatal("a closed port is reachable")
 	}
 }

@@ -170,6 +170,7 @@ func (a *Agent) current(p Provider) Provider {
 	a.provider, a.provErr = np, nil
 	a.client = newClient(np, a.cfg.Retry, a.cfg.Transport)
 	a.reported = ""
+	a.ctxInForce = 0 // learned again from the new model's first request
 	return np
 }
 
