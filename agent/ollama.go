@@ -340,7 +340,7 @@ func ollamaMessages(origin, system string, msgs []Message) []ollamaMessage {
 	if system != "" {
 		out = append(out, ollamaMessage{Role: "system", Content: system})
 	}
-	ti := turns(msgs, origin)
+	ti := turns(msgs, origin, 0)
 	for i, m := range msgs {
 		switch m.Role {
 		case RoleUser:
@@ -352,7 +352,7 @@ func ollamaMessages(origin, system string, msgs []Message) []ollamaMessage {
 			if m.Interrupted {
 				om.Content += interruptedNote
 			}
-			if m.Origin == origin && ti.usedTools[i] {
+			if m.Origin == origin && ti.used(i) {
 				om.Thinking = m.Reasoning
 			}
 			for _, tc := range m.ToolCalls {

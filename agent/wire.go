@@ -79,7 +79,7 @@ type turnInfo struct {
 	field     []string
 }
 
-func (ti turnInfo) used(i int) bool       { return ti.usedTools[i-ti.off] }
+func (ti turnInfo) used(i int) bool      { return ti.usedTools[i-ti.off] }
 func (ti turnInfo) fieldOf(i int) string { return ti.field[i-ti.off] }
 
 // turns groups msgs[from:] by user turn (a turn starts at a user message
@@ -176,7 +176,6 @@ type prefixCache struct {
 	sfield string // the session field they were encoded with
 }
 
-//
 // The body comes in three pieces, the cached prefix shared rather than
 // copied: a new request only appends to the cache after this one is over,
 // and appending never changes bytes already written.
