@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
@@ -169,11 +168,8 @@ func benchAgent(b *testing.B, shape, variant string, turns int) (*benchAgentT, *
 	ba := &benchAgentT{b: b, prompt: "please check the thing"}
 	switch shape {
 	case "stream":
-		oc := openai.DefaultConfig("sk-bench-key-0123456789")
-		oc.BaseURL = "http://bench.invalid/v1"
-		oc.HTTPClient = &http.Client{Transport: sseTransport{sseBody(2000)}}
-		cfg.Provider = agent.Provider{Name: "openai", Model: "m"}
-		cfg.Client = openai.NewClientWithConfig(oc)
+		cfg.Provider = agent.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1", APIKey: "sk-bench-key-0123456789"}
+		cfg.Transport = sseTransport{sseBody(2000)}
 		for i := 0; i < 10; i++ {
 			role := agent.RoleUser
 			if i%2 == 1 {
