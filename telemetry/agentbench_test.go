@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/telemetry"
