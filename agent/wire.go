@@ -56,9 +56,10 @@ func (p Provider) isGemini() bool {
 
 // fixedSamplingModel reports whether model is an OpenAI reasoning model:
 // gpt-5* and the o-series reject max_tokens (they take
-// max_completion_tokens) and any temperature but the default
-// (https://platform.openai.com/docs/guides/reasoning, "Unsupported
-// parameter: 'max_tokens' is not supported with this model").
+// max_completion_tokens) and any temperature but the default ("Unsupported
+// parameter: 'max_tokens' is not supported with this model. Use
+// 'max_completion_tokens' instead.", as reported in griptape#312 and
+// cline#341).
 func fixedSamplingModel(model string) bool {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
