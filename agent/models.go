@@ -61,33 +61,29 @@ func ListModels(ctx context.Context, p Provider, client *http.Client) ([]string,
 		client = http.DefaultClient
 	}
 	if p.Name == "ollama" {
-		return ollamaTags(ctx, p, client)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(p.BaseURL, "/")+"/models", nil)
-	if err != nil {
-		return nil, err
-	}
-	if p.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+p.APIKey)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("listing models: HTTP %d: %s", resp.StatusCode, PlainError(body))
+		var tags struct {
+			Models []struct {
+				Name string `json:"name"`
+			} `json:"models"`
+		}
+		if err := getJSON(ctx, client, ollamaRoot(p.BaseURL)+"/api/tags", "", &tags); err != nil {
+			return nil, fmt.Errorf("listing Ollama's models: %w", err)
+		}
+		var out []string
+		for _, m := range tags.Models {
+			if m.Name != "" && chatModel(m.Name) {
+				out = append(out, m.Name)
+			}
+		}
+		sort.Strings(out)
+		return out, nil
 	}
 	var list struct {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(body, &list); err != nil {
+	if err := getJSON(ctx, client, strings.TrimRight(p.BaseURL, "/")+"/models", p.APIKey, &list); err != nil {
 		return nil, fmt.Errorf("listing models: %w", err)
 	}
 	var out []string
@@ -101,40 +97,30 @@ func ListModels(ctx context.Context, p Provider, client *http.Client) ([]string,
 	return out, nil
 }
 
-// ollamaTags lists the models Ollama has pulled (GET /api/tags).
-func ollamaTags(ctx context.Context, p Provider, client *http.Client) ([]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ollamaRoot(p.BaseURL)+"/api/tags", nil)
+// getJSON decodes the JSON answer to GET url (with key as a bearer token
+// when set) into v; an error status becomes an error with the body's
+// message in plain words.
+func getJSON(ctx context.Context, client *http.Client, url, key string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("listing Ollama's models: HTTP %d: %s", resp.StatusCode, PlainError(body))
+		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, PlainError(body))
 	}
-	var tags struct {
-		Models []struct {
-			Name string `json:"name"`
-		} `json:"models"`
-	}
-	if err := json.Unmarshal(body, &tags); err != nil {
-		return nil, fmt.Errorf("listing Ollama's models: %w", err)
-	}
-	var out []string
-	for _, m := range tags.Models {
-		if m.Name != "" && chatModel(m.Name) {
-			out = append(out, m.Name)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return json.Unmarshal(body, v)
 }
 
 // ollamaRoot is Ollama's address without the /v1 of its OpenAI-compatible
