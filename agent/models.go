@@ -183,7 +183,54 @@ func PlainError(body []byte) string {
 		}
 	}
 	if msg == "" {
-		msg = string(body)
+		msg = htmlText(string(body))
+	}
+	return plainMessage(msg)
+}
+
+// htmlText is the title of an HTML error page (a proxy's "502 Bad
+// Gateway"), or its text without tags; anything else is returned as it is.
+func htmlText(s string) string {
+	l := strings.ToLower(strings.TrimSpace(s))
+	if !strings.HasPrefix(l, "<") {
+		return s
+	}
+	if i := strings.Index(l, "<title>"); i >= 0 {
+		if j := strings.Index(l[i:], "</title>"); j > len("<title>") {
+			return strings.TrimSpace(s[i+len("<title>") : i+j])
+		}
+	}
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+			b.WriteByte(' ')
+		case r == '>':
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// plainMessage makes msg one line of at most 300 runes. A message that is
+// itself an error body (Gemini's errors passed through another layer
+// arrive as {"error":{"message":"{\n  \"error\": {…}}"}}:
+// continuedev/continue#9939, earendil-works/pi#2893) is unwrapped.
+func plainMessage(msg string) string {
+	msg = strings.TrimSpace(msg)
+	for range 3 {
+		if msg == "" || (msg[0] != '{' && msg[0] != '[') {
+			break
+		}
+		e, ok := parseErrorBody([]byte(msg))
+		if !ok || e.Message == "" {
+			break
+		}
+		msg = strings.TrimSpace(e.Message)
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
 	if r := []rune(msg); len(r) > 300 {
