@@ -178,6 +178,14 @@ func peekBody(resp *http.Response, limit int64) []byte {
 	return head
 }
 
+// ModelSetting says how to choose another model for p: the variable, the
+// setting and the chat command.
+func ModelSetting(p Provider) string { return modelSetting(p) }
+
+// DescribeError says in a sentence or two what went wrong talking to p and
+// what to do.
+func DescribeError(p Provider, err error) string { return describeError(p, err) }
+
 // modelSetting says how to choose another model for p.
 func modelSetting(p Provider) string {
 	switch p.Name {

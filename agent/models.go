@@ -80,7 +80,7 @@ func ListModels(ctx context.Context, p Provider, client *http.Client) ([]string,
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("listing models: HTTP %d: %s", resp.StatusCode, PlainError(body))
+		return nil, &ListError{What: "listing models", Status: resp.StatusCode, Message: PlainError(body)}
 	}
 	var list struct {
 		Data []struct {
@@ -101,6 +101,17 @@ func ListModels(ctx context.Context, p Provider, client *http.Client) ([]string,
 	return out, nil
 }
 
+// ListError is a model listing the server refused.
+type ListError struct {
+	What    string // "listing models"
+	Status  int    // HTTP status
+	Message string // the body, plain (PlainError)
+}
+
+func (e *ListError) Error() string {
+	return fmt.Sprintf("%s: HTTP %d: %s", e.What, e.Status, e.Message)
+}
+
 // ollamaTags lists the models Ollama has pulled (GET /api/tags).
 func ollamaTags(ctx context.Context, p Provider, client *http.Client) ([]string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ollamaRoot(p.BaseURL)+"/api/tags", nil)
@@ -117,7 +128,7 @@ func ollamaTags(ctx context.Context, p Provider, client *http.Client) ([]string,
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("listing Ollama's models: HTTP %d: %s", resp.StatusCode, PlainError(body))
+		return nil, &ListError{What: "listing Ollama's models", Status: resp.StatusCode, Message: PlainError(body)}
 	}
 	var tags struct {
 		Models []struct {

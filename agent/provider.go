@@ -248,6 +248,18 @@ func describeError(p Provider, err error) string {
 	if errors.As(err, &quota) {
 		return describeQuota(p, quota, time.Now())
 	}
+	var listErr *ListError
+	if errors.As(err, &listErr) {
+		// The model list itself was refused (`co models`).
+		if listErr.Status == http.StatusUnauthorized || listErr.Status == http.StatusForbidden {
+			fix := "check the API key"
+			if p.KeyEnv != "" {
+				fix = "set a valid " + p.KeyEnv
+			}
+			return fmt.Sprintf("%s refused to list its models (HTTP %d: %s): %s.", p.Name, listErr.Status, strings.TrimSuffix(listErr.Message, "."), fix)
+		}
+		return fmt.Sprintf("%s could not list its models at %s (HTTP %d: %s).", p.Name, p.BaseURL, listErr.Status, strings.TrimSuffix(listErr.Message, "."))
+	}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	status := 0
