@@ -190,11 +190,11 @@ func DescribeError(p Provider, err error) string { return describeError(p, err) 
 func modelSetting(p Provider) string {
 	switch p.Name {
 	case "gemini":
-		return "set GEMINI_MODEL (gemini_model in the settings file), or type /model NAME in the chat"
+		return "set GEMINI_MODEL or gemini_model in the settings file, or type /model NAME in the chat"
 	case "ollama":
-		return "set OLLAMA_MODEL (ollama_model in the settings file), or type /model NAME in the chat"
+		return "set OLLAMA_MODEL or ollama_model in the settings file, or type /model NAME in the chat"
 	default:
-		return "set OPENAI_MODEL (openai_model in the settings file), or type /model NAME in the chat"
+		return "set OPENAI_MODEL or openai_model in the settings file, or type /model NAME in the chat"
 	}
 }
 
@@ -218,7 +218,7 @@ func describeQuota(p Provider, q *QuotaError, now time.Time) string {
 	if reset, ok := pacificMidnight(now); ok {
 		when += fmt.Sprintf(", in %s (%s your time)", roundWait(reset.Sub(now)), reset.Local().Format("15:04"))
 	}
-	return fmt.Sprintf("%s: %s for %s is used up, so co did not retry. %s. Until then, switch to a model with quota left (%s), or enable billing on the Google Cloud project for higher limits (https://ai.google.dev/gemini-api/docs/rate-limits).",
+	return fmt.Sprintf("%s: %s for %s is used up, so co did not retry. %s. Until then, to use a model with quota left, %s; or enable billing on the Google Cloud project for higher limits (https://ai.google.dev/gemini-api/docs/rate-limits).",
 		p.Name, what, model, when, modelSetting(p))
 }
 

@@ -334,3 +334,66 @@ func TestLongRetryDelayIsReported(t *testing.T) {
 	}
 	assertPlain(t, fl.Message)
 }
+
+// The same behaviours against llmtest's imitations of the providers
+// (agent/llmtest profiles), which answer as Google and DeepSeek do.
+
+func TestProfileGeminiRetiredModel(t *testing.T) {
+	f := profileFixture(t, llmtest.ProfileGemini, "gemini-2.0-flash", nil)
+	start := time.Now()
+	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
+	t.Log(fl.Message)
+	if d := time.Since(start); d >= 2*time.Second {
+		t.Errorf("the failure took %v", d)
+	}
+	for _, want := range []string{`"gemini-2.0-flash"`, "no longer available", "gemini-3.5-flash", "GEMINI_MODEL", "/model NAME"} {
+		if !strings.Contains(fl.Message, want) {
+			t.Errorf("message lacks %q: %s", want, fl.Message)
+		}
+	}
+	for _, not := range []string{"embedding", "imagen", "tts", "aqa"} {
+		if strings.Contains(fl.Message, not) {
+			t.Errorf("message offers a model that cannot chat (%s): %s", not, fl.Message)
+		}
+	}
+	assertPlain(t, fl.Message)
+}
+
+func TestProfileGeminiQuota(t *testing.T) {
+	t.Run("per minute waits RetryInfo's delay", func(t *testing.T) {
+		f := profileFixture(t, llmtest.ProfileGemini, "gemini-flash-latest", nil)
+		f.srv.Script(llmtest.Reply{RetryDelay: time.Second}, llmtest.Reply{Text: "ok"})
+		start := time.Now()
+		finished(t, run(t, context.Background(), f.ag, "hi", nil))
+		if d := time.Since(start); d < 800*time.Millisecond || d > 1200*time.Millisecond {
+			t.Errorf("retried after %v; RetryInfo said 1s", d)
+		}
+	})
+	t.Run("per day fails at once", func(t *testing.T) {
+		f := profileFixture(t, llmtest.ProfileGemini, "gemini-flash-latest", nil)
+		f.srv.Script(llmtest.Reply{DailyQuota: true}, llmtest.Reply{Text: "a retry got through"})
+		fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
+		t.Log(fl.Message)
+		if n := len(f.srv.WaitRequests(2, 300*time.Millisecond)); n != 1 {
+			t.Errorf("%d requests; a daily quota is not retried", n)
+		}
+		for _, want := range []string{"daily request quota", "midnight Pacific", "gemini-3-flash-preview", "GEMINI_MODEL"} {
+			if !strings.Contains(fl.Message, want) {
+				t.Errorf("message lacks %q: %s", want, fl.Message)
+			}
+		}
+		assertPlain(t, fl.Message)
+	})
+}
+
+func TestProfileDeepSeekModelNotExist(t *testing.T) {
+	f := profileFixture(t, llmtest.ProfileDeepSeek, "deepseek-r1", nil)
+	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
+	t.Log(fl.Message)
+	for _, want := range []string{`"deepseek-r1"`, "Model Not Exist", "deepseek-reasoner", "OPENAI_MODEL"} {
+		if !strings.Contains(fl.Message, want) {
+			t.Errorf("message lacks %q: %s", want, fl.Message)
+		}
+	}
+	assertPlain(t, fl.Message)
+}

@@ -89,3 +89,43 @@ func TestModelsListingFailsPlainly(t *testing.T) {
 		})
 	}
 }
+
+func TestStatusShowsTheModelThatLastAnswered(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetProfile(llmtest.ProfileGemini)
+	home := t.TempDir()
+	e := geminiEnv(t, srv, home)
+
+	out, errOut, code := runCo(t, t.TempDir(), e, "", "status")
+	if code != 0 {
+		t.Fatalf("status: exit %d; %s", code, errOut)
+	}
+	if line := statusLine(out, "model"); line != "gemini-flash-latest" {
+		t.Errorf("before any chat, model line %q; want the configured name alone", line)
+	}
+
+	// The server names the model behind the alias in its chunks.
+	srv.Script(llmtest.Reply{Raw: `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gemini-3.5-flash","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi."},"finish_reason":"stop"}]}` + "\n\n" +
+		`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gemini-3.5-flash","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}` + "\n\ndata: [DONE]\n\n"})
+	if _, errOut, code := runCo(t, t.TempDir(), e, "", "run", "hello"); code != 0 {
+		t.Fatalf("run: exit %d; %s", code, errOut)
+	}
+	out, errOut, code = runCo(t, t.TempDir(), e, "", "status")
+	if code != 0 {
+		t.Fatalf("status: exit %d; %s", code, errOut)
+	}
+	if line, want := statusLine(out, "model"), "gemini-flash-latest (last answered as gemini-3.5-flash, just now)"; line != want {
+		t.Errorf("model line %q, want %q\n%s", line, want, out)
+	}
+}
+
+// statusLine is the value of a `co status` row.
+func statusLine(out, key string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(l, " "); ok && k == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
