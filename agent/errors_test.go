@@ -151,6 +151,15 @@ func TestOllamaMissingModelSuggestsPull(t *testing.T) {
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, `{"error":{"message":"model \"llama9\" not found, try pulling it first","type":"api_error","param":null,"code":null}}`)
 	})
+	// co talks to Ollama natively: /api/show and /api/chat answer 404
+	// with {"error":"model 'X' not found"} (CrestApps/CrestApps.Core#142).
+	native := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error":"model 'llama9' not found"}`)
+	}
+	mux.HandleFunc("/api/chat", native)
+	mux.HandleFunc("/api/show", native)
 	mux.HandleFunc("/api/tags", func(w http.ResponseWriter, r *http.Request) {
 		tags.Add(1)
 		fmt.Fprint(w, `{"models":[{"name":"qwen3:8b","model":"qwen3:8b"},{"name":"nomic-embed-text:latest","model":"nomic-embed-text:latest"}]}`)
@@ -165,7 +174,7 @@ func TestOllamaMissingModelSuggestsPull(t *testing.T) {
 	}
 	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
 	t.Log(fl.Message)
-	for _, want := range []string{`"llama9"`, "`ollama pull llama9`", "qwen3:8b", "OLLAMA_MODEL", "/model NAME"} {
+	for _, want := range []string{`"llama9"`, "model 'llama9' not found", "`ollama pull llama9`", "qwen3:8b", "OLLAMA_MODEL", "/model NAME"} {
 		if !strings.Contains(fl.Message, want) {
 			t.Errorf("message lacks %q: %s", want, fl.Message)
 		}
