@@ -55,7 +55,7 @@ func (ss *session) statusText(ctx context.Context, probe bool) string {
 		fmt.Fprintf(w, "provider\tnone usable: %s\n", perr)
 	default:
 		fmt.Fprintf(w, "provider\t%s\n", p.Name)
-		fmt.Fprintf(w, "model\t%s\n", p.Model)
+		fmt.Fprintf(w, "model\t%s%s\n", p.Model, ss.lastAnswered(ctx, p))
 		fmt.Fprintf(w, "endpoint\t%s\n", p.BaseURL)
 		switch {
 		case probe && p.Name == "ollama":
@@ -102,6 +102,38 @@ func (ss *session) statusText(ctx context.Context, probe bool) string {
 	}
 	w.Flush()
 	return b.String()
+}
+
+// lastAnswered is " (last answered as MODEL, 2h ago)" when the span
+// store's most recent chat with p for p.Model says another model answered
+// (an alias such as gemini-flash-latest names the model behind it), else
+// "". It reads one row and gives up after a quarter of a second, so
+// status stays fast.
+func (ss *session) lastAnswered(ctx context.Context, p agent.Provider) string {
+	st := telemetry.OpenStore(telemetry.DBPath(ss.loaded.Paths.DataDir))
+	defer st.Close()
+	ctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
+	defer cancel()
+	a, ok, err := st.LastAnswered(ctx, p.Name, p.Model)
+	if err != nil || !ok || strings.TrimPrefix(a.Model, "models/") == strings.TrimPrefix(p.Model, "models/") {
+		return ""
+	}
+	return fmt.Sprintf(" (last answered as %s, %s)", strings.TrimPrefix(a.Model, "models/"), ago(time.Since(a.At)))
+}
+
+// ago renders how long ago something was: "just now", "5m ago", "2h ago",
+// "3d ago".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
 }
 
 // extraStatus are status rows of the sandbox and later subsystems.

@@ -135,7 +135,7 @@ when standard output is not a terminal or TERM is dumb.`,
 	root.Flags().BoolVar(&plain, "plain", false, "line-based chat for dumb terminals, pipes and screen readers")
 	rf.add(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(s), newStatusCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newVersionCmd(s))
+	root.AddCommand(newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newVersionCmd(s))
 	root.AddCommand(telemetryCommands(s)...)
 	root.AddCommand(googleCommands(s)...)
 	root.CompletionOptions.DisableDefaultCmd = true

@@ -609,9 +609,22 @@ func describeStreamError(p Provider, err error, stall time.Duration, partial boo
 	case errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "connection reset"):
 		return fmt.Sprintf("The connection to %s was cut in the middle of the reply.%s Ask again to retry.", p.Name, keep)
 	}
+	// An HTTP error (its body not JSON, e.g. a proxy's HTML page, unwraps
+	// to a SyntaxError) or a quota is not a malformed chunk, and its body is
+	// never dumped: describeError says it plainly.
+	var reqErr *openai.RequestError
+	var apiErr *openai.APIError
+	var quota *QuotaError
+	if errors.As(err, &reqErr) || errors.As(err, &apiErr) || errors.As(err, &quota) {
+		return describeError(p, err) + keep
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) || strings.Contains(err.Error(), "invalid character") {
-		return fmt.Sprintf("%s sent a malformed stream chunk (%v).%s", p.Name, err, keep)
+		msg := err.Error()
+		if se != nil {
+			msg = se.Error()
+		}
+		return fmt.Sprintf("%s sent a malformed stream chunk (%s).%s", p.Name, plainMessage(msg), keep)
 	}
 	return describeError(p, err) + keep
 }

@@ -92,7 +92,9 @@ func TestWindowNeverSplitsACallFromItsResult(t *testing.T) {
 
 func TestContextWindow(t *testing.T) {
 	for model, want := range map[string]int{"gemini-2.0-flash": 1_048_576, "gemini-1.5-pro-002": 2_097_152, "gpt-4o-mini": 128_000,
-		"llama3.1:8b": 131_072, "llama3:8b": 8_192, "models/gemini-2.5-pro": 1_048_576, "unknown-model": 0} {
+		"llama3.1:8b": 131_072, "llama3:8b": 8_192, "models/gemini-2.5-pro": 1_048_576, "unknown-model": 0,
+		// The -latest aliases (co's default) follow Google's current models.
+		"gemini-flash-latest": 1_048_576, "gemini-flash-lite-latest": 1_048_576, "gemini-pro-latest": 1_048_576, "models/gemini-3.5-flash": 1_048_576} {
 		if got := ContextWindow(model); got != want {
 			t.Errorf("ContextWindow(%q) = %d, want %d", model, got, want)
 		}

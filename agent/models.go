@@ -66,8 +66,8 @@ func ListModels(ctx context.Context, p Provider, client *http.Client) ([]string,
 				Name string `json:"name"`
 			} `json:"models"`
 		}
-		if err := getJSON(ctx, client, ollamaRoot(p.BaseURL)+"/api/tags", "", &tags); err != nil {
-			return nil, fmt.Errorf("listing Ollama's models: %w", err)
+		if err := getJSON(ctx, client, "listing Ollama's models", ollamaRoot(p.BaseURL)+"/api/tags", "", &tags); err != nil {
+			return nil, err
 		}
 		var out []string
 		for _, m := range tags.Models {
@@ -83,8 +83,8 @@ func ListModels(ctx context.Context, p Provider, client *http.Client) ([]string,
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := getJSON(ctx, client, strings.TrimRight(p.BaseURL, "/")+"/models", p.APIKey, &list); err != nil {
-		return nil, fmt.Errorf("listing models: %w", err)
+	if err := getJSON(ctx, client, "listing models", strings.TrimRight(p.BaseURL, "/")+"/models", p.APIKey, &list); err != nil {
+		return nil, err
 	}
 	var out []string
 	for _, m := range list.Data {
@@ -97,10 +97,21 @@ func ListModels(ctx context.Context, p Provider, client *http.Client) ([]string,
 	return out, nil
 }
 
+// ListError is a model listing the server refused.
+type ListError struct {
+	What    string // "listing models"
+	Status  int    // HTTP status
+	Message string // the body, plain (PlainError)
+}
+
+func (e *ListError) Error() string {
+	return fmt.Sprintf("%s: HTTP %d: %s", e.What, e.Status, e.Message)
+}
+
 // getJSON decodes the JSON answer to GET url (with key as a bearer token
-// when set) into v; an error status becomes an error with the body's
-// message in plain words.
-func getJSON(ctx context.Context, client *http.Client, url, key string, v any) error {
+// when set) into v; an error status is a *ListError about what, with the
+// body's message in plain words.
+func getJSON(ctx context.Context, client *http.Client, what, url, key string, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
@@ -118,9 +129,12 @@ func getJSON(ctx context.Context, client *http.Client, url, key string, v any) e
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, PlainError(body))
+		return &ListError{What: what, Status: resp.StatusCode, Message: PlainError(body)}
 	}
-	return json.Unmarshal(body, v)
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
 }
 
 // ollamaRoot is Ollama's address without the /v1 of its OpenAI-compatible
@@ -169,7 +183,54 @@ func PlainError(body []byte) string {
 		}
 	}
 	if msg == "" {
-		msg = string(body)
+		msg = htmlText(string(body))
+	}
+	return plainMessage(msg)
+}
+
+// htmlText is the title of an HTML error page (a proxy's "502 Bad
+// Gateway"), or its text without tags; anything else is returned as it is.
+func htmlText(s string) string {
+	l := strings.ToLower(strings.TrimSpace(s))
+	if !strings.HasPrefix(l, "<") {
+		return s
+	}
+	if i := strings.Index(l, "<title>"); i >= 0 {
+		if j := strings.Index(l[i:], "</title>"); j > len("<title>") {
+			return strings.TrimSpace(s[i+len("<title>") : i+j])
+		}
+	}
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+			b.WriteByte(' ')
+		case r == '>':
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// plainMessage makes msg one line of at most 300 runes. A message that is
+// itself an error body (Gemini's errors passed through another layer
+// arrive as {"error":{"message":"{\n  \"error\": {…}}"}}:
+// continuedev/continue#9939, earendil-works/pi#2893) is unwrapped.
+func plainMessage(msg string) string {
+	msg = strings.TrimSpace(msg)
+	for range 3 {
+		if msg == "" || (msg[0] != '{' && msg[0] != '[') {
+			break
+		}
+		e, ok := parseErrorBody([]byte(msg))
+		if !ok || e.Message == "" {
+			break
+		}
+		msg = strings.TrimSpace(e.Message)
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
 	if r := []rune(msg); len(r) > 300 {

@@ -173,12 +173,29 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	p := t.policy
 	for attempt := 1; ; attempt++ {
 		resp, err := t.next.RoundTrip(req)
-		if err != nil || attempt >= p.Attempts || !retryable(resp.StatusCode) || (req.Body != nil && req.GetBody == nil) {
+		if err != nil || !retryable(resp.StatusCode) {
 			return resp, err
+		}
+		// The body says whether the 429 can be waited out, and for how
+		// long (Gemini sends no Retry-After; see errors.go).
+		var body errorBody
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			body, _ = parseErrorBody(peekBody(resp, 64<<10))
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			if q := body.quotaExhausted(); q != nil {
+				resp.Body.Close()
+				return nil, q
+			}
+		}
+		if attempt >= p.Attempts || (req.Body != nil && req.GetBody == nil) {
+			return resp, nil
 		}
 		wait := p.Base << (attempt - 1)
 		if ra, ok := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now()); ok {
 			wait = ra
+		} else if d, ok := body.retryDelay(); ok {
+			wait = d
 		}
 		if wait > p.MaxWait {
 			return resp, nil
@@ -223,44 +240,75 @@ func newClient(p Provider, rp RetryPolicy, base http.RoundTripper) *openai.Clien
 	return openai.NewClientWithConfig(cfg)
 }
 
-// describeError turns a provider failure into a message that says what to do.
+// describeError turns a provider failure into one plain sentence or two
+// that say what to do; error bodies in either shape (OpenAI's or Google's,
+// see errorBody) are reduced to their message, never dumped.
 func describeError(p Provider, err error) string {
+	var quota *QuotaError
+	if errors.As(err, &quota) {
+		return describeQuota(p, quota, time.Now())
+	}
+	var listErr *ListError
+	if errors.As(err, &listErr) {
+		// The model list itself was refused (`co models`).
+		if listErr.Status == http.StatusUnauthorized || listErr.Status == http.StatusForbidden {
+			fix := "check the API key"
+			if p.KeyEnv != "" {
+				fix = "set a valid " + p.KeyEnv
+			}
+			return fmt.Sprintf("%s refused to list its models (HTTP %d: %s): %s.", p.Name, listErr.Status, strings.TrimSuffix(listErr.Message, "."), fix)
+		}
+		return fmt.Sprintf("%s could not list its models at %s (HTTP %d: %s).", p.Name, p.BaseURL, listErr.Status, strings.TrimSuffix(listErr.Message, "."))
+	}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	status := 0
-	detail := ""
+	detail, code := "", ""
+	var body errorBody
 	switch {
-	case errors.As(err, &apiErr):
-		status, detail = apiErr.HTTPStatusCode, apiErr.Message
+	// RequestError first: go-openai puts an empty APIError inside one
+	// whose body did not decode (Ollama's {"error":"…"}).
 	case errors.As(err, &reqErr):
 		status = reqErr.HTTPStatusCode
-		detail = strings.TrimSpace(string(reqErr.Body))
+		body, _ = parseErrorBody(reqErr.Body)
+		code = body.code()
+		detail = PlainError(reqErr.Body)
 		if detail == "" && reqErr.Err != nil {
-			detail = reqErr.Err.Error()
+			detail = plainMessage(reqErr.Err.Error())
+		}
+	case errors.As(err, &apiErr):
+		status, detail = apiErr.HTTPStatusCode, plainMessage(apiErr.Message)
+		if s, ok := apiErr.Code.(string); ok {
+			code = s
+		}
+		if detail == "" {
+			detail = plainMessage(apiErr.Type)
 		}
 	}
-	if len(detail) > 300 {
-		detail = detail[:300] + "…"
+	if detail == "" {
+		detail = http.StatusText(status)
 	}
 	switch {
+	case reqErr == nil && apiErr != nil && status == 0:
+		// An error event in the middle of a stream (data: {"error":…}).
+		return fmt.Sprintf("%s reported an error in the middle of the reply: %s.", p.Name, strings.TrimSuffix(detail, "."))
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		fix := "check the API key"
 		if p.KeyEnv != "" {
 			fix = "set a valid " + p.KeyEnv
 		}
-		return fmt.Sprintf("%s rejected the request (HTTP %d: %s): %s.", p.Name, status, detail, fix)
-	case status == http.StatusNotFound:
-		hint := ""
-		if p.Name == "ollama" {
-			hint = fmt.Sprintf(" Pull it with `ollama pull %s` or set OLLAMA_MODEL.", p.Model)
-		}
-		return fmt.Sprintf("%s has no model %q at %s (HTTP 404: %s).%s", p.Name, p.Model, p.BaseURL, detail, hint)
+		return fmt.Sprintf("%s rejected the request (HTTP %d: %s): %s.", p.Name, status, strings.TrimSuffix(detail, "."), fix)
+	case modelMissing(status, code, detail):
+		return describeMissingModel(p, status, strings.TrimSuffix(detail, "."))
 	case status == http.StatusTooManyRequests:
-		return fmt.Sprintf("%s is rate limiting requests (HTTP 429: %s) and retries ran out; wait a little and try again.", p.Name, detail)
+		if d, ok := body.retryDelay(); ok {
+			return fmt.Sprintf("%s is rate limiting requests (HTTP 429: %s) and asks to wait %s, longer than co waits; try again then, or %s.", p.Name, strings.TrimSuffix(detail, "."), d.Round(time.Second), modelSetting(p))
+		}
+		return fmt.Sprintf("%s is rate limiting requests (HTTP 429: %s) and retries ran out; wait a little and try again.", p.Name, strings.TrimSuffix(detail, "."))
 	case status >= 500:
-		return fmt.Sprintf("%s failed (HTTP %d: %s) and retries ran out; try again later.", p.Name, status, detail)
+		return fmt.Sprintf("%s failed (HTTP %d: %s) and retries ran out; try again later.", p.Name, status, strings.TrimSuffix(detail, "."))
 	case status != 0:
-		return fmt.Sprintf("%s refused the request (HTTP %d: %s).", p.Name, status, detail)
+		return fmt.Sprintf("%s refused the request (HTTP %d: %s).", p.Name, status, strings.TrimSuffix(detail, "."))
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		hint := "is the server running?"
@@ -277,5 +325,5 @@ func describeError(p Provider, err error) string {
 	if errors.As(err, &netErr) && netErr.Timeout() {
 		return fmt.Sprintf("%s at %s did not answer in time: %v.", p.Name, p.BaseURL, err)
 	}
-	return fmt.Sprintf("%s request failed: %v.", p.Name, err)
+	return fmt.Sprintf("%s request failed: %s.", p.Name, strings.TrimSuffix(plainMessage(err.Error()), "."))
 }
