@@ -89,6 +89,7 @@ type App struct {
 	cancel        context.CancelFunc
 	reply         *assistantEntry // the reply being streamed
 	think         *reasoningEntry // the reasoning being streamed
+	models        modelsState
 	hideReasoning bool
 	tools         map[string]*toolEntry
 	turnTokens    int
@@ -127,6 +128,7 @@ func New(ctx context.Context, o Options) *App {
 	}
 	a.chat = NewChat(a.th, md)
 	a.input = NewInput(a.th, keys, hist)
+	a.input.models = func(prefix string) []string { return slash.CompleteModel(o.Agent, prefix) }
 	a.welcome = &welcomeEntry{w: o.Welcome}
 	a.chat.Add(a.welcome)
 	if h := o.Agent.History(); len(h) > 0 {
@@ -243,6 +245,8 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		}
 	case compactedMsg:
 		a.handleCompacted(msg)
+	case modelsMsg:
+		a.handleModels(msg)
 	case todosChangedMsg:
 		a.showTodos()
 		cmd = safeCmd(watchTodos(a.todoCh))
@@ -339,10 +343,15 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 
 // toInput hands a key or a paste to the prompt and acts on a submission.
 func (a *App) toInput(msg tea.Msg) tea.Cmd {
+	tab := false
+	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, a.keys.Complete) {
+		tab = true
+	}
 	sub, cmd := a.input.Update(msg)
 	if sub == nil {
-		return cmd
+		return tea.Batch(cmd, a.prefetchModels(tab))
 	}
+	a.models.failed = false
 	return tea.Batch(cmd, a.handleSubmit(*sub))
 }
 
@@ -490,6 +499,14 @@ func (a *App) runSlash(line string) tea.Cmd {
 		a.chat.Bottom()
 		a.refreshStatus()
 		return a.compact()
+	case slash.ListModels:
+		n := newNotice(noticeInfo, r.Output)
+		a.models.note = n
+		a.chat.Add(n)
+		a.chat.Bottom()
+		return a.fetchModels(true)
+	case slash.ModelSwitched:
+		a.modelSwitched()
 	}
 	if r.Output != "" {
 		kind := noticeOutput
@@ -680,7 +697,7 @@ func (a *App) setProvider() {
 	if err != nil {
 		errText = err.Error()
 	}
-	a.welcome.setProvider(safe.Text(p.Name)+" · "+safe.Text(p.Model), done, errText)
+	a.welcome.setProvider(providerText(p, a.reportedModel(p)), done, errText)
 	if a.spans != nil && done {
 		a.spans.SetModel(p.Model)
 	}
@@ -691,9 +708,14 @@ func (a *App) setProvider() {
 func (a *App) refreshStatus() {
 	p, done, err := a.agent.Provider()
 	ap := a.agent.Approvals()
+	reported := a.reportedModel(p)
+	if done && err == nil {
+		a.setWelcomeProvider(p, reported)
+	}
 	a.status.SetInfo(StatusInfo{
 		Provider:      p.Name,
 		Model:         p.Model,
+		Reported:      reported,
 		Resolving:     !done,
 		NoProvider:    done && err != nil,
 		Isolation:     a.wel.Isolation,
