@@ -165,6 +165,25 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 				s.println(r.Output)
 			}
 		}
+		if r.Action == slash.ListModels {
+			// A line-based chat may wait: Ctrl+C cancels it like a turn.
+			mctx, cancel := context.WithCancel(ctx)
+			go func() {
+				select {
+				case <-s.o.Interrupts:
+					cancel()
+				case <-mctx.Done():
+				}
+			}()
+			names, err := s.o.Agent.Models(mctx)
+			cancel()
+			lr := slash.ModelList(s.o.Agent, names, err)
+			if lr.Err {
+				s.println("error: " + lr.Output)
+			} else {
+				s.println(lr.Output)
+			}
+		}
 		if r.Action == slash.Compact {
 			n, err := s.o.Agent.Compact(ctx)
 			if err != nil {
