@@ -26,7 +26,13 @@ func wantPlain(flag bool, s streams) bool {
 	return !ok || !term.IsTerminal(f.Fd())
 }
 
-func runChat(_ *cobra.Command, s streams, plainFlag bool, rf resumeFlags) error {
+// chatFlags are the chat's flags.
+type chatFlags struct {
+	plain       bool
+	noReasoning bool // --no-reasoning
+}
+
+func runChat(_ *cobra.Command, s streams, f chatFlags, rf resumeFlags) error {
 	l, err := loadConfig(s)
 	if err != nil {
 		return err
@@ -43,8 +49,9 @@ func runChat(_ *cobra.Command, s streams, plainFlag bool, rf resumeFlags) error 
 		return err
 	}
 	ss.resumed = resumed
+	ss.hideReasoning = f.noReasoning || !l.Settings.ShowReasoning
 
-	if !wantPlain(plainFlag, s) {
+	if !wantPlain(f.plain, s) {
 		return runTUI(ctx, ss, s)
 	}
 	return runPlain(ctx, ss, s)
@@ -62,7 +69,20 @@ func runPlain(ctx context.Context, ss *session, s streams) error {
 		Banner:     ss.plainBanner() + ss.resumedText(),
 		Slash:      ss.slashEnv(""),
 		Interrupts: ints,
+		// Reasoning is dimmed only on a terminal that shows colour.
+		HideReasoning: ss.hideReasoning,
+		Color:         colorAllowed(s),
 	})
+}
+
+// colorAllowed reports whether the output may carry SGR colour: a
+// terminal, not dumb, and NO_COLOR unset.
+func colorAllowed(s streams) bool {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := s.out.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }
 
 func (ss *session) slashEnv(helpExtra string) slash.Env {

@@ -14,7 +14,7 @@ import (
 )
 
 func newRunCmd(s streams) *cobra.Command {
-	var jsonOut, yes bool
+	var jsonOut, yes, noReasoning bool
 	var rf resumeFlags
 	cmd := &cobra.Command{
 		Use:   "run [PROMPT]",
@@ -26,7 +26,9 @@ only argument is "-").
 It never waits for a person: calls that need approval are denied and reported,
 unless --yes approves them; calls the policy denies never run.
 
-With --json, every event is one JSON object per line (see the README).
+With --json, every event is one JSON object per line (see the README),
+the model's reasoning included ("reasoning" events) unless --no-reasoning.
+Without --json, reasoning never reaches standard output.
 
 Exit codes: 0 success; 1 error (provider, limit, configuration); 2 usage
 error; 3 finished, but a call was denied; 130 interrupted.`,
@@ -57,7 +59,7 @@ error; 3 finished, but a call was denied; 130 interrupted.`,
 			if _, err := ss.attachSessions(rf, s.err); err != nil {
 				return err
 			}
-			code := headless.Run(ctx, headless.Options{Agent: ss.agent, Prompt: prompt, Out: s.out, Err: s.err, JSON: jsonOut, Yes: yes})
+			code := headless.Run(ctx, headless.Options{Agent: ss.agent, Prompt: prompt, Out: s.out, Err: s.err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning})
 			if code != 0 {
 				return exitCode(code)
 			}
@@ -66,6 +68,7 @@ error; 3 finished, but a call was denied; 130 interrupted.`,
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per event, one per line")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve calls that need approval (denied calls still never run)")
+	cmd.Flags().BoolVar(&noReasoning, "no-reasoning", false, "leave the model's reasoning out (no \"reasoning\" events with --json)")
 	rf.add(cmd)
 	return cmd
 }

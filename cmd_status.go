@@ -12,6 +12,7 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/tui/safe"
 )
 
 func newStatusCmd(s streams) *cobra.Command {
@@ -55,8 +56,19 @@ func (ss *session) statusText(ctx context.Context, probe bool) string {
 		fmt.Fprintf(w, "provider\tnone usable: %s\n", perr)
 	default:
 		fmt.Fprintf(w, "provider\t%s\n", p.Name)
-		fmt.Fprintf(w, "model\t%s%s\n", p.Model, ss.lastAnswered(ctx, p))
+		model := p.Model
+		if r := ss.agent.ReportedModel(); r != "" && r != p.Model {
+			model += " (the server answers as " + r + ")"
+		} else if probe {
+			model += ss.lastAnswered(ctx, p)
+		}
+		fmt.Fprintf(w, "model\t%s\n", safe.Text(model))
 		fmt.Fprintf(w, "endpoint\t%s\n", p.BaseURL)
+		if cw := ss.agent.ContextWindow(); cw > 0 {
+			fmt.Fprintf(w, "context window\t%d tokens\n", cw)
+		} else {
+			fmt.Fprintf(w, "context window\tunknown\n")
+		}
 		switch {
 		case probe && p.Name == "ollama":
 			// Native API: the version, and the context window co asks

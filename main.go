@@ -114,7 +114,7 @@ func run(args []string, s streams) int {
 }
 
 func newRootCmd(s streams) *cobra.Command {
-	var plain bool
+	var plain, noReasoning bool
 	var rf resumeFlags
 	root := &cobra.Command{
 		Use:   "co",
@@ -129,10 +129,11 @@ when standard output is not a terminal or TERM is dumb.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runChat(cmd, s, plain, rf)
+			return runChat(cmd, s, chatFlags{plain: plain, noReasoning: noReasoning}, rf)
 		},
 	}
 	root.Flags().BoolVar(&plain, "plain", false, "line-based chat for dumb terminals, pipes and screen readers")
+	root.Flags().BoolVar(&noReasoning, "no-reasoning", false, "hide the model's reasoning (as show_reasoning=false does)")
 	rf.add(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newVersionCmd(s))

@@ -31,6 +31,9 @@ type session struct {
 	resumed      []sessions.Entry // the transcript of a resumed session, to show
 	sandbox      sandbox.Sandbox
 	selection    sandbox.Selection
+	// hideReasoning leaves the model's reasoning out of the chat
+	// (show_reasoning false or --no-reasoning).
+	hideReasoning bool
 	// probeOnly sessions report (co status, co policy check): they create
 	// no container and open no telemetry.
 	probeOnly bool

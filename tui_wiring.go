@@ -36,10 +36,11 @@ func runTUI(ctx context.Context, ss *session, s streams) error {
 			Unsandboxed: unsandboxed,
 			Tools:       ss.tools.Len(),
 		},
-		Theme:       ss.loaded.Settings.Theme,
-		HistoryPath: filepath.Join(ss.loaded.Paths.DataDir, "history.txt"),
-		Feed:        ss.tracing.feed,
-		Output:      s.out,
+		Theme:         ss.loaded.Settings.Theme,
+		HistoryPath:   filepath.Join(ss.loaded.Paths.DataDir, "history.txt"),
+		Feed:          ss.tracing.feed,
+		Output:        s.out,
+		HideReasoning: ss.hideReasoning,
 	}
 	if l := todo.Find(ss.tools); l != nil {
 		o.Todos = todoLines{l}

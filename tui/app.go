@@ -82,15 +82,18 @@ type App struct {
 	mouseOff      bool
 	inputHeight   int
 
-	turn       int // the current (or last) turn's id
-	running    bool
-	cancelled  bool // the user cancelled the running turn
-	pump       *pump
-	cancel     context.CancelFunc
-	reply      *assistantEntry // the reply being streamed
-	tools      map[string]*toolEntry
-	turnTokens int
-	queue      []queued
+	turn          int // the current (or last) turn's id
+	running       bool
+	cancelled     bool // the user cancelled the running turn
+	pump          *pump
+	cancel        context.CancelFunc
+	reply         *assistantEntry // the reply being streamed
+	think         *reasoningEntry // the reasoning being streamed
+	models        modelsState
+	hideReasoning bool
+	tools         map[string]*toolEntry
+	turnTokens    int
+	queue         []queued
 
 	ctrlC    time.Time
 	flashSeq int
@@ -113,6 +116,7 @@ func New(ctx context.Context, o Options) *App {
 		agent: o.Agent, slash: o.Slash, keys: keys, mkeys: mkeys, th: &th, md: md,
 		side: NewSidePanel(&th), status: NewStatusBar(&th), wel: o.Welcome,
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
+		hideReasoning: o.HideReasoning,
 	}
 	// The pump saves streamed text right before each frame shows it.
 	o.Agent.DeferDrafts()
@@ -124,6 +128,7 @@ func New(ctx context.Context, o Options) *App {
 	}
 	a.chat = NewChat(a.th, md)
 	a.input = NewInput(a.th, keys, hist)
+	a.input.models = func(prefix string) []string { return slash.CompleteModel(o.Agent, prefix) }
 	a.welcome = &welcomeEntry{w: o.Welcome}
 	a.chat.Add(a.welcome)
 	if h := o.Agent.History(); len(h) > 0 {
@@ -240,6 +245,8 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		}
 	case compactedMsg:
 		a.handleCompacted(msg)
+	case modelsMsg:
+		a.handleModels(msg)
 	case todosChangedMsg:
 		a.showTodos()
 		cmd = safeCmd(watchTodos(a.todoCh))
@@ -315,6 +322,10 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return a.copy()
 	case key.Matches(k, a.keys.Expand):
 		a.chat.ToggleExpand()
+	case key.Matches(k, a.keys.Reasoning):
+		if !a.chat.ToggleReasoning() {
+			return a.flash("No reasoning to expand", 2*time.Second)
+		}
 	case key.Matches(k, a.keys.ToggleSpans):
 		a.sideWanted = !a.sideWanted
 		a.layout()
@@ -332,10 +343,15 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 
 // toInput hands a key or a paste to the prompt and acts on a submission.
 func (a *App) toInput(msg tea.Msg) tea.Cmd {
+	tab := false
+	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, a.keys.Complete) {
+		tab = true
+	}
 	sub, cmd := a.input.Update(msg)
 	if sub == nil {
-		return cmd
+		return tea.Batch(cmd, a.prefetchModels(tab))
 	}
+	a.models.failed = false
 	return tea.Batch(cmd, a.handleSubmit(*sub))
 }
 
@@ -483,6 +499,14 @@ func (a *App) runSlash(line string) tea.Cmd {
 		a.chat.Bottom()
 		a.refreshStatus()
 		return a.compact()
+	case slash.ListModels:
+		n := newNotice(noticeInfo, r.Output)
+		a.models.note = n
+		a.chat.Add(n)
+		a.chat.Bottom()
+		return a.fetchModels(true)
+	case slash.ModelSwitched:
+		a.modelSwitched()
 	}
 	if r.Output != "" {
 		kind := noticeOutput
@@ -510,7 +534,7 @@ func (a *App) begin(q queued) tea.Cmd {
 	a.turn++
 	events, cancel := a.start(q.text, q.bang)
 	a.cancel, a.running, a.cancelled = cancel, true, false
-	a.reply, a.tools, a.turnTokens = nil, map[string]*toolEntry{}, 0
+	a.reply, a.think, a.tools, a.turnTokens = nil, nil, map[string]*toolEntry{}, 0
 	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
 	shown := q.text
 	if q.bang {
@@ -539,7 +563,24 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		}
 	}
 	switch e := msg.Event.(type) {
+	case agent.ReasoningDelta:
+		if a.hideReasoning {
+			return tea.Batch(cmds...)
+		}
+		if a.think == nil {
+			if strings.TrimSpace(e.Text) == "" {
+				return tea.Batch(cmds...)
+			}
+			a.endReply(false)
+			a.think = newReasoningEntry(now, a.keys.Reasoning.Help().Key)
+			a.chat.Add(a.think)
+		}
+		a.think.append(e.Text)
+		a.chat.Changed()
+		a.status.Frame(now)
+		return tea.Batch(cmds...)
 	case agent.TextDelta:
+		a.endThink(now)
 		if a.reply == nil {
 			a.reply = &assistantEntry{}
 			a.chat.Add(a.reply)
@@ -549,9 +590,11 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.status.Frame(now)
 		return tea.Batch(cmds...) // the status bar shows nothing new
 	case agent.Notice:
+		a.endThink(now)
 		a.endReply(false)
 		a.chat.Add(newNotice(noticeInfo, e.Text))
 	case agent.ToolCallStarted:
+		a.endThink(now)
 		a.endReply(false)
 		t := newToolEntry(e, now)
 		a.tools[e.CallID] = t
@@ -567,9 +610,11 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.markWaiting(e, true)
 		cmds = append(cmds, a.modal.ArmCmd())
 	case agent.TurnFinished:
+		a.endThink(now)
 		a.endReply(false)
 		a.turnTokens = e.Usage.Total()
 	case agent.TurnFailed:
+		a.endThink(now)
 		a.endReply(e.Interrupted)
 		a.turnTokens = e.Usage.Total()
 		a.modal = nil
@@ -581,6 +626,15 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 	}
 	a.refreshStatus()
 	return tea.Batch(cmds...)
+}
+
+// endThink collapses the streamed reasoning: the answer (or a call) began.
+func (a *App) endThink(now time.Time) {
+	if a.think != nil {
+		a.think.finish(now)
+		a.chat.Changed()
+		a.think = nil
+	}
 }
 
 // endReply closes the streamed reply: its last block renders as final.
@@ -596,6 +650,7 @@ func (a *App) handleTurnClosed(msg turnClosedMsg) tea.Cmd {
 	if msg.Turn != a.turn {
 		return nil
 	}
+	a.endThink(a.now())
 	a.endReply(a.cancelled)
 	for _, t := range a.tools {
 		t.abandon()
@@ -642,7 +697,7 @@ func (a *App) setProvider() {
 	if err != nil {
 		errText = err.Error()
 	}
-	a.welcome.setProvider(safe.Text(p.Name)+" · "+safe.Text(p.Model), done, errText)
+	a.welcome.setProvider(providerText(p, a.reportedModel(p)), done, errText)
 	if a.spans != nil && done {
 		a.spans.SetModel(p.Model)
 	}
@@ -653,9 +708,14 @@ func (a *App) setProvider() {
 func (a *App) refreshStatus() {
 	p, done, err := a.agent.Provider()
 	ap := a.agent.Approvals()
+	reported := a.reportedModel(p)
+	if done && err == nil {
+		a.setWelcomeProvider(p, reported)
+	}
 	a.status.SetInfo(StatusInfo{
 		Provider:      p.Name,
 		Model:         p.Model,
+		Reported:      reported,
 		Resolving:     !done,
 		NoProvider:    done && err != nil,
 		Isolation:     a.wel.Isolation,

@@ -87,3 +87,48 @@ func BenchmarkStreamedReply(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStreamedReasoning streams 8,000 characters of reasoning in
+// 60-character frames after 10 or 1,000 earlier messages: a frame costs
+// the reasoning's unfinished line, not the reasoning so far nor the
+// conversation.
+func BenchmarkStreamedReasoning(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 8000; i++ {
+		fmt.Fprintf(&sb, "Step %d: the value could be %d, so check the divisors of it before going on with the next one. ", i, i*7)
+		if i%4 == 3 {
+			sb.WriteString("\n\n")
+		}
+	}
+	text := sb.String()
+	for _, earlier := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("earlier=%d", earlier), func(b *testing.B) {
+			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}})
+			a := New(context.Background(), Options{Agent: ag, Environ: []string{}, Theme: "dark"})
+			a.Update(windowSize(120, 40))
+			for i := 0; i < earlier/2; i++ {
+				a.chat.Add(newUserEntry(fmt.Sprintf("question %d", i)))
+				r := &assistantEntry{}
+				r.append(fmt.Sprintf("Answer %d: the **value** is `%d`.", i, i))
+				r.finish(false)
+				a.chat.Add(r)
+			}
+			fr := newFrameRenderer(120, 40)
+			fr.frame(a.View().Content)
+			frames := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				a.turn++
+				a.pump = &pump{turn: a.turn}
+				a.think = nil
+				for off := 0; off < len(text); off += 60 {
+					a.handleAgentEvent(agentEventMsg{Turn: a.turn, Event: agent.ReasoningDelta{Text: text[off:min(off+60, len(text))]}})
+					fr.frame(a.View().Content)
+					frames++
+				}
+				a.endThink(a.now())
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames)/1000, "µs/frame")
+		})
+	}
+}

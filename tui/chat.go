@@ -316,6 +316,22 @@ func (c *Chat) ToggleExpand() bool {
 	return true
 }
 
+// ToggleReasoning expands or collapses the selected reasoning block, or
+// else the last finished one.
+func (c *Chat) ToggleReasoning() bool {
+	r, _ := c.Selected().(*reasoningEntry)
+	for i := len(c.entries) - 1; i >= 0 && r == nil; i-- {
+		if re, ok := c.entries[i].(*reasoningEntry); ok && !re.streaming {
+			r = re
+		}
+	}
+	if r == nil || !r.toggle() {
+		return false
+	}
+	c.layout()
+	return true
+}
+
 // LastReply is the text of the last assistant reply, or "".
 func (c *Chat) LastReply() string {
 	for i := len(c.entries) - 1; i >= 0; i-- {

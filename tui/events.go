@@ -58,7 +58,8 @@ type providerMsg struct {
 type panicMsg struct{ Err string }
 
 // pump reads one turn's events in its own goroutine and hands them to the
-// program one message at a time: text deltas are joined so at most about
+// program one message at a time: text deltas (and reasoning deltas, apart
+// from them) are joined so at most about
 // 15 reach the model per second; every other event passes alone and in
 // order. The program pulls with next, a command re-issued after each
 // message (the Bubble Tea pattern for reading a channel).
@@ -97,6 +98,7 @@ func (p *pump) run(in <-chan agent.Event) {
 	}()
 	var (
 		text   strings.Builder
+		think  bool      // text holds reasoning, not reply text
 		last   time.Time // when text last went out
 		polled int       // text.Len() at the last poll
 		every  = frameInterval
@@ -108,7 +110,11 @@ func (p *pump) run(in <-chan agent.Event) {
 		if p.save != nil {
 			p.save()
 		}
-		ok := p.send(agentEventMsg{Turn: p.turn, Event: agent.TextDelta{Text: text.String()}})
+		var ev agent.Event = agent.TextDelta{Text: text.String()}
+		if think {
+			ev = agent.ReasoningDelta{Text: text.String()}
+		}
+		ok := p.send(agentEventMsg{Turn: p.turn, Event: ev})
 		text.Reset()
 		polled = 0
 		last = time.Now()
@@ -156,8 +162,23 @@ func (p *pump) run(in <-chan agent.Event) {
 			p.send(turnClosedMsg{Turn: p.turn})
 			return
 		}
-		if d, isText := ev.(agent.TextDelta); isText {
-			text.WriteString(d.Text)
+		var piece string
+		isText, isThink := false, false
+		switch d := ev.(type) {
+		case agent.TextDelta:
+			piece, isText = d.Text, true
+		case agent.ReasoningDelta:
+			piece, isText, isThink = d.Text, true, true
+		}
+		if isText {
+			// Reasoning and reply text are joined apart: a change of kind
+			// sends what is pending first.
+			if isThink != think && text.Len() > 0 && !flush() {
+				drain(in)
+				return
+			}
+			think = isThink
+			text.WriteString(piece)
 			if time.Since(last) >= every && !flush() {
 				drain(in)
 				return

@@ -85,3 +85,52 @@ func TestPumpDrainsWhenTheProgramEnds(t *testing.T) {
 		t.Fatal("the agent blocked on a pump nobody reads")
 	}
 }
+
+// Reasoning deltas are joined too, apart from the reply's text: the two
+// never merge and their order is kept.
+func TestPumpJoinsReasoningApartFromText(t *testing.T) {
+	in := make(chan agent.Event, 64)
+	done := make(chan struct{})
+	defer close(done)
+	p := newPump(1, in, done, nil)
+	for i := 0; i < 10; i++ {
+		in <- agent.ReasoningDelta{Text: "r"}
+	}
+	for i := 0; i < 10; i++ {
+		in <- agent.TextDelta{Text: "t"}
+	}
+	in <- agent.ReasoningDelta{Text: "again"}
+	close(in)
+	var got []string
+	for {
+		msg := p.next()
+		if _, ok := msg.(turnClosedMsg); ok || msg == nil {
+			break
+		}
+		switch e := msg.(agentEventMsg).Event.(type) {
+		case agent.TextDelta:
+			got = append(got, "text:"+e.Text)
+		case agent.ReasoningDelta:
+			got = append(got, "reasoning:"+e.Text)
+		}
+	}
+	j := strings.Join(got, ",")
+	// However they are framed, joining each kind's pieces in order gives
+	// back what was sent, and the kinds alternate as they were sent.
+	var kinds []string
+	var r, tx strings.Builder
+	for _, g := range got {
+		k, v, _ := strings.Cut(g, ":")
+		if len(kinds) == 0 || kinds[len(kinds)-1] != k {
+			kinds = append(kinds, k)
+		}
+		if k == "text" {
+			tx.WriteString(v)
+		} else {
+			r.WriteString(v)
+		}
+	}
+	if strings.Join(kinds, ",") != "reasoning,text,reasoning" || r.String() != "rrrrrrrrrragain" || tx.String() != "tttttttttt" {
+		t.Fatalf("pump handed out %s", j)
+	}
+}

@@ -134,6 +134,7 @@ func TestGoldenStatusBar(t *testing.T) {
 		"unsandboxed": {Provider: "ollama", Model: "qwen3:8b", Isolation: "none", Unsandboxed: true, Yolo: true, Grants: 2, TurnTokens: 10, SessionTokens: 20},
 		"resolving":   {Resolving: true, Isolation: "full"},
 		"noprovider":  {NoProvider: true, Unsandboxed: true},
+		"reported":    {Provider: "gemini", Model: "gemini-flash-latest", Reported: "gemini-3.5-flash", Isolation: "full", TurnTokens: 10, SessionTokens: 20},
 	}
 	for name, info := range states {
 		for _, theme := range goldenThemes {

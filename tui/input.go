@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	xansi "github.com/charmbracelet/x/ansi"
 
+	"github.com/co-cli/co/tui/safe"
 	"github.com/co-cli/co/tui/slash"
 )
 
@@ -29,10 +30,13 @@ type Input struct {
 	histPos int    // hist.Len() while editing the draft
 	draft   string // what was typed before walking the history
 	hints   []string
-	width   int
-	view    string   // cached View
-	lines   []string // View's lines
-	widths  []int    // their widths
+	// models returns the model names starting with a prefix (Tab after
+	// "/model "); nil: no completion of names.
+	models func(prefix string) []string
+	width  int
+	view   string   // cached View
+	lines  []string // View's lines
+	widths []int    // their widths
 }
 
 const inputMaxLines = 8
@@ -179,26 +183,45 @@ func (in *Input) walk(d int) {
 	}
 }
 
-// complete completes a slash command: a single match is filled in, several
-// are shown and their common prefix filled in.
+// SetHints shows hints above the prompt (until the next key).
+func (in *Input) SetHints(h []string) { in.hints = h; in.refresh() }
+
+// Complete completes as Tab does.
+func (in *Input) Complete() { in.complete(); in.refresh() }
+
+// complete completes a slash command, or a model name after "/model ": a
+// single match is filled in, several are shown and their common prefix
+// filled in.
 func (in *Input) complete() {
 	v := in.ta.Value()
+	if arg, ok := modelArg(v); ok && in.models != nil {
+		in.fill("/model ", arg, in.models(arg), "")
+		return
+	}
 	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n\t") {
 		in.hints = nil
 		return
 	}
-	cands := slash.Complete(v)
+	in.fill("", v, slash.Complete(v), " ")
+}
+
+// fill completes word (after lead) from cands; a single one is followed
+// by after.
+func (in *Input) fill(lead, word string, cands []string, after string) {
 	switch len(cands) {
 	case 0:
 		in.hints = nil
 	case 1:
-		in.SetValue(cands[0] + " ")
+		in.SetValue(lead + cands[0] + after)
 		in.hints = nil
 	default:
-		if p := commonPrefix(cands); len(p) > len(v) {
-			in.SetValue(p)
+		if p := commonPrefix(cands); len(p) > len(word) {
+			in.SetValue(lead + p)
 		}
-		in.hints = cands
+		in.hints = make([]string, len(cands))
+		for i, c := range cands {
+			in.hints[i] = safe.Text(c)
+		}
 	}
 }
 

@@ -26,6 +26,7 @@ type KeyMap struct {
 	SelectNext  key.Binding // select the next message
 	Copy        key.Binding // copy the selected message, or the last reply, with OSC 52
 	Expand      key.Binding // expand or collapse a tool's output
+	Reasoning   key.Binding // expand or collapse the model's reasoning
 	ToggleSpans key.Binding // show or hide the side panel
 	Mouse       key.Binding // release the mouse to the terminal, or take it back
 }
@@ -53,6 +54,7 @@ func DefaultKeyMap() KeyMap {
 		SelectNext:  b("alt+↓", "select the next message", "alt+down"),
 		Copy:        b("ctrl+y", "copy the selected message or the last reply", "ctrl+y"),
 		Expand:      b("ctrl+o", "expand/collapse tool output", "ctrl+o"),
+		Reasoning:   b("ctrl+r", "expand/collapse the model's reasoning", "ctrl+r"),
 		ToggleSpans: b("ctrl+t", "show/hide the spans panel", "ctrl+t"),
 		Mouse:       b("f2", "release the mouse for selecting text", "f2", "alt+m"),
 	}
@@ -92,7 +94,7 @@ func HelpText(k KeyMap, m ModalKeyMap) string {
 	var b strings.Builder
 	b.WriteString("Keys:\n")
 	for _, kb := range []key.Binding{k.Send, k.Newline, k.HistoryPrev, k.Complete, k.Cancel, k.Interrupt, k.Quit,
-		k.PageUp, k.PageDown, k.Top, k.Bottom, k.SelectPrev, k.SelectNext, k.Copy, k.Expand, k.ToggleSpans, k.Mouse} {
+		k.PageUp, k.PageDown, k.Top, k.Bottom, k.SelectPrev, k.SelectNext, k.Copy, k.Expand, k.Reasoning, k.ToggleSpans, k.Mouse} {
 		h := kb.Help()
 		fmt.Fprintf(&b, "  %-19s %s\n", h.Key, h.Desc)
 	}

@@ -26,6 +26,11 @@ func (a *App) showHistory(h []agent.Message) {
 		case agent.RoleUser:
 			a.chat.Add(newUserEntry(m.Content))
 		case agent.RoleAssistant:
+			if m.Reasoning != "" && !a.hideReasoning {
+				if r := savedReasoning(m.Reasoning, a.keys.Reasoning.Help().Key); !r.empty() {
+					a.chat.Add(r)
+				}
+			}
 			if m.Content != "" {
 				e := &assistantEntry{}
 				e.append(m.Content)

@@ -41,6 +41,9 @@ type Options struct {
 	Now func() time.Time
 	// Todos, when set, is shown live in the side panel.
 	Todos Todos
+	// HideReasoning leaves the model's reasoning out of the transcript
+	// (show_reasoning false, --no-reasoning).
+	HideReasoning bool
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP

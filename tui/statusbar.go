@@ -16,16 +16,19 @@ import (
 // the agent in Update.
 type StatusInfo struct {
 	Provider, Model string
-	Resolving       bool // the provider is still being worked out
-	NoProvider      bool // no provider is usable
-	Isolation       string
-	Unsandboxed     bool
-	Yolo            bool
-	Grants          int
-	TurnTokens      int
-	SessionTokens   int
-	Queued          int
-	MouseOff        bool
+	// Reported is the model the server said answered, when it differs
+	// from Model (an alias such as gemini-flash-latest).
+	Reported      string
+	Resolving     bool // the provider is still being worked out
+	NoProvider    bool // no provider is usable
+	Isolation     string
+	Unsandboxed   bool
+	Yolo          bool
+	Grants        int
+	TurnTokens    int
+	SessionTokens int
+	Queued        int
+	MouseOff      bool
 }
 
 // StatusBar is the bottom line: provider and model, sandbox isolation (an
@@ -134,7 +137,11 @@ func (s *StatusBar) refresh() {
 	case in.NoProvider:
 		provider = th.Badge.Render(" NO PROVIDER ")
 	default:
-		provider = seg(safe.Text(in.Provider) + " · " + safe.Text(in.Model))
+		m := safe.Text(in.Model)
+		if in.Reported != "" {
+			m += " → " + safe.Text(in.Reported)
+		}
+		provider = seg(safe.Text(in.Provider) + " · " + m)
 	}
 	if in.Unsandboxed {
 		badge = th.Badge.Render(" UNSANDBOXED ")

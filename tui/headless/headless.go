@@ -34,6 +34,8 @@ type Options struct {
 	Err    io.Writer // progress and errors in text mode
 	JSON   bool
 	Yes    bool // approve ask-class calls
+	// HideReasoning leaves out the reasoning events (--no-reasoning).
+	HideReasoning bool
 }
 
 // Run runs one turn and returns the exit code.
@@ -42,7 +44,22 @@ func Run(ctx context.Context, o Options) int {
 	r.enc.SetEscapeHTML(false)
 	code := ExitError
 	for ev := range o.Agent.Submit(ctx, o.Prompt) {
+		_, isThink := ev.(agent.ReasoningDelta)
+		if !isThink {
+			r.thinking = false
+		}
 		switch e := ev.(type) {
+		case agent.ReasoningDelta:
+			// Reasoning never goes to stdout in text mode: one progress
+			// line on stderr per block.
+			if !o.HideReasoning {
+				line := ""
+				if !r.thinking {
+					line = "thinking…"
+				}
+				r.emit(map[string]any{"type": "reasoning", "text": e.Text}, line)
+			}
+			r.thinking = true
 		case agent.TextDelta:
 			r.text(e.Text)
 		case agent.Notice:
@@ -93,10 +110,11 @@ func Run(ctx context.Context, o Options) int {
 }
 
 type runner struct {
-	o       Options
-	enc     *json.Encoder
-	midLine bool
-	denied  bool
+	o        Options
+	enc      *json.Encoder
+	midLine  bool
+	denied   bool
+	thinking bool // in a block of reasoning
 }
 
 func (r *runner) text(t string) {

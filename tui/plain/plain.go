@@ -37,7 +37,16 @@ type Options struct {
 	// Prompt is shown before each input line; default "co> ".
 	Prompt string
 	Now    func() time.Time
+	// HideReasoning leaves the model's reasoning out; otherwise its lines
+	// are printed prefixed "thinking: ", dimmed when Color is set.
+	HideReasoning bool
+	// Color allows SGR sequences (a terminal that is not dumb, without
+	// NO_COLOR); only the reasoning uses it.
+	Color bool
 }
+
+// ThinkingPrefix starts each line of reasoning.
+const ThinkingPrefix = "thinking: "
 
 // ExitWindow is how soon a second Ctrl+C at the prompt must follow the first
 // to exit.
@@ -49,6 +58,8 @@ type session struct {
 	out       io.Writer
 	midLine   bool
 	lastCtrlC time.Time
+	thinking  bool // reasoning is being printed
+	thinkBOL  bool // at the start of a reasoning line: the prefix is due
 }
 
 // Run runs the line-based chat until EOF, exit/quit, /exit, two Ctrl+C at
@@ -154,6 +165,25 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 				s.println(r.Output)
 			}
 		}
+		if r.Action == slash.ListModels {
+			// A line-based chat may wait: Ctrl+C cancels it like a turn.
+			mctx, cancel := context.WithCancel(ctx)
+			go func() {
+				select {
+				case <-s.o.Interrupts:
+					cancel()
+				case <-mctx.Done():
+				}
+			}()
+			names, err := s.o.Agent.Models(mctx)
+			cancel()
+			lr := slash.ModelList(s.o.Agent, names, err)
+			if lr.Err {
+				s.println("error: " + lr.Output)
+			} else {
+				s.println(lr.Output)
+			}
+		}
 		if r.Action == slash.Compact {
 			n, err := s.o.Agent.Compact(ctx)
 			if err != nil {
@@ -199,7 +229,12 @@ func (s *session) turn(ctx context.Context, start func(context.Context) <-chan a
 }
 
 func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent.Event) (inputEnded bool) {
+	if _, ok := ev.(agent.ReasoningDelta); !ok {
+		s.endThinking()
+	}
 	switch e := ev.(type) {
+	case agent.ReasoningDelta:
+		s.think(e.Text)
 	case agent.TextDelta:
 		s.print(safe.Text(e.Text))
 	case agent.Notice:
@@ -292,6 +327,43 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 	}
 	req.Reply(verdicts)
 	return false
+}
+
+// think prints a piece of reasoning: each line prefixed, blank lines
+// dropped, dimmed when colour is allowed.
+func (s *session) think(text string) {
+	if s.o.HideReasoning {
+		return
+	}
+	if !s.thinking {
+		s.newline()
+		s.thinking, s.thinkBOL = true, true
+	}
+	for i, part := range strings.Split(safe.Text(text), "\n") {
+		if i > 0 && !s.thinkBOL {
+			s.print("\n")
+			s.thinkBOL = true
+		}
+		if part == "" {
+			continue
+		}
+		if s.thinkBOL {
+			s.print(ThinkingPrefix)
+			s.thinkBOL = false
+		}
+		if s.o.Color {
+			part = "\x1b[2m" + part + "\x1b[22m"
+		}
+		s.print(part)
+	}
+}
+
+// endThinking ends the reasoning's last line before anything else prints.
+func (s *session) endThinking() {
+	if s.thinking {
+		s.newline()
+		s.thinking = false
+	}
 }
 
 func indent(s string) string {

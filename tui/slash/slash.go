@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/tui/safe"
 )
 
 // Env is what commands may use.
@@ -32,11 +33,13 @@ type Env struct {
 type Action int
 
 const (
-	None     Action = iota
-	Clear           // a new conversation began: clear the transcript
-	Exit            // leave co
-	Compact         // summarise the conversation now (the front end runs Agent.Compact, which may take a while)
-	Switched        // another saved session was loaded: show its transcript
+	None          Action = iota
+	Clear                // a new conversation began: clear the transcript
+	Exit                 // leave co
+	Compact              // summarise the conversation now (the front end runs Agent.Compact, which may take a while)
+	Switched             // another saved session was loaded: show its transcript
+	ListModels           // list the models: the front end calls Models (it may wait on the network) and shows ModelList
+	ModelSwitched        // /model NAME switched the model for the next request on
 )
 
 // Result of a command.
@@ -65,6 +68,7 @@ func Commands() []Command {
 		{"/history", "turns, messages and tokens of this conversation", history},
 		{"/compact", "summarise the conversation so far to free context", compact},
 		{"/sessions", "list saved sessions of this workspace; /sessions ID switches to one", sessionsCmd},
+		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
 		{"/exit", "leave co", func(Env, string) Result { return Result{Action: Exit} }},
 	}
@@ -208,4 +212,77 @@ func yolo(env Env, arg string) Result {
 		return Result{Output: "yolo on: ask-class calls run without asking (denied commands and writes to .git/ etc. still never run or still ask)."}
 	}
 	return Result{Output: "yolo off: calls that need approval ask again."}
+}
+
+// FetchingModels is what /model says while the list is fetched.
+const FetchingModels = "fetching models…"
+
+func modelCmd(env Env, arg string) Result {
+	if arg == "" {
+		if names := env.Agent.CachedModels(); names != nil {
+			return ModelList(env.Agent, names, nil)
+		}
+		return Result{Output: FetchingModels, Action: ListModels}
+	}
+	p, err := env.Agent.SetModel(arg)
+	if err != nil {
+		return Result{Output: err.Error(), Err: true}
+	}
+	out := fmt.Sprintf("Switched to %s · %s for the next request on.", p.Name, safe.Text(p.Model))
+	if names := env.Agent.CachedModels(); len(names) > 0 && !strings.Contains(arg, ":") && !contains(names, p.Model) {
+		out += " (It is not in the provider's list; the next request will tell whether it exists.)"
+	}
+	return Result{Output: out, Action: ModelSwitched}
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// ModelList is /model's answer once the list is fetched (err: it could
+// not be): the models, the current one marked.
+func ModelList(ag *agent.Agent, names []string, err error) Result {
+	p, _, _ := ag.Provider()
+	if err != nil {
+		return Result{Output: fmt.Sprintf("could not list the models of %s: %s\n/model NAME still switches to a model you name.", p.Name, safe.Text(err.Error())), Err: true}
+	}
+	var b strings.Builder
+	if len(names) == 0 {
+		fmt.Fprintf(&b, "%s lists no chat models.\n", p.Name)
+	} else {
+		fmt.Fprintf(&b, "Models of %s (* current):\n", p.Name)
+	}
+	found := false
+	for _, n := range names {
+		mark := "  "
+		if n == p.Model {
+			mark, found = "* ", true
+		}
+		b.WriteString(mark + safe.Text(n) + "\n")
+	}
+	if !found && p.Model != "" {
+		fmt.Fprintf(&b, "* %s (current; not in the list)\n", safe.Text(p.Model))
+	}
+	if r := ag.ReportedModel(); r != "" && r != p.Model {
+		fmt.Fprintf(&b, "The server answers %s as %s.\n", safe.Text(p.Model), safe.Text(r))
+	}
+	b.WriteString("/model NAME switches for the next request on; /model ollama:NAME (or gemini:, openai:) switches provider too.")
+	return Result{Output: b.String()}
+}
+
+// CompleteModel returns the model names starting with prefix, from the
+// cached list (nil before it is fetched).
+func CompleteModel(ag *agent.Agent, prefix string) []string {
+	var out []string
+	for _, n := range ag.CachedModels() {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+func TestModelListsSwitchesAndTheNextRequestCarriesIt(t *testing.T) {
+	f := newFixture(t)
+	f.srv.SetModels("alpha-large", "alpha-mini", "test-model")
+	f.srv.Script(llmtest.Reply{Text: "from mini"})
+	d := newDriver(t, Options{Agent: f.ag}, 110, 40)
+	d.typeText("/model")
+	d.key("enter")
+	d.until("the list", func() bool { return strings.Contains(d.screen(), "Models of openai (* current):") })
+	s := d.screen()
+	for _, want := range []string{"  alpha-large", "  alpha-mini", "* test-model"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("list lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "fetching models…") {
+		t.Errorf("the fetching line was not replaced by the list:\n%s", s)
+	}
+	// Tab completes from the cached list: a common prefix, then a name.
+	d.typeText("/model al")
+	d.key("tab")
+	if v := d.app.input.Value(); v != "/model alpha-" {
+		t.Fatalf("tab gave %q", v)
+	}
+	if s := d.screen(); !strings.Contains(s, "alpha-large  alpha-mini") {
+		t.Errorf("no candidates shown:\n%s", s)
+	}
+	d.typeText("m")
+	d.key("tab")
+	if v := d.app.input.Value(); v != "/model alpha-mini" {
+		t.Fatalf("tab gave %q", v)
+	}
+	d.key("enter")
+	s = d.screen()
+	if !strings.Contains(s, "Switched to openai · alpha-mini") || !strings.Contains(s, "openai · alpha-mini ") {
+		t.Fatalf("switch not shown in the chat and the status bar:\n%s", s)
+	}
+	d.typeText("hi")
+	d.key("enter")
+	d.until("the turn to end", d.idle)
+	if got := f.srv.Requests()[0].Body.Model; got != "alpha-mini" {
+		t.Errorf("the next request asked for %q", got)
+	}
+}
+
+func TestModelTabBeforeTheListArrives(t *testing.T) {
+	f := newFixture(t)
+	f.srv.SetModels("only-one", "test-model")
+	d := newDriver(t, Options{Agent: f.ag}, 110, 40)
+	d.typeText("/model on")
+	d.key("tab")
+	// The list was fetched in the background since "/model" was typed;
+	// Tab completes as soon as it is there.
+	d.until("the completion", func() bool { return d.app.input.Value() == "/model only-one" })
+}
+
+func TestModelListFailureStillAllowsSwitching(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Close() // nothing answers GET /models
+	d := newDriver(t, Options{Agent: f.ag}, 110, 40)
+	d.typeText("/model")
+	d.key("enter")
+	d.until("the error", func() bool { return strings.Contains(d.screen(), "could not list the models of openai") })
+	if s := d.screen(); !strings.Contains(s, "/model NAME still switches") {
+		t.Errorf("no hint:\n%s", s)
+	}
+	d.typeText("/model other")
+	d.key("enter")
+	if s := d.screen(); !strings.Contains(s, "openai · other") {
+		t.Errorf("switch without a list failed:\n%s", s)
+	}
+}
+
+// An alias answered by another model shows both, in the status bar and
+// the banner; a switch drops the stale one until the next answer.
+func TestReportedModelShown(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(llmtest.Reply{Raw: reasoningSSE("test-model-2025", nil, []string{"hello"})})
+	d := newDriver(t, Options{Agent: f.ag}, 130, 40)
+	d.typeText("hi")
+	d.key("enter")
+	d.until("the turn to end", d.idle)
+	d.settle()
+	s := d.screen()
+	if strings.Count(s, "openai · test-model → test-model-2025") != 2 {
+		t.Fatalf("reported model not in the banner and the status bar:\n%s", s)
+	}
+	d.typeText("/model next")
+	d.key("enter")
+	if s := d.screen(); strings.Contains(s, "→ test-model-2025") || !strings.Contains(s, "openai · next") {
+		t.Errorf("after the switch:\n%s", s)
+	}
+}
