@@ -1,10 +1,15 @@
 package e2e
 
 import (
+	"io"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
 )
@@ -231,4 +236,69 @@ func TestGPT5AnswersWithLimitsConfigured(t *testing.T) {
 	if string(f["max_completion_tokens"]) != "300" {
 		t.Errorf("max_completion_tokens = %s", f["max_completion_tokens"])
 	}
+}
+
+// countingRelay forwards TCP connections to target and counts them.
+type countingRelay struct {
+	ln    net.Listener
+	conns atomic.Int32
+}
+
+func newCountingRelay(t *testing.T, target string) *countingRelay {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &countingRelay{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			r.conns.Add(1)
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { io.Copy(up, c); up.Close() }()
+			go func() { io.Copy(c, up); c.Close() }()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return r
+}
+
+// Once the prompt is on screen, co opens the provider's connection before
+// anything is typed, and the first prompt's request uses it.
+func TestConnectionIsWarmBeforeTheFirstPrompt(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "warm reply"})
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := newCountingRelay(t, u.Host)
+	base := "http://" + relay.ln.Addr().String() + "/v1"
+	p := start(t, t.TempDir(), env(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL="+base, "OPENAI_MODEL=test-model", "OPENAI_API_KEY=sk-test"), "--plain")
+	p.waitFor("co> ", 10*time.Second)
+	deadline := time.Now().Add(5 * time.Second)
+	for relay.conns.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if relay.conns.Load() != 1 {
+		t.Fatalf("%d connections before the first prompt, want 1 (the warm one)", relay.conns.Load())
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the warm-up made %d chat requests", n)
+	}
+	p.send("hello")
+	p.waitFor("warm reply", 10*time.Second)
+	if n := relay.conns.Load(); n != 1 {
+		t.Errorf("the first prompt opened a connection of its own (%d in all)", n)
+	}
+	p.send("/exit")
+	p.wait(10 * time.Second)
 }

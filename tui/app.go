@@ -195,6 +195,13 @@ func (a *App) Init() tea.Cmd {
 		cmds = append(cmds, safeCmd(watchTodos(a.todoCh)))
 	}
 	cmds = append(cmds, safeCmd(warmHighlighter))
+	// The first frame is out by then: open the provider's connection while
+	// the user types (the agent does it in the background, silently).
+	cmds = append(cmds, safeCmd(func() tea.Msg {
+		time.Sleep(warmDelay)
+		ag.Warm()
+		return nil
+	}))
 	return tea.Batch(cmds...)
 }
 

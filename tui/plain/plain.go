@@ -76,8 +76,15 @@ func Run(ctx context.Context, o Options) error {
 	if o.Banner != "" {
 		s.println(strings.TrimRight(o.Banner, "\n"))
 	}
+	warmed := false
 	for {
 		s.print(o.Prompt)
+		if !warmed && o.Agent != nil {
+			// The prompt is out: open the provider's connection while the
+			// user types.
+			o.Agent.Warm()
+			warmed = true
+		}
 		select {
 		case <-ctx.Done():
 			s.println("")
