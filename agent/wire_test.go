@@ -260,3 +260,15 @@ func TestCachedEncodingMatchesFullEncoding(t *testing.T) {
 	ds.BaseURL = "http://other/v1"
 	check("after a switch")
 }
+
+// A whole (non-streamed) response keeps the same fields as a chunk.
+func TestWholeResponseKeepsSignatureAndReasoning(t *testing.T) {
+	c, err := decodeChunk([]byte(`{"id":"x","object":"chat.completion","model":"gemini-3.5-flash","choices":[{"index":0,"message":{"role":"assistant","content":null,"reasoning_content":"why",` +
+		`"tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"},"extra_content":{"google":{"thought_signature":"Zm9v"}}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":2}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.calls) != 1 || string(c.calls[0].extra) != `{"google":{"thought_signature":"Zm9v"}}` || c.reasoning != "why" || c.usage == nil || c.usage.InputTokens != 3 {
+		t.Errorf("decoded %+v", c)
+	}
+}

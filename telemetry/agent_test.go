@@ -184,7 +184,7 @@ func TestAgentTurnFillsEverySpanColumn(t *testing.T) {
 	r := newRig(t, telemetry.Options{CaptureContent: true})
 	r.srv.Script(
 		llmtest.Reply{Text: "Let me echo.", ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "echo_text", Args: `{"text":"hello"}`}}, Usage: &llmtest.Usage{PromptTokens: 11, CompletionTokens: 5}},
-		llmtest.Reply{Text: "It said hello.", Usage: &llmtest.Usage{PromptTokens: 20, CompletionTokens: 4}},
+		llmtest.Reply{Text: "It said hello.", Reasoning: "It echoed.", Usage: &llmtest.Usage{PromptTokens: 20, CompletionTokens: 4}},
 	)
 	before := time.Now()
 	r.turn(t, "please echo hello")
@@ -301,7 +301,7 @@ func TestAgentTurnFillsEverySpanColumn(t *testing.T) {
 	if got := telemetry.MessagesText(root.attrs["gen_ai.input.messages"].(string)); got != "please echo hello" {
 		t.Errorf("prompt %q", got)
 	}
-	if got := telemetry.MessagesText(root.attrs["gen_ai.output.messages"].(string)); got != "It said hello." {
+	if got := telemetry.MessagesText(root.attrs["gen_ai.output.messages"].(string)); got != "thinking: It echoed.\nIt said hello." {
 		t.Errorf("response %q", got)
 	}
 	if got, _ := chats[0].attrs["gen_ai.output.messages"].(string); !strings.Contains(got, `"tool_call"`) || !strings.Contains(got, `"echo_text"`) {
@@ -343,7 +343,7 @@ func TestContentIsKeptOnlyWhenCaptureIsOn(t *testing.T) {
 	r := newRig(t, telemetry.Options{CaptureContent: false})
 	r.srv.Script(
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "echo_text", Args: `{"text":"the-argument-text"}`}}},
-		llmtest.Reply{Text: "the-response-text"},
+		llmtest.Reply{Text: "the-response-text", Reasoning: "the-reasoning-text"},
 	)
 	r.turn(t, "the-prompt-text")
 	if err := r.tr.Shutdown(context.Background()); err != nil {
@@ -354,7 +354,7 @@ func TestContentIsKeptOnlyWhenCaptureIsOn(t *testing.T) {
 		t.Fatalf("%d rows", len(rows))
 	}
 	raw := rawBytes(t, r.path)
-	for _, s := range []string{"the-prompt-text", "the-argument-text", "the-response-text"} {
+	for _, s := range []string{"the-prompt-text", "the-argument-text", "the-response-text", "the-reasoning-text"} {
 		if bytes.Contains(raw, []byte(s)) {
 			t.Errorf("%q is in the store with telemetry_capture_content off", s)
 		}

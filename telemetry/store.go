@@ -524,15 +524,21 @@ func MessagesText(v string) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		for _, p := range m.Parts {
+			var s string
+			switch p.Type {
+			case "reasoning":
+				s = "thinking: " + p.Content
+			case "text":
+				s = p.Content
+			case "tool_call":
+				s = "→ " + p.Name + " " + string(p.Args)
+			default:
+				continue
+			}
 			if b.Len() > 0 {
 				b.WriteString("\n")
 			}
-			switch p.Type {
-			case "text":
-				b.WriteString(p.Content)
-			case "tool_call":
-				b.WriteString("→ " + p.Name + " " + string(p.Args))
-			}
+			b.WriteString(s)
 		}
 	}
 	return b.String()
