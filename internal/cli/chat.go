@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/co-cli/co/tui/plain"
-	"github.com/co-cli/co/tui/slash"
+	"github.com/co-cli/co/ui/plain"
+	"github.com/co-cli/co/ui/slash"
 )
 
 // wantPlain reports whether the chat must be line-based: asked for, or

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/tools/todo"
-	"github.com/co-cli/co/tui"
-	"github.com/co-cli/co/tui/slash"
+	"github.com/co-cli/co/ui/tui"
+	"github.com/co-cli/co/ui/slash"
 )
 
 // runTUI runs the full-screen chat for ss.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/co-cli/co/tui/headless"
+	"github.com/co-cli/co/ui/headless"
 )
 
 func newRunCmd(s streams) *cobra.Command {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/sessions"
-	"github.com/co-cli/co/tui/present"
-	"github.com/co-cli/co/tui/slash"
+	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/slash"
 )
 
 // resumeFlags are --continue and --resume ID.

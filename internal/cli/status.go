@@ -12,7 +12,7 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/telemetry"
-	"github.com/co-cli/co/tui/safe"
+	"github.com/co-cli/co/ui/safe"
 )
 
 func newStatusCmd(s streams) *cobra.Command {

@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/tui/present"
-	"github.com/co-cli/co/tui/safe"
+	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/safe"
 )
 
 // Exit codes of co run.

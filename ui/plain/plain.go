@@ -19,9 +19,9 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/tui/present"
-	"github.com/co-cli/co/tui/safe"
-	"github.com/co-cli/co/tui/slash"
+	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/ui/slash"
 )
 
 // Options configures Run.

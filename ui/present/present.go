@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/tui/safe"
+	"github.com/co-cli/co/ui/safe"
 )
 
 // Call renders a call as name(key='value', n=3), keeping the argument order

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/tui/safe"
+	"github.com/co-cli/co/ui/safe"
 )
 
 // Env is what commands may use.

@@ -28,8 +28,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/telemetry"
-	"github.com/co-cli/co/tui/safe"
-	"github.com/co-cli/co/tui/slash"
+	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/ui/slash"
 )
 
 // ExitWindow is how soon a second Ctrl+C at an idle prompt must follow the

@@ -9,8 +9,8 @@ import (
 	"charm.land/lipgloss/v2"
 	xansi "github.com/charmbracelet/x/ansi"
 
-	"github.com/co-cli/co/tui/safe"
-	"github.com/co-cli/co/tui/slash"
+	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/ui/slash"
 )
 
 // Submission is what the user sent with Enter.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/co-cli/co/tui/slash"
+	"github.com/co-cli/co/ui/slash"
 )
 
 func newTestInput(t *testing.T, entries ...string) *Input {

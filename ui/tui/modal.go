@@ -14,7 +14,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/tui/safe"
+	"github.com/co-cli/co/ui/safe"
 )
 
 // ApprovalGrace is how long after an approval appears (and after each key

@@ -7,8 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/tui/safe"
-	"github.com/co-cli/co/tui/slash"
+	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/ui/slash"
 )
 
 // /model in the chat: the list is fetched by a command, never in Update,

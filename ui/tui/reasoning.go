@@ -7,7 +7,7 @@ import (
 
 	xansi "github.com/charmbracelet/x/ansi"
 
-	"github.com/co-cli/co/tui/safe"
+	"github.com/co-cli/co/ui/safe"
 )
 
 // reasoningEntry is the model's reasoning ("thinking") before an answer

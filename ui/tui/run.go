@@ -14,7 +14,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/telemetry"
-	"github.com/co-cli/co/tui/slash"
+	"github.com/co-cli/co/ui/slash"
 )
 
 // Options configures the full-screen chat.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/telemetry"
-	"github.com/co-cli/co/tui/present"
-	"github.com/co-cli/co/tui/safe"
+	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/safe"
 )
 
 // SidePanel shows this session's spans as a tree: name, duration, status;

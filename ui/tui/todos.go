@@ -3,7 +3,7 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/co-cli/co/tui/safe"
+	"github.com/co-cli/co/ui/safe"
 )
 
 // Todos is the session's todo list as the chat shows it: the side panel
