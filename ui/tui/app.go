@@ -7,7 +7,7 @@
 // banner (welcome.go).
 //
 // Every string that came from the model, a tool, a file or the network
-// goes through tui/safe before it is drawn.
+// goes through ui/safe before it is drawn.
 //
 // Concurrency: the model is used by Bubble Tea's event loop only. Each turn
 // has a pump goroutine (events.go) that reads the agent's channel and hands

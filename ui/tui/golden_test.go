@@ -16,7 +16,7 @@ import (
 )
 
 // Golden views of each pane at 80 and 120 columns in both themes. Refresh
-// with: go test ./tui/ -run TestGolden -update
+// with: go test ./ui/tui/ -run TestGolden -update
 var goldenSizes = []int{80, 120}
 var goldenThemes = []string{"light", "dark"}
 
