@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -25,22 +25,22 @@ func TestEveryToolSchemaCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := newReportSession(context.Background(), l)
+	a, err := New(context.Background(), l, Options{ReportOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ss.Close()
-	if len(ss.unconfigured) != 0 {
-		t.Fatalf("every family should be configured here: %v", ss.unconfigured)
+	defer a.Close()
+	if len(a.Unconfigured) != 0 {
+		t.Fatalf("every family should be configured here: %v", a.Unconfigured)
 	}
 	v := tools.NewValidator()
-	for _, tool := range ss.tools.All() {
+	for _, tool := range a.Tools.All() {
 		err := v.Validate(tool, json.RawMessage(`{}`))
 		if err != nil && !tools.IsRetry(err) {
 			t.Errorf("%s: %v", tool.Name(), err)
 		}
 	}
-	if n := ss.tools.Len(); n != 27 {
+	if n := a.Tools.Len(); n != 27 {
 		t.Errorf("only %d tools registered", n)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -11,42 +11,43 @@ import (
 	"github.com/co-cli/co/telemetry"
 )
 
-// tracing is the session's telemetry: the tracer the agent uses, the live
-// feed for the side panel, and how to flush and stop it.
-type tracing struct {
-	tracer   trace.Tracer
-	feed     *telemetry.Feed
-	shutdown func()
-	// t is nil when telemetry could not be set up (then tracer is a no-op).
-	t *telemetry.Tracing
+// Telemetry is the run's tracing: the tracer the agent uses and the live
+// feed for the side panel.
+type Telemetry struct {
+	Tracer trace.Tracer
+	Feed   *telemetry.Feed
+	// Tracing is nil when telemetry could not be set up (Tracer is then a
+	// no-op) and in report-only runs.
+	Tracing *telemetry.Tracing
 }
 
-// setupTelemetry starts the session's tracing. It must not block start-up:
+// startTelemetry starts the run's tracing. It must not block start-up:
 // telemetry.Setup does no I/O here; the store is opened, migrated and
 // pruned in the background, and the first batch waits for that.
-func (ss *session) setupTelemetry(ctx context.Context) tracing {
-	st := ss.loaded.Settings
+func (a *App) startTelemetry(ctx context.Context) {
+	if a.opts.ReportOnly {
+		a.Telemetry = Telemetry{Tracer: noop.NewTracerProvider().Tracer("co")}
+		return
+	}
+	st := a.Config.Settings
 	t, err := telemetry.Setup(telemetry.Options{
-		DBPath:         telemetry.DBPath(ss.loaded.Paths.DataDir),
-		ServiceVersion: version,
-		SessionID:      ss.id,
+		DBPath:         telemetry.DBPath(a.Config.Paths.DataDir),
+		ServiceVersion: a.opts.Version,
+		SessionID:      a.RunID,
 		Secrets:        st.Secrets(),
 		CaptureContent: st.TelemetryCaptureContent,
 		Retention:      telemetry.Retention{Days: st.TelemetryRetentionDays, MaxMB: st.TelemetryMaxMB},
 	})
 	if err != nil {
-		return tracing{tracer: noop.NewTracerProvider().Tracer("co"), feed: telemetry.NewFeed(), shutdown: func() {}}
+		a.Telemetry = Telemetry{Tracer: noop.NewTracerProvider().Tracer("co"), Feed: telemetry.NewFeed()}
+		return
 	}
 	// Export failures are kept for /status, never printed over the chat.
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(t.Handle))
-	return tracing{
-		tracer: t.Tracer(),
-		feed:   t.Feed(),
-		t:      t,
-		shutdown: func() {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			_ = t.Shutdown(ctx)
-		},
-	}
+	a.Telemetry = Telemetry{Tracer: t.Tracer(), Feed: t.Feed(), Tracing: t}
+	a.onClose(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = t.Shutdown(ctx)
+	})
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"os"
@@ -14,43 +14,43 @@ import (
 // Environment hooks that point the cloud tools at other servers: local test
 // servers, or a proxy. They are not settings because users never need them.
 const (
-	// envSlackAPIURL is the Slack Web API base URL (default
+	// EnvSlackAPIURL is the Slack Web API base URL (default
 	// https://slack.com/api/).
-	envSlackAPIURL = "SLACK_API_URL"
-	// envGoogleAPIEndpoint is the base URL of the Drive, Gmail and Calendar
+	EnvSlackAPIURL = "SLACK_API_URL"
+	// EnvGoogleAPIEndpoint is the base URL of the Drive, Gmail and Calendar
 	// REST APIs (default Google's own).
-	envGoogleAPIEndpoint = "CO_GOOGLE_API_ENDPOINT"
-	// envGoogleOAuthEndpoint replaces the authorization server of the
+	EnvGoogleAPIEndpoint = "CO_GOOGLE_API_ENDPOINT"
+	// EnvGoogleOAuthEndpoint replaces the authorization server of the
 	// client secret file in co google auth.
-	envGoogleOAuthEndpoint = "CO_GOOGLE_OAUTH_ENDPOINT"
+	EnvGoogleOAuthEndpoint = "CO_GOOGLE_OAUTH_ENDPOINT"
 )
 
-// googleConfig is the Google side of the settings.
-func googleConfig(l *config.Loaded) google.Config {
+// GoogleConfig is the Google side of the settings.
+func GoogleConfig(l *config.Loaded) google.Config {
 	return google.Config{
 		CredentialsPath: l.Settings.GoogleCredentialsPath,
 		TokenPath:       filepath.Join(l.Paths.ConfigDir, google.TokenFile),
-		Endpoint:        os.Getenv(envGoogleAPIEndpoint),
+		Endpoint:        os.Getenv(EnvGoogleAPIEndpoint),
 	}
 }
 
-// cloudTools are the Google and Slack tools of the session, and the
+// cloudTools are the Google and Slack tools of the run, and the
 // families left out because they are not configured. Whether a service is
 // configured is decided without the network (a token set, a credentials
 // file present); credentials are resolved on the first call.
-func (ss *session) cloudTools() ([]tools.Tool, []tools.Unconfigured, error) {
+func (a *App) cloudTools() ([]tools.Tool, []tools.Unconfigured, error) {
 	var all []tools.Tool
 	var unconfigured []tools.Unconfigured
 
-	gc := googleConfig(ss.loaded)
+	gc := GoogleConfig(a.Config)
 	if src := google.Detect(gc); src.Configured() {
 		all = append(all, google.Tools(google.NewAccount(gc))...)
 	} else {
 		unconfigured = append(unconfigured, google.Unconfigured(src))
 	}
 
-	if token := strings.TrimSpace(ss.loaded.Settings.SlackBotToken); token != "" {
-		w := slack.NewWorkspace(slack.Config{Token: token, APIURL: os.Getenv(envSlackAPIURL)})
+	if token := strings.TrimSpace(a.Config.Settings.SlackBotToken); token != "" {
+		w := slack.NewWorkspace(slack.Config{Token: token, APIURL: os.Getenv(EnvSlackAPIURL)})
 		all = append(all, slack.Tools(w)...)
 	} else {
 		unconfigured = append(unconfigured, slack.Unconfigured())

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -13,19 +13,19 @@ import (
 )
 
 // localTools are the workspace file, todo, notes and web tools of the
-// session, and the families left out because they are not configured.
+// run, and the families left out because they are not configured.
 //
-// Every family gets fresh values here, so per-session state (the todo
+// Every family gets fresh values here, so per-run state (the todo
 // list, the notes cache, the URLs web_fetch has seen) is never shared
-// between sessions. The todo list is found again with
-// todo.Find(ss.tools) by the chat's side panel.
-func (ss *session) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
-	st := ss.loaded.Settings
-	ws, err := files.New(ss.workspace)
+// between runs. The todo list is found again with
+// todo.Find(a.Tools) by the chat's side panel.
+func (a *App) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
+	st := a.Config.Settings
+	ws, err := files.New(a.Workspace)
 	if err != nil {
 		return nil, nil, err
 	}
-	ss.closers = append(ss.closers, func() { _ = ws.Close() })
+	a.onClose(func() { _ = ws.Close() })
 
 	var out []tools.Tool
 	var unconfigured []tools.Unconfigured
@@ -42,11 +42,11 @@ func (ss *session) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
 	default:
 		vault := notes.New(st.ObsidianVaultPath)
 		out = append(out, vault.Tools()...)
-		if !ss.probeOnly {
+		if !a.opts.ReportOnly {
 			// Read the vault while the user types: the first search is then
 			// as fast as the later ones (tens of ms on 10,000 notes).
 			ctx, cancel := context.WithCancel(context.Background())
-			ss.closers = append(ss.closers, cancel)
+			a.onClose(cancel)
 			go func() { _ = vault.Warm(ctx) }()
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,17 +12,46 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/plain"
 	"github.com/co-cli/co/ui/slash"
 )
 
+// newChatCmd is co itself: the chat, full-screen (fullscreen.go) or
+// line-based (--plain).
+func newChatCmd(s env) *cobra.Command {
+	var f chatFlags
+	var rf resumeFlags
+	root := &cobra.Command{
+		Use:   "co",
+		Short: "co — a personal AI assistant in your terminal",
+		Long: `co opens a chat with an LLM (Gemini, Ollama or any OpenAI-compatible server)
+that can call tools: shell commands in a Docker sandbox, workspace files,
+notes, the web, Google and Slack. Side-effecting calls stop for your approval.
+
+Without a subcommand, co starts the chat. It uses the line-based --plain mode
+when standard output is not a terminal or TERM is dumb.`,
+		Args:          usageArgs(cobra.NoArgs),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(*cobra.Command, []string) error {
+			return runChat(s, f, rf)
+		},
+	}
+	root.Flags().BoolVar(&f.plain, "plain", false, "line-based chat for dumb terminals, pipes and screen readers")
+	root.Flags().BoolVar(&f.noReasoning, "no-reasoning", false, "hide the model's reasoning (as show_reasoning=false does)")
+	rf.add(root)
+	return root
+}
+
 // wantPlain reports whether the chat must be line-based: asked for, or
 // standard output is not a terminal, or TERM is dumb.
-func wantPlain(flag bool, s streams) bool {
+func wantPlain(flag bool, s env) bool {
 	if flag || os.Getenv("TERM") == "dumb" {
 		return true
 	}
-	f, ok := s.out.(*os.File)
+	f, ok := s.Out.(*os.File)
 	return !ok || !term.IsTerminal(f.Fd())
 }
 
@@ -32,97 +61,140 @@ type chatFlags struct {
 	noReasoning bool // --no-reasoning
 }
 
-func runChat(_ *cobra.Command, s streams, f chatFlags, rf resumeFlags) error {
+// chat is a chat's app and what the front end is told beside it.
+type chat struct {
+	*app.App
+	version string
+	// hideReasoning leaves the model's reasoning out of the chat
+	// (show_reasoning false or --no-reasoning).
+	hideReasoning bool
+}
+
+func runChat(s env, f chatFlags, rf resumeFlags) error {
 	l, err := loadConfig(s)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	ss, err := newSession(ctx, l)
+	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
 	if err != nil {
 		return err
 	}
-	defer ss.Close()
-	resumed, err := ss.attachSessions(rf, s.err)
-	if err != nil {
-		return err
-	}
-	ss.resumed = resumed
-	ss.hideReasoning = f.noReasoning || !l.Settings.ShowReasoning
-
+	defer a.Close()
+	c := &chat{App: a, version: s.version, hideReasoning: f.noReasoning || !l.Settings.ShowReasoning}
 	if !wantPlain(f.plain, s) {
-		return runTUI(ctx, ss, s)
+		return runFullScreen(ctx, c, s)
 	}
-	return runPlain(ctx, ss, s)
+	return runPlain(ctx, c, s)
 }
 
-// runPlain runs the line-based chat for ss.
-func runPlain(ctx context.Context, ss *session, s streams) error {
+// runPlain runs the line-based chat.
+func runPlain(ctx context.Context, c *chat, s env) error {
 	ints := make(chan os.Signal, 4)
 	signal.Notify(ints, os.Interrupt)
 	defer signal.Stop(ints)
 	return plain.Run(ctx, plain.Options{
-		Agent:      ss.agent,
-		In:         s.in,
-		Out:        s.out,
-		Banner:     ss.plainBanner() + ss.resumedText(),
-		Slash:      ss.slashEnv(""),
+		Agent:      c.Agent,
+		In:         s.In,
+		Out:        s.Out,
+		Banner:     c.plainBanner() + c.resumedText(),
+		Slash:      c.slashEnv(""),
 		Interrupts: ints,
 		// Reasoning is dimmed only on a terminal that shows colour.
-		HideReasoning: ss.hideReasoning,
+		HideReasoning: c.hideReasoning,
 		Color:         colorAllowed(s),
 	})
 }
 
 // colorAllowed reports whether the output may carry SGR colour: a
 // terminal, not dumb, and NO_COLOR unset.
-func colorAllowed(s streams) bool {
+func colorAllowed(s env) bool {
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := s.out.(*os.File)
+	f, ok := s.Out.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
 
-func (ss *session) slashEnv(helpExtra string) slash.Env {
+// slashEnv is what the slash commands act on.
+func (c *chat) slashEnv(helpExtra string) slash.Env {
 	return slash.Env{
-		Agent:           ss.agent,
-		Status:          func() string { return ss.statusText(context.Background(), false) },
-		Tools:           ss.toolsText,
+		Agent:           c.Agent,
+		Status:          func() string { return statusText(context.Background(), c.App, c.version, false) },
+		Tools:           c.toolsText,
 		HelpExtra:       helpExtra,
-		NewConversation: ss.newConversation,
+		NewConversation: c.NewConversation,
 		Sessions: func(arg string) slash.Result {
-			return ss.sessionsSlash(arg, transcriptText)
+			return sessionsSlash(c.App, arg, transcriptText)
 		},
 	}
 }
 
 // resumedText is the transcript of a resumed session, for --plain.
-func (ss *session) resumedText() string {
-	if ss.resumed == nil {
+func (c *chat) resumedText() string {
+	if c.Resumed == nil {
 		return ""
 	}
-	return "\n" + transcriptText(ss.resumed) + "(resumed session; type to continue)"
+	return "\n" + transcriptText(c.Resumed) + "(resumed session; type to continue)"
 }
 
 // plainBanner is the welcome of --plain: one line of facts, then how to
 // get help. It never waits on the network.
-func (ss *session) plainBanner() string {
+func (c *chat) plainBanner() string {
 	// A probe of a local Ollama that is not running is refused at once;
 	// give it a moment so the banner can name the provider.
 	wctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	_, _, _ = ss.agent.WaitProvider(wctx)
+	_, _, _ = c.Agent.WaitProvider(wctx)
 	cancel()
 	var b strings.Builder
-	level, _ := ss.isolation()
+	level, _ := c.Isolation()
 	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — %s — data: %s\n",
-		version, ss.providerLine(), ss.selection.Backend, level, plural(ss.tools.Len(), "tool"), ss.loaded.Paths.DataDir)
-	if w := ss.sandboxWarning(); w != "" {
+		c.version, c.providerLine(), c.Selection.Backend, level, plural(c.Tools.Len(), "tool"), c.Config.Paths.DataDir)
+	if w := sandboxWarning(c.App); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
 	b.WriteString("Type a message, /help for commands, exit to quit.")
 	return b.String()
+}
+
+// providerLine describes the provider without waiting for a probe.
+func (c *chat) providerLine() string {
+	p, done, err := c.Agent.Provider()
+	switch {
+	case !done:
+		return "provider: checking for Ollama…"
+	case err != nil:
+		return "provider: none usable — " + err.Error()
+	}
+	return fmt.Sprintf("provider: %s (%s)", p.Name, p.Model)
+}
+
+// toolsText is the /tools listing.
+func (c *chat) toolsText() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d tools:\n", c.Tools.Len())
+	for _, t := range c.Tools.All() {
+		fmt.Fprintf(&b, "  %-24s %s\n", t.Name(), approvalClass(t))
+	}
+	for _, u := range c.Unconfigured {
+		fmt.Fprintf(&b, "  %s\n", u)
+	}
+	return b.String()
+}
+
+// approvalClass says how a tool's calls are approved, for /tools.
+func approvalClass(t tools.Tool) string {
+	_, perCall := t.(tools.Checker)
+	switch {
+	case perCall && t.Class() == tools.ReadOnly:
+		return "read-only, but some calls ask (decided per call)"
+	case perCall:
+		return "asks, decided per call by its policy"
+	case t.Class() == tools.ReadOnly:
+		return "read-only: runs at once"
+	}
+	return "asks"
 }
 
 // plural renders "1 tool", "3 tools".

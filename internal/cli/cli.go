@@ -1,9 +1,8 @@
-// Command co is a personal AI assistant that lives in the terminal.
-//
-// This file is wiring only: flags and commands (cobra) → config.Load →
-// sandbox → tools registry → agent → front end. Each step lives in its own
-// package; see ARCHITECTURE.md.
-package main
+// Package cli is co's command line: the cobra tree, one file per command
+// (chat.go is the root command), the exit codes and the standard streams.
+// Commands load the settings, build an app.App when they need one, and
+// render what they report: the display text of the commands lives here.
+package cli
 
 import (
 	"errors"
@@ -14,10 +13,9 @@ import (
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
-)
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
+	"github.com/co-cli/co/config"
+)
 
 // Exit codes shared by every command (co run documents its own on top).
 const (
@@ -36,21 +34,30 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
-// streams are the process's standard streams (tests pass their own).
-type streams struct {
-	in       io.Reader
-	out, err io.Writer
+// Streams are the process's standard streams (tests pass their own).
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
 }
 
-func main() {
+// env is what every command is given: the streams and co's version.
+type env struct {
+	Streams
+	version string
+}
+
+// Main runs co as the process co: args without the program name, the
+// process's streams, and the CO_CPUPROFILE and CO_MEMPROFILE hooks. It
+// returns the exit code.
+func Main(args []string, version string) int {
 	if os.Getenv("CO_MEMPROFILE") != "" {
 		runtime.MemProfileRate = 1 // every allocation: the heap is small
 	}
 	stop := startCPUProfile(os.Getenv("CO_CPUPROFILE"))
-	code := run(os.Args[1:], streams{os.Stdin, os.Stdout, os.Stderr})
+	code := Run(args, Streams{os.Stdin, os.Stdout, os.Stderr}, version)
 	stop()
 	writeHeapProfile(os.Getenv("CO_MEMPROFILE"))
-	os.Exit(code)
+	return code
 }
 
 // startCPUProfile writes a CPU profile of the whole run to path, for
@@ -90,12 +97,14 @@ func writeHeapProfile(path string) {
 	}
 }
 
-func run(args []string, s streams) int {
-	root := newRootCmd(s)
+// Run runs the command line args with the streams s and returns the exit
+// code.
+func Run(args []string, s Streams, version string) int {
+	root := newRootCmd(env{s, version})
 	root.SetArgs(args)
-	root.SetIn(s.in)
-	root.SetOut(s.out)
-	root.SetErr(s.err)
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
 	err := root.Execute()
 	var code exitCode
 	var uerr usageError
@@ -105,40 +114,23 @@ func run(args []string, s streams) int {
 	case errors.As(err, &code):
 		return int(code)
 	case errors.As(err, &uerr):
-		fmt.Fprintf(s.err, "co: %v\nRun 'co --help' for usage.\n", uerr.err)
+		fmt.Fprintf(s.Err, "co: %v\nRun 'co --help' for usage.\n", uerr.err)
 		return exitUsage
 	default:
-		fmt.Fprintf(s.err, "co: %v\n", err)
+		fmt.Fprintf(s.Err, "co: %v\n", err)
 		return exitError
 	}
 }
 
-func newRootCmd(s streams) *cobra.Command {
-	var plain, noReasoning bool
-	var rf resumeFlags
-	root := &cobra.Command{
-		Use:   "co",
-		Short: "co — a personal AI assistant in your terminal",
-		Long: `co opens a chat with an LLM (Gemini, Ollama or any OpenAI-compatible server)
-that can call tools: shell commands in a Docker sandbox, workspace files,
-notes, the web, Google and Slack. Side-effecting calls stop for your approval.
-
-Without a subcommand, co starts the chat. It uses the line-based --plain mode
-when standard output is not a terminal or TERM is dumb.`,
-		Args:          usageArgs(cobra.NoArgs),
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runChat(cmd, s, chatFlags{plain: plain, noReasoning: noReasoning}, rf)
-		},
-	}
-	root.Flags().BoolVar(&plain, "plain", false, "line-based chat for dumb terminals, pipes and screen readers")
-	root.Flags().BoolVar(&noReasoning, "no-reasoning", false, "hide the model's reasoning (as show_reasoning=false does)")
-	rf.add(root)
+// newRootCmd is the cobra tree: co (the chat, chat.go) and its commands.
+func newRootCmd(s env) *cobra.Command {
+	root := newChatCmd(s)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newVersionCmd(s))
-	root.AddCommand(telemetryCommands(s)...)
-	root.AddCommand(googleCommands(s)...)
+	root.AddCommand(
+		newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newVersionCmd(s),
+		newTailCmd(s), newTracesCmd(s), newLogsCmd(s),
+		newGoogleCmd(s),
+	)
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }
@@ -153,14 +145,14 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-func newVersionCmd(s streams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print co's version",
-		Args:  usageArgs(cobra.NoArgs),
-		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(s.out, "co %s\n", version)
-			return nil
-		},
+// loadConfig loads the settings and prints their warnings.
+func loadConfig(s env) (*config.Loaded, error) {
+	l, err := config.Load(config.LoadOptions{})
+	if err != nil {
+		return nil, err
 	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(s.Err, "co: warning: %s\n", w)
+	}
+	return l, nil
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/tools/todo"
-	"github.com/co-cli/co/ui/tui"
 	"github.com/co-cli/co/ui/slash"
+	"github.com/co-cli/co/ui/tui"
 )
 
-// runTUI runs the full-screen chat for ss.
-func runTUI(ctx context.Context, ss *session, s streams) error {
+// runFullScreen runs the full-screen chat.
+func runFullScreen(ctx context.Context, c *chat, s env) error {
 	if os.Getenv("GOGC") == "" {
 		// The chat keeps little live memory (about 4 MB) but renders
 		// (allocates) a lot while a reply streams: collecting at 1.35x the
@@ -22,33 +22,33 @@ func runTUI(ctx context.Context, ss *session, s streams) error {
 		// with BENCH_GOGC compares).
 		debug.SetGCPercent(35)
 	}
-	level, unsandboxed := ss.isolation()
-	env := ss.slashEnv(tui.HelpText(tui.DefaultKeyMap(), tui.DefaultModalKeyMap()))
+	level, unsandboxed := c.Isolation()
+	se := c.slashEnv(tui.HelpText(tui.DefaultKeyMap(), tui.DefaultModalKeyMap()))
 	// The chat draws a switched-to session from the agent's history itself.
-	env.Sessions = func(arg string) slash.Result { return ss.sessionsSlash(arg, nil) }
+	se.Sessions = func(arg string) slash.Result { return sessionsSlash(c.App, arg, nil) }
 	o := tui.Options{
-		Agent: ss.agent,
-		Slash: env,
+		Agent: c.Agent,
+		Slash: se,
 		Welcome: tui.Welcome{
-			Version:     version,
-			DataDir:     ss.loaded.Paths.DataDir,
+			Version:     c.version,
+			DataDir:     c.Config.Paths.DataDir,
 			Isolation:   level,
 			Unsandboxed: unsandboxed,
-			Tools:       ss.tools.Len(),
+			Tools:       c.Tools.Len(),
 		},
-		Theme:         ss.loaded.Settings.Theme,
-		HistoryPath:   filepath.Join(ss.loaded.Paths.DataDir, "history.txt"),
-		Feed:          ss.tracing.feed,
-		Output:        s.out,
-		HideReasoning: ss.hideReasoning,
+		Theme:         c.Config.Settings.Theme,
+		HistoryPath:   filepath.Join(c.Config.Paths.DataDir, "history.txt"),
+		Feed:          c.Telemetry.Feed,
+		Output:        s.Out,
+		HideReasoning: c.hideReasoning,
 	}
-	if l := todo.Find(ss.tools); l != nil {
+	if l := todo.Find(c.Tools); l != nil {
 		o.Todos = todoLines{l}
 	}
 	return tui.Run(ctx, o)
 }
 
-// todoLines shows the session's todo list in the chat's side panel.
+// todoLines shows the run's todo list in the chat's side panel.
 type todoLines struct{ l *todo.List }
 
 func (t todoLines) Subscribe() (<-chan struct{}, func()) { return t.l.Subscribe() }

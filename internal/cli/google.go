@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -15,17 +15,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/tools/google"
 )
 
-// googleCommands are co google auth and co google check.
-func googleCommands(s streams) []*cobra.Command {
+// newGoogleCmd is co google auth and co google check.
+func newGoogleCmd(s env) *cobra.Command {
 	g := &cobra.Command{
 		Use:   "google",
 		Short: "Sign in to Google for the Drive, Gmail and Calendar tools, and check the sign-in",
 	}
 	g.AddCommand(newGoogleAuthCmd(s), newGoogleCheckCmd(s))
-	return []*cobra.Command{g}
+	return g
 }
 
 // scopeName describes one of co's scopes to the user ("" for others).
@@ -56,7 +57,7 @@ func describeScopes(scopes []string) string {
 	return strings.Join(out, ", ")
 }
 
-func newGoogleAuthCmd(s streams) *cobra.Command {
+func newGoogleAuthCmd(s env) *cobra.Command {
 	var clientSecret string
 	var noBrowser bool
 	var timeout time.Duration
@@ -95,27 +96,27 @@ ends on (it fails to load) into co.`,
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			tokenPath := filepath.Join(l.Paths.ConfigDir, google.TokenFile)
-			fmt.Fprintf(s.out, "Signing in to Google with the OAuth client in %s.\n", path)
+			fmt.Fprintf(s.Out, "Signing in to Google with the OAuth client in %s.\n", path)
 			res, err := google.Authorize(ctx, google.AuthOptions{
 				ClientSecret: data,
-				Endpoint:     os.Getenv(envGoogleOAuthEndpoint),
+				Endpoint:     os.Getenv(app.EnvGoogleOAuthEndpoint),
 				TokenPath:    tokenPath,
 				NoBrowser:    noBrowser,
-				Out:          s.out,
-				In:           s.in,
+				Out:          s.Out,
+				In:           s.In,
 			})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.out, "Signed in. Token saved to %s (mode 0600).\n", tokenPath)
-			fmt.Fprintf(s.out, "Granted: %s.\n", describeScopes(res.Token.Scopes))
+			fmt.Fprintf(s.Out, "Signed in. Token saved to %s (mode 0600).\n", tokenPath)
+			fmt.Fprintf(s.Out, "Granted: %s.\n", describeScopes(res.Token.Scopes))
 			if len(res.Missing) > 0 {
-				fmt.Fprintf(s.out, "Not granted: %s. The tools that need it will fail; run co google auth again and tick every box on the consent screen.\n", describeScopes(res.Missing))
+				fmt.Fprintf(s.Out, "Not granted: %s. The tools that need it will fail; run co google auth again and tick every box on the consent screen.\n", describeScopes(res.Missing))
 			}
-			if src := google.Detect(googleConfig(l)); src.Kind == google.Explicit {
-				fmt.Fprintf(s.out, "Note: google_credentials_path (%s) comes first, so the tools use it, not this token; unset it to use the token.\n", src.Path)
+			if src := google.Detect(app.GoogleConfig(l)); src.Kind == google.Explicit {
+				fmt.Fprintf(s.Out, "Note: google_credentials_path (%s) comes first, so the tools use it, not this token; unset it to use the token.\n", src.Path)
 			}
-			fmt.Fprintln(s.out, "New co sessions offer the Google tools; co google check tests them.")
+			fmt.Fprintln(s.Out, "New co sessions offer the Google tools; co google check tests them.")
 			return nil
 		},
 	}
@@ -149,7 +150,7 @@ func findClientSecret(l *config.Loaded, flag string) (string, []byte, error) {
 	return "", nil, usageError{errors.New("no OAuth client secret: pass --client-secret FILE, the JSON of an OAuth client ID of type Desktop app (Google Cloud console → APIs & Services → Credentials), or save it as " + candidates[len(candidates)-1])}
 }
 
-func newGoogleCheckCmd(s streams) *cobra.Command {
+func newGoogleCheckCmd(s env) *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "check",
@@ -167,24 +168,24 @@ configured).`,
 			if err != nil {
 				return err
 			}
-			gc := googleConfig(l)
+			gc := app.GoogleConfig(l)
 			src := google.Detect(gc)
 			if !src.Configured() {
-				fmt.Fprintf(s.out, "credentials: not configured\nto configure: %s\n", google.Unconfigured(src).Hint)
+				fmt.Fprintf(s.Out, "credentials: not configured\nto configure: %s\n", google.Unconfigured(src).Hint)
 				return exitCode(exitError)
 			}
-			fmt.Fprintf(s.out, "credentials: %s\n", src)
+			fmt.Fprintf(s.Out, "credentials: %s\n", src)
 			if src.Kind == google.Saved {
 				if t, err := google.ReadToken(src.Path); err == nil && len(t.Scopes) > 0 {
-					fmt.Fprintf(s.out, "granted: %s\n", describeScopes(t.Scopes))
+					fmt.Fprintf(s.Out, "granted: %s\n", describeScopes(t.Scopes))
 				}
 			}
 			if gc.Endpoint != "" {
-				fmt.Fprintf(s.out, "endpoint: %s (%s)\n", gc.Endpoint, envGoogleAPIEndpoint)
+				fmt.Fprintf(s.Out, "endpoint: %s (%s)\n", gc.Endpoint, app.EnvGoogleAPIEndpoint)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
+			w := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
 			failed := false
 			for _, r := range google.NewAccount(gc).Probe(ctx, timeout) {
 				status := "OK"

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -10,9 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/internal/app"
 )
 
-func newModelsCmd(s streams) *cobra.Command {
+func newModelsCmd(s env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "models",
 		Short: "List the current provider's chat models; * marks the configured one",
@@ -28,9 +29,9 @@ Models that cannot chat (embeddings, speech, images) are left out.`,
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
-			ps := providerSettings(l)
+			ps := app.ProviderSettings(l)
 			var probe func(context.Context, string) bool
-			if needsProbe(ps) {
+			if app.NeedsProbe(ps) {
 				probe = agent.ProbeHTTP
 			}
 			p, note, err := agent.ResolveProvider(ctx, ps, probe)
@@ -38,14 +39,14 @@ Models that cannot chat (embeddings, speech, images) are left out.`,
 				return err
 			}
 			if note != "" {
-				fmt.Fprintf(s.err, "co: %s\n", note)
+				fmt.Fprintf(s.Err, "co: %s\n", note)
 			}
 			models, err := agent.ListModels(ctx, p, nil)
 			if err != nil {
 				return errors.New(strings.TrimSuffix(agent.DescribeError(p, err), "."))
 			}
 			if len(models) == 0 {
-				fmt.Fprintf(s.err, "co: %s at %s lists no chat models.\n", p.Name, p.BaseURL)
+				fmt.Fprintf(s.Err, "co: %s at %s lists no chat models.\n", p.Name, p.BaseURL)
 				return nil
 			}
 			want := strings.TrimPrefix(p.Model, "models/")
@@ -55,10 +56,10 @@ Models that cannot chat (embeddings, speech, images) are left out.`,
 				if m == want {
 					mark, found = "* ", true
 				}
-				fmt.Fprintf(s.out, "%s%s\n", mark, m)
+				fmt.Fprintf(s.Out, "%s%s\n", mark, m)
 			}
 			if !found && want != "" {
-				fmt.Fprintf(s.err, "co: %s\n", missingNote(p, want))
+				fmt.Fprintf(s.Err, "co: %s\n", missingNote(p, want))
 			}
 			return nil
 		},

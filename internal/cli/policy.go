@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -6,11 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/tools"
 )
 
-func newPolicyCmd(s streams) *cobra.Command {
+func newPolicyCmd(s env) *cobra.Command {
 	policy := &cobra.Command{
 		Use:   "policy",
 		Short: "Inspect the shell command policy",
@@ -33,27 +34,27 @@ Exit code 0 whatever the decision; 1 when the settings are invalid.`,
 			if err != nil {
 				return err
 			}
-			p, err := shellPolicy(l.Settings)
+			p, err := app.ShellPolicy(l.Settings)
 			if err != nil {
 				return err
 			}
 			v := p.Evaluate(args[0])
-			fmt.Fprintf(s.out, "%s: %s\n", v.Decision, v.Reason)
+			fmt.Fprintf(s.Out, "%s: %s\n", v.Decision, v.Reason)
 			if v.Scope != "" {
-				fmt.Fprintf(s.out, "grant scope: %s (what \"a\" in the approval modal would approve)\n", v.Scope)
+				fmt.Fprintf(s.Out, "grant scope: %s (what \"a\" in the approval modal would approve)\n", v.Scope)
 			}
-			ss, err := newReportSession(context.Background(), l)
+			a, err := app.New(context.Background(), l, app.Options{Version: s.version, ReportOnly: true})
 			if err != nil {
-				fmt.Fprintf(s.out, "current sandbox: unknown (%v)\n", err)
+				fmt.Fprintf(s.Out, "current sandbox: unknown (%v)\n", err)
 				return nil
 			}
-			defer ss.Close()
-			level, _ := ss.isolation()
+			defer a.Close()
+			level, _ := a.Isolation()
 			if level == string(sandbox.Full) || v.Decision != tools.Allow {
-				fmt.Fprintf(s.out, "current sandbox: %s (isolation %s): no change\n", ss.selection.Backend, level)
+				fmt.Fprintf(s.Out, "current sandbox: %s (isolation %s): no change\n", a.Selection.Backend, level)
 				return nil
 			}
-			fmt.Fprintf(s.out, "current sandbox: %s (isolation %s): ask — without a sandbox every command asks\n", ss.selection.Backend, level)
+			fmt.Fprintf(s.Out, "current sandbox: %s (isolation %s): ask — without a sandbox every command asks\n", a.Selection.Backend, level)
 			return nil
 		},
 	})

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -10,10 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/ui/headless"
 )
 
-func newRunCmd(s streams) *cobra.Command {
+func newRunCmd(s env) *cobra.Command {
 	var jsonOut, yes, noReasoning bool
 	var rf resumeFlags
 	cmd := &cobra.Command{
@@ -36,7 +37,7 @@ error; 3 finished, but a call was denied; 130 interrupted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prompt := strings.Join(args, " ")
 			if len(args) == 0 || prompt == "-" {
-				b, err := io.ReadAll(s.in)
+				b, err := io.ReadAll(s.In)
 				if err != nil {
 					return fmt.Errorf("reading the prompt from standard input: %w", err)
 				}
@@ -51,15 +52,12 @@ error; 3 finished, but a call was denied; 130 interrupted.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			ss, err := newSession(ctx, l)
+			a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
 			if err != nil {
 				return err
 			}
-			defer ss.Close()
-			if _, err := ss.attachSessions(rf, s.err); err != nil {
-				return err
-			}
-			code := headless.Run(ctx, headless.Options{Agent: ss.agent, Prompt: prompt, Out: s.out, Err: s.err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning})
+			defer a.Close()
+			code := headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Out: s.Out, Err: s.Err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning})
 			if code != 0 {
 				return exitCode(code)
 			}

@@ -1,16 +1,14 @@
-package main
+package cli
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/slash"
@@ -18,89 +16,25 @@ import (
 
 // resumeFlags are --continue and --resume ID.
 type resumeFlags struct {
-	cont   bool
-	resume string
+	cont bool
+	id   string
 }
+
+// resume is the saved session the flags pick.
+func (f resumeFlags) resume() app.Resume { return app.Resume{Latest: f.cont, ID: f.id} }
 
 func (f *resumeFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest saved session of this workspace")
-	cmd.Flags().StringVar(&f.resume, "resume", "", "continue the saved session `ID` (a unique prefix is enough; co sessions lists them)")
-}
-
-func openStore(ss *session) (*sessions.Store, error) {
-	return sessions.Open(filepath.Join(ss.loaded.Paths.DataDir, sessions.FileName))
-}
-
-// attachSessions starts saving the conversation, or resumes a saved one.
-// It returns the transcript to show when a session was resumed. A store
-// that cannot be opened stops a resume; for a new chat it is a warning and
-// the chat goes on unsaved.
-func (ss *session) attachSessions(f resumeFlags, warn io.Writer) ([]sessions.Entry, error) {
-	st, err := openStore(ss)
-	if err != nil {
-		if f.cont || f.resume != "" {
-			return nil, err
-		}
-		fmt.Fprintf(warn, "co: warning: this conversation will not be saved: %v\n", err)
-		return nil, nil
-	}
-	ss.store = st
-	ss.closers = append(ss.closers, func() { st.Close() })
-	var id string
-	switch {
-	case f.resume != "":
-		info, err := st.Find(f.resume)
-		if err != nil {
-			return nil, err
-		}
-		id = info.ID
-	case f.cont:
-		info, err := st.Latest(ss.workspace)
-		if err != nil {
-			return nil, fmt.Errorf("%w (start one with co, or pick another with co sessions --all and co --resume ID)", err)
-		}
-		id = info.ID
-	default:
-		ss.agent.SetRecorder(st.New(ss.workspace))
-		return nil, nil
-	}
-	return ss.switchTo(id)
-}
-
-// switchTo loads saved session id into the agent and continues saving
-// into it; it returns its transcript.
-func (ss *session) switchTo(id string) ([]sessions.Entry, error) {
-	rec, err := ss.store.Resume(id) // repairs what a crash left first
-	if err != nil {
-		return nil, err
-	}
-	info, entries, err := ss.store.Transcript(id)
-	if err != nil {
-		return nil, err
-	}
-	_, h, err := ss.store.Load(id)
-	if err != nil {
-		return nil, err
-	}
-	ss.agent.Restore(h, agentUsage(info), info.Turns)
-	ss.agent.SetRecorder(rec)
-	return entries, nil
-}
-
-// newConversation saves what follows /clear as a new session.
-func (ss *session) newConversation() {
-	if ss.store != nil {
-		ss.agent.SetRecorder(ss.store.New(ss.workspace))
-	}
+	cmd.Flags().StringVar(&f.id, "resume", "", "continue the saved session `ID` (a unique prefix is enough; co sessions lists them)")
 }
 
 // sessionsSlash is /sessions: the list, or a switch.
-func (ss *session) sessionsSlash(arg string, show func([]sessions.Entry) string) slash.Result {
-	if ss.store == nil {
+func sessionsSlash(a *app.App, arg string, show func([]sessions.Entry) string) slash.Result {
+	if a.Sessions == nil {
 		return slash.Result{Output: "sessions are not being saved in this chat", Err: true}
 	}
 	if arg == "" {
-		l, err := ss.store.List(ss.workspace, 20)
+		l, err := a.Sessions.List(a.Workspace, 20)
 		if err != nil {
 			return slash.Result{Output: err.Error(), Err: true}
 		}
@@ -109,11 +43,11 @@ func (ss *session) sessionsSlash(arg string, show func([]sessions.Entry) string)
 		}
 		return slash.Result{Output: sessionTable(l, false) + "\nType /sessions ID to switch to one."}
 	}
-	info, err := ss.store.Find(arg)
+	info, err := a.Sessions.Find(arg)
 	if err != nil {
 		return slash.Result{Output: err.Error(), Err: true}
 	}
-	entries, err := ss.switchTo(info.ID)
+	entries, err := a.SwitchTo(info.ID)
 	if err != nil {
 		return slash.Result{Output: err.Error(), Err: true}
 	}
@@ -144,7 +78,7 @@ func sessionTable(l []sessions.Info, withWorkspace bool) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func newSessionsCmd(s streams) *cobra.Command {
+func newSessionsCmd(s env) *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "sessions",
@@ -167,10 +101,10 @@ co --continue; delete one with co sessions rm ID.`,
 				return err
 			}
 			if len(l) == 0 {
-				fmt.Fprintln(s.out, "No saved sessions yet.")
+				fmt.Fprintln(s.Out, "No saved sessions yet.")
 				return nil
 			}
-			fmt.Fprintln(s.out, sessionTable(l, true))
+			fmt.Fprintln(s.Out, sessionTable(l, true))
 			return nil
 		},
 	}
@@ -192,24 +126,23 @@ co --continue; delete one with co sessions rm ID.`,
 			if err := st.Delete(info.ID); err != nil {
 				return err
 			}
-			fmt.Fprintf(s.out, "Deleted session %s (%s).\n", info.ID, info.Title)
+			fmt.Fprintf(s.Out, "Deleted session %s (%s).\n", info.ID, info.Title)
 			return nil
 		},
 	})
 	return cmd
 }
 
-func storeForCommand(s streams) (*sessions.Store, string, error) {
+func storeForCommand(s env) (*sessions.Store, string, error) {
 	l, err := loadConfig(s)
 	if err != nil {
 		return nil, "", err
 	}
-	ss := &session{loaded: l}
-	st, err := openStore(ss)
+	st, err := app.OpenSessions(l)
 	if err != nil {
 		return nil, "", err
 	}
-	ws, err := workingDir()
+	ws, err := app.WorkingDir()
 	return st, ws, err
 }
 
@@ -246,16 +179,4 @@ func transcriptText(entries []sessions.Entry) string {
 		}
 	}
 	return b.String()
-}
-
-func agentUsage(i sessions.Info) agent.Usage {
-	return agent.Usage{InputTokens: i.InputTokens, OutputTokens: i.OutputTokens}
-}
-
-func workingDir() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("cannot read the working directory: %w", err)
-	}
-	return wd, nil
 }

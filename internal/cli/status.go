@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/safe"
 )
 
-func newStatusCmd(s streams) *cobra.Command {
+func newStatusCmd(s env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show provider, model, reachability, config files, sandbox and telemetry",
@@ -26,12 +26,12 @@ func newStatusCmd(s streams) *cobra.Command {
 				return err
 			}
 			ctx := context.Background()
-			ss, err := newReportSession(ctx, l)
+			a, err := app.New(ctx, l, app.Options{Version: s.version, ReportOnly: true})
 			if err != nil {
 				return err
 			}
-			defer ss.Close()
-			fmt.Fprint(s.out, ss.statusText(ctx, true))
+			defer a.Close()
+			fmt.Fprint(s.Out, statusText(ctx, a, s.version, true))
 			return nil
 		},
 	}
@@ -39,16 +39,16 @@ func newStatusCmd(s streams) *cobra.Command {
 
 // statusText is the report of `co status` and /status. With probe, it
 // checks that the provider answers (a short network call).
-func (ss *session) statusText(ctx context.Context, probe bool) string {
+func statusText(ctx context.Context, a *app.App, version string, probe bool) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "version\t%s\n", version)
 	if probe {
 		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		_, _, _ = ss.agent.WaitProvider(pctx)
+		_, _, _ = a.Agent.WaitProvider(pctx)
 		cancel()
 	}
-	p, done, perr := ss.agent.Provider()
+	p, done, perr := a.Agent.Provider()
 	switch {
 	case !done:
 		fmt.Fprintf(w, "provider\tchecking for Ollama…\n")
@@ -57,14 +57,14 @@ func (ss *session) statusText(ctx context.Context, probe bool) string {
 	default:
 		fmt.Fprintf(w, "provider\t%s\n", p.Name)
 		model := p.Model
-		if r := ss.agent.ReportedModel(); r != "" && r != p.Model {
+		if r := a.Agent.ReportedModel(); r != "" && r != p.Model {
 			model += " (the server answers as " + r + ")"
 		} else if probe {
-			model += ss.lastAnswered(ctx, p)
+			model += lastAnswered(ctx, a.Config.Paths.DataDir, p)
 		}
 		fmt.Fprintf(w, "model\t%s\n", safe.Text(model))
 		fmt.Fprintf(w, "endpoint\t%s\n", p.BaseURL)
-		if cw := ss.agent.ContextWindow(); cw > 0 {
+		if cw := a.Agent.ContextWindow(); cw > 0 {
 			fmt.Fprintf(w, "context window\t%d tokens\n", cw)
 		} else {
 			fmt.Fprintf(w, "context window\tunknown\n")
@@ -73,7 +73,7 @@ func (ss *session) statusText(ctx context.Context, probe bool) string {
 		case probe && p.Name == "ollama":
 			// Native API: the version, and the context window co asks
 			// for, the model's maximum and what is loaded (≤ 1 s).
-			info, err := agent.OllamaStatus(ctx, p, ss.loaded.Settings.OllamaNumCtx, nil)
+			info, err := agent.OllamaStatus(ctx, p, a.Config.Settings.OllamaNumCtx, nil)
 			if err != nil {
 				fmt.Fprintf(w, "reachable\tNO — Ollama does not answer at %s (%v)\n", p.BaseURL, err)
 			} else {
@@ -91,25 +91,25 @@ func (ss *session) statusText(ctx context.Context, probe bool) string {
 			}
 		case p.Name == "ollama":
 			// /status: no network; what the last request set.
-			if n := ss.agent.ContextInForce(); n > 0 {
+			if n := a.Agent.ContextInForce(); n > 0 {
 				fmt.Fprintf(w, "context\t%d tokens in force (num_ctx)\n", n)
 			} else {
-				fmt.Fprintf(w, "context\t%d tokens asked at most; known after the first reply\n", agent.OllamaNumCtx(ss.loaded.Settings.OllamaNumCtx, 0))
+				fmt.Fprintf(w, "context\t%d tokens asked at most; known after the first reply\n", agent.OllamaNumCtx(a.Config.Settings.OllamaNumCtx, 0))
 			}
 		}
 	}
 	files := "none (defaults and environment only)"
-	if len(ss.loaded.Files) > 0 {
-		files = strings.Join(ss.loaded.Files, ", ")
+	if len(a.Config.Files) > 0 {
+		files = strings.Join(a.Config.Files, ", ")
 	}
 	fmt.Fprintf(w, "config files\t%s\n", files)
-	fmt.Fprintf(w, "data dir\t%s\n", ss.loaded.Paths.DataDir)
-	fmt.Fprintf(w, "workspace\t%s\n", ss.workspace)
-	fmt.Fprintf(w, "tools\t%d\n", ss.tools.Len())
-	for _, u := range ss.unconfigured {
+	fmt.Fprintf(w, "data dir\t%s\n", a.Config.Paths.DataDir)
+	fmt.Fprintf(w, "workspace\t%s\n", a.Workspace)
+	fmt.Fprintf(w, "tools\t%d\n", a.Tools.Len())
+	for _, u := range a.Unconfigured {
 		fmt.Fprintf(w, "\t%s\n", u)
 	}
-	for _, line := range ss.extraStatus() {
+	for _, line := range extraStatus(a) {
 		fmt.Fprintln(w, line)
 	}
 	w.Flush()
@@ -121,8 +121,8 @@ func (ss *session) statusText(ctx context.Context, probe bool) string {
 // (an alias such as gemini-flash-latest names the model behind it), else
 // "". It reads one row and gives up after a quarter of a second, so
 // status stays fast.
-func (ss *session) lastAnswered(ctx context.Context, p agent.Provider) string {
-	st := telemetry.OpenStore(telemetry.DBPath(ss.loaded.Paths.DataDir))
+func lastAnswered(ctx context.Context, dataDir string, p agent.Provider) string {
+	st := telemetry.OpenStore(telemetry.DBPath(dataDir))
 	defer st.Close()
 	ctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
 	defer cancel()
@@ -149,14 +149,14 @@ func ago(d time.Duration) string {
 }
 
 // extraStatus are status rows of the sandbox and later subsystems.
-func (ss *session) extraStatus() []string {
-	level, _ := ss.isolation()
-	rows := []string{fmt.Sprintf("sandbox\t%s (isolation: %s)", ss.selection.Backend, level)}
-	if w := ss.sandboxWarning(); w != "" {
+func extraStatus(a *app.App) []string {
+	level, _ := a.Isolation()
+	rows := []string{fmt.Sprintf("sandbox\t%s (isolation: %s)", a.Selection.Backend, level)}
+	if w := sandboxWarning(a); w != "" {
 		rows = append(rows, "\tWARNING: "+w)
 	}
-	rows = append(rows, "telemetry\t"+telemetry.DBPath(ss.loaded.Paths.DataDir))
-	if t := ss.tracing.t; t != nil {
+	rows = append(rows, "telemetry\t"+telemetry.DBPath(a.Config.Paths.DataDir))
+	if t := a.Telemetry.Tracing; t != nil {
 		if t.OTLP() {
 			rows = append(rows, "\talso exported over OTLP ($OTEL_EXPORTER_OTLP_ENDPOINT)")
 		}
@@ -170,38 +170,20 @@ func (ss *session) extraStatus() []string {
 			rows = append(rows, "\twarning: "+w)
 		}
 	}
-	if ss.store != nil {
-		rows = append(rows, "sessions\t"+ss.store.Path())
+	if a.Sessions != nil {
+		rows = append(rows, "sessions\t"+a.Sessions.Path())
 	}
 	return rows
 }
 
-func newConfigCmd(s streams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "config",
-		Short: "Show the effective settings, where each value comes from, secrets masked",
-		Long: `co config lists every setting with its effective value and its source:
-default, the user file, the project file (./.co-cli/settings.json) or an
-environment variable. Precedence: environment > project file > user file >
-defaults. Secrets are masked.`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(*cobra.Command, []string) error {
-			l, err := loadConfig(s)
-			if err != nil {
-				return err
-			}
-			printConfig(s, l)
-			return nil
-		},
+// sandboxWarning is set when shell commands run without isolation: it is
+// shown persistently (banner, status bar badge, co status).
+func sandboxWarning(a *app.App) string {
+	if _, unsandboxed := a.Isolation(); !unsandboxed {
+		return ""
 	}
-}
-
-func printConfig(s streams, l *config.Loaded) {
-	fmt.Fprintf(s.out, "user file:    %s\nproject file: %s\ndata dir:     %s\n\n", l.Paths.UserFile, l.Paths.ProjectFile, l.Paths.DataDir)
-	w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "SETTING\tSOURCE\tENV\tVALUE")
-	for _, e := range l.Entries() {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, e.Env, e.Value)
+	if a.Selection.Warning != "" {
+		return a.Selection.Warning
 	}
-	w.Flush()
+	return "UNSANDBOXED: shell commands run directly on this machine (sandbox_backend=subprocess); every command asks"
 }

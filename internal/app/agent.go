@@ -1,0 +1,78 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/sandbox"
+)
+
+// ProviderSettings maps the settings the provider resolution needs.
+func ProviderSettings(l *config.Loaded) agent.ProviderSettings {
+	s := l.Settings
+	return agent.ProviderSettings{
+		Provider:         s.LLMProvider,
+		ProviderExplicit: l.IsSet("llm_provider"),
+		GeminiAPIKey:     s.GeminiAPIKey,
+		GeminiModel:      s.GeminiModel,
+		GeminiBaseURL:    s.GeminiBaseURL,
+		OllamaHost:       s.OllamaHost,
+		OllamaModel:      s.OllamaModel,
+		OpenAIBaseURL:    s.OpenAIBaseURL,
+		OpenAIAPIKey:     s.OpenAIAPIKey,
+		OpenAIModel:      s.OpenAIModel,
+	}
+}
+
+// NeedsProbe reports whether resolving the provider may touch the network
+// (only when the default provider has no key and nothing else is set).
+func NeedsProbe(ps agent.ProviderSettings) bool {
+	return (ps.Provider == "" || ps.Provider == "gemini") && ps.GeminiAPIKey == "" && !ps.ProviderExplicit && ps.OpenAIBaseURL == ""
+}
+
+// agentConfig is the agent's configuration, from the settings and the
+// parts made before it. It never waits on the network: the Ollama probe,
+// when needed, runs in the background.
+func (a *App) agentConfig(ctx context.Context) agent.Config {
+	st := a.Config.Settings
+	ps := ProviderSettings(a.Config)
+	where := "in a Docker sandbox with the workspace mounted at /workspace"
+	if a.Sandbox.Isolation() != sandbox.Full {
+		where = "directly on the user's machine in the workspace directory (no sandbox)"
+	}
+	cfg := agent.Config{
+		SystemPrompt: agent.SystemPrompt(agent.PromptInfo{Shell: where, Workspace: a.Workspace, Today: time.Now().Format("2006-01-02")}),
+		Tools:        a.Tools,
+		Approvals:    a.Approvals,
+		MaxRequests:  st.MaxRequestLimit,
+		ToolRetries:  st.ToolRetries,
+		StallTimeout: time.Duration(st.LLMStallTimeout) * time.Second,
+		SessionID:    a.RunID,
+		Tracer:       a.Telemetry.Tracer,
+		History: agent.HistoryOptions{
+			TrimChars:    st.ToolOutputTrimChars,
+			MaxMessages:  st.MaxHistoryMessages,
+			SummaryModel: st.SummarizationModel,
+		},
+		Settings: ps,
+		Request: agent.RequestOptions{
+			ReasoningEffort: st.ReasoningEffort,
+			MaxTokens:       st.LLMMaxTokens,
+			OllamaNumCtx:    st.OllamaNumCtx,
+		},
+	}
+	if st.LLMTemperature >= 0 {
+		t := st.LLMTemperature
+		cfg.Request.Temperature = &t
+	}
+	if NeedsProbe(ps) {
+		cfg.Resolve = func(ctx context.Context) (agent.Provider, string, error) {
+			return agent.ResolveProvider(ctx, ps, agent.ProbeHTTP)
+		}
+	} else {
+		cfg.Provider, _, cfg.ProviderErr = agent.ResolveProvider(ctx, ps, nil)
+	}
+	return cfg
+}

@@ -1,0 +1,100 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/co-cli/co/sandbox"
+)
+
+// startSandbox chooses where shell commands run. It does not wait for the
+// container: creation runs in the background and is traced when it ends.
+func (a *App) startSandbox(ctx context.Context) error {
+	st := a.Config.Settings
+	cfg := sandbox.Config{
+		Backend:     st.SandboxBackend,
+		Fallback:    st.SandboxFallback,
+		Image:       st.DockerImage,
+		Workspace:   a.Workspace,
+		SessionID:   a.RunID,
+		Network:     st.SandboxNetwork,
+		MemLimit:    st.SandboxMemLimit,
+		CPUs:        st.SandboxCPUs,
+		MaxTimeout:  time.Duration(st.SandboxMaxTimeout) * time.Second,
+		GitReadOnly: st.SandboxGitReadonly,
+	}
+	var sb sandbox.Sandbox
+	var sel sandbox.Selection
+	var err error
+	if a.opts.ReportOnly {
+		sel, err = sandbox.Select(ctx, cfg)
+		sb = reportOnly{sel.Isolation}
+	} else {
+		sb, sel, err = sandbox.New(ctx, cfg)
+	}
+	if err != nil {
+		return fmt.Errorf("%w\nTo run commands without isolation instead, set CO_CLI_SANDBOX_BACKEND=subprocess (every command will then ask), or start Docker (scripts/docker-up.sh builds the sandbox image)", err)
+	}
+	a.Sandbox, a.Selection = sb, sel
+	a.onClose(func() { _ = sb.Close() })
+	if !a.opts.ReportOnly {
+		a.traceSandboxStart()
+	}
+	return nil
+}
+
+// Isolation reports where shell commands run.
+func (a *App) Isolation() (level string, unsandboxed bool) {
+	if a.Sandbox == nil {
+		return "none", true
+	}
+	iso := a.Sandbox.Isolation()
+	return string(iso), iso != sandbox.Full
+}
+
+// reportOnly stands for the sandbox in commands that only report (co
+// status, co policy check): it knows the isolation New would give and runs
+// nothing.
+type reportOnly struct{ iso sandbox.Isolation }
+
+func (r reportOnly) Run(context.Context, string, sandbox.Options) (sandbox.Output, error) {
+	return sandbox.Output{}, fmt.Errorf("this command only reports; it runs no shell commands")
+}
+func (r reportOnly) Isolation() sandbox.Isolation { return r.iso }
+func (r reportOnly) Close() error                 { return nil }
+
+// traceSandboxStart records the container's creation as a sandbox_start
+// span, with its real start and end, once it is ready (creation runs in the
+// background; the chat never waits for it).
+func (a *App) traceSandboxStart() {
+	st, ok := a.Sandbox.(sandbox.Starter)
+	if !ok {
+		return
+	}
+	tracer, image, id := a.Telemetry.Tracer, a.Config.Settings.DockerImage, a.RunID
+	ctx, cancel := context.WithCancel(context.Background())
+	a.onClose(cancel)
+	go func() {
+		err := st.Ready(ctx)
+		begin, took, _ := st.Started()
+		if begin.IsZero() || ctx.Err() != nil {
+			return
+		}
+		_, span := tracer.Start(context.Background(), "sandbox_start", trace.WithTimestamp(begin), trace.WithAttributes(
+			attribute.String("co.sandbox.backend", "docker"),
+			attribute.String("co.sandbox.image", image),
+			attribute.String("co.session.id", id),
+		))
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+			took = time.Since(begin)
+		}
+		span.End(trace.WithTimestamp(begin.Add(took)))
+	}()
+}
