@@ -8,50 +8,98 @@ import (
 
 const mod = "github.com/co-cli/co"
 
-// TestImportsPointDownward keeps ARCHITECTURE.md's import rules true.
+// TestImportsPointDownward keeps docs/ARCHITECTURE.md's import rules true,
+// for production files and test files alike. A package's own test files
+// (package x) compile into it and follow its rules; external tests
+// (package x_test) may in addition drive it with the agent, the scripted
+// LLM server (agent/llmtest) and the tools interface.
 func TestImportsPointDownward(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", "./...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f",
+		`{{.ImportPath}}|{{join .Imports " "}}|{{join .TestImports " "}}|{{join .XTestImports " "}}`, "./...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	imports := map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		pkg, deps, _ := strings.Cut(line, ":")
-		imports[pkg] = strings.Fields(deps)
-	}
 	ours := func(p string) bool { return p == mod || strings.HasPrefix(p, mod+"/") }
 	rel := func(p string) string { return strings.TrimPrefix(strings.TrimPrefix(p, mod), "/") }
-	under := func(p, dir string) bool { r := rel(p); return r == dir || strings.HasPrefix(r, dir+"/") }
+	under := func(r, dir string) bool { return r == dir || strings.HasPrefix(r, dir+"/") }
+	// leaf: internal/ packages other than the command line and the container.
+	leaf := func(r string) bool {
+		return under(r, "internal") && !under(r, "internal/cli") && !under(r, "internal/app")
+	}
+	drivers := map[string]bool{"agent": true, "agent/llmtest": true, "tools": true}
 
-	for pkg, deps := range imports {
-		r := rel(pkg)
-		if strings.HasPrefix(r, "scripts/") || strings.HasPrefix(r, "e2e") {
-			continue
-		}
-		for _, d := range deps {
-			if !ours(d) {
-				continue
+	// rule says why pkg may not import d, or "" when it may; test is true
+	// for the imports of test files.
+	rule := func(pkg, d string, test bool) string {
+		switch {
+		case pkg == d:
+			return ""
+		case leaf(d):
+			return "" // leaves (internal/jsonstr, internal/retryafter): any package may use them
+		case leaf(pkg):
+			return "internal/ leaves import nothing else of ours"
+		case under(pkg, "e2e") || under(pkg, "scripts"):
+			if under(d, "internal") || under(d, "ui") {
+				return "e2e tests and scripts drive the built binary, not the command line, the container or the front ends"
 			}
-			dr := rel(d)
-			switch {
-			case under(pkg, "internal") && !under(d, "internal"):
-				t.Errorf("%s imports %s: internal/ holds leaves that import nothing else of ours", r, dr)
-			case under(d, "internal"):
-				// Leaves (internal/jsonstr): any package may use them.
-			case under(d, "tui") && !(pkg == mod || under(pkg, "tui")):
-				t.Errorf("%s imports %s: nothing but main and tui itself imports tui", r, dr)
-			case under(pkg, "config") && !under(d, "config"):
-				t.Errorf("config imports %s: config imports no other package of ours", dr)
-			case under(pkg, "sandbox") && !under(d, "sandbox"):
-				t.Errorf("sandbox imports %s: sandbox imports no other package of ours", dr)
-			case under(pkg, "telemetry") && !under(d, "telemetry") && !under(d, "config"):
-				t.Errorf("telemetry imports %s: telemetry may read config types only", dr)
-			case under(pkg, "tools") && (under(d, "agent") || under(d, "tui") || under(d, "telemetry")):
-				t.Errorf("%s imports %s: tools never import agent, tui or telemetry", r, dr)
-			case under(pkg, "agent") && (under(d, "tui") || under(d, "sandbox") || under(d, "telemetry")):
-				t.Errorf("%s imports %s: the agent knows no front end, sandbox or exporter", r, dr)
+			return ""
+		case pkg == "":
+			// The root's tests check the repository as a whole (the
+			// README's settings, the linked binary, these rules).
+			if d != "internal/cli" && !test {
+				return "main only calls internal/cli"
+			}
+		case under(d, "internal/cli"):
+			return "nothing but main imports internal/cli"
+		case under(d, "internal/app") && !under(pkg, "internal/cli"):
+			return "nothing but internal/cli imports internal/app, the container"
+		case under(pkg, "internal/app") && under(d, "ui"):
+			return "the container knows no front end: internal/cli hands the front ends what they need"
+		case under(d, "ui") && !(under(pkg, "internal/cli") || under(pkg, "ui")):
+			return "nothing but internal/cli and ui itself imports the front ends"
+		case under(pkg, "config") && !under(d, "config"):
+			return "config imports no other package of ours"
+		case under(pkg, "sandbox") && !under(d, "sandbox"):
+			return "sandbox imports no other package of ours"
+		case under(pkg, "telemetry") && !under(d, "telemetry") && !under(d, "config"):
+			return "telemetry may read config types only"
+		case under(pkg, "tools") && (under(d, "agent") || under(d, "ui") || under(d, "telemetry")):
+			return "tools never import agent, ui or telemetry"
+		case under(pkg, "agent") && (under(d, "ui") || under(d, "sandbox") || under(d, "telemetry")):
+			return "the agent knows no front end, sandbox or exporter"
+		}
+		return ""
+	}
+
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 4 {
+			t.Fatalf("go list line %q", line)
+		}
+		pkg := rel(f[0])
+		for i, kind := range []string{"", " (in its test files)", " (in its external tests)"} {
+			for _, d := range strings.Fields(f[1+i]) {
+				if !ours(d) {
+					continue
+				}
+				checked++
+				dr := rel(d)
+				if i == 2 && (drivers[dr] || dr == pkg) {
+					continue
+				}
+				if why := rule(pkg, dr, i > 0); why != "" {
+					name := pkg
+					if name == "" {
+						name = "main"
+					}
+					t.Errorf("%s imports %s%s: %s", name, dr, kind, why)
+				}
 			}
 		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d imports checked; go list's output changed?", checked)
 	}
 	// The agent never links a UI library: events carry plain data.
 	deps, err := exec.Command("go", "list", "-deps", "./agent").CombinedOutput()
