@@ -200,4 +200,23 @@ func TestSetModelSwitchesTheNextRequest(t *testing.T) {
 	if err != nil || len(models) == 0 {
 		t.Errorf("Models: %v, %v", models, err)
 	}
+
+	// A switch to another provider lists that provider's models at once,
+	// before any request went to it.
+	other := llmtest.NewServer()
+	defer other.Close()
+	other.SetModels("elsewhere-1", "elsewhere-2")
+	g := agent.New(agent.Config{
+		Provider: agent.Provider{Name: "openai", BaseURL: f.srv.URL, Model: "test-model"},
+		Settings: agent.ProviderSettings{OllamaHost: strings.TrimSuffix(other.URL, "/v1")},
+	})
+	if _, err := g.SetModel("ollama:elsewhere-1"); err != nil {
+		t.Fatal(err)
+	}
+	other.SetProfile(llmtest.ProfileOllama)
+	other.SetOllamaModels(llmtest.OllamaModel{Name: "elsewhere-1"}, llmtest.OllamaModel{Name: "elsewhere-2"})
+	models, err = g.Models(context.Background())
+	if err != nil || strings.Join(models, ",") != "elsewhere-1,elsewhere-2" {
+		t.Errorf("models after switching provider: %v, %v", models, err)
+	}
 }

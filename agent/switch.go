@@ -26,7 +26,12 @@ type modelList struct {
 // Models returns the chat models of the current provider, fetched in the
 // background the first time and then cached for the session.
 func (a *Agent) Models(ctx context.Context) ([]string, error) {
-	p, _, err := a.WaitProvider(ctx)
+	if _, _, err := a.WaitProvider(ctx); err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	// After /model PROVIDER:NAME, the provider switched to, before its
+	// first request.
+	p, _, err := a.Provider()
 	if err != nil {
 		return nil, err
 	}
