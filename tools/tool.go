@@ -4,7 +4,7 @@
 // holds the tools of one chat session.
 //
 // Tool families live in sub-packages (tools/shell, tools/files, ...). They
-// import this package and never agent or tui. Per-session state (page tokens,
+// import this package and never agent or a front end (ui/). Per-session state (page tokens,
 // credentials, todos) lives in the tool values built for that session, never
 // in package globals.
 package tools
