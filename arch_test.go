@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -109,6 +110,28 @@ func TestImportsPointDownward(t *testing.T) {
 	for _, d := range strings.Fields(string(deps)) {
 		if strings.HasPrefix(d, "charm.land/") || strings.Contains(d, "lipgloss") || strings.Contains(d, "bubbletea") {
 			t.Errorf("agent depends on %s", d)
+		}
+	}
+}
+
+// docs/ARCHITECTURE.md names every package, one line each on what it owns.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	doc, err := os.ReadFile("docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "list", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		r := strings.TrimPrefix(strings.TrimPrefix(p, mod), "/")
+		name := r + "/"
+		if r == "" {
+			name = "main.go"
+		}
+		if !strings.Contains(string(doc), "\n"+name+" ") && !strings.Contains(string(doc), "\n"+r+" ") {
+			t.Errorf("docs/ARCHITECTURE.md does not list %s at the start of a line", name)
 		}
 	}
 }
