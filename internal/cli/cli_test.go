@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, version string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, version)
+	return code, out.String(), errb.String()
+}
+
+// co version prints the version main hands it (main's, set by -ldflags).
+func TestVersionPrintsTheVersionItIsGiven(t *testing.T) {
+	code, out, _ := run(t, "1.2.3-test", "version")
+	if code != exitOK || out != "co 1.2.3-test\n" {
+		t.Errorf("co version = %d, %q", code, out)
+	}
+}
+
+// A mistake in the command line exits 2 and says how to get help.
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{{"version", "extra"}, {"--no-such-flag"}, {"run"}} {
+		code, _, errOut := run(t, "v", args...)
+		if code != exitUsage || !strings.Contains(errOut, "Run 'co --help' for usage.") {
+			t.Errorf("co %v = %d, %q; want exit 2 and the usage hint", args, code, errOut)
+		}
+	}
+}
+
+// Each command has its own file, named after it: one hop finds it.
+func TestEveryCommandHasItsFile(t *testing.T) {
+	root := newRootCmd(env{Streams{}, "v"})
+	if _, err := os.Stat("chat.go"); err != nil {
+		t.Errorf("the chat (co itself) has no chat.go: %v", err)
+	}
+	for _, c := range root.Commands() {
+		if _, err := os.Stat(c.Name() + ".go"); err != nil {
+			t.Errorf("co %s has no %s.go", c.Name(), c.Name())
+		}
+	}
+}
