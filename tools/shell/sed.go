@@ -105,136 +105,196 @@ func quoteShort(s string) string {
 // Delimiters are found the way GNU sed finds them: a backslash escapes the
 // next character, nothing else is special.
 func sedPrintOnly(s string) bool {
-	i, n, depth := 0, len(s), 0
-	ws := func() {
-		for i < n && (s[i] == ' ' || s[i] == '\t') {
-			i++
-		}
-	}
-	delimited := func(d byte) bool {
-		for i < n {
-			c := s[i]
-			if c == '\n' {
-				return false
-			}
-			i++
-			if c == '\\' {
-				i++
-				continue
-			}
-			if c == d {
-				return true
-			}
-		}
-		return false
-	}
-	addr := func(second bool) bool {
-		if i >= n {
-			return true
-		}
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			for i < n && s[i] >= '0' && s[i] <= '9' {
-				i++
-			}
-			if i < n && s[i] == '~' {
-				i++
-				for i < n && s[i] >= '0' && s[i] <= '9' {
-					i++
-				}
-			}
-		case c == '$':
-			i++
-		case second && (c == '+' || c == '~'):
-			i++
-			start := i
-			for i < n && s[i] >= '0' && s[i] <= '9' {
-				i++
-			}
-			return i > start
-		case c == '/' || c == '\\':
-			d := byte('/')
-			if c == '\\' {
-				if i+1 >= n || s[i+1] == '\n' || s[i+1] == '\\' || s[i+1] >= utf8.RuneSelf {
-					return false
-				}
-				d = s[i+1]
-				i++
-			}
-			i++
-			if !delimited(d) {
-				return false
-			}
-			for i < n && (s[i] == 'I' || s[i] == 'M') {
-				i++
-			}
-		}
-		return true
-	}
+	sc := &sedScanner{s: s}
+	depth := 0
 	for {
-		for i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == ';') {
-			i++
-		}
-		if i >= n {
+		sc.skip(" \t\n;")
+		switch {
+		case sc.done():
 			return depth == 0
-		}
-		if s[i] == '}' {
+		case sc.at('}'):
 			if depth == 0 {
 				return false
 			}
 			depth--
-			i++
-			continue
-		}
-		if !addr(false) {
-			return false
-		}
-		ws()
-		if i < n && s[i] == ',' {
-			i++
-			ws()
-			if i >= n || !addr(true) {
-				return false
-			}
-		}
-		ws()
-		for i < n && s[i] == '!' {
-			i++
-			ws()
-		}
-		if i >= n {
-			return false
-		}
-		c := s[i]
-		i++
-		switch c {
-		case '{':
-			depth++
-			continue
-		case 'p', 'P', '=', 'l':
-		case 'q', 'Q':
-			ws()
-			for i < n && s[i] >= '0' && s[i] <= '9' {
-				i++
-			}
-		case 's':
-			if i >= n || s[i] == '\n' || s[i] == '\\' || s[i] >= utf8.RuneSelf {
-				return false
-			}
-			d := s[i]
-			i++
-			if !delimited(d) || !delimited(d) {
-				return false
-			}
-			for i < n && strings.IndexByte("gpiImM0123456789", s[i]) >= 0 {
-				i++
-			}
+			sc.i++
 		default:
-			return false
+			open, ok := sc.command()
+			if !ok {
+				return false
+			}
+			if open {
+				depth++
+			}
 		}
-		ws()
-		if i < n && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
+	}
+}
+
+// sedScanner reads a sed script for sedPrintOnly, one command at a time.
+// i may run one past the end after a trailing backslash; done covers that.
+type sedScanner struct {
+	s string
+	i int
+}
+
+const sedDigits = "0123456789"
+
+func (sc *sedScanner) done() bool { return sc.i >= len(sc.s) }
+
+// at reports whether the next byte is c.
+func (sc *sedScanner) at(c byte) bool { return sc.i < len(sc.s) && sc.s[sc.i] == c }
+
+// skip moves past any bytes in set.
+func (sc *sedScanner) skip(set string) {
+	for sc.i < len(sc.s) && strings.IndexByte(set, sc.s[sc.i]) >= 0 {
+		sc.i++
+	}
+}
+
+// digits moves past a run of digits and reports whether there was one.
+func (sc *sedScanner) digits() bool {
+	start := sc.i
+	sc.skip(sedDigits)
+	return sc.i > start
+}
+
+// command reads one command with its addresses and any !, up to the ; newline
+// or } that ends it; open reports a { that starts a block.
+func (sc *sedScanner) command() (open, ok bool) {
+	if !sc.addresses() {
+		return false, false
+	}
+	for sc.at('!') {
+		sc.i++
+		sc.skip(" \t")
+	}
+	if sc.done() {
+		return false, false
+	}
+	c := sc.s[sc.i]
+	sc.i++
+	if c == '{' {
+		return true, true
+	}
+	if !sc.body(c) {
+		return false, false
+	}
+	sc.skip(" \t")
+	return false, sc.done() || strings.IndexByte(";\n}", sc.s[sc.i]) >= 0
+}
+
+// addresses reads an optional address or address range and the blanks
+// after it.
+func (sc *sedScanner) addresses() bool {
+	if !sc.address(false) {
+		return false
+	}
+	sc.skip(" \t")
+	if sc.at(',') {
+		sc.i++
+		sc.skip(" \t")
+		if sc.done() || !sc.address(true) {
 			return false
 		}
 	}
+	sc.skip(" \t")
+	return true
+}
+
+// address reads one address, if there is one: N, N~M, $, /re/ or \cREc
+// with I and M flags, and as the second of a range +N and ~N.
+func (sc *sedScanner) address(second bool) bool {
+	if sc.done() {
+		return true
+	}
+	switch c := sc.s[sc.i]; {
+	case c >= '0' && c <= '9':
+		sc.digits()
+		if sc.at('~') {
+			sc.i++
+			sc.digits()
+		}
+	case c == '$':
+		sc.i++
+	case second && (c == '+' || c == '~'):
+		sc.i++
+		return sc.digits()
+	case c == '/' || c == '\\':
+		return sc.regexAddress()
+	}
+	return true
+}
+
+// regexAddress reads /re/ or \cREc and its I and M flags.
+func (sc *sedScanner) regexAddress() bool {
+	d := byte('/')
+	if sc.at('\\') {
+		sc.i++
+		if sc.done() || !sedDelimiter(sc.s[sc.i]) {
+			return false
+		}
+		d = sc.s[sc.i]
+	}
+	sc.i++
+	if !sc.delimited(d) {
+		return false
+	}
+	sc.skip("IM")
+	return true
+}
+
+// body reads what follows the command letter c; only print-only commands
+// are read, any other fails.
+func (sc *sedScanner) body(c byte) bool {
+	switch c {
+	case 'p', 'P', '=', 'l':
+		return true
+	case 'q', 'Q':
+		sc.skip(" \t")
+		sc.skip(sedDigits)
+		return true
+	case 's':
+		return sc.substitute()
+	}
+	return false
+}
+
+// substitute reads the /re/replacement/flags of an s command; flags that
+// write files or run commands (w, e) fail.
+func (sc *sedScanner) substitute() bool {
+	if sc.done() || !sedDelimiter(sc.s[sc.i]) {
+		return false
+	}
+	d := sc.s[sc.i]
+	sc.i++
+	if !sc.delimited(d) || !sc.delimited(d) {
+		return false
+	}
+	sc.skip("gpiImM" + sedDigits)
+	return true
+}
+
+// sedDelimiter reports whether c may delimit a regex or an s command.
+func sedDelimiter(c byte) bool {
+	return c != '\n' && c != '\\' && c < utf8.RuneSelf
+}
+
+// delimited moves past the text up to and including the delimiter d; a
+// backslash escapes the next byte and a newline fails.
+func (sc *sedScanner) delimited(d byte) bool {
+	for sc.i < len(sc.s) {
+		c := sc.s[sc.i]
+		if c == '\n' {
+			return false
+		}
+		sc.i++
+		if c == '\\' {
+			sc.i++
+			continue
+		}
+		if c == d {
+			return true
+		}
+	}
+	return false
 }
