@@ -108,7 +108,7 @@ func sedPrintOnly(s string) bool {
 	sc := &sedScanner{s: s}
 	depth := 0
 	for {
-		sc.skip(" \t\n;")
+		sc.skip(sedBetween)
 		switch {
 		case sc.done():
 			return depth == 0
@@ -137,7 +137,25 @@ type sedScanner struct {
 	i int
 }
 
-const sedDigits = "0123456789"
+// sedSet is a set of bytes, for sedScanner.skip.
+type sedSet [256]bool
+
+func newSedSet(chars string) *sedSet {
+	var set sedSet
+	for i := 0; i < len(chars); i++ {
+		set[chars[i]] = true
+	}
+	return &set
+}
+
+var (
+	sedBlanks    = newSedSet(" \t")
+	sedBetween   = newSedSet(" \t\n;") // between commands
+	sedEnds      = newSedSet(";\n}")   // what may follow a command
+	sedDigits    = newSedSet("0123456789")
+	sedAddrFlags = newSedSet("IM")
+	sedSFlags    = newSedSet("gpiImM0123456789")
+)
 
 func (sc *sedScanner) done() bool { return sc.i >= len(sc.s) }
 
@@ -145,8 +163,8 @@ func (sc *sedScanner) done() bool { return sc.i >= len(sc.s) }
 func (sc *sedScanner) at(c byte) bool { return sc.i < len(sc.s) && sc.s[sc.i] == c }
 
 // skip moves past any bytes in set.
-func (sc *sedScanner) skip(set string) {
-	for sc.i < len(sc.s) && strings.IndexByte(set, sc.s[sc.i]) >= 0 {
+func (sc *sedScanner) skip(set *sedSet) {
+	for sc.i < len(sc.s) && set[sc.s[sc.i]] {
 		sc.i++
 	}
 }
@@ -166,7 +184,7 @@ func (sc *sedScanner) command() (open, ok bool) {
 	}
 	for sc.at('!') {
 		sc.i++
-		sc.skip(" \t")
+		sc.skip(sedBlanks)
 	}
 	if sc.done() {
 		return false, false
@@ -179,8 +197,8 @@ func (sc *sedScanner) command() (open, ok bool) {
 	if !sc.body(c) {
 		return false, false
 	}
-	sc.skip(" \t")
-	return false, sc.done() || strings.IndexByte(";\n}", sc.s[sc.i]) >= 0
+	sc.skip(sedBlanks)
+	return false, sc.done() || sedEnds[sc.s[sc.i]]
 }
 
 // addresses reads an optional address or address range and the blanks
@@ -189,15 +207,15 @@ func (sc *sedScanner) addresses() bool {
 	if !sc.address(false) {
 		return false
 	}
-	sc.skip(" \t")
+	sc.skip(sedBlanks)
 	if sc.at(',') {
 		sc.i++
-		sc.skip(" \t")
+		sc.skip(sedBlanks)
 		if sc.done() || !sc.address(true) {
 			return false
 		}
 	}
-	sc.skip(" \t")
+	sc.skip(sedBlanks)
 	return true
 }
 
@@ -239,7 +257,7 @@ func (sc *sedScanner) regexAddress() bool {
 	if !sc.delimited(d) {
 		return false
 	}
-	sc.skip("IM")
+	sc.skip(sedAddrFlags)
 	return true
 }
 
@@ -250,7 +268,7 @@ func (sc *sedScanner) body(c byte) bool {
 	case 'p', 'P', '=', 'l':
 		return true
 	case 'q', 'Q':
-		sc.skip(" \t")
+		sc.skip(sedBlanks)
 		sc.skip(sedDigits)
 		return true
 	case 's':
@@ -270,7 +288,7 @@ func (sc *sedScanner) substitute() bool {
 	if !sc.delimited(d) || !sc.delimited(d) {
 		return false
 	}
-	sc.skip("gpiImM" + sedDigits)
+	sc.skip(sedSFlags)
 	return true
 }
 
