@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // streamChunk is one piece of a streamed reply, whatever the provider's
@@ -252,4 +257,200 @@ func (c *callAccumulator) calls() []ToolCall {
 		out = append(out, tc)
 	}
 	return out
+}
+
+type streamResult struct {
+	text      string
+	reasoning string
+	field     string // the wire field reasoning came in
+	calls     []ToolCall
+	usage     Usage
+	finish    string
+	model     string // the model the server reported
+	// messages is the chat span's gen_ai.output.messages (when traced); the
+	// turn's span records the same answer with the same string.
+	messages string
+}
+
+var errStalled = errors.New("stream stalled")
+
+// reply is the assistant message a request produced, with what must travel
+// with it: its reasoning, where it came from.
+func (a *Agent) reply(p Provider, res streamResult, interrupted bool) Message {
+	return Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls, Interrupted: interrupted,
+		Reasoning: res.reasoning, ReasoningField: res.field, Origin: p.Origin(), Model: p.Model}
+}
+
+func describeStreamError(p Provider, err error, stall time.Duration, partial bool) string {
+	keep := ""
+	if partial {
+		keep = " The partial reply is kept."
+	}
+	switch {
+	case errors.Is(err, errStalled):
+		return fmt.Sprintf("%s sent nothing for %s (llm_stall_timeout), so the turn ended.%s", p.Name, stall, keep)
+	case errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "connection reset"):
+		return fmt.Sprintf("The connection to %s was cut in the middle of the reply.%s Ask again to retry.", p.Name, keep)
+	}
+	// An HTTP error (its body not JSON, e.g. a proxy's HTML page, unwraps
+	// to a SyntaxError) or a quota is not a malformed chunk, and its body is
+	// never dumped: describeError says it plainly.
+	var reqErr *openai.RequestError
+	var apiErr *openai.APIError
+	var quota *QuotaError
+	if errors.As(err, &reqErr) || errors.As(err, &apiErr) || errors.As(err, &quota) {
+		return describeError(p, err) + keep
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) || strings.Contains(err.Error(), "invalid character") {
+		msg := err.Error()
+		if se != nil {
+			msg = se.Error()
+		}
+		return fmt.Sprintf("%s sent a malformed stream chunk (%s).%s", p.Name, plainMessage(msg), keep)
+	}
+	return describeError(p, err) + keep
+}
+
+// toolDefs is the JSON array of the tools' definitions, nil with none.
+func (a *Agent) toolDefs() []byte {
+	var out []openai.Tool
+	for _, t := range a.cfg.Tools.All() {
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name(), Description: t.Description(), Parameters: json.RawMessage(t.Schema()),
+		}})
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// stream makes one streaming LLM request and returns what arrived, also on
+// error (the partial text and calls).
+func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamResult, err error) {
+	ctx, span := a.tracer.Start(ctx, "chat "+p.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "chat"),
+		attribute.String("gen_ai.provider.name", p.Name),
+		attribute.String("gen_ai.request.model", p.Model),
+		attribute.String("server.address", p.BaseURL),
+	))
+	started := time.Now()
+	var firstToken time.Duration
+	defer func() {
+		span.SetAttributes(
+			attribute.Int("gen_ai.usage.input_tokens", res.usage.InputTokens),
+			attribute.Int("gen_ai.usage.output_tokens", res.usage.OutputTokens),
+			attribute.StringSlice("gen_ai.response.finish_reasons", []string{res.finish}),
+			attribute.Float64("co.time_to_first_token_ms", float64(firstToken.Microseconds())/1000),
+		)
+		if res.model != "" {
+			span.SetAttributes(attribute.String("gen_ai.response.model", res.model))
+		}
+		if span.IsRecording() && (res.text != "" || len(res.calls) > 0 || res.reasoning != "") {
+			res.messages = genaiMessages("assistant", res.reasoning, res.text, res.calls, res.finish)
+			span.SetAttributes(attribute.String("gen_ai.output.messages", res.messages))
+		}
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+			span.RecordError(err)
+		}
+		span.End()
+	}()
+
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stall := time.AfterFunc(a.cfg.StallTimeout, func() { cancel(errStalled) })
+	defer stall.Stop()
+	sctx = withNotify(sctx, func(s string) { e.send(Notice{Text: s}) })
+
+	stream, err := a.open(sctx, p)
+	if err != nil {
+		if c := context.Cause(sctx); errors.Is(c, errStalled) {
+			return res, errStalled
+		}
+		return res, err
+	}
+	defer stream.close()
+
+	var text, reasoning strings.Builder
+	acc := &callAccumulator{}
+	a.mu.Lock()
+	rec := a.rec
+	a.mu.Unlock()
+	// Whatever ends the stream, the reply is then saved as a message (or
+	// was never shown): text held for a deferred draft is not needed.
+	defer a.endDrafts(e)
+	done := func() {
+		res.text, res.calls, res.reasoning = text.String(), acc.calls(), reasoning.String()
+	}
+	for {
+		ch, rerr := stream.recv()
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			done()
+			if c := context.Cause(sctx); errors.Is(c, errStalled) {
+				return res, errStalled
+			}
+			return res, rerr
+		}
+		stall.Reset(a.cfg.StallTimeout)
+		if ch.model != "" && res.model == "" {
+			res.model = ch.model
+			a.setReported(ch.model)
+		}
+		if ch.usage != nil {
+			res.usage = *ch.usage
+		}
+		if ch.reasoning != "" {
+			if firstToken == 0 {
+				firstToken = time.Since(started)
+			}
+			reasoning.WriteString(ch.reasoning)
+			res.field = ch.field
+			e.reasoning(ch.reasoning)
+		}
+		if ch.text != "" {
+			if firstToken == 0 {
+				firstToken = time.Since(started)
+			}
+			text.WriteString(ch.text)
+			if rec != nil {
+				// Saved before it is shown: what is on screen is on disk.
+				a.draft(e, rec, ch.text)
+			}
+			e.delta(ch.text)
+		}
+		for _, tc := range ch.calls {
+			if firstToken == 0 {
+				firstToken = time.Since(started)
+			}
+			acc.add(tc)
+		}
+		if ch.finish != "" {
+			res.finish = ch.finish
+		}
+	}
+	done()
+	return res, nil
+}
+
+// open starts the streaming request for the conversation so far.
+func (a *Agent) open(ctx context.Context, p Provider) (chatStream, error) {
+	a.mu.Lock()
+	msgs := trimmedView(a.history, a.cfg.History.TrimChars)
+	client, gen := a.client, a.gen
+	a.mu.Unlock()
+	if a.ollamaNative(p) {
+		return a.startOllama(ctx, p, msgs)
+	}
+	// Only the turn goroutine encodes, so the cache needs no lock.
+	body := encodeChatRequestCached(&a.enc, cacheKey(gen, p), p, a.cfg.Request, a.cfg.SystemPrompt, msgs, a.toolDefs(), true)
+	return startOpenAI(ctx, client, p.Model, body)
 }

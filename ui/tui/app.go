@@ -72,7 +72,6 @@ type App struct {
 	status  *StatusBar
 	welcome *welcomeEntry
 	wel     Welcome
-	spans   *SpansFromEvents // nil when the telemetry feed supplies spans
 	feed    <-chan telemetry.SpanEvent
 	unsub   func()
 	done    <-chan struct{} // closed when the program ends
@@ -140,9 +139,6 @@ func New(ctx context.Context, o Options) *App {
 	a.setProvider()
 	if o.Feed != nil {
 		a.feed, a.unsub = o.Feed.Subscribe(256)
-	} else {
-		p, _, _ := o.Agent.Provider()
-		a.spans = NewSpansFromEvents(p.Model)
 	}
 	a.start = func(text string, bang bool) (<-chan agent.Event, context.CancelFunc) {
 		tctx, cancel := context.WithCancel(ctx)
@@ -549,11 +545,6 @@ func (a *App) begin(q queued) tea.Cmd {
 	}
 	a.chat.Add(newUserEntry(shown))
 	a.chat.Bottom()
-	if a.spans != nil {
-		for _, s := range a.spans.TurnStarted(q.bang, a.now()) {
-			a.side.Apply(s)
-		}
-	}
 	a.refreshStatus()
 	return tea.Batch(a.pump.next, a.status.Start(a.now()))
 }
@@ -564,11 +555,6 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 	}
 	cmds := []tea.Cmd{a.pump.next}
 	now := a.now()
-	if a.spans != nil {
-		for _, s := range a.spans.Event(msg.Event, now) {
-			a.side.Apply(s)
-		}
-	}
 	switch e := msg.Event.(type) {
 	case agent.ReasoningDelta:
 		if a.hideReasoning {
@@ -705,9 +691,6 @@ func (a *App) setProvider() {
 		errText = err.Error()
 	}
 	a.welcome.setProvider(providerText(p, a.reportedModel(p)), done, errText)
-	if a.spans != nil && done {
-		a.spans.SetModel(p.Model)
-	}
 	a.chat.Changed()
 	a.refreshStatus()
 }

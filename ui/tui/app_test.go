@@ -437,10 +437,13 @@ func TestResizeRewrapsEverything(t *testing.T) {
 	}
 }
 
+// TestSidePanelHidesWhenNarrowAndToggles: the panel shows the turn's spans
+// from the session's telemetry feed, ctrl+t hides and shows it, and it is
+// hidden below 100 columns.
 func TestSidePanelHidesWhenNarrowAndToggles(t *testing.T) {
-	f := newFixture(t)
+	f := newTracedFixture(t)
 	f.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "echo hi")}}, llmtest.Reply{Text: "ok"})
-	d := newDriver(t, Options{Agent: f.ag}, 120, 40)
+	d := newDriver(t, Options{Agent: f.ag, Feed: f.feed}, 120, 40)
 	d.typeText("go")
 	d.key("enter")
 	d.until("the modal", func() bool { return d.app.modal != nil })

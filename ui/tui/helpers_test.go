@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -13,9 +14,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	xansi "github.com/charmbracelet/x/ansi"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 )
 
@@ -84,9 +87,41 @@ type fixture struct {
 	srv   *llmtest.Server
 	ag    *agent.Agent
 	shell *fakeShell
+	feed  *telemetry.Feed // the session's span feed; nil without telemetry
 }
 
 func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	return newFixtureTraced(t, nil)
+}
+
+// newTracedFixture is newFixture with telemetry set up the way co sets it
+// up for a session (telemetry_wiring.go, tui_wiring.go): the agent traces
+// through telemetry.Setup's tracer and f.feed is that Tracing's feed, for
+// Options.Feed. Spans go to a store in a temporary directory.
+func newTracedFixture(t *testing.T) *fixture {
+	t.Helper()
+	tr, err := telemetry.Setup(telemetry.Options{
+		DBPath:    filepath.Join(t.TempDir(), "telemetry.db"),
+		SessionID: "test",
+		Getenv:    func(string) string { return "" }, // no OTLP export
+		NoPrune:   true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = tr.Shutdown(ctx)
+	})
+	f := newFixtureTraced(t, tr.Tracer())
+	f.feed = tr.Feed()
+	return f
+}
+
+// newFixtureTraced builds the fixture's agent with tracer (nil: none).
+func newFixtureTraced(t *testing.T, tracer trace.Tracer) *fixture {
 	t.Helper()
 	srv := llmtest.NewServer()
 	t.Cleanup(srv.Close)
@@ -101,6 +136,7 @@ func newFixture(t *testing.T) *fixture {
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{}),
 		ToolRetries:  2,
 		StallTimeout: 10 * time.Second,
+		Tracer:       tracer,
 	})
 	return &fixture{srv: srv, ag: ag, shell: sh}
 }

@@ -104,13 +104,10 @@ func (a *App) handleModels(msg modelsMsg) {
 	}
 }
 
-// modelSwitched shows a /model switch in the banner, the status bar and
-// the spans.
+// modelSwitched shows a /model switch in the banner and the status bar
+// (the agent's chat spans name the new model themselves).
 func (a *App) modelSwitched() {
 	a.models.reportedFrom = a.turn + 1
-	if p, done, err := a.agent.Provider(); done && err == nil && a.spans != nil {
-		a.spans.SetModel(p.Model)
-	}
 	a.setProvider()
 }
 

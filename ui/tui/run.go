@@ -29,8 +29,8 @@ type Options struct {
 	Theme string
 	// HistoryPath is the input history file ("" keeps no file).
 	HistoryPath string
-	// Feed supplies live spans for the side panel; nil builds them from
-	// the agent's events.
+	// Feed supplies live spans for the side panel (the agent's tracer must
+	// publish to it); nil leaves the panel without spans.
 	Feed *telemetry.Feed
 	// Input and Output default to the terminal (os.Stdin, os.Stdout).
 	Input  io.Reader

@@ -7,16 +7,14 @@ import (
 
 	xansi "github.com/charmbracelet/x/ansi"
 
-	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
 )
 
 // SidePanel shows this session's spans as a tree: name, duration, status;
-// errors in red, running spans as running. It reads telemetry.Feed when
-// there is one; without it, SpansFromEvents builds spans from the agent's
-// events.
+// errors in red, running spans as running. Its spans come from the
+// session's telemetry.Feed (Options.Feed).
 type SidePanel struct {
 	th     *Theme
 	spans  map[string]*spanNode
@@ -237,104 +235,4 @@ func (p *SidePanel) row(n *spanNode, prefix, branch string, w int) string {
 	n.row = th.Border.Render(prefix+branch) + st.Render(mark) + nameStyle.Render(name) + strings.Repeat(" ", gap) + st.Render(dur)
 	n.key = key
 	return n.row
-}
-
-// SpansFromEvents makes span events out of the agent's events, for a
-// session without a telemetry feed: a turn, its LLM requests and its tool
-// calls.
-type SpansFromEvents struct {
-	seq     int
-	root    *telemetry.SpanEvent
-	chat    *telemetry.SpanEvent
-	tools   map[string]*telemetry.SpanEvent
-	model   string
-	pending []telemetry.SpanEvent
-}
-
-// NewSpansFromEvents makes the converter; model names the chat spans.
-func NewSpansFromEvents(model string) *SpansFromEvents {
-	return &SpansFromEvents{tools: map[string]*telemetry.SpanEvent{}, model: model}
-}
-
-// SetModel names later chat spans.
-func (s *SpansFromEvents) SetModel(model string) { s.model = model }
-
-func (s *SpansFromEvents) start(name, parent string, now time.Time) *telemetry.SpanEvent {
-	s.seq++
-	ev := &telemetry.SpanEvent{SpanID: fmt.Sprintf("ev%d", s.seq), ParentID: parent, Name: name, Start: now, Running: true}
-	s.pending = append(s.pending, *ev)
-	return ev
-}
-
-func (s *SpansFromEvents) end(ev *telemetry.SpanEvent, now time.Time, failed bool, status string) {
-	if ev == nil || !ev.Running {
-		return
-	}
-	ev.Running, ev.End, ev.Error, ev.Status = false, now, failed, status
-	s.pending = append(s.pending, *ev)
-}
-
-// TurnStarted opens the turn's span (a bang command's is the tool's).
-func (s *SpansFromEvents) TurnStarted(bang bool, now time.Time) []telemetry.SpanEvent {
-	name := "invoke_agent"
-	if bang {
-		name = "bang"
-	}
-	s.root = s.start(name, "", now)
-	if !bang {
-		s.chat = s.start(s.chatName(), s.root.SpanID, now)
-	}
-	return s.flush()
-}
-
-func (s *SpansFromEvents) chatName() string {
-	if s.model == "" {
-		return "chat"
-	}
-	return "chat " + s.model
-}
-
-// Event converts one agent event.
-func (s *SpansFromEvents) Event(ev agent.Event, now time.Time) []telemetry.SpanEvent {
-	if s.root == nil {
-		return nil
-	}
-	switch e := ev.(type) {
-	case agent.TextDelta:
-		if s.chat == nil || !s.chat.Running {
-			s.chat = s.start(s.chatName(), s.root.SpanID, now)
-		}
-	case agent.ToolCallStarted:
-		s.end(s.chat, now, false, "")
-		s.tools[e.CallID] = s.start("execute_tool "+e.Name, s.root.SpanID, now)
-	case agent.ToolCallFinished:
-		t := s.tools[e.CallID]
-		delete(s.tools, e.CallID)
-		failed := e.Status == agent.CallFailed || e.Status == agent.CallRetry
-		s.end(t, now, failed, e.Err)
-		if len(s.tools) == 0 && !e.Bang {
-			s.chat = s.start(s.chatName(), s.root.SpanID, now)
-		}
-	case agent.TurnFinished:
-		s.closeAll(now, false, "")
-	case agent.TurnFailed:
-		s.closeAll(now, !e.Interrupted, e.Message)
-	}
-	return s.flush()
-}
-
-func (s *SpansFromEvents) closeAll(now time.Time, failed bool, status string) {
-	s.end(s.chat, now, failed, status)
-	for id, t := range s.tools {
-		s.end(t, now, failed, status)
-		delete(s.tools, id)
-	}
-	s.end(s.root, now, failed, status)
-	s.root, s.chat = nil, nil
-}
-
-func (s *SpansFromEvents) flush() []telemetry.SpanEvent {
-	out := s.pending
-	s.pending = nil
-	return out
 }

@@ -1,0 +1,206 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/co-cli/co/tools"
+)
+
+type callItem struct {
+	call    ToolCall
+	tool    tools.Tool
+	check   tools.Check
+	retry   string // set when the call is malformed
+	decided bool
+	run     bool
+	by      Source
+}
+
+// runCalls decides, asks about and runs one batch of calls, appending their
+// results to the history (unless bang).
+func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls []ToolCall, bang bool) {
+	items := make([]*callItem, len(calls))
+	for i, c := range calls {
+		it := &callItem{call: c}
+		items[i] = it
+		e.send(ToolCallStarted{CallID: c.ID, Name: c.Name, Args: c.Args, Bang: bang})
+		t, ok := a.cfg.Tools.Get(c.Name)
+		if !ok {
+			it.retry = fmt.Sprintf("there is no tool named %q; the tools are: %s", c.Name, strings.Join(a.cfg.Tools.Names(), ", "))
+			continue
+		}
+		it.tool = t
+		if err := a.validator.Validate(t, json.RawMessage(c.Args)); err != nil {
+			it.retry = err.Error()
+			continue
+		}
+		it.check = tools.Decide(ctx, t, json.RawMessage(c.Args))
+		it.decided, it.run, it.by = a.cfg.Approvals.Decide(it.check)
+	}
+
+	var pending []*callItem
+	for _, it := range items {
+		if it.retry == "" && !it.decided {
+			pending = append(pending, it)
+		}
+	}
+	if len(pending) > 0 {
+		req := ApprovalRequested{reply: make(chan []Verdict, 1)}
+		for _, it := range pending {
+			req.Calls = append(req.Calls, PendingCall{CallID: it.call.ID, Tool: it.call.Name, Args: it.call.Args, Check: it.check})
+		}
+		e.send(req)
+		var verdicts []Verdict
+		select {
+		case <-ctx.Done():
+		case verdicts = <-req.reply:
+		}
+		for k, it := range pending {
+			v := Deny
+			if k < len(verdicts) {
+				v = verdicts[k]
+			}
+			a.recordDecision(e, it, v)
+			switch v {
+			case ApproveSession:
+				a.cfg.Approvals.Grant(it.check)
+				it.run, it.by = true, ByUser
+			case ApproveOnce:
+				it.run, it.by = true, ByUser
+			default:
+				it.run, it.by = false, ByUserDenied
+			}
+		}
+	}
+
+	for _, it := range items {
+		fin, content := a.runOne(ctx, it, st)
+		fin.Bang = bang
+		if !bang {
+			// Saved before it is shown: what is on screen is on disk.
+			a.appendHistory(e, Message{Role: RoleTool, ToolCallID: it.call.ID, ToolName: it.call.Name, Content: content})
+		}
+		e.send(fin)
+	}
+}
+
+func (a *Agent) recordDecision(e *emitter, it *callItem, v Verdict) {
+	a.mu.Lock()
+	rec := a.rec
+	a.mu.Unlock()
+	if rec != nil {
+		a.record(e, func() error { return rec.Decision(it.call.ID, it.call.Name, v) })
+	}
+}
+
+func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin ToolCallFinished, content string) {
+	fin = ToolCallFinished{CallID: it.call.ID, Name: it.call.Name, Decision: it.by}
+	ctx, span := a.tracer.Start(ctx, "execute_tool "+it.call.Name, trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "execute_tool"),
+		attribute.String("gen_ai.tool.name", it.call.Name),
+		attribute.String("gen_ai.tool.call.id", it.call.ID),
+		attribute.Int("co.tool.args_size", len(it.call.Args)),
+		attribute.String("co.approval.decision", it.check.Decision.String()),
+		attribute.String("co.approval.by", string(it.by)),
+	))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("gen_ai.tool.call.arguments", it.call.Args))
+	}
+	start := time.Now()
+	defer func() {
+		fin.Duration = time.Since(start)
+		span.SetAttributes(attribute.String("co.tool.status", fin.Status.String()), attribute.Int("co.tool.result_size", len(content)))
+		if span.IsRecording() {
+			span.SetAttributes(attribute.String("gen_ai.tool.call.result", content))
+		}
+		if code, ok := fin.Result.Meta["exit_code"]; ok {
+			span.SetAttributes(attribute.String("co.tool.exit_code", fmt.Sprint(code)))
+		}
+		if iso, ok := fin.Result.Meta["isolation"]; ok {
+			span.SetAttributes(attribute.String("co.sandbox.isolation", fmt.Sprint(iso)))
+		}
+		if fin.Status == CallFailed || fin.Status == CallRetry {
+			span.SetStatus(codes.Error, fin.Err)
+			span.RecordError(errors.New(fin.Err))
+		}
+		span.End()
+	}()
+
+	switch {
+	case ctx.Err() != nil:
+		fin.Status, fin.Err = CallInterrupted, InterruptedResult
+		return fin, InterruptedResult
+	case it.retry != "":
+		return a.retryResult(fin, it.call.Name, it.retry, st)
+	case !it.run:
+		fin.Status = CallDenied
+		if it.by == ByPolicyDeny {
+			fin.Err = "denied by policy: " + it.check.Reason
+			return fin, deniedJSON("policy", it.check.Reason, "This call is forbidden by co's policy and will never run. Do not retry it; find another way or tell the user.")
+		}
+		fin.Err = "denied by the user"
+		return fin, deniedJSON("user", it.check.Reason, "The user denied this call; it did not run. Do not repeat it unchanged: propose another way or ask the user.")
+	}
+
+	res, err := safeRun(ctx, it.tool, json.RawMessage(it.call.Args))
+	fin.Result = res
+	switch {
+	case ctx.Err() != nil:
+		fin.Status, fin.Err = CallInterrupted, InterruptedResult
+		return fin, InterruptedResult
+	case tools.IsRetry(err):
+		msg := err.Error()
+		if res.Display != "" {
+			msg = msg + "\n" + res.Display
+		}
+		return a.retryResult(fin, it.call.Name, msg, st)
+	case err != nil:
+		fin.Status, fin.Err = CallFailed, err.Error()
+		return fin, errorPrefix + failedPrefix + err.Error()
+	}
+	st.retries[it.call.Name] = 0
+	fin.Status = CallDone
+	return fin, res.ForModel()
+}
+
+func (a *Agent) retryResult(fin ToolCallFinished, name, msg string, st *turnState) (ToolCallFinished, string) {
+	fin.Status, fin.Err = CallRetry, msg
+	if st.retries == nil {
+		st.retries = map[string]int{}
+	}
+	st.retries[name]++
+	if st.retries[name] > a.cfg.ToolRetries {
+		st.failed = fmt.Sprintf("The model called %s wrongly %d times in a row (tool_retries is %d), so the turn stopped. Last error: %s", name, st.retries[name], a.cfg.ToolRetries, firstLine(msg))
+	}
+	return fin, errorPrefix + msg + retryHint
+}
+
+func deniedJSON(by, reason, msg string) string {
+	b, _ := json.Marshal(map[string]any{"status": "denied", "denied_by": by, "reason": reason, "message": msg})
+	return string(b)
+}
+
+func safeRun(ctx context.Context, t tools.Tool, args json.RawMessage) (res tools.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tool %s panicked: %v", t.Name(), r)
+		}
+	}()
+	return t.Run(ctx, args)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,194 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/co-cli/co/tools"
+)
+
+// Submit starts a turn with the user's prompt and returns its events.
+func (a *Agent) Submit(ctx context.Context, prompt string) <-chan Event {
+	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turn(ctx, prompt, e) })
+}
+
+// BangTool is the tool a !cmd runs through.
+const BangTool = "run_shell_command"
+
+// RunBang runs a command the user typed as !cmd through the shell tool, with
+// exactly the same approval path as the model's calls and no LLM. The
+// conversation history is not changed.
+func (a *Agent) RunBang(ctx context.Context, cmd string) <-chan Event {
+	return a.start(ctx, func(ctx context.Context, e *emitter) {
+		args, _ := json.Marshal(map[string]any{"cmd": cmd})
+		st := &turnState{retries: map[string]int{}}
+		a.runCalls(ctx, e, st, []ToolCall{{ID: "bang", Name: BangTool, Args: string(args)}}, true)
+		if ctx.Err() != nil {
+			e.send(TurnFailed{Message: "Interrupted.", Err: ctx.Err(), Interrupted: true, Session: a.Usage()})
+			return
+		}
+		e.send(TurnFinished{Session: a.Usage()})
+	})
+}
+
+func (a *Agent) start(ctx context.Context, body func(context.Context, *emitter)) <-chan Event {
+	e := newEmitter()
+	a.mu.Lock()
+	if a.busy {
+		a.mu.Unlock()
+		go func() {
+			e.send(TurnFailed{Message: "a turn is already running; wait for it or cancel it"})
+			e.close()
+		}()
+		return e.ch
+	}
+	a.busy = true
+	a.mu.Unlock()
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				a.patchDangling(nil)
+				e.send(TurnFailed{Message: fmt.Sprintf("internal error: %v (the conversation is kept; please report this)", r), Err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())})
+			}
+			a.mu.Lock()
+			a.busy = false
+			a.mu.Unlock()
+			e.close()
+		}()
+		body(ctx, e)
+	}()
+	return e.ch
+}
+
+type turnState struct {
+	usage    Usage
+	requests int
+	retries  map[string]int
+	failed   string // set when tool retries ran out
+}
+
+func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
+	a.mu.Lock()
+	a.turns++
+	turnNo := a.turns
+	a.mu.Unlock()
+
+	ctx, span := a.tracer.Start(ctx, "invoke_agent", trace.WithSpanKind(trace.SpanKindInternal), traceAttrs(
+		attribute.String("gen_ai.operation.name", "invoke_agent"),
+		attribute.String("gen_ai.agent.name", "co"),
+		attribute.String("co.session.id", a.cfg.SessionID),
+		attribute.String("gen_ai.conversation.id", a.cfg.SessionID),
+		attribute.Int("co.turn", turnNo),
+	))
+	if span.IsRecording() {
+		// Content; the telemetry pipeline keeps or drops it per telemetry_capture_content.
+		span.SetAttributes(attribute.String("gen_ai.input.messages", genaiMessages("user", "", prompt, nil, "")))
+	}
+	st := &turnState{retries: map[string]int{}}
+	outcome := "error"
+	defer func() {
+		span.SetAttributes(attribute.Int("co.llm_requests", st.requests), attribute.String("co.outcome", outcome),
+			attribute.Int("gen_ai.usage.input_tokens", st.usage.InputTokens), attribute.Int("gen_ai.usage.output_tokens", st.usage.OutputTokens))
+		span.End()
+	}()
+	fail := func(msg string, err error, interrupted bool) {
+		if interrupted {
+			outcome = "interrupted"
+		} else {
+			span.SetStatus(codes.Error, msg)
+			if err != nil {
+				span.RecordError(err)
+			}
+		}
+		e.send(TurnFailed{Message: msg, Err: err, Interrupted: interrupted, Usage: st.usage, Session: a.Usage(), Requests: st.requests})
+	}
+
+	p, note, err := a.WaitProvider(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			fail("Interrupted.", ctx.Err(), true)
+			return
+		}
+		fail(err.Error(), err, false)
+		return
+	}
+	if note != "" {
+		a.note = ""
+		e.send(Notice{Text: note})
+	}
+
+	for _, t := range a.cfg.Tools.All() {
+		if o, ok := t.(tools.PromptObserver); ok {
+			o.ObservePrompt(prompt)
+		}
+	}
+	a.appendHistory(e, Message{Role: RoleUser, Content: prompt})
+	for {
+		if st.requests >= a.cfg.MaxRequests {
+			fail(fmt.Sprintf("The turn stopped after %d LLM requests (max_request_limit). Ask again to continue, or raise CO_CLI_MAX_REQUEST_LIMIT.", st.requests), nil, false)
+			return
+		}
+		a.mu.Lock()
+		n := len(a.history)
+		a.mu.Unlock()
+		if a.needsCompaction(n) {
+			a.compactWindow(ctx, p, e)
+		}
+		p = a.current(p)
+		st.requests++
+		res, err := a.stream(ctx, p, e)
+		st.usage = st.usage.Add(res.usage)
+		a.mu.Lock()
+		a.session = a.session.Add(res.usage)
+		if res.usage.InputTokens > 0 {
+			a.lastInput = res.usage.InputTokens
+		}
+		session, rec := a.session, a.rec
+		a.mu.Unlock()
+		if rec != nil && res.usage != (Usage{}) {
+			a.record(e, func() error { return rec.Usage(session) })
+		}
+		if err != nil {
+			interrupted := ctx.Err() != nil
+			if res.text != "" || len(res.calls) > 0 || res.reasoning != "" {
+				a.appendHistory(e, a.reply(p, res, true))
+				a.patchDangling(e)
+			}
+			if interrupted {
+				fail("Interrupted.", err, true)
+				return
+			}
+			fail(describeStreamError(p, err, a.cfg.StallTimeout, res.text != ""), err, false)
+			return
+		}
+		a.appendHistory(e, a.reply(p, res, false))
+		if len(res.calls) == 0 {
+			outcome = "success"
+			if span.IsRecording() {
+				out := res.messages // no calls: the chat span's value is this answer's
+				if out == "" {
+					out = genaiMessages("assistant", res.reasoning, res.text, nil, res.finish)
+				}
+				span.SetAttributes(attribute.String("gen_ai.output.messages", out))
+			}
+			e.send(TurnFinished{Text: res.text, Usage: st.usage, Session: a.Usage(), Requests: st.requests})
+			return
+		}
+		a.runCalls(ctx, e, st, res.calls, false)
+		if ctx.Err() != nil {
+			fail("Interrupted.", ctx.Err(), true)
+			return
+		}
+		if st.failed != "" {
+			fail(st.failed, nil, false)
+			return
+		}
+	}
+}
+func traceAttrs(kv ...attribute.KeyValue) trace.SpanStartOption { return trace.WithAttributes(kv...) }
