@@ -13,9 +13,9 @@
 // when a batch is full, passes it through a filter (secrets redacted by
 // value and by shape, content dropped unless kept, long values cut) and
 // hands it to the exporter: the SQLite Exporter writes one transaction per
-// batch; the OTLP exporter (otlp.go, co's own, so that gRPC and the
-// protobuf runtime stay out of the binary) posts one OTLP/HTTP protobuf
-// request per batch. Nothing on the agent's goroutine waits for I/O: a span's End
+// batch; the OTLP exporter (otlp.go: otlptracehttp, configured from co's
+// reading of the variables, with a client that follows no redirect) posts
+// one OTLP/HTTP protobuf request per batch. Nothing on the agent's goroutine waits for I/O: a span's End
 // appends under a mutex, and a full queue drops spans rather than block.
 //
 // The store is opened, created or migrated (telemetry_schema.version) and

@@ -4,30 +4,29 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Validator checks tool arguments against each tool's JSON Schema. It
-// implements the subset of JSON Schema that tool schemas use: type (one or
-// a list), properties, required, additionalProperties (false or a schema),
-// items, enum, minimum, maximum, exclusiveMinimum, exclusiveMaximum,
-// minLength, maxLength, minItems and maxItems; description, title,
-// default, examples and $schema are annotations. Any other keyword makes
-// the schema invalid, so a schema can never be silently unchecked.
+// Validator checks tool arguments against each tool's JSON Schema with
+// github.com/google/jsonschema-go (the library of the official MCP Go SDK,
+// so co has one schema library). A schema is resolved on the first call of
+// its tool, never at start-up, and kept; a Validator is safe for
+// concurrent use.
 //
-// (A full JSON Schema library cost 5 ms and 1.7 MB at every start of co,
-// for features no tool uses.) Schemas are compiled once, on first use, and
-// cached; a Validator is safe for concurrent use.
+// A schema keyword the library does not know makes the schema invalid
+// rather than ignored, so a misspelt constraint never goes unchecked.
 type Validator struct {
 	mu       sync.Mutex
-	compiled map[string]*schema
+	resolved map[string]*jsonschema.Resolved
 }
 
 // NewValidator returns an empty Validator.
-func NewValidator() *Validator { return &Validator{compiled: map[string]*schema{}} }
+func NewValidator() *Validator { return &Validator{resolved: map[string]*jsonschema.Resolved{}} }
 
 // Validate checks that args is a JSON object matching t's schema. The
 // returned error is a *Retry whose message tells the model what to fix.
@@ -37,7 +36,6 @@ func (v *Validator) Validate(t Tool, args json.RawMessage) error {
 		args = json.RawMessage("{}")
 	}
 	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
 	var inst any
 	if err := dec.Decode(&inst); err != nil {
 		return Retryf("the arguments for %s are not valid JSON (%v); send one JSON object matching the tool's schema", t.Name(), err)
@@ -48,312 +46,136 @@ func (v *Validator) Validate(t Tool, args json.RawMessage) error {
 	if _, ok := inst.(map[string]any); !ok {
 		return Retryf("the arguments for %s must be a JSON object, not %s", t.Name(), jsonKind(inst))
 	}
-	s, err := v.schema(t)
+	rs, err := v.schema(t)
 	if err != nil {
 		return fmt.Errorf("tool %s has a bad schema: %w", t.Name(), err)
 	}
-	var errs []string
-	s.validate(inst, "", &errs)
-	if len(errs) > 0 {
-		return Retryf("the arguments for %s do not match its schema: %s", t.Name(), strings.Join(errs, "; "))
+	if err := rs.Validate(inst); err != nil {
+		return Retryf("the arguments for %s do not match its schema: %s", t.Name(), schemaError(err))
 	}
 	return nil
 }
 
-func (v *Validator) schema(t Tool) (*schema, error) {
+func (v *Validator) schema(t Tool) (*jsonschema.Resolved, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if s, ok := v.compiled[t.Name()]; ok {
-		return s, nil
+	if rs, ok := v.resolved[t.Name()]; ok {
+		return rs, nil
 	}
-	s, err := compileSchema(t.Schema())
+	rs, err := resolveSchema(t.Schema())
 	if err != nil {
 		return nil, err
 	}
-	v.compiled[t.Name()] = s
-	return s, nil
+	v.resolved[t.Name()] = rs
+	return rs, nil
 }
 
-// schema is a compiled schema of the supported subset.
-type schema struct {
-	types       []string
-	properties  map[string]*schema
-	required    []string
-	noAdditonal bool
-	additional  *schema
-	items       *schema
-	enum        []any
-	min, max    *float64
-	exMin       *float64
-	exMax       *float64
-	minLen      *int
-	maxLen      *int
-	minItems    *int
-	maxItems    *int
-}
-
-var annotations = map[string]bool{"description": true, "title": true, "default": true, "examples": true, "$schema": true, "$comment": true}
-
-// compileSchema parses a tool schema, rejecting keywords the validator
-// does not implement.
-func compileSchema(raw json.RawMessage) (*schema, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
+// resolveSchema parses and resolves a tool schema.
+func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, err
 	}
-	return compile(doc, "#")
+	if err := unknownKeywords(&s, "#"); err != nil {
+		return nil, err
+	}
+	return s.Resolve(nil)
 }
 
-func compile(doc any, at string) (*schema, error) {
-	m, ok := doc.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s: a schema must be an object", at)
+// unknownKeywords reports a keyword that the library keeps in Extra, and
+// so would not check, anywhere in s.
+func unknownKeywords(s *jsonschema.Schema, at string) error {
+	if s == nil {
+		return nil
 	}
-	s := &schema{}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	if len(s.Extra) > 0 {
+		keys := make([]string, 0, len(s.Extra))
+		for k := range s.Extra {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return fmt.Errorf("%s: unknown keyword %q", at, keys[0])
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		val := m[k]
-		var err error
-		switch k {
-		case "type":
-			switch t := val.(type) {
-			case string:
-				s.types = []string{t}
-			case []any:
-				for _, x := range t {
-					str, ok := x.(string)
-					if !ok {
-						return nil, fmt.Errorf("%s/type: not a string", at)
-					}
-					s.types = append(s.types, str)
-				}
-			default:
-				return nil, fmt.Errorf("%s/type: must be a string or a list", at)
-			}
-			for _, t := range s.types {
-				switch t {
-				case "object", "array", "string", "integer", "number", "boolean", "null":
-				default:
-					return nil, fmt.Errorf("%s/type: unknown type %q", at, t)
-				}
-			}
-		case "properties":
-			pm, ok := val.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s/properties: must be an object", at)
-			}
-			s.properties = map[string]*schema{}
-			for name, sub := range pm {
-				if s.properties[name], err = compile(sub, at+"/properties/"+name); err != nil {
-					return nil, err
-				}
-			}
-		case "required":
-			list, ok := val.([]any)
-			if !ok {
-				return nil, fmt.Errorf("%s/required: must be a list", at)
-			}
-			for _, x := range list {
-				name, ok := x.(string)
-				if !ok {
-					return nil, fmt.Errorf("%s/required: not a string", at)
-				}
-				s.required = append(s.required, name)
-			}
-		case "additionalProperties":
-			switch a := val.(type) {
-			case bool:
-				s.noAdditonal = !a
-			default:
-				if s.additional, err = compile(a, at+"/additionalProperties"); err != nil {
-					return nil, err
-				}
-			}
-		case "items":
-			if s.items, err = compile(val, at+"/items"); err != nil {
-				return nil, err
-			}
-		case "enum":
-			list, ok := val.([]any)
-			if !ok {
-				return nil, fmt.Errorf("%s/enum: must be a list", at)
-			}
-			s.enum = list
-		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
-			f, err := number(val)
-			if err != nil {
-				return nil, fmt.Errorf("%s/%s: %w", at, k, err)
-			}
-			switch k {
-			case "minimum":
-				s.min = &f
-			case "maximum":
-				s.max = &f
-			case "exclusiveMinimum":
-				s.exMin = &f
-			default:
-				s.exMax = &f
-			}
-		case "minLength", "maxLength", "minItems", "maxItems":
-			f, err := number(val)
-			if err != nil || f < 0 || f != math.Trunc(f) {
-				return nil, fmt.Errorf("%s/%s: must be a whole number >= 0", at, k)
-			}
-			n := int(f)
-			switch k {
-			case "minLength":
-				s.minLen = &n
-			case "maxLength":
-				s.maxLen = &n
-			case "minItems":
-				s.minItems = &n
-			default:
-				s.maxItems = &n
-			}
-		default:
-			if !annotations[k] {
-				return nil, fmt.Errorf("%s: keyword %q is not supported by co's validator", at, k)
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := unknownKeywords(s.Properties[name], at+"/properties/"+name); err != nil {
+			return err
+		}
+	}
+	for name, sub := range s.PatternProperties {
+		if err := unknownKeywords(sub, at+"/patternProperties/"+name); err != nil {
+			return err
+		}
+	}
+	for name, sub := range s.Defs {
+		if err := unknownKeywords(sub, at+"/$defs/"+name); err != nil {
+			return err
+		}
+	}
+	for _, sub := range []struct {
+		name string
+		s    *jsonschema.Schema
+	}{{"additionalProperties", s.AdditionalProperties}, {"items", s.Items}, {"not", s.Not}, {"if", s.If}, {"then", s.Then}, {"else", s.Else}} {
+		if err := unknownKeywords(sub.s, at+"/"+sub.name); err != nil {
+			return err
+		}
+	}
+	for _, list := range []struct {
+		name string
+		ss   []*jsonschema.Schema
+	}{{"anyOf", s.AnyOf}, {"oneOf", s.OneOf}, {"allOf", s.AllOf}, {"prefixItems", s.PrefixItems}} {
+		for i, sub := range list.ss {
+			if err := unknownKeywords(sub, fmt.Sprintf("%s/%s/%d", at, list.name, i)); err != nil {
+				return err
 			}
 		}
 	}
-	return s, nil
+	return nil
 }
 
-func number(v any) (float64, error) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, fmt.Errorf("not a number")
+var validatingPrefix = regexp.MustCompile(`^(?:validating ([^:]*): )+`)
+
+// schemaError turns the library's "validating root: validating
+// /properties/limit: minimum: 0 is less than 1" into "at /limit: minimum:
+// 0 is less than 1": where in the arguments, then what is wrong.
+func schemaError(err error) string {
+	msg := err.Error()
+	m := validatingPrefix.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return msg
 	}
-	return n.Float64()
+	return "at " + argumentPath(msg[m[2]:m[3]]) + ": " + msg[m[1]:]
 }
 
-func (s *schema) validate(v any, at string, errs *[]string) {
-	loc := at
-	if loc == "" {
-		loc = "/"
+// argumentPath turns the path of a schema in the tool's schema
+// (/properties/edits/items/properties/old) into where that is in the
+// arguments (/edits/*/old).
+func argumentPath(schemaPath string) string {
+	if schemaPath == "root" {
+		return "/"
 	}
-	fail := func(format string, a ...any) { *errs = append(*errs, "at "+loc+": "+fmt.Sprintf(format, a...)) }
-	if len(s.types) > 0 && !s.typeMatches(v) {
-		fail("got %s, want %s", jsonKind(v), strings.Join(s.types, " or "))
-		return
-	}
-	if len(s.enum) > 0 && !inEnum(v, s.enum) {
-		var opts []string
-		for _, e := range s.enum {
-			b, _ := json.Marshal(e)
-			opts = append(opts, string(b))
-		}
-		fail("value must be one of %s", strings.Join(opts, ", "))
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, name := range s.required {
-			if _, ok := x[name]; !ok {
-				fail("missing property '%s'", name)
+	segs := strings.Split(strings.TrimPrefix(schemaPath, "/"), "/")
+	var b strings.Builder
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties", "patternProperties":
+			if i+1 < len(segs) {
+				i++
+				b.WriteString("/" + segs[i])
 			}
-		}
-		names := make([]string, 0, len(x))
-		for name := range x {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			if sub, ok := s.properties[name]; ok {
-				sub.validate(x[name], at+"/"+name, errs)
-				continue
-			}
-			switch {
-			case s.additional != nil:
-				s.additional.validate(x[name], at+"/"+name, errs)
-			case s.noAdditonal:
-				fail("additional property '%s' is not allowed", name)
-			}
-		}
-	case []any:
-		if s.minItems != nil && len(x) < *s.minItems {
-			fail("needs at least %d items, found %d", *s.minItems, len(x))
-		}
-		if s.maxItems != nil && len(x) > *s.maxItems {
-			fail("allows at most %d items, found %d", *s.maxItems, len(x))
-		}
-		if s.items != nil {
-			for i, item := range x {
-				s.items.validate(item, fmt.Sprintf("%s/%d", at, i), errs)
-			}
-		}
-	case string:
-		n := len([]rune(x))
-		if s.minLen != nil && n < *s.minLen {
-			fail("must be at least %d characters long", *s.minLen)
-		}
-		if s.maxLen != nil && n > *s.maxLen {
-			fail("must be at most %d characters long", *s.maxLen)
-		}
-	case json.Number:
-		f, _ := x.Float64()
-		switch {
-		case s.min != nil && f < *s.min:
-			fail("must be >= %v but found %v", *s.min, x)
-		case s.max != nil && f > *s.max:
-			fail("must be <= %v but found %v", *s.max, x)
-		case s.exMin != nil && f <= *s.exMin:
-			fail("must be > %v but found %v", *s.exMin, x)
-		case s.exMax != nil && f >= *s.exMax:
-			fail("must be < %v but found %v", *s.exMax, x)
+		case "items", "additionalProperties":
+			b.WriteString("/*")
+		default: // anyOf/0 and the like: not a place in the arguments
 		}
 	}
-}
-
-func (s *schema) typeMatches(v any) bool {
-	for _, t := range s.types {
-		switch x := v.(type) {
-		case map[string]any:
-			if t == "object" {
-				return true
-			}
-		case []any:
-			if t == "array" {
-				return true
-			}
-		case string:
-			if t == "string" {
-				return true
-			}
-		case bool:
-			if t == "boolean" {
-				return true
-			}
-		case nil:
-			if t == "null" {
-				return true
-			}
-		case json.Number:
-			if t == "number" {
-				return true
-			}
-			if f, err := x.Float64(); t == "integer" && err == nil && f == math.Trunc(f) && !math.IsInf(f, 0) {
-				return true
-			}
-		}
+	if b.Len() == 0 {
+		return "/"
 	}
-	return false
-}
-
-func inEnum(v any, enum []any) bool {
-	vb, _ := json.Marshal(v)
-	for _, e := range enum {
-		eb, _ := json.Marshal(e)
-		if bytes.Equal(vb, eb) {
-			return true
-		}
-	}
-	return false
+	return b.String()
 }
 
 func jsonKind(v any) string {
@@ -368,8 +190,8 @@ func jsonKind(v any) string {
 		return "a string"
 	case bool:
 		return "a boolean"
-	case json.Number:
-		if f, err := x.Float64(); err == nil && f == math.Trunc(f) {
+	case float64:
+		if x == float64(int64(x)) {
 			return "an integer"
 		}
 		return "a number"

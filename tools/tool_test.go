@@ -30,13 +30,13 @@ func TestValidate(t *testing.T) {
 	cases := []struct{ name, args, want string }{
 		{"ok", `{"path":"a"}`, ""},
 		{"ok with limit", `{"path":"a","limit":3}`, ""},
-		{"empty means {}", ``, "missing property 'path'"},
+		{"empty means {}", ``, `at /: required: missing properties: ["path"]`},
 		{"not json", `{"path":`, "not valid JSON"},
 		{"array", `["a"]`, "must be a JSON object, not an array"},
 		{"wrong type", `{"path":3}`, "at /path"},
 		{"below minimum", `{"path":"a","limit":0}`, "at /limit"},
-		{"unknown key", `{"path":"a","extra":1}`, "additional property 'extra' is not allowed"},
-		{"integer as float", `{"path":"a","limit":2.5}`, "at /limit: got a number, want integer"},
+		{"unknown key", `{"path":"a","extra":1}`, `unexpected additional properties ["extra"]`},
+		{"integer as float", `{"path":"a","limit":2.5}`, `at /limit: type: 2.5 has type "number", want "integer"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +54,68 @@ func TestValidate(t *testing.T) {
 				t.Errorf("error should name the tool: %v", err)
 			}
 		})
+	}
+}
+
+// counting is a tool whose schema counts how often it is asked for.
+type counting struct {
+	fake
+	schema string
+	asked  *int
+}
+
+func (c counting) Schema() json.RawMessage { *c.asked++; return json.RawMessage(c.schema) }
+
+// A tool's schema is resolved on its first call, once, never when the
+// validator is made (start-up).
+func TestValidateResolvesSchemasOnFirstUse(t *testing.T) {
+	asked := 0
+	tool := counting{fake: fake{name: "lazy"}, schema: `{"type":"object","properties":{"n":{"type":"integer"}}}`, asked: &asked}
+	v := tools.NewValidator()
+	if asked != 0 {
+		t.Fatalf("schema read %d times before any call", asked)
+	}
+	for range 3 {
+		if err := v.Validate(tool, json.RawMessage(`{"n":1}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if asked != 1 {
+		t.Errorf("schema read %d times for 3 calls, want 1", asked)
+	}
+}
+
+// A keyword the library would ignore (a misspelt constraint) makes the
+// schema bad, not silently unchecked.
+func TestValidateRefusesUnknownKeywords(t *testing.T) {
+	asked := 0
+	for _, schema := range []string{
+		`{"type":"object","requird":["n"]}`,
+		`{"type":"object","properties":{"n":{"type":"integer","minimun":1}}}`,
+		`{"type":"object","properties":{"l":{"type":"array","items":{"type":"string","maxLenght":3}}}}`,
+	} {
+		err := tools.NewValidator().Validate(counting{fake: fake{name: "typo"}, schema: schema, asked: &asked}, json.RawMessage(`{}`))
+		if err == nil || tools.IsRetry(err) || !strings.Contains(err.Error(), "unknown keyword") {
+			t.Errorf("schema %s: %v, want a bad-schema error", schema, err)
+		}
+	}
+}
+
+// The message says where in the arguments the mistake is, also under
+// a property whose name is a keyword.
+func TestValidateSaysWhere(t *testing.T) {
+	asked := 0
+	tool := counting{fake: fake{name: "todo"}, asked: &asked, schema: `{"type":"object","properties":{
+		"items":{"type":"array","minItems":1,"items":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}}}}`}
+	v := tools.NewValidator()
+	for args, want := range map[string]string{
+		`{"items":[]}`:            "at /items: minItems",
+		`{"items":[{"x":1}]}`:     `at /items/*: required: missing properties: ["title"]`,
+		`{"items":[{"title":1}]}`: `at /items/*/title: type: 1 has type "integer", want "string"`,
+	} {
+		if err := v.Validate(tool, json.RawMessage(args)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", args, err, want)
+		}
 	}
 }
 

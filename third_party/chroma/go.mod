@@ -1,5 +1,0 @@
-module github.com/alecthomas/chroma/v2
-
-go 1.19
-
-require github.com/dlclark/regexp2 v1.11.0
