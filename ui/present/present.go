@@ -15,13 +15,33 @@ import (
 	"github.com/co-cli/co/ui/safe"
 )
 
-// Call renders a call as name(key='value', n=3), keeping the argument order
-// the model used. Invalid JSON is shown raw. Hidden characters are revealed.
+// Call renders a call on one line as name(key='value', n=3), keeping the
+// argument order the model used. Invalid JSON is shown raw. Hidden
+// characters are revealed, and newlines and tabs in the arguments are shown
+// as ⏎ and \t (Line), so the summary never spills onto the next line.
 func Call(name, args string) string {
+	return Line(safe.Reveal(name) + "(" + Args(args) + ")")
+}
+
+// CallFull is Call with the arguments' newlines kept, for the views that
+// show the whole text (the expanded tool call).
+func CallFull(name, args string) string {
 	return safe.Reveal(name) + "(" + Args(args) + ")"
 }
 
-// Args renders a JSON arguments object as key='value', key=3.
+// Line makes sanitised text fit on one line: a newline is shown as ⏎ and a
+// tab as \t (a CRLF is one ⏎).
+func Line(s string) string {
+	if !strings.ContainsAny(s, "\n\t\r") {
+		return s
+	}
+	return lineReplacer.Replace(s)
+}
+
+var lineReplacer = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\t", `\t`, "\r", "")
+
+// Args renders a JSON arguments object as key='value', key=3. String
+// values keep their newlines; Call puts them on one line.
 func Args(args string) string {
 	dec := json.NewDecoder(strings.NewReader(args))
 	dec.UseNumber()

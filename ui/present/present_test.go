@@ -15,6 +15,9 @@ func TestCall(t *testing.T) {
 		{"bidi revealed", `{"cmd":"ls \u202e"}`, "run_shell_command(cmd='ls <U+202E>')"},
 		{"invalid json", `{"cmd": "unterminated`, `f({"cmd": "unterminated)`},
 		{"empty", `{}`, "f()"},
+		{"newline shown", `{"path":"a.md","content":"# Hello\nworld"}`, `f(path='a.md', content='# Hello⏎world')`},
+		{"tab shown", `{"cmd":"a\tb\r\nc"}`, `f(cmd='a\tb⏎c')`},
+		{"raw newline", "not json\nsecond", `f(not json⏎second)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -165,6 +165,7 @@ type toolEntry struct {
 	outcome        string // present.Outcome, sanitised
 	display        string // the tool's Display, sanitised, tabs expanded
 	expanded       bool
+	titleCut       bool // the last render cut the one-line title
 }
 
 func newToolEntry(ev agent.ToolCallStarted, now time.Time) *toolEntry {
@@ -223,14 +224,23 @@ func (e *toolEntry) tick() {
 
 // collapsible reports whether the output is longer than the collapsed view.
 func (e *toolEntry) collapsible(rc *renderCtx) bool {
-	return strings.Count(e.display, "\n")+1 > rc.collapseLines
+	return e.titleCut || strings.Count(e.display, "\n")+1 > rc.collapseLines
 }
 
 func (e *toolEntry) title() string {
 	if e.bang {
-		return "! " + safe.Reveal(bangCommand(e.args))
+		return "! " + present.Line(safe.Reveal(bangCommand(e.args)))
 	}
 	return present.Call(e.name, e.args)
+}
+
+// fullTitle is the call with its arguments' line breaks kept, shown under
+// the one-line title when the entry is expanded.
+func (e *toolEntry) fullTitle() string {
+	if e.bang {
+		return "! " + safe.Reveal(bangCommand(e.args))
+	}
+	return present.CallFull(e.name, e.args)
 }
 
 func (e *toolEntry) render(width int, rc *renderCtx) []string {
@@ -267,8 +277,16 @@ func (e *toolEntry) render(width int, rc *renderCtx) []string {
 	if avail < 8 {
 		avail, right = width-2, ""
 	}
+	// The one-line title is cut when it is wider than the line or the
+	// arguments have line breaks; expanding shows the whole call.
+	e.titleCut = xansi.StringWidth(title) > avail || e.fullTitle() != title
 	title = xansi.Truncate(title, avail, "…")
 	lines := []string{st.Render(icon) + " " + th.ToolName.Render(title) + st.Render(right)}
+	if e.expanded && e.titleCut {
+		for _, l := range wrapText(expandTabs(e.fullTitle()), width-4) {
+			lines = append(lines, "  "+th.Panel.Render("┊")+" "+th.ToolName.Render(l))
+		}
+	}
 
 	switch e.state {
 	case toolFailed, toolRetry, toolDenied:
@@ -316,9 +334,9 @@ func (e *toolEntry) panel(width int, rc *renderCtx) []string {
 
 func (e *toolEntry) plain() string {
 	if e.display == "" {
-		return e.title()
+		return e.fullTitle()
 	}
-	return e.title() + "\n" + e.display
+	return e.fullTitle() + "\n" + e.display
 }
 
 // noticeKind is what a notice says.

@@ -149,7 +149,7 @@ func (p *SidePanel) refresh() {
 			if i == 0 {
 				continue // the summary line of the list: the title says it
 			}
-			head = append(head, truncate(l, w))
+			head = append(head, truncate(present.Line(safe.Text(l)), w))
 		}
 		if max := p.height / 2; len(head) > max {
 			head = append(head[:max-1], th.Dim.Render(truncate("…", w)))
@@ -224,7 +224,7 @@ func (p *SidePanel) row(n *spanNode, prefix, branch string, w int) string {
 	default:
 		dur = present.Duration(ev.End.Sub(ev.Start))
 	}
-	name := safe.Text(ev.Name)
+	name := present.Line(safe.Text(ev.Name))
 	nameW := w - xansi.StringWidth(prefix+branch+mark) - xansi.StringWidth(dur) - 1
 	name = truncate(name, max(nameW, 1))
 	gap := max(w-xansi.StringWidth(prefix+branch+mark+name+dur), 1)
