@@ -15,6 +15,7 @@ import (
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/plain"
+	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -155,7 +156,7 @@ func (c *chat) plainBanner() string {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
 	b.WriteString("Type a message, /help for commands, exit to quit.")
-	return b.String()
+	return safe.Text(b.String()) // model names and errors come from the server
 }
 
 // providerLine describes the provider without waiting for a probe.
@@ -180,7 +181,7 @@ func (c *chat) toolsText() string {
 	for _, u := range c.Unconfigured {
 		fmt.Fprintf(&b, "  %s\n", u)
 	}
-	return b.String()
+	return safe.Text(b.String())
 }
 
 // approvalClass says how a tool's calls are approved, for /tools.

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/ui/safe"
 )
 
 // Exit codes shared by every command (co run documents its own on top).
@@ -114,10 +115,10 @@ func Run(args []string, s Streams, version string) int {
 	case errors.As(err, &code):
 		return int(code)
 	case errors.As(err, &uerr):
-		fmt.Fprintf(s.Err, "co: %v\nRun 'co --help' for usage.\n", uerr.err)
+		fmt.Fprintf(s.Err, "co: %s\nRun 'co --help' for usage.\n", safe.Text(uerr.err.Error()))
 		return exitUsage
 	default:
-		fmt.Fprintf(s.Err, "co: %v\n", err)
+		fmt.Fprintf(s.Err, "co: %s\n", safe.Text(err.Error()))
 		return exitError
 	}
 }
@@ -152,7 +153,7 @@ func loadConfig(s env) (*config.Loaded, error) {
 		return nil, err
 	}
 	for _, w := range l.Warnings {
-		fmt.Fprintf(s.Err, "co: warning: %s\n", w)
+		fmt.Fprintf(s.Err, "co: warning: %s\n", safe.Text(fmt.Sprint(w)))
 	}
 	return l, nil
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/safe"
 )
 
 func newConfigCmd(s env) *cobra.Command {
@@ -34,7 +36,7 @@ func printConfig(s env, l *config.Loaded) {
 	w := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "SETTING\tSOURCE\tENV\tVALUE")
 	for _, e := range l.Entries() {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, e.Env, e.Value)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, e.Env, present.Line(safe.Text(fmt.Sprint(e.Value))))
 	}
 	w.Flush()
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/tools/google"
+	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/safe"
 )
 
 // newGoogleCmd is co google auth and co google check.
@@ -192,7 +194,7 @@ configured).`,
 				if !r.OK {
 					status, failed = "FAILED", true
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\n", r.Service, status, r.Detail)
+				fmt.Fprintf(w, "%s\t%s\t%s\n", r.Service, status, present.Line(safe.Text(r.Detail)))
 			}
 			w.Flush()
 			if failed {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/safe"
 )
 
 func newModelsCmd(s env) *cobra.Command {
@@ -39,7 +41,7 @@ Models that cannot chat (embeddings, speech, images) are left out.`,
 				return err
 			}
 			if note != "" {
-				fmt.Fprintf(s.Err, "co: %s\n", note)
+				fmt.Fprintf(s.Err, "co: %s\n", safe.Text(note))
 			}
 			models, err := agent.ListModels(ctx, p, nil)
 			if err != nil {
@@ -56,10 +58,10 @@ Models that cannot chat (embeddings, speech, images) are left out.`,
 				if m == want {
 					mark, found = "* ", true
 				}
-				fmt.Fprintf(s.Out, "%s%s\n", mark, m)
+				fmt.Fprintf(s.Out, "%s%s\n", mark, present.Line(safe.Text(m)))
 			}
 			if !found && want != "" {
-				fmt.Fprintf(s.Err, "co: %s\n", missingNote(p, want))
+				fmt.Fprintf(s.Err, "co: %s\n", safe.Text(missingNote(p, want)))
 			}
 			return nil
 		},

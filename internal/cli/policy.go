@@ -9,6 +9,7 @@ import (
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/ui/safe"
 )
 
 func newPolicyCmd(s env) *cobra.Command {
@@ -39,13 +40,13 @@ Exit code 0 whatever the decision; 1 when the settings are invalid.`,
 				return err
 			}
 			v := p.Evaluate(args[0])
-			fmt.Fprintf(s.Out, "%s: %s\n", v.Decision, v.Reason)
+			fmt.Fprintf(s.Out, "%s: %s\n", v.Decision, safe.Text(v.Reason))
 			if v.Scope != "" {
-				fmt.Fprintf(s.Out, "grant scope: %s (what \"a\" in the approval modal would approve)\n", v.Scope)
+				fmt.Fprintf(s.Out, "grant scope: %s (what \"a\" in the approval modal would approve)\n", safe.Text(v.Scope))
 			}
 			a, err := app.New(context.Background(), l, app.Options{Version: s.version, ReportOnly: true})
 			if err != nil {
-				fmt.Fprintf(s.Out, "current sandbox: unknown (%v)\n", err)
+				fmt.Fprintf(s.Out, "current sandbox: unknown (%s)\n", safe.Text(err.Error()))
 				return nil
 			}
 			defer a.Close()

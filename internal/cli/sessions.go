@@ -11,6 +11,7 @@ import (
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -51,12 +52,16 @@ func sessionsSlash(a *app.App, arg string, show func([]sessions.Entry) string) s
 	if err != nil {
 		return slash.Result{Output: err.Error(), Err: true}
 	}
-	out := fmt.Sprintf("Switched to session %s (%s).", info.ID, info.Title)
+	out := fmt.Sprintf("Switched to session %s (%s).", info.ID, cell(info.Title))
 	if show != nil {
 		out = show(entries) + out
 	}
 	return slash.Result{Output: out, Action: slash.Switched}
 }
+
+// cell is text from a saved session (a title from a prompt, a tool's name)
+// made safe and kept on one line, for tables and one-line summaries.
+func cell(s string) string { return present.Line(safe.Text(s)) }
 
 func sessionTable(l []sessions.Info, withWorkspace bool) string {
 	var b strings.Builder
@@ -69,9 +74,9 @@ func sessionTable(l []sessions.Info, withWorkspace bool) string {
 	for _, i := range l {
 		row := []string{i.ID}
 		if withWorkspace {
-			row = append(row, i.Workspace)
+			row = append(row, cell(i.Workspace))
 		}
-		row = append(row, i.Updated.Format("2006-01-02 15:04"), fmt.Sprint(i.Turns), present.Tokens(i.InputTokens+i.OutputTokens), i.Title)
+		row = append(row, i.Updated.Format("2006-01-02 15:04"), fmt.Sprint(i.Turns), present.Tokens(i.InputTokens+i.OutputTokens), cell(i.Title))
 		fmt.Fprintln(w, strings.Join(row, "\t"))
 	}
 	w.Flush()
@@ -152,7 +157,7 @@ func transcriptText(entries []sessions.Entry) string {
 	var b strings.Builder
 	for _, e := range entries {
 		if d := e.Decision; d != nil {
-			fmt.Fprintf(&b, "approval: %s %s\n", d.Tool, d.Verdict)
+			fmt.Fprintf(&b, "approval: %s %s\n", cell(d.Tool), cell(string(d.Verdict)))
 			continue
 		}
 		m := e.Message
@@ -172,7 +177,7 @@ func transcriptText(entries []sessions.Entry) string {
 			}
 		case agent.RoleTool:
 			f := agent.Outcome(agent.ToolCall{ID: m.ToolCallID, Name: m.ToolName}, m)
-			fmt.Fprintf(&b, "result: %s %s\n", m.ToolName, present.Outcome(f))
+			fmt.Fprintf(&b, "result: %s %s\n", cell(m.ToolName), present.Outcome(f))
 			if d := strings.TrimRight(present.Plain(f.Result.Display), "\n"); d != "" {
 				fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(d, "\n", "\n  "))
 			}

@@ -113,7 +113,9 @@ func statusText(ctx context.Context, a *app.App, version string, probe bool) str
 		fmt.Fprintln(w, line)
 	}
 	w.Flush()
-	return b.String()
+	// Errors, versions and model names come from servers and files: the
+	// whole report goes through the sanitiser.
+	return safe.Text(b.String())
 }
 
 // lastAnswered is " (last answered as MODEL, 2h ago)" when the span

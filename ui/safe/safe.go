@@ -5,6 +5,11 @@
 // DCS, APC, PM, SOS), C1 controls, and the C0 controls other than newline and
 // tab (a lone carriage return or backspace could overwrite what the user
 // sees). ESC becomes a visible ␛ so a hostile reply is noticed, not obeyed.
+// Bidirectional overrides, embeddings, isolates and marks and the
+// zero-width characters that hide text (U+202E, U+200B, …) are shown as
+// visible markers such as <U+202E> everywhere, so a reply cannot reorder or
+// hide what the user reads; only the joiners U+200C and U+200D, which
+// scripts and emoji need, are kept in ordinary text (Reveal marks them too).
 //
 // Text is stateless: it may be applied to a stream chunk by chunk with the
 // same result as to the whole text.
@@ -19,7 +24,9 @@ import (
 // Text returns s with control characters neutralised: ESC (and so every
 // escape sequence) is shown as ␛, other C0 and C1 controls and DEL are
 // shown as their Unicode control pictures or dropped (CR), tab and newline
-// are kept. Invalid UTF-8 bytes become U+FFFD.
+// are kept. Bidirectional controls and hiding zero-width characters are
+// shown as <U+XXXX> (the joiners U+200C and U+200D are kept). Invalid UTF-8
+// bytes become U+FFFD.
 func Text(s string) string {
 	if isPlain(s) {
 		return s
@@ -42,7 +49,7 @@ func Text(s string) string {
 			b.WriteRune(0x2400 + r) // control pictures: ␀ ␁ … ␟ (␈ for backspace)
 		case r == 0x7f:
 			b.WriteRune('␡')
-		case r >= 0x80 && r <= 0x9f:
+		case r >= 0x80 && r <= 0x9f, hiding(r):
 			fmt.Fprintf(&b, "<U+%04X>", r)
 		default:
 			b.WriteRune(r)
@@ -69,7 +76,7 @@ func isPlain(s string) bool {
 func plainUnicode(s string) bool {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
+		if r == utf8.RuneError && size == 1 || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f || hiding(r) {
 			return false
 		}
 		i += size
@@ -89,9 +96,13 @@ func invisible(r rune) bool {
 	return false
 }
 
-// Reveal is Text plus visible markers for bidirectional overrides and
-// zero-width characters, e.g. <U+202E>. Use it where the user decides on
-// what they read: the approval modal and approval prompts.
+// hiding are the invisible characters Text marks: all of them but the
+// zero-width joiner and non-joiner, which scripts and emoji sequences need.
+func hiding(r rune) bool { return r != 0x200C && r != 0x200D && invisible(r) }
+
+// Reveal is Text that also marks the zero-width joiners, e.g. <U+200D>. Use
+// it where the user decides on what they read: the approval modal and
+// approval prompts.
 func Reveal(s string) string {
 	s = Text(s)
 	if !strings.ContainsFunc(s, invisible) {

@@ -25,6 +25,11 @@ func TestText(t *testing.T) {
 		{"bell and nul", "a\x07\x00b", "a␇␀b"},
 		{"DEL", "a\x7fb", "a␡b"},
 		{"invalid utf8", "a\xffb", "a\uFFFDb"},
+		{"bidi override marked", "abc\u202Etxt.exe", "abc<U+202E>txt.exe"},
+		{"bidi isolate marked", "x\u2066y\u2069", "x<U+2066>y<U+2069>"},
+		{"zero-width space marked", "pay\u200Bpal", "pay<U+200B>pal"},
+		{"BOM marked", "\uFEFFhi", "<U+FEFF>hi"},
+		{"emoji joiner kept", "👩\u200D💻", "👩\u200D💻"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -32,7 +37,7 @@ func TestText(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
 			}
-			if strings.ContainsRune(got, 0x1b) || strings.ContainsAny(got, "\r\b\x07") {
+			if strings.ContainsRune(got, 0x1b) || strings.ContainsAny(got, "\r\b\x07\u202E\u200B") {
 				t.Errorf("output still has controls: %q", got)
 			}
 		})
@@ -53,7 +58,7 @@ func TestReveal(t *testing.T) {
 }
 
 func FuzzText(f *testing.F) {
-	for _, s := range []string{"\x1b[31m", "a\r\nb", "\u009b", "héllo", "\xff\xfe"} {
+	for _, s := range []string{"\x1b[31m", "a\r\nb", "\u009b", "héllo", "\xff\xfe", "a\u202Eb\u200Bc"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -62,7 +67,7 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("invalid UTF-8 out of %q", s)
 		}
 		for _, r := range out {
-			if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
+			if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f || hiding(r) {
 				t.Fatalf("control %U survived in %q", r, out)
 			}
 		}

@@ -82,3 +82,31 @@ func TestSidePanelNewlineName(t *testing.T) {
 		t.Fatalf("newlines not shown as ⏎:\n%s", v)
 	}
 }
+
+// Bidirectional overrides and zero-width characters in a reply, a prompt,
+// a notice or a span name reach the screen as visible <U+…> markers.
+func TestTranscriptMarksHiddenCharacters(t *testing.T) {
+	rc := screenRC()
+	rc.md = newMarkdown(rc.th.Markdown)
+	r := &assistantEntry{}
+	r.append("see file\u202Etxt.exe and pay\u200Bpal")
+	r.finish(false)
+	var all []string
+	all = append(all, r.render(80, rc)...)
+	all = append(all, newUserEntry("hi\u2066there").render(80, rc)...)
+	all = append(all, newNotice(noticeError, "bad\u202Ename").render(80, rc)...)
+	th := NewTheme("dark", false)
+	p := NewSidePanel(&th)
+	p.SetSize(40, 4)
+	p.Apply(telemetry.SpanEvent{TraceID: "t", SpanID: "a", Name: "chat\u202Emodel", Start: time.Now(), End: time.Now()})
+	all = append(all, p.Rows()...)
+	out := strings.Join(plainLines(all), "\n")
+	if strings.ContainsAny(out, "\u202E\u200B\u2066") {
+		t.Fatalf("hidden characters reach the screen raw:\n%q", out)
+	}
+	for _, w := range []string{"file<U+202E>txt.exe", "pay<U+200B>pal", "hi<U+2066>there", "bad<U+202E>name", "chat<U+202E>model"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("screen lacks %q:\n%s", w, out)
+		}
+	}
+}
