@@ -400,6 +400,7 @@ func (a *App) modalKey(k tea.KeyPressMsg) tea.Cmd {
 		req.Reply(a.modal.Verdicts())
 		a.modal = nil
 		a.markWaiting(req, false)
+		a.refreshStatus() // no longer waiting for approval
 	case ModalSwallowed:
 		// The user was typing for the prompt: the text goes there.
 		if k.Text != "" && k.Code != tea.KeyEnter {
@@ -716,6 +717,7 @@ func (a *App) refreshStatus() {
 		SessionTokens: a.agent.Usage().Total(),
 		Queued:        len(a.queue),
 		MouseOff:      a.mouseOff,
+		Waiting:       a.modal != nil,
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 )
@@ -109,4 +110,28 @@ func TestTranscriptMarksHiddenCharacters(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", w, out)
 		}
 	}
+}
+
+// While the approval modal waits, the status bar says so, not that co
+// is thinking; once answered it thinks again.
+func TestStatusBarSaysWaitingForApproval(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "git status")}},
+		llmtest.Reply{Text: "all done"},
+	)
+	d := newDriver(t, Options{Agent: f.ag}, 100, 40)
+	d.typeText("check git")
+	d.key("enter")
+	d.until("the modal", func() bool { return d.app.modal != nil })
+	bar := xansi.Strip(d.app.status.View())
+	if strings.Contains(bar, "thinking") || !strings.Contains(bar, "waiting for your approval") {
+		t.Fatalf("status bar while the modal waits: %q", bar)
+	}
+	d.clock.Advance(ApprovalGrace + time.Millisecond)
+	d.key("y")
+	if bar := xansi.Strip(d.app.status.View()); strings.Contains(bar, "waiting for your approval") {
+		t.Fatalf("status bar after the answer: %q", bar)
+	}
+	d.until("the turn to end", d.idle)
 }

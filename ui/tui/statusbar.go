@@ -29,6 +29,9 @@ type StatusInfo struct {
 	SessionTokens int
 	Queued        int
 	MouseOff      bool
+	// Waiting is set while the approval modal waits for the user: the
+	// turn is not thinking then, it is waiting on them.
+	Waiting bool
 }
 
 // StatusBar is the bottom line: provider and model, sandbox isolation (an
@@ -165,6 +168,8 @@ func (s *StatusBar) refresh() {
 	switch {
 	case s.flash != "":
 		right = th.Warn.Inherit(base).Render(" " + s.flash + " ")
+	case s.busy && in.Waiting:
+		right = th.Warn.Inherit(base).Render(" ? waiting for your approval ")
 	case s.busy:
 		right = seg(spinFrames[s.frame] + " Co is thinking… " + present.Duration(s.now.Sub(s.started)))
 	case in.MouseOff:
