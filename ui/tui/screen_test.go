@@ -66,7 +66,7 @@ func TestToolEntryMultilineArgsOneLine(t *testing.T) {
 func TestSidePanelNewlineName(t *testing.T) {
 	th := NewTheme("dark", false)
 	p := NewSidePanel(&th)
-	p.SetSize(30, 8)
+	p.SetSize(36, 8)
 	now := time.Now()
 	p.Apply(telemetry.SpanEvent{TraceID: "t", SpanID: "a", Name: "execute_tool write\nfile\tx", Start: now, End: now.Add(time.Millisecond)})
 	p.SetTodos([]string{"1 todo", "☐ first\nsecond"})
@@ -75,8 +75,8 @@ func TestSidePanelNewlineName(t *testing.T) {
 		t.Fatalf("panel has %d rows, want 8:\n%s", len(rows), p.View())
 	}
 	for _, r := range rows {
-		if w := xansi.StringWidth(r); w != 30 {
-			t.Fatalf("row %q is %d wide, want 30:\n%s", xansi.Strip(r), w, p.View())
+		if w := xansi.StringWidth(r); w != 36 {
+			t.Fatalf("row %q is %d wide, want 36:\n%s", xansi.Strip(r), w, p.View())
 		}
 	}
 	if v := xansi.Strip(p.View()); !strings.Contains(v, "write⏎file") || !strings.Contains(v, "first⏎second") {
@@ -134,4 +134,36 @@ func TestStatusBarSaysWaitingForApproval(t *testing.T) {
 		t.Fatalf("status bar after the answer: %q", bar)
 	}
 	d.until("the turn to end", d.idle)
+}
+
+// Lines of the chat that fill its width (an error, a slash command's
+// output) keep a gap before the side panel's border.
+func TestGapBeforeSidePanel(t *testing.T) {
+	a := goldenApp(t, "dark", 120, agent.Config{})
+	long := strings.Repeat("word ", 40)
+	a.chat.Add(newNotice(noticeError, long))
+	a.chat.Add(newNotice(noticeOutput, strings.Repeat("x", 300)))
+	a.chat.Add(newNotice(noticeInfo, long))
+	a.layout()
+	cw := 120 - min(max(120/4, 30), 44)
+	n := 0
+	for _, l := range strings.Split(xansi.Strip(a.View().Content), "\n") {
+		r := []rune(l)
+		col := -1
+		for _, c := range []int{cw, cw + 1} { // the border, with or without a gap
+			if len(r) > c && r[c] == '│' {
+				col = c
+			}
+		}
+		if col < 0 {
+			continue
+		}
+		n++
+		if r[col-1] != ' ' {
+			t.Fatalf("no gap before the side panel: %q", l)
+		}
+	}
+	if n == 0 {
+		t.Fatal("side panel not found")
+	}
 }

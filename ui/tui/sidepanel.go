@@ -122,7 +122,8 @@ func (p *SidePanel) Clear() {
 	p.refresh()
 }
 
-// View draws the panel: a left border and the newest spans at the bottom.
+// View draws the panel: a gap and a left border, and the newest spans at
+// the bottom.
 func (p *SidePanel) View() string { return p.view }
 
 func (p *SidePanel) refresh() {
@@ -131,7 +132,7 @@ func (p *SidePanel) refresh() {
 		return
 	}
 	th := p.th
-	w := p.width - 2 // border and space
+	w := p.width - 3 // a gap, the border and a space
 	// The newest traces fill the panel from the bottom: render from the
 	// last one back until the panel is full, not every trace kept.
 	var rows []string
@@ -166,7 +167,8 @@ func (p *SidePanel) refresh() {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(bar + " ")
+		// The gap keeps the chat's full-width lines off the border.
+		b.WriteString(" " + bar + " ")
 		l := ""
 		if i < len(lines) {
 			l = lines[i]
