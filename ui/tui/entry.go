@@ -375,9 +375,7 @@ func (e *noticeEntry) render(width int, rc *renderCtx) []string {
 			lines = append(lines, mark+th.Error.Render(l))
 		}
 	case noticeOutput:
-		for _, l := range wrapText(e.text, width) {
-			lines = append(lines, l)
-		}
+		lines = wrapHanging(e.text, width)
 	default:
 		for i, l := range wrapText(e.text, width-2) {
 			mark := "  "
@@ -405,6 +403,45 @@ func wrapText(s string, width int) []string {
 		out = append(out, strings.Split(xansi.Wrap(l, width, ""), "\n")...)
 	}
 	return out
+}
+
+// wrapHanging wraps a slash command's output (/status, /tools) to width,
+// keeping each line's hanging indent: a wrapped line continues under the
+// value of a "key  value" row, or under the line's own indentation.
+func wrapHanging(s string, width int) []string {
+	width = max(width, 4)
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if xansi.StringWidth(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		head := l[:hangAt(l)]
+		indent := xansi.StringWidth(head)
+		if indent > width/2 {
+			head, indent = "", 0
+		}
+		for i, w := range strings.Split(xansi.Wrap(l[len(head):], width-indent, ""), "\n") {
+			if i == 0 {
+				out = append(out, head+w)
+				continue
+			}
+			out = append(out, strings.Repeat(" ", indent)+strings.TrimLeft(w, " "))
+		}
+	}
+	return out
+}
+
+// hangAt is the byte offset wrapped lines of l continue under: the start
+// of the value after the first gap of two or more spaces that follows the
+// line's indentation, or else the end of the indentation.
+func hangAt(l string) int {
+	lead := len(l) - len(strings.TrimLeft(l, " "))
+	if gap := strings.Index(l[lead:], "  "); gap > 0 {
+		at := lead + gap
+		return at + len(l[at:]) - len(strings.TrimLeft(l[at:], " "))
+	}
+	return lead
 }
 
 // truncate cuts s to width columns, marking the cut with an ellipsis.

@@ -167,3 +167,31 @@ func TestGapBeforeSidePanel(t *testing.T) {
 		t.Fatal("side panel not found")
 	}
 }
+
+// /status and /tools lines that wrap continue under their value column.
+func TestSlashOutputKeepsHangingIndent(t *testing.T) {
+	rc := screenRC()
+	text := "version        1.2.3\n" +
+		"config files   /home/u/.config/co-cli/settings.json, /work/project/.co-cli/settings.json\n" +
+		"               WARNING: UNSANDBOXED: shell commands run directly on this machine; every command asks\n" +
+		"3 tools:\n" +
+		"  run_shell_command        asks, decided per call by its policy and the sandbox's isolation level\n" +
+		"  Google: not configured — set google_credentials_path or run co google auth to use Drive, Gmail"
+	got := plainLines(newNotice(noticeOutput, text).render(60, rc))
+	want := []string{
+		"version        1.2.3",
+		"config files   /home/u/.config/co-cli/settings.json,",
+		"               /work/project/.co-cli/settings.json",
+		"               WARNING: UNSANDBOXED: shell commands run",
+		"               directly on this machine; every command asks",
+		"3 tools:",
+		"  run_shell_command        asks, decided per call by its",
+		"                           policy and the sandbox's",
+		"                           isolation level",
+		"  Google: not configured — set google_credentials_path or",
+		"  run co google auth to use Drive, Gmail",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
