@@ -156,11 +156,11 @@ func (s *Store) check() error {
 		return s.damaged(err)
 	}
 	defer db.Close()
+	// One statement, so one snapshot: another co creating the store at
+	// this moment must not be seen with its tables but not yet its
+	// version.
 	var v, n int
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
-		return s.damaged(err)
-	}
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
+	if err := db.QueryRow(`SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)`).Scan(&v, &n); err != nil {
 		return s.damaged(err)
 	}
 	switch {
@@ -183,11 +183,24 @@ func (s *Store) migrate() error {
 	if v == schemaVersion {
 		return nil
 	}
+	// Another co may be creating or migrating the store at this moment: the
+	// version read above is only a hint. The transaction is immediate (the
+	// DSN's _txlock), so it waits for the other's to end; what counts is
+	// the version read inside it.
 	tx, err := s.db.Begin()
 	if err != nil {
 		return s.damaged(err)
 	}
 	defer tx.Rollback()
+	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return s.damaged(err)
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("%s was written by a newer co (session schema %d; this co knows %d): upgrade co; the file was left untouched", s.path, v, schemaVersion)
+	}
+	if v == schemaVersion {
+		return nil // the other co migrated it
+	}
 	if v == 0 {
 		// A version-0 file must be empty: anything else is not ours.
 		var n int
