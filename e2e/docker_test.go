@@ -3,7 +3,10 @@ package e2e
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // requireDocker fails (never silently skips) when no Docker engine answers,
@@ -27,4 +30,63 @@ func containers(t *testing.T) string {
 		t.Fatalf("docker ps: %v\n%s", err, out)
 	}
 	return string(out)
+}
+
+// scripts/test.sh must not stop a Docker engine it found running, even when a marker left by an
+// earlier scripts/docker-up.sh names a dockerd. The "dockerd" here is a copy of sleep (named so
+// that docker-down.sh would take it for one) behind a marker of our own; go, gofmt and the
+// packages test.sh installs are stubs, so only the Docker steps really run.
+func TestTestShLeavesRunningEngineAlone(t *testing.T) {
+	requireDocker(t)
+	dir := t.TempDir()
+	stubs := filepath.Join(dir, "bin")
+	if err := os.Mkdir(stubs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"go", "gofmt", "tmux", "chromium", "gcc"} {
+		if err := os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(dir, "dockerd")
+	if err := os.WriteFile(fake, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dockerd := exec.Command(fake, "300")
+	if err := dockerd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- dockerd.Wait() }()
+	t.Cleanup(func() { _ = dockerd.Process.Kill() })
+	marker := filepath.Join(dir, "marker")
+	if err := os.WriteFile(marker, []byte(itoa(dockerd.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command("../scripts/test.sh")
+	cmd.Env = append(os.Environ(), "PATH="+stubs+":"+os.Getenv("PATH"), "CO_DOCKERD_MARKER="+marker)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("scripts/test.sh: %v\n%s", err, out)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("test.sh stopped the dockerd it found running (%v):\n%s", err, out)
+	case <-time.After(500 * time.Millisecond):
+	}
+	if strings.Contains(string(out), "stopping dockerd") {
+		t.Fatalf("test.sh stopped a dockerd:\n%s", out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the marker of the engine's starter is gone: %v", err)
+	}
 }
