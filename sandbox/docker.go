@@ -33,10 +33,9 @@ const (
 
 // Limits and timeouts of the Docker backend.
 const (
-	containerUser = "1000:1000"
-	workdir       = "/workspace"
-	pidsLimit     = 256
-	tmpfsOptions  = "rw,exec,nosuid,nodev,size=64m,mode=1777"
+	workdir      = "/workspace"
+	pidsLimit    = 256
+	tmpfsOptions = "rw,exec,nosuid,nodev,size=64m,mode=1777"
 
 	apiTimeout    = 5 * time.Second // small API calls: exec create/inspect, list, image inspect
 	createTimeout = 2 * time.Minute // create copies the image's whole rootfs with the vfs storage driver: slow under load
@@ -112,6 +111,7 @@ type creation struct {
 	begin time.Time
 	took  time.Duration
 	id    string
+	user  string // uid:gid the container and its execs run as; see runAs
 	err   error
 }
 
@@ -222,14 +222,15 @@ func (d *Docker) startCreation() *creation {
 		if sweep {
 			_, _ = sweepStale(d.build, d.cli) // best effort: leftovers must not block this session
 		}
-		c.id, c.err = d.create(d.build)
+		c.user = d.runAs(d.build)
+		c.id, c.err = d.create(d.build, c.user)
 		c.took = time.Since(c.begin)
 	}()
 	return c
 }
 
 // create replaces any container with our name by a fresh, started one.
-func (d *Docker) create(ctx context.Context) (string, error) {
+func (d *Docker) create(ctx context.Context, user string) (string, error) {
 	if err := d.checkNameFree(ctx); err != nil {
 		return "", err
 	}
@@ -239,7 +240,7 @@ func (d *Docker) create(ctx context.Context) (string, error) {
 	cfg := &container.Config{
 		Image:      d.cfg.Image,
 		Cmd:        []string{"sleep", "infinity"},
-		User:       containerUser,
+		User:       user,
 		WorkingDir: workdir,
 		Env:        execEnv,
 		Hostname:   "sandbox",
@@ -279,6 +280,41 @@ func (d *Docker) create(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("sandbox: start container %s: %w", d.name, err)
 	}
 	return resp.ID, nil
+}
+
+// runAs is the uid:gid commands run as: the owner of the workspace, so that commands can write
+// where the user can and what they create belongs, on the host, to whoever owns the workspace —
+// not to a fixed uid (1000) that only matches the first user of a typical desktop. The owner
+// rather than co's own uid, because a co run as root (sudo, CI) in a user's checkout must not
+// leave root-owned files in it. uid 0 is used as is: every capability is still dropped, so root in
+// the container can write only where the owner bits let it. With rootless Docker, uid 0 in the
+// container is the engine's user on the host (any other uid maps to a subordinate id that owns
+// nothing here), so 0:0 is used there.
+func (d *Docker) runAs(ctx context.Context) string {
+	if d.rootless(ctx) {
+		return "0:0"
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(d.cfg.Workspace, &st); err != nil {
+		return fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()) // create will fail on the mount anyway
+	}
+	return fmt.Sprintf("%d:%d", st.Uid, st.Gid)
+}
+
+// rootless says whether the engine runs rootless (it says so in its security options).
+func (d *Docker) rootless(ctx context.Context) bool {
+	ictx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	info, err := d.cli.Info(ictx)
+	if err != nil {
+		return false
+	}
+	for _, o := range info.SecurityOptions {
+		if strings.Contains(o, "name=rootless") {
+			return true
+		}
+	}
+	return false
 }
 
 // checkNameFree refuses to replace a container with our name that is not ours to replace: one
@@ -404,11 +440,11 @@ func (d *Docker) Started() (time.Time, time.Duration, error) {
 }
 
 // container waits for the current container; a creation that already failed is retried.
-func (d *Docker) container(ctx context.Context) (string, error) {
+func (d *Docker) container(ctx context.Context) (*creation, error) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
-		return "", ErrClosed
+		return nil, ErrClosed
 	}
 	c := d.cur
 	if c.finished() && c.err != nil {
@@ -419,11 +455,11 @@ func (d *Docker) container(ctx context.Context) (string, error) {
 }
 
 // replace starts a new container if gone is still the current one, and waits for it.
-func (d *Docker) replace(ctx context.Context, gone string) (string, error) {
+func (d *Docker) replace(ctx context.Context, gone string) (*creation, error) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
-		return "", ErrClosed
+		return nil, ErrClosed
 	}
 	c := d.cur
 	if c.finished() && c.id == gone {
@@ -433,16 +469,16 @@ func (d *Docker) replace(ctx context.Context, gone string) (string, error) {
 	return d.wait(ctx, c)
 }
 
-func (d *Docker) wait(ctx context.Context, c *creation) (string, error) {
+func (d *Docker) wait(ctx context.Context, c *creation) (*creation, error) {
 	select {
 	case <-c.done:
-		return c.id, c.err
+		return c, c.err
 	case <-ctx.Done():
-		return "", ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 
-// Run runs cmd with `timeout N sh -c cmd` (see runScript) as uid 1000 in /workspace of the session container,
+// Run runs cmd with `timeout N sh -c cmd` (see runScript) as the workspace's owner (see runAs) in /workspace of the session container,
 // waiting first for the container if it is still being created. If the container vanished
 // (removed or stopped behind co's back) it is recreated once, before the command starts.
 // See the package documentation for the rest of the contract.
@@ -452,13 +488,13 @@ func (d *Docker) Run(ctx context.Context, cmd string, opts Options) (Output, err
 	defer cancel()
 	defer context.AfterFunc(d.life, cancel)()
 
-	id, err := d.container(runCtx)
+	c, err := d.container(runCtx)
 	if err == nil {
 		var out Output
-		out, err = d.exec(runCtx, id, cmd, secs, maxOutput(opts))
+		out, err = d.exec(runCtx, c, cmd, secs, maxOutput(opts))
 		if errors.Is(err, errGone) {
-			if id, err = d.replace(runCtx, id); err == nil {
-				out, err = d.exec(runCtx, id, cmd, secs, maxOutput(opts))
+			if c, err = d.replace(runCtx, c.id); err == nil {
+				out, err = d.exec(runCtx, c, cmd, secs, maxOutput(opts))
 			}
 		}
 		if err == nil {
@@ -480,13 +516,14 @@ func (d *Docker) runError(ctx context.Context, err error) error {
 	return err
 }
 
-// exec runs one command in container id. It returns errGone (wrapped) when the container is not
+// exec runs one command in container c. It returns errGone (wrapped) when the container is not
 // there or not running, in which case the command did not start.
-func (d *Docker) exec(ctx context.Context, id, cmd string, secs, max int) (Output, error) {
+func (d *Docker) exec(ctx context.Context, c *creation, cmd string, secs, max int) (Output, error) {
+	id := c.id
 	runID := randomHex(16)
 	cctx, cancel := context.WithTimeout(ctx, apiTimeout)
 	created, err := d.cli.ContainerExecCreate(cctx, id, container.ExecOptions{
-		User:         containerUser,
+		User:         c.user,
 		WorkingDir:   workdir,
 		Env:          append(execEnv[:len(execEnv):len(execEnv)], runIDVar+"="+runID),
 		AttachStdout: true,
@@ -513,7 +550,7 @@ func (d *Docker) exec(ctx context.Context, id, cmd string, secs, max int) (Outpu
 			return Output{}, fmt.Errorf("%w: %v", errGone, err)
 		}
 		if hctx.Err() != nil {
-			d.kill(id, runID)
+			d.kill(c, runID)
 		}
 		return Output{}, d.deadlineError(ctx, hctx, hostDeadline, fmt.Errorf("sandbox: docker exec start: %w", err))
 	}
@@ -525,7 +562,7 @@ func (d *Docker) exec(ctx context.Context, id, cmd string, secs, max int) (Outpu
 	elapsed := time.Since(start)
 
 	if hctx.Err() != nil {
-		d.kill(id, runID)
+		d.kill(c, runID)
 		out := Output{Duration: elapsed, ExitCode: -1}
 		out.Text, out.Truncated = capt.text(false, secs)
 		return out, d.deadlineError(ctx, hctx, hostDeadline, nil)
@@ -580,14 +617,14 @@ func (d *Docker) exitCode(ctx context.Context, execID string) (int, error) {
 
 // kill SIGKILLs, best effort, the processes of one Run in the container. Not needed after Close,
 // which removes the whole container.
-func (d *Docker) kill(id, runID string) {
+func (d *Docker) kill(c *creation, runID string) {
 	if d.life.Err() != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()
-	created, err := d.cli.ContainerExecCreate(ctx, id, container.ExecOptions{
-		User:         containerUser,
+	created, err := d.cli.ContainerExecCreate(ctx, c.id, container.ExecOptions{
+		User:         c.user,
 		Env:          execEnv,
 		AttachStdout: true,
 		AttachStderr: true,

@@ -124,7 +124,7 @@ func needDocker(t testing.TB) *client.Client {
 	return cli
 }
 
-// testWorkspace is a workspace directory uid 1000 in the container can write to.
+// testWorkspace is a workspace directory, owned by the test's user, that anyone may write to.
 func testWorkspace(t testing.TB) string {
 	t.Helper()
 	ws := filepath.Join(t.TempDir(), "ws")
@@ -205,6 +205,7 @@ func TestDockerSandbox(t *testing.T) {
 	d := newTestDocker(t, Config{Workspace: ws, GitReadOnly: true, MaxTimeout: 3 * time.Second})
 	cli := needDocker(t)
 	ctx := context.Background()
+	uid, gid := os.Getuid(), os.Getgid() // the workspace's owner
 
 	// Each row: a command and what its output must be (exact) or contain.
 	tests := []struct {
@@ -214,8 +215,8 @@ func TestDockerSandbox(t *testing.T) {
 		contains []string
 		exit     int
 	}{
-		{name: "uid 1000 without capabilities", cmd: "id -u; id -g; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status",
-			exact: "1000\n1000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"},
+		{name: "workspace owner without capabilities", cmd: "id -u; id -g; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status",
+			exact: fmt.Sprintf("%d\n%d\n", uid, gid) + "CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"},
 		{name: "no privilege escalation", cmd: "grep NoNewPrivs /proc/self/status", exact: "NoNewPrivs:\t1\n"},
 		{name: "only loopback", cmd: "ls /sys/class/net; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '", exact: "lo\nlo\n"},
 		{name: "network unreachable", cmd: "curl -sS -m 3 http://deb.debian.org/ >/dev/null", exit: 6, contains: []string{"Could not resolve host"}},
@@ -267,7 +268,7 @@ func TestDockerSandbox(t *testing.T) {
 		}
 		hc := info.HostConfig
 		if !slices.Equal(hc.CapDrop, []string{"ALL"}) || !hc.ReadonlyRootfs || string(hc.NetworkMode) != "none" ||
-			hc.PidsLimit == nil || *hc.PidsLimit != 256 || info.Config.User != "1000:1000" {
+			hc.PidsLimit == nil || *hc.PidsLimit != 256 || info.Config.User != fmt.Sprintf("%d:%d", uid, gid) {
 			t.Errorf("host config: capdrop %v ro %v net %v pids %v user %q", hc.CapDrop, hc.ReadonlyRootfs, hc.NetworkMode, hc.PidsLimit, info.Config.User)
 		}
 	})
@@ -923,4 +924,103 @@ func BenchmarkDockerNew(b *testing.B) {
 	}
 	b.ReportMetric(float64(newTotal.Microseconds())/1000/float64(b.N), "new-ms")
 	b.ReportMetric(float64(readyTotal.Microseconds())/1000/float64(b.N), "ready-ms")
+}
+
+// Commands run as the workspace's owner: they can write in it, and what they create belongs to
+// that owner on the host, whoever it is (root, a CI user, a second user: not only uid 1000), with
+// every hardening kept. The test runs as whoever runs the tests; TestDockerAsAnotherUser runs it
+// again as a uid other than 0 and 1000.
+func TestDockerWritesAsWorkspaceOwner(t *testing.T) {
+	t.Parallel()
+	ws := filepath.Join(t.TempDir(), "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil { // writable by its owner only
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	d := newTestDocker(t, Config{Workspace: ws, GitReadOnly: true})
+	out := mustRun(t, d, "touch sb.txt && mkdir dir && echo x > dir/f && id -u && id -g && "+
+		"grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status; touch .git/x /etc/x 2>&1 | sed 's/^.*: //'; "+
+		"cat /sys/class/net/*/operstate 2>/dev/null | wc -l", Options{})
+	want := fmt.Sprintf("%d\n%d\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\n", uid, gid) +
+		"Read-only file system\nRead-only file system\n1\n"
+	if out.ExitCode != 0 || out.Text != want {
+		t.Fatalf("exit %d, output:\n%s\nwant\n%s", out.ExitCode, out.Text, want)
+	}
+	for _, f := range []string{"sb.txt", "dir", "dir/f"} {
+		fi, err := os.Stat(filepath.Join(ws, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		if int(st.Uid) != uid || int(st.Gid) != gid {
+			t.Errorf("%s is owned by %d:%d on the host, want %d:%d", f, st.Uid, st.Gid, uid, gid)
+		}
+	}
+	if uid == 0 { // a workspace owned by someone else: its owner, not root, runs the commands
+		other := filepath.Join(t.TempDir(), "other")
+		if err := os.Mkdir(other, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(other, 4321, 4322); err != nil {
+			t.Fatal(err)
+		}
+		d := newTestDocker(t, Config{Workspace: other})
+		if out := mustRun(t, d, "touch sb.txt && id -u && id -g", Options{}); out.Text != "4321\n4322\n" {
+			t.Fatalf("in a workspace owned by 4321:4322: %+v", out)
+		}
+		fi, err := os.Stat(filepath.Join(other, "sb.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 4321 || st.Gid != 4322 {
+			t.Errorf("sb.txt is owned by %d:%d, want 4321:4322", st.Uid, st.Gid)
+		}
+	}
+}
+
+// TestDockerAsAnotherUser runs TestDockerWritesAsWorkspaceOwner as a user made for it (uid 1234,
+// neither root nor 1000), given the Docker socket's group for that process only. It needs root.
+func TestDockerAsAnotherUser(t *testing.T) {
+	t.Parallel()
+	needDocker(t)
+	if os.Getuid() != 0 {
+		t.Skip("needs root to add a user and run as it; TestDockerWritesAsWorkspaceOwner ran as this user")
+	}
+	const uid, name = 1234, "cotest"
+	if out, err := exec.Command("id", "-u", name).Output(); err != nil {
+		if out, err := exec.Command("useradd", "-u", fmt.Sprint(uid), "-M", "-s", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
+			t.Fatalf("useradd: %v\n%s", err, out)
+		}
+		t.Cleanup(func() { _ = exec.Command("userdel", name).Run() })
+	} else if strings.TrimSpace(string(out)) != fmt.Sprint(uid) {
+		t.Fatalf("user %s exists with uid %s, want %d", name, out, uid)
+	}
+	var sock syscall.Stat_t
+	if err := syscall.Stat("/var/run/docker.sock", &sock); err != nil {
+		t.Skipf("no /var/run/docker.sock to share with %s: %v", name, err)
+	}
+	// The test binary, where the new user can run it.
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "sandbox.test")
+	b, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("setpriv", "--reuid", fmt.Sprint(uid), "--regid", fmt.Sprint(uid),
+		"--groups", fmt.Sprint(sock.Gid), bin, "-test.run=^TestDockerWritesAsWorkspaceOwner$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "TMPDIR=/tmp")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestDockerWritesAsWorkspaceOwner") {
+		t.Fatalf("as %s (uid %d): %v\n%s", name, uid, err, out)
+	}
 }
