@@ -90,3 +90,45 @@ func TestTestShLeavesRunningEngineAlone(t *testing.T) {
 		t.Errorf("the marker of the engine's starter is gone: %v", err)
 	}
 }
+
+// co exits at once when told to while its container is still being created (seconds with the vfs
+// storage driver), and the container does not outlive it: it is removed in the background once the
+// engine has made it.
+func TestExitWhileContainerIsCreatedIsImmediate(t *testing.T) {
+	requireDocker(t)
+	// GORACE: a -race build otherwise sleeps 1s on exit.
+	p := start(t, t.TempDir(), env(t, nil, "CO_CLI_SANDBOX_BACKEND=docker", "GORACE=atexit_sleep_ms=0"), "--plain")
+	p.waitFor("co> ", 10*time.Second)
+	pid := p.cmd.Process.Pid
+	if out, _ := execOut("docker", "ps", "-a", "--filter", "label=co-cli.pid="+itoa(pid), "--filter", "status=running", "--format", "{{.Names}}"); strings.TrimSpace(out) != "" {
+		t.Skipf("the container was already running when the prompt came (%s): nothing to measure", out)
+	}
+	begin := time.Now()
+	p.stdin.Close() // EOF: exit
+	if code := p.wait(30 * time.Second); code != 0 {
+		t.Fatalf("co exited %d", code)
+	}
+	if took := time.Since(begin); took > 500*time.Millisecond {
+		t.Errorf("co took %v to exit while its container was being created, want < 500ms", took)
+	}
+	// Gone, and staying gone for longer than a creation takes.
+	deadline := time.Now().Add(2 * time.Minute)
+	var goneSince time.Time
+	for {
+		out, err := execOut("docker", "ps", "-a", "--filter", "label=co-cli.pid="+itoa(pid), "--format", "{{.Names}}")
+		switch {
+		case err != nil:
+			t.Fatalf("docker ps: %v", err)
+		case strings.TrimSpace(out) != "":
+			goneSince = time.Time{}
+		case goneSince.IsZero():
+			goneSince = time.Now()
+		case time.Since(goneSince) > 15*time.Second:
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("co's container still there (or came back) 2 minutes after co exited: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -3,14 +3,17 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,10 +43,10 @@ const (
 	apiTimeout    = 5 * time.Second // small API calls: exec create/inspect, list, image inspect
 	createTimeout = 2 * time.Minute // create copies the image's whole rootfs with the vfs storage driver: slow under load
 	startTimeout  = 30 * time.Second
-	removeTimeout = 30 * time.Second // removing may delete a whole rootfs copy
-	hostSlack     = 5 * time.Second  // the host gives an exec this much longer than `timeout` does
-	killGrace     = "2"              // seconds `timeout` waits after TERM before KILL
-	closeGrace    = 15 * time.Second // Close lets an in-flight creation finish this long, then cancels it
+	removeTimeout = 30 * time.Second       // removing may delete a whole rootfs copy
+	hostSlack     = 5 * time.Second        // the host gives an exec this much longer than `timeout` does
+	killGrace     = "2"                    // seconds `timeout` waits after TERM before KILL
+	reapPoll      = 250 * time.Millisecond // how often the background remover looks for the container
 )
 
 // execEnv is the whole environment of a command in the container.
@@ -113,6 +116,7 @@ type creation struct {
 	id    string
 	user  string // uid:gid the container and its execs run as; see runAs
 	err   error
+	sent  atomic.Bool // the create request went to the engine, which may finish it whatever we do
 }
 
 func (c *creation) finished() bool {
@@ -223,14 +227,14 @@ func (d *Docker) startCreation() *creation {
 			_, _ = sweepStale(d.build, d.cli) // best effort: leftovers must not block this session
 		}
 		c.user = d.runAs(d.build)
-		c.id, c.err = d.create(d.build, c.user)
+		c.id, c.err = d.create(d.build, c)
 		c.took = time.Since(c.begin)
 	}()
 	return c
 }
 
 // create replaces any container with our name by a fresh, started one.
-func (d *Docker) create(ctx context.Context, user string) (string, error) {
+func (d *Docker) create(ctx context.Context, c *creation) (string, error) {
 	if err := d.checkNameFree(ctx); err != nil {
 		return "", err
 	}
@@ -240,7 +244,7 @@ func (d *Docker) create(ctx context.Context, user string) (string, error) {
 	cfg := &container.Config{
 		Image:      d.cfg.Image,
 		Cmd:        []string{"sleep", "infinity"},
-		User:       user,
+		User:       c.user,
 		WorkingDir: workdir,
 		Env:        execEnv,
 		Hostname:   "sandbox",
@@ -270,6 +274,7 @@ func (d *Docker) create(ctx context.Context, user string) (string, error) {
 
 	cctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
+	c.sent.Store(true)
 	resp, err := d.cli.ContainerCreate(cctx, cfg, hc, nil, nil, d.name)
 	if err != nil {
 		return "", fmt.Errorf("sandbox: create container %s: %w", d.name, err)
@@ -408,14 +413,7 @@ func (d *Docker) removeOurs(ctx context.Context) error {
 }
 
 // owns says whether a container's labels are this sandbox's.
-func (d *Docker) owns(l map[string]string) bool {
-	for _, k := range []string{LabelSandbox, LabelHost, LabelPID, LabelPIDStart, LabelSession} {
-		if l[k] != d.labels[k] {
-			return false
-		}
-	}
-	return true
-}
+func (d *Docker) owns(l map[string]string) bool { return sameLabels(l, d.labels) }
 
 func isRemovalInProgress(err error) bool {
 	return cerrdefs.IsConflict(err) && strings.Contains(err.Error(), "already in progress")
@@ -642,34 +640,112 @@ func (d *Docker) kill(c *creation, runID string) {
 	_, _ = io.Copy(io.Discard, att.Reader) // EOF when the kill script is done
 }
 
-// Close removes the container (force) if this sandbox made it, and releases the client. It cancels in-flight Runs, lets a
-// container creation under way finish (up to closeGrace) so that its container is removed too,
-// and is safe to call concurrently, repeatedly and from a signal handler's goroutine: every call
-// returns the first call's result.
+// Close removes the container (force) if this sandbox made it, and releases the client. It cancels
+// in-flight Runs, and is safe to call concurrently, repeatedly and from a signal handler's
+// goroutine: every call returns the first call's result.
+//
+// A container creation still under way is cancelled rather than waited for (it takes seconds with
+// the vfs storage driver, and co would sit on exit with nothing on screen). The engine may still
+// finish a create it has received; that container is left to a detached remover process (see
+// reapLater) and, should that fail, to the next start's sweep (its owner, this process, is gone).
 func (d *Docker) Close() error {
 	d.closeOnce.Do(func() {
 		d.mu.Lock()
 		d.closed = true
+		c := d.cur
 		d.mu.Unlock()
 		d.endLife()
-
-		done := make(chan struct{})
-		go func() {
-			d.wg.Wait()
-			close(done)
-		}()
-		select {
-		case <-done:
-		case <-time.After(closeGrace):
-			d.endBuild()
-			<-done
+		under := !c.finished()
+		d.endBuild() // cancels a creation under way: its API calls return at once
+		d.wg.Wait()
+		if under {
+			if c.sent.Load() {
+				d.reapLater()
+			}
+			d.cli.Close()
+			return
 		}
-		d.endBuild()
-
 		d.closeErr = d.removeOurs(context.Background())
 		d.cli.Close()
 	})
 	return d.closeErr
+}
+
+// Environment of the detached remover: this package's init runs it instead of the program.
+const (
+	reapNameEnv   = "CO_SANDBOX_REAP"        // the container's name
+	reapLabelsEnv = "CO_SANDBOX_REAP_LABELS" // the labels it must carry (JSON), or it is left alone
+	reapHostEnv   = "CO_SANDBOX_REAP_HOST"   // Config.DockerHost
+)
+
+func init() {
+	if name := os.Getenv(reapNameEnv); name != "" {
+		os.Exit(reapMain(name))
+	}
+}
+
+// reapLater starts, detached (own session, no stdio), a copy of this executable that waits for the
+// container a cancelled creation may still produce and removes it. Best effort: without it the
+// next start's sweep removes the container.
+func (d *Docker) reapLater() {
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	labels, _ := json.Marshal(d.labels)
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), reapNameEnv+"="+d.name, reapLabelsEnv+"="+string(labels), reapHostEnv+"="+d.cfg.DockerHost)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return
+	}
+	go func() { _ = cmd.Wait() }() // reaped if this process outlives it
+}
+
+// reapMain is the detached remover: it polls for the container name until the creation could have
+// ended, and force-removes it once it appears, if its labels are the ones it was given.
+func reapMain(name string) int {
+	var labels map[string]string
+	if err := json.Unmarshal([]byte(os.Getenv(reapLabelsEnv)), &labels); err != nil || labels[LabelSandbox] != "1" {
+		return 2
+	}
+	cli, err := newClient(os.Getenv(reapHostEnv))
+	if err != nil {
+		return 1
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), createTimeout+startTimeout+removeTimeout)
+	defer cancel()
+	for {
+		ictx, icancel := context.WithTimeout(ctx, apiTimeout)
+		info, err := cli.ContainerInspect(ictx, name)
+		icancel()
+		if err == nil {
+			if info.Config == nil || !sameLabels(info.Config.Labels, labels) {
+				return 0 // not the container this creation made
+			}
+			rctx, rcancel := context.WithTimeout(ctx, removeTimeout)
+			err = cli.ContainerRemove(rctx, info.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
+			rcancel()
+			if err == nil || cerrdefs.IsNotFound(err) {
+				return 0
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 1
+		case <-time.After(reapPoll):
+		}
+	}
+}
+
+func sameLabels(have, want map[string]string) bool {
+	for _, k := range []string{LabelSandbox, LabelHost, LabelPID, LabelPIDStart, LabelSession} {
+		if have[k] != want[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // SweepStale removes the containers co left behind on this machine: those labelled

@@ -31,7 +31,7 @@ import (
 
 // Environment of the helper child process (TestMain), which owns a sandbox the way co does.
 const (
-	childEnv          = "CO_SANDBOX_TEST_CHILD"           // "ready": wait for the container first; "now": don't
+	childEnv          = "CO_SANDBOX_TEST_CHILD"           // "ready": wait for the container first; "now": don't; "sent": wait for the create request
 	childWorkspaceEnv = "CO_SANDBOX_TEST_CHILD_WORKSPACE" //
 	childSessionEnv   = "CO_SANDBOX_TEST_CHILD_SESSION"   //
 )
@@ -60,6 +60,14 @@ func sandboxChild(mode string) int {
 		return 2
 	}
 	d := sb.(*Docker)
+	if mode == "sent" {
+		d.mu.Lock()
+		c := d.cur
+		d.mu.Unlock()
+		for !c.sent.Load() {
+			time.Sleep(time.Millisecond)
+		}
+	}
 	if mode == "ready" {
 		if err := d.Ready(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
@@ -462,6 +470,7 @@ func startChild(t *testing.T, mode string) (*exec.Cmd, string) {
 		childEnv+"="+mode,
 		childWorkspaceEnv+"="+testWorkspace(t),
 		childSessionEnv+"="+"child"+randomHex(8),
+		"GORACE=atexit_sleep_ms=0", // under -race a process otherwise sleeps 1s on exit
 	)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
@@ -497,23 +506,56 @@ func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) error {
 func TestDockerSIGTERMRemovesContainer(t *testing.T) {
 	t.Parallel()
 	cli := needDocker(t)
-	for _, mode := range []string{"ready", "now"} {
-		t.Run(map[string]string{"ready": "container running", "now": "container being created"}[mode], func(t *testing.T) {
+	for _, mode := range []string{"ready", "now", "sent"} {
+		t.Run(map[string]string{"ready": "container running", "now": "container being created", "sent": "create request sent"}[mode], func(t *testing.T) {
 			cmd, name := startChild(t, mode)
 			if mode == "ready" {
 				if _, err := cli.ContainerInspect(context.Background(), name); err != nil {
 					t.Fatalf("child's container %s missing: %v", name, err)
 				}
 			}
+			sent := time.Now()
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
 			if err := waitExit(t, cmd, 30*time.Second); err != nil {
 				t.Fatalf("child exited with %v", err)
 			}
-			assertNoContainer(t, cli, name)
+			if mode == "ready" {
+				assertNoContainer(t, cli, name)
+				return
+			}
+			// Exiting while the container is still being created (seconds with vfs) must not wait
+			// for it: the container is removed in the background once the engine has made it.
+			if took := time.Since(sent); took > 500*time.Millisecond {
+				t.Errorf("child took %v to exit while its container was being created, want < 500ms", took)
+			}
+			assertContainerGoesAway(t, cli, name, 2*time.Minute)
 		})
 	}
+}
+
+// assertContainerGoesAway waits for the container name to be gone and to stay gone: a creation
+// the engine is still running may make it after the co that asked for it has exited.
+func assertContainerGoesAway(t testing.TB, cli *client.Client, name string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	goneSince := time.Time{}
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := cli.ContainerInspect(ctx, name)
+		cancel()
+		switch {
+		case !cerrdefs.IsNotFound(err):
+			goneSince = time.Time{}
+		case goneSince.IsZero():
+			goneSince = time.Now()
+		case time.Since(goneSince) > 15*time.Second: // longer than a vfs creation takes here
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("container %s still there (or came back) %v after its co exited", name, within)
 }
 
 func TestDockerSweepsStaleContainers(t *testing.T) {
