@@ -3,7 +3,10 @@ package e2e
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // requireDocker fails (never silently skips) when no Docker engine answers,
@@ -27,4 +30,105 @@ func containers(t *testing.T) string {
 		t.Fatalf("docker ps: %v\n%s", err, out)
 	}
 	return string(out)
+}
+
+// scripts/test.sh must not stop a Docker engine it found running, even when a marker left by an
+// earlier scripts/docker-up.sh names a dockerd. The "dockerd" here is a copy of sleep (named so
+// that docker-down.sh would take it for one) behind a marker of our own; go, gofmt and the
+// packages test.sh installs are stubs, so only the Docker steps really run.
+func TestTestShLeavesRunningEngineAlone(t *testing.T) {
+	requireDocker(t)
+	dir := t.TempDir()
+	stubs := filepath.Join(dir, "bin")
+	if err := os.Mkdir(stubs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"go", "gofmt", "tmux", "chromium", "gcc"} {
+		if err := os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(dir, "dockerd")
+	if err := os.WriteFile(fake, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dockerd := exec.Command(fake, "300")
+	if err := dockerd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- dockerd.Wait() }()
+	t.Cleanup(func() { _ = dockerd.Process.Kill() })
+	marker := filepath.Join(dir, "marker")
+	if err := os.WriteFile(marker, []byte(itoa(dockerd.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command("../scripts/test.sh")
+	cmd.Env = append(os.Environ(), "PATH="+stubs+":"+os.Getenv("PATH"), "CO_DOCKERD_MARKER="+marker)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("scripts/test.sh: %v\n%s", err, out)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("test.sh stopped the dockerd it found running (%v):\n%s", err, out)
+	case <-time.After(500 * time.Millisecond):
+	}
+	if strings.Contains(string(out), "stopping dockerd") {
+		t.Fatalf("test.sh stopped a dockerd:\n%s", out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the marker of the engine's starter is gone: %v", err)
+	}
+}
+
+// co exits at once when told to while its container is still being created (seconds with the vfs
+// storage driver), and the container does not outlive it: it is removed in the background once the
+// engine has made it.
+func TestExitWhileContainerIsCreatedIsImmediate(t *testing.T) {
+	requireDocker(t)
+	// GORACE: a -race build otherwise sleeps 1s on exit.
+	p := start(t, t.TempDir(), env(t, nil, "CO_CLI_SANDBOX_BACKEND=docker", "GORACE=atexit_sleep_ms=0"), "--plain")
+	p.waitFor("co> ", 10*time.Second)
+	pid := p.cmd.Process.Pid
+	if out, _ := execOut("docker", "ps", "-a", "--filter", "label=co-cli.pid="+itoa(pid), "--filter", "status=running", "--format", "{{.Names}}"); strings.TrimSpace(out) != "" {
+		t.Skipf("the container was already running when the prompt came (%s): nothing to measure", out)
+	}
+	begin := time.Now()
+	p.stdin.Close() // EOF: exit
+	if code := p.wait(30 * time.Second); code != 0 {
+		t.Fatalf("co exited %d", code)
+	}
+	if took := time.Since(begin); took > 500*time.Millisecond {
+		t.Errorf("co took %v to exit while its container was being created, want < 500ms", took)
+	}
+	// Gone, and staying gone for longer than a creation takes.
+	deadline := time.Now().Add(2 * time.Minute)
+	var goneSince time.Time
+	for {
+		out, err := execOut("docker", "ps", "-a", "--filter", "label=co-cli.pid="+itoa(pid), "--format", "{{.Names}}")
+		switch {
+		case err != nil:
+			t.Fatalf("docker ps: %v", err)
+		case strings.TrimSpace(out) != "":
+			goneSince = time.Time{}
+		case goneSince.IsZero():
+			goneSince = time.Now()
+		case time.Since(goneSince) > 15*time.Second:
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("co's container still there (or came back) 2 minutes after co exited: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,8 +159,8 @@ func TestPlainDockerSandboxAllowsSafeCommands(t *testing.T) {
 	if strings.Contains(out, "Approve ") || strings.Contains(out, "UNSANDBOXED") {
 		t.Errorf("a safe command in the sandbox must not ask:\n%s", out)
 	}
-	if !strings.Contains(out, "in-workspace.txt") || !strings.Contains(out, "\n  1000\n") {
-		t.Errorf("command did not run in the container as uid 1000:\n%s", out)
+	if uid := fmt.Sprintf("\n  %d\n", os.Getuid()); !strings.Contains(out, "in-workspace.txt") || !strings.Contains(out, uid) {
+		t.Errorf("command did not run in the container as the workspace's owner (uid %d):\n%s", os.Getuid(), out)
 	}
 }
 

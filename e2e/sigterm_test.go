@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// The session's container is created in the background at start and removed
-// when co exits, also on SIGTERM.
+// The session's container is created in the background at start and, once
+// running, removed before co exits, also on SIGTERM.
 func TestSandboxContainerIsRemovedOnSIGTERM(t *testing.T) {
 	requireDocker(t)
 	p := start(t, t.TempDir(), env(t, nil, "CO_CLI_SANDBOX_BACKEND=docker"), "--plain")
@@ -18,7 +18,9 @@ func TestSandboxContainerIsRemovedOnSIGTERM(t *testing.T) {
 	pid := p.cmd.Process.Pid
 	var mine string
 	for time.Now().Before(deadline) && mine == "" {
-		out, _ := execOut("docker", "ps", "-a", "--filter", "label=co-cli.pid="+itoa(pid), "--format", "{{.Names}}")
+		// Running: a container still being created is removed in the background instead
+		// (TestExitWhileContainerIsCreatedIsImmediate).
+		out, _ := execOut("docker", "ps", "--filter", "label=co-cli.pid="+itoa(pid), "--filter", "status=running", "--format", "{{.Names}}")
 		mine = strings.TrimSpace(out)
 		time.Sleep(200 * time.Millisecond)
 	}

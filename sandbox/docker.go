@@ -3,14 +3,17 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -33,18 +36,17 @@ const (
 
 // Limits and timeouts of the Docker backend.
 const (
-	containerUser = "1000:1000"
-	workdir       = "/workspace"
-	pidsLimit     = 256
-	tmpfsOptions  = "rw,exec,nosuid,nodev,size=64m,mode=1777"
+	workdir      = "/workspace"
+	pidsLimit    = 256
+	tmpfsOptions = "rw,exec,nosuid,nodev,size=64m,mode=1777"
 
 	apiTimeout    = 5 * time.Second // small API calls: exec create/inspect, list, image inspect
 	createTimeout = 2 * time.Minute // create copies the image's whole rootfs with the vfs storage driver: slow under load
 	startTimeout  = 30 * time.Second
-	removeTimeout = 30 * time.Second // removing may delete a whole rootfs copy
-	hostSlack     = 5 * time.Second  // the host gives an exec this much longer than `timeout` does
-	killGrace     = "2"              // seconds `timeout` waits after TERM before KILL
-	closeGrace    = 15 * time.Second // Close lets an in-flight creation finish this long, then cancels it
+	removeTimeout = 30 * time.Second       // removing may delete a whole rootfs copy
+	hostSlack     = 5 * time.Second        // the host gives an exec this much longer than `timeout` does
+	killGrace     = "2"                    // seconds `timeout` waits after TERM before KILL
+	reapPoll      = 250 * time.Millisecond // how often the background remover looks for the container
 )
 
 // execEnv is the whole environment of a command in the container.
@@ -112,7 +114,9 @@ type creation struct {
 	begin time.Time
 	took  time.Duration
 	id    string
+	user  string // uid:gid the container and its execs run as; see runAs
 	err   error
+	sent  atomic.Bool // the create request went to the engine, which may finish it whatever we do
 }
 
 func (c *creation) finished() bool {
@@ -222,14 +226,15 @@ func (d *Docker) startCreation() *creation {
 		if sweep {
 			_, _ = sweepStale(d.build, d.cli) // best effort: leftovers must not block this session
 		}
-		c.id, c.err = d.create(d.build)
+		c.user = d.runAs(d.build)
+		c.id, c.err = d.create(d.build, c)
 		c.took = time.Since(c.begin)
 	}()
 	return c
 }
 
 // create replaces any container with our name by a fresh, started one.
-func (d *Docker) create(ctx context.Context) (string, error) {
+func (d *Docker) create(ctx context.Context, c *creation) (string, error) {
 	if err := d.checkNameFree(ctx); err != nil {
 		return "", err
 	}
@@ -239,7 +244,7 @@ func (d *Docker) create(ctx context.Context) (string, error) {
 	cfg := &container.Config{
 		Image:      d.cfg.Image,
 		Cmd:        []string{"sleep", "infinity"},
-		User:       containerUser,
+		User:       c.user,
 		WorkingDir: workdir,
 		Env:        execEnv,
 		Hostname:   "sandbox",
@@ -269,6 +274,7 @@ func (d *Docker) create(ctx context.Context) (string, error) {
 
 	cctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
+	c.sent.Store(true)
 	resp, err := d.cli.ContainerCreate(cctx, cfg, hc, nil, nil, d.name)
 	if err != nil {
 		return "", fmt.Errorf("sandbox: create container %s: %w", d.name, err)
@@ -279,6 +285,41 @@ func (d *Docker) create(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("sandbox: start container %s: %w", d.name, err)
 	}
 	return resp.ID, nil
+}
+
+// runAs is the uid:gid commands run as: the owner of the workspace, so that commands can write
+// where the user can and what they create belongs, on the host, to whoever owns the workspace —
+// not to a fixed uid (1000) that only matches the first user of a typical desktop. The owner
+// rather than co's own uid, because a co run as root (sudo, CI) in a user's checkout must not
+// leave root-owned files in it. uid 0 is used as is: every capability is still dropped, so root in
+// the container can write only where the owner bits let it. With rootless Docker, uid 0 in the
+// container is the engine's user on the host (any other uid maps to a subordinate id that owns
+// nothing here), so 0:0 is used there.
+func (d *Docker) runAs(ctx context.Context) string {
+	if d.rootless(ctx) {
+		return "0:0"
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(d.cfg.Workspace, &st); err != nil {
+		return fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()) // create will fail on the mount anyway
+	}
+	return fmt.Sprintf("%d:%d", st.Uid, st.Gid)
+}
+
+// rootless says whether the engine runs rootless (it says so in its security options).
+func (d *Docker) rootless(ctx context.Context) bool {
+	ictx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	info, err := d.cli.Info(ictx)
+	if err != nil {
+		return false
+	}
+	for _, o := range info.SecurityOptions {
+		if strings.Contains(o, "name=rootless") {
+			return true
+		}
+	}
+	return false
 }
 
 // checkNameFree refuses to replace a container with our name that is not ours to replace: one
@@ -372,14 +413,7 @@ func (d *Docker) removeOurs(ctx context.Context) error {
 }
 
 // owns says whether a container's labels are this sandbox's.
-func (d *Docker) owns(l map[string]string) bool {
-	for _, k := range []string{LabelSandbox, LabelHost, LabelPID, LabelPIDStart, LabelSession} {
-		if l[k] != d.labels[k] {
-			return false
-		}
-	}
-	return true
-}
+func (d *Docker) owns(l map[string]string) bool { return sameLabels(l, d.labels) }
 
 func isRemovalInProgress(err error) bool {
 	return cerrdefs.IsConflict(err) && strings.Contains(err.Error(), "already in progress")
@@ -404,11 +438,11 @@ func (d *Docker) Started() (time.Time, time.Duration, error) {
 }
 
 // container waits for the current container; a creation that already failed is retried.
-func (d *Docker) container(ctx context.Context) (string, error) {
+func (d *Docker) container(ctx context.Context) (*creation, error) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
-		return "", ErrClosed
+		return nil, ErrClosed
 	}
 	c := d.cur
 	if c.finished() && c.err != nil {
@@ -419,11 +453,11 @@ func (d *Docker) container(ctx context.Context) (string, error) {
 }
 
 // replace starts a new container if gone is still the current one, and waits for it.
-func (d *Docker) replace(ctx context.Context, gone string) (string, error) {
+func (d *Docker) replace(ctx context.Context, gone string) (*creation, error) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
-		return "", ErrClosed
+		return nil, ErrClosed
 	}
 	c := d.cur
 	if c.finished() && c.id == gone {
@@ -433,16 +467,16 @@ func (d *Docker) replace(ctx context.Context, gone string) (string, error) {
 	return d.wait(ctx, c)
 }
 
-func (d *Docker) wait(ctx context.Context, c *creation) (string, error) {
+func (d *Docker) wait(ctx context.Context, c *creation) (*creation, error) {
 	select {
 	case <-c.done:
-		return c.id, c.err
+		return c, c.err
 	case <-ctx.Done():
-		return "", ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 
-// Run runs cmd with `timeout N sh -c cmd` (see runScript) as uid 1000 in /workspace of the session container,
+// Run runs cmd with `timeout N sh -c cmd` (see runScript) as the workspace's owner (see runAs) in /workspace of the session container,
 // waiting first for the container if it is still being created. If the container vanished
 // (removed or stopped behind co's back) it is recreated once, before the command starts.
 // See the package documentation for the rest of the contract.
@@ -452,13 +486,13 @@ func (d *Docker) Run(ctx context.Context, cmd string, opts Options) (Output, err
 	defer cancel()
 	defer context.AfterFunc(d.life, cancel)()
 
-	id, err := d.container(runCtx)
+	c, err := d.container(runCtx)
 	if err == nil {
 		var out Output
-		out, err = d.exec(runCtx, id, cmd, secs, maxOutput(opts))
+		out, err = d.exec(runCtx, c, cmd, secs, maxOutput(opts))
 		if errors.Is(err, errGone) {
-			if id, err = d.replace(runCtx, id); err == nil {
-				out, err = d.exec(runCtx, id, cmd, secs, maxOutput(opts))
+			if c, err = d.replace(runCtx, c.id); err == nil {
+				out, err = d.exec(runCtx, c, cmd, secs, maxOutput(opts))
 			}
 		}
 		if err == nil {
@@ -480,13 +514,14 @@ func (d *Docker) runError(ctx context.Context, err error) error {
 	return err
 }
 
-// exec runs one command in container id. It returns errGone (wrapped) when the container is not
+// exec runs one command in container c. It returns errGone (wrapped) when the container is not
 // there or not running, in which case the command did not start.
-func (d *Docker) exec(ctx context.Context, id, cmd string, secs, max int) (Output, error) {
+func (d *Docker) exec(ctx context.Context, c *creation, cmd string, secs, max int) (Output, error) {
+	id := c.id
 	runID := randomHex(16)
 	cctx, cancel := context.WithTimeout(ctx, apiTimeout)
 	created, err := d.cli.ContainerExecCreate(cctx, id, container.ExecOptions{
-		User:         containerUser,
+		User:         c.user,
 		WorkingDir:   workdir,
 		Env:          append(execEnv[:len(execEnv):len(execEnv)], runIDVar+"="+runID),
 		AttachStdout: true,
@@ -513,7 +548,7 @@ func (d *Docker) exec(ctx context.Context, id, cmd string, secs, max int) (Outpu
 			return Output{}, fmt.Errorf("%w: %v", errGone, err)
 		}
 		if hctx.Err() != nil {
-			d.kill(id, runID)
+			d.kill(c, runID)
 		}
 		return Output{}, d.deadlineError(ctx, hctx, hostDeadline, fmt.Errorf("sandbox: docker exec start: %w", err))
 	}
@@ -525,7 +560,7 @@ func (d *Docker) exec(ctx context.Context, id, cmd string, secs, max int) (Outpu
 	elapsed := time.Since(start)
 
 	if hctx.Err() != nil {
-		d.kill(id, runID)
+		d.kill(c, runID)
 		out := Output{Duration: elapsed, ExitCode: -1}
 		out.Text, out.Truncated = capt.text(false, secs)
 		return out, d.deadlineError(ctx, hctx, hostDeadline, nil)
@@ -580,14 +615,14 @@ func (d *Docker) exitCode(ctx context.Context, execID string) (int, error) {
 
 // kill SIGKILLs, best effort, the processes of one Run in the container. Not needed after Close,
 // which removes the whole container.
-func (d *Docker) kill(id, runID string) {
+func (d *Docker) kill(c *creation, runID string) {
 	if d.life.Err() != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()
-	created, err := d.cli.ContainerExecCreate(ctx, id, container.ExecOptions{
-		User:         containerUser,
+	created, err := d.cli.ContainerExecCreate(ctx, c.id, container.ExecOptions{
+		User:         c.user,
 		Env:          execEnv,
 		AttachStdout: true,
 		AttachStderr: true,
@@ -605,34 +640,112 @@ func (d *Docker) kill(id, runID string) {
 	_, _ = io.Copy(io.Discard, att.Reader) // EOF when the kill script is done
 }
 
-// Close removes the container (force) if this sandbox made it, and releases the client. It cancels in-flight Runs, lets a
-// container creation under way finish (up to closeGrace) so that its container is removed too,
-// and is safe to call concurrently, repeatedly and from a signal handler's goroutine: every call
-// returns the first call's result.
+// Close removes the container (force) if this sandbox made it, and releases the client. It cancels
+// in-flight Runs, and is safe to call concurrently, repeatedly and from a signal handler's
+// goroutine: every call returns the first call's result.
+//
+// A container creation still under way is cancelled rather than waited for (it takes seconds with
+// the vfs storage driver, and co would sit on exit with nothing on screen). The engine may still
+// finish a create it has received; that container is left to a detached remover process (see
+// reapLater) and, should that fail, to the next start's sweep (its owner, this process, is gone).
 func (d *Docker) Close() error {
 	d.closeOnce.Do(func() {
 		d.mu.Lock()
 		d.closed = true
+		c := d.cur
 		d.mu.Unlock()
 		d.endLife()
-
-		done := make(chan struct{})
-		go func() {
-			d.wg.Wait()
-			close(done)
-		}()
-		select {
-		case <-done:
-		case <-time.After(closeGrace):
-			d.endBuild()
-			<-done
+		under := !c.finished()
+		d.endBuild() // cancels a creation under way: its API calls return at once
+		d.wg.Wait()
+		if under {
+			if c.sent.Load() {
+				d.reapLater()
+			}
+			d.cli.Close()
+			return
 		}
-		d.endBuild()
-
 		d.closeErr = d.removeOurs(context.Background())
 		d.cli.Close()
 	})
 	return d.closeErr
+}
+
+// Environment of the detached remover: this package's init runs it instead of the program.
+const (
+	reapNameEnv   = "CO_SANDBOX_REAP"        // the container's name
+	reapLabelsEnv = "CO_SANDBOX_REAP_LABELS" // the labels it must carry (JSON), or it is left alone
+	reapHostEnv   = "CO_SANDBOX_REAP_HOST"   // Config.DockerHost
+)
+
+func init() {
+	if name := os.Getenv(reapNameEnv); name != "" {
+		os.Exit(reapMain(name))
+	}
+}
+
+// reapLater starts, detached (own session, no stdio), a copy of this executable that waits for the
+// container a cancelled creation may still produce and removes it. Best effort: without it the
+// next start's sweep removes the container.
+func (d *Docker) reapLater() {
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	labels, _ := json.Marshal(d.labels)
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), reapNameEnv+"="+d.name, reapLabelsEnv+"="+string(labels), reapHostEnv+"="+d.cfg.DockerHost)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return
+	}
+	go func() { _ = cmd.Wait() }() // reaped if this process outlives it
+}
+
+// reapMain is the detached remover: it polls for the container name until the creation could have
+// ended, and force-removes it once it appears, if its labels are the ones it was given.
+func reapMain(name string) int {
+	var labels map[string]string
+	if err := json.Unmarshal([]byte(os.Getenv(reapLabelsEnv)), &labels); err != nil || labels[LabelSandbox] != "1" {
+		return 2
+	}
+	cli, err := newClient(os.Getenv(reapHostEnv))
+	if err != nil {
+		return 1
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), createTimeout+startTimeout+removeTimeout)
+	defer cancel()
+	for {
+		ictx, icancel := context.WithTimeout(ctx, apiTimeout)
+		info, err := cli.ContainerInspect(ictx, name)
+		icancel()
+		if err == nil {
+			if info.Config == nil || !sameLabels(info.Config.Labels, labels) {
+				return 0 // not the container this creation made
+			}
+			rctx, rcancel := context.WithTimeout(ctx, removeTimeout)
+			err = cli.ContainerRemove(rctx, info.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
+			rcancel()
+			if err == nil || cerrdefs.IsNotFound(err) {
+				return 0
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 1
+		case <-time.After(reapPoll):
+		}
+	}
+}
+
+func sameLabels(have, want map[string]string) bool {
+	for _, k := range []string{LabelSandbox, LabelHost, LabelPID, LabelPIDStart, LabelSession} {
+		if have[k] != want[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // SweepStale removes the containers co left behind on this machine: those labelled

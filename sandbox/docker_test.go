@@ -31,7 +31,7 @@ import (
 
 // Environment of the helper child process (TestMain), which owns a sandbox the way co does.
 const (
-	childEnv          = "CO_SANDBOX_TEST_CHILD"           // "ready": wait for the container first; "now": don't
+	childEnv          = "CO_SANDBOX_TEST_CHILD"           // "ready": wait for the container first; "now": don't; "sent": wait for the create request
 	childWorkspaceEnv = "CO_SANDBOX_TEST_CHILD_WORKSPACE" //
 	childSessionEnv   = "CO_SANDBOX_TEST_CHILD_SESSION"   //
 )
@@ -60,6 +60,14 @@ func sandboxChild(mode string) int {
 		return 2
 	}
 	d := sb.(*Docker)
+	if mode == "sent" {
+		d.mu.Lock()
+		c := d.cur
+		d.mu.Unlock()
+		for !c.sent.Load() {
+			time.Sleep(time.Millisecond)
+		}
+	}
 	if mode == "ready" {
 		if err := d.Ready(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
@@ -124,7 +132,7 @@ func needDocker(t testing.TB) *client.Client {
 	return cli
 }
 
-// testWorkspace is a workspace directory uid 1000 in the container can write to.
+// testWorkspace is a workspace directory, owned by the test's user, that anyone may write to.
 func testWorkspace(t testing.TB) string {
 	t.Helper()
 	ws := filepath.Join(t.TempDir(), "ws")
@@ -205,6 +213,7 @@ func TestDockerSandbox(t *testing.T) {
 	d := newTestDocker(t, Config{Workspace: ws, GitReadOnly: true, MaxTimeout: 3 * time.Second})
 	cli := needDocker(t)
 	ctx := context.Background()
+	uid, gid := os.Getuid(), os.Getgid() // the workspace's owner
 
 	// Each row: a command and what its output must be (exact) or contain.
 	tests := []struct {
@@ -214,8 +223,8 @@ func TestDockerSandbox(t *testing.T) {
 		contains []string
 		exit     int
 	}{
-		{name: "uid 1000 without capabilities", cmd: "id -u; id -g; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status",
-			exact: "1000\n1000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"},
+		{name: "workspace owner without capabilities", cmd: "id -u; id -g; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status",
+			exact: fmt.Sprintf("%d\n%d\n", uid, gid) + "CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"},
 		{name: "no privilege escalation", cmd: "grep NoNewPrivs /proc/self/status", exact: "NoNewPrivs:\t1\n"},
 		{name: "only loopback", cmd: "ls /sys/class/net; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '", exact: "lo\nlo\n"},
 		{name: "network unreachable", cmd: "curl -sS -m 3 http://deb.debian.org/ >/dev/null", exit: 6, contains: []string{"Could not resolve host"}},
@@ -267,7 +276,7 @@ func TestDockerSandbox(t *testing.T) {
 		}
 		hc := info.HostConfig
 		if !slices.Equal(hc.CapDrop, []string{"ALL"}) || !hc.ReadonlyRootfs || string(hc.NetworkMode) != "none" ||
-			hc.PidsLimit == nil || *hc.PidsLimit != 256 || info.Config.User != "1000:1000" {
+			hc.PidsLimit == nil || *hc.PidsLimit != 256 || info.Config.User != fmt.Sprintf("%d:%d", uid, gid) {
 			t.Errorf("host config: capdrop %v ro %v net %v pids %v user %q", hc.CapDrop, hc.ReadonlyRootfs, hc.NetworkMode, hc.PidsLimit, info.Config.User)
 		}
 	})
@@ -461,6 +470,7 @@ func startChild(t *testing.T, mode string) (*exec.Cmd, string) {
 		childEnv+"="+mode,
 		childWorkspaceEnv+"="+testWorkspace(t),
 		childSessionEnv+"="+"child"+randomHex(8),
+		"GORACE=atexit_sleep_ms=0", // under -race a process otherwise sleeps 1s on exit
 	)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
@@ -496,23 +506,56 @@ func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) error {
 func TestDockerSIGTERMRemovesContainer(t *testing.T) {
 	t.Parallel()
 	cli := needDocker(t)
-	for _, mode := range []string{"ready", "now"} {
-		t.Run(map[string]string{"ready": "container running", "now": "container being created"}[mode], func(t *testing.T) {
+	for _, mode := range []string{"ready", "now", "sent"} {
+		t.Run(map[string]string{"ready": "container running", "now": "container being created", "sent": "create request sent"}[mode], func(t *testing.T) {
 			cmd, name := startChild(t, mode)
 			if mode == "ready" {
 				if _, err := cli.ContainerInspect(context.Background(), name); err != nil {
 					t.Fatalf("child's container %s missing: %v", name, err)
 				}
 			}
+			sent := time.Now()
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
 			if err := waitExit(t, cmd, 30*time.Second); err != nil {
 				t.Fatalf("child exited with %v", err)
 			}
-			assertNoContainer(t, cli, name)
+			if mode == "ready" {
+				assertNoContainer(t, cli, name)
+				return
+			}
+			// Exiting while the container is still being created (seconds with vfs) must not wait
+			// for it: the container is removed in the background once the engine has made it.
+			if took := time.Since(sent); took > 500*time.Millisecond {
+				t.Errorf("child took %v to exit while its container was being created, want < 500ms", took)
+			}
+			assertContainerGoesAway(t, cli, name, 2*time.Minute)
 		})
 	}
+}
+
+// assertContainerGoesAway waits for the container name to be gone and to stay gone: a creation
+// the engine is still running may make it after the co that asked for it has exited.
+func assertContainerGoesAway(t testing.TB, cli *client.Client, name string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	goneSince := time.Time{}
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := cli.ContainerInspect(ctx, name)
+		cancel()
+		switch {
+		case !cerrdefs.IsNotFound(err):
+			goneSince = time.Time{}
+		case goneSince.IsZero():
+			goneSince = time.Now()
+		case time.Since(goneSince) > 15*time.Second: // longer than a vfs creation takes here
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("container %s still there (or came back) %v after its co exited", name, within)
 }
 
 func TestDockerSweepsStaleContainers(t *testing.T) {
@@ -923,4 +966,103 @@ func BenchmarkDockerNew(b *testing.B) {
 	}
 	b.ReportMetric(float64(newTotal.Microseconds())/1000/float64(b.N), "new-ms")
 	b.ReportMetric(float64(readyTotal.Microseconds())/1000/float64(b.N), "ready-ms")
+}
+
+// Commands run as the workspace's owner: they can write in it, and what they create belongs to
+// that owner on the host, whoever it is (root, a CI user, a second user: not only uid 1000), with
+// every hardening kept. The test runs as whoever runs the tests; TestDockerAsAnotherUser runs it
+// again as a uid other than 0 and 1000.
+func TestDockerWritesAsWorkspaceOwner(t *testing.T) {
+	t.Parallel()
+	ws := filepath.Join(t.TempDir(), "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil { // writable by its owner only
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	d := newTestDocker(t, Config{Workspace: ws, GitReadOnly: true})
+	out := mustRun(t, d, "touch sb.txt && mkdir dir && echo x > dir/f && id -u && id -g && "+
+		"grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status; touch .git/x /etc/x 2>&1 | sed 's/^.*: //'; "+
+		"cat /sys/class/net/*/operstate 2>/dev/null | wc -l", Options{})
+	want := fmt.Sprintf("%d\n%d\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\n", uid, gid) +
+		"Read-only file system\nRead-only file system\n1\n"
+	if out.ExitCode != 0 || out.Text != want {
+		t.Fatalf("exit %d, output:\n%s\nwant\n%s", out.ExitCode, out.Text, want)
+	}
+	for _, f := range []string{"sb.txt", "dir", "dir/f"} {
+		fi, err := os.Stat(filepath.Join(ws, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		if int(st.Uid) != uid || int(st.Gid) != gid {
+			t.Errorf("%s is owned by %d:%d on the host, want %d:%d", f, st.Uid, st.Gid, uid, gid)
+		}
+	}
+	if uid == 0 { // a workspace owned by someone else: its owner, not root, runs the commands
+		other := filepath.Join(t.TempDir(), "other")
+		if err := os.Mkdir(other, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(other, 4321, 4322); err != nil {
+			t.Fatal(err)
+		}
+		d := newTestDocker(t, Config{Workspace: other})
+		if out := mustRun(t, d, "touch sb.txt && id -u && id -g", Options{}); out.Text != "4321\n4322\n" {
+			t.Fatalf("in a workspace owned by 4321:4322: %+v", out)
+		}
+		fi, err := os.Stat(filepath.Join(other, "sb.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 4321 || st.Gid != 4322 {
+			t.Errorf("sb.txt is owned by %d:%d, want 4321:4322", st.Uid, st.Gid)
+		}
+	}
+}
+
+// TestDockerAsAnotherUser runs TestDockerWritesAsWorkspaceOwner as a user made for it (uid 1234,
+// neither root nor 1000), given the Docker socket's group for that process only. It needs root.
+func TestDockerAsAnotherUser(t *testing.T) {
+	t.Parallel()
+	needDocker(t)
+	if os.Getuid() != 0 {
+		t.Skip("needs root to add a user and run as it; TestDockerWritesAsWorkspaceOwner ran as this user")
+	}
+	const uid, name = 1234, "cotest"
+	if out, err := exec.Command("id", "-u", name).Output(); err != nil {
+		if out, err := exec.Command("useradd", "-u", fmt.Sprint(uid), "-M", "-s", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
+			t.Fatalf("useradd: %v\n%s", err, out)
+		}
+		t.Cleanup(func() { _ = exec.Command("userdel", name).Run() })
+	} else if strings.TrimSpace(string(out)) != fmt.Sprint(uid) {
+		t.Fatalf("user %s exists with uid %s, want %d", name, out, uid)
+	}
+	var sock syscall.Stat_t
+	if err := syscall.Stat("/var/run/docker.sock", &sock); err != nil {
+		t.Skipf("no /var/run/docker.sock to share with %s: %v", name, err)
+	}
+	// The test binary, where the new user can run it.
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "sandbox.test")
+	b, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("setpriv", "--reuid", fmt.Sprint(uid), "--regid", fmt.Sprint(uid),
+		"--groups", fmt.Sprint(sock.Gid), bin, "-test.run=^TestDockerWritesAsWorkspaceOwner$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "TMPDIR=/tmp")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestDockerWritesAsWorkspaceOwner") {
+		t.Fatalf("as %s (uid %d): %v\n%s", name, uid, err, out)
+	}
 }

@@ -3,8 +3,8 @@
 // Two backends implement [Sandbox]:
 //
 //   - [Docker] (Isolation [Full]): one long-lived container per session, named co-runner-<first 8 of
-//     the session id>, hardened (all capabilities dropped, no-new-privileges, pids limit, uid 1000,
-//     read-only root filesystem, network "none" by default, memory and CPU limits) with the workspace
+//     the session id>, hardened (all capabilities dropped, no-new-privileges, pids limit, the workspace
+//     owner's uid:gid, read-only root filesystem, network "none" by default, memory and CPU limits) with the workspace
 //     bind-mounted at /workspace and its .git read-only on top. Each Run is a docker exec.
 //   - [Subprocess] (Isolation [None]): sh -c in the workspace directory on this machine, in its own
 //     process group, with an allowlisted environment. It is the degraded mode and says so.

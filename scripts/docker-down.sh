@@ -4,11 +4,13 @@
 # Usage: scripts/docker-down.sh
 #
 # Reads the marker /run/co-cli-dockerd.started written by docker-up.sh. Without it, a running Docker
-# engine belongs to someone else and is left alone. Containers and images are kept (they live in
+# engine belongs to someone else and is left alone. The marker may be older than the caller (left by an
+# earlier docker-up.sh): a caller that only wants to undo its own docker-up.sh must first check that
+# this docker-up.sh started an engine (scripts/test.sh does). Containers and images are kept (they live in
 # /var/lib/docker). Idempotent.
 set -euo pipefail
 
-MARKER=/run/co-cli-dockerd.started
+MARKER=${CO_DOCKERD_MARKER:-/run/co-cli-dockerd.started} # overridable for the scripts' own tests
 PIDFILE=/run/co-cli-dockerd.pid
 WAIT=30
 

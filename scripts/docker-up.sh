@@ -15,7 +15,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 IMAGE=${1:-co-cli-sandbox}
 PIDFILE=/run/co-cli-dockerd.pid
-MARKER=/run/co-cli-dockerd.started
+MARKER=${CO_DOCKERD_MARKER:-/run/co-cli-dockerd.started} # overridable for the scripts' own tests
 LOG=/tmp/co-cli-dockerd.log
 WAIT=60
 

@@ -25,10 +25,18 @@ if ((${#need[@]})); then
 fi
 
 # A real Docker engine and the sandbox image (built offline from Debian's
-# packages when no registry is reachable). Stopped again at the end if this
-# script started it.
+# packages when no registry is reachable). Stopped again at the end only if
+# this run started it: an engine found running belongs to someone else (the
+# sandbox of a running co, say), whatever marker an earlier
+# scripts/docker-up.sh left behind.
+engine_found=0
+command -v docker >/dev/null && docker info >/dev/null 2>&1 && engine_found=1
 scripts/docker-up.sh
-trap 'scripts/docker-down.sh || true' EXIT
+if ((engine_found)); then
+	say "Docker engine was already running: leaving it running at the end"
+else
+	trap 'scripts/docker-down.sh || true' EXIT
+fi
 
 say "go vet"
 go vet ./...
