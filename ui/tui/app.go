@@ -367,12 +367,20 @@ func (a *App) handleWheel(m tea.MouseWheelMsg) {
 	}
 }
 
-// interrupt is Ctrl+C: it cancels a running turn; at an idle prompt the
-// first press warns and a second within ExitWindow exits.
+// interrupt is Ctrl+C: it cancels a running turn; on a draft it clears
+// the prompt (the draft goes to the history) and does not arm exit; at an
+// empty idle prompt the first press warns and a second within ExitWindow
+// exits, so a draft is never thrown away by quitting.
 func (a *App) interrupt() tea.Cmd {
 	if a.running {
 		a.cancelTurn()
 		return nil
+	}
+	if a.modal == nil && !a.input.Empty() {
+		a.ctrlC = time.Time{}
+		a.flashSeq++
+		a.status.Flash("")
+		return a.saveHistory(a.input.Clear())
 	}
 	now := a.now()
 	if !a.ctrlC.IsZero() && now.Sub(a.ctrlC) <= ExitWindow {
@@ -451,16 +459,7 @@ func (a *App) copy() tea.Cmd {
 }
 
 func (a *App) handleSubmit(msg Submission) tea.Cmd {
-	var cmds []tea.Cmd
-	if msg.save != nil {
-		save := msg.save
-		cmds = append(cmds, safeCmd(func() tea.Msg {
-			if err := save(); err != nil {
-				return historyErrMsg{Err: err}
-			}
-			return nil
-		}))
-	}
+	cmds := []tea.Cmd{a.saveHistory(msg.save)}
 	a.chat.Unselect()
 	text := msg.Text
 	trimmed := strings.TrimSpace(text)
@@ -481,6 +480,19 @@ func (a *App) handleSubmit(msg Submission) tea.Cmd {
 	}
 	a.refreshStatus()
 	return tea.Batch(cmds...)
+}
+
+// saveHistory runs a history save function off the loop.
+func (a *App) saveHistory(save func() error) tea.Cmd {
+	if save == nil {
+		return nil
+	}
+	return safeCmd(func() tea.Msg {
+		if err := save(); err != nil {
+			return historyErrMsg{Err: err}
+		}
+		return nil
+	})
 }
 
 func (a *App) runSlash(line string) tea.Cmd {

@@ -149,6 +149,21 @@ func (in *Input) submit() *Submission {
 	return &Submission{Text: text, save: save}
 }
 
+// Clear empties the prompt, keeping what it held in the history (Ctrl+C
+// on a draft). It returns the history's save function, or nil when the
+// prompt was blank.
+func (in *Input) Clear() func() error {
+	text := in.ta.Value()
+	var save func() error
+	if strings.TrimSpace(text) != "" {
+		save = in.hist.Add(text)
+	}
+	in.ta.Reset()
+	in.hints, in.draft, in.histPos = nil, "", in.hist.Len()
+	in.refresh()
+	return save
+}
+
 func (in *Input) onFirstLine() bool {
 	return in.ta.Line() == 0 && in.ta.LineInfo().RowOffset == 0
 }

@@ -15,7 +15,7 @@ type KeyMap struct {
 	HistoryNext key.Binding // next input, when the cursor is on the last line
 	Complete    key.Binding // complete a slash command
 	Cancel      key.Binding // cancel the running turn; clear the selection
-	Interrupt   key.Binding // cancel the turn; twice at an idle prompt: exit
+	Interrupt   key.Binding // cancel the turn; clear a draft; twice at an empty idle prompt: exit
 	Quit        key.Binding // exit, on an empty input
 	Suspend     key.Binding
 	PageUp      key.Binding
@@ -43,7 +43,7 @@ func DefaultKeyMap() KeyMap {
 		HistoryNext: b("↓", "next input", "down"),
 		Complete:    b("tab", "complete a /command", "tab"),
 		Cancel:      b("esc", "cancel the turn", "esc"),
-		Interrupt:   b("ctrl+c", "cancel the turn; twice to exit", "ctrl+c"),
+		Interrupt:   b("ctrl+c", "cancel the turn; clear the input; twice to exit", "ctrl+c"),
 		Quit:        b("ctrl+d", "exit (empty input)", "ctrl+d"),
 		Suspend:     b("ctrl+z", "suspend", "ctrl+z"),
 		PageUp:      b("pgup", "scroll up", "pgup"),
