@@ -30,6 +30,11 @@ type Input struct {
 	histPos int    // hist.Len() while editing the draft
 	draft   string // what was typed before walking the history
 	hints   []string
+	// cycle is Tab going through the candidates shown in hints: the text
+	// before the completed word, and the candidate filled in (-1: none
+	// yet). It ends with any other key.
+	cycleLead string
+	cycleIdx  int
 	// models returns the model names starting with a prefix (Tab after
 	// "/model "); nil: no completion of names.
 	models func(prefix string) []string
@@ -123,7 +128,12 @@ func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
 	case key.Matches(k, in.keys.Send):
 		return in.submit(), nil
 	case key.Matches(k, in.keys.Complete):
-		in.complete()
+		if !in.cycle(+1) {
+			in.complete()
+		}
+		return nil, nil
+	case key.Matches(k, in.keys.CompletePrev) && len(in.hints) > 0:
+		in.cycle(-1)
 		return nil, nil
 	case key.Matches(k, in.keys.HistoryPrev) && in.onFirstLine():
 		in.walk(-1)
@@ -199,10 +209,31 @@ func (in *Input) walk(d int) {
 }
 
 // SetHints shows hints above the prompt (until the next key).
-func (in *Input) SetHints(h []string) { in.hints = h; in.refresh() }
+func (in *Input) SetHints(h []string) { in.hints, in.cycleIdx = h, -1; in.refresh() }
 
 // Complete completes as Tab does.
-func (in *Input) Complete() { in.complete(); in.refresh() }
+func (in *Input) Complete() {
+	if !in.cycle(+1) {
+		in.complete()
+	}
+	in.refresh()
+}
+
+// cycle fills in the next (d=+1) or previous (d=-1) of the candidates a
+// Tab showed; false when none are shown.
+func (in *Input) cycle(d int) bool {
+	if len(in.hints) < 2 {
+		return false
+	}
+	n := len(in.hints)
+	in.cycleIdx = ((in.cycleIdx+d)%n + n) % n
+	if in.cycleIdx < 0 {
+		in.cycleIdx = 0
+	}
+	in.ta.SetValue(in.cycleLead + in.hints[in.cycleIdx])
+	in.ta.MoveToEnd()
+	return true
+}
 
 // complete completes a slash command, or a model name after "/model ": a
 // single match is filled in, several are shown and their common prefix
@@ -233,6 +264,7 @@ func (in *Input) fill(lead, word string, cands []string, after string) {
 		if p := commonPrefix(cands); len(p) > len(word) {
 			in.SetValue(lead + p)
 		}
+		in.cycleLead, in.cycleIdx = lead, -1
 		in.hints = make([]string, len(cands))
 		for i, c := range cands {
 			in.hints[i] = safe.Text(c)
@@ -262,7 +294,7 @@ func (in *Input) Height() int {
 func (in *Input) refresh() {
 	var b strings.Builder
 	if len(in.hints) > 0 {
-		b.WriteString(in.th.Dim.Render(truncate("  "+strings.Join(in.hints, "  "), in.width)))
+		b.WriteString(in.hintLine())
 		b.WriteByte('\n')
 	}
 	b.WriteString(in.th.InputLine.Render(strings.Repeat("─", max(in.width, 1))))
@@ -274,6 +306,23 @@ func (in *Input) refresh() {
 	for i, l := range in.lines {
 		in.widths[i] = xansi.StringWidth(l)
 	}
+}
+
+// hintLine is the candidates, the one Tab filled in marked.
+func (in *Input) hintLine() string {
+	if in.cycleIdx < 0 || in.cycleIdx >= len(in.hints) {
+		return in.th.Dim.Render(truncate("  "+strings.Join(in.hints, "  "), in.width))
+	}
+	var b strings.Builder
+	b.WriteString(in.th.Dim.Render("  " + strings.Join(in.hints[:in.cycleIdx], "  ")))
+	if in.cycleIdx > 0 {
+		b.WriteString(in.th.Dim.Render("  "))
+	}
+	b.WriteString(in.th.Selected.Render(in.hints[in.cycleIdx]))
+	if rest := in.hints[in.cycleIdx+1:]; len(rest) > 0 {
+		b.WriteString(in.th.Dim.Render("  " + strings.Join(rest, "  ")))
+	}
+	return xansi.Truncate(b.String(), in.width, "…")
 }
 
 // Lines are View's lines and their widths.

@@ -158,3 +158,31 @@ func TestInputCompletesSlashCommands(t *testing.T) {
 		})
 	}
 }
+
+// A second Tab cycles through the candidates the first one showed, and on
+// round; any other key ends the cycle.
+func TestInputTabCyclesCandidates(t *testing.T) {
+	in := newTestInput(t)
+	typeInto(in, "/h")
+	var got []string
+	for range 4 {
+		press(in, "tab")
+		got = append(got, in.Value())
+	}
+	want := []string{"/h", "/help", "/history", "/help"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("tab, tab, tab, tab gave %q, want %q", got, want)
+	}
+	if strings.Join(in.Hints(), ",") != "/help,/history" {
+		t.Errorf("the candidates are not shown while cycling: %q", in.Hints())
+	}
+	press(in, "shift+tab")
+	if v := in.Value(); v != "/history" {
+		t.Errorf("shift+tab gave %q, want /history", v)
+	}
+	typeInto(in, " x")
+	press(in, "tab")
+	if v := in.Value(); v != "/history x" || len(in.Hints()) != 0 {
+		t.Errorf("after typing, tab gave %q with hints %q", v, in.Hints())
+	}
+}
