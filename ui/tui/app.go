@@ -96,6 +96,9 @@ type App struct {
 
 	ctrlC    time.Time
 	flashSeq int
+	// autoTheme: the theme setting is "auto"; the terminal's answer to
+	// the background colour request picks light or dark.
+	autoTheme bool
 
 	start func(text string, bang bool) (<-chan agent.Event, context.CancelFunc)
 	now   func() time.Time
@@ -116,6 +119,7 @@ func New(ctx context.Context, o Options) *App {
 		side: NewSidePanel(&th), status: NewStatusBar(&th), wel: o.Welcome,
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
 		hideReasoning: o.HideReasoning,
+		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
 	}
 	// The pump saves streamed text right before each frame shows it.
 	o.Agent.DeferDrafts()
@@ -190,6 +194,12 @@ func (a *App) Init() tea.Cmd {
 		a.todoCh, _ = a.todos.Subscribe() // ends with the process
 		cmds = append(cmds, safeCmd(watchTodos(a.todoCh)))
 	}
+	if a.requestsBackground() {
+		// The first frame is drawn at once in the provisional (light)
+		// theme; the answer switches it. A terminal that does not answer
+		// keeps light.
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
 	cmds = append(cmds, safeCmd(warmHighlighter))
 	// The first frame is out by then: open the provider's connection while
 	// the user types (the agent does it in the background, silently).
@@ -199,6 +209,41 @@ func (a *App) Init() tea.Cmd {
 		return nil
 	}))
 	return tea.Batch(cmds...)
+}
+
+// requestsBackground reports whether Init asks the terminal for its
+// background colour.
+func (a *App) requestsBackground() bool { return a.autoTheme }
+
+// setBackground picks the theme for the terminal's background. Only before
+// the first turn: every pane is redrawn from scratch then (the welcome
+// banner and a resumed conversation); a terminal answers long before.
+func (a *App) setBackground(msg tea.BackgroundColorMsg) {
+	if !a.autoTheme || a.turn > 0 || a.running || len(a.queue) > 0 {
+		return
+	}
+	a.autoTheme = false // once
+	name := "light"
+	if msg.IsDark() {
+		name = "dark"
+	}
+	if name == a.th.Name {
+		return
+	}
+	*a.th = NewTheme(name, false)
+	*a.md = *newMarkdown(a.th.Markdown)
+	a.input.SetTheme()
+	a.chat.Clear()
+	a.welcome = &welcomeEntry{w: a.wel}
+	a.chat.Add(a.welcome)
+	if h := a.agent.History(); len(h) > 0 {
+		a.showHistory(h)
+	}
+	a.setProvider()
+	a.layout()
+	if a.sideShown() {
+		a.side.Tick(a.now())
+	}
 }
 
 // Update routes a message to its handler.
@@ -221,6 +266,8 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		if a.modal == nil {
 			cmd = a.toInput(msg)
 		}
+	case tea.BackgroundColorMsg:
+		a.setBackground(msg)
 	case interruptMsg:
 		cmd = a.interrupt()
 	case agentEventMsg:

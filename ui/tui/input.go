@@ -69,6 +69,18 @@ func NewInput(th *Theme, keys KeyMap, hist *History) *Input {
 	km.PageUp.Unbind()                     // pgup/pgdn scroll the transcript
 	km.PageDown.Unbind()
 	ta.KeyMap = km
+	ta.Focus()
+	if hist == nil {
+		hist, _ = LoadHistory("")
+	}
+	in := &Input{ta: ta, keys: keys, th: th, hist: hist, histPos: hist.Len()}
+	in.SetTheme()
+	return in
+}
+
+// SetTheme styles the prompt for the theme (again, after it changed).
+func (in *Input) SetTheme() {
+	th := in.th
 	st := textarea.DefaultLightStyles()
 	if th.Name == "dark" {
 		st = textarea.DefaultDarkStyles()
@@ -81,14 +93,8 @@ func NewInput(th *Theme, keys KeyMap, hist *History) *Input {
 		s.Prompt = lipgloss.NewStyle()
 		s.EndOfBuffer = lipgloss.NewStyle()
 	}
-	ta.SetStyles(st)
-	ta.Focus()
-	if hist == nil {
-		hist, _ = LoadHistory("")
-	}
-	in := &Input{ta: ta, keys: keys, th: th, hist: hist, histPos: hist.Len()}
+	in.ta.SetStyles(st)
 	in.refresh()
-	return in
 }
 
 // SetWidth sets the width of the prompt.
