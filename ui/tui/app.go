@@ -266,6 +266,9 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		if a.modal == nil {
 			cmd = a.toInput(msg)
 		}
+	case inputFlushMsg:
+		a.input.Flushed()
+		cmd = a.prefetchModels(false)
 	case tea.BackgroundColorMsg:
 		a.setBackground(msg)
 	case interruptMsg:
@@ -398,6 +401,9 @@ func (a *App) toInput(msg tea.Msg) tea.Cmd {
 		tab = true
 	}
 	sub, cmd := a.input.Update(msg)
+	if a.input.Gathering() {
+		return cmd // a burst: the flush looks at the text
+	}
 	if sub == nil {
 		return tea.Batch(cmd, a.prefetchModels(tab))
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
@@ -39,12 +40,33 @@ type Input struct {
 	// "/model "); nil: no completion of names.
 	models func(prefix string) []string
 	width  int
-	view   string   // cached View
-	lines  []string // View's lines
-	widths []int    // their widths
+	// A burst of typed characters (a paste in a terminal without
+	// bracketed paste, thousands of keys at once) is gathered in pending
+	// and inserted in one go when flushDelay has passed: the text area
+	// re-wraps its whole text on every insertion, and the view with it,
+	// so inserting key by key costs O(n²) (15 s for 5,000 keys).
+	pending  strings.Builder
+	lastKey  time.Time // when the last character key came
+	flushing bool      // an inputFlushMsg is on its way
+	now      func() time.Time
+	cursor   *tea.Cursor // cached Cursor (the text area's costs a wrap of its whole text)
+	view     string      // cached View
+	lines    []string    // View's lines
+	widths   []int       // their widths
 }
 
 const inputMaxLines = 8
+
+// burstGap: a character key this soon after the previous one is part of a
+// burst (a person types 30 ms apart at the fastest); flushDelay is how long
+// a burst gathers before it is inserted (under a frame).
+const (
+	burstGap   = 4 * time.Millisecond
+	flushDelay = 8 * time.Millisecond
+)
+
+// inputFlushMsg inserts the keys gathered during a burst.
+type inputFlushMsg struct{}
 
 // NewInput makes the prompt.
 func NewInput(th *Theme, keys KeyMap, hist *History) *Input {
@@ -73,7 +95,7 @@ func NewInput(th *Theme, keys KeyMap, hist *History) *Input {
 	if hist == nil {
 		hist, _ = LoadHistory("")
 	}
-	in := &Input{ta: ta, keys: keys, th: th, hist: hist, histPos: hist.Len()}
+	in := &Input{ta: ta, keys: keys, th: th, hist: hist, histPos: hist.Len(), now: time.Now}
 	in.SetTheme()
 	return in
 }
@@ -105,13 +127,14 @@ func (in *Input) SetWidth(w int) {
 }
 
 // Value is the text typed so far.
-func (in *Input) Value() string { return in.ta.Value() }
+func (in *Input) Value() string { in.flush(); return in.ta.Value() }
 
 // Empty reports whether nothing is typed.
-func (in *Input) Empty() bool { return in.ta.Value() == "" }
+func (in *Input) Empty() bool { return in.pending.Len() == 0 && in.ta.Value() == "" }
 
 // SetValue replaces the text and puts the cursor at its end.
 func (in *Input) SetValue(s string) {
+	in.flush()
 	in.ta.SetValue(s)
 	in.ta.MoveToEnd()
 	in.refresh()
@@ -123,8 +146,23 @@ func (in *Input) Hints() []string { return in.hints }
 // Update handles a key or a paste. When Enter sends the text it returns
 // the submission.
 func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
-	defer in.refresh()
 	k, isKey := msg.(tea.KeyPressMsg)
+	if isKey && isCharKey(k) {
+		t := in.now()
+		burst := !in.lastKey.IsZero() && t.Sub(in.lastKey) < burstGap
+		in.lastKey = t
+		if burst || in.pending.Len() > 0 {
+			in.pending.WriteString(k.Text)
+			in.hints = nil
+			if in.flushing {
+				return nil, nil
+			}
+			in.flushing = true
+			return nil, tea.Tick(flushDelay, func(time.Time) tea.Msg { return inputFlushMsg{} })
+		}
+	}
+	in.flush() // what came before this message goes in first
+	defer in.refresh()
 	if !isKey {
 		var cmd tea.Cmd
 		in.ta, cmd = in.ta.Update(msg)
@@ -154,6 +192,32 @@ func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
 	return nil, cmd
 }
 
+// isCharKey reports whether k only types its text (no binding of the
+// chat, the prompt or the text area takes a plain character).
+func isCharKey(k tea.KeyPressMsg) bool {
+	return k.Text != "" && k.Mod&^tea.ModShift == 0 && k.Code != tea.KeyEnter && k.Code != tea.KeyTab
+}
+
+// flush inserts the keys gathered during a burst.
+func (in *Input) flush() {
+	if in.pending.Len() == 0 {
+		return
+	}
+	text := in.pending.String()
+	in.pending.Reset()
+	in.ta, _ = in.ta.Update(tea.PasteMsg{Content: text})
+	in.refresh()
+}
+
+// Gathering reports whether keys of a burst wait to be inserted.
+func (in *Input) Gathering() bool { return in.pending.Len() > 0 }
+
+// Flushed handles inputFlushMsg.
+func (in *Input) Flushed() {
+	in.flushing = false
+	in.flush()
+}
+
 func (in *Input) submit() *Submission {
 	text := in.ta.Value()
 	if strings.TrimSpace(text) == "" {
@@ -169,6 +233,7 @@ func (in *Input) submit() *Submission {
 // on a draft). It returns the history's save function, or nil when the
 // prompt was blank.
 func (in *Input) Clear() func() error {
+	in.flush()
 	text := in.ta.Value()
 	var save func() error
 	if strings.TrimSpace(text) != "" {
@@ -215,10 +280,15 @@ func (in *Input) walk(d int) {
 }
 
 // SetHints shows hints above the prompt (until the next key).
-func (in *Input) SetHints(h []string) { in.hints, in.cycleIdx = h, -1; in.refresh() }
+func (in *Input) SetHints(h []string) {
+	in.flush()
+	in.hints, in.cycleIdx = h, -1
+	in.refresh()
+}
 
 // Complete completes as Tab does.
 func (in *Input) Complete() {
+	in.flush()
 	if !in.cycle(+1) {
 		in.complete()
 	}
@@ -307,6 +377,7 @@ func (in *Input) refresh() {
 	b.WriteByte('\n')
 	b.WriteString(strings.TrimRight(in.ta.View(), "\n"))
 	in.view = b.String()
+	in.cursor = in.ta.Cursor()
 	in.lines = strings.Split(in.view, "\n")
 	in.widths = make([]int, len(in.lines))
 	for i, l := range in.lines {
@@ -339,10 +410,11 @@ func (in *Input) View() string { return in.view }
 
 // Cursor is where the terminal's cursor goes, relative to View's origin.
 func (in *Input) Cursor() *tea.Cursor {
-	c := in.ta.Cursor()
-	if c == nil {
+	if in.cursor == nil {
 		return nil
 	}
+	cp := *in.cursor
+	c := &cp
 	c.Y++
 	if len(in.hints) > 0 {
 		c.Y++
