@@ -67,3 +67,79 @@ func TestTUIBracketedPasteKeepsLines(t *testing.T) {
 		t.Errorf("the model got %q", got)
 	}
 }
+
+// promptLine is the prompt's line with its colours (capture-pane -e).
+func (s *tuiSession) promptLine() string {
+	s.t.Helper()
+	for _, l := range strings.Split(s.tmux("capture-pane", "-e", "-p", "-t", "co"), "\n") {
+		if strings.Contains(l, "Ask co anything") {
+			return l
+		}
+	}
+	s.t.Fatalf("no prompt on the screen:\n%s", s.screen())
+	return ""
+}
+
+// With the default theme (auto) co asks the terminal for its background
+// (tmux answers with the pane's window-style) and draws in the dark
+// theme on a dark background, the light theme on a light one.
+func TestTUIThemeAutoFollowsTheTerminalBackground(t *testing.T) {
+	ref := map[string]string{}
+	for _, theme := range []string{"light", "dark"} {
+		s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m", "CO_CLI_THEME="+theme), 100, 30)
+		s.ready()
+		ref[theme] = s.promptLine()
+	}
+	if ref["light"] == ref["dark"] {
+		t.Fatalf("the themes draw the prompt alike: %q", ref["light"])
+	}
+	s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m"), 100, 30)
+	s.ready()
+	for _, tc := range []struct{ bg, want string }{{"#101010", "dark"}, {"#FAFAFA", "light"}} {
+		s.tmux("set", "-g", "window-style", "bg="+tc.bg)
+		s.tmux("respawn-pane", "-k", "-t", "co")
+		s.ready()
+		deadline := time.Now().Add(5 * time.Second)
+		for s.promptLine() != ref[tc.want] {
+			if time.Now().After(deadline) {
+				t.Fatalf("on a %s background the prompt is %q, want the %s theme's %q", tc.bg, s.promptLine(), tc.want, ref[tc.want])
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// Ctrl+C on a draft clears it; exit takes two more on the empty prompt.
+func TestTUICtrlCClearsTheDraftFirst(t *testing.T) {
+	s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m"), 100, 30)
+	s.ready()
+	s.typeText("a draft to keep")
+	s.waitFor(tuiWait, "a draft to keep")
+	s.keys("C-c")
+	s.waitFor(tuiWait, "Ask co anything")
+	if scr := s.screen(); strings.Contains(scr, "Press Ctrl+C again") {
+		t.Fatalf("ctrl+c on a draft armed exit:\n%s", scr)
+	}
+	s.keys("Up")
+	s.waitFor(tuiWait, "a draft to keep")
+	s.keys("C-c")
+	s.keys("C-c")
+	s.waitFor(tuiWait, "Press Ctrl+C again to exit")
+	s.keys("C-c")
+	if code := s.exitCode(tuiWait); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
+// A second Tab fills in the candidates one after another.
+func TestTUITabCyclesCompletions(t *testing.T) {
+	s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m"), 100, 30)
+	s.ready()
+	s.typeText("/h")
+	s.keys("Tab")
+	s.waitFor(tuiWait, "/help  /history")
+	s.keys("Tab")
+	s.waitFor(tuiWait, "❯ /help ")
+	s.keys("Tab")
+	s.waitFor(tuiWait, "❯ /history")
+}
