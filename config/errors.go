@@ -11,7 +11,7 @@ import (
 //
 //	/p/.co-cli/settings.json:3:14: invalid character '}' looking for beginning of object key string
 //	/h/.config/co-cli/settings.json: "tool_retries" must be an integer, got "three" (string)
-//	$CO_CLI_THEME: "theme" must be "light" or "dark", got "blue"
+//	$CO_CLI_THEME: "theme" must be "auto", "light" or "dark", got "blue"
 type Error struct {
 	// Source is the file path, "$NAME" for an environment variable, or ""
 	// when the settings did not come from a file or the environment.

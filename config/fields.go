@@ -154,8 +154,8 @@ var table = []field{
 	{key: "docker_image", env: "CO_CLI_DOCKER_IMAGE", def: "co-cli-sandbox",
 		desc: "Docker image the sandbox runs shell commands in.",
 		ptr:  func(s *Settings) any { return &s.DockerImage }},
-	{key: "theme", env: "CO_CLI_THEME", def: "light", allowed: []string{"light", "dark"},
-		desc: "Colour theme: light or dark.",
+	{key: "theme", env: "CO_CLI_THEME", def: "auto", allowed: []string{"auto", "light", "dark"},
+		desc: "Colour theme: auto (ask the terminal for its background), light or dark.",
 		ptr:  func(s *Settings) any { return &s.Theme }},
 	{key: "tool_retries", env: "CO_CLI_TOOL_RETRIES", def: 3, min: 0,
 		desc: "How many times the model may retry a tool call it got wrong.",
@@ -316,7 +316,7 @@ func (f *field) constraint() string {
 }
 
 // validate checks a value of the row's kind and returns the full message
-// (`"theme" must be "light" or "dark", got "blue"`), or "" when it is fine.
+// (`"theme" must be "auto", "light" or "dark", got "blue"`), or "" when it is fine.
 func (f *field) validate(v any) string {
 	k := quoteKey(f.key)
 	switch v := v.(type) {

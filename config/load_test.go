@@ -93,7 +93,7 @@ func TestLoadDefaults(t *testing.T) {
 		{"gemini_api_key", s.GeminiAPIKey, ""},
 		{"auto_confirm", s.AutoConfirm, false},
 		{"docker_image", s.DockerImage, "co-cli-sandbox"},
-		{"theme", s.Theme, "light"},
+		{"theme", s.Theme, "auto"},
 		{"tool_retries", s.ToolRetries, 3},
 		{"max_request_limit", s.MaxRequestLimit, 25},
 		{"llm_stall_timeout", s.LLMStallTimeout, 60},
@@ -215,7 +215,7 @@ func TestPrecedence(t *testing.T) {
 			user:    "",
 			project: "  \n",
 			check: func(t *testing.T, l *Loaded, f *fixture) {
-				wantValue(t, l.Settings.Theme, "light")
+				wantValue(t, l.Settings.Theme, "auto")
 			},
 		},
 		{
@@ -328,7 +328,7 @@ func TestProjectFileNoUpwardWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Settings.Theme != "light" || len(l.Files) != 0 {
+	if l.Settings.Theme != "auto" || len(l.Files) != 0 {
 		t.Errorf("Theme = %q, Files = %v: the parent's project file was read", l.Settings.Theme, l.Files)
 	}
 	if want := filepath.Join(sub, ".co-cli", "settings.json"); l.Paths.ProjectFile != want {
@@ -476,7 +476,7 @@ func TestFileErrors(t *testing.T) {
 		{
 			name: "bad theme",
 			body: `{"theme": "solarized"}`,
-			want: `: "theme" must be "light" or "dark", got "solarized"`,
+			want: `: "theme" must be "auto", "light" or "dark", got "solarized"`,
 			key:  "theme",
 		},
 		{
@@ -581,7 +581,7 @@ func TestFileErrorsAllReported(t *testing.T) {
 	f := newFixture(t)
 	writeFile(t, f.userFile(), `{"tool_retries": "three", "theme": "blue"}`)
 	_, err := Load(f.opts())
-	want := f.userFile() + `: "theme" must be "light" or "dark", got "blue"` + "\n" +
+	want := f.userFile() + `: "theme" must be "auto", "light" or "dark", got "blue"` + "\n" +
 		f.userFile() + `: "tool_retries" must be an integer, got "three" (string)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error =\n%v\nwant\n%s", err, want)
@@ -611,7 +611,7 @@ func TestEnvErrors(t *testing.T) {
 		{"number", "CO_CLI_SANDBOX_CPUS", "two", `$CO_CLI_SANDBOX_CPUS: "sandbox_cpus" must be a number, got "two"`},
 		{"not a number", "CO_CLI_SANDBOX_CPUS", "NaN", `$CO_CLI_SANDBOX_CPUS: "sandbox_cpus" must be a number, got "NaN"`},
 		{"provider", "LLM_PROVIDER", "anthropic", `$LLM_PROVIDER: "llm_provider" must be "gemini", "ollama" or "openai", got "anthropic"`},
-		{"theme", "CO_CLI_THEME", "blue", `$CO_CLI_THEME: "theme" must be "light" or "dark", got "blue"`},
+		{"theme", "CO_CLI_THEME", "blue", `$CO_CLI_THEME: "theme" must be "auto", "light" or "dark", got "blue"`},
 		{"memory", "CO_CLI_SANDBOX_MEM_LIMIT", "1x", `$CO_CLI_SANDBOX_MEM_LIMIT: "sandbox_mem_limit" must be ` + memFormat + `, got "1x"`},
 		{"url", "GEMINI_BASE_URL", "ftp://x", `$GEMINI_BASE_URL: "gemini_base_url" must be an http or https URL, got "ftp://x"`},
 		{"list json", "CO_CLI_SHELL_SAFE_COMMANDS", `["ls", 1]`, `$CO_CLI_SHELL_SAFE_COMMANDS: "shell_safe_commands"[1] must be a string, got 1 (number)`},
@@ -774,7 +774,7 @@ func TestXDGUserFile(t *testing.T) {
 	xdgFile := filepath.Join(xdg, "co-cli", "settings.json")
 	writeFile(t, xdgFile, `{"tool_retries": 8}`)
 	l := f.load(t)
-	wantValue(t, l.Settings.Theme, "light")
+	wantValue(t, l.Settings.Theme, "auto")
 	wantValue(t, l.Settings.ToolRetries, 8)
 	wantSource(t, l, "tool_retries", Source{LayerUser, xdgFile})
 }
@@ -787,7 +787,7 @@ func TestSet(t *testing.T) {
 	}{
 		{"int", "tool_retries", "5", func(s *Settings) bool { return s.ToolRetries == 5 }, ""},
 		{"list", "shell_safe_commands", "ls,make", func(s *Settings) bool { return slices.Equal(s.ShellSafeCommands, []string{"ls", "make"}) }, ""},
-		{"empty resets to default", "theme", "", func(s *Settings) bool { return s.Theme == "light" }, ""},
+		{"empty resets to default", "theme", "", func(s *Settings) bool { return s.Theme == "auto" }, ""},
 		{"out of range", "tool_retries", "-1", nil, `"tool_retries" must be an integer >= 0, got -1`},
 		{"unknown key", "tool_retires", "5", nil, `unknown setting "tool_retires" (did you mean "tool_retries"?)`},
 	}
@@ -820,7 +820,7 @@ func TestValidate(t *testing.T) {
 	s.Theme = "blue"
 	s.MaxRequestLimit = 0
 	s.ShellPolicy = []PolicyRule{{Match: "rm", Decision: "Deny"}}
-	want := `"theme" must be "light" or "dark", got "blue"` + "\n" +
+	want := `"theme" must be "auto", "light" or "dark", got "blue"` + "\n" +
 		`"max_request_limit" must be an integer >= 1, got 0` + "\n" +
 		`"shell_policy"[0].decision must be "allow", "ask" or "deny", got "Deny"`
 	if err := s.Validate(); err == nil || err.Error() != want {
@@ -895,7 +895,7 @@ func TestLoadFile(t *testing.T) {
 		warns   int
 		wantErr string // the message after the path
 	}{
-		{"missing file gives defaults", "-", "light", 0, ""},
+		{"missing file gives defaults", "-", "auto", 0, ""},
 		{"values over defaults", `{"theme": "dark"}`, "dark", 0, ""},
 		{"unknown key warns", `{"theme": "dark", "them": "x"}`, "dark", 1, ""},
 		{"syntax error", `{"theme" "dark"}`, "", 0, `:1:10: invalid character '"' after object key`},

@@ -96,6 +96,9 @@ type App struct {
 
 	ctrlC    time.Time
 	flashSeq int
+	// autoTheme: the theme setting is "auto"; the terminal's answer to
+	// the background colour request picks light or dark.
+	autoTheme bool
 
 	start func(text string, bang bool) (<-chan agent.Event, context.CancelFunc)
 	now   func() time.Time
@@ -116,6 +119,7 @@ func New(ctx context.Context, o Options) *App {
 		side: NewSidePanel(&th), status: NewStatusBar(&th), wel: o.Welcome,
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
 		hideReasoning: o.HideReasoning,
+		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
 	}
 	// The pump saves streamed text right before each frame shows it.
 	o.Agent.DeferDrafts()
@@ -190,6 +194,12 @@ func (a *App) Init() tea.Cmd {
 		a.todoCh, _ = a.todos.Subscribe() // ends with the process
 		cmds = append(cmds, safeCmd(watchTodos(a.todoCh)))
 	}
+	if a.requestsBackground() {
+		// The first frame is drawn at once in the provisional (light)
+		// theme; the answer switches it. A terminal that does not answer
+		// keeps light.
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
 	cmds = append(cmds, safeCmd(warmHighlighter))
 	// The first frame is out by then: open the provider's connection while
 	// the user types (the agent does it in the background, silently).
@@ -199,6 +209,41 @@ func (a *App) Init() tea.Cmd {
 		return nil
 	}))
 	return tea.Batch(cmds...)
+}
+
+// requestsBackground reports whether Init asks the terminal for its
+// background colour.
+func (a *App) requestsBackground() bool { return a.autoTheme }
+
+// setBackground picks the theme for the terminal's background. Only before
+// the first turn: every pane is redrawn from scratch then (the welcome
+// banner and a resumed conversation); a terminal answers long before.
+func (a *App) setBackground(msg tea.BackgroundColorMsg) {
+	if !a.autoTheme || a.turn > 0 || a.running || len(a.queue) > 0 {
+		return
+	}
+	a.autoTheme = false // once
+	name := "light"
+	if msg.IsDark() {
+		name = "dark"
+	}
+	if name == a.th.Name {
+		return
+	}
+	*a.th = NewTheme(name, false)
+	*a.md = *newMarkdown(a.th.Markdown)
+	a.input.SetTheme()
+	a.chat.Clear()
+	a.welcome = &welcomeEntry{w: a.wel}
+	a.chat.Add(a.welcome)
+	if h := a.agent.History(); len(h) > 0 {
+		a.showHistory(h)
+	}
+	a.setProvider()
+	a.layout()
+	if a.sideShown() {
+		a.side.Tick(a.now())
+	}
 }
 
 // Update routes a message to its handler.
@@ -221,6 +266,11 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		if a.modal == nil {
 			cmd = a.toInput(msg)
 		}
+	case inputFlushMsg:
+		a.input.Flushed()
+		cmd = a.prefetchModels(false)
+	case tea.BackgroundColorMsg:
+		a.setBackground(msg)
 	case interruptMsg:
 		cmd = a.interrupt()
 	case agentEventMsg:
@@ -351,6 +401,9 @@ func (a *App) toInput(msg tea.Msg) tea.Cmd {
 		tab = true
 	}
 	sub, cmd := a.input.Update(msg)
+	if a.input.Gathering() {
+		return cmd // a burst: the flush looks at the text
+	}
 	if sub == nil {
 		return tea.Batch(cmd, a.prefetchModels(tab))
 	}
@@ -367,12 +420,20 @@ func (a *App) handleWheel(m tea.MouseWheelMsg) {
 	}
 }
 
-// interrupt is Ctrl+C: it cancels a running turn; at an idle prompt the
-// first press warns and a second within ExitWindow exits.
+// interrupt is Ctrl+C: it cancels a running turn; on a draft it clears
+// the prompt (the draft goes to the history) and does not arm exit; at an
+// empty idle prompt the first press warns and a second within ExitWindow
+// exits, so a draft is never thrown away by quitting.
 func (a *App) interrupt() tea.Cmd {
 	if a.running {
 		a.cancelTurn()
 		return nil
+	}
+	if a.modal == nil && !a.input.Empty() {
+		a.ctrlC = time.Time{}
+		a.flashSeq++
+		a.status.Flash("")
+		return a.saveHistory(a.input.Clear())
 	}
 	now := a.now()
 	if !a.ctrlC.IsZero() && now.Sub(a.ctrlC) <= ExitWindow {
@@ -452,16 +513,7 @@ func (a *App) copy() tea.Cmd {
 }
 
 func (a *App) handleSubmit(msg Submission) tea.Cmd {
-	var cmds []tea.Cmd
-	if msg.save != nil {
-		save := msg.save
-		cmds = append(cmds, safeCmd(func() tea.Msg {
-			if err := save(); err != nil {
-				return historyErrMsg{Err: err}
-			}
-			return nil
-		}))
-	}
+	cmds := []tea.Cmd{a.saveHistory(msg.save)}
 	a.chat.Unselect()
 	text := msg.Text
 	trimmed := strings.TrimSpace(text)
@@ -482,6 +534,19 @@ func (a *App) handleSubmit(msg Submission) tea.Cmd {
 	}
 	a.refreshStatus()
 	return tea.Batch(cmds...)
+}
+
+// saveHistory runs a history save function off the loop.
+func (a *App) saveHistory(save func() error) tea.Cmd {
+	if save == nil {
+		return nil
+	}
+	return safeCmd(func() tea.Msg {
+		if err := save(); err != nil {
+			return historyErrMsg{Err: err}
+		}
+		return nil
+	})
 }
 
 func (a *App) runSlash(line string) tea.Cmd {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
@@ -30,16 +31,42 @@ type Input struct {
 	histPos int    // hist.Len() while editing the draft
 	draft   string // what was typed before walking the history
 	hints   []string
+	// cycle is Tab going through the candidates shown in hints: the text
+	// before the completed word, and the candidate filled in (-1: none
+	// yet). It ends with any other key.
+	cycleLead string
+	cycleIdx  int
 	// models returns the model names starting with a prefix (Tab after
 	// "/model "); nil: no completion of names.
 	models func(prefix string) []string
 	width  int
-	view   string   // cached View
-	lines  []string // View's lines
-	widths []int    // their widths
+	// A burst of typed characters (a paste in a terminal without
+	// bracketed paste, thousands of keys at once) is gathered in pending
+	// and inserted in one go when flushDelay has passed: the text area
+	// re-wraps its whole text on every insertion, and the view with it,
+	// so inserting key by key costs O(n²) (15 s for 5,000 keys).
+	pending  strings.Builder
+	lastKey  time.Time // when the last character key came
+	flushing bool      // an inputFlushMsg is on its way
+	now      func() time.Time
+	cursor   *tea.Cursor // cached Cursor (the text area's costs a wrap of its whole text)
+	view     string      // cached View
+	lines    []string    // View's lines
+	widths   []int       // their widths
 }
 
 const inputMaxLines = 8
+
+// burstGap: a character key this soon after the previous one is part of a
+// burst (a person types 30 ms apart at the fastest); flushDelay is how long
+// a burst gathers before it is inserted (under a frame).
+const (
+	burstGap   = 4 * time.Millisecond
+	flushDelay = 8 * time.Millisecond
+)
+
+// inputFlushMsg inserts the keys gathered during a burst.
+type inputFlushMsg struct{}
 
 // NewInput makes the prompt.
 func NewInput(th *Theme, keys KeyMap, hist *History) *Input {
@@ -64,6 +91,18 @@ func NewInput(th *Theme, keys KeyMap, hist *History) *Input {
 	km.PageUp.Unbind()                     // pgup/pgdn scroll the transcript
 	km.PageDown.Unbind()
 	ta.KeyMap = km
+	ta.Focus()
+	if hist == nil {
+		hist, _ = LoadHistory("")
+	}
+	in := &Input{ta: ta, keys: keys, th: th, hist: hist, histPos: hist.Len(), now: time.Now}
+	in.SetTheme()
+	return in
+}
+
+// SetTheme styles the prompt for the theme (again, after it changed).
+func (in *Input) SetTheme() {
+	th := in.th
 	st := textarea.DefaultLightStyles()
 	if th.Name == "dark" {
 		st = textarea.DefaultDarkStyles()
@@ -76,14 +115,8 @@ func NewInput(th *Theme, keys KeyMap, hist *History) *Input {
 		s.Prompt = lipgloss.NewStyle()
 		s.EndOfBuffer = lipgloss.NewStyle()
 	}
-	ta.SetStyles(st)
-	ta.Focus()
-	if hist == nil {
-		hist, _ = LoadHistory("")
-	}
-	in := &Input{ta: ta, keys: keys, th: th, hist: hist, histPos: hist.Len()}
+	in.ta.SetStyles(st)
 	in.refresh()
-	return in
 }
 
 // SetWidth sets the width of the prompt.
@@ -94,13 +127,14 @@ func (in *Input) SetWidth(w int) {
 }
 
 // Value is the text typed so far.
-func (in *Input) Value() string { return in.ta.Value() }
+func (in *Input) Value() string { in.flush(); return in.ta.Value() }
 
 // Empty reports whether nothing is typed.
-func (in *Input) Empty() bool { return in.ta.Value() == "" }
+func (in *Input) Empty() bool { return in.pending.Len() == 0 && in.ta.Value() == "" }
 
 // SetValue replaces the text and puts the cursor at its end.
 func (in *Input) SetValue(s string) {
+	in.flush()
 	in.ta.SetValue(s)
 	in.ta.MoveToEnd()
 	in.refresh()
@@ -112,8 +146,23 @@ func (in *Input) Hints() []string { return in.hints }
 // Update handles a key or a paste. When Enter sends the text it returns
 // the submission.
 func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
-	defer in.refresh()
 	k, isKey := msg.(tea.KeyPressMsg)
+	if isKey && isCharKey(k) {
+		t := in.now()
+		burst := !in.lastKey.IsZero() && t.Sub(in.lastKey) < burstGap
+		in.lastKey = t
+		if burst || in.pending.Len() > 0 {
+			in.pending.WriteString(k.Text)
+			in.hints = nil
+			if in.flushing {
+				return nil, nil
+			}
+			in.flushing = true
+			return nil, tea.Tick(flushDelay, func(time.Time) tea.Msg { return inputFlushMsg{} })
+		}
+	}
+	in.flush() // what came before this message goes in first
+	defer in.refresh()
 	if !isKey {
 		var cmd tea.Cmd
 		in.ta, cmd = in.ta.Update(msg)
@@ -123,7 +172,12 @@ func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
 	case key.Matches(k, in.keys.Send):
 		return in.submit(), nil
 	case key.Matches(k, in.keys.Complete):
-		in.complete()
+		if !in.cycle(+1) {
+			in.complete()
+		}
+		return nil, nil
+	case key.Matches(k, in.keys.CompletePrev) && len(in.hints) > 0:
+		in.cycle(-1)
 		return nil, nil
 	case key.Matches(k, in.keys.HistoryPrev) && in.onFirstLine():
 		in.walk(-1)
@@ -138,6 +192,32 @@ func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
 	return nil, cmd
 }
 
+// isCharKey reports whether k only types its text (no binding of the
+// chat, the prompt or the text area takes a plain character).
+func isCharKey(k tea.KeyPressMsg) bool {
+	return k.Text != "" && k.Mod&^tea.ModShift == 0 && k.Code != tea.KeyEnter && k.Code != tea.KeyTab
+}
+
+// flush inserts the keys gathered during a burst.
+func (in *Input) flush() {
+	if in.pending.Len() == 0 {
+		return
+	}
+	text := in.pending.String()
+	in.pending.Reset()
+	in.ta, _ = in.ta.Update(tea.PasteMsg{Content: text})
+	in.refresh()
+}
+
+// Gathering reports whether keys of a burst wait to be inserted.
+func (in *Input) Gathering() bool { return in.pending.Len() > 0 }
+
+// Flushed handles inputFlushMsg.
+func (in *Input) Flushed() {
+	in.flushing = false
+	in.flush()
+}
+
 func (in *Input) submit() *Submission {
 	text := in.ta.Value()
 	if strings.TrimSpace(text) == "" {
@@ -147,6 +227,22 @@ func (in *Input) submit() *Submission {
 	in.ta.Reset()
 	in.hints, in.draft, in.histPos = nil, "", in.hist.Len()
 	return &Submission{Text: text, save: save}
+}
+
+// Clear empties the prompt, keeping what it held in the history (Ctrl+C
+// on a draft). It returns the history's save function, or nil when the
+// prompt was blank.
+func (in *Input) Clear() func() error {
+	in.flush()
+	text := in.ta.Value()
+	var save func() error
+	if strings.TrimSpace(text) != "" {
+		save = in.hist.Add(text)
+	}
+	in.ta.Reset()
+	in.hints, in.draft, in.histPos = nil, "", in.hist.Len()
+	in.refresh()
+	return save
 }
 
 func (in *Input) onFirstLine() bool {
@@ -184,10 +280,36 @@ func (in *Input) walk(d int) {
 }
 
 // SetHints shows hints above the prompt (until the next key).
-func (in *Input) SetHints(h []string) { in.hints = h; in.refresh() }
+func (in *Input) SetHints(h []string) {
+	in.flush()
+	in.hints, in.cycleIdx = h, -1
+	in.refresh()
+}
 
 // Complete completes as Tab does.
-func (in *Input) Complete() { in.complete(); in.refresh() }
+func (in *Input) Complete() {
+	in.flush()
+	if !in.cycle(+1) {
+		in.complete()
+	}
+	in.refresh()
+}
+
+// cycle fills in the next (d=+1) or previous (d=-1) of the candidates a
+// Tab showed; false when none are shown.
+func (in *Input) cycle(d int) bool {
+	if len(in.hints) < 2 {
+		return false
+	}
+	n := len(in.hints)
+	in.cycleIdx = ((in.cycleIdx+d)%n + n) % n
+	if in.cycleIdx < 0 {
+		in.cycleIdx = 0
+	}
+	in.ta.SetValue(in.cycleLead + in.hints[in.cycleIdx])
+	in.ta.MoveToEnd()
+	return true
+}
 
 // complete completes a slash command, or a model name after "/model ": a
 // single match is filled in, several are shown and their common prefix
@@ -218,6 +340,7 @@ func (in *Input) fill(lead, word string, cands []string, after string) {
 		if p := commonPrefix(cands); len(p) > len(word) {
 			in.SetValue(lead + p)
 		}
+		in.cycleLead, in.cycleIdx = lead, -1
 		in.hints = make([]string, len(cands))
 		for i, c := range cands {
 			in.hints[i] = safe.Text(c)
@@ -247,18 +370,36 @@ func (in *Input) Height() int {
 func (in *Input) refresh() {
 	var b strings.Builder
 	if len(in.hints) > 0 {
-		b.WriteString(in.th.Dim.Render(truncate("  "+strings.Join(in.hints, "  "), in.width)))
+		b.WriteString(in.hintLine())
 		b.WriteByte('\n')
 	}
 	b.WriteString(in.th.InputLine.Render(strings.Repeat("─", max(in.width, 1))))
 	b.WriteByte('\n')
 	b.WriteString(strings.TrimRight(in.ta.View(), "\n"))
 	in.view = b.String()
+	in.cursor = in.ta.Cursor()
 	in.lines = strings.Split(in.view, "\n")
 	in.widths = make([]int, len(in.lines))
 	for i, l := range in.lines {
 		in.widths[i] = xansi.StringWidth(l)
 	}
+}
+
+// hintLine is the candidates, the one Tab filled in marked.
+func (in *Input) hintLine() string {
+	if in.cycleIdx < 0 || in.cycleIdx >= len(in.hints) {
+		return in.th.Dim.Render(truncate("  "+strings.Join(in.hints, "  "), in.width))
+	}
+	var b strings.Builder
+	b.WriteString(in.th.Dim.Render("  " + strings.Join(in.hints[:in.cycleIdx], "  ")))
+	if in.cycleIdx > 0 {
+		b.WriteString(in.th.Dim.Render("  "))
+	}
+	b.WriteString(in.th.Selected.Render(in.hints[in.cycleIdx]))
+	if rest := in.hints[in.cycleIdx+1:]; len(rest) > 0 {
+		b.WriteString(in.th.Dim.Render("  " + strings.Join(rest, "  ")))
+	}
+	return xansi.Truncate(b.String(), in.width, "…")
 }
 
 // Lines are View's lines and their widths.
@@ -269,10 +410,11 @@ func (in *Input) View() string { return in.view }
 
 // Cursor is where the terminal's cursor goes, relative to View's origin.
 func (in *Input) Cursor() *tea.Cursor {
-	c := in.ta.Cursor()
-	if c == nil {
+	if in.cursor == nil {
 		return nil
 	}
+	cp := *in.cursor
+	c := &cp
 	c.Y++
 	if len(in.hints) > 0 {
 		c.Y++

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/co-cli/co/ui/slash"
 )
@@ -156,5 +157,76 @@ func TestInputCompletesSlashCommands(t *testing.T) {
 				t.Errorf("hints not shown:\n%s", in.View())
 			}
 		})
+	}
+}
+
+// A second Tab cycles through the candidates the first one showed, and on
+// round; any other key ends the cycle.
+func TestInputTabCyclesCandidates(t *testing.T) {
+	in := newTestInput(t)
+	typeInto(in, "/h")
+	var got []string
+	for range 4 {
+		press(in, "tab")
+		got = append(got, in.Value())
+	}
+	want := []string{"/h", "/help", "/history", "/help"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("tab, tab, tab, tab gave %q, want %q", got, want)
+	}
+	if strings.Join(in.Hints(), ",") != "/help,/history" {
+		t.Errorf("the candidates are not shown while cycling: %q", in.Hints())
+	}
+	press(in, "shift+tab")
+	if v := in.Value(); v != "/history" {
+		t.Errorf("shift+tab gave %q, want /history", v)
+	}
+	typeInto(in, " x")
+	press(in, "tab")
+	if v := in.Value(); v != "/history x" || len(in.Hints()) != 0 {
+		t.Errorf("after typing, tab gave %q with hints %q", v, in.Hints())
+	}
+}
+
+// A burst of character keys is gathered and inserted at once; a key that is
+// not a character (or a read of the text) inserts what was gathered first,
+// so nothing is reordered.
+func TestInputBurstKeepsOrder(t *testing.T) {
+	in := newTestInput(t)
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	in.now = func() time.Time { return now } // every key at once: a burst
+	var flushes int
+	send := func(k string) {
+		if _, cmd := in.Update(keyMsg(k)); cmd != nil {
+			flushes++
+		}
+	}
+	for _, k := range []string{"a", "b", "c"} {
+		send(k)
+	}
+	if !in.Gathering() {
+		t.Fatal("a burst is inserted key by key")
+	}
+	if flushes != 1 {
+		t.Errorf("%d flushes scheduled for one burst, want 1", flushes)
+	}
+	send("backspace")
+	for _, k := range []string{"d", "space", "e"} {
+		send(k)
+	}
+	if in.Empty() {
+		t.Error("Empty while keys wait")
+	}
+	in.Flushed()
+	if got := in.Value(); got != "abd e" {
+		t.Fatalf("value %q, want %q", got, "abd e")
+	}
+	if !strings.Contains(in.View(), "abd e") {
+		t.Errorf("view after the flush:\n%s", in.View())
+	}
+	send("x")
+	send("y")
+	if sub := press(in, "enter"); sub == nil || sub.Text != "abd exy" {
+		t.Fatalf("enter sent %+v, want the whole burst", sub)
 	}
 }

@@ -9,26 +9,27 @@ import (
 
 // KeyMap is the chat's keys outside the approval modal.
 type KeyMap struct {
-	Send        key.Binding // send the input (or queue it while a turn runs)
-	Newline     key.Binding // a new line in the input
-	HistoryPrev key.Binding // previous input, when the cursor is on the first line
-	HistoryNext key.Binding // next input, when the cursor is on the last line
-	Complete    key.Binding // complete a slash command
-	Cancel      key.Binding // cancel the running turn; clear the selection
-	Interrupt   key.Binding // cancel the turn; twice at an idle prompt: exit
-	Quit        key.Binding // exit, on an empty input
-	Suspend     key.Binding
-	PageUp      key.Binding
-	PageDown    key.Binding
-	Top         key.Binding // the start of the transcript (input empty)
-	Bottom      key.Binding // the end of the transcript, following new output (input empty)
-	SelectPrev  key.Binding // select the previous message
-	SelectNext  key.Binding // select the next message
-	Copy        key.Binding // copy the selected message, or the last reply, with OSC 52
-	Expand      key.Binding // expand or collapse a tool's output
-	Reasoning   key.Binding // expand or collapse the model's reasoning
-	ToggleSpans key.Binding // show or hide the side panel
-	Mouse       key.Binding // release the mouse to the terminal, or take it back
+	Send         key.Binding // send the input (or queue it while a turn runs)
+	Newline      key.Binding // a new line in the input
+	HistoryPrev  key.Binding // previous input, when the cursor is on the first line
+	HistoryNext  key.Binding // next input, when the cursor is on the last line
+	Complete     key.Binding // complete a slash command; again: the next candidate
+	CompletePrev key.Binding // the previous candidate
+	Cancel       key.Binding // cancel the running turn; clear the selection
+	Interrupt    key.Binding // cancel the turn; clear a draft; twice at an empty idle prompt: exit
+	Quit         key.Binding // exit, on an empty input
+	Suspend      key.Binding
+	PageUp       key.Binding
+	PageDown     key.Binding
+	Top          key.Binding // the start of the transcript (input empty)
+	Bottom       key.Binding // the end of the transcript, following new output (input empty)
+	SelectPrev   key.Binding // select the previous message
+	SelectNext   key.Binding // select the next message
+	Copy         key.Binding // copy the selected message, or the last reply, with OSC 52
+	Expand       key.Binding // expand or collapse a tool's output
+	Reasoning    key.Binding // expand or collapse the model's reasoning
+	ToggleSpans  key.Binding // show or hide the side panel
+	Mouse        key.Binding // release the mouse to the terminal, or take it back
 }
 
 // DefaultKeyMap returns the chat's default keys.
@@ -37,26 +38,27 @@ func DefaultKeyMap() KeyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return KeyMap{
-		Send:        b("enter", "send (queued while a turn runs)", "enter"),
-		Newline:     b("shift+enter/ctrl+j", "new line", "shift+enter", "ctrl+j", "alt+enter"),
-		HistoryPrev: b("↑", "previous input", "up"),
-		HistoryNext: b("↓", "next input", "down"),
-		Complete:    b("tab", "complete a /command", "tab"),
-		Cancel:      b("esc", "cancel the turn", "esc"),
-		Interrupt:   b("ctrl+c", "cancel the turn; twice to exit", "ctrl+c"),
-		Quit:        b("ctrl+d", "exit (empty input)", "ctrl+d"),
-		Suspend:     b("ctrl+z", "suspend", "ctrl+z"),
-		PageUp:      b("pgup", "scroll up", "pgup"),
-		PageDown:    b("pgdn", "scroll down", "pgdown"),
-		Top:         b("home", "top of the transcript (empty input)", "home"),
-		Bottom:      b("end", "bottom, follow new output (empty input)", "end"),
-		SelectPrev:  b("alt+↑", "select the previous message", "alt+up"),
-		SelectNext:  b("alt+↓", "select the next message", "alt+down"),
-		Copy:        b("ctrl+y", "copy the selected message or the last reply", "ctrl+y"),
-		Expand:      b("ctrl+o", "expand/collapse tool output", "ctrl+o"),
-		Reasoning:   b("ctrl+r", "expand/collapse the model's reasoning", "ctrl+r"),
-		ToggleSpans: b("ctrl+t", "show/hide the spans panel", "ctrl+t"),
-		Mouse:       b("f2", "release the mouse for selecting text", "f2", "alt+m"),
+		Send:         b("enter", "send (queued while a turn runs)", "enter"),
+		Newline:      b("shift+enter/ctrl+j", "new line", "shift+enter", "ctrl+j", "alt+enter"),
+		HistoryPrev:  b("↑", "previous input", "up"),
+		HistoryNext:  b("↓", "next input", "down"),
+		Complete:     b("tab", "complete a /command; again: cycle the candidates", "tab"),
+		CompletePrev: b("shift+tab", "the previous candidate", "shift+tab"),
+		Cancel:       b("esc", "cancel the turn", "esc"),
+		Interrupt:    b("ctrl+c", "cancel the turn; clear the input; twice to exit", "ctrl+c"),
+		Quit:         b("ctrl+d", "exit (empty input)", "ctrl+d"),
+		Suspend:      b("ctrl+z", "suspend", "ctrl+z"),
+		PageUp:       b("pgup", "scroll up", "pgup"),
+		PageDown:     b("pgdn", "scroll down", "pgdown"),
+		Top:          b("home", "top of the transcript (empty input)", "home"),
+		Bottom:       b("end", "bottom, follow new output (empty input)", "end"),
+		SelectPrev:   b("alt+↑", "select the previous message", "alt+up"),
+		SelectNext:   b("alt+↓", "select the next message", "alt+down"),
+		Copy:         b("ctrl+y", "copy the selected message or the last reply", "ctrl+y"),
+		Expand:       b("ctrl+o", "expand/collapse tool output", "ctrl+o"),
+		Reasoning:    b("ctrl+r", "expand/collapse the model's reasoning", "ctrl+r"),
+		ToggleSpans:  b("ctrl+t", "show/hide the spans panel", "ctrl+t"),
+		Mouse:        b("f2", "release the mouse for selecting text", "f2", "alt+m"),
 	}
 }
 

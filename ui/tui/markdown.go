@@ -24,7 +24,11 @@ type markdown struct {
 	order   []int
 }
 
-const maxRendererWidths = 4
+const maxRendererWidths = 8
+
+// listWrap is the wrap width lists are rendered at: each item on one line,
+// wrapped afterwards with a hanging indent (hangIndent).
+const listWrap = 2000
 
 func newMarkdown(style ansi.StyleConfig) *markdown {
 	return &markdown{style: style, byWidth: map[int]*glamour.TermRenderer{}}
@@ -58,7 +62,21 @@ func (m *markdown) block(src string, width int) ([]string, []int) {
 	}
 	out := ""
 	src = m.plainFences(expandTabs(src))
-	if r := m.renderer(width); r != nil {
+	rw := width
+	list := isList(src)
+	switch {
+	case list:
+		// glamour wraps an item's text back to the margin, under the
+		// bullet: render unwrapped and wrap with a hanging indent.
+		rw = listWrap
+	default:
+		// glamour stretches a table across the whole width: give it
+		// only what its columns need.
+		if tw, ok := tableWidth(src); ok && tw < width {
+			rw = tw
+		}
+	}
+	if r := m.renderer(rw); r != nil {
 		if s, err := r.Render(src); err == nil {
 			out = s
 		}
@@ -66,7 +84,155 @@ func (m *markdown) block(src string, width int) ([]string, []int) {
 	if out == "" && strings.TrimSpace(src) != "" {
 		out = src // glamour failed: show the text as it is
 	}
-	return tidyLines(stripHyperlinks(out), width)
+	out = stripHyperlinks(out)
+	if list {
+		out = hangIndent(out, width)
+	}
+	return tidyLines(out, width)
+}
+
+// isList reports whether a block starts with a list item.
+func isList(src string) bool {
+	for _, l := range strings.Split(src, "\n") {
+		if t := strings.TrimLeft(l, " "); t != "" {
+			return isListItem(t)
+		}
+	}
+	return false
+}
+
+// tableWidth is the width a table block needs: its widest cell in each
+// column, padded as glamour pads them, and the separators; false when the
+// block is not a table.
+func tableWidth(src string) (int, bool) {
+	lines := strings.Split(strings.TrimSpace(src), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(strings.TrimSpace(lines[0]), "|") || !isDelimiterRow(lines[1]) {
+		return 0, false
+	}
+	var cols []int
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if i == 1 || !strings.HasPrefix(l, "|") {
+			continue
+		}
+		l = strings.TrimSuffix(strings.TrimPrefix(l, "|"), "|")
+		for j, c := range splitCells(l) {
+			w := xansi.StringWidth(strings.TrimSpace(c)) + 2 // inline code's padding
+			if j >= len(cols) {
+				cols = append(cols, w)
+			} else {
+				cols[j] = max(cols[j], w)
+			}
+		}
+	}
+	total := 0
+	for _, c := range cols {
+		total += c + 2 // a space either side
+	}
+	return total + len(cols) - 1, len(cols) > 0
+}
+
+func isDelimiterRow(l string) bool {
+	l = strings.TrimSpace(l)
+	return strings.HasPrefix(l, "|") && strings.Contains(l, "-") && strings.Trim(l, "|-: ") == ""
+}
+
+// splitCells splits a table row at | not escaped with a backslash.
+func splitCells(row string) []string {
+	var cells []string
+	start := 0
+	for i := 0; i < len(row); i++ {
+		switch row[i] {
+		case '\\':
+			i++
+		case '|':
+			cells = append(cells, row[start:i])
+			start = i + 1
+		}
+	}
+	return append(cells, row[start:])
+}
+
+// hangIndent wraps each line of a list rendered unwrapped to width, the
+// wrapped part under the item's text (after its indentation and marker).
+// Styles open at a break are opened again on the next line.
+func hangIndent(s string, width int) string {
+	var b strings.Builder
+	for i, l := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		l = trimPadding(l)
+		if xansi.StringWidth(l) <= width {
+			b.WriteString(l)
+			continue
+		}
+		hang := hangWidth(xansi.Strip(l))
+		if hang > width/2 {
+			hang = 0
+		}
+		head, body := xansi.Truncate(l, hang, ""), xansi.TruncateLeft(l, hang, "")
+		parts := strings.Split(xansi.Wrap(body, width-hang, ""), "\n")
+		open := ""
+		for j, p := range parts {
+			if j == 0 {
+				b.WriteString(head)
+			} else {
+				b.WriteByte('\n')
+				b.WriteString(strings.Repeat(" ", hang))
+				b.WriteString(open)
+				p = strings.TrimLeft(p, " ")
+			}
+			b.WriteString(p)
+			open = openStyles(open + p)
+			if open != "" {
+				b.WriteString("\x1b[m")
+			}
+		}
+	}
+	return b.String()
+}
+
+// hangWidth is where an item's text starts: the indentation, then a
+// bullet or number marker and its space.
+func hangWidth(plain string) int {
+	t := strings.TrimLeft(plain, " ")
+	lead := len(plain) - len(t)
+	for _, m := range []string{"• ", "- ", "* ", "+ "} {
+		if strings.HasPrefix(t, m) {
+			return lead + xansi.StringWidth(m)
+		}
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' ' {
+		return lead + i + 2
+	}
+	return lead
+}
+
+// openStyles is the SGR sequences in s since its last reset.
+func openStyles(s string) string {
+	var open strings.Builder
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			return open.String()
+		}
+		j := strings.IndexByte(s[i:], 'm')
+		if j < 0 {
+			return open.String()
+		}
+		seq := s[i : i+j+1]
+		if seq == "\x1b[m" || seq == "\x1b[0m" {
+			open.Reset()
+		} else if isSGR(seq) {
+			open.WriteString(seq)
+		}
+		s = s[i+j+1:]
+	}
 }
 
 // warmHighlighter loads chroma's lexer registry and compiles a common

@@ -24,8 +24,9 @@ type Options struct {
 	// chat's keys (HelpText).
 	Slash   slash.Env
 	Welcome Welcome
-	// Theme is "light" or "dark" (the theme setting); NO_COLOR turns
-	// colours off whatever it says.
+	// Theme is "auto", "light" or "dark" (the theme setting); "auto" (or
+	// "") asks the terminal for its background and draws light until it
+	// answers. NO_COLOR turns colours off whatever it says.
 	Theme string
 	// HistoryPath is the input history file ("" keeps no file).
 	HistoryPath string

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"image/color"
 
 	"charm.land/glamour/v2/ansi"
@@ -94,12 +95,18 @@ func NewTheme(name string, noColor bool) Theme {
 	if noColor {
 		return monoTheme()
 	}
-	p, md := lightPalette, styles.LightStyleConfig
+	p, md, code := lightPalette, styles.LightStyleConfig, codeStyleLight
 	if name == "dark" {
-		p, md = darkPalette, styles.DarkStyleConfig
+		p, md, code = darkPalette, styles.DarkStyleConfig, codeStyleDark
 	} else {
 		name = "light"
 	}
+	// Code in the theme's own colours (see codestyle.go), inline code too.
+	md.CodeBlock.Chroma = nil
+	md.CodeBlock.Theme = code
+	md.CodeBlock.Color = hexPtr(p.fg)
+	md.Code.Color = hexPtr(p.err)
+	md.Code.BackgroundColor = nil
 	s := lipgloss.NewStyle
 	return Theme{
 		Name:        name,
@@ -132,6 +139,12 @@ func NewTheme(name string, noColor bool) Theme {
 		InputLine:   s().Foreground(p.border),
 		borderColor: p.border,
 	}
+}
+
+func hexPtr(c color.Color) *string {
+	r, g, b, _ := c.RGBA()
+	s := fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, b>>8)
+	return &s
 }
 
 func monoTheme() Theme {
