@@ -39,10 +39,30 @@ when standard output is not a terminal or TERM is dumb.`,
 			return runChat(s, f, rf)
 		},
 	}
-	root.Flags().BoolVar(&f.plain, "plain", false, "line-based chat for dumb terminals, pipes and screen readers")
-	root.Flags().BoolVar(&f.noReasoning, "no-reasoning", false, "hide the model's reasoning (as show_reasoning=false does)")
+	f.add(root)
 	rf.add(root)
 	return root
+}
+
+// newChatSubCmd is `co chat`, the design's name for the chat: the same as
+// bare co, with the same flags, for people who type the command's name.
+func newChatSubCmd(s env) *cobra.Command {
+	var f chatFlags
+	var rf resumeFlags
+	cmd := &cobra.Command{
+		Use:   "chat",
+		Short: "Start the chat (the same as co without a subcommand)",
+		Long: `co chat opens the chat, exactly as co without a subcommand does: full-screen
+in a terminal, line-based (--plain) when standard output is not a terminal or
+TERM is dumb.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			return runChat(s, f, rf)
+		},
+	}
+	f.add(cmd)
+	rf.add(cmd)
+	return cmd
 }
 
 // wantPlain reports whether the chat must be line-based: asked for, or
@@ -59,6 +79,11 @@ func wantPlain(flag bool, s env) bool {
 type chatFlags struct {
 	plain       bool
 	noReasoning bool // --no-reasoning
+}
+
+func (f *chatFlags) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.plain, "plain", false, "line-based chat for dumb terminals, pipes and screen readers")
+	cmd.Flags().BoolVar(&f.noReasoning, "no-reasoning", false, "hide the model's reasoning (as show_reasoning=false does)")
 }
 
 // chat is a chat's app and what the front end is told beside it.
