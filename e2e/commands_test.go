@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
 )
@@ -29,5 +31,64 @@ func TestCompletionScripts(t *testing.T) {
 	}
 	if _, _, code := runCo(t, t.TempDir(), env(t, nil), "", "completion", "tcsh"); code != 2 {
 		t.Errorf("co completion tcsh: exit %d, want 2", code)
+	}
+}
+
+// co run says on stderr when shell commands would run unsandboxed; the
+// answer on stdout stays clean.
+func TestRunWarnsWhenUnsandboxed(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "42"})
+	out, errOut, code := runCo(t, t.TempDir(), env(t, srv), "", "run", "what is 6*7")
+	if code != 0 || strings.TrimSpace(out) != "42" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "co: warning: UNSANDBOXED") {
+		t.Errorf("stderr lacks the unsandboxed warning:\n%s", errOut)
+	}
+}
+
+// A usage error of a subcommand points at that subcommand's help.
+func TestUsageErrorsPointAtTheSubcommandsHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"version", "extra"}, "Run 'co version --help' for usage."},
+		{[]string{"status", "--no-such-flag"}, "Run 'co status --help' for usage."},
+		{[]string{"--no-such-flag"}, "Run 'co --help' for usage."},
+	} {
+		_, errOut, code := runCo(t, t.TempDir(), env(t, nil), "", tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.hint) {
+			t.Errorf("co %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.hint)
+		}
+	}
+}
+
+// The chat ended by SIGTERM exits 143, as the convention says (128+15).
+func TestChatExitCodeAfterSIGTERM(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	p := start(t, t.TempDir(), env(t, srv), "--plain")
+	p.waitFor("co> ", 10*time.Second)
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(15 * time.Second); code != 143 {
+		t.Errorf("exit %d after SIGTERM, want 143", code)
+	}
+}
+
+// co config says which settings files do not exist.
+func TestConfigSaysWhichFilesDoNotExist(t *testing.T) {
+	out, errOut, code := runCo(t, t.TempDir(), env(t, nil), "", "config")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, prefix := range []string{"user file:", "project file:"} {
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, prefix) && !strings.HasSuffix(line, "(does not exist)") {
+				t.Errorf("%q does not say the file does not exist", line)
+			}
+		}
 	}
 }

@@ -100,18 +100,24 @@ func runChat(s env, f chatFlags, rf resumeFlags) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop, received := signalContext(syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
 	if err != nil {
 		return err
 	}
-	defer a.Close()
 	c := &chat{App: a, version: s.version, hideReasoning: f.noReasoning || !l.Settings.ShowReasoning}
 	if !wantPlain(f.plain, s) {
-		return runFullScreen(ctx, c, s)
+		err = runFullScreen(ctx, c, s)
+	} else {
+		err = runPlain(ctx, c, s)
 	}
-	return runPlain(ctx, c, s)
+	a.Close()
+	if sig := received(); sig != 0 && err == nil {
+		// Ended by SIGTERM or SIGHUP: say so, as shells expect (143, 129).
+		return exitCode(sig)
+	}
+	return err
 }
 
 // runPlain runs the line-based chat.

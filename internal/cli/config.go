@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -30,11 +31,21 @@ defaults. Secrets are masked.`,
 }
 
 func printConfig(s env, l *config.Loaded) {
-	fmt.Fprintf(s.Out, "user file:    %s\nproject file: %s\ndata dir:     %s\n\n", l.Paths.UserFile, l.Paths.ProjectFile, l.Paths.DataDir)
+	fmt.Fprintf(s.Out, "user file:    %s%s\nproject file: %s%s\ndata dir:     %s\n\n",
+		l.Paths.UserFile, fileState(l, l.Paths.UserFile), l.Paths.ProjectFile, fileState(l, l.Paths.ProjectFile), l.Paths.DataDir)
 	w := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "SETTING\tSOURCE\tENV\tVALUE")
 	for _, e := range l.Entries() {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, e.Env, e.Value)
 	}
 	w.Flush()
+}
+
+// fileState is "" for a settings file that was read, else says it does
+// not exist (Load reads every file there is, or fails).
+func fileState(l *config.Loaded, path string) string {
+	if slices.Contains(l.Files, path) {
+		return ""
+	}
+	return "  (does not exist)"
 }

@@ -47,10 +47,10 @@ JSON object per line.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if toolsOnly && o.Filter.LLMOnly {
-				return usageError{errors.New("--tools-only and --llm-only exclude each other")}
+				return usageError{errors.New("--tools-only and --llm-only exclude each other"), cmd.CommandPath()}
 			}
 			if o.Last < 0 {
-				return usageError{errors.New("--last must be 0 or more")}
+				return usageError{errors.New("--last must be 0 or more"), cmd.CommandPath()}
 			}
 			if toolsOnly {
 				o.Filter.Tool = "*"
