@@ -92,3 +92,22 @@ func TestConfigSaysWhichFilesDoNotExist(t *testing.T) {
 		}
 	}
 }
+
+// co config shows the safe commands in effect: the built-in list, which
+// shell_safe_commands does not replace, and the user's additions apart.
+func TestConfigShowsTheEffectiveSafeCommands(t *testing.T) {
+	out, errOut, code := runCo(t, t.TempDir(), env(t, nil, "CO_CLI_SHELL_SAFE_COMMANDS=npm test,ls"), "", "config")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	i := strings.Index(out, "safe commands in effect")
+	if i < 0 {
+		t.Fatalf("no effective safe-command list:\n%s", out)
+	}
+	list := out[i:]
+	for _, want := range []string{"built in (always):", "cat,", "git status,", "added by shell_safe_commands ($CO_CLI_SHELL_SAFE_COMMANDS): npm test\n"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("effective list lacks %q:\n%s", want, list)
+		}
+	}
+}
