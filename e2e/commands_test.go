@@ -111,3 +111,18 @@ func TestConfigShowsTheEffectiveSafeCommands(t *testing.T) {
 		}
 	}
 }
+
+// co status reports when no sandbox is usable and sandbox_fallback=error
+// (exactly when it is needed): the sandbox line says what is wrong.
+func TestStatusReportsWhenTheSandboxFallbackRefuses(t *testing.T) {
+	out, errOut, code := runCo(t, t.TempDir(), env(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m",
+		"CO_CLI_SANDBOX_BACKEND=auto", "CO_CLI_SANDBOX_FALLBACK=error", "DOCKER_HOST=unix:///nonexistent/docker.sock"), "", "status")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{"provider", "sandbox         NOT USABLE — ", `the fallback policy is "error"`, "telemetry"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+}
