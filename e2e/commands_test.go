@@ -126,3 +126,23 @@ func TestStatusReportsWhenTheSandboxFallbackRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A base URL without its /v1 answers 404 to everything: co status says the
+// provider is not reachable there and what to check (any HTTP answer used
+// to count as reachable).
+func TestStatusWrongBaseURLIsNotReachable(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	root := strings.TrimSuffix(srv.URL, "/v1")
+	out, errOut, code := runCo(t, t.TempDir(), env(t, srv, "OPENAI_BASE_URL="+root), "", "status")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "reachable       NO — HTTP 404 at "+root+"/models") || !strings.Contains(out, "check OPENAI_BASE_URL") {
+		t.Errorf("status does not say the address is wrong:\n%s", out)
+	}
+	out, _, _ = runCo(t, t.TempDir(), env(t, srv), "", "status")
+	if !strings.Contains(out, "reachable       yes (") {
+		t.Errorf("status of the right address:\n%s", out)
+	}
+}

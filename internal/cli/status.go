@@ -111,13 +111,15 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 				fmt.Fprintf(w, "context\t%s\n", info.ContextLine())
 			}
 		case probe:
+			// The model list, with the key: any HTTP answer is not enough
+			// (a wrong base URL answers 404).
 			pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			ok := agent.Reachable(pctx, p.BaseURL)
+			ok, msg := agent.CheckReachable(pctx, p)
 			cancel()
 			if ok {
-				fmt.Fprintf(w, "reachable\tyes\n")
+				fmt.Fprintf(w, "reachable\t%s\n", msg)
 			} else {
-				fmt.Fprintf(w, "reachable\tNO — %s does not answer\n", p.BaseURL)
+				fmt.Fprintf(w, "reachable\tNO — %s\n", safe.Text(msg))
 			}
 		case p.Name == "ollama":
 			// /status: no network; what the last request set.
