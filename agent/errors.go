@@ -340,3 +340,77 @@ func nearest(models []string, want string, n int) []string {
 	}
 	return out
 }
+
+// wrongAddress reports whether an HTTP 404 means co's address for p points
+// at no API (a base URL without its /v1, a typo in the path) rather than a
+// missing model. Providers that lack the model answer their own error JSON
+// naming it (OpenAI code model_not_found, "The model 'x' does not exist";
+// Gemini "models/x is not found"; Ollama `model "x" not found`). A 404
+// whose body is not such JSON (a web server's "404 page not found", an
+// HTML page), or that names no model ({"detail":"Not Found"}), is a wrong
+// address. jsonErr says the body was the provider's error JSON.
+func wrongAddress(p Provider, status int, jsonErr bool, code, detail string) bool {
+	if status != http.StatusNotFound {
+		return false
+	}
+	return !jsonErr || !namesModel(p, code, detail)
+}
+
+// namesModel reports whether an error names a model (p's or any).
+func namesModel(p Provider, code, detail string) bool {
+	l := strings.ToLower(detail)
+	m := strings.ToLower(strings.TrimPrefix(p.Model, "models/"))
+	return code == "model_not_found" || strings.Contains(l, "model") || (m != "" && strings.Contains(l, m))
+}
+
+// isProviderErrorJSON reports whether body is an error in a shape
+// providers send: errorBody's, or Ollama's {"error":"…"}.
+func isProviderErrorJSON(body []byte) bool {
+	if _, ok := parseErrorBody(body); ok {
+		return true
+	}
+	var s struct {
+		Error string `json:"error"`
+	}
+	return json.Unmarshal(bytes.TrimSpace(body), &s) == nil && s.Error != ""
+}
+
+// addressSetting names the setting that holds p's address and what it
+// should look like.
+func addressSetting(p Provider) string {
+	switch p.Name {
+	case "gemini":
+		return "check GEMINI_BASE_URL (gemini_base_url; the default is https://generativelanguage.googleapis.com/v1beta/openai/)"
+	case "ollama":
+		return "check OLLAMA_HOST (ollama_host: the host and port only, e.g. http://localhost:11434)"
+	default:
+		return "check OPENAI_BASE_URL (openai_base_url), does it end in /v1?"
+	}
+}
+
+// describeWrongAddress is the message for a 404 at url that is not a
+// missing model: nothing answers there as the API.
+func describeWrongAddress(p Provider, url, detail string) string {
+	detail = strings.TrimSpace(detail)
+	if detail == "" || strings.EqualFold(detail, http.StatusText(http.StatusNotFound)) || strings.HasPrefix(detail, "{") || strings.HasPrefix(detail, "[") || len(detail) > 200 {
+		// Nothing worth quoting: a bare "Not Found", another server's JSON.
+		return fmt.Sprintf("HTTP 404 at %s: no %s API there; %s", url, p.Name, addressSetting(p))
+	}
+	return fmt.Sprintf("HTTP 404 at %s (%s): no %s API there; %s", url, strings.TrimSuffix(detail, "."), p.Name, addressSetting(p))
+}
+
+// chatURL is where co sends p's chat requests.
+func chatURL(p Provider) string {
+	if p.Name == "ollama" {
+		return ollamaRoot(p.BaseURL) + "/api/chat"
+	}
+	return strings.TrimRight(p.BaseURL, "/") + "/chat/completions"
+}
+
+// modelsURL is where co lists p's models.
+func modelsURL(p Provider) string {
+	if p.Name == "ollama" {
+		return ollamaRoot(p.BaseURL) + "/api/tags"
+	}
+	return strings.TrimRight(p.BaseURL, "/") + "/models"
+}

@@ -113,25 +113,35 @@ func ProbeHTTP(ctx context.Context, url string) bool {
 	return err == nil
 }
 
-// Reachable reports whether GET url+"/models" answers with any HTTP
-// status within the context's deadline (1 s if it has none): the server
-// is up, whatever it thinks of the request.
-func Reachable(ctx context.Context, url string) bool {
+// CheckReachable asks p for its model list (GET …/models with the key,
+// within the context's deadline, 1 s if it has none), as co status does:
+// ok when the list comes, else a sentence saying what is wrong (nothing
+// answers, no API at that address, the key refused). msg is "yes (N models
+// listed)" when ok. Any HTTP answer is not enough: a web server at the
+// wrong path answers 404.
+func CheckReachable(ctx context.Context, p Provider) (ok bool, msg string) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Second)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(url, "/")+"/models", nil)
-	if err != nil {
-		return false
+	models, err := ListModels(ctx, p, nil)
+	if err == nil {
+		return true, fmt.Sprintf("yes (%d models listed)", len(models))
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
+	var listErr *ListError
+	if errors.As(err, &listErr) {
+		return false, describeError(p, err)
 	}
-	resp.Body.Close()
-	return true
+	if ctx.Err() != nil {
+		return false, fmt.Sprintf("%s does not answer", p.BaseURL)
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, syscall.ECONNREFUSED) {
+		return false, describeError(p, err)
+	}
+	// A 200 that is not a model list: something else answers there.
+	return false, fmt.Sprintf("%s answers, but not with a model list (%s); %s", modelsURL(p), strings.TrimSuffix(plainMessage(err.Error()), "."), addressSetting(p))
 }
 
 // RetryPolicy bounds retries of rate-limited (429) and failed (5xx) requests.
@@ -258,6 +268,10 @@ func describeError(p Provider, err error) string {
 			}
 			return fmt.Sprintf("%s refused to list its models (HTTP %d: %s): %s.", p.Name, listErr.Status, strings.TrimSuffix(listErr.Message, "."), fix)
 		}
+		if listErr.Status == http.StatusNotFound {
+			// Listing names no model: a 404 there is always the address.
+			return describeWrongAddress(p, modelsURL(p), listErr.Message)
+		}
 		return fmt.Sprintf("%s could not list its models at %s (HTTP %d: %s).", p.Name, p.BaseURL, listErr.Status, strings.TrimSuffix(listErr.Message, "."))
 	}
 	var apiErr *openai.APIError
@@ -265,18 +279,21 @@ func describeError(p Provider, err error) string {
 	status := 0
 	detail, code := "", ""
 	var body errorBody
+	jsonErr := false // the body was the provider's error JSON
 	switch {
 	// RequestError first: go-openai puts an empty APIError inside one
 	// whose body did not decode (Ollama's {"error":"…"}).
 	case errors.As(err, &reqErr):
 		status = reqErr.HTTPStatusCode
 		body, _ = parseErrorBody(reqErr.Body)
+		jsonErr = isProviderErrorJSON(reqErr.Body)
 		code = body.code()
 		detail = PlainError(reqErr.Body)
 		if detail == "" && reqErr.Err != nil {
 			detail = plainMessage(reqErr.Err.Error())
 		}
 	case errors.As(err, &apiErr):
+		jsonErr = true
 		status, detail = apiErr.HTTPStatusCode, plainMessage(apiErr.Message)
 		if s, ok := apiErr.Code.(string); ok {
 			code = s
@@ -298,6 +315,8 @@ func describeError(p Provider, err error) string {
 			fix = "set a valid " + p.KeyEnv
 		}
 		return fmt.Sprintf("%s rejected the request (HTTP %d: %s): %s.", p.Name, status, strings.TrimSuffix(detail, "."), fix)
+	case wrongAddress(p, status, jsonErr, code, detail):
+		return describeWrongAddress(p, chatURL(p), detail)
 	case modelMissing(status, code, detail):
 		return describeMissingModel(p, status, strings.TrimSuffix(detail, "."))
 	case status == http.StatusTooManyRequests:

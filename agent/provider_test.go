@@ -204,13 +204,13 @@ func TestResolveProvider(t *testing.T) {
 func TestReachable(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
-	if !agent.Reachable(context.Background(), srv.URL) {
-		t.Fatal("a live server is not reachable")
+	if ok, msg := agent.CheckReachable(context.Background(), agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "test"}); !ok {
+		t.Fatalf("a live server is not reachable: %s", msg)
 	}
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	if agent.Reachable(context.Background(), "http://"+addr+"/v1") {
-		t.Fatal("a closed port is reachable")
+	if ok, msg := agent.CheckReachable(context.Background(), agent.Provider{Name: "openai", BaseURL: "http://" + addr + "/v1", Model: "test"}); ok || !strings.Contains(msg, "connection refused") {
+		t.Fatalf("a closed port: %v, %q", ok, msg)
 	}
 }

@@ -68,7 +68,7 @@ func TestModelsListingFailsPlainly(t *testing.T) {
 		{"unreachable", []string{"LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m"},
 			[]string{"cannot connect to openai at http://127.0.0.1:9/v1", "connection refused"}},
 		{"no such endpoint", []string{"LLM_PROVIDER=openai", "OPENAI_BASE_URL=" + strings.TrimSuffix(srv.URL, "/v1") + "/nowhere", "OPENAI_MODEL=m"},
-			[]string{"could not list its models", "HTTP 404", "unknown request URL"}},
+			[]string{"HTTP 404 at " + strings.TrimSuffix(srv.URL, "/v1") + "/nowhere/models", "unknown request URL", "check OPENAI_BASE_URL"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := runCo(t, t.TempDir(), env(t, nil, tc.env...), "", "models")

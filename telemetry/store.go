@@ -155,6 +155,10 @@ type Filter struct {
 	LLMOnly    bool // chat spans only
 	ErrorsOnly bool
 	Text       string // in the name, attributes, events or status
+	// CoKinds keeps co's own kinds only: turns (invoke_agent), LLM
+	// requests (chat) and tool calls (execute_tool); not the sandbox's
+	// start or the Docker API client's HTTP spans.
+	CoKinds bool
 }
 
 func (f Filter) where() (string, []any) {
@@ -177,6 +181,9 @@ func (f Filter) where() (string, []any) {
 	}
 	if f.ErrorsOnly {
 		conds = append(conds, `status_code = 'ERROR'`)
+	}
+	if f.CoKinds {
+		conds = append(conds, `(name LIKE 'invoke\_agent%' ESCAPE '\' OR name LIKE 'chat %' OR name LIKE 'execute\_tool%' ESCAPE '\')`)
 	}
 	if f.Text != "" {
 		// Attributes and events are JSON: the text is searched for as it

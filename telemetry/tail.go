@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -74,6 +75,11 @@ func Tail(ctx context.Context, st *Store, w io.Writer, o TailOptions) error {
 				if spans[i].Seq > seq {
 					seq = spans[i].Seq
 				}
+			}
+			// The store keeps spans as they end (a turn after its calls);
+			// people read them as they started.
+			slices.SortStableFunc(spans, func(a, b Span) int { return a.Start().Compare(b.Start()) })
+			for i := range spans {
 				if err := p.print(&spans[i]); err != nil {
 					return err
 				}

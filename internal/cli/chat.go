@@ -40,10 +40,30 @@ when standard output is not a terminal or TERM is dumb.`,
 			return runChat(s, f, rf)
 		},
 	}
-	root.Flags().BoolVar(&f.plain, "plain", false, "line-based chat for dumb terminals, pipes and screen readers")
-	root.Flags().BoolVar(&f.noReasoning, "no-reasoning", false, "hide the model's reasoning (as show_reasoning=false does)")
+	f.add(root)
 	rf.add(root)
 	return root
+}
+
+// newChatSubCmd is `co chat`, the design's name for the chat: the same as
+// bare co, with the same flags, for people who type the command's name.
+func newChatSubCmd(s env) *cobra.Command {
+	var f chatFlags
+	var rf resumeFlags
+	cmd := &cobra.Command{
+		Use:   "chat",
+		Short: "Start the chat (the same as co without a subcommand)",
+		Long: `co chat opens the chat, exactly as co without a subcommand does: full-screen
+in a terminal, line-based (--plain) when standard output is not a terminal or
+TERM is dumb.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			return runChat(s, f, rf)
+		},
+	}
+	f.add(cmd)
+	rf.add(cmd)
+	return cmd
 }
 
 // wantPlain reports whether the chat must be line-based: asked for, or
@@ -62,6 +82,11 @@ type chatFlags struct {
 	noReasoning bool // --no-reasoning
 }
 
+func (f *chatFlags) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.plain, "plain", false, "line-based chat for dumb terminals, pipes and screen readers")
+	cmd.Flags().BoolVar(&f.noReasoning, "no-reasoning", false, "hide the model's reasoning (as show_reasoning=false does)")
+}
+
 // chat is a chat's app and what the front end is told beside it.
 type chat struct {
 	*app.App
@@ -76,18 +101,24 @@ func runChat(s env, f chatFlags, rf resumeFlags) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop, received := signalContext(syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
 	if err != nil {
 		return err
 	}
-	defer a.Close()
 	c := &chat{App: a, version: s.version, hideReasoning: f.noReasoning || !l.Settings.ShowReasoning}
 	if !wantPlain(f.plain, s) {
-		return runFullScreen(ctx, c, s)
+		err = runFullScreen(ctx, c, s)
+	} else {
+		err = runPlain(ctx, c, s)
 	}
-	return runPlain(ctx, c, s)
+	a.Close()
+	if sig := received(); sig != 0 && err == nil {
+		// Ended by SIGTERM or SIGHUP: say so, as shells expect (143, 129).
+		return exitCode(sig)
+	}
+	return err
 }
 
 // runPlain runs the line-based chat.

@@ -5,12 +5,17 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -25,8 +30,13 @@ const (
 	exitUsage = 2
 )
 
-// usageError marks a mistake in the command line (exit code 2).
-type usageError struct{ err error }
+// usageError marks a mistake in the command line (exit code 2). cmd is
+// the command whose line it is ("co policy check"), for the hint to its
+// help; empty means co itself.
+type usageError struct {
+	err error
+	cmd string
+}
 
 func (e usageError) Error() string { return e.err.Error() }
 
@@ -115,7 +125,11 @@ func Run(args []string, s Streams, version string) int {
 	case errors.As(err, &code):
 		return int(code)
 	case errors.As(err, &uerr):
-		fmt.Fprintf(s.Err, "co: %s\nRun 'co --help' for usage.\n", safe.Text(uerr.err.Error()))
+		name := uerr.cmd
+		if name == "" {
+			name = "co"
+		}
+		fmt.Fprintf(s.Err, "co: %s\nRun '%s --help' for usage.\n", safe.Text(uerr.err.Error()), name)
 		return exitUsage
 	default:
 		fmt.Fprintf(s.Err, "co: %s\n", safe.Text(err.Error()))
@@ -126,11 +140,11 @@ func Run(args []string, s Streams, version string) int {
 // newRootCmd is the cobra tree: co (the chat, chat.go) and its commands.
 func newRootCmd(s env) *cobra.Command {
 	root := newChatCmd(s)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err, cmd.CommandPath()} })
 	root.AddCommand(
-		newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newVersionCmd(s),
+		newChatSubCmd(s), newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newVersionCmd(s),
 		newTailCmd(s), newTracesCmd(s), newLogsCmd(s),
-		newGoogleCmd(s),
+		newGoogleCmd(s), newCompletionCmd(s),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
@@ -140,10 +154,40 @@ func newRootCmd(s env) *cobra.Command {
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
-			return usageError{err}
+			return usageError{err, cmd.CommandPath()}
 		}
 		return nil
 	}
+}
+
+// signalContext is a context cancelled by one of sigs, and received, the
+// exit code that signal calls for by convention (128 + its number: 130
+// for SIGINT, 143 for SIGTERM, 129 for SIGHUP), or 0 while none came.
+func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), received func() int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	var code atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			if n, ok := sig.(syscall.Signal); ok {
+				code.Store(128 + int32(n))
+			}
+			cancel()
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel()
+		})
+	}
+	return ctx, stop, func() int { return int(code.Load()) }
 }
 
 // loadConfig loads the settings and prints their warnings.

@@ -22,11 +22,16 @@ func TestVersionPrintsTheVersionItIsGiven(t *testing.T) {
 	}
 }
 
-// A mistake in the command line exits 2 and says how to get help.
+// A mistake in the command line exits 2 and says how to get help: the
+// help of the command whose line it is.
 func TestUsageErrorsExitTwo(t *testing.T) {
-	for _, args := range [][]string{{"version", "extra"}, {"--no-such-flag"}, {"run"}} {
+	for args, hint := range map[[2]string]string{{"version", "extra"}: "co version", {"--no-such-flag"}: "co", {"run"}: "co run"} {
+		args := args[:]
+		if args[1] == "" {
+			args = args[:1]
+		}
 		code, _, errOut := run(t, "v", args...)
-		if code != exitUsage || !strings.Contains(errOut, "Run 'co --help' for usage.") {
+		if code != exitUsage || !strings.Contains(errOut, "Run '"+hint+" --help' for usage.") {
 			t.Errorf("co %v = %d, %q; want exit 2 and the usage hint", args, code, errOut)
 		}
 	}

@@ -2,11 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/tools/shell"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
 )
@@ -32,11 +35,68 @@ defaults. Secrets are masked.`,
 }
 
 func printConfig(s env, l *config.Loaded) {
-	fmt.Fprintf(s.Out, "user file:    %s\nproject file: %s\ndata dir:     %s\n\n", l.Paths.UserFile, l.Paths.ProjectFile, l.Paths.DataDir)
+	fmt.Fprintf(s.Out, "user file:    %s%s\nproject file: %s%s\ndata dir:     %s\n\n",
+		l.Paths.UserFile, fileState(l, l.Paths.UserFile), l.Paths.ProjectFile, fileState(l, l.Paths.ProjectFile), l.Paths.DataDir)
 	w := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "SETTING\tSOURCE\tENV\tVALUE")
 	for _, e := range l.Entries() {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, e.Env, present.Line(safe.Text(fmt.Sprint(e.Value))))
+		v := fmt.Sprint(e.Value)
+		if e.Key == "shell_safe_commands" {
+			v += " (added to the built-in list: see below)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, e.Env, present.Line(safe.Text(v)))
 	}
 	w.Flush()
+	printSafeCommands(s, l)
+}
+
+// printSafeCommands shows the safe commands in effect: the built-in list,
+// which always applies, and what shell_safe_commands adds to it.
+func printSafeCommands(s env, l *config.Loaded) {
+	builtin := shell.BuiltinSafeCommands()
+	var added []string
+	for _, c := range l.Settings.ShellSafeCommands {
+		if c = strings.Join(strings.Fields(c), " "); !slices.Contains(builtin, c) && !slices.Contains(added, c) {
+			added = append(added, c)
+		}
+	}
+	fmt.Fprintf(s.Out, "\nsafe commands in effect (run without asking; their arguments are still checked):\n")
+	fmt.Fprintf(s.Out, "  built in (always):  %s\n", wrapWords(builtin, 80, "                      "))
+	if len(added) == 0 {
+		fmt.Fprintf(s.Out, "  added by shell_safe_commands: none beyond the built-in list\n")
+		return
+	}
+	fmt.Fprintf(s.Out, "  added by shell_safe_commands (%s): %s\n", l.Sources["shell_safe_commands"], strings.Join(added, ", "))
+}
+
+// wrapWords joins words with ", ", breaking lines before width and
+// indenting continuation lines with indent.
+func wrapWords(words []string, width int, indent string) string {
+	var b strings.Builder
+	col := len(indent)
+	for i, w := range words {
+		if i > 0 {
+			b.WriteString(",")
+			col++
+			if col+1+len(w) > width {
+				b.WriteString("\n" + indent)
+				col = len(indent)
+			} else {
+				b.WriteString(" ")
+				col++
+			}
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String()
+}
+
+// fileState is "" for a settings file that was read, else says it does
+// not exist (Load reads every file there is, or fails).
+func fileState(l *config.Loaded, path string) string {
+	if slices.Contains(l.Files, path) {
+		return ""
+	}
+	return "  (does not exist)"
 }

@@ -149,7 +149,7 @@ func findClientSecret(l *config.Loaded, flag string) (string, []byte, error) {
 			return p, data, nil
 		}
 	}
-	return "", nil, usageError{errors.New("no OAuth client secret: pass --client-secret FILE, the JSON of an OAuth client ID of type Desktop app (Google Cloud console → APIs & Services → Credentials), or save it as " + candidates[len(candidates)-1])}
+	return "", nil, usageError{errors.New("no OAuth client secret: pass --client-secret FILE, the JSON of an OAuth client ID of type Desktop app (Google Cloud console → APIs & Services → Credentials), or save it as " + candidates[len(candidates)-1]), "co google auth"}
 }
 
 func newGoogleCheckCmd(s env) *cobra.Command {

@@ -24,7 +24,7 @@ binary; the page makes no request beyond this server. Ctrl-C stops it.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if port < 0 || port > 65535 {
-				return usageError{fmt.Errorf("--port %d is not a port", port)}
+				return usageError{fmt.Errorf("--port %d is not a port", port), cmd.CommandPath()}
 			}
 			path, err := storePath()
 			if err != nil {

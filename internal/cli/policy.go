@@ -26,7 +26,9 @@ isolation (allow, ask or deny) and its reason; the next lines give the grant
 scope and how the current sandbox changes the decision, if it does (without
 isolation nothing runs without asking; deny stays deny).
 
-Exit code 0 whatever the decision; 1 when the settings are invalid.`,
+Exit codes, so scripts can test the decision (the policy's, under full
+isolation): 0 allow, 3 ask, 4 deny; 1 when the settings are invalid, 2 on a
+usage error.`,
 		Example: `  co policy check "git status"
   co policy check "curl https://example.com/x.sh | sh"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -40,6 +42,7 @@ Exit code 0 whatever the decision; 1 when the settings are invalid.`,
 				return err
 			}
 			v := p.Evaluate(args[0])
+			code := policyExit(v.Decision)
 			fmt.Fprintf(s.Out, "%s: %s\n", v.Decision, safe.Text(v.Reason))
 			if v.Scope != "" {
 				fmt.Fprintf(s.Out, "grant scope: %s (what \"a\" in the approval modal would approve)\n", safe.Text(v.Scope))
@@ -47,17 +50,34 @@ Exit code 0 whatever the decision; 1 when the settings are invalid.`,
 			a, err := app.New(context.Background(), l, app.Options{Version: s.version, ReportOnly: true})
 			if err != nil {
 				fmt.Fprintf(s.Out, "current sandbox: unknown (%s)\n", safe.Text(err.Error()))
-				return nil
+				return code
 			}
 			defer a.Close()
 			level, _ := a.Isolation()
 			if level == string(sandbox.Full) || v.Decision != tools.Allow {
 				fmt.Fprintf(s.Out, "current sandbox: %s (isolation %s): no change\n", a.Selection.Backend, level)
-				return nil
+				return code
 			}
 			fmt.Fprintf(s.Out, "current sandbox: %s (isolation %s): ask — without a sandbox every command asks\n", a.Selection.Backend, level)
-			return nil
+			return code
 		},
 	})
 	return policy
+}
+
+// Exit codes of co policy check, one per decision (0 is allow).
+const (
+	exitPolicyAsk  = 3
+	exitPolicyDeny = 4
+)
+
+// policyExit is the error carrying decision d's exit code, nil for allow.
+func policyExit(d tools.Decision) error {
+	switch d {
+	case tools.Allow:
+		return nil
+	case tools.Deny:
+		return exitCode(exitPolicyDeny)
+	}
+	return exitCode(exitPolicyAsk)
 }

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os/signal"
 	"strings"
 	"syscall"
 
@@ -32,7 +30,11 @@ the model's reasoning included ("reasoning" events) unless --no-reasoning.
 Without --json, reasoning never reaches standard output.
 
 Exit codes: 0 success; 1 error (provider, limit, configuration); 2 usage
-error; 3 finished, but a call was denied; 130 interrupted.`,
+error; 3 finished, but a call was denied; 130 interrupted (SIGINT), 143
+after SIGTERM, 129 after SIGHUP.
+
+When shell commands would run without a sandbox, a warning says so on
+standard error.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prompt := strings.Join(args, " ")
@@ -44,20 +46,26 @@ error; 3 finished, but a call was denied; 130 interrupted.`,
 				prompt = string(b)
 			}
 			if strings.TrimSpace(prompt) == "" {
-				return usageError{fmt.Errorf("no prompt: give it as arguments (co run \"what is 2+2\") or on standard input")}
+				return usageError{fmt.Errorf("no prompt: give it as arguments (co run \"what is 2+2\") or on standard input"), cmd.CommandPath()}
 			}
 			l, err := loadConfig(s)
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			if w := sandboxWarning(a); w != "" {
+				fmt.Fprintf(s.Err, "co: warning: %s\n", w)
+			}
 			code := headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Out: s.Out, Err: s.Err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning})
+			if sig := received(); sig != 0 && code == headless.ExitInterrupted {
+				code = sig // 143 after SIGTERM, 129 after SIGHUP
+			}
 			if code != 0 {
 				return exitCode(code)
 			}

@@ -23,7 +23,7 @@ func isolatedHome(t *testing.T) {
 func TestPolicyCheckOutputIsSanitised(t *testing.T) {
 	isolatedHome(t)
 	code, out, errOut := run(t, "v", "policy", "check", "cat${IFS}~/.ssh/id_rsa\u202e")
-	if code != exitOK {
+	if code != 3 && code != 4 { // ask or deny: the command reads a private key
 		t.Fatalf("co policy check = %d, %q", code, errOut)
 	}
 	if strings.ContainsAny(out, "\x00\u202e") {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/safe"
@@ -19,27 +20,56 @@ func newStatusCmd(s env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show provider, model, reachability, config files, sandbox and telemetry",
-		Args:  usageArgs(cobra.NoArgs),
+		Long: `co status reports the provider and model (and whether the provider answers:
+it asks for the model list), the config files, data dir, sandbox, tools and
+telemetry. It reports even when the chat would refuse to start (no usable
+sandbox with sandbox_fallback=error): the sandbox line says what is wrong.`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			l, err := loadConfig(s)
 			if err != nil {
 				return err
 			}
 			ctx := context.Background()
-			a, err := app.New(ctx, l, app.Options{Version: s.version, ReportOnly: true})
+			a, sandboxErr, err := reportApp(ctx, l, s.version)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			fmt.Fprint(s.Out, statusText(ctx, a, s.version, true))
+			fmt.Fprint(s.Out, statusTextWith(ctx, a, s.version, true, sandboxErr))
 			return nil
 		},
 	}
 }
 
+// reportApp builds the report-only app of co status. When no sandbox is
+// usable (Docker missing with sandbox_fallback=error, or backend docker)
+// app.New fails, yet that is when status is needed most: the app is then
+// built with the subprocess backend, and sandboxErr says why the
+// configured sandbox is not usable, for the sandbox line.
+func reportApp(ctx context.Context, l *config.Loaded, version string) (a *app.App, sandboxErr, err error) {
+	a, err = app.New(ctx, l, app.Options{Version: version, ReportOnly: true})
+	if err == nil {
+		return a, nil, nil
+	}
+	alt := *l
+	alt.Settings.SandboxBackend = "subprocess"
+	a, err2 := app.New(ctx, &alt, app.Options{Version: version, ReportOnly: true})
+	if err2 != nil {
+		return nil, nil, err // the failure was not the sandbox's
+	}
+	return a, err, nil
+}
+
 // statusText is the report of `co status` and /status. With probe, it
 // checks that the provider answers (a short network call).
 func statusText(ctx context.Context, a *app.App, version string, probe bool) string {
+	return statusTextWith(ctx, a, version, probe, nil)
+}
+
+// statusTextWith is statusText; a non-nil sandboxErr is why the configured
+// sandbox is not usable (a stands in with the subprocess backend).
+func statusTextWith(ctx context.Context, a *app.App, version string, probe bool, sandboxErr error) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "version\t%s\n", version)
@@ -81,13 +111,15 @@ func statusText(ctx context.Context, a *app.App, version string, probe bool) str
 				fmt.Fprintf(w, "context\t%s\n", info.ContextLine())
 			}
 		case probe:
+			// The model list, with the key: any HTTP answer is not enough
+			// (a wrong base URL answers 404).
 			pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			ok := agent.Reachable(pctx, p.BaseURL)
+			ok, msg := agent.CheckReachable(pctx, p)
 			cancel()
 			if ok {
-				fmt.Fprintf(w, "reachable\tyes\n")
+				fmt.Fprintf(w, "reachable\t%s\n", msg)
 			} else {
-				fmt.Fprintf(w, "reachable\tNO — %s does not answer\n", p.BaseURL)
+				fmt.Fprintf(w, "reachable\tNO — %s\n", safe.Text(msg))
 			}
 		case p.Name == "ollama":
 			// /status: no network; what the last request set.
@@ -109,7 +141,7 @@ func statusText(ctx context.Context, a *app.App, version string, probe bool) str
 	for _, u := range a.Unconfigured {
 		fmt.Fprintf(w, "\t%s\n", u)
 	}
-	for _, line := range extraStatus(a) {
+	for _, line := range extraStatus(a, sandboxErr) {
 		fmt.Fprintln(w, line)
 	}
 	w.Flush()
@@ -151,11 +183,21 @@ func ago(d time.Duration) string {
 }
 
 // extraStatus are status rows of the sandbox and later subsystems.
-func extraStatus(a *app.App) []string {
-	level, _ := a.Isolation()
-	rows := []string{fmt.Sprintf("sandbox\t%s (isolation: %s)", a.Selection.Backend, level)}
-	if w := sandboxWarning(a); w != "" {
-		rows = append(rows, "\tWARNING: "+w)
+// sandboxErr, when set, is why no sandbox is usable.
+func extraStatus(a *app.App, sandboxErr error) []string {
+	var rows []string
+	if sandboxErr != nil {
+		lines := strings.Split(sandboxErr.Error(), "\n")
+		rows = append(rows, "sandbox\tNOT USABLE — "+lines[0]+"; co and co run refuse to start")
+		for _, l := range lines[1:] {
+			rows = append(rows, "\t"+l)
+		}
+	} else {
+		level, _ := a.Isolation()
+		rows = append(rows, fmt.Sprintf("sandbox\t%s (isolation: %s)", a.Selection.Backend, level))
+		if w := sandboxWarning(a); w != "" {
+			rows = append(rows, "\tWARNING: "+w)
+		}
 	}
 	rows = append(rows, "telemetry\t"+telemetry.DBPath(a.Config.Paths.DataDir))
 	if t := a.Telemetry.Tracing; t != nil {

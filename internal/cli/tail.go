@@ -32,7 +32,7 @@ func interruptible() (context.Context, context.CancelFunc) {
 
 func newTailCmd(s env) *cobra.Command {
 	var o telemetry.TailOptions
-	var toolsOnly, noFollow bool
+	var toolsOnly, noFollow, all bool
 	cmd := &cobra.Command{
 		Use:   "tail",
 		Short: "Follow co's spans (turns, LLM calls, tool calls) as they are written",
@@ -43,18 +43,21 @@ runs in another terminal, until Ctrl-C.
 
 --detail adds tool arguments and results, prompt and response text (when
 telemetry_capture_content is on) and errors. --json prints each span as one
-JSON object per line.`,
+JSON object per line. Spans are shown in the order they started. --all adds
+the spans of other kinds (SPAN: the sandbox's start, the Docker API
+client's requests), which are left out by default.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if toolsOnly && o.Filter.LLMOnly {
-				return usageError{errors.New("--tools-only and --llm-only exclude each other")}
+				return usageError{errors.New("--tools-only and --llm-only exclude each other"), cmd.CommandPath()}
 			}
 			if o.Last < 0 {
-				return usageError{errors.New("--last must be 0 or more")}
+				return usageError{errors.New("--last must be 0 or more"), cmd.CommandPath()}
 			}
 			if toolsOnly {
 				o.Filter.Tool = "*"
 			}
+			o.Filter.CoKinds = !all
 			o.Follow = !noFollow
 			o.Waiting = s.Err
 			if f, ok := s.Out.(*os.File); ok && !o.JSON && os.Getenv("NO_COLOR") == "" && term.IsTerminal(f.Fd()) {
@@ -79,5 +82,6 @@ JSON object per line.`,
 	f.BoolVar(&noFollow, "no-follow", false, "print what is stored and exit")
 	f.BoolVar(&o.Detail, "detail", false, "show arguments, results, prompt and response text, errors")
 	f.BoolVar(&o.JSON, "json", false, "one JSON object per span")
+	f.BoolVar(&all, "all", false, "also spans of other kinds (SPAN: sandbox start, Docker API requests)")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,9 +73,10 @@ func TestCheckInTheSandboxAllowsSafeCommands(t *testing.T) {
 	if c := tools.Decide(context.Background(), tool, call("git push")); c.Decision != tools.Ask || c.Scope != "run_shell_command:git push" {
 		t.Errorf("git push: %+v", c)
 	}
+	// Commands run as the workspace's owner (a t.TempDir of this process).
 	res, err := tool.Run(context.Background(), call("id -u"))
-	if err != nil || strings.TrimSpace(res.Display) != "1000" || res.Meta["isolation"] != "full" {
-		t.Errorf("Run in the container: %+v, %v", res, err)
+	if want := strconv.Itoa(os.Getuid()); err != nil || strings.TrimSpace(res.Display) != want || res.Meta["isolation"] != "full" {
+		t.Errorf("Run in the container: %+v, %v; want uid %s", res, err, want)
 	}
 }
 

@@ -21,12 +21,15 @@
 //
 //	[
 //	  {"text": "Hello!", "chunk_size": 2, "chunk_delay": "20ms"},
-//	  {"tool_calls": [{"name": "shell", "args": {"command": "ls"}, "split": 3}]},
+//	  {"tool_calls": [{"name": "run_shell_command", "args": {"cmd": "ls"}, "split": 3}]},
 //	  {"status": 429, "header": {"Retry-After": "1"}}
 //	]
 //
 // Durations are Go duration strings; tool-call args are a JSON string
-// holding the arguments text or any other JSON value. Without --rules the
+// holding the arguments text or any other JSON value. A tool call names one
+// of co's tools with its arguments as the tool's schema has them (co
+// /tools lists the tools): run_shell_command takes "cmd" (and "timeout"),
+// read_file "path". Without --rules the
 // replies answer requests in order. With --rules they are rules: a request
 // is answered by the first reply, in file order, that is unused or has
 // "reusable": true and whose "match" is a substring (case-sensitive) of the
