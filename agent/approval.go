@@ -22,6 +22,7 @@ type Approvals struct {
 	ttl         time.Duration
 	now         func() time.Time
 	isolated    bool
+	yes         bool
 }
 
 type grant struct {
@@ -109,7 +110,21 @@ func (a *Approvals) Decide(c tools.Check) (decided, run bool, by Source) {
 	if a.yolo && !c.NoYolo {
 		return true, true, ByYolo
 	}
+	if a.yes && a.yoloAllowed && !c.NoYolo {
+		return true, true, ByYes
+	}
 	return false, false, ""
+}
+
+// SetYes turns on `co run --yes`: it approves exactly what /yolo would
+// approve in the same isolation (never a denied call, an always-ask call,
+// a call yolo may not approve, nor anything unsandboxed unless
+// yolo_unsandboxed), recorded as its own decision source. It is not
+// bounded like yolo: it lasts the one headless turn it was given for.
+func (a *Approvals) SetYes(on bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.yes = on
 }
 
 // Grant approves c's scope for the rest of the session, within the grant's

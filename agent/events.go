@@ -59,7 +59,11 @@ const (
 	BySessionGrant Source = "session grant"
 	ByYolo         Source = "yolo"
 	ByPolicyDeny   Source = "policy deny"
-	ByHeadless     Source = "headless"
+	// ByYes is `co run --yes`: approved as /yolo would have been.
+	ByYes Source = "--yes"
+	// ByHeadless is a call that needed approval with nobody there to give
+	// it (co run): it did not run, and no one denied it.
+	ByHeadless Source = "needs approval"
 )
 
 // ToolCallFinished says a tool call ended, whichever way.
