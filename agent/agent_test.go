@@ -433,6 +433,38 @@ func TestGrantsExpireByCountAndTime(t *testing.T) {
 	}
 }
 
+// Invariant 8: /yolo is bounded like a grant, by uses and by time.
+func TestYoloExpiresByCountAndTime(t *testing.T) {
+	now := time.Unix(1000, 0)
+	ap := agent.NewApprovals(agent.ApprovalOptions{Isolated: true, YoloMaxUses: 2, YoloTTL: time.Minute, Now: func() time.Time { return now }})
+	c := tools.Check{Decision: tools.Ask, Scope: "s"}
+	if err := ap.SetYolo(true); err != nil {
+		t.Fatal(err)
+	}
+	if uses, left := ap.YoloLeft(); uses != 2 || left != time.Minute {
+		t.Fatalf("YoloLeft = %d, %v", uses, left)
+	}
+	for i := 0; i < 2; i++ {
+		if d, run, by := ap.Decide(c); !d || !run || by != agent.ByYolo {
+			t.Fatalf("use %d: decided=%v run=%v by=%v", i, d, run, by)
+		}
+	}
+	if d, _, _ := ap.Decide(c); d || ap.Yolo() {
+		t.Fatal("yolo should turn itself off after 2 uses")
+	}
+	_ = ap.SetYolo(true)
+	now = now.Add(2 * time.Minute)
+	if d, _, _ := ap.Decide(c); d || ap.Yolo() {
+		t.Fatal("yolo should expire after its TTL")
+	}
+	// auto_confirm starts yolo with the same bounds.
+	ap = agent.NewApprovals(agent.ApprovalOptions{Isolated: true, Yolo: true, YoloMaxUses: 1, Now: func() time.Time { return now }})
+	ap.Decide(c)
+	if ap.Yolo() {
+		t.Fatal("auto_confirm's yolo should be bounded too")
+	}
+}
+
 func TestYoloApprovesAskButNeverDeny(t *testing.T) {
 	f := newFixture(t, nil)
 	if err := f.ag.Approvals().SetYolo(true); err != nil {

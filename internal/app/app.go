@@ -114,6 +114,8 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 		Isolated:        a.Sandbox.Isolation() == sandbox.Full,
 		YoloUnsandboxed: st.YoloUnsandboxed,
 		Yolo:            st.AutoConfirm,
+		YoloMaxUses:     st.YoloMaxUses,
+		YoloTTL:         time.Duration(st.YoloTTLMinutes) * time.Minute,
 	})
 	// tools
 	if err := a.buildTools(policy); err != nil {
