@@ -85,6 +85,9 @@ const (
 	Deny           Verdict = iota // do not run it
 	ApproveOnce                   // run it this time
 	ApproveSession                // run it and grant its scope for the session
+	// Unattended: nobody was there to ask (co run); it does not run, and
+	// it is recorded as needing approval, not as denied by the user.
+	Unattended
 )
 
 // PendingCall is one call in an approval request.

@@ -89,7 +89,11 @@ func Run(ctx context.Context, o Options) int {
 			if e.Err != "" {
 				m["error"] = e.Err
 			}
-			r.emit(m, "result: "+e.Name+" "+present.Outcome(e))
+			outcome := present.Outcome(e)
+			if e.Status == agent.CallDenied && e.Decision == agent.ByHeadless {
+				outcome = "needs approval: " + hint(r.o.Yes)
+			}
+			r.emit(m, "result: "+e.Name+" "+outcome)
 		case agent.TurnFinished:
 			code = ExitOK
 			if r.denied {
@@ -152,7 +156,7 @@ func (r *runner) emit(m map[string]any, line string) {
 func (r *runner) approve(req agent.ApprovalRequested) {
 	v := make([]agent.Verdict, len(req.Calls))
 	for i, c := range req.Calls {
-		v[i] = agent.Deny
+		v[i] = agent.Unattended
 		h := hint(r.o.Yes)
 		r.emit(map[string]any{"type": "approval", "id": c.CallID, "name": c.Tool, "reason": c.Check.Reason, "answer": "needs approval", "hint": h},
 			fmt.Sprintf("needs approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), h))

@@ -163,3 +163,24 @@ func TestYesUnsandboxedWithYoloUnsandboxed(t *testing.T) {
 		t.Fatalf("ran %v, want only a1", tt.ran)
 	}
 }
+
+// Without --yes nobody is asked: the lines say the call needs approval and
+// how to give it, never "denied by the user".
+func TestWithoutYesSaysNeedsApproval(t *testing.T) {
+	srv, ag, tt := setup(t, true)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1")}}, llmtest.Reply{Text: "ok"})
+	var out, errOut bytes.Buffer
+	code := headless.Run(context.Background(), headless.Options{Agent: ag, Prompt: "go", Out: &out, Err: &errOut})
+	if code != headless.ExitDenied || len(tt.ran) != 0 {
+		t.Fatalf("exit %d, ran %v", code, tt.ran)
+	}
+	e := errOut.String()
+	if strings.Contains(e, "denied by the user") || !strings.Contains(e, "needs approval: touch") || !strings.Contains(e, "result: touch needs approval: pass --yes") {
+		t.Errorf("stderr:\n%s", e)
+	}
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1")}}, llmtest.Reply{Text: "ok"})
+	_, rs := runJSON(t, ag, false)
+	if r := results(rs)["c1"]; r.Decision != string(agent.ByHeadless) || r.Status != "denied" {
+		t.Errorf("tool_result = %+v", r)
+	}
+}
