@@ -48,6 +48,11 @@ func Run(ctx context.Context, o Options) int {
 	}
 	r.enc.SetEscapeHTML(false)
 	code := ExitError
+	// First, the conversation's id: the saved session's (co sessions, co
+	// run --resume ID) and the spans' co.session.id (co logs, co traces).
+	if id := o.Agent.SessionID(); id != "" && o.JSON {
+		r.enc.Encode(map[string]any{"type": "session", "id": id})
+	}
 	for ev := range o.Agent.Submit(ctx, o.Prompt) {
 		_, isThink := ev.(agent.ReasoningDelta)
 		if !isThink {

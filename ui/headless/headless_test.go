@@ -184,3 +184,22 @@ func TestWithoutYesSaysNeedsApproval(t *testing.T) {
 		t.Errorf("tool_result = %+v", r)
 	}
 }
+
+type idRecorder struct{}
+
+func (idRecorder) ID() string                                   { return "sess-42" }
+func (idRecorder) Append(agent.Message) error                   { return nil }
+func (idRecorder) Draft(string) error                           { return nil }
+func (idRecorder) Decision(string, string, agent.Verdict) error { return nil }
+func (idRecorder) Usage(agent.Usage) error                      { return nil }
+
+// The first JSON event names the saved session, the id --resume takes.
+func TestJSONStartsWithTheSessionID(t *testing.T) {
+	srv, ag, _ := setup(t, true)
+	ag.SetRecorder(idRecorder{})
+	srv.Script(llmtest.Reply{Text: "hi"})
+	_, rs := runJSON(t, ag, false)
+	if len(rs) == 0 || rs[0].Type != "session" || rs[0].ID != "sess-42" {
+		t.Fatalf("first event = %+v", rs)
+	}
+}
