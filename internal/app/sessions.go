@@ -1,12 +1,16 @@
 package app
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/sessions"
+	"github.com/co-cli/co/tools/todo"
 )
 
 // OpenSessions opens the store of saved sessions in the data dir.
@@ -84,7 +88,37 @@ func (a *App) SwitchTo(id string) ([]sessions.Entry, error) {
 	}
 	a.Agent.Restore(h, agent.Usage{InputTokens: info.InputTokens, OutputTokens: info.OutputTokens}, info.Turns)
 	a.Agent.SetRecorder(rec)
+	a.replayTodos(h)
 	return entries, nil
+}
+
+// replayTodos rebuilds the todo list of a resumed conversation: the todo
+// tools keep it in memory only, so the calls that changed it, as saved,
+// run again in order on an emptied list. Only calls that succeeded count.
+func (a *App) replayTodos(h []agent.Message) {
+	list := todo.Find(a.Tools)
+	if list == nil {
+		return
+	}
+	list.Clear(false)
+	results := map[string]agent.Message{}
+	for _, m := range h {
+		if m.Role == agent.RoleTool {
+			results[m.ToolCallID] = m
+		}
+	}
+	for _, m := range h {
+		for _, c := range m.ToolCalls {
+			if !strings.HasPrefix(c.Name, "todo_") || c.Name == "todo_list" {
+				continue
+			}
+			t, ok := a.Tools.Get(c.Name)
+			if !ok || agent.Outcome(c, results[c.ID]).Status != agent.CallDone {
+				continue
+			}
+			_, _ = t.Run(context.Background(), json.RawMessage(c.Args))
+		}
+	}
 }
 
 // NewConversation saves what follows /clear as a new session.
