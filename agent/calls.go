@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -114,6 +115,7 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 	ctx, span := a.tracer.Start(ctx, "execute_tool "+it.call.Name, trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "execute_tool"),
 		attribute.String("gen_ai.tool.name", it.call.Name),
+		attribute.String("co.tool.family", ToolFamily(it.tool)),
 		attribute.String("gen_ai.tool.call.id", it.call.ID),
 		attribute.Int("co.tool.args_size", len(it.call.Args)),
 		attribute.String("co.approval.decision", it.check.Decision.String()),
@@ -203,6 +205,25 @@ const NeedsApproval = "needs approval: nobody was asked"
 // policy: REASON", without repeating "denied" when the reason starts so.
 func PolicyDenied(reason string) string {
 	return "denied by policy: " + strings.TrimPrefix(reason, "denied: ")
+}
+
+// ToolFamily is the family a tool belongs to, for the spans: its package
+// under tools/ (shell, files, google, slack, notes, web, todo), or the last
+// element of its package path for a tool defined elsewhere; "" when the
+// model named no tool co has.
+func ToolFamily(t tools.Tool) string {
+	if t == nil {
+		return ""
+	}
+	ty := reflect.TypeOf(t)
+	for ty.Kind() == reflect.Pointer {
+		ty = ty.Elem()
+	}
+	p := ty.PkgPath()
+	if i := strings.Index(p, "/tools/"); i >= 0 {
+		return strings.SplitN(p[i+len("/tools/"):], "/", 2)[0]
+	}
+	return p[strings.LastIndexByte(p, '/')+1:]
 }
 
 func deniedJSON(by, reason, msg string) string {
