@@ -96,7 +96,8 @@ type Agent struct {
 	turns     int
 	lastInput int // input tokens of the last request, for the context window
 	rec       Recorder
-	recFailed bool // a save failed; said once
+	sessionID string // the saved session's id (SetRecorder); "" if none
+	recFailed bool   // a save failed; said once
 
 	drafts draftBuffer
 

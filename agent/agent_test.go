@@ -433,6 +433,38 @@ func TestGrantsExpireByCountAndTime(t *testing.T) {
 	}
 }
 
+// Invariant 8: /yolo is bounded like a grant, by uses and by time.
+func TestYoloExpiresByCountAndTime(t *testing.T) {
+	now := time.Unix(1000, 0)
+	ap := agent.NewApprovals(agent.ApprovalOptions{Isolated: true, YoloMaxUses: 2, YoloTTL: time.Minute, Now: func() time.Time { return now }})
+	c := tools.Check{Decision: tools.Ask, Scope: "s"}
+	if err := ap.SetYolo(true); err != nil {
+		t.Fatal(err)
+	}
+	if uses, left := ap.YoloLeft(); uses != 2 || left != time.Minute {
+		t.Fatalf("YoloLeft = %d, %v", uses, left)
+	}
+	for i := 0; i < 2; i++ {
+		if d, run, by := ap.Decide(c); !d || !run || by != agent.ByYolo {
+			t.Fatalf("use %d: decided=%v run=%v by=%v", i, d, run, by)
+		}
+	}
+	if d, _, _ := ap.Decide(c); d || ap.Yolo() {
+		t.Fatal("yolo should turn itself off after 2 uses")
+	}
+	_ = ap.SetYolo(true)
+	now = now.Add(2 * time.Minute)
+	if d, _, _ := ap.Decide(c); d || ap.Yolo() {
+		t.Fatal("yolo should expire after its TTL")
+	}
+	// auto_confirm starts yolo with the same bounds.
+	ap = agent.NewApprovals(agent.ApprovalOptions{Isolated: true, Yolo: true, YoloMaxUses: 1, Now: func() time.Time { return now }})
+	ap.Decide(c)
+	if ap.Yolo() {
+		t.Fatal("auto_confirm's yolo should be bounded too")
+	}
+}
+
 func TestYoloApprovesAskButNeverDeny(t *testing.T) {
 	f := newFixture(t, nil)
 	if err := f.ag.Approvals().SetYolo(true); err != nil {
@@ -785,7 +817,56 @@ func (b *bangShell) Run(_ context.Context, args json.RawMessage) (tools.Result, 
 	var a struct{ Cmd string }
 	_ = json.Unmarshal(args, &a)
 	b.ran = a.Cmd
+	if a.Cmd == "false" {
+		return tools.Text(""), tools.Retryf("the command exited with code 1")
+	}
 	return tools.Text("ok"), nil
+}
+
+// A failed !cmd failed: there is no model to send it back to.
+func TestFailedBangIsFailedNotRetry(t *testing.T) {
+	sh := &bangShell{}
+	reg, _ := tools.NewRegistry(sh)
+	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}, Tools: reg})
+	var evs []agent.Event
+	for ev := range ag.RunBang(context.Background(), "false") {
+		evs = append(evs, ev)
+		if r, ok := ev.(agent.ApprovalRequested); ok {
+			r.Reply([]agent.Verdict{agent.ApproveOnce})
+		}
+	}
+	if c := calls(evs); len(c) != 1 || c[0].Status != agent.CallFailed || !strings.Contains(c[0].Err, "exited with code 1") {
+		t.Fatalf("calls = %+v", c)
+	}
+}
+
+// Who decided is said truthfully: a headless run that could ask no one is
+// not "denied by the user", and a policy reason is not prefixed twice.
+func TestUnattendedAndPolicyDenialsSayWhoDecided(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeCall("w1", "a.txt")}}, llmtest.Reply{Text: "ok"})
+	evs := run(t, context.Background(), f.ag, "write", answerAll(agent.Unattended))
+	c := calls(evs)[0]
+	if c.Status != agent.CallDenied || c.Decision != agent.ByHeadless || c.Err != agent.NeedsApproval || f.write.exists("a.txt") {
+		t.Fatalf("unattended call = %+v", c)
+	}
+	res := toolMessages(f.srv.Requests()[1])["w1"]
+	if !strings.Contains(res, `"denied_by":"nobody"`) || strings.Contains(res, "user denied") {
+		t.Errorf("sent to the model: %s", res)
+	}
+	h := f.ag.History()
+	var tc agent.ToolCall
+	for _, m := range h {
+		if len(m.ToolCalls) > 0 {
+			tc = m.ToolCalls[0]
+		}
+	}
+	if o := agent.Outcome(tc, h[len(h)-2]); o.Decision != agent.ByHeadless || o.Err != agent.NeedsApproval {
+		t.Errorf("read back = %+v", o)
+	}
+	if got := agent.PolicyDenied("denied: fork bomb"); got != "denied by policy: fork bomb" {
+		t.Errorf("PolicyDenied = %q", got)
+	}
 }
 
 // Outcome reads back from the saved history exactly what the live events

@@ -22,6 +22,13 @@ type Approvals struct {
 	ttl         time.Duration
 	now         func() time.Time
 	isolated    bool
+	yes         bool
+	// yolo is bounded like a grant: yoloMax uses within yoloTTL of being
+	// turned on (invariant 8: no unbounded elevation).
+	yoloMax     int
+	yoloTTL     time.Duration
+	yoloUses    int
+	yoloExpires time.Time
 }
 
 type grant struct {
@@ -51,6 +58,11 @@ type ApprovalOptions struct {
 	YoloUnsandboxed bool
 	// Yolo starts the session with yolo on (auto_confirm).
 	Yolo bool
+	// YoloMaxUses is how many calls yolo approves before it turns itself
+	// off (default 50).
+	YoloMaxUses int
+	// YoloTTL is how long yolo lasts once on (default 30 minutes).
+	YoloTTL time.Duration
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 }
@@ -76,8 +88,17 @@ func NewApprovals(o ApprovalOptions) *Approvals {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.yoloMax, a.yoloTTL = o.YoloMaxUses, o.YoloTTL
+	if a.yoloMax <= 0 {
+		a.yoloMax = 50
+	}
+	if a.yoloTTL <= 0 {
+		a.yoloTTL = 30 * time.Minute
+	}
 	a.yoloAllowed = o.Isolated || o.YoloUnsandboxed
-	a.yolo = o.Yolo && a.yoloAllowed
+	if o.Yolo && a.yoloAllowed {
+		a.yoloOn()
+	}
 	return a
 }
 
@@ -106,10 +127,28 @@ func (a *Approvals) Decide(c tools.Check) (decided, run bool, by Source) {
 		}
 		delete(a.grants, c.Scope)
 	}
-	if a.yolo && !c.NoYolo {
+	if a.yoloLive() && !c.NoYolo {
+		a.yoloUses--
+		if a.yoloUses == 0 {
+			a.yolo = false
+		}
 		return true, true, ByYolo
 	}
+	if a.yes && a.yoloAllowed && !c.NoYolo {
+		return true, true, ByYes
+	}
 	return false, false, ""
+}
+
+// SetYes turns on `co run --yes`: it approves exactly what /yolo would
+// approve in the same isolation (never a denied call, an always-ask call,
+// a call yolo may not approve, nor anything unsandboxed unless
+// yolo_unsandboxed), recorded as its own decision source. It is not
+// bounded like yolo: it lasts the one headless turn it was given for.
+func (a *Approvals) SetYes(on bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.yes = on
 }
 
 // Grant approves c's scope for the rest of the session, within the grant's
@@ -150,15 +189,44 @@ func (a *Approvals) SetYolo(on bool) error {
 	if on && !a.yoloAllowed {
 		return ErrYoloUnsandboxed
 	}
-	a.yolo = on
+	if on {
+		a.yoloOn()
+	} else {
+		a.yolo = false
+	}
 	return nil
 }
 
-// Yolo reports whether yolo is on.
+// yoloOn turns yolo on with a fresh budget of uses and time. a.mu is held.
+func (a *Approvals) yoloOn() {
+	a.yolo, a.yoloUses, a.yoloExpires = true, a.yoloMax, a.now().Add(a.yoloTTL)
+}
+
+// yoloLive reports whether yolo is on and within its limits, turning it
+// off once they are spent. a.mu is held.
+func (a *Approvals) yoloLive() bool {
+	if a.yolo && (a.yoloUses <= 0 || !a.now().Before(a.yoloExpires)) {
+		a.yolo = false
+	}
+	return a.yolo
+}
+
+// Yolo reports whether yolo is on (and not yet expired).
 func (a *Approvals) Yolo() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.yolo
+	return a.yoloLive()
+}
+
+// YoloLeft says what is left of yolo: the calls it may still approve and
+// the time until it turns itself off; zero values when it is off.
+func (a *Approvals) YoloLeft() (uses int, left time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.yoloLive() {
+		return 0, 0
+	}
+	return a.yoloUses, a.yoloExpires.Sub(a.now())
 }
 
 // SetIsolated records the sandbox's isolation. A drop from isolated to not

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -76,6 +77,8 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 				it.run, it.by = true, ByUser
 			case ApproveOnce:
 				it.run, it.by = true, ByUser
+			case Unattended:
+				it.run, it.by = false, ByHeadless
 			default:
 				it.run, it.by = false, ByUserDenied
 			}
@@ -85,6 +88,11 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 	for _, it := range items {
 		fin, content := a.runOne(ctx, it, st)
 		fin.Bang = bang
+		if bang && fin.Status == CallRetry {
+			// No model is involved in a !cmd: nothing is sent back to
+			// one, so a call the model would retry simply failed.
+			fin.Status = CallFailed
+		}
 		if !bang {
 			// Saved before it is shown: what is on screen is on disk.
 			a.appendHistory(e, Message{Role: RoleTool, ToolCallID: it.call.ID, ToolName: it.call.Name, Content: content})
@@ -107,6 +115,7 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 	ctx, span := a.tracer.Start(ctx, "execute_tool "+it.call.Name, trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "execute_tool"),
 		attribute.String("gen_ai.tool.name", it.call.Name),
+		attribute.String("co.tool.family", ToolFamily(it.tool)),
 		attribute.String("gen_ai.tool.call.id", it.call.ID),
 		attribute.Int("co.tool.args_size", len(it.call.Args)),
 		attribute.String("co.approval.decision", it.check.Decision.String()),
@@ -143,9 +152,13 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 		return a.retryResult(fin, it.call.Name, it.retry, st)
 	case !it.run:
 		fin.Status = CallDenied
-		if it.by == ByPolicyDeny {
-			fin.Err = "denied by policy: " + it.check.Reason
+		switch it.by {
+		case ByPolicyDeny:
+			fin.Err = PolicyDenied(it.check.Reason)
 			return fin, deniedJSON("policy", it.check.Reason, "This call is forbidden by co's policy and will never run. Do not retry it; find another way or tell the user.")
+		case ByHeadless:
+			fin.Err = NeedsApproval
+			return fin, deniedJSON("nobody", it.check.Reason, "This call needs approval and no one is present to give it (a headless run), so it did not run. Do not retry it; do what you can without it and tell the user what needs approval.")
 		}
 		fin.Err = "denied by the user"
 		return fin, deniedJSON("user", it.check.Reason, "The user denied this call; it did not run. Do not repeat it unchanged: propose another way or ask the user.")
@@ -182,6 +195,35 @@ func (a *Agent) retryResult(fin ToolCallFinished, name, msg string, st *turnStat
 		st.failed = fmt.Sprintf("The model called %s wrongly %d times in a row (tool_retries is %d), so the turn stopped. Last error: %s", name, st.retries[name], a.cfg.ToolRetries, firstLine(msg))
 	}
 	return fin, errorPrefix + msg + retryHint
+}
+
+// NeedsApproval is the error of a call that needed approval with nobody
+// there to give it.
+const NeedsApproval = "needs approval: nobody was asked"
+
+// PolicyDenied is the error of a call the policy denies: "denied by
+// policy: REASON", without repeating "denied" when the reason starts so.
+func PolicyDenied(reason string) string {
+	return "denied by policy: " + strings.TrimPrefix(reason, "denied: ")
+}
+
+// ToolFamily is the family a tool belongs to, for the spans: its package
+// under tools/ (shell, files, google, slack, notes, web, todo), or the last
+// element of its package path for a tool defined elsewhere; "" when the
+// model named no tool co has.
+func ToolFamily(t tools.Tool) string {
+	if t == nil {
+		return ""
+	}
+	ty := reflect.TypeOf(t)
+	for ty.Kind() == reflect.Pointer {
+		ty = ty.Elem()
+	}
+	p := ty.PkgPath()
+	if i := strings.Index(p, "/tools/"); i >= 0 {
+		return strings.SplitN(p[i+len("/tools/"):], "/", 2)[0]
+	}
+	return p[strings.LastIndexByte(p, '/')+1:]
 }
 
 func deniedJSON(by, reason, msg string) string {

@@ -59,7 +59,11 @@ const (
 	BySessionGrant Source = "session grant"
 	ByYolo         Source = "yolo"
 	ByPolicyDeny   Source = "policy deny"
-	ByHeadless     Source = "headless"
+	// ByYes is `co run --yes`: approved as /yolo would have been.
+	ByYes Source = "--yes"
+	// ByHeadless is a call that needed approval with nobody there to give
+	// it (co run): it did not run, and no one denied it.
+	ByHeadless Source = "needs approval"
 )
 
 // ToolCallFinished says a tool call ended, whichever way.
@@ -81,6 +85,9 @@ const (
 	Deny           Verdict = iota // do not run it
 	ApproveOnce                   // run it this time
 	ApproveSession                // run it and grant its scope for the session
+	// Unattended: nobody was there to ask (co run); it does not run, and
+	// it is recorded as needing approval, not as denied by the user.
+	Unattended
 )
 
 // PendingCall is one call in an approval request.

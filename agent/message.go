@@ -148,8 +148,11 @@ func Outcome(c ToolCall, result Message) ToolCallFinished {
 		f.Status, f.Err = CallInterrupted, content
 	case isJSON && obj.Status == "denied":
 		f.Status, f.Decision, f.Err = CallDenied, ByUserDenied, "denied by the user"
-		if obj.By == "policy" {
-			f.Decision, f.Err = ByPolicyDeny, "denied by policy: "+obj.Reason
+		switch obj.By {
+		case "policy":
+			f.Decision, f.Err = ByPolicyDeny, PolicyDenied(obj.Reason)
+		case "nobody":
+			f.Decision, f.Err = ByHeadless, NeedsApproval
 		}
 	case strings.HasPrefix(content, errorPrefix):
 		msg := strings.TrimSuffix(strings.TrimPrefix(content, errorPrefix), retryHint)

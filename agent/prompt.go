@@ -45,7 +45,7 @@ func SystemPrompt(info PromptInfo) string {
 	b.WriteString(`
 ### Pagination
 - When a tool result has has_more=true, more results are available
-- If the user asks for "more", "next", or "next 10", call the same tool with the same query and page incremented by 1
+- If the user asks for "more", "next", or "next 10", call the same tool again the way its description says to get the next results (each tool pages its own way)
 - Do NOT say "no more results" unless you called the tool and has_more was false
 `)
 	if info.Workspace != "" || info.Today != "" {

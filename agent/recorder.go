@@ -29,6 +29,8 @@ func (v Verdict) String() string {
 		return "approved once"
 	case ApproveSession:
 		return "approved for the session"
+	case Unattended:
+		return "needs approval (no one to ask)"
 	default:
 		return "denied"
 	}

@@ -74,6 +74,7 @@ type turnState struct {
 }
 
 func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
+	sid := a.SessionID()
 	a.mu.Lock()
 	a.turns++
 	turnNo := a.turns
@@ -82,8 +83,8 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 	ctx, span := a.tracer.Start(ctx, "invoke_agent", trace.WithSpanKind(trace.SpanKindInternal), traceAttrs(
 		attribute.String("gen_ai.operation.name", "invoke_agent"),
 		attribute.String("gen_ai.agent.name", "co"),
-		attribute.String("co.session.id", a.cfg.SessionID),
-		attribute.String("gen_ai.conversation.id", a.cfg.SessionID),
+		attribute.String("co.session.id", sid),
+		attribute.String("gen_ai.conversation.id", sid),
 		attribute.Int("co.turn", turnNo),
 	))
 	if span.IsRecording() {

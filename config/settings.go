@@ -40,6 +40,8 @@ type Settings struct {
 	GrantMaxUses            int          // grant_max_uses, >= 1
 	GrantTTLMinutes         int          // grant_ttl_minutes, >= 1
 	YoloUnsandboxed         bool         // yolo_unsandboxed
+	YoloMaxUses             int          // yolo_max_uses, >= 1
+	YoloTTLMinutes          int          // yolo_ttl_minutes, >= 1
 	ToolOutputTrimChars     int          // tool_output_trim_chars, >= 0
 	MaxHistoryMessages      int          // max_history_messages, >= 4
 	ReasoningEffort         string       // reasoning_effort: "", low, medium or high

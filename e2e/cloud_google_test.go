@@ -65,13 +65,13 @@ func TestCloudGoogleSignInCheckAndDraft(t *testing.T) {
 	call := llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "create_email_draft", Args: `{"to":"Zoë <zoe@example.org>","subject":"Café?","body":"Friday at 10?"}`}}}
 	srv.Script(call, llmtest.Reply{Text: "Not saved."}, call, llmtest.Reply{Text: "Saved."})
 	out, _, _ = runCo(t, t.TempDir(), environ, "", "run", "--json", "draft a mail to Zoë")
-	if a := eventOf(jsonEvents(t, out), "approval"); a == nil || a["answer"] != "denied" {
+	if a := eventOf(jsonEvents(t, out), "approval"); a == nil || a["answer"] != "needs approval" {
 		t.Fatalf("approval = %v\n%s", a, out)
 	}
 	if d := g.Drafts(); len(d) != 0 {
 		t.Fatalf("a denied draft reached Gmail: %s", d[0].Raw)
 	}
-	out, errOut, code = runCo(t, t.TempDir(), environ, "", "run", "--json", "--yes", "draft a mail to Zoë")
+	out, errOut, code = runCo(t, t.TempDir(), append(environ, "CO_CLI_YOLO_UNSANDBOXED=true"), "", "run", "--json", "--yes", "draft a mail to Zoë")
 	r := eventOf(jsonEvents(t, out), "tool_result")
 	if code != 0 || r["status"] != "done" || !strings.Contains(r["display"].(string), "Draft saved in Gmail (not sent)") {
 		t.Fatalf("with --yes: exit %d %v %s", code, r, errOut)

@@ -125,7 +125,7 @@ func TestRunJSONReasoningEvents(t *testing.T) {
 			text.WriteString(m["text"].(string))
 		}
 	}
-	if got := strings.Join(dedupe(types), ","); got != "reasoning,text,turn_finished" {
+	if got := strings.Join(dedupe(types), ","); got != "session,reasoning,text,turn_finished" {
 		t.Errorf("event types = %s", got)
 	}
 	if got := reasoning.String(); !strings.Contains(got, "The user wants a sum.\n\nTwo plus two is four.\x1b[2J") {

@@ -52,7 +52,7 @@ func TestRunJSONEvents(t *testing.T) {
 		}
 	}
 	got := strings.Join(dedupe(types), ",")
-	if got != "text,tool_call,tool_result,text,turn_finished" {
+	if got != "session,text,tool_call,tool_result,text,turn_finished" {
 		t.Errorf("event types = %s", got)
 	}
 	if fin["text"] != "Done." || fin["usage"].(map[string]any)["input_tokens"] != float64(12) {

@@ -131,7 +131,16 @@ func TestRunDeniesWithoutYes(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c2", "touch x.txt"), shellCall("c3", "rm -rf /")}},
 		llmtest.Reply{Text: "done"},
 	)
+	// --yes approves only what /yolo would: nothing unsandboxed.
 	out, _, code := runCo(t, dir, unsandboxed(t, srv), "", "run", "--yes", "--json", "make x")
+	if exists(dir, "x.txt") || code != 3 || !strings.Contains(out, `"answer":"needs approval"`) || !strings.Contains(out, "Docker sandbox") {
+		t.Fatalf("--yes approved a command unsandboxed (exit %d): %s", code, out)
+	}
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c2", "touch x.txt"), shellCall("c3", "rm -rf /")}},
+		llmtest.Reply{Text: "done"},
+	)
+	out, _, code = runCo(t, dir, append(unsandboxed(t, srv), "CO_CLI_YOLO_UNSANDBOXED=true"), "", "run", "--yes", "--json", "make x")
 	if !exists(dir, "x.txt") {
 		t.Fatalf("--yes did not approve: %s", out)
 	}

@@ -49,7 +49,7 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 		MaxRequests:  st.MaxRequestLimit,
 		ToolRetries:  st.ToolRetries,
 		StallTimeout: time.Duration(st.LLMStallTimeout) * time.Second,
-		SessionID:    a.RunID,
+		SessionID:    a.SessionID,
 		Tracer:       a.Telemetry.Tracer,
 		History: agent.HistoryOptions{
 			TrimChars:    st.ToolOutputTrimChars,

@@ -31,10 +31,15 @@ import (
 // App is one run of co, wired.
 type App struct {
 	Config *config.Loaded
-	// RunID names this run of co: its sandbox container (co-runner-…) and
-	// the session.id resource and co.session.id attribute of its spans. It
-	// is not the id of a saved session.
-	RunID     string
+	// RunID is the random id of this run of co: it names its sandbox
+	// container (co-runner-…; two runs of one saved session get two).
+	RunID string
+	// SessionID is the id of the saved session the run starts with (new
+	// or resumed; RunID when none is saved): the session.id resource of
+	// the spans. Their co.session.id follows the saved session through
+	// /clear and /sessions switches (agent.Agent.SessionID), so
+	// co sessions, co logs and co traces share one id.
+	SessionID string
 	Workspace string
 
 	Telemetry Telemetry
@@ -53,8 +58,10 @@ type App struct {
 	// (Options.Resume), to show; nil for a new conversation.
 	Resumed []sessions.Entry
 
-	opts    Options
-	closers []func()
+	opts     Options
+	closers  []func()
+	resumeID string            // the saved session to resume (openSession)
+	newRec   *sessions.Session // or the new one to save into
 }
 
 // Options are what New needs beyond the settings.
@@ -82,6 +89,7 @@ type Resume struct {
 // package documents. On error, what was made is closed again.
 func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 	a := &App{Config: l, RunID: newRunID(), opts: o}
+	a.SessionID = a.RunID
 	done := false
 	defer func() {
 		if !done {
@@ -99,6 +107,13 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	// saved session: picked now, so that the run's id (the spans' session
+	// id, the container's name) is the saved session's id.
+	if !o.ReportOnly {
+		if err := a.openSession(o.Resume); err != nil {
+			return nil, err
+		}
+	}
 	// telemetry: no I/O here; the span store opens in the background.
 	a.startTelemetry(ctx)
 	// sandbox: the backend is chosen now, the container created in the
@@ -114,6 +129,8 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 		Isolated:        a.Sandbox.Isolation() == sandbox.Full,
 		YoloUnsandboxed: st.YoloUnsandboxed,
 		Yolo:            st.AutoConfirm,
+		YoloMaxUses:     st.YoloMaxUses,
+		YoloTTL:         time.Duration(st.YoloTTLMinutes) * time.Minute,
 	})
 	// tools
 	if err := a.buildTools(policy); err != nil {
@@ -123,7 +140,7 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 	a.Agent = agent.New(a.agentConfig(ctx))
 	// saved session
 	if !o.ReportOnly {
-		if a.Resumed, err = a.attachSessions(o.Resume); err != nil {
+		if a.Resumed, err = a.attachSessions(); err != nil {
 			return nil, err
 		}
 	}

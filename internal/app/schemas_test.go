@@ -14,6 +14,22 @@ import (
 // Every tool co registers has a schema the validator accepts (it rejects
 // keywords it does not implement, so no schema goes unchecked).
 func TestEveryToolSchemaCompiles(t *testing.T) {
+	a := allTools(t)
+	v := tools.NewValidator()
+	for _, tool := range a.Tools.All() {
+		err := v.Validate(tool, json.RawMessage(`{}`))
+		if err != nil && !tools.IsRetry(err) {
+			t.Errorf("%s: %v", tool.Name(), err)
+		}
+	}
+	if n := a.Tools.Len(); n != 27 {
+		t.Errorf("only %d tools registered", n)
+	}
+}
+
+// allTools builds a report-only App with every tool family configured.
+func allTools(t *testing.T) *App {
+	t.Helper()
 	home, vault := t.TempDir(), t.TempDir()
 	creds := filepath.Join(home, "token.json")
 	os.WriteFile(creds, []byte(`{"type":"authorized_user","client_id":"id","client_secret":"s","refresh_token":"r"}`), 0o600)
@@ -29,18 +45,9 @@ func TestEveryToolSchemaCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	t.Cleanup(a.Close)
 	if len(a.Unconfigured) != 0 {
 		t.Fatalf("every family should be configured here: %v", a.Unconfigured)
 	}
-	v := tools.NewValidator()
-	for _, tool := range a.Tools.All() {
-		err := v.Validate(tool, json.RawMessage(`{}`))
-		if err != nil && !tools.IsRetry(err) {
-			t.Errorf("%s: %v", tool.Name(), err)
-		}
-	}
-	if n := a.Tools.Len(); n != 27 {
-		t.Errorf("only %d tools registered", n)
-	}
+	return a
 }

@@ -1,12 +1,16 @@
 package app
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/sessions"
+	"github.com/co-cli/co/tools/todo"
 )
 
 // OpenSessions opens the store of saved sessions in the data dir.
@@ -14,42 +18,57 @@ func OpenSessions(l *config.Loaded) (*sessions.Store, error) {
 	return sessions.Open(filepath.Join(l.Paths.DataDir, sessions.FileName))
 }
 
-// attachSessions starts saving the conversation, or resumes a saved one.
-// It returns the transcript to show when a session was resumed. A store
-// that cannot be opened stops a resume; for a new chat it is a warning and
-// the chat goes on unsaved.
-func (a *App) attachSessions(r Resume) ([]sessions.Entry, error) {
+// openSession opens the store of saved sessions and picks the session this
+// run saves into: a new one, or the one to resume. It runs before
+// telemetry, so the run's id is the saved session's id (one id for co
+// sessions, co logs and co traces). A store that cannot be opened stops a
+// resume; for a new chat it is a warning and the chat goes on unsaved.
+func (a *App) openSession(r Resume) error {
 	st, err := OpenSessions(a.Config)
 	if err != nil {
 		if r.Latest || r.ID != "" {
-			return nil, err
+			return err
 		}
 		if a.opts.Warnings != nil {
 			fmt.Fprintf(a.opts.Warnings, "co: warning: this conversation will not be saved: %v\n", err)
 		}
-		return nil, nil
+		return nil
 	}
 	a.Sessions = st
 	a.onClose(func() { st.Close() })
-	var id string
 	switch {
 	case r.ID != "":
 		info, err := st.Find(r.ID)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		id = info.ID
+		a.resumeID = info.ID
 	case r.Latest:
 		info, err := st.Latest(a.Workspace)
 		if err != nil {
-			return nil, fmt.Errorf("%w (start one with co, or pick another with co sessions --all and co --resume ID)", err)
+			return fmt.Errorf("%w (start one with co, or pick another with co sessions --all and co --resume ID)", err)
 		}
-		id = info.ID
+		a.resumeID = info.ID
 	default:
-		a.Agent.SetRecorder(st.New(a.Workspace))
-		return nil, nil
+		a.newRec = st.New(a.Workspace)
+		a.SessionID = a.newRec.ID()
+		return nil
 	}
-	return a.SwitchTo(id)
+	a.SessionID = a.resumeID
+	return nil
+}
+
+// attachSessions starts saving the conversation into the session
+// openSession picked, or resumes it. It returns the transcript to show
+// when a session was resumed.
+func (a *App) attachSessions() ([]sessions.Entry, error) {
+	switch {
+	case a.resumeID != "":
+		return a.SwitchTo(a.resumeID)
+	case a.newRec != nil:
+		a.Agent.SetRecorder(a.newRec)
+	}
+	return nil, nil
 }
 
 // SwitchTo loads saved session id into the agent and continues saving
@@ -69,7 +88,37 @@ func (a *App) SwitchTo(id string) ([]sessions.Entry, error) {
 	}
 	a.Agent.Restore(h, agent.Usage{InputTokens: info.InputTokens, OutputTokens: info.OutputTokens}, info.Turns)
 	a.Agent.SetRecorder(rec)
+	a.replayTodos(h)
 	return entries, nil
+}
+
+// replayTodos rebuilds the todo list of a resumed conversation: the todo
+// tools keep it in memory only, so the calls that changed it, as saved,
+// run again in order on an emptied list. Only calls that succeeded count.
+func (a *App) replayTodos(h []agent.Message) {
+	list := todo.Find(a.Tools)
+	if list == nil {
+		return
+	}
+	list.Clear(false)
+	results := map[string]agent.Message{}
+	for _, m := range h {
+		if m.Role == agent.RoleTool {
+			results[m.ToolCallID] = m
+		}
+	}
+	for _, m := range h {
+		for _, c := range m.ToolCalls {
+			if !strings.HasPrefix(c.Name, "todo_") || c.Name == "todo_list" {
+				continue
+			}
+			t, ok := a.Tools.Get(c.Name)
+			if !ok || agent.Outcome(c, results[c.ID]).Status != agent.CallDone {
+				continue
+			}
+			_, _ = t.Run(context.Background(), json.RawMessage(c.Args))
+		}
+	}
 }
 
 // NewConversation saves what follows /clear as a new session.

@@ -34,7 +34,7 @@ func (a *App) startTelemetry(ctx context.Context) {
 	t, err := telemetry.Setup(telemetry.Options{
 		DBPath:         telemetry.DBPath(a.Config.Paths.DataDir),
 		ServiceVersion: a.opts.Version,
-		SessionID:      a.RunID,
+		SessionID:      a.SessionID,
 		Secrets:        st.Secrets(),
 		CaptureContent: st.TelemetryCaptureContent,
 		Retention:      telemetry.Retention{Days: st.TelemetryRetentionDays, MaxMB: st.TelemetryMaxMB},

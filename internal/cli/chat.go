@@ -168,7 +168,7 @@ func (c *chat) resumedText() string {
 	if c.Resumed == nil {
 		return ""
 	}
-	return "\n" + transcriptText(c.Resumed) + "(resumed session; type to continue)"
+	return "\n" + transcriptText(c.Resumed) + "(resumed session " + c.App.Agent.SessionID() + "; type to continue)"
 }
 
 // plainBanner is the welcome of --plain: one line of facts, then how to

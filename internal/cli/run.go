@@ -22,8 +22,10 @@ func newRunCmd(s env) *cobra.Command {
 arguments joined by spaces, or standard input when there are none (or the
 only argument is "-").
 
-It never waits for a person: calls that need approval are denied and reported,
-unless --yes approves them; calls the policy denies never run.
+It never waits for a person: calls that need approval do not run and are
+reported. --yes approves exactly what /yolo would approve in the same
+isolation (so nothing of the ask class unsandboxed, unless yolo_unsandboxed);
+calls the policy denies never run.
 
 With --json, every event is one JSON object per line (see the README),
 the model's reasoning included ("reasoning" events) unless --no-reasoning.
@@ -73,7 +75,7 @@ standard error.`,
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per event, one per line")
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve calls that need approval (denied calls still never run)")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve what /yolo would approve in this isolation (denied calls still never run)")
 	cmd.Flags().BoolVar(&noReasoning, "no-reasoning", false, "leave the model's reasoning out (no \"reasoning\" events with --json)")
 	rf.add(cmd)
 	return cmd

@@ -163,6 +163,10 @@ func transcriptText(entries []sessions.Entry) string {
 		m := e.Message
 		switch m.Role {
 		case agent.RoleUser:
+			if strings.HasPrefix(m.Content, agent.SummaryIntro) { // the summary is for the model
+				b.WriteString("note: Summarised older messages to stay within the context.\n")
+				continue
+			}
 			fmt.Fprintf(&b, "co> %s\n", present.Plain(m.Content))
 		case agent.RoleAssistant:
 			if m.Content != "" {

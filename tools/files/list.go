@@ -22,7 +22,7 @@ func (t *ListDirectory) Description() string {
 	return "List the entries of a directory in the workspace (paths are relative to the workspace root). " +
 		"Directories end with /, symlinks show their target, files their size. " +
 		"With recursive=true, lists the whole tree below the directory, skipping .git and whatever .gitignore ignores. " +
-		"At most limit entries (default 200); has_more says when there are more. Runs without asking."
+		"At most limit entries (default 200); has_more says when there are more: for them, call again with a larger limit. Runs without asking."
 }
 
 func (t *ListDirectory) Schema() json.RawMessage {

@@ -24,7 +24,7 @@ func (t *SearchFiles) Description() string {
 	return "Search the contents of the workspace's files with a regular expression (RE2 syntax, as in Go; use (?i) for case-insensitive). " +
 		"Returns matching lines as path:line: text. Skips .git, whatever .gitignore ignores, binary files and files over 2 MB. " +
 		"glob filters file names: without a slash it matches a name at any depth (*.go), with one the path from the workspace root (src/**/*.ts). " +
-		"path limits the search to a directory. At most limit matches (default 50); has_more says when there are more. Runs without asking."
+		"path limits the search to a directory. At most limit matches (default 50); has_more says when there are more: for them, call again with a larger limit (or a narrower path). Runs without asking."
 }
 
 func (t *SearchFiles) Schema() json.RawMessage {

@@ -17,7 +17,7 @@ func (t *ListNotes) Class() tools.Class { return tools.ReadOnly }
 func (t *ListNotes) Description() string {
 	return "List the user's Obsidian notes (paths in the vault) with their tags, optionally only those with a tag. " +
 		"Tags come from the front matter (tags: as a list or a string) and from #tags in the text; a tag also matches its nested tags " +
-		"(project matches project/alpha). At most limit notes (default 200); has_more says when there are more."
+		"(project matches project/alpha). At most limit notes (default 200); has_more says when there are more: for them, call again with a larger limit."
 }
 func (t *ListNotes) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +

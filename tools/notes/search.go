@@ -21,7 +21,7 @@ func (t *SearchNotes) Class() tools.Class { return tools.ReadOnly }
 func (t *SearchNotes) Description() string {
 	return "Search the user's Obsidian notes. Every keyword must appear in a note (in its text or its name) as a whole word, ignoring case; " +
 		"put a phrase in double quotes to match it as one keyword. Returns the best matching notes with their matching lines (line: text), " +
-		"at most limit (default 10); has_more says when more notes match. Read a whole note with read_note."
+		"at most limit (default 10); has_more says when more notes match: for them, call again with a larger limit. Read a whole note with read_note."
 }
 func (t *SearchNotes) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +

@@ -1,6 +1,7 @@
 // Package headless is the front end of `co run PROMPT`: one turn, no person.
-// Calls that need approval are denied (and reported) unless the caller said
-// --yes; calls the policy denies are always denied. The answer goes to
+// Calls that need approval do not run (and are reported); --yes approves
+// exactly what /yolo would approve in the same isolation, nothing more;
+// calls the policy denies never run. The answer goes to
 // standard output as plain text, or as JSON lines with --json (one object
 // per event; see the README for the schema).
 package headless
@@ -33,7 +34,7 @@ type Options struct {
 	Out    io.Writer // answer (text or JSON lines)
 	Err    io.Writer // progress and errors in text mode
 	JSON   bool
-	Yes    bool // approve ask-class calls
+	Yes    bool // approve what /yolo would approve (Approvals.SetYes)
 	// HideReasoning leaves out the reasoning events (--no-reasoning).
 	HideReasoning bool
 }
@@ -41,8 +42,17 @@ type Options struct {
 // Run runs one turn and returns the exit code.
 func Run(ctx context.Context, o Options) int {
 	r := &runner{o: o, enc: json.NewEncoder(o.Out)}
+	if o.Yes {
+		o.Agent.Approvals().SetYes(true)
+		defer o.Agent.Approvals().SetYes(false)
+	}
 	r.enc.SetEscapeHTML(false)
 	code := ExitError
+	// First, the conversation's id: the saved session's (co sessions, co
+	// run --resume ID) and the spans' co.session.id (co logs, co traces).
+	if id := o.Agent.SessionID(); id != "" && o.JSON {
+		r.enc.Encode(map[string]any{"type": "session", "id": id})
+	}
 	for ev := range o.Agent.Submit(ctx, o.Prompt) {
 		_, isThink := ev.(agent.ReasoningDelta)
 		if !isThink {
@@ -84,7 +94,11 @@ func Run(ctx context.Context, o Options) int {
 			if e.Err != "" {
 				m["error"] = e.Err
 			}
-			r.emit(m, "result: "+e.Name+" "+present.Outcome(e))
+			outcome := present.Outcome(e)
+			if e.Status == agent.CallDenied && e.Decision == agent.ByHeadless {
+				outcome = "needs approval: " + hint(r.o.Yes)
+			}
+			r.emit(m, "result: "+e.Name+" "+outcome)
 		case agent.TurnFinished:
 			code = ExitOK
 			if r.denied {
@@ -140,24 +154,28 @@ func (r *runner) emit(m map[string]any, line string) {
 	}
 }
 
+// approve answers the calls that are still undecided. With --yes the
+// approvals already ran everything /yolo would approve in this isolation
+// (Approvals.SetYes), so what reaches here needs a person, and there is
+// none: it does not run, and the line says how it could be allowed.
 func (r *runner) approve(req agent.ApprovalRequested) {
 	v := make([]agent.Verdict, len(req.Calls))
 	for i, c := range req.Calls {
-		answer := "denied"
-		if r.o.Yes {
-			v[i], answer = agent.ApproveOnce, "approved"
-		}
-		r.emit(map[string]any{"type": "approval", "id": c.CallID, "name": c.Tool, "reason": c.Check.Reason, "answer": answer},
-			fmt.Sprintf("approval: %s %s (%s)%s", present.Call(c.Tool, c.Args), answer, safe.Text(c.Check.Reason), hint(r.o.Yes)))
+		v[i] = agent.Unattended
+		h := hint(r.o.Yes)
+		r.emit(map[string]any{"type": "approval", "id": c.CallID, "name": c.Tool, "reason": c.Check.Reason, "answer": "needs approval", "hint": h},
+			fmt.Sprintf("needs approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), h))
 	}
 	req.Reply(v)
 }
 
+// hint says how a call that needs approval could be allowed in co run.
 func hint(yes bool) string {
-	if yes {
-		return ""
+	if !yes {
+		return "pass --yes to approve what /yolo would approve"
 	}
-	return " — pass --yes to approve calls in headless mode"
+	return "--yes approves only what /yolo would approve here; allow it with a rule in your user settings " +
+		"(shell_policy in ~/.config/co-cli/settings.json) or run it in the Docker sandbox (sandbox_backend \"docker\")"
 }
 
 func validJSON(s string) string {

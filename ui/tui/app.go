@@ -764,6 +764,7 @@ func (a *App) setProvider() {
 func (a *App) refreshStatus() {
 	p, done, err := a.agent.Provider()
 	ap := a.agent.Approvals()
+	yoloUses, yoloLeft := ap.YoloLeft()
 	reported := a.reportedModel(p)
 	if done && err == nil {
 		a.setWelcomeProvider(p, reported)
@@ -776,7 +777,9 @@ func (a *App) refreshStatus() {
 		NoProvider:    done && err != nil,
 		Isolation:     a.wel.Isolation,
 		Unsandboxed:   a.wel.Unsandboxed,
-		Yolo:          ap.Yolo(),
+		Yolo:          yoloUses > 0,
+		YoloUses:      yoloUses,
+		YoloLeft:      yoloLeft,
 		Grants:        len(ap.Grants()),
 		TurnTokens:    a.turnTokens,
 		SessionTokens: a.agent.Usage().Total(),

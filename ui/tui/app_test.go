@@ -307,8 +307,8 @@ func TestYoloShowsInTheStatusBar(t *testing.T) {
 	d := newDriver(t, Options{Agent: ag}, 100, 30)
 	d.typeText("/yolo")
 	d.key("enter")
-	if s := d.screen(); !strings.Contains(s, "YOLO") {
-		t.Fatalf("no yolo badge:\n%s", s)
+	if s := d.screen(); !strings.Contains(s, "YOLO 50 · 30m") {
+		t.Fatalf("no yolo badge with what is left:\n%s", s)
 	}
 }
 

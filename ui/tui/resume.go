@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -11,7 +12,8 @@ import (
 
 // showHistory adds a saved conversation to the transcript (a resumed
 // session, or one picked with /sessions): what was said, each tool call
-// with its outcome, replies cut short marked interrupted. Entries render
+// with its outcome, replies cut short marked interrupted, a summary as the
+// notice it was, and a last line naming the session. Entries render
 // lazily, so a long conversation costs little until it is scrolled.
 func (a *App) showHistory(h []agent.Message) {
 	results := make(map[string]agent.Message)
@@ -24,6 +26,12 @@ func (a *App) showHistory(h []agent.Message) {
 	for _, m := range h {
 		switch m.Role {
 		case agent.RoleUser:
+			if strings.HasPrefix(m.Content, agent.SummaryIntro) {
+				// What the live turn said when it summarised, not the
+				// summary itself (it is for the model).
+				a.chat.Add(newNotice(noticeInfo, "Summarised older messages to stay within the context."))
+				continue
+			}
 			a.chat.Add(newUserEntry(m.Content))
 		case agent.RoleAssistant:
 			if m.Reasoning != "" && !a.hideReasoning {
@@ -43,6 +51,9 @@ func (a *App) showHistory(h []agent.Message) {
 				a.chat.Add(t)
 			}
 		}
+	}
+	if id := a.agent.SessionID(); id != "" {
+		a.chat.Add(newNotice(noticeInfo, "Resumed session "+id+"; type to continue."))
 	}
 	a.chat.Bottom()
 }

@@ -20,9 +20,14 @@ func TestResumedSessionShowsItsTranscript(t *testing.T) {
 		{Role: agent.RoleTool, ToolCallID: "c2", ToolName: "run_shell_command", Content: `{"status":"denied","denied_by":"user"}`},
 		{Role: agent.RoleAssistant, Content: "OK, I was saying that", Interrupted: true},
 	}, agent.Usage{InputTokens: 100}, 2)
+	f.ag.Restore(append([]agent.Message{{Role: agent.RoleUser, Content: agent.SummaryIntro + "the user greeted"}, {Role: agent.RoleAssistant, Content: "Understood."}}, f.ag.History()...), agent.Usage{InputTokens: 100}, 2)
+	f.ag.SetRecorder(savedAs("0a1b2c3d"))
 	d := newDriver(t, Options{Agent: f.ag}, 100, 50)
 	s := d.screen()
-	for _, want := range []string{"list the files", "Let me look.", "run_shell_command(cmd='ls')", "a.txt", "Two files.", "delete them", "denied by the user", "OK, I was saying that"} {
+	if strings.Contains(s, "the user greeted") {
+		t.Errorf("the summary for the model is shown as if the user wrote it:\n%s", s)
+	}
+	for _, want := range []string{"Summarised older messages", "Resumed session 0a1b2c3d", "list the files", "Let me look.", "run_shell_command(cmd='ls')", "a.txt", "Two files.", "delete them", "denied by the user", "OK, I was saying that"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("resumed transcript lacks %q:\n%s", want, s)
 		}
@@ -44,3 +49,12 @@ func TestCompactRunsOffTheUIAndReports(t *testing.T) {
 		t.Fatalf("history after /compact = %+v", h)
 	}
 }
+
+// savedAs is a recorder of a saved session with that id that saves nothing.
+type savedAs string
+
+func (s savedAs) ID() string                                 { return string(s) }
+func (savedAs) Append(agent.Message) error                   { return nil }
+func (savedAs) Draft(string) error                           { return nil }
+func (savedAs) Decision(string, string, agent.Verdict) error { return nil }
+func (savedAs) Usage(agent.Usage) error                      { return nil }

@@ -24,6 +24,8 @@ type StatusInfo struct {
 	Isolation     string
 	Unsandboxed   bool
 	Yolo          bool
+	YoloUses      int           // calls yolo may still approve
+	YoloLeft      time.Duration // until yolo turns itself off
 	Grants        int
 	TurnTokens    int
 	SessionTokens int
@@ -152,7 +154,11 @@ func (s *StatusBar) refresh() {
 		badge = th.BadgeOK.Render(" sandbox: " + safe.Text(in.Isolation) + " ")
 	}
 	if in.Yolo {
-		yolo = th.Yolo.Render(" YOLO ")
+		y := " YOLO "
+		if in.YoloUses > 0 { // what is left before it turns itself off
+			y = fmt.Sprintf(" YOLO %d · %dm ", in.YoloUses, int((in.YoloLeft+time.Minute-1)/time.Minute))
+		}
+		yolo = th.Yolo.Render(y)
 	}
 	if in.Grants > 0 {
 		g := "grant"

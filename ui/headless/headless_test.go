@@ -1,0 +1,205 @@
+package headless_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/ui/headless"
+)
+
+// touchTool records the names it "writes". "envrc" must always ask, "url"
+// is a call yolo may never approve, anything else is the ask class.
+type touchTool struct {
+	mu  sync.Mutex
+	ran []string
+}
+
+func (*touchTool) Name() string        { return "touch" }
+func (*touchTool) Description() string { return "Touch a file." }
+func (*touchTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
+}
+func (*touchTool) Class() tools.Class { return tools.SideEffect }
+func (*touchTool) Check(_ context.Context, args json.RawMessage) tools.Check {
+	var a struct{ Name string }
+	_ = json.Unmarshal(args, &a)
+	switch a.Name {
+	case "envrc":
+		return tools.Check{Decision: tools.Ask, Reason: "writes .envrc", AlwaysAsk: true}
+	case "url":
+		return tools.Check{Decision: tools.Ask, Reason: "a URL the model made up", NoYolo: true}
+	case "rm":
+		return tools.Check{Decision: tools.Deny, Reason: "denied: never"}
+	}
+	return tools.Check{Decision: tools.Ask, Reason: "writes a file", Scope: "touch"}
+}
+func (t *touchTool) Run(_ context.Context, args json.RawMessage) (tools.Result, error) {
+	var a struct{ Name string }
+	_ = json.Unmarshal(args, &a)
+	t.mu.Lock()
+	t.ran = append(t.ran, a.Name)
+	t.mu.Unlock()
+	return tools.Text("touched " + a.Name), nil
+}
+
+func call(id, name string) llmtest.ToolCall {
+	return llmtest.ToolCall{ID: id, Name: "touch", Args: `{"name":"` + name + `"}`}
+}
+
+func setup(t *testing.T, isolated bool) (*llmtest.Server, *agent.Agent, *touchTool) {
+	t.Helper()
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	tt := &touchTool{}
+	reg, err := tools.NewRegistry(tt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := agent.New(agent.Config{
+		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
+		SystemPrompt: "test",
+		Tools:        reg,
+		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: isolated}),
+		ToolRetries:  3,
+		Retry:        agent.RetryPolicy{Base: 10 * time.Millisecond},
+		StallTimeout: 5 * time.Second,
+	})
+	return srv, ag, tt
+}
+
+type result struct {
+	Type, ID, Name, Status, Decision, Error, Answer, Hint string
+}
+
+func runJSON(t *testing.T, ag *agent.Agent, yes bool) (int, []result) {
+	t.Helper()
+	var out bytes.Buffer
+	code := headless.Run(context.Background(), headless.Options{Agent: ag, Prompt: "go", Out: &out, JSON: true, Yes: yes})
+	var rs []result
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r result
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("bad JSON line %q: %v", line, err)
+		}
+		rs = append(rs, r)
+	}
+	return code, rs
+}
+
+func results(rs []result) map[string]result {
+	m := map[string]result{}
+	for _, r := range rs {
+		if r.Type == "tool_result" {
+			m[r.ID] = r
+		}
+	}
+	return m
+}
+
+// --yes approves what /yolo would approve and nothing more: unsandboxed
+// (yolo refused) nothing of the ask class runs.
+func TestYesUnsandboxedApprovesNothing(t *testing.T) {
+	srv, ag, tt := setup(t, false)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1"), call("c2", "envrc"), call("c3", "url")}}, llmtest.Reply{Text: "ok"})
+	code, rs := runJSON(t, ag, true)
+	if len(tt.ran) != 0 {
+		t.Fatalf("--yes without isolation ran %v", tt.ran)
+	}
+	if code != headless.ExitDenied {
+		t.Errorf("exit code = %d", code)
+	}
+	n := 0
+	for _, r := range rs {
+		if r.Type == "approval" {
+			n++
+			if r.Answer != "needs approval" || !strings.Contains(r.Hint, "shell_policy") || !strings.Contains(r.Hint, "Docker") {
+				t.Errorf("approval line = %+v", r)
+			}
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d approval lines, want 3", n)
+	}
+}
+
+func TestYesIsolatedApprovesLikeYolo(t *testing.T) {
+	srv, ag, tt := setup(t, true)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1"), call("c2", "envrc"), call("c3", "url"), call("c4", "rm")}}, llmtest.Reply{Text: "ok"})
+	_, rs := runJSON(t, ag, true)
+	if len(tt.ran) != 1 || tt.ran[0] != "a1" {
+		t.Fatalf("ran %v, want only a1", tt.ran)
+	}
+	m := results(rs)
+	if m["c1"].Decision != string(agent.ByYes) {
+		t.Errorf("c1 decided by %q", m["c1"].Decision)
+	}
+	for _, id := range []string{"c2", "c3", "c4"} {
+		if m[id].Status != "denied" {
+			t.Errorf("%s = %+v", id, m[id])
+		}
+	}
+	if m["c4"].Decision != string(agent.ByPolicyDeny) {
+		t.Errorf("deny must beat --yes: %+v", m["c4"])
+	}
+	if ag.Approvals().Yolo() {
+		t.Error("--yes must not turn yolo on")
+	}
+}
+
+func TestYesUnsandboxedWithYoloUnsandboxed(t *testing.T) {
+	srv, ag, tt := setup(t, false)
+	ag.Approvals().SetIsolated(false, true)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1"), call("c2", "envrc")}}, llmtest.Reply{Text: "ok"})
+	runJSON(t, ag, true)
+	if len(tt.ran) != 1 || tt.ran[0] != "a1" {
+		t.Fatalf("ran %v, want only a1", tt.ran)
+	}
+}
+
+// Without --yes nobody is asked: the lines say the call needs approval and
+// how to give it, never "denied by the user".
+func TestWithoutYesSaysNeedsApproval(t *testing.T) {
+	srv, ag, tt := setup(t, true)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1")}}, llmtest.Reply{Text: "ok"})
+	var out, errOut bytes.Buffer
+	code := headless.Run(context.Background(), headless.Options{Agent: ag, Prompt: "go", Out: &out, Err: &errOut})
+	if code != headless.ExitDenied || len(tt.ran) != 0 {
+		t.Fatalf("exit %d, ran %v", code, tt.ran)
+	}
+	e := errOut.String()
+	if strings.Contains(e, "denied by the user") || !strings.Contains(e, "needs approval: touch") || !strings.Contains(e, "result: touch needs approval: pass --yes") {
+		t.Errorf("stderr:\n%s", e)
+	}
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1")}}, llmtest.Reply{Text: "ok"})
+	_, rs := runJSON(t, ag, false)
+	if r := results(rs)["c1"]; r.Decision != string(agent.ByHeadless) || r.Status != "denied" {
+		t.Errorf("tool_result = %+v", r)
+	}
+}
+
+type idRecorder struct{}
+
+func (idRecorder) ID() string                                   { return "sess-42" }
+func (idRecorder) Append(agent.Message) error                   { return nil }
+func (idRecorder) Draft(string) error                           { return nil }
+func (idRecorder) Decision(string, string, agent.Verdict) error { return nil }
+func (idRecorder) Usage(agent.Usage) error                      { return nil }
+
+// The first JSON event names the saved session, the id --resume takes.
+func TestJSONStartsWithTheSessionID(t *testing.T) {
+	srv, ag, _ := setup(t, true)
+	ag.SetRecorder(idRecorder{})
+	srv.Script(llmtest.Reply{Text: "hi"})
+	_, rs := runJSON(t, ag, false)
+	if len(rs) == 0 || rs[0].Type != "session" || rs[0].ID != "sess-42" {
+		t.Fatalf("first event = %+v", rs)
+	}
+}
