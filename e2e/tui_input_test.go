@@ -27,16 +27,19 @@ func TestTUIUnbracketedPasteBurstIsAbsorbedFast(t *testing.T) {
 	if len(text) != 5000 {
 		t.Fatalf("text is %d long", len(text))
 	}
-	limit := time.Second
+	// The figure is the release binary's: the race detector slows the key
+	// path many times over (about 15 s here), so a race build only checks
+	// that every key arrives, in order.
+	limit, wait := time.Second, 6*time.Second
 	if raceEnabled {
-		limit = 4 * time.Second
+		limit, wait = 0, 90*time.Second
 	}
 	start := time.Now()
 	s.typeText(text)
-	s.waitFor(limit+5*time.Second, "END5000")
+	s.waitFor(wait, "END5000")
 	took := time.Since(start)
 	t.Logf("5,000 keys absorbed in %v", took)
-	if took > limit {
+	if limit > 0 && took > limit {
 		t.Errorf("5,000 unbracketed keys took %v to reach the prompt, want < %v", took, limit)
 	}
 	s.keys("Enter")

@@ -103,8 +103,12 @@ func Outcome(f agent.ToolCallFinished) string {
 		}
 		return s
 	case agent.CallDenied:
-		if f.Decision == agent.ByPolicyDeny {
+		switch f.Decision {
+		case agent.ByPolicyDeny:
 			return safe.Text(f.Err)
+		case agent.ByHeadless:
+			// Nobody was asked (co run without --yes).
+			return agent.NeedsApproval
 		}
 		return "denied by the user"
 	case agent.CallInterrupted:

@@ -1,6 +1,8 @@
 package present
 
 import (
+	"github.com/co-cli/co/agent"
+
 	"testing"
 	"time"
 )
@@ -37,5 +39,15 @@ func TestDuration(t *testing.T) {
 		if got := Duration(d); got != want {
 			t.Errorf("Duration(%s) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// A call nobody was asked about (co run without --yes), read back in a
+// resumed session, is not "denied by the user".
+func TestOutcomeOfAnUnattendedCall(t *testing.T) {
+	result := agent.Message{Role: agent.RoleTool, Content: `{"status":"denied","denied_by":"nobody","reason":"writes a file"}`}
+	f := agent.Outcome(agent.ToolCall{ID: "c", Name: "write_file"}, result)
+	if got := Outcome(f); got != agent.NeedsApproval {
+		t.Errorf("Outcome = %q, want %q", got, agent.NeedsApproval)
 	}
 }
