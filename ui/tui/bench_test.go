@@ -58,18 +58,7 @@ func BenchmarkStreamedReply(b *testing.B) {
 	reply := benchReply()
 	for _, earlier := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("earlier=%d", earlier), func(b *testing.B) {
-			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}})
-			a := New(context.Background(), Options{Agent: ag, Environ: []string{}, Theme: "dark"})
-			a.Update(windowSize(120, 40))
-			for i := 0; i < earlier/2; i++ {
-				a.chat.Add(newUserEntry(fmt.Sprintf("question %d", i)))
-				r := &assistantEntry{}
-				r.append(fmt.Sprintf("Answer %d: the **value** is `%d`.\n\n- checked\n- verified", i, i))
-				r.finish(false)
-				a.chat.Add(r)
-			}
-			fr := newFrameRenderer(120, 40)
-			fr.frame(a.View().Content)
+			a, fr := benchChat(earlier, "Answer %d: the **value** is `%d`.\n\n- checked\n- verified")
 			frames := 0
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -88,6 +77,24 @@ func BenchmarkStreamedReply(b *testing.B) {
 	}
 }
 
+// benchChat is a 120×40 chat with earlier messages (half questions, half
+// answers made from answer, a format of two %d), its first frame drawn.
+func benchChat(earlier int, answer string) (*App, *frameRenderer) {
+	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}})
+	a := New(context.Background(), Options{Agent: ag, Environ: []string{}, Theme: "dark"})
+	a.Update(windowSize(120, 40))
+	for i := 0; i < earlier/2; i++ {
+		a.chat.Add(newUserEntry(fmt.Sprintf("question %d", i)))
+		r := &assistantEntry{}
+		r.append(fmt.Sprintf(answer, i, i))
+		r.finish(false)
+		a.chat.Add(r)
+	}
+	fr := newFrameRenderer(120, 40)
+	fr.frame(a.View().Content)
+	return a, fr
+}
+
 // BenchmarkStreamedReasoning streams 8,000 characters of reasoning in
 // 60-character frames after 10 or 1,000 earlier messages: a frame costs
 // the reasoning's unfinished line, not the reasoning so far nor the
@@ -103,18 +110,7 @@ func BenchmarkStreamedReasoning(b *testing.B) {
 	text := sb.String()
 	for _, earlier := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("earlier=%d", earlier), func(b *testing.B) {
-			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}})
-			a := New(context.Background(), Options{Agent: ag, Environ: []string{}, Theme: "dark"})
-			a.Update(windowSize(120, 40))
-			for i := 0; i < earlier/2; i++ {
-				a.chat.Add(newUserEntry(fmt.Sprintf("question %d", i)))
-				r := &assistantEntry{}
-				r.append(fmt.Sprintf("Answer %d: the **value** is `%d`.", i, i))
-				r.finish(false)
-				a.chat.Add(r)
-			}
-			fr := newFrameRenderer(120, 40)
-			fr.frame(a.View().Content)
+			a, fr := benchChat(earlier, "Answer %d: the **value** is `%d`.")
 			frames := 0
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
