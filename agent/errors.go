@@ -369,10 +369,8 @@ func isProviderErrorJSON(body []byte) bool {
 	if _, ok := parseErrorBody(body); ok {
 		return true
 	}
-	var s struct {
-		Error string `json:"error"`
-	}
-	return json.Unmarshal(bytes.TrimSpace(body), &s) == nil && s.Error != ""
+	_, ok := ollamaError(body)
+	return ok
 }
 
 // addressSetting names the setting that holds p's address and what it

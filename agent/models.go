@@ -112,29 +112,51 @@ func (e *ListError) Error() string {
 // when set) into v; an error status is a *ListError about what, with the
 // body's message in plain words.
 func getJSON(ctx context.Context, client *http.Client, what, url, key string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
+	status, msg, err := doJSON(ctx, client, http.MethodGet, url, key, nil, v)
+	switch {
+	case err != nil && status == http.StatusOK:
+		return fmt.Errorf("%s: %w", what, err)
+	case err != nil:
 		return err
+	case status != http.StatusOK:
+		return &ListError{What: what, Status: status, Message: msg}
+	}
+	return nil
+}
+
+// doJSON makes one small JSON request (a bearer key and a body when set)
+// and decodes a 200 answer into out. Another status is returned with the
+// body's message in plain words (PlainError) and no error; err with status
+// 200 means the answer did not decode, with status 0 that the request
+// failed.
+func doJSON(ctx context.Context, client *http.Client, method, url, key string, body []byte, out any) (status int, msg string, err error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		return 0, "", err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return 0, "", err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
-		return err
+		return 0, "", err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return &ListError{What: what, Status: resp.StatusCode, Message: PlainError(body)}
+		return resp.StatusCode, PlainError(b), nil
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return nil
+	return http.StatusOK, "", json.Unmarshal(b, out)
 }
 
 // ollamaRoot is Ollama's address without the /v1 of its OpenAI-compatible
@@ -159,33 +181,27 @@ func chatModel(id string) bool {
 // Ollama's {"error":"…"}; otherwise the body itself, cut short.
 func PlainError(body []byte) string {
 	body = bytes.TrimSpace(body)
-	type obj struct {
-		Message string `json:"message"`
-		Status  string `json:"status"`
-	}
-	var one struct {
-		Error json.RawMessage `json:"error"`
-	}
-	var arr []struct {
-		Error obj `json:"error"`
-	}
 	msg := ""
-	switch {
-	case len(body) > 0 && body[0] == '[' && json.Unmarshal(body, &arr) == nil && len(arr) > 0:
-		msg = arr[0].Error.Message
-	case json.Unmarshal(body, &one) == nil && len(one.Error) > 0:
-		var o obj
-		var s string
-		if json.Unmarshal(one.Error, &o) == nil {
-			msg = o.Message
-		} else if json.Unmarshal(one.Error, &s) == nil {
-			msg = s
-		}
+	if e, ok := parseErrorBody(body); ok {
+		msg = e.Message
+	} else if m, ok := ollamaError(body); ok {
+		msg = m
 	}
 	if msg == "" {
 		msg = htmlText(string(body))
 	}
 	return plainMessage(msg)
+}
+
+// ollamaError is the message of Ollama's error body, {"error": "…"}.
+func ollamaError(body []byte) (string, bool) {
+	var s struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(body), &s) != nil || s.Error == "" {
+		return "", false
+	}
+	return s.Error, true
 }
 
 // htmlText is the title of an HTML error page (a proxy's "502 Bad

@@ -181,30 +181,11 @@ func ollamaVersion(ctx context.Context, client *http.Client, root string) (strin
 // *openai.APIError with Ollama's {"error": "…"} as its message, so that
 // describeError treats it like the /v1 route's.
 func ollamaDo(ctx context.Context, client *http.Client, method, url string, body []byte, out any) error {
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
+	status, msg, err := doJSON(ctx, client, method, url, "", body, out)
+	if err == nil && status != http.StatusOK {
+		return &openai.APIError{HTTPStatusCode: status, Message: msg}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, url, r)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return &openai.APIError{HTTPStatusCode: resp.StatusCode, Message: PlainError(b)}
-	}
-	return json.Unmarshal(b, out)
+	return err
 }
 
 // ollamaModelInfo returns what /api/show says of p.Model, asked once per
@@ -437,7 +418,8 @@ func (a *Agent) ollamaAskLoaded(p Provider) {
 		a.ollama.ps[ollamaKey(p)] = n
 	}
 	a.ollama.mu.Unlock()
-	if err == nil && n > 0 {
+	// Asked in the background: a /model switch may have come meanwhile.
+	if cur, _, _ := a.Provider(); err == nil && n > 0 && ollamaKey(cur) == ollamaKey(p) {
 		a.setCtxInForce(n)
 	}
 }
@@ -579,8 +561,12 @@ func (s *ollamaStream) decode(line []byte) (streamChunk, error) {
 		} else if c.finish == "" {
 			c.finish = "stop"
 		}
-		if s.onDone != nil {
-			s.onDone()
+		if f := s.onDone; f != nil {
+			// Network I/O: not on the stream's path.
+			go func() {
+				defer func() { _ = recover() }()
+				f()
+			}()
 		}
 	}
 	return c, nil

@@ -402,7 +402,12 @@ func TestOllamaShowFailsStillChats(t *testing.T) {
 	if _, ok := req["think"]; ok {
 		t.Fatal("think sent without knowing the model's capabilities")
 	}
-	// Ollama's own default is in force; /api/ps said which.
+	// Ollama's own default is in force; /api/ps, asked in the background
+	// once the reply is in, says which.
+	deadline := time.Now().Add(2 * time.Second)
+	for ag.ContextWindow() != 4096 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if w := ag.ContextWindow(); w != 4096 {
 		t.Fatalf("ContextWindow = %d, want /api/ps's 4096", w)
 	}
