@@ -10,31 +10,11 @@ import (
 	"github.com/co-cli/co/agent/llmtest"
 )
 
-// reasoningSSE is a streamed chat-completions body whose deltas carry
-// reasoning_content before the content, as thinking models send it.
-func reasoningSSE(model string, reasoning, content []string) string {
-	var b strings.Builder
-	chunk := func(delta map[string]any, finish any) {
-		j, _ := json.Marshal(map[string]any{"id": "x", "object": "chat.completion.chunk", "created": 1, "model": model,
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
-		fmt.Fprintf(&b, "data: %s\n\n", j)
-	}
-	chunk(map[string]any{"role": "assistant"}, nil)
-	for _, r := range reasoning {
-		chunk(map[string]any{"reasoning_content": r}, nil)
-	}
-	for _, c := range content {
-		chunk(map[string]any{"content": c}, nil)
-	}
-	chunk(map[string]any{}, "stop")
-	b.WriteString("data: [DONE]\n\n")
-	return b.String()
-}
-
-var thoughts = []string{"\nThe user wants ", "a sum.\n\n", "Two plus two is four.\x1b[2J"}
-
+// thinkingReply streams reasoning (reasoning_content deltas, as thinking
+// models send it, in 4-rune pieces) before the answer. The escape sequence
+// at its end must never reach the terminal.
 func thinkingReply() llmtest.Reply {
-	return llmtest.Reply{Raw: reasoningSSE("test-model", thoughts, []string{"The answer ", "is 4."})}
+	return llmtest.Reply{Reasoning: "\nThe user wants a sum.\n\nTwo plus two is four.\x1b[2J", Chunks: []string{"The answer ", "is 4."}}
 }
 
 func TestPlainPrintsReasoningPrefixed(t *testing.T) {
