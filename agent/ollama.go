@@ -1,5 +1,9 @@
 package agent
 
+// Sources: the documentation and bug reports cited in this file were read
+// on 2026-11-24, from stored copies whose own age varies; a bug report is
+// cited by repository and number, with its date where known.
+
 // Ollama's native API. co chats with Ollama through POST /api/chat rather
 // than its OpenAI-compatible /v1, because only the native route lets a
 // request set the context window: "The OpenAI API does not have a way of

@@ -1,5 +1,9 @@
 package llmtest
 
+// Sources: the documentation and bug reports cited in this file were read
+// on 2026-11-24, from stored copies whose own age varies; a bug report is
+// cited by repository and number, with its date where known.
+
 import (
 	"crypto/rand"
 	"encoding/base64"
@@ -105,8 +109,8 @@ func signatureContent(sig string) json.RawMessage {
 }
 
 // geminiToolCalls is the tool calls of one step as Gemini's OpenAI layer
-// sends them: whole, without index, in one delta (open-webui/computer#224:
-// Gemini can "omit tool_calls[].index"; NousResearch/hermes-agent#62937;
+// sends them: whole, without index, in one delta (open-webui/computer#224 (2026-08-17):
+// Gemini can "omit tool_calls[].index"; NousResearch/hermes-agent#62937 (2026-08);
 // the capture in noho/dayu-agent#45: "each tool call in a single delta,
 // index omitted"), with the thought signature in extra_content on the
 // first call only ("Parallel function calls: ... the thought_signature is
