@@ -33,7 +33,7 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
+	"github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
 
 	"github.com/co-cli/co/agent"
 )
@@ -104,6 +104,26 @@ func Open(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the sessions directory: %w", err)
 	}
+	// Another co creating the same file at this moment can hold it in a
+	// state SQLite's busy timeout does not wait out (a journal-mode switch,
+	// WAL recovery): "database is locked" at open is retried for a while.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := openOnce(path)
+		if err == nil || !busy(err) || time.Now().After(deadline) {
+			return s, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// busy reports whether err is SQLite's "database is locked" or "busy".
+func busy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+}
+
+func openOnce(path string) (*Store, error) {
 	s := &Store{path: path}
 	// Check an existing file read-only first: one that is damaged, newer or
 	// not ours must be left exactly as it is (opening it read-write would
@@ -223,7 +243,7 @@ func (s *Store) migrate() error {
 }
 
 func (s *Store) damaged(err error) error {
-	return fmt.Errorf("%s cannot be read as a session store (%v): it may be damaged; move it away to start afresh (it was left untouched)", s.path, err)
+	return fmt.Errorf("%s cannot be read as a session store (%w): it may be damaged; move it away to start afresh (it was left untouched)", s.path, err)
 }
 
 // Info describes a saved session.
