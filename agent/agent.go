@@ -91,6 +91,7 @@ type Agent struct {
 
 	mu        sync.Mutex
 	history   []Message
+	asides    []Aside // in order; After counts history
 	busy      bool
 	session   Usage
 	turns     int
@@ -216,8 +217,38 @@ func (a *Agent) Restore(h []Message, u Usage, turns int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = PatchDangling(h)
+	a.asides = nil
 	a.gen++
 	a.session, a.turns, a.lastInput = u, turns, 0
+}
+
+// RestoreAsides gives a restored conversation the asides it showed (saved
+// !cmd runs and notices), After counting the history Restore was given.
+func (a *Agent) RestoreAsides(x []Aside) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asides = append([]Aside(nil), x...)
+}
+
+// Asides are the !cmd runs and notices of the conversation, in order, each
+// placed by the number of history messages before it.
+func (a *Agent) Asides() []Aside {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Aside(nil), a.asides...)
+}
+
+// addAside keeps x in the conversation (placed after the history so far)
+// and saves it.
+func (a *Agent) addAside(e *emitter, x Aside) {
+	a.mu.Lock()
+	x.After = len(a.history)
+	a.asides = append(a.asides, x)
+	rec := a.rec
+	a.mu.Unlock()
+	if rec != nil {
+		a.record(e, func() error { return rec.Aside(x) })
+	}
 }
 
 // Reset starts a new conversation (/clear). Usage counters restart too.
@@ -225,6 +256,7 @@ func (a *Agent) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = nil
+	a.asides = nil
 	a.gen++
 	a.session = Usage{}
 	a.turns = 0

@@ -28,7 +28,7 @@ type callItem struct {
 
 // runCalls decides, asks about and runs one batch of calls, appending their
 // results to the history (unless bang).
-func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls []ToolCall, bang bool) {
+func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls []ToolCall, bang bool) []ToolCallFinished {
 	items := make([]*callItem, len(calls))
 	for i, c := range calls {
 		it := &callItem{call: c}
@@ -85,6 +85,7 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 		}
 	}
 
+	fins := make([]ToolCallFinished, 0, len(items))
 	for _, it := range items {
 		fin, content := a.runOne(ctx, it, st)
 		fin.Bang = bang
@@ -98,7 +99,9 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 			a.appendHistory(e, Message{Role: RoleTool, ToolCallID: it.call.ID, ToolName: it.call.Name, Content: content})
 		}
 		e.send(fin)
+		fins = append(fins, fin)
 	}
+	return fins
 }
 
 func (a *Agent) recordDecision(e *emitter, it *callItem, v Verdict) {

@@ -156,27 +156,63 @@ func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
 	}
 	middle := msgs[headEnd:tailStart]
 	summary, err := a.summarize(ctx, p, middle)
+	var notice string
 	if err != nil {
 		if ctx.Err() != nil {
 			return
 		}
 		summary = fmt.Sprintf("(%d earlier messages were dropped to stay within the context; summarising them failed: %v)", len(middle), err)
-		e.send(Notice{Text: "Summarising older messages failed; they were replaced by a marker: " + err.Error()})
+		notice = "Summarising older messages failed; they were replaced by a marker: " + err.Error()
 	} else {
-		e.send(Notice{Text: fmt.Sprintf("Summarised %d older messages to stay within the context.", len(middle))})
+		notice = fmt.Sprintf("Summarised %d older messages to stay within the context.", len(middle))
 	}
+	e.send(Notice{Text: notice})
 	out := append([]Message(nil), msgs[:headEnd]...)
 	out = append(out, Message{Role: RoleUser, Content: SummaryIntro + summary})
 	if msgs[tailStart].Role == RoleUser {
 		out = append(out, Message{Role: RoleAssistant, Content: "Understood."})
 	}
+	newTail := len(out)
 	out = append(out, msgs[tailStart:]...)
+	x := Aside{After: headEnd, Notice: notice}
 	a.mu.Lock()
 	// Messages appended meanwhile (none: the turn goroutine is the only
 	// writer) would follow the tail.
 	a.history = append(out, a.history[len(msgs):]...)
 	a.gen++
+	a.asides = placeAsides(a.asides, headEnd, tailStart, newTail, x)
+	rec := a.rec
 	a.mu.Unlock()
+	if rec != nil {
+		// Saved where it happened, so a resumed conversation shows it.
+		a.record(e, func() error { return rec.Aside(x) })
+	}
+}
+
+// placeAsides moves the asides of a history whose messages [headEnd,
+// tailStart) were replaced so that the tail now starts at newTail: those
+// in the replaced middle go before the summary, those after it move with
+// the tail, and notice goes before the summary, after the rest there.
+func placeAsides(xs []Aside, headEnd, tailStart, newTail int, notice Aside) []Aside {
+	out := make([]Aside, 0, len(xs)+1)
+	placed := false
+	for _, x := range xs {
+		switch {
+		case x.After <= headEnd:
+		case x.After < tailStart:
+			x.After = headEnd
+		default:
+			x.After += newTail - tailStart
+		}
+		if !placed && x.After > headEnd {
+			out, placed = append(out, notice), true
+		}
+		out = append(out, x)
+	}
+	if !placed {
+		out = append(out, notice)
+	}
+	return out
 }
 
 // Compact summarises the whole conversation now (/compact), leaving a
@@ -208,6 +244,9 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 	}
 	a.mu.Lock()
 	a.gen++
+	for i := range a.asides {
+		a.asides[i].After = 0 // before the summary
+	}
 	a.history = []Message{
 		{Role: RoleUser, Content: SummaryIntro + summary},
 		{Role: RoleAssistant, Content: "Understood. I have the summary of our conversation so far."},

@@ -61,6 +61,13 @@ const interruptedNote = "\n\n[reply interrupted by the user]"
 // appended for every tool call that has none, so the history is valid to send
 // to a provider again. msgs itself is not modified.
 func PatchDangling(msgs []Message) []Message {
+	out, _ := PatchDanglingAsides(msgs, nil)
+	return out
+}
+
+// PatchDanglingAsides is PatchDangling for a history with asides: each
+// aside moves with the message it follows.
+func PatchDanglingAsides(msgs []Message, xs []Aside) ([]Message, []Aside) {
 	answered := map[string]bool{}
 	for _, m := range msgs {
 		if m.Role == RoleTool {
@@ -89,6 +96,21 @@ func PatchDangling(msgs []Message) []Message {
 		if len(missing) > 0 {
 			out = append(out[:j], append(missing, out[j:]...)...)
 			i = j + len(missing) - 1
+			if len(xs) > 0 {
+				xs = shiftAsides(xs, j, len(missing))
+			}
+		}
+	}
+	return out, xs
+}
+
+// shiftAsides returns xs with those after position at moved by n (n
+// messages were inserted there).
+func shiftAsides(xs []Aside, at, n int) []Aside {
+	out := append([]Aside(nil), xs...)
+	for i := range out {
+		if out[i].After >= at {
+			out[i].After += n
 		}
 	}
 	return out

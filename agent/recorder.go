@@ -20,6 +20,10 @@ type Recorder interface {
 	Decision(callID, tool string, v Verdict) error
 	// Usage saves the session's token usage so far.
 	Usage(session Usage) error
+	// Aside saves a !cmd's run or a notice, in its place between the
+	// messages saved so far (Aside.After counts the agent's history,
+	// which summarising shortens: a store places it by what it saved).
+	Aside(x Aside) error
 }
 
 // String names a verdict for the saved record.
@@ -34,4 +38,24 @@ func (v Verdict) String() string {
 	default:
 		return "denied"
 	}
+}
+
+// Aside is something a conversation showed that is not a message to the
+// model: a !cmd the user ran, or the notice that older messages were
+// summarised. Sessions save asides so that a resumed conversation shows
+// them again where they happened; the model never sees them.
+type Aside struct {
+	// After is the number of history messages before it.
+	After int
+	// Notice is the notice's text; empty for a command.
+	Notice string
+	// Bang is the !cmd's call (its arguments) and outcome; nil for a
+	// notice.
+	Bang *BangRun
+}
+
+// BangRun is a !cmd as it ran.
+type BangRun struct {
+	Args     string // the shell tool's JSON arguments
+	Finished ToolCallFinished
 }

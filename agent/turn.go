@@ -28,7 +28,11 @@ func (a *Agent) RunBang(ctx context.Context, cmd string) <-chan Event {
 	return a.start(ctx, func(ctx context.Context, e *emitter) {
 		args, _ := json.Marshal(map[string]any{"cmd": cmd})
 		st := &turnState{retries: map[string]int{}}
-		a.runCalls(ctx, e, st, []ToolCall{{ID: "bang", Name: BangTool, Args: string(args)}}, true)
+		fins := a.runCalls(ctx, e, st, []ToolCall{{ID: "bang", Name: BangTool, Args: string(args)}}, true)
+		for _, f := range fins {
+			// Kept and saved, so a resumed conversation shows it.
+			a.addAside(e, Aside{Bang: &BangRun{Args: string(args), Finished: f}})
+		}
 		if ctx.Err() != nil {
 			e.send(TurnFailed{Message: "Interrupted.", Err: ctx.Err(), Interrupted: true, Session: a.Usage()})
 			return

@@ -243,3 +243,48 @@ func TestTUIKillDashNineLosesNothingOnScreen(t *testing.T) {
 	}
 	validHistory(t, srv.Requests()[len(srv.Requests())-1])
 }
+
+// A !cmd and its output come back when the session is resumed, in
+// --plain and in the full-screen chat, between the messages around it
+// (issue 19, item 17).
+func TestResumedSessionShowsBangCommands(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetDefault(llmtest.Reply{Echo: true})
+	dir := t.TempDir()
+	e := env(t, srv)
+	// Unsandboxed, every command asks: "y" approves it once.
+	out, _, code := runCo(t, dir, e, "hello\n!echo bang-$((6*7))-marker\ny\nbye\n", "--plain")
+	if code != 0 || !strings.Contains(out, "bang-42-marker") {
+		t.Fatalf("the !cmd did not run (exit %d):\n%s", code, out)
+	}
+	out, _, code = runCo(t, dir, e, "", "--continue", "--plain")
+	if code != 0 {
+		t.Fatalf("--continue exit %d:\n%s", code, out)
+	}
+	order := []string{"You said: hello", "co> !echo bang-$((6*7))-marker", "result: run_shell_command done", "bang-42-marker", "co> bye", "You said: bye", "(resumed session"}
+	assertInOrder(t, out, order)
+
+	te := append([]string(nil), e...) // the same data dir, on a terminal
+	for i, kv := range te {
+		if strings.HasPrefix(kv, "TERM=") {
+			te[i] = "TERM=xterm-256color"
+		}
+	}
+	s := startTUI(t, dir, te, 100, 40, "--continue")
+	shown := s.waitFor(tuiWait, "Resumed session")
+	assertInOrder(t, shown, []string{"You said: hello", "! echo bang-$((6*7))-marker", "bang-42-marker", "You said: bye", "Resumed session"})
+}
+
+// assertInOrder fails unless each of want appears in s after the one before.
+func assertInOrder(t *testing.T, s string, want []string) {
+	t.Helper()
+	at := 0
+	for _, w := range want {
+		i := strings.Index(s[at:], w)
+		if i < 0 {
+			t.Fatalf("%q is missing after position %d (want in order %q):\n%s", w, at, want, s)
+		}
+		at += i + len(w)
+	}
+}

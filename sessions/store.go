@@ -36,13 +36,14 @@ import (
 	"github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/tools"
 )
 
 // FileName is the store's file in the data dir.
 const FileName = "sessions.db"
 
 // schemaVersion is the version this co writes; older files are migrated.
-const schemaVersion = 2
+const schemaVersion = 3
 
 var migrations = []string{
 	// 0 → 1
@@ -80,6 +81,59 @@ var migrations = []string{
 	// endpoint and model that produced it), as JSON; tool calls' provider
 	// data (thought signatures) is in tool_calls already.
 	`ALTER TABLE messages ADD COLUMN meta TEXT;`,
+	// 2 → 3: what the conversation showed that is not a message to the
+	// model (a !cmd and its output, the notice that older messages were
+	// summarised), placed after the message seq it followed, as JSON.
+	`CREATE TABLE asides (
+		session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		after_seq  INTEGER NOT NULL,
+		data       TEXT NOT NULL,
+		created_at INTEGER NOT NULL
+	);`,
+}
+
+// asideData is the data column of an aside.
+type asideData struct {
+	Notice   string         `json:"notice,omitempty"`
+	Args     string         `json:"args,omitempty"` // a !cmd's shell arguments
+	Name     string         `json:"name,omitempty"`
+	Status   string         `json:"status,omitempty"`
+	Display  string         `json:"display,omitempty"`
+	Meta     map[string]any `json:"meta,omitempty"`
+	Err      string         `json:"err,omitempty"`
+	Decision string         `json:"decision,omitempty"`
+	Millis   int64          `json:"ms,omitempty"`
+}
+
+func encodeAside(x agent.Aside) ([]byte, error) {
+	d := asideData{Notice: x.Notice}
+	if b := x.Bang; b != nil {
+		f := b.Finished
+		d.Args, d.Name, d.Status, d.Display, d.Meta = b.Args, f.Name, f.Status.String(), f.Result.Display, f.Result.Meta
+		d.Err, d.Decision, d.Millis = f.Err, string(f.Decision), f.Duration.Milliseconds()
+	}
+	return json.Marshal(d)
+}
+
+func decodeAside(b []byte) (agent.Aside, error) {
+	var d asideData
+	if err := json.Unmarshal(b, &d); err != nil {
+		return agent.Aside{}, err
+	}
+	x := agent.Aside{Notice: d.Notice}
+	if d.Args != "" {
+		st := agent.CallFailed
+		for c := agent.CallDone; c <= agent.CallInterrupted; c++ {
+			if c.String() == d.Status {
+				st = c
+			}
+		}
+		x.Bang = &agent.BangRun{Args: d.Args, Finished: agent.ToolCallFinished{
+			CallID: "bang", Name: d.Name, Status: st, Result: tools.Result{Display: d.Display, Meta: d.Meta},
+			Err: d.Err, Decision: agent.Source(d.Decision), Duration: time.Duration(d.Millis) * time.Millisecond, Bang: true,
+		}}
+	}
+	return x, nil
 }
 
 // messageMeta is the meta column of a message.
@@ -359,7 +413,10 @@ func (s *Store) Delete(id string) error {
 type Entry struct {
 	Message  agent.Message
 	Decision *DecisionRecord
-	At       time.Time
+	// Aside is a !cmd run or a notice the conversation showed (After is
+	// not set: the entry's place is its position).
+	Aside *agent.Aside
+	At    time.Time
 }
 
 // DecisionRecord is a saved approval decision.
@@ -374,13 +431,37 @@ func (s *Store) Load(id string) (Info, []agent.Message, error) {
 	if err != nil {
 		return Info{}, nil, err
 	}
+	msgs, _ := split(entries)
+	return info, agent.PatchDangling(msgs), nil
+}
+
+// LoadAsides is Load with the asides the conversation showed, each placed
+// by the number of (patched) history messages before it.
+func (s *Store) LoadAsides(id string) (Info, []agent.Message, []agent.Aside, error) {
+	info, entries, err := s.Transcript(id)
+	if err != nil {
+		return Info{}, nil, nil, err
+	}
+	msgs, xs := split(entries)
+	msgs, xs = agent.PatchDanglingAsides(msgs, xs)
+	return info, msgs, xs, nil
+}
+
+// split takes the messages and asides out of a transcript.
+func split(entries []Entry) ([]agent.Message, []agent.Aside) {
 	msgs := make([]agent.Message, 0, len(entries))
+	var xs []agent.Aside
 	for _, e := range entries {
-		if e.Decision == nil {
+		switch {
+		case e.Aside != nil:
+			x := *e.Aside
+			x.After = len(msgs)
+			xs = append(xs, x)
+		case e.Decision == nil:
 			msgs = append(msgs, e.Message)
 		}
 	}
-	return info, agent.PatchDangling(msgs), nil
+	return msgs, xs
 }
 
 // Transcript returns a session's steps in order, approval decisions
@@ -428,6 +509,9 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 	if err := s.mergeDecisions(id, &entries); err != nil {
 		return Info{}, nil, err
 	}
+	if err := s.mergeAsides(id, &entries); err != nil {
+		return Info{}, nil, err
+	}
 	if b, err := os.ReadFile(s.draftPath(id)); err == nil && len(b) > 0 {
 		at := time.Now()
 		if st, err := os.Stat(s.draftPath(id)); err == nil {
@@ -436,6 +520,56 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 		entries = append(entries, Entry{Message: agent.Message{Role: agent.RoleAssistant, Content: string(b), Interrupted: true}, At: at})
 	}
 	return info, entries, nil
+}
+
+// mergeAsides places each aside after the message it followed (entries
+// hold messages in seq order, seq counting from 1).
+func (s *Store) mergeAsides(id string, entries *[]Entry) error {
+	rows, err := s.db.Query(`SELECT after_seq, data, created_at FROM asides WHERE session_id = ? ORDER BY rowid`, id)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type placed struct {
+		after int
+		e     Entry
+	}
+	var xs []placed
+	for rows.Next() {
+		var after int
+		var data string
+		var at int64
+		if err := rows.Scan(&after, &data, &at); err != nil {
+			return err
+		}
+		x, err := decodeAside([]byte(data))
+		if err != nil {
+			return s.damaged(err)
+		}
+		xs = append(xs, placed{after, Entry{Aside: &x, At: time.Unix(0, at)}})
+	}
+	if err := rows.Err(); err != nil || len(xs) == 0 {
+		return err
+	}
+	out := make([]Entry, 0, len(*entries)+len(xs))
+	seq, k := 0, 0
+	for _, e := range *entries {
+		if e.Decision == nil {
+			// Asides that followed message seq come before message seq+1
+			// (and its decision, which comes just before it).
+			for k < len(xs) && xs[k].after <= seq {
+				out = append(out, xs[k].e)
+				k++
+			}
+			seq++
+		}
+		out = append(out, e)
+	}
+	for ; k < len(xs); k++ {
+		out = append(out, xs[k].e)
+	}
+	*entries = out
+	return nil
 }
 
 // mergeDecisions places each decision before the result of its call.
@@ -503,12 +637,7 @@ func (s *Store) Resume(id string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	var msgs []agent.Message
-	for _, e := range entries {
-		if e.Decision == nil {
-			msgs = append(msgs, e.Message)
-		}
-	}
+	msgs, _ := split(entries)
 	if _, err := os.Stat(s.draftPath(id)); err == nil && len(msgs) > 0 {
 		if last := msgs[len(msgs)-1]; last.Role == agent.RoleAssistant && last.Interrupted {
 			if err := r.Append(last); err != nil { // also removes the draft
@@ -627,7 +756,9 @@ func (r *Session) Append(m agent.Message) error {
 			if _, err := tx.Exec(`UPDATE sessions SET turns = turns + 1 WHERE id = ?`, r.id); err != nil {
 				return err
 			}
-			_, err := tx.Exec(`UPDATE sessions SET title = ? WHERE id = ? AND title = ''`, Title(m.Content), r.id)
+			// Named by its first prompt, even when a !cmd came first
+			// (a prompt never starts with "!": that is a command).
+			_, err := tx.Exec(`UPDATE sessions SET title = ? WHERE id = ? AND (title = '' OR title LIKE '!%')`, Title(m.Content), r.id)
 			return err
 		}
 		return nil
@@ -684,6 +815,29 @@ func (r *Session) Draft(chunk string) error {
 func (r *Session) Decision(callID, tool string, v agent.Verdict) error {
 	return r.tx(func(tx *sql.Tx, now int64) error {
 		_, err := tx.Exec(`INSERT INTO decisions (session_id, call_id, tool, verdict, created_at) VALUES (?, ?, ?, ?, ?)`, r.id, callID, tool, v.String(), now)
+		return err
+	})
+}
+
+// Aside implements agent.Recorder: x is placed after the messages saved
+// so far (x.After counts the agent's history, which summarising shortens;
+// the store keeps every message).
+func (r *Session) Aside(x agent.Aside) error {
+	data, err := encodeAside(x)
+	if err != nil {
+		return err
+	}
+	return r.tx(func(tx *sql.Tx, now int64) error {
+		if _, err := tx.Exec(`INSERT INTO asides (session_id, after_seq, data, created_at) VALUES (?, ?, ?, ?)`, r.id, r.seq, string(data), now); err != nil {
+			return err
+		}
+		if x.Bang == nil {
+			return nil
+		}
+		// A session that so far only ran commands is named by the first.
+		var a struct{ Cmd string }
+		_ = json.Unmarshal([]byte(x.Bang.Args), &a)
+		_, err := tx.Exec(`UPDATE sessions SET title = ? WHERE id = ? AND title = ''`, Title("!"+a.Cmd), r.id)
 		return err
 	})
 }

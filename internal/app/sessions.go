@@ -82,11 +82,12 @@ func (a *App) SwitchTo(id string) ([]sessions.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, h, err := a.Sessions.Load(id)
+	_, h, asides, err := a.Sessions.LoadAsides(id)
 	if err != nil {
 		return nil, err
 	}
 	a.Agent.Restore(h, agent.Usage{InputTokens: info.InputTokens, OutputTokens: info.OutputTokens}, info.Turns)
+	a.Agent.RestoreAsides(asides)
 	a.Agent.SetRecorder(rec)
 	a.replayTodos(h)
 	return entries, nil

@@ -155,16 +155,33 @@ func storeForCommand(s env) (*sessions.Store, string, error) {
 // live chat prints.
 func transcriptText(entries []sessions.Entry) string {
 	var b strings.Builder
-	for _, e := range entries {
+	for i, e := range entries {
 		if d := e.Decision; d != nil {
 			fmt.Fprintf(&b, "approval: %s %s\n", cell(d.Tool), cell(string(d.Verdict)))
+			continue
+		}
+		if x := e.Aside; x != nil {
+			if x.Bang == nil {
+				fmt.Fprintf(&b, "note: %s\n", present.Plain(x.Notice))
+				continue
+			}
+			// As the live chat printed it: the line typed, the call, its outcome.
+			f := x.Bang.Finished
+			fmt.Fprintf(&b, "co> !%s\n", present.Plain(present.BangCommand(x.Bang.Args)))
+			fmt.Fprintf(&b, "tool: %s\n", present.Call(f.Name, x.Bang.Args))
+			fmt.Fprintf(&b, "result: %s %s\n", cell(f.Name), present.Outcome(f))
+			if d := strings.TrimRight(present.Plain(f.Result.Display), "\n"); d != "" && f.Status != agent.CallDenied && f.Status != agent.CallInterrupted {
+				fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(d, "\n", "\n  "))
+			}
 			continue
 		}
 		m := e.Message
 		switch m.Role {
 		case agent.RoleUser:
 			if strings.HasPrefix(m.Content, agent.SummaryIntro) { // the summary is for the model
-				b.WriteString("note: Summarised older messages to stay within the context.\n")
+				if i == 0 || entries[i-1].Aside == nil || entries[i-1].Aside.Notice == "" { // else its saved notice was shown
+					b.WriteString("note: Summarised older messages to stay within the context.\n")
+				}
 				continue
 			}
 			fmt.Fprintf(&b, "co> %s\n", present.Plain(m.Content))

@@ -190,6 +190,7 @@ type idRecorder struct{}
 func (idRecorder) ID() string                                   { return "sess-42" }
 func (idRecorder) Append(agent.Message) error                   { return nil }
 func (idRecorder) Draft(string) error                           { return nil }
+func (idRecorder) Aside(agent.Aside) error                      { return nil }
 func (idRecorder) Decision(string, string, agent.Verdict) error { return nil }
 func (idRecorder) Usage(agent.Usage) error                      { return nil }
 

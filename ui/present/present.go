@@ -141,3 +141,15 @@ func Tokens(n int) string {
 
 // Plain is text from the model or a tool, made safe for the terminal.
 func Plain(s string) string { return safe.Text(s) }
+
+// BangCommand is the cmd argument of a shell call's JSON arguments, or the
+// arguments as they are when they have none.
+func BangCommand(args string) string {
+	var a struct {
+		Cmd string `json:"cmd"`
+	}
+	if json.Unmarshal([]byte(args), &a) == nil && a.Cmd != "" {
+		return a.Cmd
+	}
+	return args
+}

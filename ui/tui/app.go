@@ -134,7 +134,7 @@ func New(ctx context.Context, o Options) *App {
 	a.input.models = func(prefix string) []string { return slash.CompleteModel(o.Agent, prefix) }
 	a.welcome = &welcomeEntry{w: o.Welcome}
 	a.chat.Add(a.welcome)
-	if h := o.Agent.History(); len(h) > 0 {
+	if h := o.Agent.History(); len(h) > 0 || len(o.Agent.Asides()) > 0 {
 		a.showHistory(h) // a resumed session
 	}
 	if err != nil {
@@ -236,7 +236,7 @@ func (a *App) setBackground(msg tea.BackgroundColorMsg) {
 	a.chat.Clear()
 	a.welcome = &welcomeEntry{w: a.wel}
 	a.chat.Add(a.welcome)
-	if h := a.agent.History(); len(h) > 0 {
+	if h := a.agent.History(); len(h) > 0 || len(a.agent.Asides()) > 0 {
 		a.showHistory(h)
 	}
 	a.setProvider()

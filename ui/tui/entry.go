@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -229,7 +228,7 @@ func (e *toolEntry) collapsible(rc *renderCtx) bool {
 
 func (e *toolEntry) title() string {
 	if e.bang {
-		return "! " + present.Line(safe.Reveal(bangCommand(e.args)))
+		return "! " + present.Line(safe.Reveal(present.BangCommand(e.args)))
 	}
 	return present.Call(e.name, e.args)
 }
@@ -238,7 +237,7 @@ func (e *toolEntry) title() string {
 // the one-line title when the entry is expanded.
 func (e *toolEntry) fullTitle() string {
 	if e.bang {
-		return "! " + safe.Reveal(bangCommand(e.args))
+		return "! " + safe.Reveal(present.BangCommand(e.args))
 	}
 	return present.CallFull(e.name, e.args)
 }
@@ -469,16 +468,4 @@ func expandTabs(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// bangCommand is the cmd argument of a shell call's JSON arguments, or the
-// arguments as they are when they have none.
-func bangCommand(args string) string {
-	var a struct {
-		Cmd string `json:"cmd"`
-	}
-	if json.Unmarshal([]byte(args), &a) == nil && a.Cmd != "" {
-		return a.Cmd
-	}
-	return args
 }

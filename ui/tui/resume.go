@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/ui/present"
 )
 
 // showHistory adds a saved conversation to the transcript (a resumed
@@ -23,13 +24,35 @@ func (a *App) showHistory(h []agent.Message) {
 		}
 	}
 	now := a.now()
-	for _, m := range h {
+	asides := a.agent.Asides()
+	// showAsides adds the !cmd runs and notices placed before message i.
+	noticeAt := -1
+	showAsides := func(i int) {
+		for len(asides) > 0 && asides[0].After <= i {
+			x := asides[0]
+			asides = asides[1:]
+			if b := x.Bang; b != nil {
+				a.chat.Add(newUserEntry("!" + present.BangCommand(b.Args)))
+				t := newToolEntry(agent.ToolCallStarted{CallID: b.Finished.CallID, Name: b.Finished.Name, Args: b.Args, Bang: true}, now)
+				t.finish(b.Finished)
+				a.chat.Add(t)
+				continue
+			}
+			a.chat.Add(newNotice(noticeInfo, x.Notice))
+			noticeAt = i
+		}
+	}
+	for i, m := range h {
+		showAsides(i)
 		switch m.Role {
 		case agent.RoleUser:
 			if strings.HasPrefix(m.Content, agent.SummaryIntro) {
 				// What the live turn said when it summarised, not the
-				// summary itself (it is for the model).
-				a.chat.Add(newNotice(noticeInfo, "Summarised older messages to stay within the context."))
+				// summary itself (it is for the model); the saved notice,
+				// with its count, when there is one.
+				if noticeAt != i {
+					a.chat.Add(newNotice(noticeInfo, "Summarised older messages to stay within the context."))
+				}
 				continue
 			}
 			a.chat.Add(newUserEntry(m.Content))
@@ -52,6 +75,7 @@ func (a *App) showHistory(h []agent.Message) {
 			}
 		}
 	}
+	showAsides(len(h))
 	if id := a.agent.SessionID(); id != "" {
 		a.chat.Add(newNotice(noticeInfo, "Resumed session "+id+"; type to continue."))
 	}

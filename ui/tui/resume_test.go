@@ -6,6 +6,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/tools"
 )
 
 func TestResumedSessionShowsItsTranscript(t *testing.T) {
@@ -56,5 +57,34 @@ type savedAs string
 func (s savedAs) ID() string                                 { return string(s) }
 func (savedAs) Append(agent.Message) error                   { return nil }
 func (savedAs) Draft(string) error                           { return nil }
+func (savedAs) Aside(agent.Aside) error                      { return nil }
 func (savedAs) Decision(string, string, agent.Verdict) error { return nil }
 func (savedAs) Usage(agent.Usage) error                      { return nil }
+
+// A resumed session shows its !cmd runs and the summarising notice, with
+// its count, where they happened.
+func TestResumedSessionShowsBangsAndNotices(t *testing.T) {
+	f := newFixture(t)
+	f.ag.Restore([]agent.Message{
+		{Role: agent.RoleUser, Content: "first question"},
+		{Role: agent.RoleAssistant, Content: "first answer"},
+		{Role: agent.RoleUser, Content: "second question"},
+	}, agent.Usage{}, 2)
+	f.ag.RestoreAsides([]agent.Aside{
+		{After: 0, Bang: &agent.BangRun{Args: `{"cmd":"echo before"}`, Finished: agent.ToolCallFinished{CallID: "bang", Name: agent.BangTool, Status: agent.CallDone, Result: tools.Text("marker-before"), Decision: agent.ByPolicy, Bang: true}}},
+		{After: 2, Notice: "Summarised 9 older messages to stay within the context."},
+		{After: 2, Bang: &agent.BangRun{Args: `{"cmd":"rm -rf x"}`, Finished: agent.ToolCallFinished{CallID: "bang", Name: agent.BangTool, Status: agent.CallDenied, Err: "denied", Decision: agent.ByUserDenied, Bang: true}}},
+	})
+	f.ag.SetRecorder(savedAs("0a1b2c3d"))
+	d := newDriver(t, Options{Agent: f.ag}, 100, 50)
+	s := d.screen()
+	order := []string{"! echo before", "marker-before", "first question", "first answer", "Summarised 9 older messages", "! rm -rf x", "denied by the user", "second question", "Resumed session 0a1b2c3d"}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(s[at:], want)
+		if i < 0 {
+			t.Fatalf("resumed transcript lacks %q after position %d (in order %q):\n%s", want, at, order, s)
+		}
+		at += i + len(want)
+	}
+}
