@@ -43,6 +43,7 @@ type Attachment struct {
 	Path      string // cleaned, relative to the workspace root
 	Text      string // numbered lines, as read_file returns them (with its note when cut)
 	Lines     int    // lines in the file
+	Shown     int    // lines in Text (the last one perhaps cut)
 	Truncated bool   // Text stops before the end of the file
 }
 
@@ -79,6 +80,9 @@ func (w *Workspace) Attach(p string, maxChars int) (Attachment, error) {
 	a := Attachment{Path: rel, Text: r.Display}
 	if n, ok := r.Meta["total_lines"].(int); ok {
 		a.Lines = n
+	}
+	if n, ok := r.Meta["end_line"].(int); ok {
+		a.Shown = n
 	}
 	if tr, ok := r.Meta["truncated"].(bool); ok {
 		a.Truncated = tr

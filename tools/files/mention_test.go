@@ -54,7 +54,7 @@ func TestAttachReadsAsReadFileDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Path != "a.go" || a.Lines != 3 || a.Truncated || a.Text != "1\tpackage a\n2\t\n3\tfunc A() {}" {
+	if a.Path != "a.go" || a.Lines != 3 || a.Shown != 3 || a.Truncated || a.Text != "1\tpackage a\n2\t\n3\tfunc A() {}" {
 		t.Errorf("Attach(a.go) = %+v", a)
 	}
 	// The same text read_file gives.
@@ -66,7 +66,7 @@ func TestAttachReadsAsReadFileDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Path != "long.txt" || a.Lines != 5000 || !a.Truncated || len([]rune(a.Text)) > 1200 || !strings.Contains(a.Text, "continue with start_line=") {
+	if a.Path != "long.txt" || a.Lines != 5000 || a.Shown < 50 || a.Shown > 70 || !a.Truncated || len([]rune(a.Text)) > 1200 || !strings.Contains(a.Text, "continue with start_line=") {
 		t.Errorf("Attach(long.txt, 1000) = %+v (%d chars)", a.Path, len(a.Text))
 	}
 	if a, err := w.Attach("empty", 0); err != nil || a.Lines != 0 {
