@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/ui/mention"
 )
 
 // showHistory adds a saved conversation to the transcript (a resumed
@@ -32,7 +33,9 @@ func (a *App) showHistory(h []agent.Message) {
 				a.chat.Add(newNotice(noticeInfo, "Summarised older messages to stay within the context."))
 				continue
 			}
-			a.chat.Add(newUserEntry(m.Content))
+			text, atts := mention.Split(m.Content)
+			a.chat.Add(newUserEntry(text))
+			a.addAttachments(atts)
 		case agent.RoleAssistant:
 			if m.Reasoning != "" && !a.hideReasoning {
 				if r := savedReasoning(m.Reasoning, a.keys.Reasoning.Help().Key); !r.empty() {
