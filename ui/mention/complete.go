@@ -82,39 +82,50 @@ func (x *Index) Load() <-chan struct{} {
 // ranks shallow files first. Paths with control characters are left out
 // (no mention could attach them).
 func Rank(files []string, query string, n int) []string {
+	if n <= 0 {
+		return nil
+	}
 	type scored struct {
-		p     string
-		score int
+		p            string
+		score, depth int
 	}
-	q := []rune(strings.ToLower(query))
-	var out []scored
-	for _, f := range files {
-		if strings.ContainsFunc(f, unicode.IsControl) {
-			continue
-		}
-		s, ok := score(f, q)
-		if ok {
-			out = append(out, scored{f, s})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	better := func(a, b scored) bool {
 		if a.score != b.score {
 			return a.score > b.score
 		}
-		if da, db := strings.Count(a.p, "/"), strings.Count(b.p, "/"); da != db {
-			return da < db
+		if a.depth != b.depth {
+			return a.depth < b.depth
 		}
 		if len(a.p) != len(b.p) {
 			return len(a.p) < len(b.p)
 		}
 		return a.p < b.p
-	})
-	if len(out) > n {
-		out = out[:n]
 	}
-	res := make([]string, len(out))
-	for i, s := range out {
+	q := []rune(strings.ToLower(query))
+	// The best n so far, best first: a list of a few, so each path costs
+	// a score and a comparison or two (no sort of thousands per key).
+	top := make([]scored, 0, n)
+	for _, f := range files {
+		s, ok := score(f, q)
+		if !ok {
+			continue
+		}
+		c := scored{f, s, strings.Count(f, "/")}
+		if len(top) == n && !better(c, top[n-1]) {
+			continue
+		}
+		if strings.ContainsFunc(f, unicode.IsControl) {
+			continue
+		}
+		i := sort.Search(len(top), func(i int) bool { return better(c, top[i]) })
+		if len(top) < n {
+			top = append(top, scored{})
+		}
+		copy(top[i+1:], top[i:len(top)-1])
+		top[i] = c
+	}
+	res := make([]string, len(top))
+	for i, s := range top {
 		res[i] = s.p
 	}
 	return res
