@@ -56,14 +56,14 @@ func TestTUIMentionCompletesAndAttaches(t *testing.T) {
 	s.ready()
 
 	s.typeText("explain @hand")
-	scr := s.waitFor(tuiWait, "❯ @pkg/server/handler.go", "  @pkg/server/handler_test.go")
+	scr := s.waitFor(tuiWait, "▸ @pkg/server/handler.go", "  @pkg/server/handler_test.go")
 	if strings.Contains(scr, "secretive") {
 		t.Errorf("the list offers a .gitignore'd file:\n%s", scr)
 	}
 	s.keys("Down")
-	s.waitFor(tuiWait, "❯ @pkg/server/handler_test.go")
+	s.waitFor(tuiWait, "▸ @pkg/server/handler_test.go")
 	s.keys("Up")
-	s.waitFor(tuiWait, "❯ @pkg/server/handler.go")
+	s.waitFor(tuiWait, "▸ @pkg/server/handler.go")
 	s.keys("Tab")
 	scr = s.waitFor(tuiWait, "explain @pkg/server/handler.go")
 	if strings.Contains(scr, "handler_test.go") {

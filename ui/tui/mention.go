@@ -189,7 +189,7 @@ func (in *Input) mentionLines() []string {
 	for i, c := range p.cands {
 		c = safe.Text(c)
 		if i == p.sel {
-			out[i] = in.th.Selected.Render(xansi.Truncate("❯ @"+c, in.width, "…"))
+			out[i] = in.th.Selected.Render(xansi.Truncate("▸ @"+c, in.width, "…"))
 			continue
 		}
 		out[i] = dim("  @" + c)

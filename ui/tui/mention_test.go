@@ -66,12 +66,12 @@ func TestMentionListCompletesAndAttaches(t *testing.T) {
 		t.Fatalf("the files were listed %d times before any @", n)
 	}
 	d.typeText("see @inp")
-	d.until("the list", func() bool { return strings.Contains(d.screen(), "❯ @ui/input.go") })
+	d.until("the list", func() bool { return strings.Contains(d.screen(), "▸ @ui/input.go") })
 	if s := d.screen(); !strings.Contains(s, "  @ui/input_test.go") || strings.Contains(s, "@main.go") {
 		t.Fatalf("list:\n%s", s)
 	}
 	d.key("down")
-	if s := d.screen(); !strings.Contains(s, "❯ @ui/input_test.go") {
+	if s := d.screen(); !strings.Contains(s, "▸ @ui/input_test.go") {
 		t.Fatalf("down did not move:\n%s", s)
 	}
 	d.key("tab")
@@ -86,7 +86,7 @@ func TestMentionListCompletesAndAttaches(t *testing.T) {
 	}
 	// A path with a space is put in quotes.
 	d.typeText(" @my")
-	d.until("the list", func() bool { return strings.Contains(d.screen(), "❯ @my file.txt") })
+	d.until("the list", func() bool { return strings.Contains(d.screen(), "▸ @my file.txt") })
 	d.key("enter")
 	if v := d.app.input.Value(); v != `see @ui/input_test.go and a@b @"my file.txt" ` {
 		t.Fatalf("after enter: %q", v)
@@ -149,7 +149,7 @@ func TestMentionListHeight(t *testing.T) {
 	d := newDriver(t, Options{Agent: f.ag, Mentions: newWSSource(t)}, 80, 20)
 	before := d.app.input.Height()
 	d.typeText("@")
-	d.until("the list", func() bool { return strings.Contains(d.screen(), "❯ @main.go") })
+	d.until("the list", func() bool { return strings.Contains(d.screen(), "▸ @main.go") })
 	if got := d.app.input.Height(); got != before+4 { // four files
 		t.Errorf("height %d, want %d", got, before+4)
 	}
