@@ -26,6 +26,7 @@ import (
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/tools/files"
 )
 
 // App is one run of co, wired.
@@ -47,6 +48,9 @@ type App struct {
 	Selection sandbox.Selection
 	Approvals *agent.Approvals
 	Tools     *tools.Registry
+	// Files is the workspace the file tools work in; the chat's @path
+	// mentions read it too (ui/mention).
+	Files *files.Workspace
 	// Unconfigured are the tool families left out because their service is
 	// not configured.
 	Unconfigured []tools.Unconfigured

@@ -26,6 +26,7 @@ func (a *App) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
 		return nil, nil, err
 	}
 	a.onClose(func() { _ = ws.Close() })
+	a.Files = ws
 
 	var out []tools.Tool
 	var unconfigured []tools.Unconfigured

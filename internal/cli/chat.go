@@ -136,6 +136,7 @@ func runPlain(ctx context.Context, c *chat, s env) error {
 		// Reasoning is dimmed only on a terminal that shows colour.
 		HideReasoning: c.hideReasoning,
 		Color:         colorAllowed(s),
+		Mentions:      c.mentions(),
 	})
 }
 

@@ -10,6 +10,8 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/sessions"
+	"github.com/co-cli/co/ui/mention"
+	"github.com/co-cli/co/ui/plain"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
@@ -184,7 +186,11 @@ func transcriptText(entries []sessions.Entry) string {
 				}
 				continue
 			}
-			fmt.Fprintf(&b, "co> %s\n", present.Plain(m.Content))
+			text, atts := mention.Split(m.Content)
+			fmt.Fprintf(&b, "co> %s\n", present.Plain(text))
+			for _, a := range atts {
+				fmt.Fprintf(&b, "%s%s\n", plain.AttachedPrefix, mention.Summary(a))
+			}
 		case agent.RoleAssistant:
 			if m.Content != "" {
 				b.WriteString(present.Plain(m.Content))

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
@@ -43,7 +44,13 @@ type Options struct {
 	// Color allows SGR sequences (a terminal that is not dumb, without
 	// NO_COLOR); only the reasoning uses it.
 	Color bool
+	// Mentions is the workspace @path mentions attach files from; nil:
+	// none are attached.
+	Mentions mention.Source
 }
+
+// AttachedPrefix starts the line that shows a file attached with @path.
+const AttachedPrefix = "attached: "
 
 // ThinkingPrefix starts each line of reasoning.
 const ThinkingPrefix = "thinking: "
@@ -208,7 +215,14 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 		}
 		return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.RunBang(c, cmd) })
 	default:
-		return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.Submit(c, line) })
+		x := mention.Expand(s.o.Mentions, line)
+		for _, a := range x.Attached {
+			s.println(AttachedPrefix + mention.Summary(a))
+		}
+		for _, p := range x.Problems {
+			s.println("note: " + safe.Text(p))
+		}
+		return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.Submit(c, x.Prompt) })
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
@@ -91,6 +92,7 @@ type App struct {
 	models        modelsState
 	hideReasoning bool
 	tools         map[string]*toolEntry
+	mentions      mention.Source // where @path mentions attach files from; nil: nowhere
 	turnTokens    int
 	queue         []queued
 
@@ -132,6 +134,10 @@ func New(ctx context.Context, o Options) *App {
 	a.chat = NewChat(a.th, md)
 	a.input = NewInput(a.th, keys, hist)
 	a.input.models = func(prefix string) []string { return slash.CompleteModel(o.Agent, prefix) }
+	if o.Mentions != nil {
+		a.mentions = o.Mentions
+		a.input.index = mention.NewIndex(o.Mentions) // lists nothing until "@" is typed
+	}
 	a.welcome = &welcomeEntry{w: o.Welcome}
 	a.chat.Add(a.welcome)
 	if h := o.Agent.History(); len(h) > 0 || len(o.Agent.Asides()) > 0 {
@@ -267,8 +273,9 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 			cmd = a.toInput(msg)
 		}
 	case inputFlushMsg:
-		a.input.Flushed()
-		cmd = a.prefetchModels(false)
+		cmd = tea.Batch(a.input.Flushed(), a.prefetchModels(false))
+	case mentionFilesMsg:
+		a.input.FilesListed()
 	case tea.BackgroundColorMsg:
 		a.setBackground(msg)
 	case interruptMsg:
@@ -349,6 +356,10 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, a.keys.Cancel):
+		if a.input.MentionOpen() {
+			a.input.CloseMention() // Esc closes the @ list first
+			return nil
+		}
 		if a.running {
 			a.cancelTurn()
 			return nil
@@ -601,7 +612,13 @@ func (a *App) beginOrQueue(q queued) tea.Cmd {
 // begin starts a turn (or a !cmd).
 func (a *App) begin(q queued) tea.Cmd {
 	a.turn++
-	events, cancel := a.start(q.text, q.bang)
+	prompt := mention.Expanded{Prompt: q.text}
+	if !q.bang {
+		// The files are read now, as the message goes to the model
+		// (bounded: MaxFiles files of read_file's size cap).
+		prompt = mention.Expand(a.mentions, q.text)
+	}
+	events, cancel := a.start(prompt.Prompt, q.bang)
 	a.cancel, a.running, a.cancelled = cancel, true, false
 	a.reply, a.think, a.tools, a.turnTokens = nil, nil, map[string]*toolEntry{}, 0
 	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
@@ -610,6 +627,10 @@ func (a *App) begin(q queued) tea.Cmd {
 		shown = "!" + q.text
 	}
 	a.chat.Add(newUserEntry(shown))
+	a.addAttachments(prompt.Attached)
+	for _, p := range prompt.Problems {
+		a.chat.Add(newNotice(noticeInfo, p))
+	}
 	a.chat.Bottom()
 	a.refreshStatus()
 	return tea.Batch(a.pump.next, a.status.Start(a.now()))

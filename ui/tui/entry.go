@@ -345,6 +345,7 @@ const (
 	noticeInfo   noticeKind = iota // a note from the agent or the chat
 	noticeError                    // something failed
 	noticeOutput                   // a slash command's output
+	noticeAttach                   // a file attached with @path
 )
 
 // noticeEntry is a line or block the chat shows that is not a message.
@@ -375,6 +376,14 @@ func (e *noticeEntry) render(width int, rc *renderCtx) []string {
 		}
 	case noticeOutput:
 		lines = wrapHanging(e.text, width)
+	case noticeAttach:
+		for i, l := range wrapText(e.text, width-4) {
+			mark := "    "
+			if i == 0 {
+				mark = th.Notice.Render("  ↳ ")
+			}
+			lines = append(lines, mark+th.Notice.Render(l))
+		}
 	default:
 		for i, l := range wrapText(e.text, width-2) {
 			mark := "  "

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	xansi "github.com/charmbracelet/x/ansi"
 
+	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
@@ -39,7 +40,13 @@ type Input struct {
 	// models returns the model names starting with a prefix (Tab after
 	// "/model "); nil: no completion of names.
 	models func(prefix string) []string
-	width  int
+	// index is the workspace's files for @ completion (mention.go); nil:
+	// no completion. pop is the open list; dismissed is the @word (line,
+	// column) whose list Esc closed.
+	index     *mention.Index
+	pop       *mentionPopup
+	dismissed [2]int
+	width     int
 	// A burst of typed characters (a paste in a terminal without
 	// bracketed paste, thousands of keys at once) is gathered in pending
 	// and inserted in one go when flushDelay has passed: the text area
@@ -50,6 +57,7 @@ type Input struct {
 	flushing bool      // an inputFlushMsg is on its way
 	now      func() time.Time
 	cursor   *tea.Cursor // cached Cursor (the text area's costs a wrap of its whole text)
+	popLines int         // lines of the @ list in view
 	view     string      // cached View
 	lines    []string    // View's lines
 	widths   []int       // their widths
@@ -95,7 +103,7 @@ func NewInput(th *Theme, keys KeyMap, hist *History) *Input {
 	if hist == nil {
 		hist, _ = LoadHistory("")
 	}
-	in := &Input{ta: ta, keys: keys, th: th, hist: hist, histPos: hist.Len(), now: time.Now}
+	in := &Input{ta: ta, keys: keys, th: th, hist: hist, histPos: hist.Len(), now: time.Now, dismissed: [2]int{-1, -1}}
 	in.SetTheme()
 	return in
 }
@@ -137,6 +145,7 @@ func (in *Input) SetValue(s string) {
 	in.flush()
 	in.ta.SetValue(s)
 	in.ta.MoveToEnd()
+	in.pop = nil
 	in.refresh()
 }
 
@@ -166,7 +175,13 @@ func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
 	if !isKey {
 		var cmd tea.Cmd
 		in.ta, cmd = in.ta.Update(msg)
+		if _, paste := msg.(tea.PasteMsg); paste {
+			cmd = tea.Batch(cmd, in.updateMention())
+		}
 		return nil, cmd
+	}
+	if in.pop != nil && in.mentionKey(k) {
+		return nil, in.updateMention()
 	}
 	switch {
 	case key.Matches(k, in.keys.Send):
@@ -189,7 +204,7 @@ func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
 	in.hints = nil
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
-	return nil, cmd
+	return nil, tea.Batch(cmd, in.updateMention())
 }
 
 // isCharKey reports whether k only types its text (no binding of the
@@ -213,9 +228,12 @@ func (in *Input) flush() {
 func (in *Input) Gathering() bool { return in.pending.Len() > 0 }
 
 // Flushed handles inputFlushMsg.
-func (in *Input) Flushed() {
+func (in *Input) Flushed() tea.Cmd {
 	in.flushing = false
 	in.flush()
+	cmd := in.updateMention()
+	in.refresh()
+	return cmd
 }
 
 func (in *Input) submit() *Submission {
@@ -225,7 +243,7 @@ func (in *Input) submit() *Submission {
 	}
 	save := in.hist.Add(text)
 	in.ta.Reset()
-	in.hints, in.draft, in.histPos = nil, "", in.hist.Len()
+	in.hints, in.draft, in.histPos, in.pop = nil, "", in.hist.Len(), nil
 	return &Submission{Text: text, save: save}
 }
 
@@ -240,7 +258,7 @@ func (in *Input) Clear() func() error {
 		save = in.hist.Add(text)
 	}
 	in.ta.Reset()
-	in.hints, in.draft, in.histPos = nil, "", in.hist.Len()
+	in.hints, in.draft, in.histPos, in.pop = nil, "", in.hist.Len(), nil
 	in.refresh()
 	return save
 }
@@ -360,7 +378,7 @@ func commonPrefix(ss []string) string {
 
 // Height is the number of lines View takes.
 func (in *Input) Height() int {
-	h := 1 + in.ta.Height()
+	h := 1 + in.ta.Height() + in.popLines
 	if len(in.hints) > 0 {
 		h++
 	}
@@ -369,6 +387,14 @@ func (in *Input) Height() int {
 
 func (in *Input) refresh() {
 	var b strings.Builder
+	in.popLines = 0
+	if in.pop != nil {
+		for _, l := range in.mentionLines() {
+			b.WriteString(l)
+			b.WriteByte('\n')
+			in.popLines++
+		}
+	}
 	if len(in.hints) > 0 {
 		b.WriteString(in.hintLine())
 		b.WriteByte('\n')
@@ -415,7 +441,7 @@ func (in *Input) Cursor() *tea.Cursor {
 	}
 	cp := *in.cursor
 	c := &cp
-	c.Y++
+	c.Y += 1 + in.popLines
 	if len(in.hints) > 0 {
 		c.Y++
 	}

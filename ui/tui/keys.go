@@ -102,6 +102,7 @@ func HelpText(k KeyMap, m ModalKeyMap) string {
 	}
 	b.WriteString("  mouse wheel         scroll the transcript\n")
 	b.WriteString("  shift+drag          select text with the terminal while the mouse is captured\n")
+	b.WriteString("  @                   attach a workspace file: ↑/↓ choose, tab/enter put it in, esc closes the list\n")
 	b.WriteString("Approval:\n")
 	for _, kb := range []key.Binding{m.Approve, m.Deny, m.Always, m.Cancel} {
 		h := kb.Help()

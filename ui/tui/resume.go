@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
 )
 
@@ -55,7 +56,9 @@ func (a *App) showHistory(h []agent.Message) {
 				}
 				continue
 			}
-			a.chat.Add(newUserEntry(m.Content))
+			text, atts := mention.Split(m.Content)
+			a.chat.Add(newUserEntry(text))
+			a.addAttachments(atts)
 		case agent.RoleAssistant:
 			if m.Reasoning != "" && !a.hideReasoning {
 				if r := savedReasoning(m.Reasoning, a.keys.Reasoning.Help().Key); !r.empty() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -45,6 +46,9 @@ type Options struct {
 	// HideReasoning leaves the model's reasoning out of the transcript
 	// (show_reasoning false, --no-reasoning).
 	HideReasoning bool
+	// Mentions is the workspace @path mentions complete and attach from;
+	// nil: no completion, nothing attached.
+	Mentions mention.Source
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP
