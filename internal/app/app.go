@@ -23,6 +23,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/extensions"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
@@ -51,6 +52,10 @@ type App struct {
 	// not configured.
 	Unconfigured []tools.Unconfigured
 	Agent        *agent.Agent
+	// Extensions are the instruction files, skills and custom commands,
+	// read in the background from the start (the first request waits).
+	Extensions *extensions.Loader
+	extOpts    extensions.Options
 	// Sessions is the store of saved sessions; nil when this run saves
 	// none (ReportOnly, or a store that could not be opened).
 	Sessions *sessions.Store
@@ -103,6 +108,9 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 		return nil, err
 	}
 	a.Workspace = wd
+	// instructions, skills and commands: read in the background.
+	a.extOpts = extensions.Options{Workspace: wd, ConfigDir: l.Paths.ConfigDir, ContextFiles: l.Settings.ContextFiles}
+	a.Extensions = extensions.Start(a.extOpts)
 	policy, err := ShellPolicy(l.Settings)
 	if err != nil {
 		return nil, err
