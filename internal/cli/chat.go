@@ -160,6 +160,7 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		Sessions: func(arg string) slash.Result {
 			return sessionsSlash(c.App, arg, transcriptText)
 		},
+		Custom: c.customEnv(),
 	}
 }
 
@@ -185,6 +186,11 @@ func (c *chat) plainBanner() string {
 		c.version, c.providerLine(), c.Selection.Backend, level, plural(c.Tools.Len(), "tool"), c.Config.Paths.DataDir)
 	if w := sandboxWarning(c.App); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
+	}
+	if set := c.extensionsFor(100 * time.Millisecond); set != nil {
+		for _, n := range extensionNotes(set) {
+			b.WriteString(n + "\n")
+		}
 	}
 	b.WriteString("Type a message, /help for commands, exit to quit.")
 	return safe.Text(b.String()) // model names and errors come from the server

@@ -41,6 +41,7 @@ func runFullScreen(ctx context.Context, c *chat, s env) error {
 		Feed:          c.Telemetry.Feed,
 		Output:        s.Out,
 		HideReasoning: c.hideReasoning,
+		Notes:         func() []string { return extensionNotes(c.Extensions.Get()) },
 	}
 	if l := todo.Find(c.Tools); l != nil {
 		o.Todos = todoLines{l}

@@ -45,6 +45,9 @@ type Options struct {
 	// HideReasoning leaves the model's reasoning out of the transcript
 	// (show_reasoning false, --no-reasoning).
 	HideReasoning bool
+	// Notes, when set, returns warnings to show once the first frame is
+	// out (bad skill or command files); it runs off the loop and may wait.
+	Notes func() []string
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP
