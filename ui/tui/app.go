@@ -134,8 +134,9 @@ func New(ctx context.Context, o Options) *App {
 		agent: o.Agent, slash: o.Slash, keys: keys, mkeys: mkeys, th: &th, md: md,
 		side: NewSidePanel(&th), status: NewStatusBar(&th), wel: o.Welcome,
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
-		hideReasoning: o.HideReasoning, notesFn: o.Notes,
-		autoTheme: (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
+		hideReasoning: o.HideReasoning,
+		notesFn:       o.Notes,
+		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
 	}
 	// The pump saves streamed text right before each frame shows it.
 	o.Agent.DeferDrafts()
