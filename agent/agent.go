@@ -61,8 +61,8 @@ type Config struct {
 	// the first request waits for it, later ones reuse it.
 	MorePrompt func(ctx context.Context) (string, error)
 
-	Tools        *tools.Registry
-	Approvals    *Approvals
+	Tools     *tools.Registry
+	Approvals *Approvals
 	// MaxRequests caps LLM round-trips per user turn (max_request_limit).
 	MaxRequests int
 	// ToolRetries caps consecutive "called wrongly" results per tool in a
