@@ -83,7 +83,9 @@ func parseFrontMatter(path string, data []byte, required bool) (frontMatter, *Pr
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(yml), &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := 0
+		// yaml.v3 leaves the line out of an error on the first line of
+		// the YAML, which is the file's second.
+		line := 2
 		if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
 			n, _ := strconv.Atoi(msg[m[2]:m[3]])
 			line = n + 1 // the front matter starts on line 2
