@@ -40,3 +40,19 @@ func BenchmarkLoad(b *testing.B) {
 		_ = s.Prompt()
 	}
 }
+
+// BenchmarkStartupPath is what app.New does on the start-up path: make the
+// Loader (nothing is read) and stat the skills folders (read_skill is
+// registered only when one exists). The reading (BenchmarkLoad) happens
+// in the background once the chat's first frame is out.
+func BenchmarkStartupPath(b *testing.B) {
+	ws := b.TempDir()
+	write(b, filepath.Join(ws, ".agents", "skills", "x", "SKILL.md"), skillFile("x", "d", "b"))
+	o := Options{Workspace: ws, ConfigDir: filepath.Join(ws, "config")}
+	for b.Loop() {
+		_ = New(o)
+		if !MayHaveSkills(o) {
+			b.Fatal("no skills folder found")
+		}
+	}
+}

@@ -11,15 +11,16 @@
 // input from a repository. Files from the repository must stay inside it
 // (a symlink that leads out is refused), and only regular files are read.
 //
-// Load reads everything; Start does it in the background (the chat's first
-// frame never waits for it) and Loader.Wait gives the result, which the
-// first request waits for.
+// Load reads everything; a Loader does it once in the background (the
+// chat's first frame never waits for it) and Loader.Wait gives the result,
+// which the first request waits for.
 package extensions
 
 import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Options say where to look.
@@ -108,30 +109,47 @@ func (s *Set) Prompt() string {
 	return b.String()
 }
 
-// Loader is a Load running in the background.
+// Loader is a Load run once, in the background.
 type Loader struct {
+	o    Options
+	once sync.Once
 	done chan struct{}
 	set  *Set
 }
 
-// Start runs Load(o) in the background. A panic is recovered and reported
-// as a problem; the set is then empty.
-func Start(o Options) *Loader {
-	l := &Loader{done: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		defer func() {
-			if r := recover(); r != nil {
-				l.set = &Set{maxBytes: o.maxBytes(), Problems: []Problem{{Path: o.Workspace, Msg: fmt.Sprintf("reading instructions, skills and commands failed: %v", r)}}}
-			}
+// New makes a Loader for o. Nothing is read until Start, Wait or Get: the
+// full-screen chat starts it once its first frame is out, so that the
+// reading (a few milliseconds of CPU for a hundred skills) never competes
+// with drawing it.
+func New(o Options) *Loader { return &Loader{o: o, done: make(chan struct{})} }
+
+// Start runs Load in the background (once; later calls do nothing). A
+// panic is recovered and reported as a problem; the set is then empty.
+func (l *Loader) Start() {
+	l.once.Do(func() {
+		go func() {
+			defer close(l.done)
+			defer func() {
+				if r := recover(); r != nil {
+					l.set = &Set{maxBytes: l.o.maxBytes(), Problems: []Problem{{Path: l.o.Workspace, Msg: fmt.Sprintf("reading instructions, skills and commands failed: %v", r)}}}
+				}
+			}()
+			l.set = Load(l.o)
 		}()
-		l.set = Load(o)
-	}()
+	})
+}
+
+// Start makes a Loader for o and starts it.
+func Start(o Options) *Loader {
+	l := New(o)
+	l.Start()
 	return l
 }
 
-// Wait returns the set once it is loaded, or ctx's error.
+// Wait starts the loading if it has not begun and returns the set once it
+// is read, or ctx's error.
 func (l *Loader) Wait(ctx context.Context) (*Set, error) {
+	l.Start()
 	select {
 	case <-l.done:
 		return l.set, nil
@@ -140,8 +158,9 @@ func (l *Loader) Wait(ctx context.Context) (*Set, error) {
 	}
 }
 
-// Get waits for the set (loading takes milliseconds).
+// Get is Wait without a deadline (reading takes milliseconds).
 func (l *Loader) Get() *Set {
+	l.Start()
 	<-l.done
 	return l.set
 }

@@ -109,8 +109,11 @@ func runChat(s env, f chatFlags, rf resumeFlags) error {
 	}
 	c := &chat{App: a, version: s.version, hideReasoning: f.noReasoning || !l.Settings.ShowReasoning}
 	if !wantPlain(f.plain, s) {
+		// The full-screen chat reads the skills and commands once its
+		// first frame is out (tui.Options.Notes).
 		err = runFullScreen(ctx, c, s)
 	} else {
+		a.Extensions.Start()
 		err = runPlain(ctx, c, s)
 	}
 	a.Close()

@@ -221,7 +221,11 @@ func (a *App) Init() tea.Cmd {
 	cmds = append(cmds, safeCmd(warmHighlighter))
 	if a.notesFn != nil {
 		f := a.notesFn
-		cmds = append(cmds, safeCmd(func() tea.Msg { return notesMsg{Notes: f()} }))
+		// After the first frame: what f reads must not compete with it.
+		cmds = append(cmds, safeCmd(func() tea.Msg {
+			time.Sleep(warmDelay)
+			return notesMsg{Notes: f()}
+		}))
 	}
 	// The first frame is out by then: open the provider's connection while
 	// the user types (the agent does it in the background, silently).

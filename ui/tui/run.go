@@ -45,8 +45,9 @@ type Options struct {
 	// HideReasoning leaves the model's reasoning out of the transcript
 	// (show_reasoning false, --no-reasoning).
 	HideReasoning bool
-	// Notes, when set, returns warnings to show once the first frame is
-	// out (bad skill or command files); it runs off the loop and may wait.
+	// Notes, when set, returns warnings to show (bad skill or command
+	// files); it is called off the loop once the first frame is out, and
+	// may read files and wait.
 	Notes func() []string
 }
 
