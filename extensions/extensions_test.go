@@ -153,9 +153,9 @@ func TestInstructionsSymlinksAndSpecialFiles(t *testing.T) {
 	}
 }
 
-// The instructions are capped all together: the file that crosses the cap
-// is cut on a line with a note that says so, later ones are left out and
-// named.
+// The instructions are capped all together, spent from the nearest file
+// outward: the file that crosses the cap is cut on a line with a note that
+// says so, farther ones are left out and named, the nearest is whole.
 func TestInstructionsCap(t *testing.T) {
 	tr := newTree(t)
 	write(t, filepath.Join(tr.config, "AGENTS.md"), "global rule\n")
@@ -169,7 +169,7 @@ func TestInstructionsCap(t *testing.T) {
 	o.MaxBytes = 1000
 	s := Load(o)
 	fs := s.Instructions
-	if len(fs) != 3 || fs[0].Truncated() || !fs[1].Truncated() || fs[2].Shown != 0 {
+	if len(fs) != 3 || fs[0].Shown != 0 || !fs[1].Truncated() || fs[2].Truncated() {
 		t.Fatalf("instructions = %+v", fs)
 	}
 	total := 0
@@ -184,7 +184,10 @@ func TestInstructionsCap(t *testing.T) {
 	if !strings.Contains(p, "of the root file\n"+cut) {
 		t.Errorf("no cut note after a whole line:\n%s", p)
 	}
-	if !strings.Contains(p, "[co: left out, because the instruction files are capped at 1000 bytes together: AGENTS.md]") || strings.Contains(p, "nearest rule") {
+	if !strings.Contains(p, "nearest rule") {
+		t.Errorf("the nearest file is not whole in:\n%s", p)
+	}
+	if !strings.Contains(p, "[co: left out, because the instruction files are capped at 1000 bytes together: "+homeRel(filepath.Join(tr.config, "AGENTS.md"))+"]") || strings.Contains(p, "global rule") {
 		t.Errorf("the left-out file is not named, or is there:\n%s", p)
 	}
 }

@@ -217,10 +217,16 @@ func findInstructions(o Options, c *checker) ([]foundFile, []Problem) {
 	for _, d := range dirs {
 		places = append(places, place{dir: d, confine: root})
 	}
-	var out []foundFile
+	type candidate struct {
+		f    *os.File
+		size int
+		want int
+		path string
+		user bool
+	}
+	var cands []candidate
 	var problems []Problem
 	var seen []fs.FileInfo
-	budget := o.maxBytes()
 	for _, pl := range places {
 		for _, name := range names {
 			path := filepath.Join(pl.dir, name)
@@ -243,29 +249,42 @@ func findInstructions(o Options, c *checker) ([]foundFile, []Problem) {
 				continue
 			}
 			seen = append(seen, fi)
-			size := int(fi.Size())
-			want := min(size, max(budget, 0))
-			buf := make([]byte, want)
-			n, err := io.ReadFull(f, buf)
-			f.Close()
-			if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-				problems = append(problems, Problem{Path: path, Msg: "not read: " + err.Error()})
-				continue
-			}
-			buf = buf[:n]
-			budget -= len(buf)
-			if n < size {
-				buf = cutClean(buf)
-				budget = 0 // the files after a cut one are left out whole
-			}
-			rel := path
-			if pl.user {
-				rel = homeRel(path)
-			} else if r, err := filepath.Rel(o.Workspace, path); err == nil {
-				rel = r
-			}
-			out = append(out, foundFile{InstructionFile: InstructionFile{Path: path, Size: size, Shown: len(buf), User: pl.user}, text: string(buf), rel: rel})
+			cands = append(cands, candidate{f: f, size: int(fi.Size()), path: path, user: pl.user})
 		}
+	}
+	// The cap is spent from the nearest file outward: the nearest is the
+	// most specific, and a long file at the root must not push it out.
+	// (Codex spends it from the root down and drops the nearest files
+	// silently; here what does not fit is the farthest, and the prompt and
+	// co status say so.)
+	budget := o.maxBytes()
+	for i := len(cands) - 1; i >= 0; i-- {
+		cands[i].want = min(cands[i].size, budget)
+		budget -= cands[i].want
+		if cands[i].want < cands[i].size {
+			budget = 0 // a file cut short: the farther ones are left out whole
+		}
+	}
+	var out []foundFile
+	for _, cd := range cands {
+		buf := make([]byte, cd.want)
+		n, err := io.ReadFull(cd.f, buf)
+		cd.f.Close()
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			problems = append(problems, Problem{Path: cd.path, Msg: "not read: " + err.Error()})
+			continue
+		}
+		buf = buf[:n]
+		if n < cd.size {
+			buf = cutClean(buf)
+		}
+		rel := cd.path
+		if cd.user {
+			rel = homeRel(cd.path)
+		} else if r, err := filepath.Rel(o.Workspace, cd.path); err == nil {
+			rel = r
+		}
+		out = append(out, foundFile{InstructionFile: InstructionFile{Path: cd.path, Size: cd.size, Shown: len(buf), User: cd.user}, text: string(buf), rel: rel})
 	}
 	return out, problems
 }
