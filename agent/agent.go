@@ -56,8 +56,13 @@ type Config struct {
 	Request RequestOptions
 	// SystemPrompt is sent first on every request.
 	SystemPrompt string
-	Tools        *tools.Registry
-	Approvals    *Approvals
+	// MorePrompt, when set, gives what follows SystemPrompt (project
+	// instructions, the skills' list) while it is read in the background:
+	// the first request waits for it, later ones reuse it.
+	MorePrompt func(ctx context.Context) (string, error)
+
+	Tools     *tools.Registry
+	Approvals *Approvals
 	// MaxRequests caps LLM round-trips per user turn (max_request_limit).
 	MaxRequests int
 	// ToolRetries caps consecutive "called wrongly" results per tool in a
@@ -113,6 +118,8 @@ type Agent struct {
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
 	ollama     ollamaCache // what Ollama said of its models (ollama.go)
+	system     string      // the system prompt with MorePrompt's text, once known
+	systemOK   bool
 }
 
 // New makes an Agent. If cfg.Resolve is set, provider resolution starts in

@@ -381,8 +381,8 @@ func (a *Agent) ollamaRequest(ctx context.Context, p Provider, model, system str
 }
 
 // startOllama starts a streaming /api/chat request.
-func (a *Agent) startOllama(ctx context.Context, p Provider, msgs []Message) (chatStream, error) {
-	body, numCtx, err := a.ollamaRequest(ctx, p, p.Model, a.cfg.SystemPrompt, msgs, a.toolDefs(), true)
+func (a *Agent) startOllama(ctx context.Context, p Provider, system string, msgs []Message) (chatStream, error) {
+	body, numCtx, err := a.ollamaRequest(ctx, p, p.Model, system, msgs, a.toolDefs(), true)
 	if err != nil {
 		return nil, err
 	}

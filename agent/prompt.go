@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -59,3 +60,32 @@ func SystemPrompt(info PromptInfo) string {
 	}
 	return b.String()
 }
+
+// systemPrompt returns the system prompt: Config.SystemPrompt followed by
+// what Config.MorePrompt gives, waited for on the first request.
+func (a *Agent) systemPrompt(ctx context.Context) (string, error) {
+	a.mu.Lock()
+	if a.systemOK {
+		defer a.mu.Unlock()
+		return a.system, nil
+	}
+	a.mu.Unlock()
+	s := a.cfg.SystemPrompt
+	if a.cfg.MorePrompt != nil {
+		more, err := a.cfg.MorePrompt(ctx)
+		if err != nil {
+			return "", err
+		}
+		if more != "" {
+			s = strings.TrimRight(s, "\n") + "\n" + more
+		}
+	}
+	a.mu.Lock()
+	a.system, a.systemOK = s, true
+	a.mu.Unlock()
+	return s, nil
+}
+
+// SystemPromptText is the system prompt as sent (after waiting for
+// Config.MorePrompt), for tests and diagnostics.
+func (a *Agent) SystemPromptText(ctx context.Context) (string, error) { return a.systemPrompt(ctx) }

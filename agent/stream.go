@@ -447,14 +447,18 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 
 // open starts the streaming request for the conversation so far.
 func (a *Agent) open(ctx context.Context, p Provider) (chatStream, error) {
+	system, err := a.systemPrompt(ctx)
+	if err != nil {
+		return nil, err
+	}
 	a.mu.Lock()
 	msgs := trimmedView(a.history, a.cfg.History.TrimChars)
 	client, gen := a.client, a.gen
 	a.mu.Unlock()
 	if a.ollamaNative(p) {
-		return a.startOllama(ctx, p, msgs)
+		return a.startOllama(ctx, p, system, msgs)
 	}
 	// Only the turn goroutine encodes, so the cache needs no lock.
-	body := encodeChatRequestCached(&a.enc, cacheKey(gen, p), p, a.cfg.Request, a.cfg.SystemPrompt, msgs, a.toolDefs(), true)
+	body := encodeChatRequestCached(&a.enc, cacheKey(gen, p), p, a.cfg.Request, system, msgs, a.toolDefs(), true)
 	return startOpenAI(ctx, client, p.Model, body)
 }

@@ -127,6 +127,16 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 		a.note = ""
 		e.send(Notice{Text: note})
 	}
+	// The project instructions and the skills' list are read in the
+	// background from start-up; the first request waits for them.
+	if _, err := a.systemPrompt(ctx); err != nil {
+		if ctx.Err() != nil {
+			fail("Interrupted.", ctx.Err(), true)
+			return
+		}
+		fail(err.Error(), err, false)
+		return
+	}
 
 	for _, t := range a.cfg.Tools.All() {
 		if o, ok := t.(tools.PromptObserver); ok {

@@ -106,6 +106,9 @@ var userOnly = map[string]bool{
 	"docker_image": true, "sandbox_backend": true, "sandbox_fallback": true, "sandbox_network": true,
 	"sandbox_git_readonly": true, "shell_safe_commands": true, "web_allow_private": true,
 	"google_credentials_path": true, "obsidian_vault_path": true,
+	// A repository could name files outside it, or the user's .env, to
+	// send to the provider: which files are instructions is the user's say.
+	"context_files": true,
 }
 
 // table is the one list of settings. It is never modified.
@@ -248,6 +251,9 @@ var table = []field{
 	{key: "web_allow_private", env: "CO_CLI_WEB_ALLOW_PRIVATE", def: false,
 		desc: "Let web tools fetch private and loopback addresses.",
 		ptr:  func(s *Settings) any { return &s.WebAllowPrivate }},
+	{key: "context_files", env: "CO_CLI_CONTEXT_FILES", def: []string(nil), check: isFileName, format: fileNameFormat,
+		desc: "More instruction files read beside AGENTS.md (e.g. CLAUDE.md, GEMINI.md): plain file names.",
+		ptr:  func(s *Settings) any { return &s.ContextFiles }},
 	{key: "brave_search_base_url", env: "BRAVE_SEARCH_BASE_URL", def: "https://api.search.brave.com/res/v1", check: isURL, format: urlFormat,
 		desc: "Brave Search API endpoint.",
 		ptr:  func(s *Settings) any { return &s.BraveSearchBaseURL }},
@@ -342,6 +348,14 @@ func (f *field) validate(v any) string {
 		if !f.inRange(v) {
 			return k + "must be a number " + f.constraint() + ", got " + strconv.FormatFloat(v, 'g', -1, 64)
 		}
+	case []string:
+		if f.check != nil {
+			for i, item := range v {
+				if !f.check(item) {
+					return fmt.Sprintf("%q[%d] must be %s, got %s", f.key, i, f.format, quote(item))
+				}
+			}
+		}
 	case []PolicyRule:
 		for i, r := range v {
 			if msg := validateRule(r); msg != "" {
@@ -377,6 +391,13 @@ const (
 	urlFormat = "an http or https URL"
 	memFormat = "a memory size of at least 6m (a number with an optional b, k, m or g suffix), like 512m or 1g"
 )
+
+// isFileName allows a plain file name: no directory, not "." or "..".
+func isFileName(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`+"\x00")
+}
+
+const fileNameFormat = `a plain file name such as "CLAUDE.md" (no "/" or "\")`
 
 // isURL allows absolute http and https URLs.
 func isEffort(s string) bool { return s == "" || s == "low" || s == "medium" || s == "high" }

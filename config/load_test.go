@@ -618,6 +618,7 @@ func TestEnvErrors(t *testing.T) {
 		{"list bad json", "CO_CLI_SHELL_SAFE_COMMANDS", `["ls"`, `$CO_CLI_SHELL_SAFE_COMMANDS: "shell_safe_commands" must be a JSON array of strings like ["ls","git status"] or a comma-separated list: column 6: unexpected end of JSON input`},
 		{"policy bad json", "CO_CLI_SHELL_POLICY", `[{"match": "x",}]`, `$CO_CLI_SHELL_POLICY: "shell_policy" must be a JSON array of rules like [{"match": "git push", "decision": "ask"}]: column 16: invalid character '}' looking for beginning of object key string`},
 		{"policy not json", "CO_CLI_SHELL_POLICY", `git push=deny`, `$CO_CLI_SHELL_POLICY: "shell_policy" must be a JSON array of rules like [{"match": "git push", "decision": "ask"}]: column 1: invalid character 'g' looking for beginning of value`},
+		{"context file with a path", "CO_CLI_CONTEXT_FILES", `CLAUDE.md,../secrets.md`, `$CO_CLI_CONTEXT_FILES: "context_files"[1] must be ` + fileNameFormat + `, got "../secrets.md"`},
 		{"policy bad decision", "CO_CLI_SHELL_POLICY", `[{"match": "git push", "decision": "never"}]`, `$CO_CLI_SHELL_POLICY: "shell_policy"[0].decision must be "allow", "ask" or "deny", got "never"`},
 	}
 	for _, tc := range tests {
@@ -953,6 +954,7 @@ func TestProjectFileCannotWeakenSecurity(t *testing.T) {
 		"sandbox_network": "bridge",
 		"shell_safe_commands": ["make", "rm"],
 		"obsidian_vault_path": "/root/.ssh",
+		"context_files": [".env"],
 		"shell_policy": [{"match": "make", "decision": "allow"}, {"match": "npm publish", "decision": "deny", "reason": "project"}],
 		"theme": "dark"
 	}`)
@@ -965,6 +967,7 @@ func TestProjectFileCannotWeakenSecurity(t *testing.T) {
 	wantValue(t, s.SandboxNetwork, "none")
 	wantValue(t, s.ShellSafeCommands, []string{"ls"})
 	wantValue(t, s.ObsidianVaultPath, "")
+	wantValue(t, s.ContextFiles, []string(nil))
 	wantValue(t, s.Theme, "dark") // harmless keys still apply
 	wantValue(t, s.ShellPolicy, []PolicyRule{{Match: "git push", Decision: "deny", Reason: "mine"}, {Match: "npm publish", Decision: "deny", Reason: "project"}})
 	var msgs []string
@@ -972,13 +975,13 @@ func TestProjectFileCannotWeakenSecurity(t *testing.T) {
 		msgs = append(msgs, w.Msg)
 	}
 	all := strings.Join(msgs, "\n")
-	for _, key := range []string{"openai_base_url", "gemini_base_url", "auto_confirm", "sandbox_backend", "sandbox_network", "shell_safe_commands", "obsidian_vault_path", `allow rule "make"`} {
+	for _, key := range []string{"openai_base_url", "gemini_base_url", "auto_confirm", "sandbox_backend", "sandbox_network", "shell_safe_commands", "obsidian_vault_path", "context_files", `allow rule "make"`} {
 		if !strings.Contains(all, key) {
 			t.Errorf("no warning about %s in:\n%s", key, all)
 		}
 	}
-	if len(l.Warnings) != 8 {
-		t.Errorf("%d warnings, want 8:\n%s", len(l.Warnings), all)
+	if len(l.Warnings) != 9 {
+		t.Errorf("%d warnings, want 9:\n%s", len(l.Warnings), all)
 	}
 	// The same keys from the user file or the environment apply.
 	f.env["OPENAI_BASE_URL"] = "https://mine.example/v1"

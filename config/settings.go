@@ -55,6 +55,7 @@ type Settings struct {
 	TelemetryMaxMB          int          // telemetry_max_mb, >= 1
 	WebAllowPrivate         bool         // web_allow_private
 	BraveSearchBaseURL      string       // brave_search_base_url
+	ContextFiles            []string     // context_files: file names read beside AGENTS.md
 }
 
 // PolicyRule is one shell_policy rule: commands matching Match get Decision.

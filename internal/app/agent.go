@@ -44,6 +44,7 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 	}
 	cfg := agent.Config{
 		SystemPrompt: agent.SystemPrompt(agent.PromptInfo{Shell: where, Workspace: a.Workspace, Today: time.Now().Format("2006-01-02")}),
+		MorePrompt:   a.morePrompt,
 		Tools:        a.Tools,
 		Approvals:    a.Approvals,
 		MaxRequests:  st.MaxRequestLimit,
@@ -75,4 +76,14 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 		cfg.Provider, _, cfg.ProviderErr = agent.ResolveProvider(ctx, ps, nil)
 	}
 	return cfg
+}
+
+// morePrompt is what the extensions add to the system prompt: the project
+// instructions and the skills' names and descriptions.
+func (a *App) morePrompt(ctx context.Context) (string, error) {
+	set, err := a.Extensions.Wait(ctx)
+	if err != nil {
+		return "", err
+	}
+	return set.Prompt(), nil
 }

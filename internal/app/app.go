@@ -23,6 +23,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/extensions"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
@@ -55,6 +56,12 @@ type App struct {
 	// not configured.
 	Unconfigured []tools.Unconfigured
 	Agent        *agent.Agent
+	// Extensions are the instruction files, skills and custom commands,
+	// read in the background once started: by the front end (the
+	// full-screen chat after its first frame), or by the first request,
+	// which waits for them.
+	Extensions *extensions.Loader
+	extOpts    extensions.Options
 	// Sessions is the store of saved sessions; nil when this run saves
 	// none (ReportOnly, or a store that could not be opened).
 	Sessions *sessions.Store
@@ -107,6 +114,11 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 		return nil, err
 	}
 	a.Workspace = wd
+	// instructions, skills and commands: read in the background once
+	// started (the front end starts it; the first request does at the
+	// latest).
+	a.extOpts = extensions.Options{Workspace: wd, ConfigDir: l.Paths.ConfigDir, ContextFiles: l.Settings.ContextFiles}
+	a.Extensions = extensions.New(a.extOpts)
 	policy, err := ShellPolicy(l.Settings)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ func TestEveryToolSchemaCompiles(t *testing.T) {
 			t.Errorf("%s: %v", tool.Name(), err)
 		}
 	}
-	if n := a.Tools.Len(); n != 27 {
+	if n := a.Tools.Len(); n != 28 {
 		t.Errorf("only %d tools registered", n)
 	}
 }
@@ -32,6 +32,10 @@ func allTools(t *testing.T) *App {
 	t.Helper()
 	home, vault := t.TempDir(), t.TempDir()
 	creds := filepath.Join(home, "token.json")
+	// A user skill: read_skill is registered only when a skills folder exists.
+	skill := filepath.Join(home, ".config", "co-cli", "skills", "demo", "SKILL.md")
+	os.MkdirAll(filepath.Dir(skill), 0o755)
+	os.WriteFile(skill, []byte("---\nname: demo\ndescription: A demo skill.\n---\nDo the demo.\n"), 0o600)
 	os.WriteFile(creds, []byte(`{"type":"authorized_user","client_id":"id","client_secret":"s","refresh_token":"r"}`), 0o600)
 	env := map[string]string{
 		"SLACK_BOT_TOKEN": "xoxb-test", "BRAVE_SEARCH_API_KEY": "k", "CO_CLI_SANDBOX_BACKEND": "subprocess",
@@ -50,4 +54,23 @@ func allTools(t *testing.T) *App {
 		t.Fatalf("every family should be configured here: %v", a.Unconfigured)
 	}
 	return a
+}
+
+// read_skill is registered only where a skills folder exists, so the
+// model is never offered a tool with nothing behind it.
+func TestReadSkillOnlyWithSkills(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"CO_CLI_SANDBOX_BACKEND": "subprocess", "XDG_CONFIG_HOME": filepath.Join(home, "cfg")}
+	l, err := config.Load(config.LoadOptions{Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, WorkDir: t.TempDir(), HomeDir: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(context.Background(), l, Options{ReportOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, ok := a.Tools.Get("read_skill"); ok {
+		t.Fatal("read_skill registered without any skills folder")
+	}
 }

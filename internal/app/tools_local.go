@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/co-cli/co/extensions"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/files"
 	"github.com/co-cli/co/tools/notes"
+	"github.com/co-cli/co/tools/skills"
 	"github.com/co-cli/co/tools/todo"
 	"github.com/co-cli/co/tools/web"
 )
@@ -32,6 +34,11 @@ func (a *App) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
 	var unconfigured []tools.Unconfigured
 	out = append(out, ws.Tools()...)
 	out = append(out, todo.NewList().Tools()...)
+	// read_skill only where a skills folder exists (a few stats: the
+	// skills themselves are read in the background).
+	if extensions.MayHaveSkills(a.extOpts) {
+		out = append(out, skills.New(a.Extensions))
+	}
 
 	notesTools := []string{"search_notes", "list_notes", "read_note"}
 	switch fi, err := os.Stat(st.ObsidianVaultPath); {

@@ -109,8 +109,11 @@ func runChat(s env, f chatFlags, rf resumeFlags) error {
 	}
 	c := &chat{App: a, version: s.version, hideReasoning: f.noReasoning || !l.Settings.ShowReasoning}
 	if !wantPlain(f.plain, s) {
+		// The full-screen chat reads the skills and commands once its
+		// first frame is out (tui.Options.Notes).
 		err = runFullScreen(ctx, c, s)
 	} else {
+		a.Extensions.Start()
 		err = runPlain(ctx, c, s)
 	}
 	a.Close()
@@ -161,6 +164,7 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		Sessions: func(arg string) slash.Result {
 			return sessionsSlash(c.App, arg, transcriptText)
 		},
+		Custom: c.customEnv(),
 	}
 }
 
@@ -186,6 +190,11 @@ func (c *chat) plainBanner() string {
 		c.version, c.providerLine(), c.Selection.Backend, level, plural(c.Tools.Len(), "tool"), c.Config.Paths.DataDir)
 	if w := sandboxWarning(c.App); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
+	}
+	if set := c.extensionsFor(100 * time.Millisecond); set != nil {
+		for _, n := range extensionNotes(set) {
+			b.WriteString(n + "\n")
+		}
 	}
 	b.WriteString("Type a message, /help for commands, exit to quit.")
 	return safe.Text(b.String()) // model names and errors come from the server

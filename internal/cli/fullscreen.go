@@ -42,6 +42,7 @@ func runFullScreen(ctx context.Context, c *chat, s env) error {
 		Output:        s.Out,
 		HideReasoning: c.hideReasoning,
 		Mentions:      c.mentions(),
+		Notes:         func() []string { return extensionNotes(c.Extensions.Get()) },
 	}
 	if l := todo.Find(c.Tools); l != nil {
 		o.Todos = todoLines{l}

@@ -64,6 +64,11 @@ standard error.`,
 			if w := sandboxWarning(a); w != "" {
 				fmt.Fprintf(s.Err, "co: warning: %s\n", w)
 			}
+			// The request waits for the instruction files and skills
+			// anyway: their problems go to stderr first.
+			for _, n := range extensionNotes(a.Extensions.Get()) {
+				fmt.Fprintf(s.Err, "co: %s\n", n)
+			}
 			code := headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Out: s.Out, Err: s.Err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning})
 			if sig := received(); sig != 0 && code == headless.ExitInterrupted {
 				code = sig // 143 after SIGTERM, 129 after SIGHUP

@@ -141,6 +141,9 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	for _, u := range a.Unconfigured {
 		fmt.Fprintf(w, "\t%s\n", u)
 	}
+	for _, line := range extensionStatus(a.Extensions.Get()) {
+		fmt.Fprintln(w, line)
+	}
 	for _, line := range extraStatus(a, sandboxErr) {
 		fmt.Fprintln(w, line)
 	}

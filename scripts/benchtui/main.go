@@ -23,7 +23,9 @@
 // file) are passed to the chat as GOMAXPROCS, GOGC and CO_CPUPROFILE;
 // BENCH_NOPLAIN=1 skips the --plain runs; BENCHTUI_MEM=1 prints co's
 // resident memory at exit (=smaps: its largest mappings too);
-// BENCHTUI_RECORD=FILE keeps the raw output.
+// BENCHTUI_RECORD=FILE keeps the raw output; BENCHTUI_SKILLS=1 gives each
+// launch an AGENTS.md, 100 skills and 20 custom commands (half the user's,
+// half the workspace's), to compare the ready prompt with and without them.
 package main
 
 import (
@@ -345,6 +347,9 @@ func launch(base string) *term {
 	if err != nil {
 		fail(err)
 	}
+	if os.Getenv("BENCHTUI_SKILLS") != "" {
+		addSkills(home)
+	}
 	cmd := exec.Command(*bin)
 	cmd.Dir = home
 	cmd.Env = coEnv(home, base)
@@ -633,4 +638,36 @@ func mib(kb int64) string        { return fmt.Sprintf("%.1f MiB", float64(kb)/10
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "benchtui:", err)
 	os.Exit(1)
+}
+
+// addSkills writes an AGENTS.md, 100 skills and 20 custom commands into
+// home (the workspace) and its config directory (BENCHTUI_SKILLS).
+func addSkills(home string) {
+	put := func(path, text string) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fail(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			fail(err)
+		}
+	}
+	user := filepath.Join(home, "config", "co-cli")
+	put(filepath.Join(home, ".git", "HEAD"), "ref: refs/heads/main\n")
+	put(filepath.Join(home, "AGENTS.md"), strings.Repeat("Run the tests before committing.\n", 100))
+	body := strings.Repeat("Step: do the thing carefully.\n", 60)
+	for i := range 100 {
+		dir := filepath.Join(user, "skills")
+		if i%2 == 1 {
+			dir = filepath.Join(home, ".agents", "skills")
+		}
+		name := fmt.Sprintf("skill-%03d", i)
+		put(filepath.Join(dir, name, "SKILL.md"), fmt.Sprintf("---\nname: %s\ndescription: Does task %s. Use when asked for %s.\n---\n%s", name, name, name, body))
+	}
+	for i := range 20 {
+		dir := filepath.Join(user, "commands")
+		if i%2 == 1 {
+			dir = filepath.Join(home, ".co-cli", "commands")
+		}
+		put(filepath.Join(dir, fmt.Sprintf("cmd%02d.md", i)), "---\ndescription: command\n---\nDo $ARGUMENTS now.\n")
+	}
 }

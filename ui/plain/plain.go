@@ -172,6 +172,10 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 		return true
 	case slash.IsCommand(trimmed):
 		r := slash.Dispatch(s.o.Slash, trimmed)
+		if r.Action == slash.Send {
+			// A custom command or skill: its text goes to the model.
+			return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.Submit(c, r.Prompt) })
+		}
 		if r.Output != "" {
 			if r.Err {
 				s.println("error: " + r.Output)

@@ -27,6 +27,19 @@ type Env struct {
 	// Sessions lists the saved sessions of this workspace (arg "") or
 	// switches to the one whose id starts with arg.
 	Sessions func(arg string) Result
+	// Custom returns the custom commands and skills run as /NAME (it may
+	// wait the milliseconds they take to read at start-up); nil: none.
+	Custom func() []Custom
+}
+
+// Custom is a /NAME that comes from a file: a custom command or a skill.
+// Built-in commands win over custom ones with the same name.
+type Custom struct {
+	Name  string // with the slash
+	Help  string // its description (from a file: shown through ui/safe)
+	Skill bool   // a skill (else a custom command)
+	// Message is what /NAME ARGS sends to the model as the user's message.
+	Message func(args string) (string, error)
 }
 
 // Action is what the front end must do after a command.
@@ -40,6 +53,7 @@ const (
 	Switched             // another saved session was loaded: show its transcript
 	ListModels           // list the models: the front end calls Models (it may wait on the network) and shows ModelList
 	ModelSwitched        // /model NAME switched the model for the next request on
+	Send                 // send Prompt as the user's message (a custom command or a skill)
 )
 
 // Result of a command.
@@ -48,6 +62,8 @@ type Result struct {
 	Action Action
 	// Err marks output that reports a mistake (unknown command, refused).
 	Err bool
+	// Prompt is the message to send (Action Send).
+	Prompt string
 }
 
 // Command is one slash command.
@@ -97,19 +113,66 @@ func Dispatch(env Env, line string) Result {
 			return c.run(env, strings.TrimSpace(arg))
 		}
 	}
+	for _, c := range customs(env) {
+		if c.Name == name {
+			msg, err := c.Message(strings.TrimSpace(arg))
+			if err != nil {
+				return Result{Output: safe.Text(err.Error()), Err: true}
+			}
+			return Result{Action: Send, Prompt: msg}
+		}
+	}
 	msg := fmt.Sprintf("unknown command %s — type /help to see the commands", name)
-	if m := Complete(name); len(m) == 1 {
+	if m := CompleteIn(env, name); len(m) == 1 {
 		msg = fmt.Sprintf("unknown command %s (did you mean %s?) — type /help to see the commands", name, m[0])
 	}
 	return Result{Output: msg, Err: true}
 }
 
-// Complete returns the command names starting with prefix.
+// Complete returns the built-in command names starting with prefix.
 func Complete(prefix string) []string {
 	var out []string
 	for _, c := range Commands() {
 		if strings.HasPrefix(c.Name, prefix) {
 			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// CompleteIn returns the command names starting with prefix: the
+// built-in ones, then the custom commands and skills of env, sorted.
+func CompleteIn(env Env, prefix string) []string {
+	out := Complete(prefix)
+	for _, c := range customs(env) {
+		if strings.HasPrefix(c.Name, prefix) {
+			out = append(out, c.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Builtin reports whether name (with the slash) is a built-in command.
+func Builtin(name string) bool {
+	for _, c := range Commands() {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// customs are env's custom commands and skills, those a built-in command
+// shadows left out.
+func customs(env Env) []Custom {
+	if env.Custom == nil {
+		return nil
+	}
+	var out []Custom
+	for _, c := range env.Custom() {
+		if !Builtin(c.Name) {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -122,6 +185,30 @@ func help(env Env, _ string) Result {
 		fmt.Fprintf(&b, "  %-10s %s\n", c.Name, c.Help)
 	}
 	b.WriteString("  !cmd       run a shell command (same approval policy as the agent's shell tool)\n")
+	var cmds, skills []Custom
+	for _, c := range customs(env) {
+		if c.Skill {
+			skills = append(skills, c)
+		} else {
+			cmds = append(cmds, c)
+		}
+	}
+	for _, group := range []struct {
+		title string
+		cs    []Custom
+	}{{"Custom commands (/NAME ARGS sends the file's text):", cmds}, {"Skills (/NAME ARGS asks the model to use the skill):", skills}} {
+		if len(group.cs) == 0 {
+			continue
+		}
+		b.WriteString("\n" + group.title + "\n")
+		for _, c := range group.cs {
+			help := []rune(safe.Text(c.Help))
+			if len(help) > 100 {
+				help = append(help[:99], '…')
+			}
+			fmt.Fprintf(&b, "  %-10s %s\n", safe.Text(c.Name), string(help))
+		}
+	}
 	if env.HelpExtra != "" {
 		b.WriteString("\n" + strings.TrimRight(env.HelpExtra, "\n") + "\n")
 	}

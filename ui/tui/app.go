@@ -52,8 +52,20 @@ type historyErrMsg struct{ Err error }
 
 // queued is a message typed while a turn ran.
 type queued struct {
-	text string
-	bang bool
+	text  string
+	bang  bool
+	shown string // what the transcript shows for it, when not text (a /NAME custom command)
+}
+
+// display is what the user typed for q.
+func (q queued) display() string {
+	switch {
+	case q.shown != "":
+		return q.shown
+	case q.bang:
+		return "!" + q.text
+	}
+	return q.text
 }
 
 // App is the root model.
@@ -104,6 +116,10 @@ type App struct {
 
 	start func(text string, bang bool) (<-chan agent.Event, context.CancelFunc)
 	now   func() time.Time
+	// notes are the start-up warnings (Options.Notes), kept to show again
+	// when the transcript is redrawn for the terminal's background.
+	notesFn func() []string
+	notes   []string
 }
 
 // New makes the root model. ctx bounds every turn it starts.
@@ -121,6 +137,7 @@ func New(ctx context.Context, o Options) *App {
 		side: NewSidePanel(&th), status: NewStatusBar(&th), wel: o.Welcome,
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
 		hideReasoning: o.HideReasoning,
+		notesFn:       o.Notes,
 		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
 	}
 	// The pump saves streamed text right before each frame shows it.
@@ -138,6 +155,7 @@ func New(ctx context.Context, o Options) *App {
 		a.mentions = o.Mentions
 		a.input.index = mention.NewIndex(o.Mentions) // lists nothing until "@" is typed
 	}
+	a.input.commands = func(prefix string) []string { return slash.CompleteIn(a.slash, prefix) }
 	a.welcome = &welcomeEntry{w: o.Welcome}
 	a.chat.Add(a.welcome)
 	if h := o.Agent.History(); len(h) > 0 || len(o.Agent.Asides()) > 0 {
@@ -207,6 +225,14 @@ func (a *App) Init() tea.Cmd {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
 	cmds = append(cmds, safeCmd(warmHighlighter))
+	if a.notesFn != nil {
+		f := a.notesFn
+		// After the first frame: what f reads must not compete with it.
+		cmds = append(cmds, safeCmd(func() tea.Msg {
+			time.Sleep(warmDelay)
+			return notesMsg{Notes: f()}
+		}))
+	}
 	// The first frame is out by then: open the provider's connection while
 	// the user types (the agent does it in the background, silently).
 	cmds = append(cmds, safeCmd(func() tea.Msg {
@@ -245,6 +271,7 @@ func (a *App) setBackground(msg tea.BackgroundColorMsg) {
 	if h := a.agent.History(); len(h) > 0 || len(a.agent.Asides()) > 0 {
 		a.showHistory(h)
 	}
+	a.showNotes()
 	a.setProvider()
 	a.layout()
 	if a.sideShown() {
@@ -289,6 +316,10 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		cmd = safeCmd(readFeed(a.feed))
 	case providerMsg:
 		a.setProvider()
+	case notesMsg:
+		a.notes = msg.Notes
+		a.showNotes()
+		a.chat.Bottom()
 	case spinTickMsg:
 		cmd = a.status.Update(msg, a.now())
 		a.chat.Tick(a.now())
@@ -560,9 +591,21 @@ func (a *App) saveHistory(save func() error) tea.Cmd {
 	})
 }
 
+// showNotes adds the start-up notes to the transcript.
+func (a *App) showNotes() {
+	for _, n := range a.notes {
+		a.chat.Add(newNotice(noticeError, n))
+	}
+}
+
 func (a *App) runSlash(line string) tea.Cmd {
-	a.chat.Add(newUserEntry(line))
 	r := slash.Dispatch(a.slash, line)
+	if r.Action == slash.Send {
+		// A custom command or skill: the transcript shows what was typed,
+		// the model gets the text it stands for.
+		return a.beginOrQueue(queued{text: r.Prompt, shown: line})
+	}
+	a.chat.Add(newUserEntry(line))
 	switch r.Action {
 	case slash.Exit:
 		return tea.Quit
@@ -622,11 +665,7 @@ func (a *App) begin(q queued) tea.Cmd {
 	a.cancel, a.running, a.cancelled = cancel, true, false
 	a.reply, a.think, a.tools, a.turnTokens = nil, nil, map[string]*toolEntry{}, 0
 	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
-	shown := q.text
-	if q.bang {
-		shown = "!" + q.text
-	}
-	a.chat.Add(newUserEntry(shown))
+	a.chat.Add(newUserEntry(q.display()))
 	a.addAttachments(prompt.Attached)
 	for _, p := range prompt.Problems {
 		a.chat.Add(newNotice(noticeInfo, p))
@@ -750,11 +789,7 @@ func (a *App) handleTurnClosed(msg turnClosedMsg) tea.Cmd {
 		// prompt for the user to send or change.
 		var parts []string
 		for _, q := range a.queue {
-			t := q.text
-			if q.bang {
-				t = "!" + t
-			}
-			parts = append(parts, t)
+			parts = append(parts, q.display())
 		}
 		if v := a.input.Value(); v != "" {
 			parts = append(parts, v)
@@ -841,10 +876,7 @@ func (a *App) View() (v tea.View) {
 	chatH := a.chat.height
 	var queued []string
 	for _, q := range a.queue[:a.queuedLines()] {
-		t := q.text
-		if q.bang {
-			t = "!" + t
-		}
+		t := q.display()
 		queued = append(queued, a.th.Queued.Render(truncate("  ⏳ queued: "+strings.ReplaceAll(safe.Text(t), "\n", " ⏎ "), cw)))
 	}
 	inLines, inWidths := a.input.Lines()

@@ -54,6 +54,9 @@ type providerMsg struct {
 	Err      error
 }
 
+// notesMsg carries the start-up notes (Options.Notes).
+type notesMsg struct{ Notes []string }
+
 // panicMsg reports a panic recovered in a command.
 type panicMsg struct{ Err string }
 

@@ -46,7 +46,10 @@ type Input struct {
 	index     *mention.Index
 	pop       *mentionPopup
 	dismissed [2]int
-	width     int
+	// commands returns the command names starting with a prefix, custom
+	// ones included; nil: the built-in ones (slash.Complete).
+	commands func(prefix string) []string
+	width    int
 	// A burst of typed characters (a paste in a terminal without
 	// bracketed paste, thousands of keys at once) is gathered in pending
 	// and inserted in one go when flushDelay has passed: the text area
@@ -342,7 +345,11 @@ func (in *Input) complete() {
 		in.hints = nil
 		return
 	}
-	in.fill("", v, slash.Complete(v), " ")
+	complete := slash.Complete
+	if in.commands != nil {
+		complete = in.commands
+	}
+	in.fill("", v, complete(v), " ")
 }
 
 // fill completes word (after lead) from cands; a single one is followed

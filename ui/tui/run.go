@@ -49,6 +49,10 @@ type Options struct {
 	// Mentions is the workspace @path mentions complete and attach from;
 	// nil: no completion, nothing attached.
 	Mentions mention.Source
+	// Notes, when set, returns warnings to show (bad skill or command
+	// files); it is called off the loop once the first frame is out, and
+	// may read files and wait.
+	Notes func() []string
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP

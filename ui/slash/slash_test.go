@@ -1,0 +1,46 @@
+package slash
+
+import (
+	"strings"
+	"testing"
+)
+
+func customEnv() Env {
+	return Env{Custom: func() []Custom {
+		return []Custom{
+			{Name: "/fix", Help: "Fix an issue", Message: func(a string) (string, error) { return "Fix " + a, nil }},
+			{Name: "/help", Help: "a custom help that must lose", Message: func(string) (string, error) { return "CUSTOM HELP", nil }},
+			{Name: "/release", Help: "Cut a release\x1b[31m", Skill: true, Message: func(a string) (string, error) { return "use release: " + a, nil }},
+		}
+	}}
+}
+
+func TestCustomCommands(t *testing.T) {
+	env := customEnv()
+	r := Dispatch(env, "/fix  #42 ")
+	if r.Action != Send || r.Prompt != "Fix #42" {
+		t.Fatalf("/fix = %+v", r)
+	}
+	// A built-in wins over a custom command of the same name.
+	if r := Dispatch(env, "/help"); r.Action == Send || !strings.Contains(r.Output, "Commands:") {
+		t.Fatalf("/help = %+v", r)
+	}
+	h := Dispatch(env, "/help").Output
+	for _, want := range []string{"Custom commands (/NAME ARGS sends the file's text):\n  /fix       Fix an issue", "Skills (/NAME ARGS asks the model to use the skill):\n  /release   Cut a release"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("/help lacks %q:\n%s", want, h)
+		}
+	}
+	if strings.Contains(h, "a custom help that must lose") || strings.ContainsRune(h, 0x1b) {
+		t.Errorf("/help shows the shadowed command or a raw escape:\n%q", h)
+	}
+	if got := strings.Join(CompleteIn(env, "/"), " "); !strings.Contains(got, "/fix") || !strings.Contains(got, "/release") || strings.Count(got, "/help") != 1 {
+		t.Errorf("CompleteIn(/) = %s", got)
+	}
+	if got := CompleteIn(env, "/re"); len(got) != 1 || got[0] != "/release" {
+		t.Errorf("CompleteIn(/re) = %v", got)
+	}
+	if r := Dispatch(env, "/fi"); !r.Err || !strings.Contains(r.Output, "did you mean /fix?") {
+		t.Errorf("/fi = %+v", r)
+	}
+}
