@@ -74,6 +74,15 @@ type Config struct {
 	Recorder Recorder
 	// Settings are the providers' settings, for /model PROVIDER:NAME.
 	Settings ProviderSettings
+	// ToolsStart, when set, starts the tools that come up in the
+	// background (MCP servers); Warm calls it once, after the front end's
+	// first frame, and the first turn calls it if Warm did not.
+	ToolsStart func()
+	// ToolsReady, when set, runs before every LLM request of a turn: it
+	// waits for tools still starting (bounded by each one's own timeout)
+	// and returns what to tell the user (a server that failed, tools
+	// withdrawn), each sent as a Notice.
+	ToolsReady func(ctx context.Context) []string
 	// Temperature etc. could go here; providers' defaults are used.
 }
 
@@ -112,6 +121,33 @@ type Agent struct {
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
 	ollama     ollamaCache // what Ollama said of its models (ollama.go)
+
+	toolsStart sync.Once // Config.ToolsStart, once
+}
+
+// startTools runs Config.ToolsStart once, in the background.
+func (a *Agent) startTools() {
+	if a.cfg.ToolsStart == nil {
+		return
+	}
+	a.toolsStart.Do(func() {
+		go func() {
+			defer func() { _ = recover() }()
+			a.cfg.ToolsStart()
+		}()
+	})
+}
+
+// toolsReady waits for tools still starting and sends what Config.ToolsReady
+// has to say as Notices.
+func (a *Agent) toolsReady(ctx context.Context, e *emitter) {
+	if a.cfg.ToolsReady == nil {
+		return
+	}
+	a.startTools()
+	for _, n := range a.cfg.ToolsReady(ctx) {
+		e.send(Notice{Text: n})
+	}
 }
 
 // New makes an Agent. If cfg.Resolve is set, provider resolution starts in
