@@ -55,6 +55,7 @@ type Settings struct {
 	TelemetryMaxMB          int          // telemetry_max_mb, >= 1
 	WebAllowPrivate         bool         // web_allow_private
 	BraveSearchBaseURL      string       // brave_search_base_url
+	MCPServers              []MCPServer  // mcp_servers
 }
 
 // PolicyRule is one shell_policy rule: commands matching Match get Decision.
@@ -140,6 +141,8 @@ func (f *field) get(s *Settings) any {
 		return *p
 	case *[]PolicyRule:
 		return *p
+	case *[]MCPServer:
+		return *p
 	}
 	panic("config: bad field type for " + f.key)
 }
@@ -159,6 +162,8 @@ func (f *field) set(s *Settings, v any) {
 		*p = v.([]string)
 	case *[]PolicyRule:
 		*p = v.([]PolicyRule)
+	case *[]MCPServer:
+		*p = v.([]MCPServer)
 	default:
 		panic("config: bad field type for " + f.key)
 	}
