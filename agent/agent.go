@@ -75,8 +75,9 @@ type Config struct {
 	// Settings are the providers' settings, for /model PROVIDER:NAME.
 	Settings ProviderSettings
 	// ToolsStart, when set, starts the tools that come up in the
-	// background (MCP servers); Warm calls it once, after the front end's
-	// first frame, and the first turn calls it if Warm did not.
+	// background (MCP servers) and returns at once; Warm calls it once,
+	// after the front end's first frame, and the first turn calls it if
+	// Warm did not.
 	ToolsStart func()
 	// ToolsReady, when set, runs before every LLM request of a turn: it
 	// waits for tools still starting (bounded by each one's own timeout)
@@ -125,16 +126,15 @@ type Agent struct {
 	toolsStart sync.Once // Config.ToolsStart, once
 }
 
-// startTools runs Config.ToolsStart once, in the background.
+// startTools runs Config.ToolsStart once (it returns at once: the tools
+// come up in its own goroutines); a second caller waits for the first.
 func (a *Agent) startTools() {
 	if a.cfg.ToolsStart == nil {
 		return
 	}
 	a.toolsStart.Do(func() {
-		go func() {
-			defer func() { _ = recover() }()
-			a.cfg.ToolsStart()
-		}()
+		defer func() { _ = recover() }()
+		a.cfg.ToolsStart()
 	})
 }
 
