@@ -26,6 +26,7 @@ import (
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/tools/mcp"
 )
 
 // App is one run of co, wired.
@@ -50,7 +51,10 @@ type App struct {
 	// Unconfigured are the tool families left out because their service is
 	// not configured.
 	Unconfigured []tools.Unconfigured
-	Agent        *agent.Agent
+	// MCP runs the configured MCP servers; nil when none is configured
+	// or the run only reports.
+	MCP   *mcp.Manager
+	Agent *agent.Agent
 	// Sessions is the store of saved sessions; nil when this run saves
 	// none (ReportOnly, or a store that could not be opened).
 	Sessions *sessions.Store
@@ -136,6 +140,7 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 	if err := a.buildTools(policy); err != nil {
 		return nil, err
 	}
+	a.startMCP() // the servers start after the first frame (agent.Warm)
 	// agent
 	a.Agent = agent.New(a.agentConfig(ctx))
 	// saved session

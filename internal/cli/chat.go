@@ -160,6 +160,7 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		Sessions: func(arg string) slash.Result {
 			return sessionsSlash(c.App, arg, transcriptText)
 		},
+		MCP: func(arg string) slash.Result { return mcpSlash(c.App, arg) },
 	}
 }
 
