@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/tools"
@@ -134,7 +137,11 @@ func TestEverythingThroughAgentGemini(t *testing.T) {
 	t.Cleanup(srv.Close)
 	srv.SetProfile(llmtest.ProfileGemini)
 	srv.SetAPIKey("k")
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer tp.Shutdown(context.Background())
 	ag := agent.New(agent.Config{
+		Tracer:     tp.Tracer("test"),
 		Provider:   agent.Provider{Name: "gemini", BaseURL: srv.URL, APIKey: "k", Model: "gemini-3.8-flash"},
 		Tools:      f.reg,
 		Approvals:  agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
@@ -178,5 +185,16 @@ func TestEverythingThroughAgentGemini(t *testing.T) {
 	}
 	if !strings.Contains(result, "The sum of 40 and 2 is 42.") {
 		t.Errorf("the model received %q", result)
+	}
+	attrs := map[string]string{}
+	for _, s := range rec.Ended() {
+		if s.Name() == "execute_tool mcp__everything__get-sum" {
+			for _, kv := range s.Attributes() {
+				attrs[string(kv.Key)] = kv.Value.Emit()
+			}
+		}
+	}
+	if attrs["co.mcp.server"] != "everything" || attrs["co.mcp.tool"] != "get-sum" || attrs["co.tool.family"] != "mcp" {
+		t.Errorf("execute_tool span attributes: %v", attrs)
 	}
 }
