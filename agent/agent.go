@@ -79,6 +79,16 @@ type Config struct {
 	Recorder Recorder
 	// Settings are the providers' settings, for /model PROVIDER:NAME.
 	Settings ProviderSettings
+	// ToolsStart, when set, starts the tools that come up in the
+	// background (MCP servers) and returns at once; Warm calls it once,
+	// after the front end's first frame, and the first turn calls it if
+	// Warm did not.
+	ToolsStart func()
+	// ToolsReady, when set, runs before every LLM request of a turn: it
+	// waits for tools still starting (bounded by each one's own timeout)
+	// and returns what to tell the user (a server that failed, tools
+	// withdrawn), each sent as a Notice.
+	ToolsReady func(ctx context.Context) []string
 	// Temperature etc. could go here; providers' defaults are used.
 }
 
@@ -120,6 +130,32 @@ type Agent struct {
 	ollama     ollamaCache // what Ollama said of its models (ollama.go)
 	system     string      // the system prompt with MorePrompt's text, once known
 	systemOK   bool
+
+	toolsStart sync.Once // Config.ToolsStart, once
+}
+
+// startTools runs Config.ToolsStart once (it returns at once: the tools
+// come up in its own goroutines); a second caller waits for the first.
+func (a *Agent) startTools() {
+	if a.cfg.ToolsStart == nil {
+		return
+	}
+	a.toolsStart.Do(func() {
+		defer func() { _ = recover() }()
+		a.cfg.ToolsStart()
+	})
+}
+
+// toolsReady waits for tools still starting and sends what Config.ToolsReady
+// has to say as Notices.
+func (a *Agent) toolsReady(ctx context.Context, e *emitter) {
+	if a.cfg.ToolsReady == nil {
+		return
+	}
+	a.startTools()
+	for _, n := range a.cfg.ToolsReady(ctx) {
+		e.send(Notice{Text: n})
+	}
 }
 
 // New makes an Agent. If cfg.Resolve is set, provider resolution starts in

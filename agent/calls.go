@@ -124,6 +124,11 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 		attribute.String("co.approval.decision", it.check.Decision.String()),
 		attribute.String("co.approval.by", string(it.by)),
 	))
+	if sa, ok := it.tool.(tools.SpanAttributer); ok {
+		for k, v := range sa.SpanAttributes() {
+			span.SetAttributes(attribute.String(k, v))
+		}
+	}
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("gen_ai.tool.call.arguments", it.call.Args))
 	}

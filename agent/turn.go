@@ -152,6 +152,11 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 		a.mu.Lock()
 		n := len(a.history)
 		a.mu.Unlock()
+		a.toolsReady(ctx, e)
+		if ctx.Err() != nil {
+			fail("Interrupted.", ctx.Err(), true)
+			return
+		}
 		if a.needsCompaction(n) {
 			a.compactWindow(ctx, p, e)
 		}

@@ -14,8 +14,10 @@ import (
 // the API's base path, with no credentials and no content, through the
 // transport the chat requests use: the connection then waits in that
 // transport's pool, where net/http notices if the server closes it. Any
-// failure is silent: the real request reports it.
+// failure is silent: the real request reports it. It also starts the tools
+// that come up in the background (Config.ToolsStart).
 func (a *Agent) Warm() {
+	a.startTools()
 	go func() {
 		defer func() { _ = recover() }()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

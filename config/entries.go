@@ -65,6 +65,8 @@ func (f *field) display(v any) string {
 		}
 		b, _ := json.Marshal(v)
 		return string(b)
+	case []MCPServer:
+		return mcpDisplay(v)
 	}
 	return ""
 }

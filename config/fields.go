@@ -19,6 +19,7 @@ const (
 	KindFloat                  // float64
 	KindStringList             // []string
 	KindPolicy                 // []PolicyRule
+	KindMCP                    // []MCPServer
 )
 
 // String returns the kind as a short word: string, bool, int, float, list
@@ -37,6 +38,8 @@ func (k Kind) String() string {
 		return "list"
 	case KindPolicy:
 		return "rules"
+	case KindMCP:
+		return "servers"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -56,6 +59,8 @@ func (k Kind) expected() string {
 		return "a list of strings"
 	case KindPolicy:
 		return `a list of rules like {"match": "git push", "decision": "ask", "reason": "..."}`
+	case KindMCP:
+		return `an object from a server name to {"command": ..., "args": [...]} or {"url": "https://..."}`
 	}
 	return k.String()
 }
@@ -200,6 +205,9 @@ var table = []field{
 	{key: "shell_policy", env: "CO_CLI_SHELL_POLICY", def: []PolicyRule(nil),
 		desc: "Shell rules: commands matching \"match\" are allowed, asked about or denied.",
 		ptr:  func(s *Settings) any { return &s.ShellPolicy }},
+	{key: "mcp_servers", env: "CO_CLI_MCP_SERVERS", def: []MCPServer(nil),
+		desc: "MCP servers whose tools co offers: a name mapped to {\"command\", \"args\", \"env\", \"cwd\"} or {\"url\", \"headers\"}.",
+		ptr:  func(s *Settings) any { return &s.MCPServers }},
 	{key: "grant_max_uses", env: "CO_CLI_GRANT_MAX_USES", def: 20, min: 1,
 		desc: "How many calls one approve-for-session grant covers.",
 		ptr:  func(s *Settings) any { return &s.GrantMaxUses }},
@@ -303,6 +311,8 @@ func (f *field) kind() Kind {
 		return KindStringList
 	case *[]PolicyRule:
 		return KindPolicy
+	case *[]MCPServer:
+		return KindMCP
 	}
 	return KindString
 }
@@ -477,6 +487,8 @@ func cloneValue(v any) any {
 		return slices.Clone(v)
 	case []PolicyRule:
 		return slices.Clone(v)
+	case []MCPServer:
+		return cloneMCP(v)
 	}
 	return v
 }

@@ -183,6 +183,9 @@ func (l *Loaded) projectValue(path, key string, v any) (any, bool) {
 			Msg: fmt.Sprintf("ignored %q in %s: a project file may not set it (a repository could redirect your keys or weaken the sandbox); set it in %s or the environment", key, path, l.Paths.UserFile)})
 		return nil, false
 	}
+	if servers, ok := v.([]MCPServer); ok {
+		return l.projectMCPServers(path, servers), true
+	}
 	rules, isRules := v.([]PolicyRule)
 	if !isRules {
 		return v, true
@@ -378,6 +381,12 @@ func (f *field) decodeJSON(raw json.RawMessage, home string) (v any, set bool, m
 			rules = append(rules, r)
 		}
 		v = rules
+	case KindMCP:
+		servers, msg := decodeMCPServers(raw)
+		if msg != "" {
+			return nil, false, strconv.Quote(f.key) + msg
+		}
+		v = servers
 	}
 	if msg := f.validate(v); msg != "" {
 		return nil, false, msg
@@ -469,10 +478,13 @@ func (f *field) parseText(text, source, home string) (any, error) {
 			break
 		}
 		fallthrough
-	case KindPolicy:
+	case KindPolicy, KindMCP:
 		raw := []byte(text)
 		if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
 			msg := quoteKey(f.key) + `must be a JSON array of rules like [{"match": "git push", "decision": "ask"}]`
+			if f.kind() == KindMCP {
+				msg = quoteKey(f.key) + `must be a JSON object like {"name": {"command": "npx", "args": ["-y", "some-server"]}}`
+			}
 			if f.kind() == KindStringList {
 				msg = quoteKey(f.key) + `must be a JSON array of strings like ["ls","git status"] or a comma-separated list`
 			}

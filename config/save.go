@@ -53,6 +53,8 @@ func marshal(s *Settings) ([]byte, error) {
 			if x == nil {
 				v = []PolicyRule{}
 			}
+		case []MCPServer:
+			v = mcpObject(x)
 		}
 		out[f.key] = v
 	}
@@ -74,6 +76,8 @@ func equalValue(a, b any) bool {
 		return slices.Equal(a, b.([]string))
 	case []PolicyRule:
 		return slices.Equal(a, b.([]PolicyRule))
+	case []MCPServer:
+		return equalMCP(a, b.([]MCPServer))
 	}
 	return a == b
 }

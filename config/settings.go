@@ -56,6 +56,7 @@ type Settings struct {
 	WebAllowPrivate         bool         // web_allow_private
 	BraveSearchBaseURL      string       // brave_search_base_url
 	ContextFiles            []string     // context_files: file names read beside AGENTS.md
+	MCPServers              []MCPServer  // mcp_servers
 }
 
 // PolicyRule is one shell_policy rule: commands matching Match get Decision.
@@ -141,6 +142,8 @@ func (f *field) get(s *Settings) any {
 		return *p
 	case *[]PolicyRule:
 		return *p
+	case *[]MCPServer:
+		return *p
 	}
 	panic("config: bad field type for " + f.key)
 }
@@ -160,6 +163,8 @@ func (f *field) set(s *Settings, v any) {
 		*p = v.([]string)
 	case *[]PolicyRule:
 		*p = v.([]PolicyRule)
+	case *[]MCPServer:
+		*p = v.([]MCPServer)
 	default:
 		panic("config: bad field type for " + f.key)
 	}

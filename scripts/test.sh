@@ -14,6 +14,7 @@ need=()
 command -v tmux >/dev/null || need+=(tmux)
 command -v chromium >/dev/null || need+=(chromium)
 command -v gcc >/dev/null || need+=(gcc libc6-dev)
+command -v npm >/dev/null || need+=(nodejs npm)
 if ((${#need[@]})); then
 	if [[ $EUID -ne 0 ]]; then
 		say "missing ${need[*]}: install them (as root) and rerun"
@@ -36,6 +37,18 @@ if ((engine_found)); then
 	say "Docker engine was already running: leaving it running at the end"
 else
 	trap 'scripts/docker-down.sh || true' EXIT
+fi
+
+# The MCP reference server the MCP tests run against (over stdio and
+# streamable HTTP), pinned, installed once into a cache outside the repo;
+# the tests find it through CO_TEST_MCP_EVERYTHING and fail without it.
+mcp_everything_version=2026.8.31
+mcp_cache=${CO_TEST_NPM_CACHE:-$HOME/.cache/co-test/npm}
+export CO_TEST_MCP_EVERYTHING="$mcp_cache/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+if [[ "$(node -p "require('$mcp_cache/node_modules/@modelcontextprotocol/server-everything/package.json').version" 2>/dev/null)" != "$mcp_everything_version" ]]; then
+	say "installing @modelcontextprotocol/server-everything@$mcp_everything_version into $mcp_cache"
+	mkdir -p "$mcp_cache"
+	npm install --silent --no-audit --no-fund --prefix "$mcp_cache" "@modelcontextprotocol/server-everything@$mcp_everything_version" >/dev/null
 fi
 
 say "go vet"

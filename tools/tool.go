@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Class is a tool's approval class: what happens by default when the model
@@ -64,6 +65,13 @@ type Checker interface {
 // with every user prompt of the session before the model sees it.
 type PromptObserver interface {
 	ObservePrompt(text string)
+}
+
+// SpanAttributer is implemented by tools whose execute_tool spans carry
+// more than the tool's name and family: an MCP tool names its server
+// (co.mcp.server). Keys are attribute names, values plain strings.
+type SpanAttributer interface {
+	SpanAttributes() map[string]string
 }
 
 // Decision is the policy's verdict on one call.
@@ -175,8 +183,12 @@ func IsRetry(err error) bool {
 	return errors.As(err, &r)
 }
 
-// Registry holds the tools of one session, by name.
+// Registry holds the tools of one session, by name. It is safe for
+// concurrent use: tools that come and go while co runs (an MCP server's,
+// added when it connects, withdrawn when it exits or changes its list) are
+// added and removed while turns read it.
 type Registry struct {
+	mu     sync.RWMutex
 	byName map[string]Tool
 	order  []string
 }
@@ -195,6 +207,8 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 // Add registers t.
 func (r *Registry) Add(t Tool) error {
 	n := t.Name()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if _, dup := r.byName[n]; dup {
 		return fmt.Errorf("tool %q registered twice", n)
 	}
@@ -203,11 +217,37 @@ func (r *Registry) Add(t Tool) error {
 	return nil
 }
 
+// Remove withdraws the tools called names; names not registered are
+// ignored.
+func (r *Registry) Remove(names ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	drop := map[string]bool{}
+	for _, n := range names {
+		if _, ok := r.byName[n]; ok {
+			drop[n] = true
+			delete(r.byName, n)
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	kept := r.order[:0:0]
+	for _, n := range r.order {
+		if !drop[n] {
+			kept = append(kept, n)
+		}
+	}
+	r.order = kept
+}
+
 // Get returns the tool called name.
 func (r *Registry) Get(name string) (Tool, bool) {
 	if r == nil {
 		return nil, false
 	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	t, ok := r.byName[name]
 	return t, ok
 }
@@ -217,6 +257,8 @@ func (r *Registry) All() []Tool {
 	if r == nil {
 		return nil
 	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	out := make([]Tool, 0, len(r.order))
 	for _, n := range r.order {
 		out = append(out, r.byName[n])
@@ -229,7 +271,9 @@ func (r *Registry) Names() []string {
 	if r == nil {
 		return nil
 	}
+	r.mu.RLock()
 	out := append([]string(nil), r.order...)
+	r.mu.RUnlock()
 	sort.Strings(out)
 	return out
 }
@@ -239,6 +283,8 @@ func (r *Registry) Len() int {
 	if r == nil {
 		return 0
 	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	return len(r.order)
 }
 

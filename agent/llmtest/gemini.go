@@ -231,7 +231,82 @@ func (s *Server) geminiCheck(r *http.Request, req Request) *profileError {
 	if e := s.geminiModel(req.Body.Model); e != nil {
 		return e
 	}
+	if e := geminiToolSchemas(req.Raw); e != nil {
+		return e
+	}
 	return s.geminiSignatures(req)
+}
+
+// geminiRejected are JSON-Schema keywords Google's API refuses in function
+// parameters: they are not fields of its Schema (a "select subset of an
+// OpenAPI 3.0 schema object", Schema in the generativelanguage v1beta API
+// reference), and a request carrying one fails whole with 400 `Invalid JSON
+// payload received. Unknown name "K" at '...': Cannot find field.` Reported
+// for $schema (zuisong/gemini-openai-proxy#67; janhq/jan#5927;
+// openswarm-ai/openswarm#24, 2026-05-06, gemini-3.1-pro-preview), $defs
+// (datastax/astra-assistants-api#73), const (zed-industries/zed#44875),
+// propertyNames (openswarm-ai/openswarm#24), exclusiveMinimum
+// (pizza-bot-app/pizza-bot#62, 2026-09-07, gemini-3.8-flash), $ref
+// (genspark-ai/genoffice#186, 2026-09-03). additionalProperties is reported
+// too (the same reports), but through the native API's "parameters"; co's
+// own tools have always sent it through the OpenAI layer, so this profile
+// leaves it accepted rather than fail every request co makes.
+var geminiRejected = []string{"$schema", "$defs", "definitions", "$ref", "$id", "const", "propertyNames",
+	"exclusiveMinimum", "exclusiveMaximum", "patternProperties", "unevaluatedProperties", "examples"}
+
+// geminiToolSchemas checks the tools' parameter schemas as Google does.
+func geminiToolSchemas(raw []byte) *profileError {
+	var body struct {
+		Tools []struct {
+			Function struct {
+				Parameters any `json:"parameters"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(raw, &body) != nil {
+		return nil
+	}
+	var msgs []string
+	for i, t := range body.Tools {
+		walkGeminiSchema(t.Function.Parameters, fmt.Sprintf("tools[0].function_declarations[%d].parameters", i), &msgs)
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return googleError(400, strings.Join(msgs, "\n"))
+}
+
+// walkGeminiSchema collects the messages Google gives for one schema: an
+// unknown keyword, or a list where it wants one "type" ("Proto field is not
+// repeating, cannot start list", genspark-ai/genoffice#186,
+// tumf/mcp-text-editor#11).
+func walkGeminiSchema(v any, at string, msgs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if slices.Contains(geminiRejected, k) {
+			*msgs = append(*msgs, fmt.Sprintf("Invalid JSON payload received. Unknown name %q at '%s': Cannot find field.", k, at))
+		}
+	}
+	if _, list := m["type"].([]any); list {
+		*msgs = append(*msgs, fmt.Sprintf("Invalid JSON payload received. Unknown name \"type\" at '%s': Proto field is not repeating, cannot start list.", at))
+	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		names := slices.Sorted(maps.Keys(props))
+		for i, name := range names {
+			walkGeminiSchema(props[name], fmt.Sprintf("%s.properties[%d].value", at, i), msgs)
+		}
+	}
+	walkGeminiSchema(m["items"], at+".items", msgs)
+	for _, key := range []string{"anyOf", "oneOf", "allOf"} {
+		if list, ok := m[key].([]any); ok {
+			for i, sub := range list {
+				walkGeminiSchema(sub, fmt.Sprintf("%s.any_of[%d]", at, i), msgs)
+			}
+		}
+	}
 }
 
 // geminiSignatures enforces thought signatures on the current turn

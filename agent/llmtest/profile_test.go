@@ -680,3 +680,38 @@ func TestReplyJSONProfileFields(t *testing.T) {
 		t.Errorf("%s %v", b, err)
 	}
 }
+
+// Google refuses JSON-Schema keywords its Schema lacks, naming each one.
+func TestGeminiToolSchemaKeywords(t *testing.T) {
+	srv := newProfileServer(t, llmtest.ProfileGemini)
+	tool := func(params string) string {
+		return `{"model":"gemini-3.8-flash","messages":[{"role":"user","content":"x"}],"tools":[` +
+			`{"type":"function","function":{"name":"ok","parameters":{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}}},` +
+			`{"type":"function","function":{"name":"bad","parameters":` + params + `}}]}`
+	}
+	for _, tc := range []struct{ name, params, want string }{
+		{"$schema", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`,
+			`Unknown name "$schema" at 'tools[0].function_declarations[1].parameters': Cannot find field.`},
+		{"const", `{"type":"object","properties":{"m":{"const":"x"}}}`,
+			`Unknown name "const" at 'tools[0].function_declarations[1].parameters.properties[0].value': Cannot find field.`},
+		{"$ref", `{"type":"object","properties":{"p":{"$ref":"#/$defs/P"}},"$defs":{"P":{"type":"string"}}}`,
+			`Unknown name "$defs"`},
+		{"type list", `{"type":"object","properties":{"n":{"type":["integer","null"]}}}`,
+			`Proto field is not repeating, cannot start list.`},
+		{"nested", `{"type":"object","properties":{"l":{"type":"array","items":{"type":"number","exclusiveMinimum":0}}}}`,
+			`Unknown name "exclusiveMinimum" at 'tools[0].function_declarations[1].parameters.properties[0].value.items'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv.Script(llmtest.Reply{Text: "unused"})
+			r := do(t, "POST", srv.URL+"/chat/completions", "k", tool(tc.params))
+			code, status, msg, _ := googleErr(t, r)
+			if r.status != 400 || code != 400 || status != "INVALID_ARGUMENT" || !strings.Contains(msg, tc.want) {
+				t.Errorf("%d %s", r.status, r.body)
+			}
+		})
+	}
+	srv.Script(llmtest.Reply{Text: "fine"})
+	if r := do(t, "POST", srv.URL+"/chat/completions", "k", tool(`{"type":"object","properties":{"a":{"type":"string","enum":["x"]}},"required":["a"]}`)); r.status != 200 {
+		t.Errorf("a plain schema: %d %s", r.status, r.body)
+	}
+}

@@ -64,6 +64,9 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 			OllamaNumCtx:    st.OllamaNumCtx,
 		},
 	}
+	if a.MCP != nil {
+		cfg.ToolsStart, cfg.ToolsReady = a.MCP.Start, a.MCP.Wait
+	}
 	if st.LLMTemperature >= 0 {
 		t := st.LLMTemperature
 		cfg.Request.Temperature = &t

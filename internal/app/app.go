@@ -28,6 +28,7 @@ import (
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/files"
+	"github.com/co-cli/co/tools/mcp"
 )
 
 // App is one run of co, wired.
@@ -55,7 +56,10 @@ type App struct {
 	// Unconfigured are the tool families left out because their service is
 	// not configured.
 	Unconfigured []tools.Unconfigured
-	Agent        *agent.Agent
+	// MCP runs the configured MCP servers; nil when none is configured
+	// or the run only reports.
+	MCP   *mcp.Manager
+	Agent *agent.Agent
 	// Extensions are the instruction files, skills and custom commands,
 	// read in the background once started: by the front end (the
 	// full-screen chat after its first frame), or by the first request,
@@ -152,6 +156,7 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 	if err := a.buildTools(policy); err != nil {
 		return nil, err
 	}
+	a.startMCP() // the servers start after the first frame (agent.Warm)
 	// agent
 	a.Agent = agent.New(a.agentConfig(ctx))
 	// saved session

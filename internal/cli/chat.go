@@ -165,6 +165,7 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 			return sessionsSlash(c.App, arg, transcriptText)
 		},
 		Custom: c.customEnv(),
+		MCP:    func(arg string) slash.Result { return mcpSlash(c.App, arg) },
 	}
 }
 

@@ -30,6 +30,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -75,7 +76,8 @@ func main() {
 	n := flag.Int("n", 20, "launches for the ready-prompt figure")
 	turns := flag.Int("turns", 500, "turns for the long-transcript figures (2 messages each)")
 	repeat := flag.Int("repeat", 5, "runs of each CPU measurement (the median is shown)")
-	only := flag.String("only", "", "run only these measurements (comma-separated: ready,paced,unpaced,keys,transcript)")
+	only := flag.String("only", "", "run only these measurements (comma-separated: ready,readymcp,paced,unpaced,keys,transcript)")
+	mcpServer := flag.String("mcp-server", "", "readymcp: the command line of an MCP server (e.g. \"node .../server-everything/dist/index.js stdio\"); three of it are configured")
 	flag.Parse()
 	if abs, err := filepath.Abs(*bin); err == nil {
 		*bin = abs
@@ -121,6 +123,39 @@ func main() {
 		sort.Slice(ready, func(i, j int) bool { return ready[i] < ready[j] })
 		add("launch to ready prompt (median / p90)", fmt.Sprintf("%s / %s", ms(ready[len(ready)/2]), ms(ready[len(ready)*9/10])), "< 50 ms")
 		add("peak RSS, idle session", mib(idleRSS), "")
+	}
+
+	if want("readymcp") && *mcpServer != "" {
+		// The same run, interleaved: launches with no MCP server and with
+		// three configured, so the machine's drift falls on both.
+		fmt.Fprintln(os.Stderr, "ready prompt with three MCP servers…")
+		f := strings.Fields(*mcpServer)
+		args, _ := json.Marshal(f[1:])
+		one := fmt.Sprintf(`{"command": %q, "args": %s}`, f[0], args)
+		servers := fmt.Sprintf(`CO_CLI_MCP_SERVERS={"a": %s, "b": %s, "c": %s}`, one, one, one)
+		var none, three []time.Duration
+		for i := 0; i < 2*(*n+1); i++ {
+			var extra []string
+			if i%2 == 1 {
+				extra = append(extra, servers)
+			}
+			t := launch(base, extra...)
+			d := t.wait(10*time.Second, func(s string) bool { return strings.Contains(s, readyText) }).Sub(t.started)
+			t.quit()
+			switch {
+			case i < 2: // the first pair warms the page cache
+			case i%2 == 1:
+				three = append(three, d)
+			default:
+				none = append(none, d)
+			}
+		}
+		med := func(ds []time.Duration) time.Duration {
+			sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+			return ds[len(ds)/2]
+		}
+		a, b := med(none), med(three)
+		add("ready prompt, no MCP server / three (median)", fmt.Sprintf("%s / %s (%+.1f ms)", ms(a), ms(b), float64(b-a)/float64(time.Millisecond)), "within 5 ms")
 	}
 
 	if want("paced") {
@@ -342,7 +377,7 @@ type waiter struct {
 	at   chan time.Time
 }
 
-func launch(base string) *term {
+func launch(base string, extraEnv ...string) *term {
 	home, err := os.MkdirTemp("", "co-benchtui-")
 	if err != nil {
 		fail(err)
@@ -352,7 +387,7 @@ func launch(base string) *term {
 	}
 	cmd := exec.Command(*bin)
 	cmd.Dir = home
-	cmd.Env = coEnv(home, base)
+	cmd.Env = append(coEnv(home, base), extraEnv...)
 	t := &term{cmd: cmd, scr: newScreen(cols, rows), home: home, closed: make(chan struct{})}
 	t.started = time.Now()
 	t.ptmx, err = pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})

@@ -27,6 +27,9 @@ type Env struct {
 	// Sessions lists the saved sessions of this workspace (arg "") or
 	// switches to the one whose id starts with arg.
 	Sessions func(arg string) Result
+	// MCP is /mcp: the MCP servers' states, /mcp trust NAME, /mcp restart
+	// NAME.
+	MCP func(arg string) Result
 	// Custom returns the custom commands and skills run as /NAME (it may
 	// wait the milliseconds they take to read at start-up); nil: none.
 	Custom func() []Custom
@@ -85,6 +88,7 @@ func Commands() []Command {
 		{"/compact", "summarise the conversation so far to free context", compact},
 		{"/sessions", "list saved sessions of this workspace; /sessions ID switches to one", sessionsCmd},
 		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
+		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME", mcpCmd},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
 		{"/exit", "leave co", func(Env, string) Result { return Result{Action: Exit} }},
 	}
@@ -234,6 +238,13 @@ func sessionsCmd(env Env, arg string) Result {
 		return Result{Output: "a turn is running; cancel it first", Err: true}
 	}
 	return env.Sessions(arg)
+}
+
+func mcpCmd(env Env, arg string) Result {
+	if env.MCP == nil {
+		return Result{Output: "MCP servers are not available here", Err: true}
+	}
+	return env.MCP(arg)
 }
 
 func status(env Env, _ string) Result {

@@ -1,0 +1,101 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMCPServersUserAndProject(t *testing.T) {
+	f := newFixture(t)
+	writeFile(t, f.userFile(), `{"mcp_servers": {
+		"files": {"command": "npx", "args": ["-y", "srv"], "env": {"TOKEN": "${GH_TOKEN}", "PLAIN": "a-literal-secret-value"}, "approve": "auto"},
+		"remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${API_TOKEN}"}, "timeout_seconds": 5, "enabled": false}
+	}}`)
+	writeFile(t, f.projectFile(), `{"mcp_servers": {
+		"files": {"command": "evil"},
+		"repo": {"command": "./tool", "approve": "auto"}
+	}}`)
+	l := f.load(t)
+	got := l.Settings.MCPServers
+	if len(got) != 3 {
+		t.Fatalf("servers: %+v", got)
+	}
+	files, remote, repo := got[0], got[1], got[2]
+	if files.Name != "files" || files.Command != "npx" || files.Approve != "auto" || files.Project || files.Env["TOKEN"] != "${GH_TOKEN}" {
+		t.Errorf("files: %+v", files)
+	}
+	if remote.URL == "" || !remote.Disabled || remote.TimeoutSeconds != 5 {
+		t.Errorf("remote: %+v", remote)
+	}
+	if repo.Name != "repo" || !repo.Project || repo.Approve != "ask" {
+		t.Errorf("a project server is marked and cannot approve itself: %+v", repo)
+	}
+	var warned []string
+	for _, w := range l.Warnings {
+		warned = append(warned, w.Msg)
+	}
+	all := strings.Join(warned, "\n")
+	if !strings.Contains(all, `"approve": "auto" for the MCP server "repo"`) || !strings.Contains(all, `ignored the MCP server "files"`) {
+		t.Errorf("warnings: %s", all)
+	}
+	var shown string
+	for _, e := range l.Entries() {
+		if e.Key == "mcp_servers" {
+			shown = e.Value
+		}
+	}
+	if strings.Contains(shown, "a-literal-secret-value") || !strings.Contains(shown, "${GH_TOKEN}") {
+		t.Errorf("co config must mask literal values and may show ${VAR} references: %s", shown)
+	}
+	if strings.Contains(shown, "Bearer ${API_TOKEN}") {
+		t.Errorf("a header mixing text and a reference is masked: %s", shown)
+	}
+}
+
+func TestMCPServersErrors(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"neither", `{"a": {"args": []}}`, `"mcp_servers".a needs "command"`},
+		{"both", `{"a": {"command": "x", "url": "https://h"}}`, `has both "command" and "url"`},
+		{"unknown", `{"a": {"command": "x", "cmd": "y"}}`, `unknown field "cmd"`},
+		{"approve", `{"a": {"command": "x", "approve": "yes"}}`, `.approve must be "ask" or "auto"`},
+		{"url", `{"a": {"url": "ftp://h"}}`, `.url must be an http or https URL`},
+		{"timeout", `{"a": {"command": "x", "timeout_seconds": -1}}`, `.timeout_seconds must be an integer >= 0`},
+		{"type", `{"a": {"command": "x", "args": "y"}}`, `.args has the wrong type`},
+		{"array", `[]`, `"mcp_servers" must be an object`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			writeFile(t, f.userFile(), `{"mcp_servers": `+tc.body+`}`)
+			_, err := Load(f.opts())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMCPServersEnvAndSave(t *testing.T) {
+	f := newFixture(t)
+	f.env["CO_CLI_MCP_SERVERS"] = `{"e": {"url": "http://127.0.0.1:3001/mcp", "enabled": false}}`
+	l := f.load(t)
+	if len(l.Settings.MCPServers) != 1 || l.Settings.MCPServers[0].URL != "http://127.0.0.1:3001/mcp" || !l.Settings.MCPServers[0].Disabled {
+		t.Fatalf("env: %+v", l.Settings.MCPServers)
+	}
+	path := filepath.Join(t.TempDir(), "settings.json")
+	if err := Save(path, &l.Settings); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalMCP(s.MCPServers, l.Settings.MCPServers) {
+		t.Errorf("round trip: %+v", s.MCPServers)
+	}
+	a, b := l.Settings.MCPServers[0], l.Settings.MCPServers[0]
+	b.Args = []string{"x"}
+	if string(a.Definition()) == string(b.Definition()) {
+		t.Error("a changed definition must hash differently")
+	}
+}

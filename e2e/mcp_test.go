@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+// everythingServer is the entry point of the MCP reference server
+// (@modelcontextprotocol/server-everything), installed by scripts/test.sh
+// and named by CO_TEST_MCP_EVERYTHING; the test fails without it unless
+// CO_TEST_NO_NPM=1.
+func everythingServer(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("CO_TEST_MCP_EVERYTHING")
+	if p == "" {
+		home, _ := os.UserHomeDir()
+		p = filepath.Join(home, ".cache", "co-test", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	}
+	_, err := os.Stat(p)
+	_, nodeErr := exec.LookPath("node")
+	if err == nil && nodeErr == nil {
+		return p
+	}
+	if os.Getenv("CO_TEST_NO_NPM") == "1" {
+		t.Skip("CO_TEST_NO_NPM=1: skipping a test that needs the MCP reference server")
+	}
+	t.Fatalf("the MCP reference server is not installed at %s (node: %v): run scripts/test.sh, which installs it, or set CO_TEST_NO_NPM=1 to skip", p, nodeErr)
+	return ""
+}
+
+// mcpSettings writes a user settings file with one local MCP server.
+func mcpSettings(t *testing.T, environ []string, servers string) {
+	t.Helper()
+	var home string
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
+			home = v
+		}
+	}
+	p := filepath.Join(home, "co-cli", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(`{"mcp_servers": `+servers+`}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func everythingJSON(t *testing.T) string {
+	return `{"everything": {"command": "node", "args": ["` + everythingServer(t) + `", "stdio"]}}`
+}
+
+func TestMCPList(t *testing.T) {
+	e := env(t, nil)
+	mcpSettings(t, e, everythingJSON(t))
+	out, errOut, code := runCo(t, t.TempDir(), e, "", "mcp", "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"everything (local): connected, ", "mcp__everything__echo", "mcp__everything__get-sum", "log: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("co mcp list lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A model-requested MCP call asks in the modal, runs on y, and its result
+// reaches the model.
+func TestTUIMCPCallApproved(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "m1", Name: "mcp__everything__get-sum", Args: `{"a":40,"b":2}`}}},
+		llmtest.Reply{Text: "The tool says forty-two."},
+	)
+	e := tuiEnv(t, srv)
+	mcpSettings(t, e, everythingJSON(t))
+	s := startTUI(t, t.TempDir(), e, 110, 40)
+	s.ready()
+	s.send("add 40 and 2")
+	s.waitFor(tuiWait, "Approve mcp__everything__get-sum?", "server: everything", "tool: get-sum")
+	time.Sleep(600 * time.Millisecond) // past the grace period
+	s.keys("y")
+	s.waitFor(tuiWait, "The tool says forty-two.")
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests: %d", len(reqs))
+	}
+	if !strings.Contains(string(reqs[0].Raw), `"mcp__everything__get-sum"`) {
+		t.Error("the first request did not offer the server's tools")
+	}
+	var result string
+	for _, m := range reqs[1].Body.Messages {
+		if m.Role == "tool" {
+			result = m.Content
+		}
+	}
+	if !strings.Contains(result, "The sum of 40 and 2 is 42.") {
+		t.Errorf("the model received %q", result)
+	}
+}
+
+// A server a project declares does not start before the user consents to
+// it, and does after co mcp trust.
+func TestMCPProjectConsent(t *testing.T) {
+	e := env(t, nil)
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "started")
+	project := `{"mcp_servers": {"repo": {"command": "sh", "args": ["-c", "touch ` + marker + `; exec node ` + everythingServer(t) + ` stdio"]}}}`
+	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644)
+
+	out, _, code := runCo(t, dir, e, "", "mcp", "list")
+	if code != 0 || !strings.Contains(out, "repo (local, project): awaiting your consent, not started (co mcp trust repo") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	// A chat turn does not start it either.
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "hello"})
+	if _, errOut, code := runCo(t, dir, env(t, srv, "HOME="+envValue(e, "HOME"), "XDG_CONFIG_HOME="+envValue(e, "XDG_CONFIG_HOME"), "XDG_DATA_HOME="+envValue(e, "XDG_DATA_HOME")), "", "run", "hi"); code != 0 {
+		t.Fatalf("co run: %d %s", code, errOut)
+	}
+	if strings.Contains(string(srv.Requests()[0].Raw), "mcp__repo__") {
+		t.Error("a project server's tools were offered without consent")
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the project's server started without consent")
+	}
+
+	out, errOut, code := runCo(t, dir, e, "", "mcp", "trust", "repo")
+	if code != 0 || !strings.Contains(out, "Trusted MCP server repo") || !strings.Contains(out, "connected, ") {
+		t.Fatalf("trust: exit %d: %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("the trusted server did not start")
+	}
+	out, _, _ = runCo(t, dir, e, "", "mcp", "list")
+	if !strings.Contains(out, "repo (local, project): connected") {
+		t.Errorf("after trust:\n%s", out)
+	}
+}
+
+func envValue(environ []string, key string) string {
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

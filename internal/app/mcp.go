@@ -1,0 +1,51 @@
+package app
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/tools/mcp"
+)
+
+// NewMCP makes the manager of the MCP servers in the settings, their tools
+// going into reg as they connect. Nothing starts here: the agent starts
+// them after the front end's first frame (agent.Config.ToolsStart), or co
+// mcp list does. Nil when no server is configured.
+func NewMCP(l *config.Loaded, reg *tools.Registry, version string) *mcp.Manager {
+	if len(l.Settings.MCPServers) == 0 {
+		return nil
+	}
+	servers := make([]mcp.ServerConfig, 0, len(l.Settings.MCPServers))
+	for _, s := range l.Settings.MCPServers {
+		servers = append(servers, mcp.ServerConfig{
+			Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+			URL: s.URL, Headers: s.Headers, Disabled: s.Disabled,
+			Timeout:     time.Duration(s.TimeoutSeconds) * time.Second,
+			AutoApprove: s.Approve == "auto" && !s.Project,
+			Project:     s.Project,
+			Definition:  s.Definition(),
+		})
+	}
+	project, _ := filepath.Abs(filepath.Dir(filepath.Dir(l.Paths.ProjectFile)))
+	return mcp.New(mcp.Options{
+		Servers:  servers,
+		Registry: reg,
+		LogDir:   filepath.Join(l.Paths.DataDir, "mcp"),
+		Trust:    mcp.NewTrust(filepath.Join(l.Paths.DataDir, "mcp-trust.json")),
+		Project:  project,
+		Version:  version,
+	})
+}
+
+// startMCP makes the run's MCP manager (not in report-only runs) and hands
+// the agent its start and wait.
+func (a *App) startMCP() {
+	if a.opts.ReportOnly {
+		return
+	}
+	if a.MCP = NewMCP(a.Config, a.Tools, a.opts.Version); a.MCP != nil {
+		a.onClose(a.MCP.Close)
+	}
+}

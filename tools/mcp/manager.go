@@ -1,0 +1,648 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/co-cli/co/tools"
+)
+
+// State is where a server is in its life.
+type State int
+
+// The states. A project server waits for consent (AwaitingConsent) until
+// the user trusts its definition; a disabled one is only listed.
+const (
+	NotStarted State = iota
+	Starting
+	Connected
+	Failed
+	AwaitingConsent
+	Disabled
+)
+
+func (s State) String() string {
+	switch s {
+	case NotStarted:
+		return "not started"
+	case Starting:
+		return "starting"
+	case Connected:
+		return "connected"
+	case Failed:
+		return "failed"
+	case AwaitingConsent:
+		return "awaiting consent"
+	case Disabled:
+		return "disabled"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// Status is one server as /mcp and co mcp list show it.
+type Status struct {
+	Name    string
+	State   State
+	Err     string   // why it failed
+	Tools   []string // the names offered to the model, sorted
+	Project bool     // declared in the project file
+	Remote  bool     // reached over HTTP
+	Target  string   // the command or URL, unexpanded
+	Log     string   // where a local server's stderr goes
+	Auto    bool     // "approve": "auto"
+	// Protocol is the protocol version negotiated, once connected.
+	Protocol string
+}
+
+// Options configure a Manager.
+type Options struct {
+	Servers []ServerConfig
+	// Registry receives the servers' tools as they connect and loses them
+	// as they go.
+	Registry *tools.Registry
+	// LogDir receives each local server's stderr as NAME.log.
+	LogDir string
+	// Trust holds the user's consent to project servers; Project is the
+	// project directory it is keyed by.
+	Trust   *Trust
+	Project string
+	// Version is co's, sent as the client's implementation version.
+	Version string
+	// Getenv resolves ${VAR} references; os.LookupEnv when nil.
+	Getenv func(string) (string, bool)
+}
+
+// Manager runs the configured MCP servers of one run of co.
+type Manager struct {
+	opts Options
+
+	mu      sync.Mutex
+	order   []string
+	servers map[string]*server
+	started bool
+	closed  bool
+	notices []string
+}
+
+// server is one configured server and its current connection.
+type server struct {
+	m   *Manager
+	cfg ServerConfig
+
+	// Guarded by m.mu.
+	state    State
+	err      string
+	gen      int           // bumped by each start: events of an older one are ignored
+	ready    chan struct{} // closed when the current start attempt ends
+	session  *sdk.ClientSession
+	proc     *exec.Cmd
+	tools    []string // registered names
+	protocol string
+	closing  bool
+}
+
+// New makes a Manager. Nothing starts until Start.
+func New(opts Options) *Manager {
+	if opts.Getenv == nil {
+		opts.Getenv = osGetenv
+	}
+	m := &Manager{opts: opts, servers: map[string]*server{}}
+	for _, c := range opts.Servers {
+		s := &server{m: m, cfg: c, ready: closedChan()}
+		switch {
+		case c.Disabled:
+			s.state = Disabled
+		case c.Project && !opts.Trust.Trusted(opts.Project, c.Name, c.Definition):
+			s.state = AwaitingConsent
+		}
+		m.servers[c.Name] = s
+		m.order = append(m.order, c.Name)
+	}
+	return m
+}
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// Len is the number of configured servers.
+func (m *Manager) Len() int { return len(m.order) }
+
+// Start starts every enabled server the user trusts, each in its own
+// goroutine, and returns at once. Later calls do nothing.
+func (m *Manager) Start() {
+	m.mu.Lock()
+	if m.started || m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.started = true
+	var todo []*server
+	for _, name := range m.order {
+		if s := m.servers[name]; s.state == NotStarted {
+			todo = append(todo, s)
+		}
+	}
+	m.mu.Unlock()
+	for _, s := range todo {
+		s.start()
+	}
+}
+
+// Wait blocks until no server is starting (each start is bounded by its
+// server's timeout) or ctx ends, then returns the notices gathered since
+// the last call: servers that failed, tools withdrawn or changed.
+func (m *Manager) Wait(ctx context.Context) []string {
+	m.mu.Lock()
+	var waits []chan struct{}
+	for _, name := range m.order {
+		if s := m.servers[name]; s.state == Starting {
+			waits = append(waits, s.ready)
+		}
+	}
+	m.mu.Unlock()
+	for _, w := range waits {
+		select {
+		case <-w:
+		case <-ctx.Done():
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := m.notices
+	m.notices = nil
+	return out
+}
+
+// Statuses lists the servers in configuration order.
+func (m *Manager) Statuses() []Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Status, 0, len(m.order))
+	for _, name := range m.order {
+		s := m.servers[name]
+		st := Status{Name: name, State: s.state, Err: s.err, Tools: slices.Sorted(slices.Values(s.tools)),
+			Project: s.cfg.Project, Remote: s.cfg.Remote(), Auto: s.cfg.AutoApprove, Protocol: s.protocol}
+		if s.cfg.Remote() {
+			st.Target = s.cfg.URL
+		} else {
+			st.Target = strings.TrimSpace(s.cfg.Command + " " + strings.Join(s.cfg.Args, " "))
+			st.Log = m.logPath(name)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Restart stops server name, if running, and starts it again.
+func (m *Manager) Restart(name string) error {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	if !ok {
+		m.mu.Unlock()
+		return m.unknown(name)
+	}
+	switch s.state {
+	case AwaitingConsent:
+		m.mu.Unlock()
+		return fmt.Errorf("MCP server %s is declared by this project and waits for your consent: /mcp trust %s", name, name)
+	case Disabled:
+		m.mu.Unlock()
+		return fmt.Errorf(`MCP server %s is disabled ("enabled": false in its settings)`, name)
+	}
+	m.started = true
+	m.mu.Unlock()
+	s.stop()
+	s.start()
+	return nil
+}
+
+// Trust records the user's consent to project server name's definition
+// and starts it.
+func (m *Manager) Trust(name string) error {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	m.mu.Unlock()
+	if !ok {
+		return m.unknown(name)
+	}
+	if !s.cfg.Project {
+		return fmt.Errorf("MCP server %s is in your own settings: it needs no consent", name)
+	}
+	if m.opts.Trust == nil {
+		return errors.New("no place to record consent (no data directory)")
+	}
+	if err := m.opts.Trust.Grant(m.opts.Project, name, s.cfg.Definition); err != nil {
+		return fmt.Errorf("recording consent to MCP server %s: %w", name, err)
+	}
+	m.mu.Lock()
+	if s.state != AwaitingConsent {
+		m.mu.Unlock()
+		return nil
+	}
+	s.state = NotStarted
+	m.started = true
+	m.mu.Unlock()
+	s.start()
+	return nil
+}
+
+func (m *Manager) unknown(name string) error {
+	if len(m.order) == 0 {
+		return fmt.Errorf("no MCP server is configured (mcp_servers in the settings)")
+	}
+	return fmt.Errorf("no MCP server is named %q; the servers are: %s", name, strings.Join(m.order, ", "))
+}
+
+// Close stops every server, in parallel, and waits for them.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	all := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range all {
+		wg.Go(s.stop)
+	}
+	wg.Wait()
+}
+
+func (m *Manager) notice(format string, a ...any) {
+	m.notices = append(m.notices, fmt.Sprintf(format, a...))
+}
+
+func (m *Manager) logPath(name string) string {
+	if m.opts.LogDir == "" {
+		return ""
+	}
+	return filepath.Join(m.opts.LogDir, sanitize(name)+".log")
+}
+
+// start connects the server in the background.
+func (s *server) start() {
+	m := s.m
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	s.gen++
+	gen := s.gen
+	s.state, s.err, s.closing = Starting, "", false
+	ready := make(chan struct{})
+	s.ready = ready
+	m.mu.Unlock()
+	go func() {
+		defer close(ready)
+		defer func() {
+			if r := recover(); r != nil {
+				s.fail(gen, fmt.Sprintf("internal error: %v", r), nil)
+			}
+		}()
+		s.connect(gen)
+	}()
+}
+
+// connect starts the process or opens the connection, initialises the
+// session and lists the tools, all within the server's timeout.
+func (s *server) connect(gen int) {
+	timeout := s.cfg.timeout()
+	tr, cmd, logFile, err := s.transport()
+	if logFile != nil {
+		// The process has its own copy of the descriptor once started.
+		defer logFile.Close()
+	}
+	if err != nil {
+		s.fail(gen, err.Error(), nil)
+		return
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "co", Version: s.m.opts.Version}, &sdk.ClientOptions{
+		// co offers no roots, sampling or elicitation: advertise nothing.
+		Capabilities: &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			go s.refresh(gen)
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	type result struct {
+		cs    *sdk.ClientSession
+		tools []*sdk.Tool
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
+		cs, err := client.Connect(ctx, tr, nil)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		ts, err := listTools(ctx, cs)
+		done <- result{cs, ts, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		r.err = ctx.Err()
+		go func() { // whatever Connect made, end it when it returns
+			if late := <-done; late.cs != nil {
+				late.cs.Close()
+			}
+			killGroup(cmd)
+		}()
+	}
+	if r.err != nil {
+		if r.cs != nil {
+			cs := r.cs
+			go func() { cs.Close(); killGroup(cmd) }()
+		} else if ctx.Err() == nil {
+			killGroup(cmd)
+		}
+		msg := r.err.Error()
+		if errors.Is(r.err, context.DeadlineExceeded) {
+			msg = fmt.Sprintf("did not finish starting within %s (timeout_seconds)", timeout)
+		}
+		s.fail(gen, msg, nil)
+		return
+	}
+	m := s.m
+	m.mu.Lock()
+	if s.gen != gen || m.closed {
+		m.mu.Unlock()
+		go r.cs.Close()
+		killGroup(cmd)
+		return
+	}
+	s.session, s.proc, s.state = r.cs, cmd, Connected
+	if ir := r.cs.InitializeResult(); ir != nil {
+		s.protocol = ir.ProtocolVersion
+	}
+	s.setTools(r.tools)
+	m.mu.Unlock()
+	go s.watch(gen, r.cs)
+}
+
+// listTools lists every tool, page by page.
+func listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
+	var out []*sdk.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing tools: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// setTools replaces the server's tools in the registry. m.mu is held.
+func (s *server) setTools(list []*sdk.Tool) {
+	reg := s.m.opts.Registry
+	if reg == nil {
+		return
+	}
+	reg.Remove(s.tools...)
+	s.tools = nil
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	for _, t := range list {
+		name := ToolName(s.cfg.Name, t.Name, func(n string) bool { _, taken := reg.Get(n); return taken })
+		schema, _ := json.Marshal(t.InputSchema)
+		desc := strings.TrimSpace(t.Description)
+		if desc == "" {
+			desc = t.Title
+		}
+		tool := &Tool{name: name, remote: t.Name, srv: s, schema: Simplify(schema),
+			desc: fmt.Sprintf("%s (tool %s of MCP server %s)", desc, t.Name, s.cfg.Name)}
+		if reg.Add(tool) == nil {
+			s.tools = append(s.tools, name)
+		}
+	}
+}
+
+// refresh lists the tools again after notifications/tools/list_changed.
+func (s *server) refresh(gen int) {
+	defer func() { _ = recover() }()
+	m := s.m
+	m.mu.Lock()
+	cs := s.session
+	if s.gen != gen || s.state != Connected || cs == nil {
+		m.mu.Unlock()
+		return
+	}
+	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout())
+	defer cancel()
+	list, err := listTools(ctx, cs)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.gen != gen || s.state != Connected {
+		return
+	}
+	if err != nil {
+		m.notice("MCP server %s changed its tools but listing them failed: %v", s.cfg.Name, err)
+		return
+	}
+	before := len(s.tools)
+	s.setTools(list)
+	m.notice("MCP server %s changed its tools: %d now (was %d)", s.cfg.Name, len(s.tools), before)
+}
+
+// watch waits for the session to end; an end nobody asked for fails the
+// server and withdraws its tools.
+func (s *server) watch(gen int, cs *sdk.ClientSession) {
+	defer func() { _ = recover() }()
+	err := cs.Wait()
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.gen != gen || s.closing || m.closed {
+		return
+	}
+	reason := "the server closed the connection"
+	if s.proc != nil {
+		reason = "the server process exited"
+		if st := s.proc.ProcessState; st != nil {
+			reason = "the server process exited (" + st.String() + ")"
+		}
+	}
+	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
+		reason += ": " + err.Error()
+	}
+	n := len(s.tools)
+	s.failLocked(reason)
+	m.notice("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
+}
+
+// fail marks the current start attempt failed.
+func (s *server) fail(gen int, reason string, _ error) {
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.gen != gen {
+		return
+	}
+	s.failLocked(reason)
+	m.notice("MCP server %s failed to start: %s", s.cfg.Name, reason)
+}
+
+func (s *server) failLocked(reason string) {
+	if reg := s.m.opts.Registry; reg != nil {
+		reg.Remove(s.tools...)
+	}
+	s.tools = nil
+	s.state, s.err = Failed, reason
+	s.session = nil
+}
+
+// stop closes the current session, if any, and waits for it.
+func (s *server) stop() {
+	m := s.m
+	m.mu.Lock()
+	cs, cmd := s.session, s.proc
+	s.closing = true
+	s.gen++ // events of the stopped session are stale
+	if reg := m.opts.Registry; reg != nil {
+		reg.Remove(s.tools...)
+	}
+	s.tools, s.session, s.proc = nil, nil, nil
+	if s.state == Connected || s.state == Starting {
+		s.state = NotStarted
+	}
+	m.mu.Unlock()
+	if cs != nil {
+		cs.Close()
+	}
+	killGroup(cmd)
+}
+
+// call runs one tools/call within the server's timeout.
+func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*sdk.CallToolResult, error) {
+	m := s.m
+	m.mu.Lock()
+	cs, state, why := s.session, s.state, s.err
+	m.mu.Unlock()
+	if cs == nil || state != Connected {
+		if why != "" {
+			return nil, fmt.Errorf("MCP server %s is %s (%s); /mcp restart %s", s.cfg.Name, state, why, s.cfg.Name)
+		}
+		return nil, fmt.Errorf("MCP server %s is %s", s.cfg.Name, state)
+	}
+	timeout := s.cfg.timeout()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the user interrupted: the SDK sent notifications/cancelled
+		}
+		return nil, callError(s.cfg.Name, tool, errors.Is(cctx.Err(), context.DeadlineExceeded), timeout.String(), err)
+	}
+	return res, nil
+}
+
+// transport makes the SDK transport for the server: a process over stdio
+// (its stderr to the log file, in its own process group so the terminal's
+// Ctrl+C does not reach it) or streamable HTTP with the configured headers.
+func (s *server) transport() (sdk.Transport, *exec.Cmd, *os.File, error) {
+	missing := map[string]bool{}
+	get := s.m.opts.Getenv
+	x := func(v string) string { return expand(v, get, missing) }
+	if s.cfg.Remote() {
+		u := x(s.cfg.URL)
+		h := http.Header{}
+		for k, v := range s.cfg.Headers {
+			h.Set(k, x(v))
+		}
+		if err := missingVars(missing); err != nil {
+			return nil, nil, nil, err
+		}
+		// MaxRetries is left at the SDK's default, which keeps its
+		// reconnection of a dropped stream (SSE retry with
+		// Last-Event-ID) working.
+		return &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h}}}, nil, nil, nil
+	}
+	args := make([]string, len(s.cfg.Args))
+	for i, a := range s.cfg.Args {
+		args[i] = x(a)
+	}
+	cmd := exec.Command(x(s.cfg.Command), args...)
+	cmd.Env = os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+x(s.cfg.Env[k]))
+	}
+	cmd.Dir = x(s.cfg.Cwd)
+	if err := missingVars(missing); err != nil {
+		return nil, nil, nil, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var logFile *os.File
+	if p := s.m.logPath(s.cfg.Name); p != "" {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
+			if f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+				fmt.Fprintf(f, "--- co started %s at %s\n", s.cfg.Name, time.Now().Format(time.RFC3339))
+				cmd.Stderr, logFile = f, f
+			}
+		}
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = io.Discard // never the terminal
+	}
+	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd, logFile, nil
+}
+
+func missingVars(missing map[string]bool) error {
+	if len(missing) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(missing))
+	return fmt.Errorf("the settings reference ${%s}, which is not set in the environment", strings.Join(names, "}, ${"))
+}
+
+// killGroup ends what is left of a local server's process group (npx and
+// the node it started, for one).
+func killGroup(cmd *exec.Cmd) {
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct{ h http.Header }
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header[k] = v
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}

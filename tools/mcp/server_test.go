@@ -1,0 +1,92 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The fault-case servers are real MCP servers built with the SDK: this test
+// binary runs one over stdio when CO_MCP_TEST_SERVER says so (as a local
+// server co starts), and the tests serve the same over streamable HTTP in
+// process.
+func TestMain(m *testing.M) {
+	switch os.Getenv("CO_MCP_TEST_SERVER") {
+	case "":
+		os.Exit(m.Run())
+	case "hang-start":
+		fmt.Fprintln(os.Stderr, "test server: never answering initialize")
+		time.Sleep(time.Hour)
+	default:
+		fmt.Fprintln(os.Stderr, "test server: serving on stdio")
+		if err := newTestServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "test server:", err)
+			os.Exit(1)
+		}
+	}
+	os.Exit(0)
+}
+
+func text(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+var objectSchema = json.RawMessage(`{"type":"object"}`)
+
+// newTestServer is a server with one tool per fault case.
+func newTestServer() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "co-test", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{Name: "echo", Description: "Echo the text back.",
+		InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
+			`"properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var a struct{ Text string }
+			_ = json.Unmarshal(req.Params.Arguments, &a)
+			return text("echo: " + a.Text), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "big", Description: "Return 1 MB of text.", InputSchema: objectSchema},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return text(strings.Repeat("x", 1<<20)), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "fail", Description: "Fail as a tool does.", InputSchema: objectSchema},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			r := text("the widget is jammed; try widget 2")
+			r.IsError = true
+			return r, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "hang", Description: "Never answer.", InputSchema: objectSchema},
+		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			<-ctx.Done()
+			// The SDK cancels a handler's context on notifications/cancelled.
+			if p := os.Getenv("CO_MCP_TEST_CANCELLED"); p != "" {
+				os.WriteFile(p, []byte("cancelled"), 0o600)
+			}
+			return nil, ctx.Err()
+		})
+	s.AddTool(&sdk.Tool{Name: "exit", Description: "Exit in the middle of the call.", InputSchema: objectSchema},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			os.Exit(3)
+			return nil, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "grow", Description: "Add a tool.", InputSchema: objectSchema},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			s.AddTool(&sdk.Tool{Name: "added", Description: "Added at run time.", InputSchema: objectSchema},
+				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("added"), nil })
+			return text("grown"), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "picture", Description: "Return an image and a resource.", InputSchema: objectSchema},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{
+				&sdk.TextContent{Text: "here it is"},
+				&sdk.ImageContent{MIMEType: "image/png", Data: make([]byte, 2048)},
+				&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///a.txt", MIMEType: "text/plain", Text: "abc"}},
+			}}, nil
+		})
+	return s
+}
