@@ -22,11 +22,19 @@ import (
 // rather than ignored, so a misspelt constraint never goes unchecked.
 type Validator struct {
 	mu       sync.Mutex
-	resolved map[string]*jsonschema.Resolved
+	resolved map[string]resolved
+}
+
+// resolved is a tool's schema as it was resolved: a tool that keeps its
+// name but changes its schema (an MCP server's tools/list_changed) is
+// resolved again.
+type resolved struct {
+	raw json.RawMessage
+	rs  *jsonschema.Resolved
 }
 
 // NewValidator returns an empty Validator.
-func NewValidator() *Validator { return &Validator{resolved: map[string]*jsonschema.Resolved{}} }
+func NewValidator() *Validator { return &Validator{resolved: map[string]resolved{}} }
 
 // Validate checks that args is a JSON object matching t's schema. The
 // returned error is a *Retry whose message tells the model what to fix.
@@ -57,16 +65,17 @@ func (v *Validator) Validate(t Tool, args json.RawMessage) error {
 }
 
 func (v *Validator) schema(t Tool) (*jsonschema.Resolved, error) {
+	raw := t.Schema()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if rs, ok := v.resolved[t.Name()]; ok {
-		return rs, nil
+	if r, ok := v.resolved[t.Name()]; ok && bytes.Equal(r.raw, raw) {
+		return r.rs, nil
 	}
-	rs, err := resolveSchema(t.Schema())
+	rs, err := resolveSchema(raw)
 	if err != nil {
 		return nil, err
 	}
-	v.resolved[t.Name()] = rs
+	v.resolved[t.Name()] = resolved{raw: raw, rs: rs}
 	return rs, nil
 }
 

@@ -80,8 +80,23 @@ func TestValidateResolvesSchemasOnFirstUse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if asked != 1 {
-		t.Errorf("schema read %d times for 3 calls, want 1", asked)
+	if asked != 3 {
+		t.Errorf("schema read %d times for 3 calls, want 3 (compared, resolved once)", asked)
+	}
+}
+
+// A tool that keeps its name but changes its schema (an MCP server's
+// tools/list_changed) is checked against the new schema.
+func TestValidateFollowsAChangedSchema(t *testing.T) {
+	asked := 0
+	v := tools.NewValidator()
+	old := counting{fake: fake{name: "mcp__s__t"}, schema: `{"type":"object","properties":{"n":{"type":"integer"}}}`, asked: &asked}
+	if err := v.Validate(old, json.RawMessage(`{"n":"x"}`)); err == nil {
+		t.Fatal("the old schema wants an integer")
+	}
+	changed := counting{fake: fake{name: "mcp__s__t"}, schema: `{"type":"object","properties":{"n":{"type":"string"}}}`, asked: &asked}
+	if err := v.Validate(changed, json.RawMessage(`{"n":"x"}`)); err != nil {
+		t.Fatalf("checked against the old schema: %v", err)
 	}
 }
 
