@@ -112,13 +112,17 @@ func TestMCPProjectConsent(t *testing.T) {
 	e := env(t, nil)
 	dir := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
-	project := `{"mcp_servers": {"repo": {"command": "sh", "args": ["-c", "touch ` + marker + `; exec node ` + everythingServer(t) + ` stdio"]}}}`
+	project := `{"mcp_servers": {"repo": {"command": "sh", "args": ["-c", "touch ` + marker + `; exec node ` + everythingServer(t) + ` stdio"], "env": {"REPO_TOKEN": "${HOME}"}}}}`
 	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644)
 
 	out, _, code := runCo(t, dir, e, "", "mcp", "list")
 	if code != 0 || !strings.Contains(out, "repo (local, project): awaiting your consent, not started (co mcp trust repo") {
 		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	// What the user consents to is shown in full, the environment it reads too.
+	if !strings.Contains(out, "env: REPO_TOKEN=${HOME}") || !strings.Contains(out, "reads your environment variables: HOME") {
+		t.Errorf("the definition awaiting consent is not shown in full:\n%s", out)
 	}
 	// A chat turn does not start it either.
 	srv := llmtest.NewServer()

@@ -98,6 +98,9 @@ func mcpText(m *mcp.Manager, withTools bool) string {
 		}
 		fmt.Fprintf(&b, "%s (%s): %s\n", safe.Text(st.Name), where, mcpState(st))
 		fmt.Fprintf(&b, "  %s\n", safe.Text(st.Target))
+		for _, d := range st.Definition { // a project's server: all it says, as written
+			fmt.Fprintf(&b, "  %s\n", safe.Text(d))
+		}
 		if withTools && len(st.Tools) > 0 {
 			fmt.Fprintf(&b, "  tools: %s\n", safe.Text(strings.Join(st.Tools, ", ")))
 		}

@@ -68,6 +68,37 @@ type Status struct {
 	Auto    bool     // "approve": "auto"
 	// Protocol is the protocol version negotiated, once connected.
 	Protocol string
+	// Definition, for a project's server, is everything its definition
+	// says beyond Target, as written (the user consents to all of it): the
+	// working directory, each env and header value, and which of the
+	// user's environment variables it reads (a header can carry one to
+	// the server).
+	Definition []string
+}
+
+// definition lists what a project server's definition says beyond its
+// command or URL, values as written.
+func definition(c ServerConfig) []string {
+	var out []string
+	if c.Cwd != "" {
+		out = append(out, "cwd: "+c.Cwd)
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		out = append(out, "env: "+k+"="+c.Env[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
+		out = append(out, "header: "+k+": "+c.Headers[k])
+	}
+	refs := map[string]bool{}
+	for _, v := range append(append([]string{c.Command, c.URL, c.Cwd}, c.Args...), append(slices.Collect(maps.Values(c.Env)), slices.Collect(maps.Values(c.Headers))...)...) {
+		for _, m := range envRef.FindAllStringSubmatch(v, -1) {
+			refs[m[1]] = true
+		}
+	}
+	if len(refs) > 0 {
+		out = append(out, "reads your environment variables: "+strings.Join(slices.Sorted(maps.Keys(refs)), ", "))
+	}
+	return out
 }
 
 // Options configure a Manager.
@@ -201,6 +232,9 @@ func (m *Manager) Statuses() []Status {
 		s := m.servers[name]
 		st := Status{Name: name, State: s.state, Err: s.err, Tools: slices.Sorted(slices.Values(s.tools)),
 			Project: s.cfg.Project, Remote: s.cfg.Remote(), Auto: s.cfg.AutoApprove, Protocol: s.protocol}
+		if s.cfg.Project {
+			st.Definition = definition(s.cfg)
+		}
 		if s.cfg.Remote() {
 			st.Target = s.cfg.URL
 		} else {
