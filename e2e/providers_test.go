@@ -242,6 +242,7 @@ func TestGPT5AnswersWithLimitsConfigured(t *testing.T) {
 type countingRelay struct {
 	ln    net.Listener
 	conns atomic.Int32
+	back  atomic.Int64 // bytes from target back to the client
 }
 
 func newCountingRelay(t *testing.T, target string) *countingRelay {
@@ -263,7 +264,21 @@ func newCountingRelay(t *testing.T, target string) *countingRelay {
 				continue
 			}
 			go func() { io.Copy(up, c); up.Close() }()
-			go func() { io.Copy(c, up); c.Close() }()
+			go func() {
+				for buf := make([]byte, 4096); ; {
+					n, err := up.Read(buf)
+					if n > 0 {
+						r.back.Add(int64(n))
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							break
+						}
+					}
+					if err != nil {
+						break
+					}
+				}
+				c.Close()
+			}()
 		}
 	}()
 	t.Cleanup(func() { ln.Close() })
@@ -284,10 +299,14 @@ func TestConnectionIsWarmBeforeTheFirstPrompt(t *testing.T) {
 	base := "http://" + relay.ln.Addr().String() + "/v1"
 	p := start(t, t.TempDir(), env(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL="+base, "OPENAI_MODEL=test-model", "OPENAI_API_KEY=sk-test"), "--plain")
 	p.waitFor("co> ", 10*time.Second)
+	// The warm-up is over when its answer has come back (on a loaded
+	// machine the prompt could otherwise be sent while the warm
+	// connection is still busy with it, and rightly take another).
 	deadline := time.Now().Add(5 * time.Second)
-	for relay.conns.Load() == 0 && time.Now().Before(deadline) {
+	for (relay.conns.Load() == 0 || relay.back.Load() == 0) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
+	time.Sleep(100 * time.Millisecond) // the client reads the answer and pools the connection
 	if relay.conns.Load() != 1 {
 		t.Fatalf("%d connections before the first prompt, want 1 (the warm one)", relay.conns.Load())
 	}
