@@ -55,6 +55,8 @@ type Settings struct {
 	TelemetryMaxMB          int          // telemetry_max_mb, >= 1
 	WebAllowPrivate         bool         // web_allow_private
 	BraveSearchBaseURL      string       // brave_search_base_url
+	MemoryEnabled           bool         // memory_enabled
+	MemoryAutoSave          bool         // memory_auto_save (user file or environment only)
 }
 
 // PolicyRule is one shell_policy rule: commands matching Match get Decision.
