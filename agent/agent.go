@@ -74,6 +74,12 @@ type Config struct {
 	Recorder Recorder
 	// Settings are the providers' settings, for /model PROVIDER:NAME.
 	Settings ProviderSettings
+	// Recall, when set, is asked at the start of each turn what the turn
+	// should know besides the conversation (co's memories): block is put
+	// before the user's message in that turn's requests only (never saved
+	// in the history; see recallView), recalled says what it holds (a
+	// MemoryRecalled event and the turn span's co.memory.recalled).
+	Recall func(ctx context.Context, prompt string) (block string, recalled []Recalled)
 	// Temperature etc. could go here; providers' defaults are used.
 }
 
@@ -113,6 +119,9 @@ type Agent struct {
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
 	ollama     ollamaCache // what Ollama said of its models (ollama.go)
+	// recall is the running turn's Config.Recall block; only the turn
+	// goroutine touches it.
+	recall string
 }
 
 // New makes an Agent. If cfg.Resolve is set, provider resolution starts in

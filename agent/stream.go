@@ -448,7 +448,7 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 // open starts the streaming request for the conversation so far.
 func (a *Agent) open(ctx context.Context, p Provider) (chatStream, error) {
 	a.mu.Lock()
-	msgs := trimmedView(a.history, a.cfg.History.TrimChars)
+	msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)
 	client, gen := a.client, a.gen
 	a.mu.Unlock()
 	if a.ollamaNative(p) {

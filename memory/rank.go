@@ -27,21 +27,22 @@ const (
 
 var colWeight = [2]float64{1, 2} // content, tags
 
-// bm25 scores one row from its matchinfo blob ("pcnalx").
-func bm25(mi []byte) float64 {
+// bm25 scores one row from its matchinfo blob ("pcnalx"); telling says
+// whether a word it matches is rare enough to tell memories apart (in at
+// most RecallFewRows rows, or RecallMaxShare of them).
+func bm25(mi []byte) (score float64, telling bool) {
 	u := func(i int) float64 { return float64(binary.NativeEndian.Uint32(mi[4*i:])) }
 	if len(mi) < 8 {
-		return 0
+		return 0, false
 	}
 	p, c := int(u(0)), int(u(1))
 	if len(mi) < 4*(3+2*c+3*p*c) {
-		return 0
+		return 0, false
 	}
 	n := u(2)
 	avg := func(col int) float64 { return u(3 + col) }
 	length := func(col int) float64 { return u(3 + c + col) }
 	x := 3 + 2*c
-	score := 0.0
 	for ph := 0; ph < p; ph++ {
 		for col := 0; col < c && col < len(colWeight); col++ {
 			k := x + 3*(ph*c+col)
@@ -55,9 +56,12 @@ func bm25(mi []byte) float64 {
 				al = 1
 			}
 			score += colWeight[col] * idf * tf * (k1 + 1) / (tf + k1*(1-b+b*dl/al))
+			if docs <= RecallFewRows || docs <= RecallMaxShare*n {
+				telling = true
+			}
 		}
 	}
-	return score
+	return score, telling
 }
 
 // stopWords are left out of queries: they match nearly every memory and
@@ -112,8 +116,9 @@ func matchQuery(terms []string) string {
 }
 
 type scored struct {
-	rowid int64
-	score float64
+	rowid   int64
+	score   float64
+	telling bool
 }
 
 // rank returns the rows matching terms with their score, best first.
@@ -133,7 +138,7 @@ func (s *Store) rank(terms []string) ([]scored, error) {
 		if err := rows.Scan(&sc.rowid, &mi); err != nil {
 			return nil, err
 		}
-		sc.score = bm25(mi)
+		sc.score, sc.telling = bm25(mi)
 		out = append(out, sc)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -205,17 +210,23 @@ func (s *Store) Search(query string, limit int) ([]Memory, error) {
 	return out, s.touch(ids)
 }
 
-// Recall defaults.
+// Recall's thresholds. An absolute BM25 score says little on its own (it
+// grows with the number of memories), so a match counts when it shares a
+// telling word with the prompt, one that is in few memories (at most
+// RecallFewRows, or RecallMaxShare of them): a word every memory has says
+// nothing about which is relevant. Among those, matches scoring under
+// RecallRelative of the best are left out.
 const (
-	RecallMax       = 5   // relevant memories per turn
-	RecallMinScore  = 0.5 // BM25 score below which a match is noise
-	RecallRelative  = 0.3 // and below this fraction of the best match's
+	RecallMax       = 5 // relevant memories per turn, besides the pinned
+	RecallFewRows   = 3
+	RecallMaxShare  = 0.2
+	RecallRelative  = 0.3
 	RecallMaxPinned = 10
 )
 
 // Recall returns what a turn whose prompt is prompt should see: the pinned
-// memories, then up to RecallMax others whose rank is at least
-// RecallMinScore and RecallRelative of the best. They count as used.
+// memories, then up to RecallMax others that share a telling word with it,
+// best first (see RecallFewRows). They count as used.
 func (s *Store) Recall(prompt string) ([]Memory, error) {
 	pinned, err := s.query(`SELECT `+cols+` FROM memories WHERE pinned = 1 ORDER BY created_at DESC LIMIT ?`, RecallMaxPinned)
 	if err != nil {
@@ -231,7 +242,10 @@ func (s *Store) Recall(prompt string) ([]Memory, error) {
 	}
 	var keep []scored
 	for _, r := range rows {
-		if len(keep) == RecallMax+len(pinned) || r.score < RecallMinScore || r.score < RecallRelative*rows[0].score {
+		if !r.telling {
+			continue
+		}
+		if len(keep) == RecallMax+len(pinned) || r.score < RecallRelative*keep0(keep, r).score {
 			break
 		}
 		keep = append(keep, r)
@@ -251,6 +265,14 @@ func (s *Store) Recall(prompt string) ([]Memory, error) {
 		ids[i] = m.ID
 	}
 	return out, s.touch(ids)
+}
+
+// keep0 is the best match kept so far (r when none is).
+func keep0(keep []scored, r scored) scored {
+	if len(keep) > 0 {
+		return keep[0]
+	}
+	return r
 }
 
 // Block is how recalled memories are put before the user's message: a

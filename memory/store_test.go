@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -262,4 +263,26 @@ func TestLazyOpensOnFirstUse(t *testing.T) {
 		t.Fatal("a second open")
 	}
 	l.Close()
+}
+
+// A word most memories share recalls none of them; a rare one recalls its
+// memory, and at most RecallMax are recalled.
+func TestRecallNeedsATellingWord(t *testing.T) {
+	s := open(t)
+	for i := range 50 {
+		save(t, s, fmt.Sprintf("Project note %d: the code is written in Go.", i))
+	}
+	rare := save(t, s, "The code review checklist lives in the wiki.")
+	if r, _ := s.Recall("write some code in go"); len(r) != 0 {
+		t.Fatalf("common words recalled %d memories", len(r))
+	}
+	if r, _ := s.Recall("where is the review checklist for code?"); len(r) != 1 || r[0].ID != rare.ID {
+		t.Fatalf("recalled %v, want %s", ids(r), rare.ID)
+	}
+	for i := range 8 {
+		save(t, s, fmt.Sprintf("Espresso fact %d", i))
+	}
+	if r, _ := s.Recall("espresso"); len(r) != RecallMax {
+		t.Fatalf("recalled %d, want RecallMax", len(r))
+	}
 }
