@@ -160,6 +160,7 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		Sessions: func(arg string) slash.Result {
 			return sessionsSlash(c.App, arg, transcriptText)
 		},
+		Memory: memorySlash(c.App),
 	}
 }
 

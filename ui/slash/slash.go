@@ -27,6 +27,9 @@ type Env struct {
 	// Sessions lists the saved sessions of this workspace (arg "") or
 	// switches to the one whose id starts with arg.
 	Sessions func(arg string) Result
+	// Memory is /memory: list, search, pin, edit and forget memories
+	// (internal/cli's memorySlash). Nil: memory is not available.
+	Memory func(arg string) Result
 }
 
 // Action is what the front end must do after a command.
@@ -48,6 +51,10 @@ type Result struct {
 	Action Action
 	// Err marks output that reports a mistake (unknown command, refused).
 	Err bool
+	// Confirm, when set, is a yes/no question (e.g. "Forget [id] …?"): the
+	// front end asks it and calls OnConfirm only on yes.
+	Confirm   string
+	OnConfirm func() Result
 }
 
 // Command is one slash command.
@@ -68,6 +75,7 @@ func Commands() []Command {
 		{"/history", "turns, messages and tokens of this conversation", history},
 		{"/compact", "summarise the conversation so far to free context", compact},
 		{"/sessions", "list saved sessions of this workspace; /sessions ID switches to one", sessionsCmd},
+		{"/memory", "list memories; /memory search Q, /memory pin|unpin ID, /memory edit ID TEXT, /memory rm ID", memoryCmd},
 		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
 		{"/exit", "leave co", func(Env, string) Result { return Result{Action: Exit} }},
@@ -147,6 +155,13 @@ func sessionsCmd(env Env, arg string) Result {
 		return Result{Output: "a turn is running; cancel it first", Err: true}
 	}
 	return env.Sessions(arg)
+}
+
+func memoryCmd(env Env, arg string) Result {
+	if env.Memory == nil {
+		return Result{Output: "memory is not available here", Err: true}
+	}
+	return env.Memory(arg)
 }
 
 func status(env Env, _ string) Result {
