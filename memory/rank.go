@@ -1,7 +1,9 @@
 package memory
 
 import (
+	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -122,9 +124,19 @@ type scored struct {
 }
 
 // rank returns the rows matching terms with their score, best first.
-func (s *Store) rank(terms []string) ([]scored, error) {
+// With onlyTelling, words too common to be telling (see RecallFewRows) are
+// dropped from the query first, using the counts matchinfo's "x" gives for
+// one matching row (each word's number of rows), so that ranking reads the
+// few rows a telling word is in rather than every row a common one is.
+func (s *Store) rank(terms []string, onlyTelling bool) ([]scored, error) {
 	if len(terms) == 0 {
 		return nil, nil
+	}
+	if onlyTelling {
+		var err error
+		if terms, err = s.tellingTerms(terms); err != nil || len(terms) == 0 {
+			return nil, err
+		}
 	}
 	rows, err := s.db.Query(`SELECT docid, matchinfo(memories_fts, 'pcnalx') FROM memories_fts WHERE memories_fts MATCH ?`, matchQuery(terms))
 	if err != nil {
@@ -148,6 +160,38 @@ func (s *Store) rank(terms []string) ([]scored, error) {
 		return out[i].rowid > out[j].rowid // newer first on a tie
 	})
 	return out, rows.Err()
+}
+
+// tellingTerms returns the terms that are in few rows (RecallFewRows, or
+// RecallMaxShare of them) and in at least one.
+func (s *Store) tellingTerms(terms []string) ([]string, error) {
+	var mi []byte
+	err := s.db.QueryRow(`SELECT matchinfo(memories_fts, 'pcnx') FROM memories_fts WHERE memories_fts MATCH ? LIMIT 1`, matchQuery(terms)).Scan(&mi)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("searching memories: %w", err)
+	}
+	u := func(i int) float64 { return float64(binary.NativeEndian.Uint32(mi[4*i:])) }
+	if len(mi) < 12 {
+		return nil, nil
+	}
+	p, c, n := int(u(0)), int(u(1)), u(2)
+	if p != len(terms) || len(mi) < 4*(3+3*p*c) {
+		return terms, nil // not what was asked: rank them all
+	}
+	var out []string
+	for ph := 0; ph < p; ph++ {
+		docs := 0.0
+		for col := 0; col < c; col++ {
+			docs = max(docs, u(3+3*(ph*c+col)+2))
+		}
+		if docs > 0 && (docs <= RecallFewRows || docs <= RecallMaxShare*n) {
+			out = append(out, terms[ph])
+		}
+	}
+	return out, nil
 }
 
 // byRowids loads the memories of rows, in their order, with their scores.
@@ -192,7 +236,7 @@ func (s *Store) Search(query string, limit int) ([]Memory, error) {
 	if limit <= 0 {
 		limit = 10
 	}
-	rows, err := s.rank(Terms(query))
+	rows, err := s.rank(Terms(query), false)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +263,7 @@ func (s *Store) Search(query string, limit int) ([]Memory, error) {
 const (
 	RecallMax       = 5 // relevant memories per turn, besides the pinned
 	RecallFewRows   = 3
-	RecallMaxShare  = 0.2
+	RecallMaxShare  = 0.05
 	RecallRelative  = 0.3
 	RecallMaxPinned = 10
 )
@@ -232,7 +276,7 @@ func (s *Store) Recall(prompt string) ([]Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.rank(Terms(prompt))
+	rows, err := s.rank(Terms(prompt), true)
 	if err != nil {
 		return nil, err
 	}

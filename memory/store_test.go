@@ -269,7 +269,7 @@ func TestLazyOpensOnFirstUse(t *testing.T) {
 // memory, and at most RecallMax are recalled.
 func TestRecallNeedsATellingWord(t *testing.T) {
 	s := open(t)
-	for i := range 50 {
+	for i := range 150 {
 		save(t, s, fmt.Sprintf("Project note %d: the code is written in Go.", i))
 	}
 	rare := save(t, s, "The code review checklist lives in the wiki.")
@@ -279,7 +279,7 @@ func TestRecallNeedsATellingWord(t *testing.T) {
 	if r, _ := s.Recall("where is the review checklist for code?"); len(r) != 1 || r[0].ID != rare.ID {
 		t.Fatalf("recalled %v, want %s", ids(r), rare.ID)
 	}
-	for i := range 8 {
+	for i := range 7 {
 		save(t, s, fmt.Sprintf("Espresso fact %d", i))
 	}
 	if r, _ := s.Recall("espresso"); len(r) != RecallMax {
