@@ -217,3 +217,64 @@ func TestTwoProcessesSaveMemoriesAtOnce(t *testing.T) {
 		t.Errorf("%d memories, want %d", len(ms), len(tags)*turns*perTurn)
 	}
 }
+
+// In the full-screen chat: the approval modal shows the exact text of a
+// save; /memory lists, edits and forgets (after y); the side panel shows
+// what a turn recalled; the next co recalls the memory into its request.
+func TestTUIMemory(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	const fact = "The user's bike is a green Brompton."
+	srv.Rules(
+		llmtest.Reply{Match: "remember my bike", ToolCalls: []llmtest.ToolCall{saveMemoryCall(fact)}},
+		llmtest.Reply{Match: "remember my bike", Text: "Noted your bike."},
+		llmtest.Reply{Match: "tyres for the bike", Text: "Brompton tyres are 16 inch.", Reusable: true},
+	)
+	dir := t.TempDir()
+	e := tuiEnv(t, srv)
+	s := startTUI(t, dir, e, 140, 40)
+	s.ready()
+	s.send("please remember my bike")
+	s.waitFor(tuiWait, "Approve save_memory?", "Remember across sessions:", fact, "a memory is sent to the model in every later session")
+	time.Sleep(600 * time.Millisecond) // past the modal's grace period
+	s.keys("y")
+	s.waitFor(tuiWait, "Noted your bike.")
+	ms := exportMemories(t, dir, e)
+	if len(ms) != 1 || ms[0].Content != fact {
+		t.Fatalf("saved %+v", ms)
+	}
+	id := ms[0].ID
+
+	s.send("/memory")
+	s.waitFor(tuiWait, id, "green Brompton", "pets")
+	s.send("/memory edit " + id + " The user's bike is a red Brompton.")
+	s.waitFor(tuiWait, "Updated ["+id+"]")
+	s.send("which tyres for the bike?")
+	s.waitFor(tuiWait, "Brompton tyres are 16 inch.", "Recalled memories", "["+id+"] The user's bike")
+	if last := srv.Requests()[len(srv.Requests())-1].LastUserMessage(); !strings.Contains(last, "- ["+id+"] The user's bike is a red Brompton.") {
+		t.Fatalf("the turn's request:\n%s", last)
+	}
+	s.send("/memory rm " + id)
+	s.waitFor(tuiWait, "Forget ["+id+"]", "Type y to confirm")
+	s.send("y")
+	s.waitFor(tuiWait, "Forgot ["+id+"].")
+	if ms := exportMemories(t, dir, e); len(ms) != 0 {
+		t.Fatalf("after /memory rm: %+v", ms)
+	}
+	s.send("/exit")
+	s.exitCode(tuiWait)
+
+	// The next co recalls what is saved (a new memory, as the first was
+	// forgotten) into its request.
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{saveMemoryCall("The user's bike has 16 inch wheels.")}}, llmtest.Reply{Text: "ok"})
+	if _, errOut, code := runCo(t, dir, append(e, "CO_CLI_MEMORY_AUTO_SAVE=true"), "", "run", "save it"); code != 0 {
+		t.Fatalf("co run: %s", errOut)
+	}
+	s2 := startTUI(t, dir, e, 140, 40)
+	s2.ready()
+	s2.send("which tyres for the bike?")
+	s2.waitFor(tuiWait, "Brompton tyres are 16 inch.", "Recalled memories")
+	if last := srv.Requests()[len(srv.Requests())-1].LastUserMessage(); !strings.HasPrefix(last, "<memories>\n") || !strings.Contains(last, "16 inch wheels.") {
+		t.Fatalf("the next session's request:\n%s", last)
+	}
+}

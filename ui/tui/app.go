@@ -59,6 +59,7 @@ type queued struct {
 type App struct {
 	todos   Todos
 	todoCh  <-chan struct{}
+	confirm *slash.Result // a slash command's question awaiting y (memory.go)
 	agent   *agent.Agent
 	slash   slash.Env
 	keys    KeyMap
@@ -518,6 +519,8 @@ func (a *App) handleSubmit(msg Submission) tea.Cmd {
 	text := msg.Text
 	trimmed := strings.TrimSpace(text)
 	switch {
+	case a.confirm != nil:
+		a.answerConfirm(trimmed)
 	case trimmed == "exit" || trimmed == "quit":
 		cmds = append(cmds, tea.Quit)
 	case slash.IsCommand(trimmed):
@@ -584,6 +587,9 @@ func (a *App) runSlash(line string) tea.Cmd {
 		}
 		a.chat.Add(newNotice(kind, r.Output))
 	}
+	if r.OnConfirm != nil {
+		a.askConfirm(r)
+	}
 	a.chat.Bottom()
 	a.refreshStatus()
 	return nil
@@ -605,6 +611,7 @@ func (a *App) begin(q queued) tea.Cmd {
 	a.cancel, a.running, a.cancelled = cancel, true, false
 	a.reply, a.think, a.tools, a.turnTokens = nil, nil, map[string]*toolEntry{}, 0
 	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
+	a.side.SetRecalled(nil) // until this turn says what it recalled
 	shown := q.text
 	if q.bang {
 		shown = "!" + q.text
@@ -652,6 +659,8 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.endThink(now)
 		a.endReply(false)
 		a.chat.Add(newNotice(noticeInfo, e.Text))
+	case agent.MemoryRecalled:
+		a.recalled(e)
 	case agent.ToolCallStarted:
 		a.endThink(now)
 		a.endReply(false)
