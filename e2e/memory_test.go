@@ -278,3 +278,34 @@ func TestTUIMemory(t *testing.T) {
 		t.Fatalf("the next session's request:\n%s", last)
 	}
 }
+
+// A damaged memory.db is reported by co memory and by the chat's /memory,
+// and left as it was.
+func TestDamagedMemoryStoreIsReportedAndKept(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetDefault(llmtest.Reply{Text: "fine"})
+	dir := t.TempDir()
+	e := env(t, srv)
+	var data string
+	for _, kv := range e {
+		if strings.HasPrefix(kv, "XDG_DATA_HOME=") {
+			data = filepath.Join(strings.TrimPrefix(kv, "XDG_DATA_HOME="), "co-cli")
+		}
+	}
+	os.MkdirAll(data, 0o700)
+	junk := []byte(strings.Repeat("this is not a database ", 300))
+	path := filepath.Join(data, "memory.db")
+	os.WriteFile(path, junk, 0o600)
+	_, errOut, code := runCo(t, dir, e, "", "memory", "list")
+	if code == 0 || !strings.Contains(errOut, "may be damaged") || !strings.Contains(errOut, "left untouched") {
+		t.Fatalf("co memory list: exit %d: %s", code, errOut)
+	}
+	out, _, code := runCo(t, dir, e, "hello\n/memory\n", "--plain")
+	if code != 0 || !strings.Contains(out, "fine") || !strings.Contains(out, "error: "+path+" cannot be read as a memory store") {
+		t.Fatalf("--plain: exit %d:\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(junk) {
+		t.Fatal("the damaged file was changed")
+	}
+}
