@@ -117,6 +117,18 @@ func matchQuery(terms []string) string {
 	return strings.Join(q, " OR ")
 }
 
+// prefixQuery is the FTS4 query for every one of terms, each as the start
+// of a word: "term*" is a prefix query inside a phrase
+// (https://www.sqlite.org/fts3.html#full_text_index_queries), and terms
+// side by side must all match (FTS4's implicit AND).
+func prefixQuery(terms []string) string {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = `"` + strings.ReplaceAll(t, `"`, "") + `*"`
+	}
+	return strings.Join(q, " ")
+}
+
 type scored struct {
 	rowid   int64
 	score   float64
@@ -128,7 +140,8 @@ type scored struct {
 // dropped from the query first, using the counts matchinfo's "x" gives for
 // one matching row (each word's number of rows), so that ranking reads the
 // few rows a telling word is in rather than every row a common one is.
-func (s *Store) rank(terms []string, onlyTelling bool) ([]scored, error) {
+// With prefix, every term must match, as the start of a word (Find).
+func (s *Store) rank(terms []string, onlyTelling, prefix bool) ([]scored, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -138,7 +151,11 @@ func (s *Store) rank(terms []string, onlyTelling bool) ([]scored, error) {
 			return nil, err
 		}
 	}
-	rows, err := s.db.Query(`SELECT docid, matchinfo(memories_fts, 'pcnalx') FROM memories_fts WHERE memories_fts MATCH ?`, matchQuery(terms))
+	match := matchQuery(terms)
+	if prefix {
+		match = prefixQuery(terms)
+	}
+	rows, err := s.db.Query(`SELECT docid, matchinfo(memories_fts, 'pcnalx') FROM memories_fts WHERE memories_fts MATCH ?`, match)
 	if err != nil {
 		return nil, fmt.Errorf("searching memories: %w", err)
 	}
@@ -236,7 +253,7 @@ func (s *Store) Search(query string, limit int) ([]Memory, error) {
 	if limit <= 0 {
 		limit = 10
 	}
-	rows, err := s.rank(Terms(query), false)
+	rows, err := s.rank(Terms(query), false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +293,7 @@ func (s *Store) Recall(prompt string) ([]Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.rank(Terms(prompt), true)
+	rows, err := s.rank(Terms(prompt), true, false)
 	if err != nil {
 		return nil, err
 	}
