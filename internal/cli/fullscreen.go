@@ -42,6 +42,9 @@ func runFullScreen(ctx context.Context, c *chat, s env) error {
 		Output:        s.Out,
 		HideReasoning: c.hideReasoning,
 	}
+	if c.App.Memory != nil {
+		o.Memory = c.App.Memory.Store // the /memory view (opened on first use)
+	}
 	if l := todo.Find(c.Tools); l != nil {
 		o.Todos = todoLines{l}
 	}

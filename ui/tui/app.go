@@ -27,6 +27,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
@@ -60,6 +61,8 @@ type App struct {
 	todos   Todos
 	todoCh  <-chan struct{}
 	confirm *slash.Result // a slash command's question awaiting y (memory.go)
+	mem     *memView      // the /memory view, while open (memview.go)
+	memOpen func() (*memory.Store, error)
 	agent   *agent.Agent
 	slash   slash.Env
 	keys    KeyMap
@@ -120,6 +123,7 @@ func New(ctx context.Context, o Options) *App {
 		side: NewSidePanel(&th), status: NewStatusBar(&th), wel: o.Welcome,
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
 		hideReasoning: o.HideReasoning,
+		memOpen:       o.Memory,
 		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
 	}
 	// The pump saves streamed text right before each frame shows it.
@@ -264,7 +268,11 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case tea.MouseWheelMsg:
 		a.handleWheel(msg)
 	case tea.PasteMsg:
-		if a.modal == nil {
+		switch {
+		case a.modal != nil:
+		case a.mem != nil:
+			cmd = a.mem.Paste(msg)
+		default:
 			cmd = a.toInput(msg)
 		}
 	case inputFlushMsg:
@@ -301,6 +309,14 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.handleCompacted(msg)
 	case modelsMsg:
 		a.handleModels(msg)
+	case memListMsg:
+		if a.mem != nil {
+			a.mem.listed(msg)
+		}
+	case memDoneMsg:
+		if a.mem != nil {
+			cmd = a.mem.done(msg)
+		}
 	case todosChangedMsg:
 		a.showTodos()
 		cmd = safeCmd(watchTodos(a.todoCh))
@@ -334,6 +350,9 @@ func (a *App) layout() {
 	if a.modal != nil {
 		a.modal.SetSize(a.width, main)
 	}
+	if a.mem != nil {
+		a.mem.SetSize(a.width, main)
+	}
 }
 
 func (a *App) sideShown() bool { return a.sideWanted && a.width >= sidePanelMinWidth }
@@ -347,6 +366,9 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	a.ctrlC = time.Time{}
 	if a.modal != nil {
 		return a.modalKey(k)
+	}
+	if a.mem != nil {
+		return a.memKey(k)
 	}
 	switch {
 	case key.Matches(k, a.keys.Cancel):
@@ -413,6 +435,10 @@ func (a *App) toInput(msg tea.Msg) tea.Cmd {
 }
 
 func (a *App) handleWheel(m tea.MouseWheelMsg) {
+	if a.mem != nil && a.modal == nil {
+		a.mem.Wheel(m.Button == tea.MouseWheelUp)
+		return
+	}
 	switch m.Button {
 	case tea.MouseWheelUp:
 		a.chat.ScrollUp(3)
@@ -428,6 +454,10 @@ func (a *App) handleWheel(m tea.MouseWheelMsg) {
 func (a *App) interrupt() tea.Cmd {
 	if a.running {
 		a.cancelTurn()
+		return nil
+	}
+	if a.mem != nil && a.modal == nil {
+		a.closeMem() // as Esc
 		return nil
 	}
 	if a.modal == nil && !a.input.Empty() {
@@ -523,6 +553,8 @@ func (a *App) handleSubmit(msg Submission) tea.Cmd {
 		a.answerConfirm(trimmed)
 	case trimmed == "exit" || trimmed == "quit":
 		cmds = append(cmds, tea.Quit)
+	case trimmed == "/memory" && a.memOpen != nil:
+		cmds = append(cmds, a.openMem())
 	case slash.IsCommand(trimmed):
 		cmds = append(cmds, a.runSlash(trimmed))
 	case strings.HasPrefix(trimmed, "!"):
@@ -881,10 +913,10 @@ func (a *App) View() (v tea.View) {
 	}
 	b.WriteString(a.status.View())
 	content := b.String()
-	if a.modal != nil {
+	if box := a.overlayBox(); box != "" {
 		rows := strings.Split(content, "\n")
 		last := len(rows) - 1
-		rows = append(overlay(rows[:last], a.modal.View(), a.width), rows[last])
+		rows = append(overlay(rows[:last], box, a.width), rows[last])
 		content = strings.Join(rows, "\n")
 	} else if c := a.input.Cursor(); c != nil {
 		c.Y += inputTop

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
@@ -66,4 +68,38 @@ func (p *SidePanel) recalledRows(w int) []string {
 		rows = append(rows, truncate(present.Line(safe.Text(l)), w))
 	}
 	return append(rows, "")
+}
+
+// openMem opens the /memory view (Options.Memory is set).
+func (a *App) openMem() tea.Cmd {
+	v, cmd := openMemView(a.th, DefaultMemoryKeyMap(), a.memOpen, a.width, max(a.height-1, 1))
+	a.mem = v
+	a.mem.SetSize(a.width, max(a.height-1, 1))
+	return cmd
+}
+
+// closeMem closes the view; what it did stays done.
+func (a *App) closeMem() {
+	a.mem = nil
+	a.refreshStatus()
+}
+
+func (a *App) memKey(k tea.KeyPressMsg) tea.Cmd {
+	cmd, closed := a.mem.HandleKey(k)
+	if closed {
+		a.closeMem()
+	}
+	return cmd
+}
+
+// overlayBox is the box drawn over the chat: the approval modal, which
+// comes before anything else, or the /memory view; "" when neither is open.
+func (a *App) overlayBox() string {
+	switch {
+	case a.modal != nil:
+		return a.modal.View()
+	case a.mem != nil:
+		return a.mem.View()
+	}
+	return ""
 }

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/slash"
 )
@@ -45,6 +46,9 @@ type Options struct {
 	// HideReasoning leaves the model's reasoning out of the transcript
 	// (show_reasoning false, --no-reasoning).
 	HideReasoning bool
+	// Memory opens the memory store (memory.Lazy.Store) for the /memory
+	// view; nil (memory off): /memory is the line command of Slash.
+	Memory func() (*memory.Store, error)
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP
