@@ -219,7 +219,8 @@ func TestTwoProcessesSaveMemoriesAtOnce(t *testing.T) {
 }
 
 // In the full-screen chat: the approval modal shows the exact text of a
-// save; /memory lists, edits and forgets (after y); the side panel shows
+// save; the /memory view lists, narrows as one types, edits and forgets
+// (after y in the view); the line forms still work; the side panel shows
 // what a turn recalled; the next co recalls the memory into its request.
 func TestTUIMemory(t *testing.T) {
 	srv := llmtest.NewServer()
@@ -245,22 +246,55 @@ func TestTUIMemory(t *testing.T) {
 	}
 	id := ms[0].ID
 
+	// /memory opens the view: the list, narrowed as one types; Enter edits
+	// in place, Enter saves.
 	s.send("/memory")
-	s.waitFor(tuiWait, id, "green Brompton", "pets")
-	s.send("/memory edit " + id + " The user's bike is a red Brompton.")
-	s.waitFor(tuiWait, "Updated ["+id+"]")
+	s.waitFor(tuiWait, "Memories", "1 memory", id+" The user's bike is a green Brompton.", "tags pets", "esc close")
+	s.typeText("brom")
+	s.waitFor(tuiWait, "Search: brom", "1 match", id+" The user's bike")
+	s.typeText("x")
+	s.waitFor(tuiWait, "No memory matches.")
+	s.keys("BSpace")
+	s.waitFor(tuiWait, "1 match")
+	s.keys("Enter")
+	s.waitFor(tuiWait, "Edit ["+id+"]", "enter save")
+	s.keys("C-u")
+	s.typeText("The user's bike is a red Brompton.")
+	s.keys("Enter")
+	s.waitFor(tuiWait, "Updated ["+id+"].", id+" The user's bike is a red Brompton.")
+	if ms := exportMemories(t, dir, e); len(ms) != 1 || ms[0].Content != "The user's bike is a red Brompton." {
+		t.Fatalf("after the edit in the view: %+v", ms)
+	}
+	s.keys("Escape")
+	waitGone(t, s, "Memories")
+	// The line forms still work in the full-screen chat.
+	s.send("/memory search brompton")
+	s.waitFor(tuiWait, "ID", "LAST USED", "red Brompton")
+
 	s.send("which tyres for the bike?")
 	s.waitFor(tuiWait, "Brompton tyres are 16 inch.", "Recalled memories", "["+id+"] The user's bike")
 	if last := srv.Requests()[len(srv.Requests())-1].LastUserMessage(); !strings.Contains(last, "- ["+id+"] The user's bike is a red Brompton.") {
 		t.Fatalf("the turn's request:\n%s", last)
 	}
-	s.send("/memory rm " + id)
-	s.waitFor(tuiWait, "Forget ["+id+"]", "Type y to confirm")
-	s.send("y")
-	s.waitFor(tuiWait, "Forgot ["+id+"].")
-	if ms := exportMemories(t, dir, e); len(ms) != 0 {
-		t.Fatalf("after /memory rm: %+v", ms)
+	// Forgetting in the view asks y/n there first.
+	s.send("/memory")
+	s.waitFor(tuiWait, "Memories", id+" The user's bike is a red Brompton.")
+	s.keys("C-d")
+	s.waitFor(tuiWait, "Forget ["+id+"] The user's bike is a red Brompton.?", "y forget", "n/esc keep")
+	s.keys("n")
+	s.waitFor(tuiWait, "Kept.")
+	if ms := exportMemories(t, dir, e); len(ms) != 1 {
+		t.Fatalf("n forgot: %+v", ms)
 	}
+	s.keys("C-d")
+	s.waitFor(tuiWait, "Forget ["+id+"]")
+	s.keys("y")
+	s.waitFor(tuiWait, "Forgot ["+id+"].", "No memories yet.")
+	if ms := exportMemories(t, dir, e); len(ms) != 0 {
+		t.Fatalf("after forgetting in the view: %+v", ms)
+	}
+	s.keys("Escape")
+	waitGone(t, s, "Memories")
 	s.send("/exit")
 	s.exitCode(tuiWait)
 
@@ -276,6 +310,18 @@ func TestTUIMemory(t *testing.T) {
 	s2.waitFor(tuiWait, "Brompton tyres are 16 inch.", "Recalled memories")
 	if last := srv.Requests()[len(srv.Requests())-1].LastUserMessage(); !strings.HasPrefix(last, "<memories>\n") || !strings.Contains(last, "16 inch wheels.") {
 		t.Fatalf("the next session's request:\n%s", last)
+	}
+}
+
+// waitGone waits until the screen no longer shows text.
+func waitGone(t *testing.T, s *tuiSession, text string) {
+	t.Helper()
+	deadline := time.Now().Add(tuiWait)
+	for strings.Contains(s.screen(), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q is still on the screen:\n%s", text, s.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
