@@ -89,6 +89,12 @@ type Config struct {
 	// and returns what to tell the user (a server that failed, tools
 	// withdrawn), each sent as a Notice.
 	ToolsReady func(ctx context.Context) []string
+	// Recall, when set, is asked at the start of each turn what the turn
+	// should know besides the conversation (co's memories): block is put
+	// before the user's message in that turn's requests only (never saved
+	// in the history; see recallView), recalled says what it holds (a
+	// MemoryRecalled event and the turn span's co.memory.recalled).
+	Recall func(ctx context.Context, prompt string) (block string, recalled []Recalled)
 	// Temperature etc. could go here; providers' defaults are used.
 }
 
@@ -132,6 +138,9 @@ type Agent struct {
 	systemOK   bool
 
 	toolsStart sync.Once // Config.ToolsStart, once
+	// recall is the running turn's Config.Recall block; only the turn
+	// goroutine touches it.
+	recall string
 }
 
 // startTools runs Config.ToolsStart once (it returns at once: the tools

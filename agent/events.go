@@ -19,6 +19,16 @@ type TextDelta struct{ Text string }
 // deltas may be coalesced like TextDelta's.
 type ReasoningDelta struct{ Text string }
 
+// Recalled is one memory a turn recalled (Config.Recall).
+type Recalled struct {
+	ID   string
+	Text string
+}
+
+// MemoryRecalled says which memories the turn's requests carry, before the
+// first request; not sent when there are none.
+type MemoryRecalled struct{ Memories []Recalled }
+
 // Notice is an informational line for the user (a retry after a rate limit,
 // a provider fallback). It never carries model output.
 type Notice struct{ Text string }
@@ -151,6 +161,7 @@ type TurnFailed struct {
 func (TextDelta) event()         {}
 func (ReasoningDelta) event()    {}
 func (Notice) event()            {}
+func (MemoryRecalled) event()    {}
 func (ToolCallStarted) event()   {}
 func (ToolCallFinished) event()  {}
 func (ApprovalRequested) event() {}

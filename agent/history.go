@@ -41,6 +41,26 @@ const summaryPrompt = `Summarise the conversation below for your own later use: 
 // SummaryIntro begins the user message that carries a summary.
 const SummaryIntro = "[Summary of the earlier conversation]\n"
 
+// recallView returns msgs with block (the turn's recalled memories) put
+// before the text of the last user message, the turn's own. msgs is not
+// modified. Only the current turn's message changes, so the request
+// encoder's cache of finished turns (wire.go) still holds; the next turn's
+// requests no longer carry this block (it is not in the history), which
+// changes the provider's view of one finished turn only.
+func recallView(msgs []Message, block string) []Message {
+	if block == "" {
+		return msgs
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser {
+			out := append([]Message(nil), msgs...)
+			out[i].Content = block + "\n\n" + msgs[i].Content
+			return out
+		}
+	}
+	return msgs
+}
+
 // trimmedView returns msgs with tool results before the current turn (the
 // last user message) cut to limit characters. msgs is not modified.
 func trimmedView(msgs []Message, limit int) []Message {

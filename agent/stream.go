@@ -452,7 +452,7 @@ func (a *Agent) open(ctx context.Context, p Provider) (chatStream, error) {
 		return nil, err
 	}
 	a.mu.Lock()
-	msgs := trimmedView(a.history, a.cfg.History.TrimChars)
+	msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)
 	client, gen := a.client, a.gen
 	a.mu.Unlock()
 	if a.ollamaNative(p) {

@@ -144,6 +144,20 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 		}
 	}
 	a.appendHistory(e, Message{Role: RoleUser, Content: prompt})
+	a.recall = ""
+	if a.cfg.Recall != nil {
+		block, recalled := a.cfg.Recall(ctx, prompt)
+		a.recall = block
+		if len(recalled) > 0 {
+			ids := make([]string, len(recalled))
+			for i, r := range recalled {
+				ids[i] = r.ID
+			}
+			span.SetAttributes(attribute.StringSlice("co.memory.recalled", ids))
+			e.send(MemoryRecalled{Memories: recalled})
+		}
+		defer func() { a.recall = "" }()
+	}
 	for {
 		if st.requests >= a.cfg.MaxRequests {
 			fail(fmt.Sprintf("The turn stopped after %d LLM requests (max_request_limit). Ask again to continue, or raise CO_CLI_MAX_REQUEST_LIMIT.", st.requests), nil, false)

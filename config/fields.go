@@ -114,6 +114,9 @@ var userOnly = map[string]bool{
 	// A repository could name files outside it, or the user's .env, to
 	// send to the provider: which files are instructions is the user's say.
 	"context_files": true,
+	// Memories reach every later session: a repository may not turn on
+	// saving without asking, nor memory the user turned off.
+	"memory_enabled": true, "memory_auto_save": true,
 }
 
 // table is the one list of settings. It is never modified.
@@ -256,6 +259,12 @@ var table = []field{
 	{key: "telemetry_max_mb", env: "CO_CLI_TELEMETRY_MAX_MB", def: 200, min: 1,
 		desc: "Largest the trace database may grow, in MB.",
 		ptr:  func(s *Settings) any { return &s.TelemetryMaxMB }},
+	{key: "memory_enabled", env: "CO_CLI_MEMORY_ENABLED", def: true,
+		desc: "Remember things across sessions: the memory tools, and relevant memories recalled into each turn.",
+		ptr:  func(s *Settings) any { return &s.MemoryEnabled }},
+	{key: "memory_auto_save", env: "CO_CLI_MEMORY_AUTO_SAVE", def: false,
+		desc: "Save memories without asking (forgetting still asks).",
+		ptr:  func(s *Settings) any { return &s.MemoryAutoSave }},
 	{key: "web_allow_private", env: "CO_CLI_WEB_ALLOW_PRIVATE", def: false,
 		desc: "Let web tools fetch private and loopback addresses.",
 		ptr:  func(s *Settings) any { return &s.WebAllowPrivate }},

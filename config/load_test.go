@@ -992,3 +992,20 @@ func TestProjectFileCannotWeakenSecurity(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectCannotTrustMemory: memories reach every later session, so a
+// repository's settings file can neither turn on saving without asking nor
+// turn memory back on; the user file can.
+func TestProjectCannotTrustMemory(t *testing.T) {
+	f := newFixture(t)
+	writeFile(t, f.userFile(), `{"memory_enabled": false}`)
+	writeFile(t, f.projectFile(), `{"memory_auto_save": true, "memory_enabled": true}`)
+	l := f.load(t)
+	wantValue(t, l.Settings.MemoryAutoSave, false)
+	wantValue(t, l.Settings.MemoryEnabled, false)
+	if len(l.Warnings) != 2 || !strings.Contains(l.Warnings[0].Msg+l.Warnings[1].Msg, "memory_auto_save") {
+		t.Errorf("Warnings = %v, want one for each memory setting", l.Warnings)
+	}
+	writeFile(t, f.userFile(), `{"memory_auto_save": true}`)
+	wantValue(t, f.load(t).Settings.MemoryAutoSave, true)
+}

@@ -57,6 +57,8 @@ type Settings struct {
 	BraveSearchBaseURL      string       // brave_search_base_url
 	ContextFiles            []string     // context_files: file names read beside AGENTS.md
 	MCPServers              []MCPServer  // mcp_servers
+	MemoryEnabled           bool         // memory_enabled
+	MemoryAutoSave          bool         // memory_auto_save (user file or environment only)
 }
 
 // PolicyRule is one shell_policy rule: commands matching Match get Decision.

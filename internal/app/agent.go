@@ -58,6 +58,7 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 			SummaryModel: st.SummarizationModel,
 		},
 		Settings: ps,
+		Recall:   a.memoryRecall(),
 		Request: agent.RequestOptions{
 			ReasoningEffort: st.ReasoningEffort,
 			MaxTokens:       st.LLMMaxTokens,

@@ -24,6 +24,7 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/extensions"
+	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
@@ -69,6 +70,9 @@ type App struct {
 	// Sessions is the store of saved sessions; nil when this run saves
 	// none (ReportOnly, or a store that could not be opened).
 	Sessions *sessions.Store
+	// Memory is the memory store, opened on first use; nil when
+	// memory_enabled is off or the run only reports.
+	Memory *memory.Lazy
 	// Resumed is the transcript of the saved session this run continues
 	// (Options.Resume), to show; nil for a new conversation.
 	Resumed []sessions.Entry

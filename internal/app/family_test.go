@@ -12,10 +12,10 @@ func TestEveryToolHasAFamily(t *testing.T) {
 	a := allTools(t)
 	want := map[string]string{
 		"run_shell_command": "shell", "read_file": "files", "search_drive_files": "google",
-		"list_slack_channels": "slack", "search_notes": "notes", "web_fetch": "web", "todo_create": "todo",
+		"list_slack_channels": "slack", "search_notes": "notes", "web_fetch": "web", "todo_create": "todo", "save_memory": "memory",
 		"read_skill": "skills",
 	}
-	known := map[string]bool{"shell": true, "files": true, "google": true, "slack": true, "notes": true, "web": true, "todo": true, "skills": true}
+	known := map[string]bool{"shell": true, "files": true, "google": true, "slack": true, "notes": true, "web": true, "todo": true, "skills": true, "memory": true}
 	for _, tool := range a.Tools.All() {
 		f := agent.ToolFamily(tool)
 		if !known[f] {

@@ -25,6 +25,8 @@ func (a *App) buildTools(policy *shell.Policy) error {
 		all = append(all, ts...)
 		unconfigured = append(unconfigured, un...)
 	}
+	ts, un := a.memoryTools()
+	all, unconfigured = append(all, ts...), append(unconfigured, un...)
 	reg, err := tools.NewRegistry(all...)
 	if err != nil {
 		return err

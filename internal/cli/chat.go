@@ -166,6 +166,7 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		},
 		Custom: c.customEnv(),
 		MCP:    func(arg string) slash.Result { return mcpSlash(c.App, arg) },
+		Memory: memorySlash(c.App),
 	}
 }
 

@@ -142,7 +142,7 @@ func newRootCmd(s env) *cobra.Command {
 	root := newChatCmd(s)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err, cmd.CommandPath()} })
 	root.AddCommand(
-		newChatSubCmd(s), newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newVersionCmd(s),
+		newChatSubCmd(s), newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newMemoryCmd(s), newVersionCmd(s),
 		newTailCmd(s), newTracesCmd(s), newLogsCmd(s),
 		newGoogleCmd(s), newCompletionCmd(s), newMCPCmd(s),
 	)

@@ -44,6 +44,9 @@ func runFullScreen(ctx context.Context, c *chat, s env) error {
 		Mentions:      c.mentions(),
 		Notes:         func() []string { return extensionNotes(c.Extensions.Get()) },
 	}
+	if c.App.Memory != nil {
+		o.Memory = c.App.Memory.Store // the /memory view (opened on first use)
+	}
 	if l := todo.Find(c.Tools); l != nil {
 		o.Todos = todoLines{l}
 	}

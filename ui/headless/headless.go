@@ -74,6 +74,12 @@ func Run(ctx context.Context, o Options) int {
 			r.text(e.Text)
 		case agent.Notice:
 			r.emit(map[string]any{"type": "notice", "text": e.Text}, "note: "+safe.Text(e.Text))
+		case agent.MemoryRecalled:
+			ids := make([]string, len(e.Memories))
+			for i, m := range e.Memories {
+				ids[i] = m.ID
+			}
+			r.emit(map[string]any{"type": "memory_recalled", "ids": ids}, "memory: recalled "+safe.Text(strings.Join(ids, ", ")))
 		case agent.ToolCallStarted:
 			r.emit(map[string]any{"type": "tool_call", "id": e.CallID, "name": e.Name, "args": json.RawMessage(validJSON(e.Args))},
 				"tool: "+present.Call(e.Name, e.Args))

@@ -183,6 +183,11 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 				s.println(r.Output)
 			}
 		}
+		if r.OnConfirm != nil {
+			if quit := s.confirm(r); quit {
+				return true
+			}
+		}
 		if r.Action == slash.ListModels {
 			// A line-based chat may wait: Ctrl+C cancels it like a turn.
 			mctx, cancel := context.WithCancel(ctx)
@@ -265,6 +270,13 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 	case agent.Notice:
 		s.newline()
 		s.println("note: " + safe.Text(e.Text))
+	case agent.MemoryRecalled:
+		s.newline()
+		ids := make([]string, len(e.Memories))
+		for i, m := range e.Memories {
+			ids[i] = safe.Text(m.ID)
+		}
+		s.println("memory: recalled " + strings.Join(ids, ", "))
 	case agent.ToolCallStarted:
 		s.newline()
 		s.println("tool: " + present.Call(e.Name, e.Args))
@@ -351,6 +363,32 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 		}
 	}
 	req.Reply(verdicts)
+	return false
+}
+
+// confirm asks r's yes/no question and runs r.OnConfirm on yes. It
+// returns true when input ended.
+func (s *session) confirm(r slash.Result) (inputEnded bool) {
+	s.print(r.Confirm + " [y/N] ")
+	line, ok := <-s.lines
+	if !ok {
+		s.println("\n(input ended: not done)")
+		return true
+	}
+	if !s.o.isTTYEcho() {
+		s.println(line)
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		res := r.OnConfirm()
+		if res.Err {
+			s.println("error: " + res.Output)
+		} else if res.Output != "" {
+			s.println(res.Output)
+		}
+	default:
+		s.println("Not done.")
+	}
 	return false
 }
 

@@ -27,6 +27,9 @@ type Env struct {
 	// Sessions lists the saved sessions of this workspace (arg "") or
 	// switches to the one whose id starts with arg.
 	Sessions func(arg string) Result
+	// Memory is /memory: list, search, pin, edit and forget memories
+	// (internal/cli's memorySlash). Nil: memory is not available.
+	Memory func(arg string) Result
 	// MCP is /mcp: the MCP servers' states, /mcp trust NAME, /mcp restart
 	// NAME.
 	MCP func(arg string) Result
@@ -67,6 +70,10 @@ type Result struct {
 	Err bool
 	// Prompt is the message to send (Action Send).
 	Prompt string
+	// Confirm, when set, is a yes/no question (e.g. "Forget [id] …?"): the
+	// front end asks it and calls OnConfirm only on yes.
+	Confirm   string
+	OnConfirm func() Result
 }
 
 // Command is one slash command.
@@ -87,6 +94,7 @@ func Commands() []Command {
 		{"/history", "turns, messages and tokens of this conversation", history},
 		{"/compact", "summarise the conversation so far to free context", compact},
 		{"/sessions", "list saved sessions of this workspace; /sessions ID switches to one", sessionsCmd},
+		{"/memory", "list memories; /memory search Q, /memory pin|unpin ID, /memory edit ID TEXT, /memory rm ID", memoryCmd},
 		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
 		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME", mcpCmd},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
@@ -245,6 +253,13 @@ func mcpCmd(env Env, arg string) Result {
 		return Result{Output: "MCP servers are not available here", Err: true}
 	}
 	return env.MCP(arg)
+}
+
+func memoryCmd(env Env, arg string) Result {
+	if env.Memory == nil {
+		return Result{Output: "memory is not available here", Err: true}
+	}
+	return env.Memory(arg)
 }
 
 func status(env Env, _ string) Result {

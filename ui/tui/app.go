@@ -27,6 +27,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/safe"
@@ -72,6 +73,9 @@ func (q queued) display() string {
 type App struct {
 	todos   Todos
 	todoCh  <-chan struct{}
+	confirm *slash.Result // a slash command's question awaiting y (memory.go)
+	mem     *memView      // the /memory view, while open (memview.go)
+	memOpen func() (*memory.Store, error)
 	agent   *agent.Agent
 	slash   slash.Env
 	keys    KeyMap
@@ -138,6 +142,7 @@ func New(ctx context.Context, o Options) *App {
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
 		hideReasoning: o.HideReasoning,
 		notesFn:       o.Notes,
+		memOpen:       o.Memory,
 		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
 	}
 	// The pump saves streamed text right before each frame shows it.
@@ -296,7 +301,11 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case tea.MouseWheelMsg:
 		a.handleWheel(msg)
 	case tea.PasteMsg:
-		if a.modal == nil {
+		switch {
+		case a.modal != nil:
+		case a.mem != nil:
+			cmd = a.mem.Paste(msg)
+		default:
 			cmd = a.toInput(msg)
 		}
 	case inputFlushMsg:
@@ -338,6 +347,14 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.handleCompacted(msg)
 	case modelsMsg:
 		a.handleModels(msg)
+	case memListMsg:
+		if a.mem != nil {
+			a.mem.listed(msg)
+		}
+	case memDoneMsg:
+		if a.mem != nil {
+			cmd = a.mem.done(msg)
+		}
 	case todosChangedMsg:
 		a.showTodos()
 		cmd = safeCmd(watchTodos(a.todoCh))
@@ -371,6 +388,9 @@ func (a *App) layout() {
 	if a.modal != nil {
 		a.modal.SetSize(a.width, main)
 	}
+	if a.mem != nil {
+		a.mem.SetSize(a.width, main)
+	}
 }
 
 func (a *App) sideShown() bool { return a.sideWanted && a.width >= sidePanelMinWidth }
@@ -384,6 +404,9 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	a.ctrlC = time.Time{}
 	if a.modal != nil {
 		return a.modalKey(k)
+	}
+	if a.mem != nil {
+		return a.memKey(k)
 	}
 	switch {
 	case key.Matches(k, a.keys.Cancel):
@@ -454,6 +477,10 @@ func (a *App) toInput(msg tea.Msg) tea.Cmd {
 }
 
 func (a *App) handleWheel(m tea.MouseWheelMsg) {
+	if a.mem != nil && a.modal == nil {
+		a.mem.Wheel(m.Button == tea.MouseWheelUp)
+		return
+	}
 	switch m.Button {
 	case tea.MouseWheelUp:
 		a.chat.ScrollUp(3)
@@ -469,6 +496,10 @@ func (a *App) handleWheel(m tea.MouseWheelMsg) {
 func (a *App) interrupt() tea.Cmd {
 	if a.running {
 		a.cancelTurn()
+		return nil
+	}
+	if a.mem != nil && a.modal == nil {
+		a.closeMem() // as Esc
 		return nil
 	}
 	if a.modal == nil && !a.input.Empty() {
@@ -560,8 +591,12 @@ func (a *App) handleSubmit(msg Submission) tea.Cmd {
 	text := msg.Text
 	trimmed := strings.TrimSpace(text)
 	switch {
+	case a.confirm != nil:
+		a.answerConfirm(trimmed)
 	case trimmed == "exit" || trimmed == "quit":
 		cmds = append(cmds, tea.Quit)
+	case trimmed == "/memory" && a.memOpen != nil:
+		cmds = append(cmds, a.openMem())
 	case slash.IsCommand(trimmed):
 		cmds = append(cmds, a.runSlash(trimmed))
 	case strings.HasPrefix(trimmed, "!"):
@@ -638,6 +673,9 @@ func (a *App) runSlash(line string) tea.Cmd {
 		}
 		a.chat.Add(newNotice(kind, r.Output))
 	}
+	if r.OnConfirm != nil {
+		a.askConfirm(r)
+	}
 	a.chat.Bottom()
 	a.refreshStatus()
 	return nil
@@ -665,6 +703,7 @@ func (a *App) begin(q queued) tea.Cmd {
 	a.cancel, a.running, a.cancelled = cancel, true, false
 	a.reply, a.think, a.tools, a.turnTokens = nil, nil, map[string]*toolEntry{}, 0
 	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
+	a.side.SetRecalled(nil) // until this turn says what it recalled
 	a.chat.Add(newUserEntry(q.display()))
 	a.addAttachments(prompt.Attached)
 	for _, p := range prompt.Problems {
@@ -712,6 +751,8 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.endThink(now)
 		a.endReply(false)
 		a.chat.Add(newNotice(noticeInfo, e.Text))
+	case agent.MemoryRecalled:
+		a.recalled(e)
 	case agent.ToolCallStarted:
 		a.endThink(now)
 		a.endReply(false)
@@ -925,10 +966,10 @@ func (a *App) View() (v tea.View) {
 	}
 	b.WriteString(a.status.View())
 	content := b.String()
-	if a.modal != nil {
+	if box := a.overlayBox(); box != "" {
 		rows := strings.Split(content, "\n")
 		last := len(rows) - 1
-		rows = append(overlay(rows[:last], a.modal.View(), a.width), rows[last])
+		rows = append(overlay(rows[:last], box, a.width), rows[last])
 		content = strings.Join(rows, "\n")
 	} else if c := a.input.Cursor(); c != nil {
 		c.Y += inputTop

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/slash"
@@ -53,6 +54,9 @@ type Options struct {
 	// files); it is called off the loop once the first frame is out, and
 	// may read files and wait.
 	Notes func() []string
+	// Memory opens the memory store (memory.Lazy.Store) for the /memory
+	// view; nil (memory off): /memory is the line command of Slash.
+	Memory func() (*memory.Store, error)
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP

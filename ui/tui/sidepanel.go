@@ -25,6 +25,8 @@ type SidePanel struct {
 	view   string
 	rows   []string // View's lines, each exactly width wide
 	todos  []string // the session's todo list, shown above the spans
+	// recalled are the memories the last turn recalled (memory.go)
+	recalled []string
 }
 
 // SetTodos sets the todo section (none when empty).
@@ -157,6 +159,7 @@ func (p *SidePanel) refresh() {
 		}
 		head = append(head, "")
 	}
+	head = append(head, p.recalledRows(w)...)
 	if room := p.height - 2 - len(head); len(rows) > room {
 		rows = rows[len(rows)-max(room, 0):]
 	}

@@ -1,0 +1,82 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/memory"
+	"github.com/co-cli/co/tools"
+	memtools "github.com/co-cli/co/tools/memory"
+)
+
+// MemoryPath is the memory store's file in the data dir.
+func (a *App) MemoryPath() string { return filepath.Join(a.Config.Paths.DataDir, memory.FileName) }
+
+// memoryTools makes the store handle (opened on first use: never before a
+// front end's first frame) and the memory tools, unless memory_enabled is
+// off or the run only reports.
+func (a *App) memoryTools() ([]tools.Tool, []tools.Unconfigured) {
+	st := a.Config.Settings
+	if !st.MemoryEnabled {
+		return nil, []tools.Unconfigured{{Family: "Memory", Tools: memtools.Names, Hint: "memory_enabled is off"}}
+	}
+	a.Memory = memory.NewLazy(a.MemoryPath(), memory.Options{Secrets: st.Secrets()})
+	a.onClose(func() { a.Memory.Close() })
+	return memtools.Tools(memtools.Config{
+		Store: a.Memory.Store,
+		Session: func() string {
+			if a.Agent != nil {
+				return a.Agent.SessionID()
+			}
+			return a.SessionID
+		},
+		AutoSave: st.MemoryAutoSave,
+	}), nil
+}
+
+// recallTimeout bounds how long a turn waits for its memories (another co
+// holding the store's write lock): the turn goes on without them.
+const recallTimeout = 500 * time.Millisecond
+
+// memoryRecall is the agent's Config.Recall: the memories relevant to the
+// turn's prompt (and the pinned ones), as a block before it.
+func (a *App) memoryRecall() func(ctx context.Context, prompt string) (string, []agent.Recalled) {
+	if a.Memory == nil {
+		return nil
+	}
+	lazy := a.Memory
+	return func(ctx context.Context, prompt string) (string, []agent.Recalled) {
+		type res struct{ ms []memory.Memory }
+		ch := make(chan res, 1)
+		go func() {
+			defer func() {
+				if recover() != nil {
+					ch <- res{}
+				}
+			}()
+			s, err := lazy.Store()
+			if err != nil {
+				ch <- res{}
+				return
+			}
+			ms, _ := s.Recall(prompt)
+			ch <- res{ms}
+		}()
+		var r res
+		select {
+		case r = <-ch:
+		case <-time.After(recallTimeout):
+		case <-ctx.Done():
+		}
+		if len(r.ms) == 0 {
+			return "", nil
+		}
+		out := make([]agent.Recalled, len(r.ms))
+		for i, m := range r.ms {
+			out[i] = agent.Recalled{ID: m.ID, Text: m.Content}
+		}
+		return memory.Block(r.ms), out
+	}
+}

@@ -1,0 +1,105 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/ui/slash"
+)
+
+// The chat's side of memory: the side panel lists what the running turn
+// recalled (agent.MemoryRecalled), and a slash command's yes/no question
+// (/memory rm ID) is answered by the next line typed: y or yes does it,
+// anything else does not.
+
+// recalled shows the memories a turn recalled in the side panel.
+func (a *App) recalled(e agent.MemoryRecalled) {
+	lines := make([]string, len(e.Memories))
+	for i, m := range e.Memories {
+		lines[i] = "[" + m.ID + "] " + m.Text
+	}
+	a.side.SetRecalled(lines)
+}
+
+// askConfirm shows r's question and keeps r until the next line.
+func (a *App) askConfirm(r slash.Result) {
+	a.confirm = &r
+	a.chat.Add(newNotice(noticeOutput, r.Confirm+" Type y to confirm (anything else cancels)."))
+}
+
+// answerConfirm takes the line typed after a question.
+func (a *App) answerConfirm(line string) {
+	r := a.confirm
+	a.confirm = nil
+	a.chat.Add(newUserEntry(line))
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		res := r.OnConfirm()
+		kind := noticeOutput
+		if res.Err {
+			kind = noticeError
+		}
+		if res.Output != "" {
+			a.chat.Add(newNotice(kind, res.Output))
+		}
+	default:
+		a.chat.Add(newNotice(noticeInfo, "Not done."))
+	}
+	a.chat.Bottom()
+}
+
+// SetRecalled sets the memories section (none when empty).
+func (p *SidePanel) SetRecalled(lines []string) {
+	p.recalled = lines
+	p.refresh()
+}
+
+// recalledRows is the memories section: a title, one line each, a gap.
+func (p *SidePanel) recalledRows(w int) []string {
+	if len(p.recalled) == 0 {
+		return nil
+	}
+	rows := []string{p.th.Title.Render("Recalled memories")}
+	for _, l := range p.recalled {
+		rows = append(rows, truncate(present.Line(safe.Text(l)), w))
+	}
+	return append(rows, "")
+}
+
+// openMem opens the /memory view (Options.Memory is set).
+func (a *App) openMem() tea.Cmd {
+	v, cmd := openMemView(a.th, DefaultMemoryKeyMap(), a.memOpen, a.width, max(a.height-1, 1))
+	a.mem = v
+	a.mem.SetSize(a.width, max(a.height-1, 1))
+	return cmd
+}
+
+// closeMem closes the view; what it did stays done.
+func (a *App) closeMem() {
+	a.mem = nil
+	a.refreshStatus()
+}
+
+func (a *App) memKey(k tea.KeyPressMsg) tea.Cmd {
+	cmd, closed := a.mem.HandleKey(k)
+	if closed {
+		a.closeMem()
+	}
+	return cmd
+}
+
+// overlayBox is the box drawn over the chat: the approval modal, which
+// comes before anything else, or the /memory view; "" when neither is open.
+func (a *App) overlayBox() string {
+	switch {
+	case a.modal != nil:
+		return a.modal.View()
+	case a.mem != nil:
+		return a.mem.View()
+	}
+	return ""
+}
