@@ -220,3 +220,22 @@ func TestSetModelSwitchesTheNextRequest(t *testing.T) {
 		t.Errorf("models after switching provider: %v, %v", models, err)
 	}
 }
+
+// Gemini's parallel calls, one per chunk without index, or all with index
+// 0 (NousResearch/hermes-agent#62937), run as separate calls and the
+// follow-up request (which the gemini imitation checks for the signature)
+// is accepted.
+func TestGeminiParallelCallsRunApart(t *testing.T) {
+	for _, same := range []bool{false, true} {
+		f := profileFixture(t, llmtest.ProfileGemini, "gemini-3.5-flash", nil)
+		f.srv.Script(llmtest.Reply{SameIndex: same, ToolCalls: []llmtest.ToolCall{echoCall("one"), echoCall("two")}}, llmtest.Reply{Text: "done"})
+		evs := run(t, context.Background(), f.ag, "twice", nil)
+		if fin := finished(t, evs); fin.Text != "done" {
+			t.Fatalf("same index %v: %+v", same, fin)
+		}
+		c := calls(evs)
+		if len(c) != 2 || c[0].Status != agent.CallDone || c[1].Status != agent.CallDone || c[0].CallID == c[1].CallID {
+			t.Fatalf("same index %v: calls = %+v", same, c)
+		}
+	}
+}

@@ -195,12 +195,23 @@ func decodeChunk(raw []byte) (streamChunk, error) {
 }
 
 // callAccumulator joins tool-call deltas, whether a provider sends the
-// arguments in one chunk or many, with an index (OpenAI) or without
-// (Gemini sends parallel calls in one delta, each with its id and no
-// index: open-webui/computer#224 (2026-08-17), NousResearch/hermes-agent#62937 (2026-08)).
+// arguments in one chunk or many, with an index (OpenAI) or without.
+// Gemini's OpenAI layer sends each parallel call whole in a chunk of its
+// own, with its id and no index (open-webui/computer#224 (2026-08-17): it
+// can "omit tool_calls[].index"; noho/dayu-agent PR #91 (2026-04-27): "one
+// call per chunk"), or gives every parallel call the same index
+// (NousResearch/hermes-agent#62937 (2026-07-12): the index is not
+// incremented, so a client keyed by index concatenates the calls; PR
+// #67507: "the same index and no tool call id"). So a delta starts a new
+// call, whatever its index says, when it carries another call's id, or a
+// name while the call at that index already has its name and complete
+// arguments; later deltas of that index go to the new call.
 type callAccumulator struct {
 	list []*ToolCall
 	last int
+	// moved maps a provider's index to the call it now means, once a
+	// reused index started a new call.
+	moved map[int]int
 }
 
 func (c *callAccumulator) add(tc callDelta) {
@@ -208,12 +219,22 @@ func (c *callAccumulator) add(tc callDelta) {
 	switch {
 	case tc.index != nil:
 		idx = *tc.index
-	case tc.id != "":
-		for i, x := range c.list {
-			if x != nil && x.ID == tc.id {
-				idx = i
-			}
+		if m, ok := c.moved[idx]; ok {
+			idx = m
 		}
+		if idx >= 0 && idx < len(c.list) && c.list[idx] != nil && c.reused(c.list[idx], tc) {
+			n := c.byID(tc.id)
+			if n < 0 {
+				n = len(c.list)
+			}
+			if c.moved == nil {
+				c.moved = map[int]int{}
+			}
+			c.moved[*tc.index] = n
+			idx = n
+		}
+	case tc.id != "":
+		idx = c.byID(tc.id)
 		if idx < 0 {
 			idx = len(c.list)
 		}
@@ -243,6 +264,28 @@ func (c *callAccumulator) add(tc callDelta) {
 	if tc.extra != nil {
 		x.Extra = tc.extra
 	}
+}
+
+// reused reports whether tc, sent with the index of call x, is another
+// call: it has another id, or (no id) a name while x is complete.
+func (c *callAccumulator) reused(x *ToolCall, tc callDelta) bool {
+	if tc.id != "" && x.ID != "" {
+		return tc.id != x.ID
+	}
+	return tc.id == "" && tc.name != "" && x.Name != "" && strings.TrimSpace(x.Args) != "" && json.Valid([]byte(x.Args))
+}
+
+// byID is the position of the call with id, or -1.
+func (c *callAccumulator) byID(id string) int {
+	if id == "" {
+		return -1
+	}
+	for i, x := range c.list {
+		if x != nil && x.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 func (c *callAccumulator) calls() []ToolCall {

@@ -272,3 +272,54 @@ func TestWholeResponseKeepsSignatureAndReasoning(t *testing.T) {
 		t.Errorf("decoded %+v", c)
 	}
 }
+
+// Parallel calls that all carry index 0 (NousResearch/hermes-agent#62937,
+// with ids; PR #67507, without) are two calls, not one with the names and
+// arguments run together; a call's later argument pieces at that index
+// follow the call they belong to.
+func TestParallelCallsSharingAnIndexStayApart(t *testing.T) {
+	for name, chunks := range map[string][]string{
+		"ids": {
+			`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}}]}}]}`,
+			`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"b","type":"function","function":{"name":"time","arguments":"{\"zone\":"}}]}}]}`,
+			`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"CET\"}"}}]}}]}`,
+		},
+		"no ids": {
+			`{"choices":[{"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}}]}}]}`,
+			`{"choices":[{"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"time","arguments":"{\"zone\":"}}]}}]}`,
+			`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"CET\"}"}}]}}]}`,
+		},
+	} {
+		acc := &callAccumulator{}
+		for _, raw := range chunks {
+			c, err := decodeChunk([]byte(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range c.calls {
+				acc.add(d)
+			}
+		}
+		calls := acc.calls()
+		if len(calls) != 2 || calls[0].Name != "weather" || calls[0].Args != `{"city":"Paris"}` || calls[1].Name != "time" || calls[1].Args != `{"zone":"CET"}` || calls[0].ID == calls[1].ID {
+			t.Errorf("%s: calls sharing index 0 were run together: %+v", name, calls)
+		}
+	}
+	// An ordinary stream (OpenAI: one index per call, the arguments in
+	// pieces without id or name) is unchanged.
+	acc := &callAccumulator{}
+	for _, raw := range []string{
+		`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"weather","arguments":""}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Paris\"}"}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"b","type":"function","function":{"name":"time","arguments":"{}"}}]}}]}`,
+	} {
+		c, _ := decodeChunk([]byte(raw))
+		for _, d := range c.calls {
+			acc.add(d)
+		}
+	}
+	if calls := acc.calls(); len(calls) != 2 || calls[0].Args != `{"city":"Paris"}` || calls[1].Name != "time" {
+		t.Errorf("an indexed stream: %+v", calls)
+	}
+}

@@ -109,10 +109,12 @@ func signatureContent(sig string) json.RawMessage {
 }
 
 // geminiToolCalls is the tool calls of one step as Gemini's OpenAI layer
-// sends them: whole, without index, in one delta (open-webui/computer#224 (2026-08-17):
-// Gemini can "omit tool_calls[].index"; NousResearch/hermes-agent#62937 (2026-08);
-// the capture in noho/dayu-agent#45: "each tool call in a single delta,
-// index omitted"), with the thought signature in extra_content on the
+// sends them: each whole, without index, in a chunk of its own
+// (open-webui/computer#224 (2026-08-17): Gemini can "omit
+// tool_calls[].index"; noho/dayu-agent#45 and its fix, PR #91
+// (2026-04-27): "each tool call in a single delta, index omitted", one
+// call per chunk; Reply.SameIndex gives them all index 0 instead, as
+// NousResearch/hermes-agent#62937 (2026-07-12) saw), with the thought signature in extra_content on the
 // first call only ("Parallel function calls: ... the thought_signature is
 // only attached to the first functionCall part",
 // https://ai.google.dev/gemini-api/docs/thought-signatures).

@@ -252,14 +252,15 @@ func TestGeminiStreamedParallelToolCalls(t *testing.T) {
 			callDeltas = append(callDeltas, tc)
 		}
 	}
-	if len(callDeltas) != 1 || len(callDeltas[0]) != 2 {
-		t.Fatalf("want both calls in one delta, got %v", callDeltas)
+	// One call per chunk, each whole (noho/dayu-agent PR #91).
+	if len(callDeltas) != 2 || len(callDeltas[0]) != 1 || len(callDeltas[1]) != 1 {
+		t.Fatalf("want each call in a delta of its own, got %v", callDeltas)
 	}
 	sigs := srv.ThoughtSignatures()
 	if len(sigs) != 1 {
 		t.Fatalf("signatures issued: %v", sigs)
 	}
-	for i, c := range callDeltas[0] {
+	for i, c := range []any{callDeltas[0][0], callDeltas[1][0]} {
 		call := c.(map[string]any)
 		if _, ok := call["index"]; ok {
 			t.Errorf("call %d has an index: %v", i, call)

@@ -76,6 +76,10 @@ type Reply struct {
 	// Malformed sends one chunk that is not valid JSON after the text chunks
 	// (a non-streaming reply gets a truncated JSON body).
 	Malformed bool `json:"malformed,omitempty"`
+	// SameIndex (gemini profile) sends every parallel tool call with index
+	// 0, as Gemini's OpenAI layer has been seen to
+	// (NousResearch/hermes-agent#62937 (2026-07-12)).
+	SameIndex bool `json:"same_index,omitempty"`
 	// Raw, when set, is written verbatim as the body, with Status (default
 	// 200) and Header. Content-Type defaults to text/event-stream for a
 	// streaming request and application/json otherwise.

@@ -187,7 +187,13 @@ func stream(ctx context.Context, w http.ResponseWriter, resp response) {
 	textEvents := len(events)
 	switch {
 	case st.geminiCalls && len(reply.ToolCalls) > 0:
-		events = append(events, delta(wireDelta{ToolCalls: geminiToolCalls(reply.ToolCalls, st.signature())}, nil))
+		for _, tc := range geminiToolCalls(reply.ToolCalls, st.signature()) {
+			if reply.SameIndex {
+				zero := 0
+				tc.Index = &zero
+			}
+			events = append(events, delta(wireDelta{ToolCalls: []wireToolCall{tc}}, nil))
+		}
 	default:
 		for i, c := range reply.ToolCalls {
 			for j, piece := range split(c.Args, c.Split) {
