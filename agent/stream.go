@@ -2,7 +2,8 @@ package agent
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known.
+// cited by repository and number, with its date where known (dates checked
+// 2026-11-25).
 
 import (
 	"bytes"
@@ -197,7 +198,7 @@ func decodeChunk(raw []byte) (streamChunk, error) {
 // callAccumulator joins tool-call deltas, whether a provider sends the
 // arguments in one chunk or many, with an index (OpenAI) or without
 // (Gemini sends parallel calls in one delta, each with its id and no
-// index: open-webui/computer#224 (2026-08-17), NousResearch/hermes-agent#62937 (2026-08)).
+// index: open-webui/computer#224 (2026-08-17), NousResearch/hermes-agent#62937 (2026-07-12)).
 type callAccumulator struct {
 	list []*ToolCall
 	last int
