@@ -146,13 +146,13 @@ func TestOllamaMissingModelSuggestsPull(t *testing.T) {
 	var tags atomic.Int32
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		// Ollama's OpenAI-compatible endpoint (netease-youdao/QAnything#555).
+		// Ollama's OpenAI-compatible endpoint (netease-youdao/QAnything#555 (2024-10-23)).
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, `{"error":{"message":"model \"llama9\" not found, try pulling it first","type":"api_error","param":null,"code":null}}`)
 	})
 	// co talks to Ollama natively: /api/show and /api/chat answer 404
-	// with {"error":"model 'X' not found"} (CrestApps/CrestApps.Core#142).
+	// with {"error":"model 'X' not found"} (CrestApps/CrestApps.Core#142 (2026-08-27)).
 	native := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)

@@ -2,20 +2,21 @@ package agent
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known.
+// cited by repository and number, with its date where known (dates checked
+// 2026-11-25).
 
 // Ollama's native API. co chats with Ollama through POST /api/chat rather
 // than its OpenAI-compatible /v1, because only the native route lets a
 // request set the context window: "The OpenAI API does not have a way of
 // setting the context size for a model" (ollama/ollama
 // docs/api/openai-compatibility.mdx, "Setting the context size"; the
-// maintainers declined to add it, ollama/ollama#4447 and PR #6137), while
+// maintainers declined to add it, ollama/ollama#4447 (2024-05-15) and PR #6137), while
 // /api/chat takes "options": {"num_ctx": N} per request (docs/api.md,
 // "Generate a chat completion", options = the Modelfile parameters of
 // docs/modelfile.mdx). Without it Ollama runs the model at its own default
 // (4k to 256k tokens by VRAM, docs/context-length.mdx) and silently cuts
 // longer prompts (server/routes.go truncates the messages to num_ctx;
-// ollama/ollama#5902 shows the "input truncated | n_ctx=2048" log of a /v1
+// ollama/ollama#5902 (2024-07-24) shows the "input truncated | n_ctx=2048" log of a /v1
 // caller). /api/chat also has "think" and message.thinking (docs/api.md;
 // docs/capabilities/thinking.mdx) and returns tool calls whole, with their
 // arguments as a JSON object (docs/api.md, "Chat request (Streaming with
@@ -554,7 +555,7 @@ func (s *ollamaStream) decode(line []byte) (streamChunk, error) {
 	if l.Done {
 		s.done = true
 		// prompt_eval_count counts the whole prompt, cached or not
-		// (ollama/ollama#16428 kept that meaning), so the summarising
+		// (ollama/ollama#16428 (2026-06-02) kept that meaning), so the summarising
 		// threshold compares like with like.
 		c.usage = &Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
 		// Ollama ends a tool-calling reply with "stop"; say what the other

@@ -2,7 +2,8 @@ package agent
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known.
+// cited by repository and number, with its date where known (dates checked
+// 2026-11-25).
 
 import (
 	"bytes"
@@ -62,8 +63,9 @@ func (p Provider) isGemini() bool {
 // gpt-5* and the o-series reject max_tokens (they take
 // max_completion_tokens) and any temperature but the default ("Unsupported
 // parameter: 'max_tokens' is not supported with this model. Use
-// 'max_completion_tokens' instead.", as reported in griptape#312 and
-// cline#341).
+// 'max_completion_tokens' instead.", as reported in
+// griptape-ai/ComfyUI-Griptape#312 (2025-08-22) and cline/cline#341
+// (2024-09-21)).
 func fixedSamplingModel(model string) bool {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
@@ -158,7 +160,8 @@ func sessionField(p Provider, latest string) string {
 //     every assistant message of a user turn that called tools, as an
 //     empty string when there was none: DeepSeek answers 400 otherwise
 //     (https://api-docs.deepseek.com/guides/thinking_mode; the bug threads
-//     of agents that dropped it: opencode #24722, crewAI #5878); vLLM ≥
+//     of agents that dropped it: anomalyco/opencode#24722 (2026-04-28),
+//     crewAIInc/crewAI#5878 (2026-05-21)); vLLM ≥
 //     0.16 and Ollama read "reasoning". Turns without tool calls send none
 //     (the providers ignore it; it only costs tokens). Reasoning from
 //     another endpoint is never sent: its messages carry "" instead.

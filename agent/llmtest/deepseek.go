@@ -2,7 +2,8 @@ package llmtest
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known.
+// cited by repository and number, with its date where known (dates checked
+// 2026-11-25).
 
 import (
 	"encoding/json"
@@ -38,7 +39,8 @@ func deepseekThinks(req Request) bool {
 }
 
 // deepseekError is DeepSeek's error body: OpenAI's shape with code
-// "invalid_request_error" (langbot-app/LangBot#1643, qwersyk/Newelle#404).
+// "invalid_request_error" (langbot-app/LangBot#1643 (2025-09-02),
+// qwersyk/Newelle#404 (2026-07-04)).
 func deepseekError(status int, msg string) *profileError {
 	return &profileError{status: status, why: msg, body: map[string]any{"error": map[string]any{
 		"message": msg, "type": "invalid_request_error", "param": nil, "code": "invalid_request_error",
@@ -50,8 +52,8 @@ func (s *Server) deepseekCheck(req Request) *profileError {
 	known := slices.Contains(s.models, req.Body.Model)
 	s.mu.Unlock()
 	if !known {
-		// 400 "Model Not Exist" (langbot-app/LangBot#1643,
-		// ConardLi/easy-dataset#9, deepwn/addi#13).
+		// 400 "Model Not Exist" (langbot-app/LangBot#1643 (2025-09-02),
+		// ConardLi/easy-dataset#9 (2025-03-13), deepwn/addi#13 (2026-03-30)).
 		return deepseekError(400, "Model Not Exist")
 	}
 	if !deepseekThinks(req) {
@@ -62,8 +64,8 @@ func (s *Server) deepseekCheck(req Request) *profileError {
 	// context concatenation and must be passed back to the API in all
 	// subsequent user interaction turns"; missing it is a 400
 	// (https://api-docs.deepseek.com/guides/thinking_mode, "Tool calls";
-	// anomalyco/opencode#24722; body from earendil-works/pi#3636 and
-	// qwersyk/Newelle#404). An empty string passes; an absent key does not.
+	// anomalyco/opencode#24722 (2026-04-28); body from earendil-works/pi#3636 and
+	// qwersyk/Newelle#404 (2026-07-04)). An empty string passes; an absent key does not.
 	msgs := req.Messages()
 	for start := 0; start < len(msgs); {
 		end := start + 1

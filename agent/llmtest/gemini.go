@@ -2,7 +2,8 @@ package llmtest
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known.
+// cited by repository and number, with its date where known (dates checked
+// 2026-11-25).
 
 import (
 	"crypto/rand"
@@ -45,7 +46,7 @@ var geminiModels = []string{
 
 // geminiOtherModels are non-chat models Google's list also returns
 // (embedding, image, speech and attributed-QA models; e.g. the list in
-// chatboxai/chatbox#2318 and the 404s for image models in public notes).
+// chatboxai/chatbox#2318 (2025-05-12) and the 404s for image models in public notes).
 var geminiOtherModels = []string{
 	"gemini-embedding-001",
 	"imagen-4.0-generate-001",
@@ -114,7 +115,8 @@ func signatureContent(sig string) json.RawMessage {
 // tool_calls[].index"; noho/dayu-agent#45 and its fix, PR #91
 // (2026-04-27): "each tool call in a single delta, index omitted", one
 // call per chunk; Reply.SameIndex gives them all index 0 instead, as
-// NousResearch/hermes-agent#62937 (2026-07-12) saw), with the thought signature in extra_content on the
+// NousResearch/hermes-agent#62937 (2026-07-12) saw), with the thought
+// signature in extra_content on the
 // first call only ("Parallel function calls: ... the thought_signature is
 // only attached to the first functionCall part",
 // https://ai.google.dev/gemini-api/docs/thought-signatures).
@@ -169,8 +171,8 @@ func googleError(code int, msg string, details ...any) *profileError {
 
 // geminiAuth checks the API key. Google answers a missing or malformed
 // Authorization header with 400 "Invalid Authorization header."
-// (ychoi-kr/llm-api-prog#1) and a wrong key with 400 API_KEY_INVALID
-// (continuedev/continue#8516, #10530).
+// (ychoi-kr/llm-api-prog#1 (2025-03-19)) and a wrong key with 400 API_KEY_INVALID
+// (continuedev/continue#8516, #10530 (2026-02-15)).
 func (s *Server) geminiAuth(r *http.Request) *profileError {
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || strings.TrimSpace(key) == "" {
@@ -210,7 +212,7 @@ func (s *Server) geminiModel(id string) *profileError {
 	for _, p := range []string{"gemini-2.0-", "gemini-2.5-", "gemini-3-pro-preview"} {
 		if strings.HasPrefix(name, p) {
 			// Recently shut-down models answer "no longer available"
-			// (decolua/9router#1496 for gemini-3.1-flash-lite-preview;
+			// (decolua/9router#1496 (2026-05-27) for gemini-3.1-flash-lite-preview;
 			// the 404 body for models/gemini-2.0-flash quoted in public
 			// provider tests).
 			return googleError(404, fmt.Sprintf("This model models/%s is no longer available. "+
@@ -244,9 +246,10 @@ func (s *Server) geminiCheck(r *http.Request, req Request) *profileError {
 // OpenAPI 3.0 schema object", Schema in the generativelanguage v1beta API
 // reference), and a request carrying one fails whole with 400 `Invalid JSON
 // payload received. Unknown name "K" at '...': Cannot find field.` Reported
-// for $schema (zuisong/gemini-openai-proxy#67; janhq/jan#5927;
+// for $schema (zuisong/gemini-openai-proxy#67; janhq/jan#5927 (2025-07-25);
 // openswarm-ai/openswarm#24, 2026-05-06, gemini-3.1-pro-preview), $defs
-// (datastax/astra-assistants-api#73), const (zed-industries/zed#44875),
+// (datastax/astra-assistants-api#73 (2024-09-26)), const
+// (zed-industries/zed#44875 (2025-12-15)),
 // propertyNames (openswarm-ai/openswarm#24), exclusiveMinimum
 // (pizza-bot-app/pizza-bot#62, 2026-09-07, gemini-3.8-flash), $ref
 // (genspark-ai/genoffice#186, 2026-09-03). additionalProperties is reported
@@ -280,7 +283,7 @@ func geminiToolSchemas(raw []byte) *profileError {
 
 // walkGeminiSchema collects the messages Google gives for one schema: an
 // unknown keyword, or a list where it wants one "type" ("Proto field is not
-// repeating, cannot start list", genspark-ai/genoffice#186,
+// repeating, cannot start list", genspark-ai/genoffice#186 (2026-09-03),
 // tumf/mcp-text-editor#11).
 func walkGeminiSchema(v any, at string, msgs *[]string) {
 	m, ok := v.(map[string]any)
@@ -362,7 +365,8 @@ func (s *Server) geminiSignatures(req Request) *profileError {
 // geminiQuota answers a Reply with RetryDelay or DailyQuota with Google's
 // 429: RESOURCE_EXHAUSTED in the array body, Help, QuotaFailure and
 // RetryInfo details, and no Retry-After header (bodies quoted in
-// continuedev/continue#12643, #10062 and google-gemini/gemini-cli#8437).
+// continuedev/continue#12643 (2026-06), #10062 and
+// google-gemini/gemini-cli#8437 (2025-09-14)).
 func (s *Server) geminiQuota(w http.ResponseWriter, reply Reply, model string) {
 	model = modelName(model)
 	s.mu.Lock()

@@ -2,7 +2,8 @@ package llmtest
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known.
+// cited by repository and number, with its date where known (dates checked
+// 2026-11-25).
 
 import (
 	"bytes"
@@ -36,17 +37,20 @@ func openaiCheck(req Request) *profileError {
 		return nil
 	}
 	if req.has("max_tokens") {
-		// griptape-ai/ComfyUI-Griptape#312, fish2018/YPrompt#26,
-		// MuiseDestiny/zotero-gpt#464 (gpt-5, gpt-5.1, gpt-5-mini).
+		// griptape-ai/ComfyUI-Griptape#312 (2025-08-22), fish2018/YPrompt#26
+		// (2025-12-22), MuiseDestiny/zotero-gpt#464 (2025-09-03) (gpt-5,
+		// gpt-5.1, gpt-5-mini).
 		return openaiParamError("Unsupported parameter: 'max_tokens' is not supported with this model. "+
 			"Use 'max_completion_tokens' instead.", "max_tokens", "unsupported_parameter")
 	}
 	if t, ok := req.Fields()["temperature"]; ok {
 		v := string(bytes.TrimSpace(t))
 		if v != "null" && v != "1" && v != "1.0" {
-			// cline/cline#341 (o1), BeehiveInnovations/pal-mcp-server#78
-			// (o3), gabrii/Cursor-Azure-GPT-5#33 and QwenLM/qwen-code#921
-			// (gpt-5): the value is quoted as sent.
+			// cline/cline#341 (2024-09-21) (o1),
+			// BeehiveInnovations/pal-mcp-server#78 (2025-06-18) (o3),
+			// gabrii/Cursor-Azure-GPT-5#33 (2025-09-15) and
+			// QwenLM/qwen-code#921 (2025-10-29) (gpt-5, gpt-5-mini): the
+			// value is quoted as sent.
 			return openaiParamError(fmt.Sprintf("Unsupported value: 'temperature' does not support %s with this model. "+
 				"Only the default (1) value is supported.", v), "temperature", "unsupported_value")
 		}

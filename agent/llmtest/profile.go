@@ -2,7 +2,8 @@ package llmtest
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known.
+// cited by repository and number, with its date where known (dates checked
+// 2026-11-25).
 
 import (
 	"fmt"
@@ -133,7 +134,8 @@ func (s *Server) style(p Profile, req Request) style {
 			signature:   s.issueSignature,
 			// Gemini's OpenAI layer can end a tool-call stream with
 			// finish_reason "stop" rather than "tool_calls"
-			// (open-webui/computer#224; microclaw/microclaw#230: "Gemini 3
+			// (open-webui/computer#224 (2026-08-17); microclaw/microclaw#230
+			// (2026-03-10): "Gemini 3
 			// models frequently return finish_reason: stop even when tool
 			// calls are present").
 			toolFinish: "stop",
@@ -146,7 +148,8 @@ func (s *Server) style(p Profile, req Request) style {
 		return style{noReasoning: !deepseekThinks(req), keepAlive: true}
 	case ProfileVLLM:
 		// vLLM renamed reasoning_content to reasoning in its output
-		// (vllm-project/vllm#27752, removed in #33402; docs.vllm.ai
+		// (vllm-project/vllm#27752 (2025-10-29), removed in #33402
+		// (2026-01); docs.vllm.ai
 		// features/reasoning_outputs).
 		return style{reasoningField: "reasoning", nullArgs: true}
 	case ProfileOpenAI:

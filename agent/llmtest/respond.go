@@ -2,7 +2,8 @@ package llmtest
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known.
+// cited by repository and number, with its date where known (dates checked
+// 2026-11-25).
 
 import (
 	"context"
@@ -203,9 +204,9 @@ func stream(ctx context.Context, w http.ResponseWriter, resp response) {
 					if st.nullArgs {
 						// vLLM's Qwen (hermes) parser sends the name with
 						// "arguments": null and the arguments, if any, in
-						// later deltas (simonw/llm#1191: "Qwen 3 (using
+						// later deltas (simonw/llm#1191 (2025-06-27): "Qwen 3 (using
 						// vLLM) returns None for the tool_call arguments";
-						// vllm-project/vllm#9693).
+						// vllm-project/vllm#9693 (2024-10)).
 						tc.Function.Arguments = nil
 						events = append(events, delta(wireDelta{ToolCalls: []wireToolCall{tc}}, nil))
 						if piece == "" {

@@ -15,12 +15,12 @@ import (
 // 400 `Invalid JSON payload received. Unknown name "..." ... Cannot find
 // field.` Reported for $schema and additionalProperties
 // (zuisong/gemini-openai-proxy#67, openswarm-ai/openswarm#24, 2026-05-06),
-// $defs, title, examples, default (datastax/astra-assistants-api#73), const
-// (zed-industries/zed#44875), propertyNames (openswarm-ai/openswarm#24),
-// exclusiveMinimum (pizza-bot-app/pizza-bot#62, 2026-09-07, on
-// gemini-3.8-flash), and a list-valued "type" ("Proto field is not
-// repeating, cannot start list", genspark-ai/genoffice#186 with $ref and
-// const too; tumf/mcp-text-editor#11).
+// $defs, title, examples, default (datastax/astra-assistants-api#73,
+// 2024-09-26), const (zed-industries/zed#44875, 2025-12-15), propertyNames
+// (openswarm-ai/openswarm#24), exclusiveMinimum (pizza-bot-app/pizza-bot#62,
+// 2026-09-07, on gemini-3.8-flash), and a list-valued "type" ("Proto field
+// is not repeating, cannot start list", genspark-ai/genoffice#186,
+// 2026-09-03, with $ref and const too; tumf/mcp-text-editor#11).
 //
 // So only the keywords of Google's Schema that are also JSON Schema are
 // kept (type, format, title, description, enum, items, properties,
