@@ -119,12 +119,12 @@ func TestRetiredGeminiModelNamesCurrentOnes(t *testing.T) {
 func TestDeepSeekModelNotExist(t *testing.T) {
 	// DeepSeek answers an unknown model with 400, not 404.
 	f := withURL(t, agent.Provider{Name: "openai", APIKey: "k", Model: "deepseek-r1", KeyEnv: "OPENAI_API_KEY"}, nil)
-	f.srv.SetModels("deepseek-chat", "deepseek-reasoner")
+	f.srv.SetModels("deepseek-flash", "deepseek-v4-pro")
 	f.srv.Script(llmtest.Reply{Status: http.StatusBadRequest, Raw: `{"error":{"message":"Model Not Exist","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`, Header: jsonHeader()})
 
 	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
 	t.Log(fl.Message)
-	for _, want := range []string{`"deepseek-r1"`, "Model Not Exist", "deepseek-chat", "deepseek-reasoner", "OPENAI_MODEL", "/model NAME"} {
+	for _, want := range []string{`"deepseek-r1"`, "Model Not Exist", "deepseek-flash", "deepseek-v4-pro", "OPENAI_MODEL", "/model NAME"} {
 		if !strings.Contains(fl.Message, want) {
 			t.Errorf("message lacks %q: %s", want, fl.Message)
 		}
@@ -399,7 +399,7 @@ func TestProfileDeepSeekModelNotExist(t *testing.T) {
 	f := profileFixture(t, llmtest.ProfileDeepSeek, "deepseek-r1", nil)
 	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
 	t.Log(fl.Message)
-	for _, want := range []string{`"deepseek-r1"`, "Model Not Exist", "deepseek-reasoner", "OPENAI_MODEL"} {
+	for _, want := range []string{`"deepseek-r1"`, "Model Not Exist", "deepseek-flash", "OPENAI_MODEL"} {
 		if !strings.Contains(fl.Message, want) {
 			t.Errorf("message lacks %q: %s", want, fl.Message)
 		}

@@ -9,8 +9,9 @@ package agent
 // than its OpenAI-compatible /v1, because only the native route lets a
 // request set the context window: "The OpenAI API does not have a way of
 // setting the context size for a model" (ollama/ollama
-// docs/api/openai-compatibility.mdx, "Setting the context size"; the
-// maintainers declined to add it, ollama/ollama#4447 (2024-05-15) and PR #6137), while
+// docs/api/openai-compatibility.mdx, "Setting the context size"; asked for
+// in ollama/ollama#4447 (2024-05-15, still open) and declined in #5356
+// (2024-06-28, closed: "OpenAI's API doesn't have a way to do this")), while
 // /api/chat takes "options": {"num_ctx": N} per request (docs/api.md,
 // "Generate a chat completion", options = the Modelfile parameters of
 // docs/modelfile.mdx). Without it Ollama runs the model at its own default

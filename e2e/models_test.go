@@ -44,12 +44,12 @@ func TestModelsNotesAnAliasNotInTheList(t *testing.T) {
 func TestModelsUnknownModelSaysWhatToSet(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
-	srv.SetModels("deepseek-chat", "deepseek-reasoner")
+	srv.SetModels("deepseek-flash", "deepseek-v4-pro")
 	out, errOut, code := runCo(t, t.TempDir(), env(t, srv, "OPENAI_MODEL=deepseek-r1"), "", "models")
 	if code != 0 {
 		t.Fatalf("exit %d; stderr: %s", code, errOut)
 	}
-	if out != "  deepseek-chat\n  deepseek-reasoner\n" {
+	if out != "  deepseek-flash\n  deepseek-v4-pro\n" {
 		t.Errorf("stdout: %q", out)
 	}
 	if !strings.Contains(errOut, "deepseek-r1 (configured) is not in the list") || !strings.Contains(errOut, "OPENAI_MODEL") {

@@ -10,25 +10,25 @@ import (
 	"slices"
 )
 
-// deepseekModels are DeepSeek's model ids: the V4 models, which think by
-// default, and the legacy aliases deepseek-chat (non-thinking) and
-// deepseek-reasoner (thinking) (https://api-docs.deepseek.com/guides/thinking_mode:
-// "Thinking mode is enabled by default"; the aliases' mapping as quoted in
-// AmintaCCCP/GithubStarsManager#193 from DeepSeek's pricing page; ids in
-// earendil-works/pi#3636).
-var deepseekModels = []string{"deepseek-v4-flash", "deepseek-v4-pro", "deepseek-chat", "deepseek-reasoner"}
+// deepseekModels are the model ids DeepSeek's API accepts today, all of
+// which think by default (https://api-docs.deepseek.com/guides/thinking_mode:
+// "Thinking mode is enabled by default"): deepseek-flash, V4.1 Flash since
+// 2026-09-10, and the V4 names, which DeepSeek routes to it for now (its
+// change log of 2026-09-10 as quoted in moonbitlang/openseek#1434
+// (2026-09-10): "The previous-generation models V4 Flash and V4 Flash
+// Vision Exp have been retired; for compatibility, the model names
+// deepseek-v4-flash and deepseek-v4-flash-vision-exp are temporarily routed
+// to V4.1 Flash"; deepseek-v4-pro from 2026-09-14, gptme/gptme#3799
+// (2026-09-10)). The old aliases deepseek-chat and deepseek-reasoner were
+// retired on 2026-07-24 and now answer 400 (NousResearch/hermes-agent#71212
+// (2026-07-25); mozilla-ai/any-llm#1172 (2026-07-13) from DeepSeek's change
+// log), as any unknown id does here.
+var deepseekModels = []string{"deepseek-flash", "deepseek-v4-flash", "deepseek-v4-flash-vision-exp", "deepseek-v4-pro"}
 
 // deepseekThinks reports whether DeepSeek answers req in thinking mode:
-// deepseek-reasoner always, deepseek-chat never, the others unless the
-// request sets "thinking": {"type": "disabled"}
+// unless the request sets "thinking": {"type": "disabled"}
 // (https://api-docs.deepseek.com/guides/thinking_mode, toggle table).
 func deepseekThinks(req Request) bool {
-	switch req.Body.Model {
-	case "deepseek-reasoner":
-		return true
-	case "deepseek-chat":
-		return false
-	}
 	var t struct {
 		Type string `json:"type"`
 	}

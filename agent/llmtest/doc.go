@@ -52,9 +52,9 @@
 //     checked. Reply.RetryDelay and Reply.DailyQuota give Google's 429
 //     (RESOURCE_EXHAUSTED with QuotaFailure and RetryInfo details, no
 //     Retry-After header). Reply.Reasoning is not sent.
-//   - ProfileDeepSeek: deepseek-v4-flash, deepseek-v4-pro and
-//     deepseek-reasoner think (deepseek-chat does not; "thinking":
-//     {"type":"disabled"} turns it off): reasoning_content streams before
+//   - ProfileDeepSeek: deepseek-flash (V4.1 Flash) and the V4 names routed
+//     to it think ("thinking": {"type":"disabled"} turns it off; the
+//     retired deepseek-chat and deepseek-reasoner are unknown models): reasoning_content streams before
 //     the answer and tool calls. Streams open with ": keep-alive" SSE
 //     comments (a non-streamed body with an empty line). In thinking mode,
 //     every assistant message of a user turn that called tools must carry

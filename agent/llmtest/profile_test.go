@@ -468,7 +468,7 @@ func TestDeepSeekNonStreamed(t *testing.T) {
 	srv := newProfileServer(t, llmtest.ProfileDeepSeek)
 	srv.Script(llmtest.Reply{Reasoning: "think", Text: "answer"})
 	resp, err := newClient(srv).CreateChatCompletion(t.Context(), openai.ChatCompletionRequest{
-		Model: "deepseek-reasoner", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x"}},
+		Model: "deepseek-flash", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x"}},
 	})
 	if err != nil || resp.Choices[0].Message.ReasoningContent != "think" || resp.Choices[0].Message.Content != "answer" {
 		t.Errorf("%v %+v", err, resp)
@@ -514,8 +514,7 @@ func TestDeepSeekReasoningContentRequired(t *testing.T) {
 		{"empty strings", dsHistory("deepseek-v4-flash", empty, empty), 200},
 		{"step lacks it", dsHistory("deepseek-v4-flash", "", rc), 400},
 		{"final answer lacks it", dsHistory("deepseek-v4-flash", rc, ""), 400},
-		{"reasoner", dsHistory("deepseek-reasoner", "", ""), 400},
-		{"chat does not think", dsHistory("deepseek-chat", "", ""), 200},
+		{"V4.1 Flash", dsHistory("deepseek-flash", "", ""), 400},
 		{"thinking disabled", strings.Replace(dsHistory("deepseek-v4-pro", "", ""), `{"model"`, `{"thinking":{"type":"disabled"},"model"`, 1), 200},
 	}
 	for _, c := range cases {
@@ -540,9 +539,16 @@ func TestDeepSeekReasoningContentRequired(t *testing.T) {
 func TestDeepSeekNonThinkingSendsNoReasoning(t *testing.T) {
 	srv := newProfileServer(t, llmtest.ProfileDeepSeek)
 	srv.Script(llmtest.Reply{Reasoning: "x", Text: "y"})
-	r := do(t, "POST", srv.URL+"/chat/completions", "k", `{"model":"deepseek-chat","stream":true,"messages":[{"role":"user","content":"x"}]}`)
+	r := do(t, "POST", srv.URL+"/chat/completions", "k", `{"model":"deepseek-flash","thinking":{"type":"disabled"},"stream":true,"messages":[{"role":"user","content":"x"}]}`)
 	if strings.Contains(string(r.body), "reasoning") {
-		t.Errorf("deepseek-chat streamed reasoning:\n%s", r.body)
+		t.Errorf("thinking disabled, yet reasoning streamed:\n%s", r.body)
+	}
+	// The retired aliases are unknown models now.
+	for _, m := range []string{"deepseek-chat", "deepseek-reasoner"} {
+		r := do(t, "POST", srv.URL+"/chat/completions", "k", `{"model":"`+m+`","messages":[{"role":"user","content":"x"}]}`)
+		if r.status != 400 || !strings.Contains(string(r.body), "Model Not Exist") {
+			t.Errorf("%s, retired on 2026-07-24: %d %s", m, r.status, r.body)
+		}
 	}
 }
 
