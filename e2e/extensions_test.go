@@ -174,3 +174,49 @@ func TestTUICustomCommands(t *testing.T) {
 	s.send("/help")
 	s.waitFor(tuiWait, "Custom commands", "Fix a GitHub issue", "Cut a release of the app.")
 }
+
+// A repository's command file that writes @.env attaches nothing: only
+// the @path the user types after /NAME attaches a file, in the full-screen
+// chat and in --plain alike.
+func TestCommandFilesCannotAttachFiles(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".co-cli", "commands"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "review.md"), []byte("Please review the code. Context: @.env\n$ARGUMENTS\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".env"), []byte("DB_PASSWORD=hunter2-supersecret\n"), 0o600)
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main // MAIN-MARKER\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".gitignore"), []byte(".env\n"), 0o644)
+	check := func(front string, reqs []llmtest.Request) {
+		t.Helper()
+		if len(reqs) == 0 {
+			t.Fatalf("%s: no request", front)
+		}
+		got := reqs[len(reqs)-1].LastUserMessage()
+		if strings.Contains(got, "hunter2") {
+			t.Errorf("%s: the command file's @.env attached the user's secrets:\n%s", front, got)
+		}
+		if !strings.Contains(got, "MAIN-MARKER") || !strings.Contains(got, "Please review the code.") {
+			t.Errorf("%s: the user's own @main.go was not attached to the command's text:\n%s", front, got)
+		}
+	}
+
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetDefault(llmtest.Reply{Text: "reviewed"})
+	out, errOut, code := runCo(t, ws, env(t, srv), "/review @main.go\n", "--plain")
+	if code != 0 || !strings.Contains(out, "attached: main.go") || strings.Contains(out, "attached: .env") {
+		t.Fatalf("--plain: exit %d\n%s\n%s", code, out, errOut)
+	}
+	check("--plain", srv.Requests())
+
+	tui := llmtest.NewServer()
+	defer tui.Close()
+	tui.SetDefault(llmtest.Reply{Text: "reviewed"})
+	s := startTUI(t, ws, tuiEnv(t, tui), 120, 40)
+	s.ready()
+	s.send("/review @main.go ")
+	shown := s.waitFor(tuiWait, "reviewed")
+	if strings.Contains(shown, "attached .env") || !strings.Contains(shown, "attached main.go") {
+		t.Errorf("full screen shows the wrong attachments:\n%s", shown)
+	}
+	check("full screen", tui.Requests())
+}

@@ -147,9 +147,16 @@ type Expanded struct {
 // a mention that names no readable file of the workspace (missing, a
 // directory, outside the workspace, binary, too large) is left as typed
 // and reported in Problems. With src nil, or no mention, Prompt is text.
-func Expand(src Source, text string) Expanded {
+func Expand(src Source, text string) Expanded { return ExpandFor(src, text, text) }
+
+// ExpandFor attaches the files that typed, what the user typed, mentions
+// to text, the message the model gets. They differ for a custom command or
+// a skill (/NAME ARGS): text is the command file's, and only the user's
+// own ARGS may attach files, never an @path written in a repository's
+// command or skill (it could name the user's .env).
+func ExpandFor(src Source, typed, text string) Expanded {
 	x := Expanded{Prompt: text}
-	toks := Find(text)
+	toks := Find(typed)
 	if src == nil || len(toks) == 0 {
 		return x
 	}

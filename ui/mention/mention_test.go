@@ -268,3 +268,16 @@ func TestIndexLoadsOnceInTheBackground(t *testing.T) {
 		t.Errorf("after a panic: %v, ready %v", err, ready)
 	}
 }
+
+// A custom command's text may mention files; only what the user typed
+// attaches them.
+func TestExpandForAttachesOnlyWhatTheUserTyped(t *testing.T) {
+	src, _ := newWorkspace(t, map[string]string{".env": "SECRET=1\n", "a.go": "package a\n"})
+	x := ExpandFor(src, "@a.go", "Review with @.env, then: @a.go")
+	if len(x.Attached) != 1 || x.Attached[0].Path != "a.go" || strings.Contains(x.Prompt, "SECRET") {
+		t.Fatalf("attached %+v; prompt %q", x.Attached, x.Prompt)
+	}
+	if !strings.HasPrefix(x.Prompt, "Review with @.env, then: @a.go\n\n"+Intro) {
+		t.Errorf("the command's text must come first: %q", x.Prompt)
+	}
+}

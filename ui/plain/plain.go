@@ -173,8 +173,9 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 	case slash.IsCommand(trimmed):
 		r := slash.Dispatch(s.o.Slash, trimmed)
 		if r.Action == slash.Send {
-			// A custom command or skill: its text goes to the model.
-			return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.Submit(c, r.Prompt) })
+			// A custom command or skill: its text goes to the model, with
+			// the files the user's own arguments mention.
+			return s.submit(ctx, mention.ExpandFor(s.o.Mentions, r.Args, r.Prompt))
 		}
 		if r.Output != "" {
 			if r.Err {
@@ -224,15 +225,19 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 		}
 		return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.RunBang(c, cmd) })
 	default:
-		x := mention.Expand(s.o.Mentions, line)
-		for _, a := range x.Attached {
-			s.println(AttachedPrefix + mention.Summary(a))
-		}
-		for _, p := range x.Problems {
-			s.println("note: " + safe.Text(p))
-		}
-		return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.Submit(c, x.Prompt) })
+		return s.submit(ctx, mention.Expand(s.o.Mentions, line))
 	}
+}
+
+// submit shows what x attached (and could not) and sends it.
+func (s *session) submit(ctx context.Context, x mention.Expanded) (quit bool) {
+	for _, a := range x.Attached {
+		s.println(AttachedPrefix + mention.Summary(a))
+	}
+	for _, p := range x.Problems {
+		s.println("note: " + safe.Text(p))
+	}
+	return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.Submit(c, x.Prompt) })
 }
 
 // turn runs one turn to its end. It returns true when input ended during the

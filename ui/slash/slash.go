@@ -70,6 +70,9 @@ type Result struct {
 	Err bool
 	// Prompt is the message to send (Action Send).
 	Prompt string
+	// Args is what the user typed after /NAME (Action Send): the only
+	// text whose @path mentions attach files (mention.ExpandFor).
+	Args string
 	// Confirm, when set, is a yes/no question (e.g. "Forget [id] …?"): the
 	// front end asks it and calls OnConfirm only on yes.
 	Confirm   string
@@ -131,7 +134,7 @@ func Dispatch(env Env, line string) Result {
 			if err != nil {
 				return Result{Output: safe.Text(err.Error()), Err: true}
 			}
-			return Result{Action: Send, Prompt: msg}
+			return Result{Action: Send, Prompt: msg, Args: strings.TrimSpace(arg)}
 		}
 	}
 	msg := fmt.Sprintf("unknown command %s — type /help to see the commands", name)

@@ -56,6 +56,10 @@ type queued struct {
 	text  string
 	bang  bool
 	shown string // what the transcript shows for it, when not text (a /NAME custom command)
+	// args, for a /NAME custom command, is what the user typed after the
+	// name: only its @path mentions attach files, not the command file's.
+	args   string
+	custom bool
 }
 
 // display is what the user typed for q.
@@ -638,7 +642,7 @@ func (a *App) runSlash(line string) tea.Cmd {
 	if r.Action == slash.Send {
 		// A custom command or skill: the transcript shows what was typed,
 		// the model gets the text it stands for.
-		return a.beginOrQueue(queued{text: r.Prompt, shown: line})
+		return a.beginOrQueue(queued{text: r.Prompt, shown: line, args: r.Args, custom: true})
 	}
 	a.chat.Add(newUserEntry(line))
 	switch r.Action {
@@ -697,7 +701,11 @@ func (a *App) begin(q queued) tea.Cmd {
 	if !q.bang {
 		// The files are read now, as the message goes to the model
 		// (bounded: MaxFiles files of read_file's size cap).
-		prompt = mention.Expand(a.mentions, q.text)
+		typed := q.text
+		if q.custom {
+			typed = q.args
+		}
+		prompt = mention.ExpandFor(a.mentions, typed, q.text)
 	}
 	events, cancel := a.start(prompt.Prompt, q.bang)
 	a.cancel, a.running, a.cancelled = cancel, true, false
