@@ -146,6 +146,9 @@ type server struct {
 	tools    []string // registered names
 	protocol string
 	closing  bool
+	// unexp turns expanded ${VAR} values in error text back into the
+	// settings as written (set by transport).
+	unexp *unexpander
 }
 
 // New makes a Manager. Nothing starts until Start.
@@ -499,7 +502,7 @@ func (s *server) refresh(gen int) {
 		return
 	}
 	if err != nil {
-		m.notice("MCP server %s changed its tools but listing them failed: %v", s.cfg.Name, err)
+		m.notice("MCP server %s changed its tools but listing them failed: %s", s.cfg.Name, s.unexp.text(err.Error()))
 		return
 	}
 	before := len(s.tools)
@@ -526,7 +529,7 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 		}
 	}
 	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
-		reason += ": " + err.Error()
+		reason += ": " + s.unexp.text(err.Error())
 	}
 	n := len(s.tools)
 	s.failLocked(reason)
@@ -541,6 +544,7 @@ func (s *server) fail(gen int, reason string, _ error) {
 	if s.gen != gen {
 		return
 	}
+	reason = s.unexp.text(reason)
 	s.failLocked(reason)
 	m.notice("MCP server %s failed to start: %s", s.cfg.Name, reason)
 }
@@ -579,7 +583,7 @@ func (s *server) stop() {
 func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*sdk.CallToolResult, error) {
 	m := s.m
 	m.mu.Lock()
-	cs, state, why := s.session, s.state, s.err
+	cs, state, why, unexp := s.session, s.state, s.err, s.unexp
 	m.mu.Unlock()
 	if cs == nil || state != Connected {
 		if why != "" {
@@ -598,7 +602,8 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // the user interrupted: the SDK sent notifications/cancelled
 		}
-		return nil, callError(s.cfg.Name, tool, errors.Is(cctx.Err(), context.DeadlineExceeded), timeout.String(), err)
+		// The error may name the endpoint, a token in it expanded.
+		return nil, errors.New(unexp.text(callError(s.cfg.Name, tool, errors.Is(cctx.Err(), context.DeadlineExceeded), timeout.String(), err).Error()))
 	}
 	return res, nil
 }
@@ -609,6 +614,9 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*
 func (s *server) transport() (sdk.Transport, *exec.Cmd, *os.File, error) {
 	missing := map[string]bool{}
 	get := s.m.opts.Getenv
+	s.m.mu.Lock()
+	s.unexp = newUnexpander(s.cfg, get)
+	s.m.mu.Unlock()
 	x := func(v string) string { return expand(v, get, missing) }
 	if s.cfg.Remote() {
 		u := x(s.cfg.URL)
