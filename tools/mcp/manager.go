@@ -137,12 +137,16 @@ type server struct {
 	cfg ServerConfig
 
 	// Guarded by m.mu.
-	state    State
-	err      string
-	gen      int           // bumped by each start: events of an older one are ignored
-	ready    chan struct{} // closed when the current start attempt ends
-	session  *sdk.ClientSession
-	proc     *exec.Cmd
+	state   State
+	err     string
+	gen     int           // bumped by each start: events of an older one are ignored
+	ready   chan struct{} // closed when the current start attempt ends
+	session *sdk.ClientSession
+	proc    *exec.Cmd
+	// pgid is the process group of the current attempt's local server
+	// from the moment its process starts, whatever the state (stop ends
+	// it even while the server is still starting); 0 when none.
+	pgid     int
 	tools    []string // registered names
 	protocol string
 	closing  bool
@@ -365,7 +369,7 @@ func (s *server) start() {
 // session and lists the tools, all within the server's timeout.
 func (s *server) connect(gen int) {
 	timeout := s.cfg.timeout()
-	tr, cmd, logFile, err := s.transport()
+	tr, cmd, logFile, err := s.transport(gen)
 	if logFile != nil {
 		// The process has its own copy of the descriptor once started.
 		defer logFile.Close()
@@ -412,15 +416,15 @@ func (s *server) connect(gen int) {
 			if late := <-done; late.cs != nil {
 				late.cs.Close()
 			}
-			killGroup(cmd)
+			s.endAttempt(gen, cmd)
 		}()
 	}
 	if r.err != nil {
 		if r.cs != nil {
 			cs := r.cs
-			go func() { cs.Close(); killGroup(cmd) }()
+			go func() { cs.Close(); s.endAttempt(gen, cmd) }()
 		} else if ctx.Err() == nil {
-			killGroup(cmd)
+			s.endAttempt(gen, cmd)
 		}
 		msg := r.err.Error()
 		if errors.Is(r.err, context.DeadlineExceeded) {
@@ -562,13 +566,13 @@ func (s *server) failLocked(reason string) {
 func (s *server) stop() {
 	m := s.m
 	m.mu.Lock()
-	cs, cmd := s.session, s.proc
+	cs, pgid := s.session, s.pgid
 	s.closing = true
 	s.gen++ // events of the stopped session are stale
 	if reg := m.opts.Registry; reg != nil {
 		reg.Remove(s.tools...)
 	}
-	s.tools, s.session, s.proc = nil, nil, nil
+	s.tools, s.session, s.proc, s.pgid = nil, nil, nil, 0
 	if s.state == Connected || s.state == Starting {
 		s.state = NotStarted
 	}
@@ -576,7 +580,38 @@ func (s *server) stop() {
 	if cs != nil {
 		cs.Close()
 	}
+	killPgid(pgid)
+}
+
+// started records the process group of attempt gen's local server as soon
+// as its process runs; an attempt already stopped (or a manager closed)
+// has it ended at once.
+func (s *server) started(gen int, pid int) {
+	m := s.m
+	m.mu.Lock()
+	stale := s.gen != gen || m.closed
+	if !stale {
+		s.pgid = pid
+	}
+	m.mu.Unlock()
+	if stale {
+		killPgid(pid)
+	}
+}
+
+// endAttempt ends what is left of attempt gen's process group after a
+// failed start.
+func (s *server) endAttempt(gen int, cmd *exec.Cmd) {
 	killGroup(cmd)
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	m := s.m
+	m.mu.Lock()
+	if s.gen == gen && s.pgid == cmd.Process.Pid {
+		s.pgid = 0
+	}
+	m.mu.Unlock()
 }
 
 // call runs one tools/call within the server's timeout.
@@ -611,7 +646,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*
 // transport makes the SDK transport for the server: a process over stdio
 // (its stderr to the log file, in its own process group so the terminal's
 // Ctrl+C does not reach it) or streamable HTTP with the configured headers.
-func (s *server) transport() (sdk.Transport, *exec.Cmd, *os.File, error) {
+func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) {
 	missing := map[string]bool{}
 	get := s.m.opts.Getenv
 	s.m.mu.Lock()
@@ -658,7 +693,24 @@ func (s *server) transport() (sdk.Transport, *exec.Cmd, *os.File, error) {
 	if cmd.Stderr == nil {
 		cmd.Stderr = io.Discard // never the terminal
 	}
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd, logFile, nil
+	return procTransport{CommandTransport: &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second},
+		started: func(pid int) { s.started(gen, pid) }}, cmd, logFile, nil
+}
+
+// procTransport is the SDK's CommandTransport telling the manager the
+// process it started: a server still starting (initialize unanswered) has
+// a process co must end when it stops or exits.
+type procTransport struct {
+	*sdk.CommandTransport
+	started func(pid int)
+}
+
+func (t procTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.CommandTransport.Connect(ctx)
+	if p := t.Command.Process; p != nil { // set by Start, in this goroutine
+		t.started(p.Pid)
+	}
+	return c, err
 }
 
 func missingVars(missing map[string]bool) error {
@@ -675,7 +727,15 @@ func killGroup(cmd *exec.Cmd) {
 	if cmd == nil || cmd.Process == nil {
 		return
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killPgid(cmd.Process.Pid)
+}
+
+// killPgid ends process group pgid (a server runs as the leader of its
+// own group, Setpgid); 0 is none.
+func killPgid(pgid int) {
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
 }
 
 // headerTransport adds the configured headers to every request.
