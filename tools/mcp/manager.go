@@ -578,9 +578,52 @@ func (s *server) stop() {
 	}
 	m.mu.Unlock()
 	if cs != nil {
-		cs.Close()
+		closeSession(cs, pgid)
 	}
 	killPgid(pgid)
+}
+
+// Shutting down a server: a local one has stopGrace after its stdin
+// closes to exit, then SIGTERM and stopGrace more, then SIGKILL (the MCP
+// specification's stdio shutdown, as the SDK's CommandTransport Close
+// quotes it, with shorter waits than its own, which hold co's exit ~4 s);
+// a remote one's close (an HTTP DELETE) is waited for remoteCloseWait at
+// most.
+const (
+	stopGrace       = 500 * time.Millisecond
+	remoteCloseWait = 2 * time.Second
+)
+
+// closeSession closes cs, ending process group pgid (0: a remote server)
+// if it does not exit within the grace periods.
+func closeSession(cs *sdk.ClientSession, pgid int) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { _ = recover() }()
+		_ = cs.Close()
+	}()
+	wait := func(d time.Duration) bool {
+		select {
+		case <-done:
+			return true
+		case <-time.After(d):
+			return false
+		}
+	}
+	if pgid == 0 {
+		wait(remoteCloseWait)
+		return
+	}
+	if wait(stopGrace) {
+		return
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	if wait(stopGrace) {
+		return
+	}
+	killPgid(pgid)
+	wait(stopGrace) // the SDK reaps the process
 }
 
 // started records the process group of attempt gen's local server as soon

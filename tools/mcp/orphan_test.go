@@ -75,3 +75,29 @@ func TestCloseWhileStartingEndsTheProcess(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A connected server that ignores the end of stdin and SIGTERM does not
+// hold co's exit: Close kills its group after a short grace; a
+// well-behaved server still ends on its own, cleanly.
+func TestCloseIsBoundedForAStubbornServer(t *testing.T) {
+	exited := filepath.Join(t.TempDir(), "exited")
+	stubborn := stdioServer(t, "stubborn", map[string]string{"CO_MCP_TEST_SERVER": "stubborn"})
+	polite := stdioServer(t, "polite", map[string]string{"CO_MCP_TEST_EXITED": exited})
+	f := newFixture(t, stubborn, polite)
+	if n := f.start(t); len(n) != 0 {
+		t.Fatalf("notices: %v", n)
+	}
+	for _, st := range f.m.Statuses() {
+		if st.State != mcp.Connected {
+			t.Fatalf("status: %+v", st)
+		}
+	}
+	start := time.Now()
+	f.m.Close()
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("Close took %s", d)
+	}
+	if _, err := os.Stat(exited); err != nil {
+		t.Error("the well-behaved server did not shut down cleanly")
+	}
+}
