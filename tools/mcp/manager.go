@@ -153,6 +153,8 @@ type server struct {
 	// unexp turns expanded ${VAR} values in error text back into the
 	// settings as written (set by transport).
 	unexp *unexpander
+	// deadline is when the current start attempt gives up.
+	deadline time.Time
 }
 
 // New makes a Manager. Nothing starts until Start.
@@ -208,15 +210,32 @@ func (m *Manager) Start() {
 // Wait blocks until no server is starting (each start is bounded by its
 // server's timeout) or ctx ends, then returns the notices gathered since
 // the last call: servers that failed, tools withdrawn or changed.
-func (m *Manager) Wait(ctx context.Context) []string {
+func (m *Manager) Wait(ctx context.Context) []string { return m.Ready(ctx, nil) }
+
+// Ready is Wait telling waiting, before it blocks, which servers it waits
+// for and for how long at most (agent.Config.ToolsReady): a hung server
+// otherwise stalls a turn for its whole timeout with nothing said.
+func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
 	m.mu.Lock()
 	var waits []chan struct{}
+	var names []string
+	var longest time.Duration
 	for _, name := range m.order {
 		if s := m.servers[name]; s.state == Starting {
 			waits = append(waits, s.ready)
+			names = append(names, name)
+			longest = max(longest, time.Until(s.deadline))
 		}
 	}
 	m.mu.Unlock()
+	if len(waits) > 0 && waiting != nil {
+		which := "MCP server " + names[0]
+		if len(names) > 1 {
+			which = "MCP servers " + strings.Join(names, ", ")
+		}
+		secs := int((longest + time.Second - 1) / time.Second) // rounded up
+		waiting(fmt.Sprintf("waiting for %s to start (up to %d s)…", which, max(secs, 1)))
+	}
 	for _, w := range waits {
 		select {
 		case <-w:
@@ -351,6 +370,7 @@ func (s *server) start() {
 	s.gen++
 	gen := s.gen
 	s.state, s.err, s.closing = Starting, "", false
+	s.deadline = time.Now().Add(s.cfg.timeout())
 	ready := make(chan struct{})
 	s.ready = ready
 	m.mu.Unlock()
