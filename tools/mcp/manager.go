@@ -74,6 +74,10 @@ type Status struct {
 	// user's environment variables it reads (a header can carry one to
 	// the server).
 	Definition []string
+	// Files, for a project's server, are the files inside the project its
+	// command or arguments name, relative to the project: their content
+	// is part of the consent (a changed file asks again).
+	Files []string
 }
 
 // definition lists what a project server's definition says beyond its
@@ -123,6 +127,11 @@ type Options struct {
 type Manager struct {
 	opts Options
 
+	// consentOnce checks the project servers' consent (reading the
+	// files they name) on first use, never in New: New runs before the
+	// chat's first frame.
+	consentOnce sync.Once
+
 	mu      sync.Mutex
 	order   []string
 	servers map[string]*server
@@ -153,6 +162,8 @@ type server struct {
 	// unexp turns expanded ${VAR} values in error text back into the
 	// settings as written (set by transport).
 	unexp *unexpander
+	// files are the project files the consent covers (Status.Files).
+	files []string
 	// deadline is when the current start attempt gives up.
 	deadline time.Time
 }
@@ -165,16 +176,34 @@ func New(opts Options) *Manager {
 	m := &Manager{opts: opts, servers: map[string]*server{}}
 	for _, c := range opts.Servers {
 		s := &server{m: m, cfg: c, ready: closedChan()}
-		switch {
-		case c.Disabled:
+		if c.Disabled {
 			s.state = Disabled
-		case c.Project && !opts.Trust.Trusted(opts.Project, c.Name, c.Definition):
-			s.state = AwaitingConsent
 		}
 		m.servers[c.Name] = s
 		m.order = append(m.order, c.Name)
 	}
 	return m
+}
+
+// checkConsent marks the project servers the user has not consented to,
+// as their definitions and files are now, AwaitingConsent; once.
+func (m *Manager) checkConsent() {
+	m.consentOnce.Do(func() {
+		for _, name := range m.order {
+			s := m.servers[name]
+			if !s.cfg.Project {
+				continue
+			}
+			data, files := consent(m.opts.Project, s.cfg, m.opts.Getenv)
+			trusted := m.opts.Trust.Trusted(m.opts.Project, name, data)
+			m.mu.Lock()
+			s.files = files
+			if !trusted && s.state == NotStarted {
+				s.state = AwaitingConsent
+			}
+			m.mu.Unlock()
+		}
+	})
 }
 
 func closedChan() chan struct{} {
@@ -189,6 +218,7 @@ func (m *Manager) Len() int { return len(m.order) }
 // Start starts every enabled server the user trusts, each in its own
 // goroutine, and returns at once. Later calls do nothing.
 func (m *Manager) Start() {
+	m.checkConsent()
 	m.mu.Lock()
 	if m.started || m.closed {
 		m.mu.Unlock()
@@ -251,6 +281,7 @@ func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
 
 // Statuses lists the servers in configuration order.
 func (m *Manager) Statuses() []Status {
+	m.checkConsent()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]Status, 0, len(m.order))
@@ -259,7 +290,7 @@ func (m *Manager) Statuses() []Status {
 		st := Status{Name: name, State: s.state, Err: s.err, Tools: slices.Sorted(slices.Values(s.tools)),
 			Project: s.cfg.Project, Remote: s.cfg.Remote(), Auto: s.cfg.AutoApprove, Protocol: s.protocol}
 		if s.cfg.Project {
-			st.Definition = definition(s.cfg)
+			st.Definition, st.Files = definition(s.cfg), slices.Clone(s.files)
 		}
 		if s.cfg.Remote() {
 			st.Target = s.cfg.URL
@@ -274,6 +305,7 @@ func (m *Manager) Statuses() []Status {
 
 // Restart stops server name, if running, and starts it again.
 func (m *Manager) Restart(name string) error {
+	m.checkConsent()
 	m.mu.Lock()
 	s, ok := m.servers[name]
 	if !ok {
@@ -295,9 +327,10 @@ func (m *Manager) Restart(name string) error {
 	return nil
 }
 
-// Trust records the user's consent to project server name's definition
-// and starts it.
+// Trust records the user's consent to project server name's definition,
+// and the files it names as they are now, and starts it.
 func (m *Manager) Trust(name string) error {
+	m.checkConsent()
 	m.mu.Lock()
 	s, ok := m.servers[name]
 	m.mu.Unlock()
@@ -310,10 +343,12 @@ func (m *Manager) Trust(name string) error {
 	if m.opts.Trust == nil {
 		return errors.New("no place to record consent (no data directory)")
 	}
-	if err := m.opts.Trust.Grant(m.opts.Project, name, s.cfg.Definition); err != nil {
+	data, files := consent(m.opts.Project, s.cfg, m.opts.Getenv)
+	if err := m.opts.Trust.Grant(m.opts.Project, name, data); err != nil {
 		return fmt.Errorf("recording consent to MCP server %s: %w", name, err)
 	}
 	m.mu.Lock()
+	s.files = files
 	if s.state != AwaitingConsent {
 		m.mu.Unlock()
 		return nil

@@ -7,8 +7,9 @@
 // mcp__<server>__<tool>, each call going through co's one approval path.
 //
 // A project file's servers never start by themselves: the user consents to
-// each exact definition once (Trust), recorded in the user's data directory
-// keyed by the project's path and a hash of the definition.
+// each exact definition, and the content of the project files its command
+// and arguments name, once (Trust), recorded in the user's data directory
+// keyed by the project's path and a hash of both.
 //
 // # Concurrency
 //
