@@ -85,10 +85,13 @@ type Config struct {
 	// Warm did not.
 	ToolsStart func()
 	// ToolsReady, when set, runs before every LLM request of a turn: it
-	// waits for tools still starting (bounded by each one's own timeout)
-	// and returns what to tell the user (a server that failed, tools
-	// withdrawn), each sent as a Notice.
-	ToolsReady func(ctx context.Context) []string
+	// waits for tools still starting (bounded by each one's own timeout,
+	// and by ctx, the turn's: Ctrl+C ends the wait) and returns what to
+	// tell the user (a server that failed, tools withdrawn), each sent as
+	// a Notice. Before it blocks it calls waiting with what it waits for
+	// ("waiting for MCP server X to start…"), sent as a Notice at once, so
+	// the user sees why the turn has not begun.
+	ToolsReady func(ctx context.Context, waiting func(notice string)) []string
 	// Recall, when set, is asked at the start of each turn what the turn
 	// should know besides the conversation (co's memories): block is put
 	// before the user's message in that turn's requests only (never saved
@@ -162,7 +165,8 @@ func (a *Agent) toolsReady(ctx context.Context, e *emitter) {
 		return
 	}
 	a.startTools()
-	for _, n := range a.cfg.ToolsReady(ctx) {
+	waiting := func(n string) { e.send(Notice{Text: n}) }
+	for _, n := range a.cfg.ToolsReady(ctx, waiting) {
 		e.send(Notice{Text: n})
 	}
 }

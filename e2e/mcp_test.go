@@ -107,12 +107,15 @@ func TestTUIMCPCallApproved(t *testing.T) {
 }
 
 // A server a project declares does not start before the user consents to
-// it, and does after co mcp trust.
+// it, and does after co mcp trust, which shows the definition first and
+// without a terminal needs --yes; a changed script it names asks again.
 func TestMCPProjectConsent(t *testing.T) {
 	e := env(t, nil)
 	dir := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
-	project := `{"mcp_servers": {"repo": {"command": "sh", "args": ["-c", "touch ` + marker + `; exec node ` + everythingServer(t) + ` stdio"], "env": {"REPO_TOKEN": "${HOME}"}}}}`
+	script := "touch " + marker + "; exec node " + everythingServer(t) + " stdio\n"
+	os.WriteFile(filepath.Join(dir, "start.sh"), []byte(script), 0o644)
+	project := `{"mcp_servers": {"repo": {"command": "sh", "args": ["start.sh"], "env": {"REPO_TOKEN": "${HOME}"}}}}`
 	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644)
 
@@ -121,7 +124,8 @@ func TestMCPProjectConsent(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	// What the user consents to is shown in full, the environment it reads too.
-	if !strings.Contains(out, "env: REPO_TOKEN=${HOME}") || !strings.Contains(out, "reads your environment variables: HOME") {
+	if !strings.Contains(out, "env: REPO_TOKEN=${HOME}") || !strings.Contains(out, "reads your environment variables: HOME") ||
+		!strings.Contains(out, "files whose content the consent covers: start.sh") {
 		t.Errorf("the definition awaiting consent is not shown in full:\n%s", out)
 	}
 	// A chat turn does not start it either.
@@ -138,8 +142,18 @@ func TestMCPProjectConsent(t *testing.T) {
 		t.Fatal("the project's server started without consent")
 	}
 
-	out, errOut, code := runCo(t, dir, e, "", "mcp", "trust", "repo")
-	if code != 0 || !strings.Contains(out, "Trusted MCP server repo") || !strings.Contains(out, "connected, ") {
+	// Without a terminal to ask on, co mcp trust shows the definition and
+	// refuses, naming --yes.
+	out, errOut, code := runCo(t, dir, e, "y\n", "mcp", "trust", "repo")
+	if code == 0 || !strings.Contains(errOut, "--yes") || !strings.Contains(out, "env: REPO_TOKEN=${HOME}") || !strings.Contains(out, "sh start.sh") {
+		t.Fatalf("trust without a terminal: exit %d: %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the server started without consent")
+	}
+	out, errOut, code = runCo(t, dir, e, "", "mcp", "trust", "--yes", "repo")
+	if code != 0 || !strings.Contains(out, "Trusted MCP server repo") || !strings.Contains(out, "connected, ") ||
+		strings.Index(out, "files whose content the consent covers: start.sh") > strings.Index(out, "Trusted") {
 		t.Fatalf("trust: exit %d: %s %s", code, out, errOut)
 	}
 	if _, err := os.Stat(marker); err != nil {
@@ -148,6 +162,16 @@ func TestMCPProjectConsent(t *testing.T) {
 	out, _, _ = runCo(t, dir, e, "", "mcp", "list")
 	if !strings.Contains(out, "repo (local, project): connected") {
 		t.Errorf("after trust:\n%s", out)
+	}
+	// A git pull changes the script: consent is asked again.
+	os.Remove(marker)
+	os.WriteFile(filepath.Join(dir, "start.sh"), []byte("echo changed; "+script), 0o644)
+	out, _, _ = runCo(t, dir, e, "", "mcp", "list")
+	if !strings.Contains(out, "repo (local, project): awaiting your consent") {
+		t.Errorf("after the script changed:\n%s", out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the changed script ran without consent")
 	}
 }
 

@@ -66,7 +66,7 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 		},
 	}
 	if a.MCP != nil {
-		cfg.ToolsStart, cfg.ToolsReady = a.MCP.Start, a.MCP.Wait
+		cfg.ToolsStart, cfg.ToolsReady = a.MCP.Start, a.MCP.Ready
 	}
 	if st.LLMTemperature >= 0 {
 		t := st.LLMTemperature

@@ -17,6 +17,27 @@ func NewMCP(l *config.Loaded, reg *tools.Registry, version string) *mcp.Manager 
 	if len(l.Settings.MCPServers) == 0 {
 		return nil
 	}
+	servers := mcpServers(l)
+	project, _ := filepath.Abs(filepath.Dir(filepath.Dir(l.Paths.ProjectFile)))
+	return mcp.New(mcp.Options{
+		Servers:  servers,
+		Registry: reg,
+		LogDir:   filepath.Join(l.Paths.DataDir, "mcp"),
+		Trust:    mcp.NewTrust(filepath.Join(l.Paths.DataDir, "mcp-trust.json")),
+		Project:  project,
+		Version:  version,
+	})
+}
+
+// SpanSecrets are the values the span store redacts: the settings' secrets
+// and the MCP servers' (their ${VAR} values and literal env and header
+// values, mcp.Secrets).
+func SpanSecrets(l *config.Loaded) []string {
+	return append(l.Settings.Secrets(), mcp.Secrets(mcpServers(l), nil)...)
+}
+
+// mcpServers are the configured MCP servers as the manager takes them.
+func mcpServers(l *config.Loaded) []mcp.ServerConfig {
 	servers := make([]mcp.ServerConfig, 0, len(l.Settings.MCPServers))
 	for _, s := range l.Settings.MCPServers {
 		servers = append(servers, mcp.ServerConfig{
@@ -28,15 +49,7 @@ func NewMCP(l *config.Loaded, reg *tools.Registry, version string) *mcp.Manager 
 			Definition:  s.Definition(),
 		})
 	}
-	project, _ := filepath.Abs(filepath.Dir(filepath.Dir(l.Paths.ProjectFile)))
-	return mcp.New(mcp.Options{
-		Servers:  servers,
-		Registry: reg,
-		LogDir:   filepath.Join(l.Paths.DataDir, "mcp"),
-		Trust:    mcp.NewTrust(filepath.Join(l.Paths.DataDir, "mcp-trust.json")),
-		Project:  project,
-		Version:  version,
-	})
+	return servers
 }
 
 // startMCP makes the run's MCP manager (not in report-only runs) and hands

@@ -35,7 +35,7 @@ func (a *App) startTelemetry(ctx context.Context) {
 		DBPath:         telemetry.DBPath(a.Config.Paths.DataDir),
 		ServiceVersion: a.opts.Version,
 		SessionID:      a.SessionID,
-		Secrets:        st.Secrets(),
+		Secrets:        SpanSecrets(a.Config),
 		CaptureContent: st.TelemetryCaptureContent,
 		Retention:      telemetry.Retention{Days: st.TelemetryRetentionDays, MaxMB: st.TelemetryMaxMB},
 	})

@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/internal/app"
@@ -38,13 +42,16 @@ why, awaiting consent for a project's server, disabled), then stops them.`,
 			return nil
 		},
 	})
-	cmd.AddCommand(&cobra.Command{
+	var yes bool
+	trust := &cobra.Command{
 		Use:   "trust NAME",
 		Short: "Consent to the project's MCP server NAME as it is defined now",
 		Long: `A server in the project file (./.co-cli/settings.json) never starts by itself:
-co mcp trust NAME records your consent to its exact definition (in co's data
-directory, keyed by the project's path and a hash of the definition), then
-starts it and shows its state. A changed definition needs consent again.`,
+co mcp trust NAME shows its definition in full and the project files it names,
+asks you (--yes: without asking), then records your consent to that exact
+definition and those files' content (in co's data directory, keyed by the
+project's path and a hash of both), starts it and shows its state. A changed
+definition, or a changed file, needs consent again.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			m, err := mcpManager(s)
@@ -55,6 +62,9 @@ starts it and shows its state. A changed definition needs consent again.`,
 				return fmt.Errorf("no MCP server is configured (mcp_servers in the settings)")
 			}
 			defer m.Close()
+			if err := confirmTrust(s, m, args[0], yes); err != nil {
+				return err
+			}
 			if err := m.Trust(args[0]); err != nil {
 				return err
 			}
@@ -63,8 +73,35 @@ starts it and shows its state. A changed definition needs consent again.`,
 			fmt.Fprint(s.Out, mcpText(m, false))
 			return nil
 		},
-	})
+	}
+	trust.Flags().BoolVarP(&yes, "yes", "y", false, "consent without asking (for scripts); the definition is still shown")
+	cmd.AddCommand(trust)
 	return cmd
+}
+
+// confirmTrust shows project server name's definition in full, as co mcp
+// list does before consent, and asks the user (unless yes): on a terminal
+// y/N, without one it refuses, naming --yes. A name that is not a
+// project's server goes on to Trust, which says what is wrong.
+func confirmTrust(s env, m *mcp.Manager, name string, yes bool) error {
+	i := slices.IndexFunc(m.Statuses(), func(st mcp.Status) bool { return st.Name == name })
+	if i < 0 || !m.Statuses()[i].Project {
+		return nil
+	}
+	fmt.Fprint(s.Out, mcpStatusText(m.Statuses()[i], false))
+	if yes {
+		return nil
+	}
+	f, ok := s.In.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return fmt.Errorf("co mcp trust asks before recording consent, and standard input is not a terminal: read the definition above and run co mcp trust --yes %s to consent without asking", safe.Text(name))
+	}
+	fmt.Fprintf(s.Out, "Let co start MCP server %s as defined above, now and in later runs while it stays so? [y/N] ", safe.Text(name))
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		return fmt.Errorf("not trusted: MCP server %s stays off", safe.Text(name))
+	}
+	return nil
 }
 
 // mcpManager builds the manager of the configured servers, or nil (having
@@ -86,27 +123,37 @@ func mcpManager(s env) (*mcp.Manager, error) {
 func mcpText(m *mcp.Manager, withTools bool) string {
 	var b strings.Builder
 	for _, st := range m.Statuses() {
-		where := "local"
-		if st.Remote {
-			where = "remote"
-		}
-		if st.Project {
-			where += ", project"
-		}
-		if st.Auto {
-			where += ", approve auto"
-		}
-		fmt.Fprintf(&b, "%s (%s): %s\n", safe.Text(st.Name), where, mcpState(st))
-		fmt.Fprintf(&b, "  %s\n", safe.Text(st.Target))
-		for _, d := range st.Definition { // a project's server: all it says, as written
-			fmt.Fprintf(&b, "  %s\n", safe.Text(d))
-		}
-		if withTools && len(st.Tools) > 0 {
-			fmt.Fprintf(&b, "  tools: %s\n", safe.Text(strings.Join(st.Tools, ", ")))
-		}
-		if st.Log != "" && (st.State == mcp.Failed || withTools) {
-			fmt.Fprintf(&b, "  log: %s\n", safe.Text(st.Log))
-		}
+		b.WriteString(mcpStatusText(st, withTools))
+	}
+	return b.String()
+}
+
+// mcpStatusText is one server's lines of mcpText.
+func mcpStatusText(st mcp.Status, withTools bool) string {
+	var b strings.Builder
+	where := "local"
+	if st.Remote {
+		where = "remote"
+	}
+	if st.Project {
+		where += ", project"
+	}
+	if st.Auto {
+		where += ", approve auto"
+	}
+	fmt.Fprintf(&b, "%s (%s): %s\n", safe.Text(st.Name), where, mcpState(st))
+	fmt.Fprintf(&b, "  %s\n", safe.Text(st.Target))
+	for _, d := range st.Definition { // a project's server: all it says, as written
+		fmt.Fprintf(&b, "  %s\n", safe.Text(d))
+	}
+	if len(st.Files) > 0 { // and the project files it names: consent covers their content
+		fmt.Fprintf(&b, "  files whose content the consent covers: %s\n", safe.Text(strings.Join(st.Files, ", ")))
+	}
+	if withTools && len(st.Tools) > 0 {
+		fmt.Fprintf(&b, "  tools: %s\n", safe.Text(strings.Join(st.Tools, ", ")))
+	}
+	if st.Log != "" && (st.State == mcp.Failed || withTools) {
+		fmt.Fprintf(&b, "  log: %s\n", safe.Text(st.Log))
 	}
 	return b.String()
 }

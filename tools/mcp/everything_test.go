@@ -146,7 +146,7 @@ func TestEverythingThroughAgentGemini(t *testing.T) {
 		Tools:      f.reg,
 		Approvals:  agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
 		ToolsStart: f.m.Start,
-		ToolsReady: f.m.Wait,
+		ToolsReady: f.m.Ready,
 		Retry:      agent.RetryPolicy{Base: 10 * time.Millisecond},
 	})
 	srv.Script(

@@ -74,6 +74,10 @@ type Status struct {
 	// user's environment variables it reads (a header can carry one to
 	// the server).
 	Definition []string
+	// Files, for a project's server, are the files inside the project its
+	// command or arguments name, relative to the project: their content
+	// is part of the consent (a changed file asks again).
+	Files []string
 }
 
 // definition lists what a project server's definition says beyond its
@@ -123,6 +127,11 @@ type Options struct {
 type Manager struct {
 	opts Options
 
+	// consentOnce checks the project servers' consent (reading the
+	// files they name) on first use, never in New: New runs before the
+	// chat's first frame.
+	consentOnce sync.Once
+
 	mu      sync.Mutex
 	order   []string
 	servers map[string]*server
@@ -137,15 +146,26 @@ type server struct {
 	cfg ServerConfig
 
 	// Guarded by m.mu.
-	state    State
-	err      string
-	gen      int           // bumped by each start: events of an older one are ignored
-	ready    chan struct{} // closed when the current start attempt ends
-	session  *sdk.ClientSession
-	proc     *exec.Cmd
+	state   State
+	err     string
+	gen     int           // bumped by each start: events of an older one are ignored
+	ready   chan struct{} // closed when the current start attempt ends
+	session *sdk.ClientSession
+	proc    *exec.Cmd
+	// pgid is the process group of the current attempt's local server
+	// from the moment its process starts, whatever the state (stop ends
+	// it even while the server is still starting); 0 when none.
+	pgid     int
 	tools    []string // registered names
 	protocol string
 	closing  bool
+	// unexp turns expanded ${VAR} values in error text back into the
+	// settings as written (set by transport).
+	unexp *unexpander
+	// files are the project files the consent covers (Status.Files).
+	files []string
+	// deadline is when the current start attempt gives up.
+	deadline time.Time
 }
 
 // New makes a Manager. Nothing starts until Start.
@@ -156,16 +176,34 @@ func New(opts Options) *Manager {
 	m := &Manager{opts: opts, servers: map[string]*server{}}
 	for _, c := range opts.Servers {
 		s := &server{m: m, cfg: c, ready: closedChan()}
-		switch {
-		case c.Disabled:
+		if c.Disabled {
 			s.state = Disabled
-		case c.Project && !opts.Trust.Trusted(opts.Project, c.Name, c.Definition):
-			s.state = AwaitingConsent
 		}
 		m.servers[c.Name] = s
 		m.order = append(m.order, c.Name)
 	}
 	return m
+}
+
+// checkConsent marks the project servers the user has not consented to,
+// as their definitions and files are now, AwaitingConsent; once.
+func (m *Manager) checkConsent() {
+	m.consentOnce.Do(func() {
+		for _, name := range m.order {
+			s := m.servers[name]
+			if !s.cfg.Project {
+				continue
+			}
+			data, files := consent(m.opts.Project, s.cfg, m.opts.Getenv)
+			trusted := m.opts.Trust.Trusted(m.opts.Project, name, data)
+			m.mu.Lock()
+			s.files = files
+			if !trusted && s.state == NotStarted {
+				s.state = AwaitingConsent
+			}
+			m.mu.Unlock()
+		}
+	})
 }
 
 func closedChan() chan struct{} {
@@ -180,6 +218,7 @@ func (m *Manager) Len() int { return len(m.order) }
 // Start starts every enabled server the user trusts, each in its own
 // goroutine, and returns at once. Later calls do nothing.
 func (m *Manager) Start() {
+	m.checkConsent()
 	m.mu.Lock()
 	if m.started || m.closed {
 		m.mu.Unlock()
@@ -201,15 +240,32 @@ func (m *Manager) Start() {
 // Wait blocks until no server is starting (each start is bounded by its
 // server's timeout) or ctx ends, then returns the notices gathered since
 // the last call: servers that failed, tools withdrawn or changed.
-func (m *Manager) Wait(ctx context.Context) []string {
+func (m *Manager) Wait(ctx context.Context) []string { return m.Ready(ctx, nil) }
+
+// Ready is Wait telling waiting, before it blocks, which servers it waits
+// for and for how long at most (agent.Config.ToolsReady): a hung server
+// otherwise stalls a turn for its whole timeout with nothing said.
+func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
 	m.mu.Lock()
 	var waits []chan struct{}
+	var names []string
+	var longest time.Duration
 	for _, name := range m.order {
 		if s := m.servers[name]; s.state == Starting {
 			waits = append(waits, s.ready)
+			names = append(names, name)
+			longest = max(longest, time.Until(s.deadline))
 		}
 	}
 	m.mu.Unlock()
+	if len(waits) > 0 && waiting != nil {
+		which := "MCP server " + names[0]
+		if len(names) > 1 {
+			which = "MCP servers " + strings.Join(names, ", ")
+		}
+		secs := int((longest + time.Second - 1) / time.Second) // rounded up
+		waiting(fmt.Sprintf("waiting for %s to start (up to %d s)…", which, max(secs, 1)))
+	}
 	for _, w := range waits {
 		select {
 		case <-w:
@@ -225,6 +281,7 @@ func (m *Manager) Wait(ctx context.Context) []string {
 
 // Statuses lists the servers in configuration order.
 func (m *Manager) Statuses() []Status {
+	m.checkConsent()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]Status, 0, len(m.order))
@@ -233,7 +290,7 @@ func (m *Manager) Statuses() []Status {
 		st := Status{Name: name, State: s.state, Err: s.err, Tools: slices.Sorted(slices.Values(s.tools)),
 			Project: s.cfg.Project, Remote: s.cfg.Remote(), Auto: s.cfg.AutoApprove, Protocol: s.protocol}
 		if s.cfg.Project {
-			st.Definition = definition(s.cfg)
+			st.Definition, st.Files = definition(s.cfg), slices.Clone(s.files)
 		}
 		if s.cfg.Remote() {
 			st.Target = s.cfg.URL
@@ -248,6 +305,7 @@ func (m *Manager) Statuses() []Status {
 
 // Restart stops server name, if running, and starts it again.
 func (m *Manager) Restart(name string) error {
+	m.checkConsent()
 	m.mu.Lock()
 	s, ok := m.servers[name]
 	if !ok {
@@ -269,9 +327,10 @@ func (m *Manager) Restart(name string) error {
 	return nil
 }
 
-// Trust records the user's consent to project server name's definition
-// and starts it.
+// Trust records the user's consent to project server name's definition,
+// and the files it names as they are now, and starts it.
 func (m *Manager) Trust(name string) error {
+	m.checkConsent()
 	m.mu.Lock()
 	s, ok := m.servers[name]
 	m.mu.Unlock()
@@ -284,10 +343,12 @@ func (m *Manager) Trust(name string) error {
 	if m.opts.Trust == nil {
 		return errors.New("no place to record consent (no data directory)")
 	}
-	if err := m.opts.Trust.Grant(m.opts.Project, name, s.cfg.Definition); err != nil {
+	data, files := consent(m.opts.Project, s.cfg, m.opts.Getenv)
+	if err := m.opts.Trust.Grant(m.opts.Project, name, data); err != nil {
 		return fmt.Errorf("recording consent to MCP server %s: %w", name, err)
 	}
 	m.mu.Lock()
+	s.files = files
 	if s.state != AwaitingConsent {
 		m.mu.Unlock()
 		return nil
@@ -344,6 +405,7 @@ func (s *server) start() {
 	s.gen++
 	gen := s.gen
 	s.state, s.err, s.closing = Starting, "", false
+	s.deadline = time.Now().Add(s.cfg.timeout())
 	ready := make(chan struct{})
 	s.ready = ready
 	m.mu.Unlock()
@@ -362,7 +424,7 @@ func (s *server) start() {
 // session and lists the tools, all within the server's timeout.
 func (s *server) connect(gen int) {
 	timeout := s.cfg.timeout()
-	tr, cmd, logFile, err := s.transport()
+	tr, cmd, logFile, err := s.transport(gen)
 	if logFile != nil {
 		// The process has its own copy of the descriptor once started.
 		defer logFile.Close()
@@ -409,15 +471,15 @@ func (s *server) connect(gen int) {
 			if late := <-done; late.cs != nil {
 				late.cs.Close()
 			}
-			killGroup(cmd)
+			s.endAttempt(gen, cmd)
 		}()
 	}
 	if r.err != nil {
 		if r.cs != nil {
 			cs := r.cs
-			go func() { cs.Close(); killGroup(cmd) }()
+			go func() { cs.Close(); s.endAttempt(gen, cmd) }()
 		} else if ctx.Err() == nil {
-			killGroup(cmd)
+			s.endAttempt(gen, cmd)
 		}
 		msg := r.err.Error()
 		if errors.Is(r.err, context.DeadlineExceeded) {
@@ -499,7 +561,7 @@ func (s *server) refresh(gen int) {
 		return
 	}
 	if err != nil {
-		m.notice("MCP server %s changed its tools but listing them failed: %v", s.cfg.Name, err)
+		m.notice("MCP server %s changed its tools but listing them failed: %s", s.cfg.Name, s.unexp.text(err.Error()))
 		return
 	}
 	before := len(s.tools)
@@ -526,7 +588,7 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 		}
 	}
 	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
-		reason += ": " + err.Error()
+		reason += ": " + s.unexp.text(err.Error())
 	}
 	n := len(s.tools)
 	s.failLocked(reason)
@@ -541,6 +603,7 @@ func (s *server) fail(gen int, reason string, _ error) {
 	if s.gen != gen {
 		return
 	}
+	reason = s.unexp.text(reason)
 	s.failLocked(reason)
 	m.notice("MCP server %s failed to start: %s", s.cfg.Name, reason)
 }
@@ -558,28 +621,102 @@ func (s *server) failLocked(reason string) {
 func (s *server) stop() {
 	m := s.m
 	m.mu.Lock()
-	cs, cmd := s.session, s.proc
+	cs, pgid := s.session, s.pgid
 	s.closing = true
 	s.gen++ // events of the stopped session are stale
 	if reg := m.opts.Registry; reg != nil {
 		reg.Remove(s.tools...)
 	}
-	s.tools, s.session, s.proc = nil, nil, nil
+	s.tools, s.session, s.proc, s.pgid = nil, nil, nil, 0
 	if s.state == Connected || s.state == Starting {
 		s.state = NotStarted
 	}
 	m.mu.Unlock()
 	if cs != nil {
-		cs.Close()
+		closeSession(cs, pgid)
 	}
+	killPgid(pgid)
+}
+
+// Shutting down a server: a local one has stopGrace after its stdin
+// closes to exit, then SIGTERM and stopGrace more, then SIGKILL (the MCP
+// specification's stdio shutdown, as the SDK's CommandTransport Close
+// quotes it, with shorter waits than its own, which hold co's exit ~4 s);
+// a remote one's close (an HTTP DELETE) is waited for remoteCloseWait at
+// most.
+const (
+	stopGrace       = 500 * time.Millisecond
+	remoteCloseWait = 2 * time.Second
+)
+
+// closeSession closes cs, ending process group pgid (0: a remote server)
+// if it does not exit within the grace periods.
+func closeSession(cs *sdk.ClientSession, pgid int) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { _ = recover() }()
+		_ = cs.Close()
+	}()
+	wait := func(d time.Duration) bool {
+		select {
+		case <-done:
+			return true
+		case <-time.After(d):
+			return false
+		}
+	}
+	if pgid == 0 {
+		wait(remoteCloseWait)
+		return
+	}
+	if wait(stopGrace) {
+		return
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	if wait(stopGrace) {
+		return
+	}
+	killPgid(pgid)
+	wait(stopGrace) // the SDK reaps the process
+}
+
+// started records the process group of attempt gen's local server as soon
+// as its process runs; an attempt already stopped (or a manager closed)
+// has it ended at once.
+func (s *server) started(gen int, pid int) {
+	m := s.m
+	m.mu.Lock()
+	stale := s.gen != gen || m.closed
+	if !stale {
+		s.pgid = pid
+	}
+	m.mu.Unlock()
+	if stale {
+		killPgid(pid)
+	}
+}
+
+// endAttempt ends what is left of attempt gen's process group after a
+// failed start.
+func (s *server) endAttempt(gen int, cmd *exec.Cmd) {
 	killGroup(cmd)
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	m := s.m
+	m.mu.Lock()
+	if s.gen == gen && s.pgid == cmd.Process.Pid {
+		s.pgid = 0
+	}
+	m.mu.Unlock()
 }
 
 // call runs one tools/call within the server's timeout.
 func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*sdk.CallToolResult, error) {
 	m := s.m
 	m.mu.Lock()
-	cs, state, why := s.session, s.state, s.err
+	cs, state, why, unexp := s.session, s.state, s.err, s.unexp
 	m.mu.Unlock()
 	if cs == nil || state != Connected {
 		if why != "" {
@@ -598,7 +735,8 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // the user interrupted: the SDK sent notifications/cancelled
 		}
-		return nil, callError(s.cfg.Name, tool, errors.Is(cctx.Err(), context.DeadlineExceeded), timeout.String(), err)
+		// The error may name the endpoint, a token in it expanded.
+		return nil, errors.New(unexp.text(callError(s.cfg.Name, tool, errors.Is(cctx.Err(), context.DeadlineExceeded), timeout.String(), err).Error()))
 	}
 	return res, nil
 }
@@ -606,9 +744,12 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*
 // transport makes the SDK transport for the server: a process over stdio
 // (its stderr to the log file, in its own process group so the terminal's
 // Ctrl+C does not reach it) or streamable HTTP with the configured headers.
-func (s *server) transport() (sdk.Transport, *exec.Cmd, *os.File, error) {
+func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) {
 	missing := map[string]bool{}
 	get := s.m.opts.Getenv
+	s.m.mu.Lock()
+	s.unexp = newUnexpander(s.cfg, get)
+	s.m.mu.Unlock()
 	x := func(v string) string { return expand(v, get, missing) }
 	if s.cfg.Remote() {
 		u := x(s.cfg.URL)
@@ -650,7 +791,24 @@ func (s *server) transport() (sdk.Transport, *exec.Cmd, *os.File, error) {
 	if cmd.Stderr == nil {
 		cmd.Stderr = io.Discard // never the terminal
 	}
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd, logFile, nil
+	return procTransport{CommandTransport: &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second},
+		started: func(pid int) { s.started(gen, pid) }}, cmd, logFile, nil
+}
+
+// procTransport is the SDK's CommandTransport telling the manager the
+// process it started: a server still starting (initialize unanswered) has
+// a process co must end when it stops or exits.
+type procTransport struct {
+	*sdk.CommandTransport
+	started func(pid int)
+}
+
+func (t procTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.CommandTransport.Connect(ctx)
+	if p := t.Command.Process; p != nil { // set by Start, in this goroutine
+		t.started(p.Pid)
+	}
+	return c, err
 }
 
 func missingVars(missing map[string]bool) error {
@@ -667,7 +825,15 @@ func killGroup(cmd *exec.Cmd) {
 	if cmd == nil || cmd.Process == nil {
 		return
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killPgid(cmd.Process.Pid)
+}
+
+// killPgid ends process group pgid (a server runs as the leader of its
+// own group, Setpgid); 0 is none.
+func killPgid(pgid int) {
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
 }
 
 // headerTransport adds the configured headers to every request.

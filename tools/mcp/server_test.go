@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,11 +25,19 @@ func TestMain(m *testing.M) {
 	case "hang-start":
 		fmt.Fprintln(os.Stderr, "test server: never answering initialize")
 		time.Sleep(time.Hour)
+	case "stubborn":
+		// Serves, then ignores both the end of stdin and SIGTERM.
+		signal.Ignore(syscall.SIGTERM)
+		_ = newTestServer().Run(context.Background(), &sdk.StdioTransport{})
+		time.Sleep(time.Hour)
 	default:
 		fmt.Fprintln(os.Stderr, "test server: serving on stdio")
 		if err := newTestServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "test server:", err)
 			os.Exit(1)
+		}
+		if p := os.Getenv("CO_MCP_TEST_EXITED"); p != "" { // a clean shutdown: stdin ended
+			os.WriteFile(p, []byte("exited"), 0o600)
 		}
 	}
 	os.Exit(0)

@@ -1,0 +1,103 @@
+package mcp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/tools/mcp"
+)
+
+// stubbornServer never answers initialize and ignores SIGTERM; it writes
+// its process id (its group's, it leads one) to the file it returns.
+func stubbornServer(t *testing.T, name string) (mcp.ServerConfig, string) {
+	t.Helper()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	return mcp.ServerConfig{Name: name, Command: "sh", Args: []string{"-c", `echo $$ > "$0"; trap "" TERM; while :; do sleep 1; done`, pidFile},
+		Timeout: 30 * time.Second}, pidFile
+}
+
+func readPid(t *testing.T, pidFile string) int {
+	t.Helper()
+	var pid int
+	waitFor(t, func() bool {
+		b, err := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil && pid > 0
+	})
+	return pid
+}
+
+// groupAlive reports whether a process of group pgid is alive (not a
+// zombie), from /proc.
+func groupAlive(pgid int) bool {
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
+}
+
+// Closing the manager while a server is still starting ends its process
+// group: co exiting leaves no server behind.
+func TestCloseWhileStartingEndsTheProcess(t *testing.T) {
+	cfg, pidFile := stubbornServer(t, "stuck")
+	f := newFixture(t, cfg)
+	f.m.Start()
+	pgid := readPid(t, pidFile)
+	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }) // when this test fails
+	time.Sleep(200 * time.Millisecond)
+	if st := f.m.Statuses()[0]; st.State != mcp.Starting || !groupAlive(pgid) {
+		t.Fatalf("the server should be starting: %+v", st)
+	}
+	start := time.Now()
+	f.m.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for groupAlive(pgid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process group %d still runs %s after Close", pgid, time.Since(start))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A connected server that ignores the end of stdin and SIGTERM does not
+// hold co's exit: Close kills its group after a short grace; a
+// well-behaved server still ends on its own, cleanly.
+func TestCloseIsBoundedForAStubbornServer(t *testing.T) {
+	exited := filepath.Join(t.TempDir(), "exited")
+	stubborn := stdioServer(t, "stubborn", map[string]string{"CO_MCP_TEST_SERVER": "stubborn"})
+	polite := stdioServer(t, "polite", map[string]string{"CO_MCP_TEST_EXITED": exited})
+	f := newFixture(t, stubborn, polite)
+	if n := f.start(t); len(n) != 0 {
+		t.Fatalf("notices: %v", n)
+	}
+	for _, st := range f.m.Statuses() {
+		if st.State != mcp.Connected {
+			t.Fatalf("status: %+v", st)
+		}
+	}
+	start := time.Now()
+	f.m.Close()
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("Close took %s", d)
+	}
+	if _, err := os.Stat(exited); err != nil {
+		t.Error("the well-behaved server did not shut down cleanly")
+	}
+}
