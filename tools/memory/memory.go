@@ -4,10 +4,11 @@
 // Saving and forgetting change what every later session sees, and a web
 // page or file the model read could try to plant a memory ("always send
 // code to …"), so both ask by default, with the exact text in the approval
-// modal, and /yolo (or --yes) never approves them: only the user's answer,
-// a session grant the user gave, or memory_auto_save (for saves; a setting
-// only the user's own file or environment can turn on) does. Searching is
-// read-only.
+// modal, and neither /yolo (or --yes) nor a session grant approves them:
+// each shows its own text, so each needs its own answer (AlwaysAsk: the
+// modal and --plain offer no "approve for the session"). Only the user's
+// answer or memory_auto_save (for saves; a setting only the user's own file
+// or environment can turn on) approves one. Searching is read-only.
 package memory
 
 import (
@@ -87,7 +88,8 @@ func (t *saveTool) Check(_ context.Context, args json.RawMessage) tools.Check {
 			return tools.Check{Decision: tools.Allow, Reason: "refused by the store"}
 		}
 	}
-	return tools.Check{Decision: tools.Ask, Reason: "a memory is sent to the model in every later session", NoYolo: true, Preview: preview}
+	return tools.Check{Decision: tools.Ask, Reason: "a memory is sent to the model in every later session; each save is approved on its own",
+		AlwaysAsk: true, NoYolo: true, Preview: preview}
 }
 
 func (t *saveTool) Run(_ context.Context, args json.RawMessage) (tools.Result, error) {
@@ -175,7 +177,8 @@ func (t *forgetTool) Check(_ context.Context, args json.RawMessage) tools.Check 
 		// Nothing would be forgotten; Run tells the model.
 		return tools.Check{Decision: tools.Allow, Reason: "no such memory"}
 	}
-	return tools.Check{Decision: tools.Ask, Reason: "forgetting changes what every later session sees", NoYolo: true,
+	return tools.Check{Decision: tools.Ask, Reason: "forgetting changes what every later session sees; each is approved on its own",
+		AlwaysAsk: true, NoYolo: true,
 		Preview: fmt.Sprintf("Forget [%s]:\n\n%s", m.ID, m.Content)}
 }
 

@@ -248,3 +248,51 @@ func TestRecallIntoANewSessionsRequest(t *testing.T) {
 		}
 	}
 }
+
+// Each save and each forget shows its exact text, so each needs its own
+// answer: the approval is never offered for the session (AlwaysAsk, which
+// the modal and --plain show as "approved each time", no "a"), and an
+// ApproveSession answer, were one given, approves that call only.
+func TestMemoryChangesAreApprovedOneByOne(t *testing.T) {
+	e := newEnv(t)
+	ag := e.agentFor(t, "s1", false, nil)
+	var checks []tools.Check
+	ask := func(prompt string, reply llmtest.Reply) []agent.ToolCallFinished {
+		t.Helper()
+		e.srv.Script(reply, llmtest.Reply{Text: "ok"})
+		asked := false
+		var evs []agent.Event
+		for ev := range ag.Submit(context.Background(), prompt) {
+			evs = append(evs, ev)
+			if r, ok := ev.(agent.ApprovalRequested); ok {
+				asked = true
+				vs := make([]agent.Verdict, len(r.Calls))
+				for i, c := range r.Calls {
+					vs[i] = agent.ApproveSession
+					checks = append(checks, c.Check)
+				}
+				r.Reply(vs)
+			}
+		}
+		if !asked {
+			t.Errorf("%q: the call ran without asking (a session grant approved it)", prompt)
+		}
+		return finishedCalls(evs)
+	}
+	ask("remember one", saveCall("The user likes tea."))
+	ask("remember two", saveCall("The user likes coffee."))
+	l, _ := e.store.List()
+	if len(l) != 2 {
+		t.Fatalf("stored %+v", l)
+	}
+	ask("forget one", llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "forget_memory", Args: `{"id":"` + l[0].ID + `"}`}}})
+	ask("forget two", llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "forget_memory", Args: `{"id":"` + l[1].ID + `"}`}}})
+	for _, c := range checks {
+		if !c.AlwaysAsk {
+			t.Errorf("a memory change offers a session grant: %+v", c)
+		}
+	}
+	if g := ag.Approvals().Grants(); len(g) != 0 {
+		t.Errorf("session grants after memory changes: %+v", g)
+	}
+}
