@@ -45,6 +45,10 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 			continue
 		}
 		it.check = tools.Decide(ctx, t, json.RawMessage(c.Args))
+		if it.check.Retry != "" {
+			it.retry = it.check.Retry
+			continue
+		}
 		it.decided, it.run, it.by = a.cfg.Approvals.Decide(it.check)
 	}
 

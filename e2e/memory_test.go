@@ -64,6 +64,12 @@ func TestPlainMemoryAcrossSessions(t *testing.T) {
 	if !strings.Contains(out, "Remember across sessions:\n  \n  "+fact) || !strings.Contains(out, "why it asks: a memory is sent to the model in every later session") {
 		t.Fatalf("the approval does not show the exact text:\n%s", out)
 	}
+	// Each save is approved on its own: no approve-for-the-session answer.
+	if strings.Contains(out, "[y/n/a]") || !strings.Contains(out, "? [y/n] ") {
+		t.Fatalf("the approval offers a session grant for a memory save:\n%s", out)
+	}
+	p.send("a")
+	p.waitFor("this call cannot be approved for the session; answer y or n", 10*time.Second)
 	p.send("y")
 	p.waitFor("I will remember Miso.", 20*time.Second)
 	m := rememberedID.FindStringSubmatch(p.stdout.String())
@@ -236,7 +242,11 @@ func TestTUIMemory(t *testing.T) {
 	s := startTUI(t, dir, e, 140, 40)
 	s.ready()
 	s.send("please remember my bike")
-	s.waitFor(tuiWait, "Approve save_memory?", "Remember across sessions:", fact, "a memory is sent to the model in every later session")
+	s.waitFor(tuiWait, "Approve save_memory?", "Remember across sessions:", fact, "a memory is sent to the model in every later session",
+		"This call must be approved each time")
+	if strings.Contains(s.screen(), "approve for the session") {
+		t.Fatalf("the modal offers a session grant for a memory save:\n%s", s.screen())
+	}
 	time.Sleep(600 * time.Millisecond) // past the modal's grace period
 	s.keys("y")
 	s.waitFor(tuiWait, "Noted your bike.")

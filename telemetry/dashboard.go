@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/co-cli/co/internal/termsafe"
 )
 
 // dashboardCSP lets the page load its own assets and call its own API, and
@@ -33,10 +35,12 @@ func NewDashboard(st *Store) *Dashboard {
 	d.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	d.mux.HandleFunc("GET /api/meta", d.api(d.meta))
 	d.mux.HandleFunc("GET /api/sessions", d.api(func(ctx context.Context, _ *http.Request) (any, error) {
-		return d.store.Sessions(ctx, 100)
+		ss, err := d.store.Sessions(ctx, 100)
+		return safeSessions(ss), err
 	}))
 	d.mux.HandleFunc("GET /api/tools", d.api(func(ctx context.Context, _ *http.Request) (any, error) {
-		return d.store.ToolNames(ctx)
+		names, err := d.store.ToolNames(ctx)
+		return safeStrings(names), err
 	}))
 	d.mux.HandleFunc("GET /api/traces", d.api(d.traces))
 	d.mux.HandleFunc("GET /api/trace", d.api(d.trace))
@@ -125,7 +129,8 @@ func (d *Dashboard) traces(ctx context.Context, r *http.Request) (any, error) {
 	if n, err := strconv.Atoi(q.Get("limit")); err == nil {
 		f.Limit = min(n, 1000)
 	}
-	return d.store.Traces(ctx, f)
+	ts, err := d.store.Traces(ctx, f)
+	return safeTraces(ts), err
 }
 
 func (d *Dashboard) trace(ctx context.Context, r *http.Request) (any, error) {
@@ -141,7 +146,7 @@ func (d *Dashboard) trace(ctx context.Context, r *http.Request) (any, error) {
 	if len(spans) > 0 {
 		tid = spans[0].TraceID
 	}
-	return traceDoc{TraceID: tid, Spans: spans}, nil
+	return traceDoc{TraceID: termsafe.Text(tid), Spans: safeSpans(spans)}, nil
 }
 
 // Serve runs the dashboard on addr (host:port; port 0 picks one) until ctx

@@ -7,6 +7,8 @@ import (
 	"html"
 	"io"
 	"strings"
+
+	"github.com/co-cli/co/internal/termsafe"
 )
 
 // web holds the viewers' assets, compiled into the binary: the pages work
@@ -38,6 +40,7 @@ type traceDoc struct {
 // tree as a waterfall, each span's attributes on expand. It references no
 // file and no URL.
 func WriteTraceHTML(w io.Writer, traceID string, spans []Span) error {
+	spans = safeSpans(spans)
 	doc := traceDoc{TraceID: traceID, Spans: spans}
 	if doc.Spans == nil {
 		doc.Spans = []Span{}
@@ -57,6 +60,7 @@ func WriteTraceHTML(w io.Writer, traceID string, spans []Span) error {
 	fmt.Fprintf(&b, "<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n", staticCSP)
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	b.WriteString("<link rel=\"icon\" href=\"data:,\">\n")
+	traceID = termsafe.Text(traceID)
 	fmt.Fprintf(&b, "<title>co trace %s</title>\n", html.EscapeString(short(traceID)))
 	b.WriteString("<style>\n" + asset("style.css") + "</style>\n</head>\n<body class=\"static\">\n")
 	fmt.Fprintf(&b, "<header class=\"top\" id=\"summary\"><h1>co trace <span class=\"mono\">%s</span></h1>"+

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/co-cli/co/internal/termsafe"
 )
 
 // TailOptions configure Tail.
@@ -117,19 +119,21 @@ func (p *tailPrinter) print(s *Span) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(p.w, "%s\n", b)
+		// Lossless, and no raw C1 control or bidi override reaches the
+		// terminal (encoding/json escapes only the C0 controls).
+		_, err = fmt.Fprintf(p.w, "%s\n", termsafe.EscapeJSON(b))
 		return err
 	}
 	var b strings.Builder
 	if s.TraceID != p.lastTrace {
-		fmt.Fprintf(&b, "── trace %s %s\n", s.TraceID, strings.Repeat("─", 20))
+		fmt.Fprintf(&b, "── trace %s %s\n", oneLine(s.TraceID), strings.Repeat("─", 20))
 		p.lastTrace = s.TraceID
 	}
 	b.WriteString(FormatLine(s))
 	if s.Error() {
 		msg := "ERROR"
 		if s.StatusDescription != "" {
-			msg += ": " + firstLine(s.StatusDescription, 120)
+			msg += ": " + oneLine(firstLine(s.StatusDescription, 120))
 		}
 		if p.o.Color {
 			msg = "\x1b[31m" + msg + "\x1b[0m"
@@ -147,24 +151,26 @@ func (p *tailPrinter) print(s *Span) error {
 }
 
 // FormatLine is a span's line in co tail: time, kind, name, key
-// attributes, duration.
+// attributes, duration. Every text in it from the span has been through the
+// sanitiser (internal/termsafe) and is kept on one line.
 func FormatLine(s *Span) string {
 	kind := strings.ToUpper(s.Category())
 	if kind == "OTHER" {
 		kind = "SPAN"
 	}
-	line := fmt.Sprintf("%s  %-5s  %-28s", s.Start().Local().Format("15:04:05.000"), kind, s.Name)
+	line := fmt.Sprintf("%s  %-5s  %-28s", s.Start().Local().Format("15:04:05.000"), kind, oneLine(s.Name))
 	if attrs := KeyAttrs(s); attrs != "" {
 		line += "  " + attrs
 	}
 	return line + "  " + FormatDuration(s.DurationMS)
 }
 
-// KeyAttrs are the attributes worth a glance, by kind of span.
+// KeyAttrs are the attributes worth a glance, by kind of span, sanitised.
 func KeyAttrs(s *Span) string {
 	var parts []string
 	add := func(label, key string) {
 		if v := s.Attr(key); v != "" {
+			v = termsafe.Text(v)
 			if strings.ContainsAny(v, " \t\n") {
 				v = fmt.Sprintf("%q", v)
 			}
@@ -174,7 +180,7 @@ func KeyAttrs(s *Span) string {
 	tokens := func() {
 		in, out := s.Attr("gen_ai.usage.input_tokens"), s.Attr("gen_ai.usage.output_tokens")
 		if in != "" || out != "" {
-			parts = append(parts, "tokens="+orDash(in)+"/"+orDash(out))
+			parts = append(parts, "tokens="+oneLine(orDash(in))+"/"+oneLine(orDash(out)))
 		}
 	}
 	switch s.Category() {
@@ -195,10 +201,10 @@ func KeyAttrs(s *Span) string {
 		add("status", "co.tool.status")
 		add("by", "co.approval.by")
 		if v := s.Attr("co.tool.args_size"); v != "" {
-			parts = append(parts, "args="+v+"B")
+			parts = append(parts, "args="+oneLine(v)+"B")
 		}
 		if v := s.Attr("co.tool.result_size"); v != "" {
-			parts = append(parts, "result="+v+"B")
+			parts = append(parts, "result="+oneLine(v)+"B")
 		}
 		add("exit", "co.tool.exit_code")
 		add("isolation", "co.sandbox.isolation")
@@ -275,6 +281,7 @@ func writeDetail(b *strings.Builder, label, text string, max int) {
 		}
 		text = text[:max] + fmt.Sprintf("… (%d more bytes; co traces shows all)", len(text)-max)
 	}
+	text = termsafe.Text(text) // newlines kept: each is a line of its own below
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	fmt.Fprintf(b, "    %s: %s\n", label, lines[0])
 	pad := strings.Repeat(" ", 6+len(label))
@@ -288,7 +295,17 @@ func firstLine(s string, max int) string {
 		s = s[:i]
 	}
 	if len(s) > max {
+		for max > 0 && !utf8.RuneStart(s[max]) {
+			max--
+		}
 		s = s[:max] + "…"
 	}
 	return s
+}
+
+// oneLine is text from a span made safe for the terminal (internal/termsafe,
+// the rules of ui/safe) and kept on one line: a newline shows as ⏎, a tab as
+// a space.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", "⏎", "\t", " ").Replace(termsafe.Text(s))
 }

@@ -115,6 +115,12 @@ type Check struct {
 	// Preview is a readable rendering of what will happen (a diff, a draft
 	// email, a Slack post), shown in the modal. Plain text, never styled.
 	Preview string
+	// Retry, when not empty, fails the call at once: it is neither asked
+	// about nor run, and the model is told Retry as for arguments that do
+	// not validate. For a check that cannot be made now (the memory store
+	// busy in another co): asking without it would be unsafe, waiting for
+	// it would stall the turn.
+	Retry string
 }
 
 // Decide returns the Check for a call of t with args: the tool's own Checker

@@ -25,7 +25,7 @@ func (a *App) memoryTools() ([]tools.Tool, []tools.Unconfigured) {
 	a.Memory = memory.NewLazy(a.MemoryPath(), memory.Options{Secrets: st.Secrets()})
 	a.onClose(func() { a.Memory.Close() })
 	return memtools.Tools(memtools.Config{
-		Store: a.Memory.Store,
+		Store: a.Memory.StoreContext,
 		Session: func() string {
 			if a.Agent != nil {
 				return a.Agent.SessionID()
@@ -50,13 +50,15 @@ func (a *App) memoryRecall() func(ctx context.Context, prompt string) (string, [
 	return func(ctx context.Context, prompt string) (string, []agent.Recalled) {
 		type res struct{ ms []memory.Memory }
 		ch := make(chan res, 1)
+		octx, cancel := context.WithTimeout(ctx, recallTimeout)
+		defer cancel()
 		go func() {
 			defer func() {
 				if recover() != nil {
 					ch <- res{}
 				}
 			}()
-			s, err := lazy.Store()
+			s, err := lazy.StoreContext(octx) // the open goes on for the next turn
 			if err != nil {
 				ch <- res{}
 				return

@@ -28,6 +28,8 @@ func (a *App) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
 		return nil, nil, err
 	}
 	a.onClose(func() { _ = ws.Close() })
+	// Writes to the instruction files always ask, context_files included.
+	ws.SetInstructionFiles(st.ContextFiles)
 	a.Files = ws
 
 	var out []tools.Tool

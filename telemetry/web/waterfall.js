@@ -61,13 +61,24 @@ var CoWaterfall = (function () {
     return out;
   }
 
+  // The server sends span text through co's sanitiser (internal/termsafe);
+  // pretty-printing JSON decodes its \u escapes again, so the C1 controls,
+  // DEL and the invisible characters that sanitiser marks (JSON.stringify
+  // re-escapes only C0) are marked here the same way, e.g. <U+202E>.
+  var HIDDEN = /[\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+  function visible(s) {
+    return s.replace(HIDDEN, function (c) {
+      return "<U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + ">";
+    });
+  }
+
   var CONTENT = { "gen_ai.input.messages": 1, "gen_ai.output.messages": 1, "gen_ai.tool.call.arguments": 1, "gen_ai.tool.call.result": 1 };
 
   function valueNode(k, v) {
     if (typeof v !== "string") return el("code", "", JSON.stringify(v));
     var text = v;
     if (CONTENT[k] || (v.length > 1 && (v[0] === "{" || v[0] === "["))) {
-      try { text = JSON.stringify(JSON.parse(v), null, 2); } catch (e) { text = v; }
+      try { text = visible(JSON.stringify(JSON.parse(v), null, 2)); } catch (e) { text = v; }
     }
     if (text.length > 80 || text.indexOf("\n") >= 0) return el("pre", "", text);
     return el("code", "", text);

@@ -34,6 +34,42 @@ func runsCodeLater(rel string) string {
 	return ""
 }
 
+// alwaysAsk says why a write to rel must always ask, or "": rel runs code
+// later (runsCodeLater) or steers the model in later sessions
+// (steersModelLater).
+func (w *Workspace) alwaysAsk(rel string) string {
+	if why := runsCodeLater(rel); why != "" {
+		return why
+	}
+	return steersModelLater(rel, w.instructionNames)
+}
+
+// steersModelLater says why a write to rel must always ask because co reads
+// it into the prompt of later sessions, or "": AGENTS.md and the
+// context_files names (names) at any depth, since instruction files are read
+// from the repository root down to wherever co is started, and anything
+// under .agents/ (skills). Writing one would plant instructions every later
+// session follows: a lasting prompt injection, which is why memory saves
+// ask too. Names are compared without case.
+func steersModelLater(rel string, names []string) string {
+	parts := strings.Split(rel, "/")
+	for _, p := range parts[:len(parts)-1] {
+		if strings.EqualFold(p, ".agents") {
+			return ".agents/ holds skills, instructions co gives the model in later sessions"
+		}
+	}
+	base := parts[len(parts)-1]
+	if strings.EqualFold(base, "AGENTS.md") {
+		return "AGENTS.md is read into the model's instructions in every later session"
+	}
+	for _, n := range names {
+		if strings.EqualFold(base, n) {
+			return base + " is read into the model's instructions in every later session (context_files)"
+		}
+	}
+	return ""
+}
+
 // scope is the grant scope of a write to rel: the tool and the top-level
 // directory, so "approve for this session" covers, say, every write_file
 // under src/ and nothing else. Files at the top of the workspace share the

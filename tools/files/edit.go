@@ -111,12 +111,12 @@ func (t *EditFile) Check(_ context.Context, raw json.RawMessage) tools.Check {
 	}
 	p, err := t.plan(a)
 	if err != nil {
-		return willFail(p.rel, err)
+		return t.w.willFail(p.rel, err)
 	}
-	c := tools.Check{Decision: tools.Ask, AlwaysAsk: runsCodeLater(p.rel) != ""}
+	c := tools.Check{Decision: tools.Ask, AlwaysAsk: t.w.alwaysAsk(p.rel) != ""}
 	c.Scope, c.ScopeLabel = scope(t.Name(), p.rel)
 	c.Reason = fmt.Sprintf("edits %s: %s", p.rel, plural(p.count, "replacement", "replacements"))
-	if why := runsCodeLater(p.rel); why != "" {
+	if why := t.w.alwaysAsk(p.rel); why != "" {
 		c.Reason += "; it always asks: " + why
 	}
 	c.Preview = diffPreview(p.rel, []byte(p.before), true, []byte(p.after))

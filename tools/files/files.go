@@ -65,6 +65,9 @@ const (
 // Workspace is the directory tree the file tools work in.
 type Workspace struct {
 	root *pathsafe.Root
+	// instructionNames are the context_files names, read beside AGENTS.md
+	// into the prompt: writes to them always ask.
+	instructionNames []string
 }
 
 // New opens dir as the workspace.
@@ -74,6 +77,13 @@ func New(dir string) (*Workspace, error) {
 		return nil, fmt.Errorf("opening the workspace: %w", err)
 	}
 	return &Workspace{root: r}, nil
+}
+
+// SetInstructionFiles names the instruction files read beside AGENTS.md
+// (the context_files setting): like AGENTS.md, a write to one always asks,
+// whatever grant or yolo is on. Call it before the tools are used.
+func (w *Workspace) SetInstructionFiles(names []string) {
+	w.instructionNames = append([]string(nil), names...)
 }
 
 // Close releases the workspace's descriptor.

@@ -380,6 +380,8 @@ func TestWritesToPlacesThatRunCodeAlwaysAsk(t *testing.T) {
 		".git/hooks/pre-commit", ".git/config", "sub/.git/hooks/post-checkout", ".GIT/config",
 		".co-cli/settings.json", ".envrc", "sub/.envrc", ".vscode/tasks.json", ".github/workflows/ci.yml",
 		".Github/Workflows/x.yml",
+		// read into later sessions' prompts: instruction files and skills
+		"AGENTS.md", "sub/dir/agents.md", ".agents/skills/x/SKILL.md", "sub/.Agents/skills/y/helper.sh",
 	}
 	for _, p := range always {
 		for _, name := range []string{"write_file", "edit_file"} {
@@ -393,7 +395,9 @@ func TestWritesToPlacesThatRunCodeAlwaysAsk(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range []string{"src/git.go", ".gitignore", ".github/CODEOWNERS", "envrc", "docs/.vscodeish"} {
+	// CLAUDE.md is an ordinary file until context_files names it.
+	for _, p := range []string{"src/git.go", ".gitignore", ".github/CODEOWNERS", "envrc", "docs/.vscodeish",
+		"CLAUDE.md", "AGENTS.md.bak", "docs/agents/x.md", ".agents"} {
 		c := tools.Decide(context.Background(), tool(t, w, "write_file"), js(t, map[string]any{"path": p, "content": "x"}))
 		if c.AlwaysAsk {
 			t.Errorf("%s must not always ask", p)

@@ -45,17 +45,17 @@ func (t *WriteFile) Check(_ context.Context, raw json.RawMessage) tools.Check {
 	}
 	rel, err := t.w.clean(a.Path)
 	if err != nil {
-		return willFail("", err)
+		return t.w.willFail("", err)
 	}
 	c := tools.Check{Decision: tools.Ask}
 	c.Scope, c.ScopeLabel = scope(t.Name(), rel)
-	c.AlwaysAsk = runsCodeLater(rel) != ""
+	c.AlwaysAsk = t.w.alwaysAsk(rel) != ""
 	old, exists, err := t.w.current(rel)
 	if err != nil {
-		return willFail(rel, err)
+		return t.w.willFail(rel, err)
 	}
 	if len(a.Content) > MaxWriteBytes {
-		return willFail(rel, tools.Retryf("content is %s; the limit is %s", tools.Size(int64(len(a.Content))), tools.Size(MaxWriteBytes)))
+		return t.w.willFail(rel, tools.Retryf("content is %s; the limit is %s", tools.Size(int64(len(a.Content))), tools.Size(MaxWriteBytes)))
 	}
 	switch {
 	case !exists:
@@ -63,7 +63,7 @@ func (t *WriteFile) Check(_ context.Context, raw json.RawMessage) tools.Check {
 	default:
 		c.Reason = fmt.Sprintf("replaces the content of %s (%s → %s)", rel, tools.Size(int64(len(old))), tools.Size(int64(len(a.Content))))
 	}
-	if why := runsCodeLater(rel); why != "" {
+	if why := t.w.alwaysAsk(rel); why != "" {
 		c.Reason += "; it always asks: " + why
 	}
 	c.Preview = diffPreview(rel, old, exists, []byte(a.Content))
@@ -126,13 +126,13 @@ func (w *Workspace) current(rel string) ([]byte, bool, error) {
 
 // willFail is the Check of a call that looks like it will be refused: it
 // still asks (nothing is written without approval; the file may change
-// before Run) and says why it will fail. A path that runs code later
-// keeps AlwaysAsk.
-func willFail(rel string, err error) tools.Check {
+// before Run) and says why it will fail. A path that always asks
+// (alwaysAsk) keeps AlwaysAsk.
+func (w *Workspace) willFail(rel string, err error) tools.Check {
 	return tools.Check{
 		Decision:  tools.Ask,
 		Reason:    "this call will fail and change nothing: " + err.Error(),
-		AlwaysAsk: rel != "" && runsCodeLater(rel) != "",
+		AlwaysAsk: rel != "" && w.alwaysAsk(rel) != "",
 	}
 }
 

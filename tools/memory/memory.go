@@ -4,10 +4,11 @@
 // Saving and forgetting change what every later session sees, and a web
 // page or file the model read could try to plant a memory ("always send
 // code to …"), so both ask by default, with the exact text in the approval
-// modal, and /yolo (or --yes) never approves them: only the user's answer,
-// a session grant the user gave, or memory_auto_save (for saves; a setting
-// only the user's own file or environment can turn on) does. Searching is
-// read-only.
+// modal, and neither /yolo (or --yes) nor a session grant approves them:
+// each shows its own text, so each needs its own answer (AlwaysAsk: the
+// modal and --plain offer no "approve for the session"). Only the user's
+// answer or memory_auto_save (for saves; a setting only the user's own file
+// or environment can turn on) approves one. Searching is read-only.
 package memory
 
 import (
@@ -16,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/tools"
@@ -23,8 +25,9 @@ import (
 
 // Config builds the tools.
 type Config struct {
-	// Store opens the store (lazily: memory.Lazy.Store).
-	Store func() (*memory.Store, error)
+	// Store opens the store (lazily: memory.Lazy.StoreContext), giving up
+	// when ctx ends with an error wrapping memory.ErrBusy.
+	Store func(ctx context.Context) (*memory.Store, error)
 	// Session returns the current saved session's id, recorded with a save.
 	Session func() string
 	// AutoSave: save_memory runs without asking (memory_auto_save).
@@ -42,12 +45,40 @@ func Tools(c Config) []tools.Tool {
 // Names are the tools' names.
 var Names = []string{"save_memory", "search_memory", "forget_memory"}
 
-func store(c Config) (*memory.Store, error) {
-	s, err := c.Store()
-	if err != nil {
+// checkOpenTimeout bounds how long an approval check waits for the store
+// (another co may hold it locked for up to 15 s): the modal must not stall.
+// runOpenTimeout bounds the wait once the user approved.
+const (
+	checkOpenTimeout = 2 * time.Second
+	runOpenTimeout   = 5 * time.Second
+)
+
+// store opens the store for Run, waiting at most runOpenTimeout; a busy
+// store is a Retry: the model may try again in a moment.
+func store(ctx context.Context, c Config) (*memory.Store, error) {
+	ctx, cancel := context.WithTimeout(ctx, runOpenTimeout)
+	defer cancel()
+	s, err := c.Store(ctx)
+	switch {
+	case errors.Is(err, memory.ErrBusy):
+		return nil, &tools.Retry{Msg: busyMsg("nothing was changed")}
+	case err != nil:
 		return nil, fmt.Errorf("the memory store cannot be opened: %w", err)
 	}
 	return s, nil
+}
+
+// checkStore opens the store for a Check, waiting at most
+// checkOpenTimeout. busy is true when it did not open in time.
+func checkStore(ctx context.Context, c Config) (s *memory.Store, busy bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, checkOpenTimeout)
+	defer cancel()
+	s, err = c.Store(ctx)
+	return s, errors.Is(err, memory.ErrBusy), err
+}
+
+func busyMsg(what string) string {
+	return "the memory store is busy: another co is using it (its file is locked), so " + what + "; try again in a moment."
 }
 
 type saveTool struct{ c Config }
@@ -68,7 +99,7 @@ type saveArgs struct {
 	Tags    []string `json:"tags"`
 }
 
-func (t *saveTool) Check(_ context.Context, args json.RawMessage) tools.Check {
+func (t *saveTool) Check(ctx context.Context, args json.RawMessage) tools.Check {
 	var a saveArgs
 	if json.Unmarshal(args, &a) != nil || strings.TrimSpace(a.Content) == "" {
 		// Run says what was wrong.
@@ -81,21 +112,27 @@ func (t *saveTool) Check(_ context.Context, args json.RawMessage) tools.Check {
 	if t.c.AutoSave {
 		return tools.Check{Decision: tools.Allow, Reason: "memory_auto_save is on", Preview: preview}
 	}
-	if s, err := t.c.Store(); err == nil {
+	s, busy, err := checkStore(ctx, t.c)
+	if busy {
+		// Its secrets check cannot be made: fail now rather than ask.
+		return tools.Check{Retry: busyMsg("the memory was not saved")}
+	}
+	if err == nil {
 		if _, _, err := s.Validate(a.Content, a.Tags); err != nil {
 			// Refused by Run without asking: nothing is saved.
 			return tools.Check{Decision: tools.Allow, Reason: "refused by the store"}
 		}
 	}
-	return tools.Check{Decision: tools.Ask, Reason: "a memory is sent to the model in every later session", NoYolo: true, Preview: preview}
+	return tools.Check{Decision: tools.Ask, Reason: "a memory is sent to the model in every later session; each save is approved on its own",
+		AlwaysAsk: true, NoYolo: true, Preview: preview}
 }
 
-func (t *saveTool) Run(_ context.Context, args json.RawMessage) (tools.Result, error) {
+func (t *saveTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	var a saveArgs
 	if err := json.Unmarshal(args, &a); err != nil {
 		return tools.Result{}, tools.Retryf("bad arguments: %v", err)
 	}
-	s, err := store(t.c)
+	s, err := store(ctx, t.c)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -117,7 +154,7 @@ func (*searchTool) Schema() json.RawMessage {
 }
 func (*searchTool) Class() tools.Class { return tools.ReadOnly }
 
-func (t *searchTool) Run(_ context.Context, args json.RawMessage) (tools.Result, error) {
+func (t *searchTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	var a struct {
 		Query string `json:"query"`
 		Limit int    `json:"limit"`
@@ -128,7 +165,7 @@ func (t *searchTool) Run(_ context.Context, args json.RawMessage) (tools.Result,
 	if len(memory.Terms(a.Query)) == 0 {
 		return tools.Result{}, tools.Retryf("the query %q has no word to search for (common words are left out): give a topic word", a.Query)
 	}
-	s, err := store(t.c)
+	s, err := store(ctx, t.c)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -161,12 +198,16 @@ func (*forgetTool) Schema() json.RawMessage {
 }
 func (*forgetTool) Class() tools.Class { return tools.SideEffect }
 
-func (t *forgetTool) Check(_ context.Context, args json.RawMessage) tools.Check {
+func (t *forgetTool) Check(ctx context.Context, args json.RawMessage) tools.Check {
 	var a struct {
 		ID string `json:"id"`
 	}
 	json.Unmarshal(args, &a)
-	s, err := t.c.Store()
+	s, busy, err := checkStore(ctx, t.c)
+	if busy {
+		// The memory's text cannot be shown: fail now rather than ask blind.
+		return tools.Check{Retry: busyMsg("nothing was forgotten")}
+	}
 	if err != nil {
 		return tools.Check{Decision: tools.Allow, Reason: "the store cannot be opened"}
 	}
@@ -175,18 +216,19 @@ func (t *forgetTool) Check(_ context.Context, args json.RawMessage) tools.Check 
 		// Nothing would be forgotten; Run tells the model.
 		return tools.Check{Decision: tools.Allow, Reason: "no such memory"}
 	}
-	return tools.Check{Decision: tools.Ask, Reason: "forgetting changes what every later session sees", NoYolo: true,
+	return tools.Check{Decision: tools.Ask, Reason: "forgetting changes what every later session sees; each is approved on its own",
+		AlwaysAsk: true, NoYolo: true,
 		Preview: fmt.Sprintf("Forget [%s]:\n\n%s", m.ID, m.Content)}
 }
 
-func (t *forgetTool) Run(_ context.Context, args json.RawMessage) (tools.Result, error) {
+func (t *forgetTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	var a struct {
 		ID string `json:"id"`
 	}
 	if err := json.Unmarshal(args, &a); err != nil {
 		return tools.Result{}, tools.Retryf("bad arguments: %v", err)
 	}
-	s, err := store(t.c)
+	s, err := store(ctx, t.c)
 	if err != nil {
 		return tools.Result{}, err
 	}

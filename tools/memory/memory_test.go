@@ -2,8 +2,10 @@ package memory_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,7 +38,7 @@ func newEnv(t *testing.T) *env {
 func (e *env) agentFor(t *testing.T, session string, autoSave bool, mod func(*agent.ApprovalOptions)) *agent.Agent {
 	t.Helper()
 	reg, err := tools.NewRegistry(memtools.Tools(memtools.Config{
-		Store:    func() (*memory.Store, error) { return e.store, nil },
+		Store:    func(context.Context) (*memory.Store, error) { return e.store, nil },
 		Session:  func() string { return session },
 		AutoSave: autoSave,
 	})...)
@@ -246,5 +248,143 @@ func TestRecallIntoANewSessionsRequest(t *testing.T) {
 		if strings.Contains(msg.Text(), "<memories>") {
 			t.Fatalf("a block in a turn that recalled nothing: %q", msg.Text())
 		}
+	}
+}
+
+// Each save and each forget shows its exact text, so each needs its own
+// answer: the approval is never offered for the session (AlwaysAsk, which
+// the modal and --plain show as "approved each time", no "a"), and an
+// ApproveSession answer, were one given, approves that call only.
+func TestMemoryChangesAreApprovedOneByOne(t *testing.T) {
+	e := newEnv(t)
+	ag := e.agentFor(t, "s1", false, nil)
+	var checks []tools.Check
+	ask := func(prompt string, reply llmtest.Reply) []agent.ToolCallFinished {
+		t.Helper()
+		e.srv.Script(reply, llmtest.Reply{Text: "ok"})
+		asked := false
+		var evs []agent.Event
+		for ev := range ag.Submit(context.Background(), prompt) {
+			evs = append(evs, ev)
+			if r, ok := ev.(agent.ApprovalRequested); ok {
+				asked = true
+				vs := make([]agent.Verdict, len(r.Calls))
+				for i, c := range r.Calls {
+					vs[i] = agent.ApproveSession
+					checks = append(checks, c.Check)
+				}
+				r.Reply(vs)
+			}
+		}
+		if !asked {
+			t.Errorf("%q: the call ran without asking (a session grant approved it)", prompt)
+		}
+		return finishedCalls(evs)
+	}
+	ask("remember one", saveCall("The user likes tea."))
+	ask("remember two", saveCall("The user likes coffee."))
+	l, _ := e.store.List()
+	if len(l) != 2 {
+		t.Fatalf("stored %+v", l)
+	}
+	ask("forget one", llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "forget_memory", Args: `{"id":"` + l[0].ID + `"}`}}})
+	ask("forget two", llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "forget_memory", Args: `{"id":"` + l[1].ID + `"}`}}})
+	for _, c := range checks {
+		if !c.AlwaysAsk {
+			t.Errorf("a memory change offers a session grant: %+v", c)
+		}
+	}
+	if g := ag.Approvals().Grants(); len(g) != 0 {
+		t.Errorf("session grants after memory changes: %+v", g)
+	}
+}
+
+// lockedStore is a memory store file another co holds locked (an exclusive
+// transaction, as while it creates or migrates the store), until the test
+// ends or release is called.
+func lockedStore(t *testing.T) (path string, release func()) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), memory.FileName)
+	db, err := sql.Open("sqlite3", path+"?_journal_mode=DELETE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), `BEGIN EXCLUSIVE`); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			conn.ExecContext(context.Background(), `ROLLBACK`)
+			conn.Close()
+			db.Close()
+		})
+	}
+	t.Cleanup(release)
+	return path, release
+}
+
+// While another co holds the store locked, a save or forget does not stall
+// the turn for the store's 15 s of retries and busy timeout before the
+// approval appears: the call fails at once, telling the model the store is
+// busy and to try again; nothing asks, nothing is saved.
+func TestMemoryCallsFailFastWhileTheStoreIsLocked(t *testing.T) {
+	path, release := lockedStore(t)
+	lazy := memory.NewLazy(path, memory.Options{})
+	defer lazy.Close()
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	reg, err := tools.NewRegistry(memtools.Tools(memtools.Config{Store: lazy.StoreContext})...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := agent.New(agent.Config{
+		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"},
+		SystemPrompt: "You are a test.",
+		Tools:        reg,
+		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
+		StallTimeout: 30 * time.Second,
+		ToolRetries:  3,
+	})
+	for _, call := range []llmtest.ToolCall{
+		{Name: "save_memory", Args: `{"content":"The user likes tea."}`},
+		{Name: "forget_memory", Args: `{"id":"abcd1234"}`},
+	} {
+		srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call}}, llmtest.Reply{Text: "ok"})
+		start := time.Now()
+		var evs []agent.Event
+		for ev := range ag.Submit(context.Background(), "go") {
+			evs = append(evs, ev)
+			if r, ok := ev.(agent.ApprovalRequested); ok {
+				t.Errorf("%s asked although the store could not be read: %+v", call.Name, r.Calls[0].Check)
+				r.Reply([]agent.Verdict{agent.Deny})
+			}
+		}
+		took := time.Since(start)
+		c := finishedCalls(evs)
+		if len(c) != 1 || c[0].Status != agent.CallRetry || !strings.Contains(c[0].Err, "busy") || !strings.Contains(c[0].Err, "try again") {
+			t.Errorf("%s: %+v, want a retry saying the store is busy", call.Name, c)
+		}
+		if took > 5*time.Second {
+			t.Errorf("%s: the turn took %s while the store was locked", call.Name, took)
+		}
+	}
+	release()
+	// Once the other co lets go, saving works (the open finishes).
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		srv.Script(saveCall("The user likes tea."), llmtest.Reply{Text: "ok"})
+		evs, _ := turn(t, ag, "remember tea", agent.ApproveOnce, true)
+		if c := finishedCalls(evs); len(c) == 1 && c[0].Status == agent.CallDone {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("saving still fails after the lock was released")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
