@@ -32,15 +32,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
 
 	"github.com/co-cli/co/internal/redact"
+	"github.com/co-cli/co/internal/sqlitefile"
 )
 
 // FileName is the store's file in the data dir.
@@ -53,8 +51,9 @@ const (
 	MaxTagLen  = 40
 )
 
-// schemaVersion is the version this co writes; older files are migrated.
-const schemaVersion = 1
+// schema is the memory file's: its migrations, each taking one version
+// to the next (the version this co writes is their number).
+var schema = sqlitefile.Schema{Name: "memory", Migrations: migrations, BusyTimeout: 10 * time.Second}
 
 var migrations = []string{
 	// 0 → 1. Times are Unix nanoseconds; tags are space-separated. The
@@ -114,67 +113,11 @@ func (e *SecretError) Error() string {
 
 // Open opens (creating or migrating) the store at path.
 func Open(path string, opts Options) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("cannot create the memory directory: %w", err)
-	}
-	// As sessions.Open: another co creating the file at this moment can
-	// hold it in a state the busy timeout does not wait out.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		s, err := openOnce(path)
-		if err == nil {
-			s.red = redact.NewRedactor(opts.Secrets)
-			return s, nil
-		}
-		if !busy(err) || time.Now().After(deadline) {
-			return nil, err
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func busy(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
-}
-
-func openOnce(path string) (*Store, error) {
-	s := &Store{path: path}
-	if _, err := os.Stat(path); err == nil {
-		// Checked read-only first: a damaged, newer or foreign file is
-		// left exactly as it is.
-		if err := s.check(); err != nil {
-			return nil, err
-		}
-	} else {
-		// Private: created 0600 before SQLite does (its -wal and -shm
-		// files get the same mode).
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil && !os.IsExist(err) {
-			return nil, fmt.Errorf("cannot create %s: %w", path, err)
-		}
-		if f != nil {
-			f.Close()
-		}
-	}
-	db, err := sql.Open("sqlite3", dsn(path, map[string]string{"_journal_mode": "WAL", "_busy_timeout": "10000", "_synchronous": "NORMAL", "_txlock": "immediate"}))
+	db, err := sqlitefile.Open(path, schema)
 	if err != nil {
 		return nil, err
 	}
-	s.db = db
-	if err := s.migrate(); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
-func dsn(path string, params map[string]string) string {
-	q := url.Values{}
-	for k, v := range params {
-		q.Set(k, v)
-	}
-	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	return &Store{db: db, path: path, red: redact.NewRedactor(opts.Secrets)}, nil
 }
 
 // Path is the store's file.
@@ -183,90 +126,7 @@ func (s *Store) Path() string { return s.path }
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
-func (s *Store) newer(v int) error {
-	return fmt.Errorf("%s was written by a newer co (memory schema %d; this co knows %d): upgrade co; the file was left untouched", s.path, v, schemaVersion)
-}
-
-func (s *Store) foreign() error {
-	return fmt.Errorf("%s is not a co memory store (it has tables but no memory schema version); move it away; it was left untouched", s.path)
-}
-
-func (s *Store) damaged(err error) error {
-	return fmt.Errorf("%s cannot be read as a memory store (%w): it may be damaged; move it away to start afresh (it was left untouched)", s.path, err)
-}
-
-// check validates an existing file through a read-only connection.
-func (s *Store) check() error {
-	db, err := sql.Open("sqlite3", dsn(s.path, map[string]string{"mode": "ro", "_busy_timeout": "10000"}))
-	if err != nil {
-		return s.damaged(err)
-	}
-	defer db.Close()
-	var v, n int
-	if err := db.QueryRow(`SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)`).Scan(&v, &n); err != nil {
-		if busy(err) {
-			return err
-		}
-		return s.damaged(err)
-	}
-	switch {
-	case v > schemaVersion:
-		return s.newer(v)
-	case v == 0 && n > 0:
-		return s.foreign()
-	}
-	return nil
-}
-
-func (s *Store) migrate() error {
-	var v int
-	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
-		if busy(err) {
-			return err
-		}
-		return s.damaged(err)
-	}
-	if v > schemaVersion {
-		return s.newer(v)
-	}
-	if v == schemaVersion {
-		return nil
-	}
-	// Another co may be migrating at this moment: the immediate
-	// transaction waits for it, and the version read inside is what counts.
-	tx, err := s.db.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
-		return s.damaged(err)
-	}
-	if v > schemaVersion {
-		return s.newer(v)
-	}
-	if v == schemaVersion {
-		return nil
-	}
-	if v == 0 {
-		var n int
-		if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
-			return s.damaged(err)
-		}
-		if n > 0 {
-			return s.foreign()
-		}
-	}
-	for i := v; i < schemaVersion; i++ {
-		if _, err := tx.Exec(migrations[i]); err != nil {
-			return fmt.Errorf("migrating %s to memory schema %d: %w", s.path, i+1, err)
-		}
-	}
-	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
+func (s *Store) damaged(err error) error { return sqlitefile.Damaged(s.path, schema, err) }
 
 // Validate checks content and tags as Save would, without saving: an empty
 // or too long text, bad tags, or a secret (a *SecretError).

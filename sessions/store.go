@@ -27,23 +27,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
-
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/internal/sqlitefile"
 	"github.com/co-cli/co/tools"
 )
 
 // FileName is the store's file in the data dir.
 const FileName = "sessions.db"
 
-// schemaVersion is the version this co writes; older files are migrated.
-const schemaVersion = 3
+// schema is the sessions file's: its migrations, each taking one version
+// to the next (the version this co writes is their number).
+var schema = sqlitefile.Schema{Name: "session", Migrations: migrations, BusyTimeout: 5 * time.Second, ForeignKeys: true}
 
 var migrations = []string{
 	// 0 → 1
@@ -155,58 +154,11 @@ var ErrNotFound = errors.New("no such session")
 
 // Open opens (creating or migrating) the store at path.
 func Open(path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("cannot create the sessions directory: %w", err)
-	}
-	// Another co creating the same file at this moment can hold it in a
-	// state SQLite's busy timeout does not wait out (a journal-mode switch,
-	// WAL recovery): "database is locked" at open is retried for a while.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		s, err := openOnce(path)
-		if err == nil || !busy(err) || time.Now().After(deadline) {
-			return s, err
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// busy reports whether err is SQLite's "database is locked" or "busy".
-func busy(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
-}
-
-func openOnce(path string) (*Store, error) {
-	s := &Store{path: path}
-	// Check an existing file read-only first: one that is damaged, newer or
-	// not ours must be left exactly as it is (opening it read-write would
-	// already switch its journal mode).
-	if _, err := os.Stat(path); err == nil {
-		if err := s.check(); err != nil {
-			return nil, err
-		}
-	} else {
-		// The conversation is private: create the file 0600 before SQLite
-		// does (it gives its -wal and -shm files the same mode).
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil && !os.IsExist(err) {
-			return nil, fmt.Errorf("cannot create %s: %w", path, err)
-		}
-		if f != nil {
-			f.Close()
-		}
-	}
-	db, err := sql.Open("sqlite3", dsn(path, map[string]string{"_journal_mode": "WAL", "_busy_timeout": "5000", "_synchronous": "NORMAL", "_foreign_keys": "on", "_txlock": "immediate"}))
+	db, err := sqlitefile.Open(path, schema)
 	if err != nil {
 		return nil, err
 	}
-	s.db = db
-	if err := s.migrate(); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return &Store{db: db, path: path}, nil
 }
 
 // Path is the store's file.
@@ -215,90 +167,7 @@ func (s *Store) Path() string { return s.path }
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
-func dsn(path string, params map[string]string) string {
-	q := url.Values{}
-	for k, v := range params {
-		q.Set(k, v)
-	}
-	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-}
-
-// check validates an existing file through a read-only connection.
-func (s *Store) check() error {
-	db, err := sql.Open("sqlite3", dsn(s.path, map[string]string{"mode": "ro", "_busy_timeout": "5000"}))
-	if err != nil {
-		return s.damaged(err)
-	}
-	defer db.Close()
-	// One statement, so one snapshot: another co creating the store at
-	// this moment must not be seen with its tables but not yet its
-	// version.
-	var v, n int
-	if err := db.QueryRow(`SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)`).Scan(&v, &n); err != nil {
-		return s.damaged(err)
-	}
-	switch {
-	case v > schemaVersion:
-		return fmt.Errorf("%s was written by a newer co (session schema %d; this co knows %d): upgrade co; the file was left untouched", s.path, v, schemaVersion)
-	case v == 0 && n > 0:
-		return fmt.Errorf("%s is not a co session store (it has tables but no session schema version); move it away; it was left untouched", s.path)
-	}
-	return nil
-}
-
-func (s *Store) migrate() error {
-	var v int
-	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
-		return s.damaged(err)
-	}
-	if v > schemaVersion {
-		return fmt.Errorf("%s was written by a newer co (session schema %d; this co knows %d): upgrade co; the file was left untouched", s.path, v, schemaVersion)
-	}
-	if v == schemaVersion {
-		return nil
-	}
-	// Another co may be creating or migrating the store at this moment: the
-	// version read above is only a hint. The transaction is immediate (the
-	// DSN's _txlock), so it waits for the other's to end; what counts is
-	// the version read inside it.
-	tx, err := s.db.Begin()
-	if err != nil {
-		return s.damaged(err)
-	}
-	defer tx.Rollback()
-	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
-		return s.damaged(err)
-	}
-	if v > schemaVersion {
-		return fmt.Errorf("%s was written by a newer co (session schema %d; this co knows %d): upgrade co; the file was left untouched", s.path, v, schemaVersion)
-	}
-	if v == schemaVersion {
-		return nil // the other co migrated it
-	}
-	if v == 0 {
-		// A version-0 file must be empty: anything else is not ours.
-		var n int
-		if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
-			return s.damaged(err)
-		}
-		if n > 0 {
-			return fmt.Errorf("%s is not a co session store (it has tables but no session schema version); move it away; it was left untouched", s.path)
-		}
-	}
-	for i := v; i < schemaVersion; i++ {
-		if _, err := tx.Exec(migrations[i]); err != nil {
-			return fmt.Errorf("migrating %s to session schema %d: %w", s.path, i+1, err)
-		}
-	}
-	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-func (s *Store) damaged(err error) error {
-	return fmt.Errorf("%s cannot be read as a session store (%w): it may be damaged; move it away to start afresh (it was left untouched)", s.path, err)
-}
+func (s *Store) damaged(err error) error { return sqlitefile.Damaged(s.path, schema, err) }
 
 // Info describes a saved session.
 type Info struct {
