@@ -8,27 +8,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// procGroupAlive reports whether a process of group pgid is alive (not a
-// zombie), from /proc.
-func procGroupAlive(pgid int) bool {
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		if _, err := strconv.Atoi(d.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			return true
-		}
-	}
-	return false
-}
+	"github.com/co-cli/co/tools/mcp/mcptest"
+)
 
 // co mcp list with a server that never finishes starting and ignores
 // SIGTERM: co gives up after timeout_seconds and leaves no process behind.
@@ -51,7 +33,7 @@ func TestMCPListTimeoutLeavesNoProcess(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }) // when this test fails
 	deadline := time.Now().Add(2 * time.Second)
-	for procGroupAlive(pgid) {
+	for mcptest.GroupAlive(pgid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server's process group %d outlived co", pgid)
 		}

@@ -2,37 +2,14 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/tools/mcp/mcptest"
 )
-
-// everythingServer is the entry point of the MCP reference server
-// (@modelcontextprotocol/server-everything), installed by scripts/test.sh
-// and named by CO_TEST_MCP_EVERYTHING; the test fails without it unless
-// CO_TEST_NO_NPM=1.
-func everythingServer(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("CO_TEST_MCP_EVERYTHING")
-	if p == "" {
-		home, _ := os.UserHomeDir()
-		p = filepath.Join(home, ".cache", "co-test", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	}
-	_, err := os.Stat(p)
-	_, nodeErr := exec.LookPath("node")
-	if err == nil && nodeErr == nil {
-		return p
-	}
-	if os.Getenv("CO_TEST_NO_NPM") == "1" {
-		t.Skip("CO_TEST_NO_NPM=1: skipping a test that needs the MCP reference server")
-	}
-	t.Fatalf("the MCP reference server is not installed at %s (node: %v): run scripts/test.sh, which installs it, or set CO_TEST_NO_NPM=1 to skip", p, nodeErr)
-	return ""
-}
 
 // mcpSettings writes a user settings file with one local MCP server.
 func mcpSettings(t *testing.T, environ []string, servers string) {
@@ -53,7 +30,7 @@ func mcpSettings(t *testing.T, environ []string, servers string) {
 }
 
 func everythingJSON(t *testing.T) string {
-	return `{"everything": {"command": "node", "args": ["` + everythingServer(t) + `", "stdio"]}}`
+	return `{"everything": {"command": "node", "args": ["` + mcptest.Everything(t) + `", "stdio"]}}`
 }
 
 func TestMCPList(t *testing.T) {
@@ -113,7 +90,7 @@ func TestMCPProjectConsent(t *testing.T) {
 	e := env(t, nil)
 	dir := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
-	script := "touch " + marker + "; exec node " + everythingServer(t) + " stdio\n"
+	script := "touch " + marker + "; exec node " + mcptest.Everything(t) + " stdio\n"
 	os.WriteFile(filepath.Join(dir, "start.sh"), []byte(script), 0o644)
 	project := `{"mcp_servers": {"repo": {"command": "sh", "args": ["start.sh"], "env": {"REPO_TOKEN": "${HOME}"}}}}`
 	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,31 +18,8 @@ import (
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
+	"github.com/co-cli/co/tools/mcp/mcptest"
 )
-
-// everything returns the entry point of the reference server
-// @modelcontextprotocol/server-everything, installed by scripts/test.sh
-// (pinned, into ~/.cache/co-test/npm) and named by CO_TEST_MCP_EVERYTHING.
-// Without it the test fails, as the Docker tests do, unless the person
-// running the tests opted out with CO_TEST_NO_NPM=1.
-func everything(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("CO_TEST_MCP_EVERYTHING")
-	if p == "" {
-		home, _ := os.UserHomeDir()
-		p = filepath.Join(home, ".cache", "co-test", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	}
-	_, err := os.Stat(p)
-	_, nodeErr := exec.LookPath("node")
-	if err == nil && nodeErr == nil {
-		return p
-	}
-	if os.Getenv("CO_TEST_NO_NPM") == "1" {
-		t.Skip("CO_TEST_NO_NPM=1: skipping a test that needs the MCP reference server")
-	}
-	t.Fatalf("the MCP reference server is not installed at %s (node: %v): run scripts/test.sh, which installs it, or set CO_TEST_NO_NPM=1 to skip", p, nodeErr)
-	return ""
-}
 
 func freePort(t *testing.T) int {
 	t.Helper()
@@ -60,7 +36,7 @@ func freePort(t *testing.T) int {
 func startHTTPEverything(t *testing.T) string {
 	t.Helper()
 	port := freePort(t)
-	cmd := exec.Command("node", everything(t), "streamableHttp")
+	cmd := exec.Command("node", mcptest.Everything(t), "streamableHttp")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -109,7 +85,7 @@ func checkEverything(t *testing.T, f *fixture, server string) {
 }
 
 func TestEverythingStdio(t *testing.T) {
-	cfg := mcp.ServerConfig{Name: "everything", Command: "node", Args: []string{everything(t), "stdio"},
+	cfg := mcp.ServerConfig{Name: "everything", Command: "node", Args: []string{mcptest.Everything(t), "stdio"},
 		Env: map[string]string{"CO_TEST_PASSED": "${CO_TEST_MCP_VALUE}"}, Timeout: 20 * time.Second}
 	t.Setenv("CO_TEST_MCP_VALUE", "from-co")
 	f := newFixture(t, cfg)
@@ -131,7 +107,7 @@ func TestEverythingStreamableHTTP(t *testing.T) {
 // Google accepts, the call asks for approval, and its result reaches the
 // model.
 func TestEverythingThroughAgentGemini(t *testing.T) {
-	cfg := mcp.ServerConfig{Name: "everything", Command: "node", Args: []string{everything(t), "stdio"}, Timeout: 20 * time.Second}
+	cfg := mcp.ServerConfig{Name: "everything", Command: "node", Args: []string{mcptest.Everything(t), "stdio"}, Timeout: 20 * time.Second}
 	f := newFixture(t, cfg)
 	srv := llmtest.NewServer()
 	t.Cleanup(srv.Close)

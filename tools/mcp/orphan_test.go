@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/tools/mcp"
+	"github.com/co-cli/co/tools/mcp/mcptest"
 )
 
 // stubbornServer never answers initialize and ignores SIGTERM; it writes
@@ -32,27 +33,6 @@ func readPid(t *testing.T, pidFile string) int {
 	return pid
 }
 
-// groupAlive reports whether a process of group pgid is alive (not a
-// zombie), from /proc.
-func groupAlive(pgid int) bool {
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		if _, err := strconv.Atoi(d.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces.
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			return true
-		}
-	}
-	return false
-}
-
 // Closing the manager while a server is still starting ends its process
 // group: co exiting leaves no server behind.
 func TestCloseWhileStartingEndsTheProcess(t *testing.T) {
@@ -62,13 +42,13 @@ func TestCloseWhileStartingEndsTheProcess(t *testing.T) {
 	pgid := readPid(t, pidFile)
 	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }) // when this test fails
 	time.Sleep(200 * time.Millisecond)
-	if st := f.m.Statuses()[0]; st.State != mcp.Starting || !groupAlive(pgid) {
+	if st := f.m.Statuses()[0]; st.State != mcp.Starting || !mcptest.GroupAlive(pgid) {
 		t.Fatalf("the server should be starting: %+v", st)
 	}
 	start := time.Now()
 	f.m.Close()
 	deadline := time.Now().Add(2 * time.Second)
-	for groupAlive(pgid) {
+	for mcptest.GroupAlive(pgid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("process group %d still runs %s after Close", pgid, time.Since(start))
 		}
