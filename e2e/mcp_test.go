@@ -160,3 +160,40 @@ func envValue(environ []string, key string) string {
 	}
 	return ""
 }
+
+// /mcp trust NAME in the chat shows the definition and asks, as co mcp
+// trust does: "n" leaves the server off, "y" starts it.
+func TestPlainMCPTrustAsks(t *testing.T) {
+	e := env(t, nil)
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "started")
+	project := `{"mcp_servers": {"repo": {"command": "sh", "args": ["-c", "touch ` + marker + `; exec node ` + mcptest.Everything(t) + ` stdio"]}}}`
+	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	ce := env(t, srv, "HOME="+envValue(e, "HOME"), "XDG_CONFIG_HOME="+envValue(e, "XDG_CONFIG_HOME"), "XDG_DATA_HOME="+envValue(e, "XDG_DATA_HOME"))
+
+	out, _, code := runCo(t, dir, ce, "/mcp trust repo\nn\n", "--plain")
+	if code != 0 || !strings.Contains(out, "touch "+marker) || !strings.Contains(out, "Let co start MCP server repo as defined above") {
+		t.Fatalf("the definition and the question were not shown (exit %d):\n%s", code, out)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("answering n started the server")
+	}
+	// The next turn waits for the server it started.
+	srv.Script(llmtest.Reply{Text: "hi"})
+	out, _, _ = runCo(t, dir, ce, "/mcp trust repo\ny\nhello\n", "--plain")
+	if !strings.Contains(out, "Trusted MCP server repo") {
+		t.Fatalf("y did not trust:\n%s", out)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(marker); err == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the trusted server never started:\n%s", out)
+}

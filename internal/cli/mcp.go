@@ -197,10 +197,24 @@ func mcpSlash(a *app.App, arg string) slash.Result {
 		if verb == "trust" {
 			do, done = m.Trust, "Trusted MCP server %s for this project; starting it (/mcp shows its state)."
 		}
-		if err := do(name); err != nil {
-			return slash.Result{Output: safe.Text(err.Error()), Err: true}
+		run := func() slash.Result {
+			if err := do(name); err != nil {
+				return slash.Result{Output: safe.Text(err.Error()), Err: true}
+			}
+			return slash.Result{Output: fmt.Sprintf(done, safe.Text(name))}
 		}
-		return slash.Result{Output: fmt.Sprintf(done, safe.Text(name))}
+		if verb == "trust" {
+			// As co mcp trust: the definition in full first, then a question.
+			i := slices.IndexFunc(m.Statuses(), func(st mcp.Status) bool { return st.Name == name })
+			if i >= 0 && m.Statuses()[i].Project {
+				return slash.Result{
+					Output:    strings.TrimRight(mcpStatusText(m.Statuses()[i], false), "\n"),
+					Confirm:   fmt.Sprintf("Let co start MCP server %s as defined above, now and in later runs while it stays so?", safe.Text(name)),
+					OnConfirm: run,
+				}
+			}
+		}
+		return run()
 	}
 	return slash.Result{Output: "usage: /mcp, /mcp trust NAME or /mcp restart NAME", Err: true}
 }
