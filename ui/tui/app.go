@@ -11,14 +11,15 @@
 //
 // Concurrency: the model is used by Bubble Tea's event loop only. Each turn
 // has a pump goroutine (events.go) that reads the agent's channel and hands
-// its events to the loop as messages; the telemetry feed and provider
-// resolution are read by commands. Nothing but the loop touches the model.
+// its events to the loop as messages; the telemetry feed, provider
+// resolution and the files a message mentions are read by commands. Nothing but the loop touches the model.
 package tui
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -104,6 +105,7 @@ type App struct {
 
 	turn          int // the current (or last) turn's id
 	running       bool
+	reading       bool // the running turn reads its mentioned files; the agent has not started it
 	cancelled     bool // the user cancelled the running turn
 	pump          *pump
 	cancel        context.CancelFunc
@@ -324,6 +326,8 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		cmd = a.handleAgentEvent(msg)
 	case turnClosedMsg:
 		cmd = a.handleTurnClosed(msg)
+	case expandedMsg:
+		cmd = a.handleExpanded(msg)
 	case spanMsg:
 		a.side.Apply(msg.Span)
 		cmd = safeCmd(readFeed(a.feed))
@@ -419,8 +423,7 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if a.running {
-			a.cancelTurn()
-			return nil
+			return a.cancelTurn()
 		}
 		a.chat.Unselect()
 		return a.toInput(k)
@@ -499,8 +502,7 @@ func (a *App) handleWheel(m tea.MouseWheelMsg) {
 // exits, so a draft is never thrown away by quitting.
 func (a *App) interrupt() tea.Cmd {
 	if a.running {
-		a.cancelTurn()
-		return nil
+		return a.cancelTurn()
 	}
 	if a.mem != nil && a.modal == nil {
 		a.closeMem() // as Esc
@@ -532,7 +534,7 @@ func (a *App) modalKey(k tea.KeyPressMsg) tea.Cmd {
 	idx := a.modal.Index()
 	switch a.modal.HandleKey(k, a.now()) {
 	case ModalCancel:
-		a.cancelTurn()
+		return a.cancelTurn()
 	case ModalAnswered:
 		req := a.modal.Request()
 		req.Reply(a.modal.Verdicts())
@@ -567,13 +569,25 @@ func (a *App) markWaiting(req agent.ApprovalRequested, waiting bool) {
 
 // cancelTurn cancels the running turn; the agent ends it with TurnFailed
 // (history stays valid) and a pending approval is denied as interrupted.
-func (a *App) cancelTurn() {
+// A turn still reading its mentioned files never reached the agent: it
+// ends here, as a cancelled turn does when its events end (the read's
+// result is dropped when it comes).
+func (a *App) cancelTurn() tea.Cmd {
 	if a.cancel != nil {
 		a.cancel()
 	}
 	a.cancelled = true
 	a.modal = nil
+	if a.reading {
+		a.reading = false
+		a.chat.Add(newNotice(noticeInfo, interruptedText))
+		return a.handleTurnClosed(turnClosedMsg{Turn: a.turn})
+	}
+	return nil
 }
+
+// interruptedText ends a turn the user cancelled.
+const interruptedText = "Interrupted."
 
 func (a *App) copy() tea.Cmd {
 	text := ""
@@ -694,32 +708,87 @@ func (a *App) beginOrQueue(q queued) tea.Cmd {
 	return a.begin(q)
 }
 
-// begin starts a turn (or a !cmd).
+// begin starts a turn (or a !cmd). A message that mentions files shows
+// at once and the turn counts as running (Enter queues, Ctrl+C and Esc
+// cancel), but the files are read off the loop (expandMentions) and the
+// agent's turn starts when they are (handleExpanded). Any other message
+// starts the agent's turn here, with no round trip.
 func (a *App) begin(q queued) tea.Cmd {
 	a.turn++
-	prompt := mention.Expanded{Prompt: q.text}
-	if !q.bang {
-		// The files are read now, as the message goes to the model
-		// (bounded: MaxFiles files of read_file's size cap).
+	if !q.bang && a.mentions != nil {
 		typed := q.text
 		if q.custom {
-			typed = q.args
+			typed = q.args // only the user's own words attach files
 		}
-		prompt = mention.ExpandFor(a.mentions, typed, q.text)
+		if len(mention.Find(typed)) > 0 {
+			a.startShown(q)
+			a.reading = true
+			return tea.Batch(expandMentions(a.turn, a.mentions, typed, q.text), a.status.Start(a.now()))
+		}
 	}
-	events, cancel := a.start(prompt.Prompt, q.bang)
-	a.cancel, a.running, a.cancelled = cancel, true, false
+	a.startShown(q)
+	a.startAgent(q.text, q.bang)
+	return tea.Batch(a.pump.next, a.status.Start(a.now()))
+}
+
+// startShown marks a turn as running and shows the user's message.
+func (a *App) startShown(q queued) {
+	a.cancel, a.running, a.cancelled = nil, true, false
 	a.reply, a.think, a.tools, a.turnTokens = nil, nil, map[string]*toolEntry{}, 0
-	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
 	a.side.SetRecalled(nil) // until this turn says what it recalled
 	a.chat.Add(newUserEntry(q.display()))
-	a.addAttachments(prompt.Attached)
-	for _, p := range prompt.Problems {
+	a.chat.Bottom()
+	a.refreshStatus()
+}
+
+// startAgent starts the agent's turn (or the !cmd) and its pump.
+func (a *App) startAgent(prompt string, bang bool) {
+	events, cancel := a.start(prompt, bang)
+	a.cancel = cancel
+	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
+}
+
+// expandedMsg is turn Turn's message with its mentioned files read.
+type expandedMsg struct {
+	Turn   int
+	Prompt mention.Expanded
+	Err    string // reading them panicked
+}
+
+// expandMentions is the command that reads the files typed mentions
+// (bounded: MaxFiles files of read_file's size cap, as the message goes to
+// the model) into text. A panic comes back as the turn's failure (as
+// safeCmd reports one), so the turn still ends.
+func expandMentions(turn int, src mention.Source, typed, text string) tea.Cmd {
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = expandedMsg{Turn: turn, Err: fmt.Sprintf("reading the mentioned files panicked: %v\n%s", r, debug.Stack())}
+			}
+		}()
+		return expandedMsg{Turn: turn, Prompt: mention.ExpandFor(src, typed, text)}
+	}
+}
+
+// handleExpanded shows what was attached and starts the agent's turn; a
+// result for a turn that was cancelled (or any other) is dropped.
+func (a *App) handleExpanded(msg expandedMsg) tea.Cmd {
+	if msg.Turn != a.turn || !a.reading {
+		return nil
+	}
+	a.reading = false
+	if msg.Err != "" {
+		a.chat.Add(newNotice(noticeError, "internal error (the chat goes on; please report this): "+msg.Err))
+		return a.handleTurnClosed(turnClosedMsg{Turn: a.turn})
+	}
+	a.addAttachments(msg.Prompt.Attached)
+	for _, p := range msg.Prompt.Problems {
 		a.chat.Add(newNotice(noticeInfo, p))
 	}
 	a.chat.Bottom()
+	a.startAgent(msg.Prompt.Prompt, false)
 	a.refreshStatus()
-	return tea.Batch(a.pump.next, a.status.Start(a.now()))
+	return a.pump.next
 }
 
 func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
@@ -787,7 +856,7 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.turnTokens = e.Usage.Total()
 		a.modal = nil
 		if e.Interrupted {
-			a.chat.Add(newNotice(noticeInfo, "Interrupted."))
+			a.chat.Add(newNotice(noticeInfo, interruptedText))
 		} else {
 			a.chat.Add(newNotice(noticeError, e.Message))
 		}
