@@ -760,9 +760,9 @@ func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) 
 		if err := missingVars(missing); err != nil {
 			return nil, nil, nil, err
 		}
-		// MaxRetries is left at the SDK's default, which keeps its
-		// reconnection of a dropped stream (SSE retry with
-		// Last-Event-ID) working.
+		// MaxRetries is left at the SDK's default (5; a negative value
+		// disables it), which keeps its reconnection of a dropped stream
+		// (SSE retry with Last-Event-ID) working: resume_test.go.
 		return &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h}}}, nil, nil, nil
 	}
 	args := make([]string, len(s.cfg.Args))
