@@ -173,16 +173,17 @@ func ExpandFor(src Source, typed, text string) Expanded {
 		}
 		limit := min(MaxFileChars, left-noteRoom)
 		a, err := src.Attach(t.Path, limit)
+		name := t.Path
 		if err != nil {
-			// "see @a.go." names a.go.
+			// "see @a.go." names a.go; "@src," names src, and when that
+			// fails too, its reason is the one to give (a directory).
 			if p := strings.TrimRight(t.Path, trailing); p != t.Path && p != "" {
-				if a2, err2 := src.Attach(p, limit); err2 == nil {
-					a, err = a2, nil
-				}
+				a, err = src.Attach(p, limit)
+				name = p
 			}
 		}
 		if err != nil {
-			x.Problems = append(x.Problems, fmt.Sprintf("@%s not attached: %s", t.Path, err))
+			x.Problems = append(x.Problems, fmt.Sprintf("@%s not attached: %s", name, err))
 			continue
 		}
 		if seen[a.Path] {

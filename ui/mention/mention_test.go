@@ -281,3 +281,13 @@ func TestExpandForAttachesOnlyWhatTheUserTyped(t *testing.T) {
 		t.Errorf("the command's text must come first: %q", x.Prompt)
 	}
 }
+
+// "@src," names src: the note gives src's reason, not that "src," does
+// not exist.
+func TestTrailingPunctuationNoteNamesThePath(t *testing.T) {
+	src, _ := newWorkspace(t, map[string]string{"src/a.go": "package a\n"})
+	x := Expand(src, "see @src, then")
+	if len(x.Problems) != 1 || !strings.Contains(x.Problems[0], "@src not attached: it is a directory") {
+		t.Fatalf("problems %q", x.Problems)
+	}
+}
