@@ -50,6 +50,10 @@ type Message struct {
 	// signatures are only sent back where they came from.
 	Origin string `json:"origin,omitempty"`
 	Model  string `json:"model,omitempty"`
+	// Shown, for a user message, is what the user typed when the model
+	// got other text (a /NAME custom command or skill stands for its
+	// file's text): saved, shown on resume, never sent.
+	Shown string `json:"shown,omitempty"`
 }
 
 // InterruptedResult is the tool result given to a call the user interrupted.

@@ -15,11 +15,22 @@ import (
 
 // Submit starts a turn with the user's prompt and returns its events.
 func (a *Agent) Submit(ctx context.Context, prompt string) <-chan Event {
-	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turn(ctx, prompt, e) })
+	return a.SubmitShown(ctx, prompt, "")
 }
 
-// BangTool is the tool a !cmd runs through.
-const BangTool = "run_shell_command"
+// SubmitShown is Submit for a prompt the user typed as something else
+// (shown: "/review src/a.go" for a custom command's text): the history
+// keeps shown beside the prompt, for the transcript of a resumed session.
+func (a *Agent) SubmitShown(ctx context.Context, prompt, shown string) <-chan Event {
+	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turn(ctx, prompt, shown, e) })
+}
+
+// BangTool is the tool a !cmd runs through, and BangCallID the id of its
+// call.
+const (
+	BangTool   = "run_shell_command"
+	BangCallID = "bang"
+)
 
 // RunBang runs a command the user typed as !cmd through the shell tool, with
 // exactly the same approval path as the model's calls and no LLM. The
@@ -28,7 +39,7 @@ func (a *Agent) RunBang(ctx context.Context, cmd string) <-chan Event {
 	return a.start(ctx, func(ctx context.Context, e *emitter) {
 		args, _ := json.Marshal(map[string]any{"cmd": cmd})
 		st := &turnState{retries: map[string]int{}}
-		fins := a.runCalls(ctx, e, st, []ToolCall{{ID: "bang", Name: BangTool, Args: string(args)}}, true)
+		fins := a.runCalls(ctx, e, st, []ToolCall{{ID: BangCallID, Name: BangTool, Args: string(args)}}, true)
 		for _, f := range fins {
 			// Kept and saved, so a resumed conversation shows it.
 			a.addAside(e, Aside{Bang: &BangRun{Args: string(args), Finished: f}})
@@ -77,7 +88,7 @@ type turnState struct {
 	failed   string // set when tool retries ran out
 }
 
-func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
+func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 	sid := a.SessionID()
 	a.mu.Lock()
 	a.turns++
@@ -143,7 +154,7 @@ func (a *Agent) turn(ctx context.Context, prompt string, e *emitter) {
 			o.ObservePrompt(prompt)
 		}
 	}
-	a.appendHistory(e, Message{Role: RoleUser, Content: prompt})
+	a.appendHistory(e, Message{Role: RoleUser, Content: prompt, Shown: shown})
 	a.recall = ""
 	if a.cfg.Recall != nil {
 		block, recalled := a.cfg.Recall(ctx, prompt)

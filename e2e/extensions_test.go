@@ -220,3 +220,41 @@ func TestCommandFilesCannotAttachFiles(t *testing.T) {
 	}
 	check("full screen", tui.Requests())
 }
+
+// A resumed session shows /NAME ARGS as it was typed, not the command's
+// or skill's text the model got.
+func TestResumeShowsCustomCommandsAsTyped(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetDefault(llmtest.Reply{Text: "done"})
+	ws := extWorkspace(t)
+	e := env(t, srv)
+	if out, errOut, code := runCo(t, ws, e, "/fix 42\n/release v1.2.0\n", "--plain"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := srv.Requests()[0].LastUserMessage(); got != "Fix issue 42 and add a test." {
+		t.Fatalf("the model must still get the command's text: %q", got)
+	}
+	out, _, code := runCo(t, ws, e, "", "--continue", "--plain")
+	if code != 0 {
+		t.Fatalf("--continue: exit %d\n%s", code, out)
+	}
+	assertInOrder(t, out, []string{"co> /fix 42", "done", "co> /release v1.2.0", "done", "(resumed session"})
+	for _, not := range []string{"Fix issue 42", "Use the skill", "SKILL-BODY"} {
+		if strings.Contains(out, not) {
+			t.Errorf("the resumed transcript shows the text the model got (%q):\n%s", not, out)
+		}
+	}
+	te := append([]string(nil), e...)
+	for i, kv := range te {
+		if strings.HasPrefix(kv, "TERM=") {
+			te[i] = "TERM=xterm-256color"
+		}
+	}
+	s := startTUI(t, ws, te, 120, 40, "--continue")
+	shown := s.waitFor(tuiWait, "Resumed session")
+	assertInOrder(t, shown, []string{"/fix 42", "/release v1.2.0", "Resumed session"})
+	if strings.Contains(shown, "Fix issue 42") || strings.Contains(shown, "Use the skill") {
+		t.Errorf("the full-screen resume shows the text the model got:\n%s", shown)
+	}
+}

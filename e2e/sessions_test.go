@@ -264,6 +264,11 @@ func TestResumedSessionShowsBangCommands(t *testing.T) {
 	}
 	order := []string{"You said: hello", "co> !echo bang-$((6*7))-marker", "result: run_shell_command done", "bang-42-marker", "co> bye", "You said: bye", "(resumed session"}
 	assertInOrder(t, out, order)
+	// The !cmd's approval is told by its result line, not by a separate
+	// approval line that its shared call id would put in the wrong place.
+	if strings.Contains(out, "approval: run_shell_command") {
+		t.Errorf("the !cmd's approval is shown apart from it:\n%s", out)
+	}
 
 	te := append([]string(nil), e...) // the same data dir, on a terminal
 	for i, kv := range te {

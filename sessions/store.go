@@ -128,7 +128,7 @@ func decodeAside(b []byte) (agent.Aside, error) {
 			}
 		}
 		x.Bang = &agent.BangRun{Args: d.Args, Finished: agent.ToolCallFinished{
-			CallID: "bang", Name: d.Name, Status: st, Result: tools.Result{Display: d.Display, Meta: d.Meta},
+			CallID: agent.BangCallID, Name: d.Name, Status: st, Result: tools.Result{Display: d.Display, Meta: d.Meta},
 			Err: d.Err, Decision: agent.Source(d.Decision), Duration: time.Duration(d.Millis) * time.Millisecond, Bang: true,
 		}}
 	}
@@ -141,6 +141,7 @@ type messageMeta struct {
 	ReasoningField string `json:"reasoning_field,omitempty"`
 	Origin         string `json:"origin,omitempty"`
 	Model          string `json:"model,omitempty"`
+	Shown          string `json:"shown,omitempty"` // a user message typed as /NAME ARGS
 }
 
 // Store is the saved-sessions database.
@@ -362,7 +363,7 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 			if err := json.Unmarshal([]byte(meta.String), &mm); err != nil {
 				return Info{}, nil, s.damaged(err)
 			}
-			m.Reasoning, m.ReasoningField, m.Origin, m.Model = mm.Reasoning, mm.ReasoningField, mm.Origin, mm.Model
+			m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown = mm.Reasoning, mm.ReasoningField, mm.Origin, mm.Model, mm.Shown
 		}
 		if calls.Valid && calls.String != "" {
 			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
@@ -454,6 +455,11 @@ func (s *Store) mergeDecisions(id string, entries *[]Entry) error {
 		var at int64
 		if err := rows.Scan(&d.CallID, &d.Tool, &d.Verdict, &at); err != nil {
 			return err
+		}
+		if d.CallID == agent.BangCallID {
+			// A !cmd's decision is in its aside (who decided), which the
+			// transcript shows; its shared id would place it anywhere.
+			continue
 		}
 		byCall[d.CallID] = Entry{Decision: &d, At: time.Unix(0, at)}
 	}
@@ -607,7 +613,7 @@ func (r *Session) Append(m agent.Message) error {
 		calls = string(b)
 	}
 	var meta any
-	if mm := (messageMeta{m.Reasoning, m.ReasoningField, m.Origin, m.Model}); mm != (messageMeta{}) {
+	if mm := (messageMeta{m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown}); mm != (messageMeta{}) {
 		b, err := json.Marshal(mm)
 		if err != nil {
 			return err

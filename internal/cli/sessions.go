@@ -187,6 +187,9 @@ func transcriptText(entries []sessions.Entry) string {
 				continue
 			}
 			text, atts := mention.Split(m.Content)
+			if m.Shown != "" { // /NAME ARGS, as it was typed
+				text = m.Shown
+			}
 			fmt.Fprintf(&b, "co> %s\n", present.Plain(text))
 			for _, a := range atts {
 				fmt.Fprintf(&b, "%s%s\n", plain.AttachedPrefix, mention.Summary(a))

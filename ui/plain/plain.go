@@ -175,7 +175,7 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 		if r.Action == slash.Send {
 			// A custom command or skill: its text goes to the model, with
 			// the files the user's own arguments mention.
-			return s.submit(ctx, mention.ExpandFor(s.o.Mentions, r.Args, r.Prompt))
+			return s.submit(ctx, mention.ExpandFor(s.o.Mentions, r.Args, r.Prompt), trimmed)
 		}
 		if r.Output != "" {
 			if r.Err {
@@ -225,19 +225,20 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 		}
 		return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.RunBang(c, cmd) })
 	default:
-		return s.submit(ctx, mention.Expand(s.o.Mentions, line))
+		return s.submit(ctx, mention.Expand(s.o.Mentions, line), "")
 	}
 }
 
 // submit shows what x attached (and could not) and sends it.
-func (s *session) submit(ctx context.Context, x mention.Expanded) (quit bool) {
+// shown is what the user typed, when the model gets other text (/NAME).
+func (s *session) submit(ctx context.Context, x mention.Expanded, shown string) (quit bool) {
 	for _, a := range x.Attached {
 		s.println(AttachedPrefix + mention.Summary(a))
 	}
 	for _, p := range x.Problems {
 		s.println("note: " + safe.Text(p))
 	}
-	return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.Submit(c, x.Prompt) })
+	return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.SubmitShown(c, x.Prompt, shown) })
 }
 
 // turn runs one turn to its end. It returns true when input ended during the

@@ -105,8 +105,9 @@ type App struct {
 
 	turn          int // the current (or last) turn's id
 	running       bool
-	reading       bool // the running turn reads its mentioned files; the agent has not started it
-	cancelled     bool // the user cancelled the running turn
+	reading       bool   // the running turn reads its mentioned files; the agent has not started it
+	shown         string // what the user typed for the running turn, when the model gets other text (/NAME)
+	cancelled     bool   // the user cancelled the running turn
 	pump          *pump
 	cancel        context.CancelFunc
 	reply         *assistantEntry // the reply being streamed
@@ -124,7 +125,7 @@ type App struct {
 	// the background colour request picks light or dark.
 	autoTheme bool
 
-	start func(text string, bang bool) (<-chan agent.Event, context.CancelFunc)
+	start func(text, shown string, bang bool) (<-chan agent.Event, context.CancelFunc)
 	now   func() time.Time
 	// notes are the start-up warnings (Options.Notes), kept to show again
 	// when the transcript is redrawn for the terminal's background.
@@ -179,12 +180,12 @@ func New(ctx context.Context, o Options) *App {
 	if o.Feed != nil {
 		a.feed, a.unsub = o.Feed.Subscribe(256)
 	}
-	a.start = func(text string, bang bool) (<-chan agent.Event, context.CancelFunc) {
+	a.start = func(text, shown string, bang bool) (<-chan agent.Event, context.CancelFunc) {
 		tctx, cancel := context.WithCancel(ctx)
 		if bang {
 			return o.Agent.RunBang(tctx, text), cancel
 		}
-		return o.Agent.Submit(tctx, text), cancel
+		return o.Agent.SubmitShown(tctx, text, shown), cancel
 	}
 	a.refreshStatus()
 	return a
@@ -734,6 +735,7 @@ func (a *App) begin(q queued) tea.Cmd {
 // startShown marks a turn as running and shows the user's message.
 func (a *App) startShown(q queued) {
 	a.cancel, a.running, a.cancelled = nil, true, false
+	a.shown = q.shown
 	a.reply, a.think, a.tools, a.turnTokens = nil, nil, map[string]*toolEntry{}, 0
 	a.side.SetRecalled(nil) // until this turn says what it recalled
 	a.chat.Add(newUserEntry(q.display()))
@@ -743,7 +745,7 @@ func (a *App) startShown(q queued) {
 
 // startAgent starts the agent's turn (or the !cmd) and its pump.
 func (a *App) startAgent(prompt string, bang bool) {
-	events, cancel := a.start(prompt, bang)
+	events, cancel := a.start(prompt, a.shown, bang)
 	a.cancel = cancel
 	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
 }

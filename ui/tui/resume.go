@@ -57,6 +57,9 @@ func (a *App) showHistory(h []agent.Message) {
 				continue
 			}
 			text, atts := mention.Split(m.Content)
+			if m.Shown != "" { // /NAME ARGS, as it was typed
+				text = m.Shown
+			}
 			a.chat.Add(newUserEntry(text))
 			a.addAttachments(atts)
 		case agent.RoleAssistant:
