@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
+
+	"github.com/co-cli/co/internal/sqlitefile"
 )
 
 // DBFile is the name of co's database in the data dir.
@@ -79,18 +82,29 @@ func openWriter(ctx context.Context, path string) (*sql.DB, error) {
 		return nil, fmt.Errorf("telemetry: opening %s: %w", path, err)
 	}
 	f.Close()
-	db, err := sql.Open("sqlite3", writerDSN(path))
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: opening %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(2) // the exporter and the pruner
-	db.SetMaxIdleConns(2)
-	db.SetConnMaxLifetime(0)
-	if err := migrate(ctx, db); err != nil {
+	// Another co creating the file at this moment can hold it in a state
+	// the busy timeout does not wait out (its switch to WAL): "database is
+	// locked" while preparing is retried for a while, as the session and
+	// memory stores do (internal/sqlitefile).
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		db, err := sql.Open("sqlite3", writerDSN(path))
+		if err != nil {
+			return nil, fmt.Errorf("telemetry: opening %s: %w", path, err)
+		}
+		db.SetMaxOpenConns(2) // the exporter and the pruner
+		db.SetMaxIdleConns(2)
+		db.SetConnMaxLifetime(0)
+		err = migrate(ctx, db)
+		if err == nil {
+			return db, nil
+		}
 		db.Close()
-		return nil, fmt.Errorf("telemetry: preparing %s: %w", path, err)
+		if !sqlitefile.Busy(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("telemetry: preparing %s: %w", path, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return db, nil
 }
 
 // migrate creates or upgrades the schema in one immediate transaction, so
