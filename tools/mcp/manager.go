@@ -20,6 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/co-cli/co/internal/redact"
 	"github.com/co-cli/co/tools"
 )
 
@@ -101,6 +102,9 @@ func definition(c ServerConfig) []string {
 	}
 	if len(refs) > 0 {
 		out = append(out, "reads your environment variables: "+strings.Join(slices.Sorted(maps.Keys(refs)), ", "))
+	}
+	if !c.Remote() {
+		out = append(out, "receives: your environment without variables named like keys, tokens, secrets or passwords, plus its env")
 	}
 	return out
 }
@@ -770,7 +774,14 @@ func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) 
 		args[i] = x(a)
 	}
 	cmd := exec.Command(x(s.cfg.Command), args...)
+	// A project's server (a file from a repository) gets co's environment
+	// without the variables whose names look secret, as the unsandboxed
+	// shell's commands do (redact.SecretName), plus the env its definition
+	// sets (which the consent shows); a user's own server gets it all.
 	cmd.Env = os.Environ()
+	if s.cfg.Project {
+		cmd.Env = redact.WithoutSecretNames(cmd.Env)
+	}
 	for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+x(s.cfg.Env[k]))
 	}
