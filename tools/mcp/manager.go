@@ -597,6 +597,7 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 	n := len(s.tools)
 	s.failLocked(reason)
 	m.notice("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
+	s.logLine("failed: " + reason)
 }
 
 // fail marks the current start attempt failed.
@@ -610,6 +611,25 @@ func (s *server) fail(gen int, reason string, _ error) {
 	reason = s.unexp.text(reason)
 	s.failLocked(reason)
 	m.notice("MCP server %s failed to start: %s", s.cfg.Name, reason)
+	s.logLine("failed to start: " + reason)
+}
+
+// logLine appends one line of co's about a local server (why it failed or
+// exited, settings as written) to its log file, the file /mcp names.
+func (s *server) logLine(line string) {
+	p := s.m.logPath(s.cfg.Name)
+	if p == "" || s.cfg.Remote() {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "--- co: %s %s at %s\n", s.cfg.Name, strings.ReplaceAll(line, "\n", " "), time.Now().Format(time.RFC3339))
+	f.Close()
 }
 
 func (s *server) failLocked(reason string) {
