@@ -141,7 +141,15 @@ type Manager struct {
 	servers map[string]*server
 	started bool
 	closed  bool
-	notices []string
+	notices []notice
+}
+
+// notice is one message for the next turn about server srv's attempt gen:
+// one about an attempt a restart has since replaced is dropped.
+type notice struct {
+	srv  *server
+	gen  int
+	text string
 }
 
 // server is one configured server and its current connection.
@@ -278,7 +286,12 @@ func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := m.notices
+	var out []string
+	for _, n := range m.notices {
+		if n.srv.gen == n.gen {
+			out = append(out, n.text)
+		}
+	}
 	m.notices = nil
 	return out
 }
@@ -387,8 +400,9 @@ func (m *Manager) Close() {
 	wg.Wait()
 }
 
-func (m *Manager) notice(format string, a ...any) {
-	m.notices = append(m.notices, fmt.Sprintf(format, a...))
+// notice records a notice about s's current attempt. m.mu is held.
+func (s *server) notice(format string, a ...any) {
+	s.m.notices = append(s.m.notices, notice{srv: s, gen: s.gen, text: fmt.Sprintf(format, a...)})
 }
 
 func (m *Manager) logPath(name string) string {
@@ -565,12 +579,12 @@ func (s *server) refresh(gen int) {
 		return
 	}
 	if err != nil {
-		m.notice("MCP server %s changed its tools but listing them failed: %s", s.cfg.Name, s.unexp.text(err.Error()))
+		s.notice("MCP server %s changed its tools but listing them failed: %s", s.cfg.Name, s.unexp.text(err.Error()))
 		return
 	}
 	before := len(s.tools)
 	s.setTools(list)
-	m.notice("MCP server %s changed its tools: %d now (was %d)", s.cfg.Name, len(s.tools), before)
+	s.notice("MCP server %s changed its tools: %d now (was %d)", s.cfg.Name, len(s.tools), before)
 }
 
 // watch waits for the session to end; an end nobody asked for fails the
@@ -591,12 +605,16 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 			reason = "the server process exited (" + st.String() + ")"
 		}
 	}
-	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
+	// The exit status is said once: the session's error is often the
+	// same *exec.ExitError ("signal: terminated") as ProcessState's.
+	var exitErr *exec.ExitError
+	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, io.EOF) && !errors.As(err, &exitErr) &&
+		!strings.Contains(reason, err.Error()) {
 		reason += ": " + s.unexp.text(err.Error())
 	}
 	n := len(s.tools)
 	s.failLocked(reason)
-	m.notice("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
+	s.notice("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
 	s.logLine("failed: " + reason)
 }
 
@@ -610,7 +628,7 @@ func (s *server) fail(gen int, reason string, _ error) {
 	}
 	reason = s.unexp.text(reason)
 	s.failLocked(reason)
-	m.notice("MCP server %s failed to start: %s", s.cfg.Name, reason)
+	s.notice("MCP server %s failed to start: %s", s.cfg.Name, reason)
 	s.logLine("failed to start: " + reason)
 }
 
