@@ -47,6 +47,25 @@ func TestMCPList(t *testing.T) {
 	}
 }
 
+// co mcp list says, on stderr, which servers it waits for and for how long
+// at most, before the wait: a slow server is not seconds of silence.
+func TestMCPListSaysItWaits(t *testing.T) {
+	e := env(t, nil)
+	mcpSettings(t, e, `{"slow": {"command": "sh", "args": ["-c", "sleep 1; exec node `+mcptest.Everything(t)+` stdio"], "timeout_seconds": 5}}`)
+	out, errOut, code := runCo(t, t.TempDir(), e, "", "mcp", "list")
+	if code != 0 || !strings.Contains(out, "slow (local): connected, ") {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(errOut, "waiting for MCP server slow to start (up to 5 s)") {
+		t.Errorf("co mcp list did not say what it waits for; stderr:\n%s", errOut)
+	}
+	// Nothing starting: nothing said.
+	mcpSettings(t, e, `{"off": {"command": "true", "enabled": false}}`)
+	if _, errOut, _ := runCo(t, t.TempDir(), e, "", "mcp", "list"); strings.Contains(errOut, "waiting") {
+		t.Errorf("waiting while nothing starts:\n%s", errOut)
+	}
+}
+
 // A model-requested MCP call asks in the modal, runs on y, and its result
 // reaches the model.
 func TestTUIMCPCallApproved(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/co-cli/co/internal/redact"
 )
 
 // Subprocess runs commands on this machine with `sh -c` in the workspace directory (Isolation
@@ -52,9 +54,6 @@ var envAllowed = map[string]bool{
 	"TERM": true, "SHELL": true, "TMPDIR": true,
 }
 
-// secretWords in a variable's name keep it out of a command's environment, allowlisted or not.
-var secretWords = []string{"KEY", "SECRET", "TOKEN", "PASSWORD"}
-
 // subprocessEnv filters environ ("NAME=value" entries) down to the allowlist, drops any name that
 // looks like it holds a secret, and sets PAGER and GIT_PAGER to cat so nothing waits for a pager.
 func subprocessEnv(environ []string) []string {
@@ -69,15 +68,9 @@ func subprocessEnv(environ []string) []string {
 	return append(env, "PAGER=cat", "GIT_PAGER=cat")
 }
 
-func looksSecret(name string) bool {
-	upper := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(upper, w) {
-			return true
-		}
-	}
-	return false
-}
+// looksSecret is the rule a project's MCP servers share (redact.SecretName): KEY, SECRET, TOKEN or
+// PASSWORD in the name.
+func looksSecret(name string) bool { return redact.SecretName(name) }
 
 // pipeDrain bounds how long Run waits for output after the process group is dead: a process that
 // left the group (setsid) may still hold the pipe.

@@ -37,7 +37,7 @@ why, awaiting consent for a project's server, disabled), then stops them.`,
 			}
 			defer m.Close()
 			m.Start()
-			m.Wait(context.Background())
+			mcpWait(s, m)
 			fmt.Fprint(s.Out, mcpText(m, true))
 			return nil
 		},
@@ -68,7 +68,7 @@ definition, or a changed file, needs consent again.`,
 			if err := m.Trust(args[0]); err != nil {
 				return err
 			}
-			m.Wait(context.Background())
+			mcpWait(s, m)
 			fmt.Fprintf(s.Out, "Trusted MCP server %s for this project.\n", safe.Text(args[0]))
 			fmt.Fprint(s.Out, mcpText(m, false))
 			return nil
@@ -102,6 +102,13 @@ func confirmTrust(s env, m *mcp.Manager, name string, yes bool) error {
 		return fmt.Errorf("not trusted: MCP server %s stays off", safe.Text(name))
 	}
 	return nil
+}
+
+// mcpWait waits for the servers still starting, saying first on stderr
+// which and for how long at most: a slow server otherwise leaves co mcp
+// list silent for up to its timeout.
+func mcpWait(s env, m *mcp.Manager) {
+	m.Ready(context.Background(), func(msg string) { fmt.Fprintln(s.Err, safe.Text(msg)) })
 }
 
 // mcpManager builds the manager of the configured servers, or nil (having

@@ -20,6 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/co-cli/co/internal/redact"
 	"github.com/co-cli/co/tools"
 )
 
@@ -102,6 +103,9 @@ func definition(c ServerConfig) []string {
 	if len(refs) > 0 {
 		out = append(out, "reads your environment variables: "+strings.Join(slices.Sorted(maps.Keys(refs)), ", "))
 	}
+	if !c.Remote() {
+		out = append(out, "receives: your environment without variables named like keys, tokens, secrets or passwords, plus its env")
+	}
 	return out
 }
 
@@ -137,7 +141,15 @@ type Manager struct {
 	servers map[string]*server
 	started bool
 	closed  bool
-	notices []string
+	notices []notice
+}
+
+// notice is one message for the next turn about server srv's attempt gen:
+// one about an attempt a restart has since replaced is dropped.
+type notice struct {
+	srv  *server
+	gen  int
+	text string
 }
 
 // server is one configured server and its current connection.
@@ -274,7 +286,12 @@ func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := m.notices
+	var out []string
+	for _, n := range m.notices {
+		if n.srv.gen == n.gen {
+			out = append(out, n.text)
+		}
+	}
 	m.notices = nil
 	return out
 }
@@ -383,8 +400,9 @@ func (m *Manager) Close() {
 	wg.Wait()
 }
 
-func (m *Manager) notice(format string, a ...any) {
-	m.notices = append(m.notices, fmt.Sprintf(format, a...))
+// notice records a notice about s's current attempt. m.mu is held.
+func (s *server) notice(format string, a ...any) {
+	s.m.notices = append(s.m.notices, notice{srv: s, gen: s.gen, text: fmt.Sprintf(format, a...)})
 }
 
 func (m *Manager) logPath(name string) string {
@@ -561,12 +579,12 @@ func (s *server) refresh(gen int) {
 		return
 	}
 	if err != nil {
-		m.notice("MCP server %s changed its tools but listing them failed: %s", s.cfg.Name, s.unexp.text(err.Error()))
+		s.notice("MCP server %s changed its tools but listing them failed: %s", s.cfg.Name, s.unexp.text(err.Error()))
 		return
 	}
 	before := len(s.tools)
 	s.setTools(list)
-	m.notice("MCP server %s changed its tools: %d now (was %d)", s.cfg.Name, len(s.tools), before)
+	s.notice("MCP server %s changed its tools: %d now (was %d)", s.cfg.Name, len(s.tools), before)
 }
 
 // watch waits for the session to end; an end nobody asked for fails the
@@ -587,12 +605,17 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 			reason = "the server process exited (" + st.String() + ")"
 		}
 	}
-	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
+	// The exit status is said once: the session's error is often the
+	// same *exec.ExitError ("signal: terminated") as ProcessState's.
+	var exitErr *exec.ExitError
+	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, io.EOF) && !errors.As(err, &exitErr) &&
+		!strings.Contains(reason, err.Error()) {
 		reason += ": " + s.unexp.text(err.Error())
 	}
 	n := len(s.tools)
 	s.failLocked(reason)
-	m.notice("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
+	s.notice("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
+	s.logLine("failed: " + reason)
 }
 
 // fail marks the current start attempt failed.
@@ -605,7 +628,26 @@ func (s *server) fail(gen int, reason string, _ error) {
 	}
 	reason = s.unexp.text(reason)
 	s.failLocked(reason)
-	m.notice("MCP server %s failed to start: %s", s.cfg.Name, reason)
+	s.notice("MCP server %s failed to start: %s", s.cfg.Name, reason)
+	s.logLine("failed to start: " + reason)
+}
+
+// logLine appends one line of co's about a local server (why it failed or
+// exited, settings as written) to its log file, the file /mcp names.
+func (s *server) logLine(line string) {
+	p := s.m.logPath(s.cfg.Name)
+	if p == "" || s.cfg.Remote() {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "--- co: %s %s at %s\n", s.cfg.Name, strings.ReplaceAll(line, "\n", " "), time.Now().Format(time.RFC3339))
+	f.Close()
 }
 
 func (s *server) failLocked(reason string) {
@@ -770,7 +812,14 @@ func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) 
 		args[i] = x(a)
 	}
 	cmd := exec.Command(x(s.cfg.Command), args...)
+	// A project's server (a file from a repository) gets co's environment
+	// without the variables whose names look secret, as the unsandboxed
+	// shell's commands do (redact.SecretName), plus the env its definition
+	// sets (which the consent shows); a user's own server gets it all.
 	cmd.Env = os.Environ()
+	if s.cfg.Project {
+		cmd.Env = redact.WithoutSecretNames(cmd.Env)
+	}
 	for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+x(s.cfg.Env[k]))
 	}

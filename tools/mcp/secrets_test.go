@@ -1,6 +1,9 @@
 package mcp_test
 
 import (
+	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,5 +44,40 @@ func TestStartFailureShowsSettingsAsWritten(t *testing.T) {
 	}
 	if st := f.m.Statuses()[0]; strings.Contains(st.Err, "tok-3141592653") {
 		t.Errorf("status: %+v", st)
+	}
+}
+
+// The log file /mcp names for a failed server says why it failed, settings
+// as written; so it does for a server that exits.
+func TestFailureReasonInLog(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tok-2718281828")
+	t.Setenv("CO_TEST_MCP_DIR", dir)
+	f := newFixture(t, mcp.ServerConfig{Name: "gone", Command: "${CO_TEST_MCP_DIR}/no-such-mcp-binary"}, stdioServer(t, "fx", nil))
+	f.start(t)
+	st := f.m.Statuses()[0]
+	if st.State != mcp.Failed || st.Log == "" {
+		t.Fatalf("status: %+v", st)
+	}
+	log, err := os.ReadFile(st.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "gone failed to start: ") || !strings.Contains(string(log), "${CO_TEST_MCP_DIR}/no-such-mcp-binary") ||
+		!strings.Contains(string(log), "no such file or directory") {
+		t.Errorf("the log lacks the reason:\n%s", log)
+	}
+	if strings.Contains(string(log), "tok-2718281828") {
+		t.Errorf("the expanded value is in the log:\n%s", log)
+	}
+
+	tl, ok := f.reg.Get("mcp__fx__exit")
+	if !ok {
+		t.Fatalf("no exit tool: %+v", f.m.Statuses())
+	}
+	tl.Run(context.Background(), json.RawMessage(`{}`))
+	waitFor(t, func() bool { return f.m.Statuses()[1].State == mcp.Failed })
+	log, _ = os.ReadFile(f.m.Statuses()[1].Log)
+	if !strings.Contains(string(log), "fx failed: the server process exited") {
+		t.Errorf("the log lacks the exit:\n%s", log)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,6 +33,12 @@ func TestMain(m *testing.M) {
 		time.Sleep(time.Hour)
 	default:
 		fmt.Fprintln(os.Stderr, "test server: serving on stdio")
+		if p := os.Getenv("CO_MCP_TEST_PIDFILE"); p != "" {
+			os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())), 0o600)
+		}
+		if p := os.Getenv("CO_MCP_TEST_ENVFILE"); p != "" { // what environment it was given
+			os.WriteFile(p, []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o600)
+		}
 		if err := newTestServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "test server:", err)
 			os.Exit(1)
