@@ -258,3 +258,19 @@ func TestResumeShowsCustomCommandsAsTyped(t *testing.T) {
 		t.Errorf("the full-screen resume shows the text the model got:\n%s", shown)
 	}
 }
+
+// co status counts only the commands /NAME can run: one a built-in
+// shadows is a file problem, not a command.
+func TestStatusLeavesOutShadowedCommands(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".co-cli", "commands"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "help.md"), []byte("my help\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "review.md"), []byte("review it\n"), 0o644)
+	out, errOut, code := runCo(t, ws, env(t, nil), "", "status")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "commands      1: /review") || !strings.Contains(out, "/help is not used") {
+		t.Errorf("co status:\n%s", out)
+	}
+}

@@ -215,13 +215,23 @@ func (c *chat) providerLine() string {
 }
 
 // toolsText is the /tools listing.
-func (c *chat) toolsText() string {
+func (c *chat) toolsText() string { return toolsListing(c.Tools, c.Unconfigured) }
+
+// toolsListing is /tools: each tool and how its calls are approved, in one
+// column however long the names (an MCP server's mcp__server__tool), then
+// the families left out.
+func toolsListing(reg *tools.Registry, unconfigured []tools.Unconfigured) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d tools:\n", c.Tools.Len())
-	for _, t := range c.Tools.All() {
-		fmt.Fprintf(&b, "  %-24s %s\n", t.Name(), approvalClass(t))
+	all := reg.All()
+	w := 24
+	for _, t := range all {
+		w = max(w, len(t.Name()))
 	}
-	for _, u := range c.Unconfigured {
+	fmt.Fprintf(&b, "%d tools:\n", reg.Len())
+	for _, t := range all {
+		fmt.Fprintf(&b, "  %-*s %s\n", w, t.Name(), approvalClass(t))
+	}
+	for _, u := range unconfigured {
 		fmt.Fprintf(&b, "  %s\n", u)
 	}
 	return safe.Text(b.String())

@@ -86,12 +86,16 @@ func extensionStatus(set *extensions.Set) []string {
 		}
 		rows = append(rows, fmt.Sprintf("%s\t%s (%s)", label, f.Path, note))
 	}
+	// Skills are the model's whatever /NAME runs; a command is only /NAME,
+	// so one a built-in shadows is left out (file problems say so).
 	var skills, cmds []string
 	for _, s := range set.Skills {
 		skills = append(skills, s.Name)
 	}
 	for _, c := range set.Commands {
-		cmds = append(cmds, "/"+c.Name)
+		if !slash.Builtin("/" + c.Name) {
+			cmds = append(cmds, "/"+c.Name)
+		}
 	}
 	rows = append(rows, "skills\t"+listOrNone(skills), "commands\t"+listOrNone(cmds))
 	for i, p := range set.Problems {
