@@ -136,7 +136,7 @@ func TestPlainMentionAttaches(t *testing.T) {
 	for _, want := range []string{
 		"attached: main.go (3 lines)",
 		"attached: notes.txt (1 line)",
-		"note: @missing.go; not attached:",
+		"note: @missing.go not attached: \"missing.go\" does not exist",
 		"note: @../outside.txt not attached:",
 		"got it",
 	} {

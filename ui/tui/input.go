@@ -173,7 +173,12 @@ func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
 			return nil, tea.Tick(flushDelay, func(time.Time) tea.Msg { return inputFlushMsg{} })
 		}
 	}
-	in.flush() // what came before this message goes in first
+	var flushed tea.Cmd
+	if in.flush() { // what came before this message goes in first
+		// The @ list follows the text as it is now: a key (Enter) after a
+		// burst must not act on the list of the word before it.
+		flushed = in.updateMention()
+	}
 	defer in.refresh()
 	if !isKey {
 		var cmd tea.Cmd
@@ -181,14 +186,14 @@ func (in *Input) Update(msg tea.Msg) (*Submission, tea.Cmd) {
 		if _, paste := msg.(tea.PasteMsg); paste {
 			cmd = tea.Batch(cmd, in.updateMention())
 		}
-		return nil, cmd
+		return nil, tea.Batch(cmd, flushed)
 	}
 	if in.pop != nil && in.mentionKey(k) {
-		return nil, in.updateMention()
+		return nil, tea.Batch(flushed, in.updateMention())
 	}
 	switch {
 	case key.Matches(k, in.keys.Send):
-		return in.submit(), nil
+		return in.submit(), flushed
 	case key.Matches(k, in.keys.Complete):
 		if !in.cycle(+1) {
 			in.complete()
@@ -216,15 +221,17 @@ func isCharKey(k tea.KeyPressMsg) bool {
 	return k.Text != "" && k.Mod&^tea.ModShift == 0 && k.Code != tea.KeyEnter && k.Code != tea.KeyTab
 }
 
-// flush inserts the keys gathered during a burst.
-func (in *Input) flush() {
+// flush inserts the keys gathered during a burst; false when there were
+// none.
+func (in *Input) flush() bool {
 	if in.pending.Len() == 0 {
-		return
+		return false
 	}
 	text := in.pending.String()
 	in.pending.Reset()
 	in.ta, _ = in.ta.Update(tea.PasteMsg{Content: text})
 	in.refresh()
+	return true
 }
 
 // Gathering reports whether keys of a burst wait to be inserted.

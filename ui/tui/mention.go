@@ -148,8 +148,10 @@ func (in *Input) mentionKey(k tea.KeyPressMsg) bool {
 		}
 		return true
 	case key.Matches(k, in.keys.Send):
-		if n == 0 {
-			in.pop = nil // Enter sends what was typed
+		if n == 0 || p.cands[p.sel] == p.query {
+			// Nothing to complete, or the path is typed whole: Enter sends
+			// what was typed.
+			in.pop = nil
 			return false
 		}
 		in.acceptMention()

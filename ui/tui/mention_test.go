@@ -161,3 +161,60 @@ func TestMentionListHeight(t *testing.T) {
 		t.Errorf("after backspace: height %d, open %v", got, d.app.input.MentionOpen())
 	}
 }
+
+// Enter right after a burst of keys acts on the text the burst typed: the
+// @ list opened for "@" before the burst must not take the Enter and
+// replace "@main.go " with its first file (seen as an e2e flake under load).
+func TestEnterAfterABurstSendsWhatWasTyped(t *testing.T) {
+	in := newTestInput(t)
+	in.index = mention.NewIndex(newWSSource(t))
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	in.now = func() time.Time { now = now.Add(50 * time.Millisecond); return now } // typed by hand
+	for _, k := range []string{"/", "r", "space", "@"} {
+		in.Update(keyMsg(k))
+	}
+	if done := in.index.Load(); done != nil {
+		<-done
+	}
+	in.FilesListed()
+	if !in.MentionOpen() {
+		t.Fatal("the @ list did not open")
+	}
+	in.now = func() time.Time { return now } // the rest at once: a burst
+	for _, k := range []string{"m", "a", "i", "n", ".", "g", "o", "space"} {
+		in.Update(keyMsg(k))
+	}
+	if !in.Gathering() {
+		t.Fatal("the keys were not gathered as a burst")
+	}
+	if sub := press(in, "enter"); sub == nil || sub.Text != "/r @main.go " {
+		t.Fatalf("enter after the burst gave %+v, want /r @main.go sent", sub)
+	}
+}
+
+// Enter on a path typed whole sends the message; on a part of one it
+// completes it.
+func TestEnterOnAWholePathSends(t *testing.T) {
+	in := newTestInput(t)
+	in.index = mention.NewIndex(newWSSource(t))
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	in.now = func() time.Time { now = now.Add(50 * time.Millisecond); return now }
+	in.Update(keyMsg("@"))
+	if done := in.index.Load(); done != nil {
+		<-done
+	}
+	in.FilesListed()
+	for _, k := range []string{"m", "a", "i"} {
+		in.Update(keyMsg(k))
+	}
+	if sub := press(in, "enter"); sub != nil || in.Value() != "@main.go " {
+		t.Fatalf("enter on @mai: sent %+v, text %q; want it completed to @main.go", sub, in.Value())
+	}
+	in.ta.Reset()
+	for _, k := range []string{"@", "m", "a", "i", "n", ".", "g", "o"} {
+		in.Update(keyMsg(k))
+	}
+	if sub := press(in, "enter"); sub == nil || sub.Text != "@main.go" {
+		t.Fatalf("enter on @main.go typed whole: sent %+v, text %q", sub, in.Value())
+	}
+}
