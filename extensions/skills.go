@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -368,12 +370,7 @@ func findSkills(o Options, c *checker) ([]Skill, []Problem) {
 			byName[sk.Name] = sk
 		}
 	}
-	out := make([]Skill, 0, len(byName))
-	for _, s := range byName {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, problems
+	return byNameSorted(byName), problems
 }
 
 func findCommands(o Options, c *checker) ([]Command, []Problem) {
@@ -402,10 +399,14 @@ func findCommands(o Options, c *checker) ([]Command, []Problem) {
 			byName[cmd.Name] = cmd
 		}
 	}
-	out := make([]Command, 0, len(byName))
-	for _, c := range byName {
-		out = append(out, c)
+	return byNameSorted(byName), problems
+}
+
+// byNameSorted lists the values of m, keyed by their names, by name.
+func byNameSorted[T any](m map[string]T) []T {
+	out := make([]T, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[k])
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, problems
+	return out
 }

@@ -292,8 +292,9 @@ func (s *Store) find(q querier, id string) (Memory, int64, error) {
 	return found[0], rowids[0], nil
 }
 
-// Update replaces a memory's text (same checks as Save).
-func (s *Store) Update(id, content string) (Memory, error) {
+// change finds memory id and runs f on it in one transaction; it returns
+// the memory as f left it.
+func (s *Store) change(id string, f func(tx *sql.Tx, m *Memory, rowid int64) error) (Memory, error) {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return Memory{}, err
@@ -303,61 +304,51 @@ func (s *Store) Update(id, content string) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	content, _, err = validate(s.red, content, nil)
+	if err := f(tx, &m, rowid); err != nil {
+		return Memory{}, err
+	}
+	return m, tx.Commit()
+}
+
+// Update replaces a memory's text (same checks as Save).
+func (s *Store) Update(id, content string) (Memory, error) {
+	content, _, err := validate(s.red, content, nil)
 	if err != nil {
 		return Memory{}, err
 	}
-	now := time.Now()
-	if _, err := tx.Exec(`UPDATE memories SET content = ?, updated_at = ? WHERE rowid = ?`, content, now.UnixNano(), rowid); err != nil {
-		return Memory{}, err
-	}
-	if _, err := tx.Exec(`UPDATE memories_fts SET content = ? WHERE docid = ?`, content, rowid); err != nil {
-		return Memory{}, err
-	}
-	m.Content, m.Updated = content, now
-	return m, tx.Commit()
+	return s.change(id, func(tx *sql.Tx, m *Memory, rowid int64) error {
+		now := time.Now()
+		if _, err := tx.Exec(`UPDATE memories SET content = ?, updated_at = ? WHERE rowid = ?`, content, now.UnixNano(), rowid); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`UPDATE memories_fts SET content = ? WHERE docid = ?`, content, rowid); err != nil {
+			return err
+		}
+		m.Content, m.Updated = content, now
+		return nil
+	})
 }
 
 // Pin sets whether a memory is recalled on every turn.
 func (s *Store) Pin(id string, pinned bool) (Memory, error) {
-	tx, err := s.db.Begin()
-	if err != nil {
-		return Memory{}, err
-	}
-	defer tx.Rollback()
-	m, rowid, err := s.find(tx, id)
-	if err != nil {
-		return Memory{}, err
-	}
-	p := 0
-	if pinned {
-		p = 1
-	}
-	if _, err := tx.Exec(`UPDATE memories SET pinned = ? WHERE rowid = ?`, p, rowid); err != nil {
-		return Memory{}, err
-	}
-	m.Pinned = pinned
-	return m, tx.Commit()
+	return s.change(id, func(tx *sql.Tx, m *Memory, rowid int64) error {
+		if _, err := tx.Exec(`UPDATE memories SET pinned = ? WHERE rowid = ?`, pinned, rowid); err != nil {
+			return err
+		}
+		m.Pinned = pinned
+		return nil
+	})
 }
 
 // Forget deletes a memory and returns what it was.
 func (s *Store) Forget(id string) (Memory, error) {
-	tx, err := s.db.Begin()
-	if err != nil {
-		return Memory{}, err
-	}
-	defer tx.Rollback()
-	m, rowid, err := s.find(tx, id)
-	if err != nil {
-		return Memory{}, err
-	}
-	if _, err := tx.Exec(`DELETE FROM memories WHERE rowid = ?`, rowid); err != nil {
-		return Memory{}, err
-	}
-	if _, err := tx.Exec(`DELETE FROM memories_fts WHERE docid = ?`, rowid); err != nil {
-		return Memory{}, err
-	}
-	return m, tx.Commit()
+	return s.change(id, func(tx *sql.Tx, _ *Memory, rowid int64) error {
+		if _, err := tx.Exec(`DELETE FROM memories WHERE rowid = ?`, rowid); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`DELETE FROM memories_fts WHERE docid = ?`, rowid)
+		return err
+	})
 }
 
 // List returns every memory, pinned first, then most recently saved.
