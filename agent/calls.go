@@ -74,7 +74,11 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 			if k < len(verdicts) {
 				v = verdicts[k]
 			}
-			a.recordDecision(e, it, v)
+			if !bang {
+				// A !cmd's answer is saved with its run (its aside says
+				// who decided), as its result is: it is no message.
+				a.recordDecision(e, it, v)
+			}
 			switch v {
 			case ApproveSession:
 				a.cfg.Approvals.Grant(it.check)

@@ -456,11 +456,6 @@ func (s *Store) mergeDecisions(id string, entries *[]Entry) error {
 		if err := rows.Scan(&d.CallID, &d.Tool, &d.Verdict, &at); err != nil {
 			return err
 		}
-		if d.CallID == agent.BangCallID {
-			// A !cmd's decision is in its aside (who decided), which the
-			// transcript shows; its shared id would place it anywhere.
-			continue
-		}
 		byCall[d.CallID] = Entry{Decision: &d, At: time.Unix(0, at)}
 	}
 	if len(byCall) == 0 {
