@@ -56,13 +56,7 @@ func TestLocalToolsWriteFileShowsTheDiffAndWritesOnYes(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "greeting.txt")); string(b) != "hello\nthere\n" {
 		t.Errorf("greeting.txt = %q (the write is approved, the edit denied)", b)
 	}
-	msgs := srv.Requests()[1].Body.Messages
-	var results []string
-	for _, m := range msgs {
-		if m.Role == "tool" {
-			results = append(results, m.Content)
-		}
-	}
+	results := srv.Requests()[1].ToolResults()
 	if len(results) != 2 || !strings.Contains(results[0], `1\thello`) || !strings.Contains(results[1], `"created":false`) {
 		t.Errorf("tool results sent to the model: %q", results)
 	}

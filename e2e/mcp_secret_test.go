@@ -64,11 +64,10 @@ func TestMCPURLSecretNeverLeaks(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("requests: %d\n%s\n%s", len(reqs), out, errOut)
 	}
-	var result string
-	for _, m := range reqs[1].Body.Messages {
-		if m.Role == "tool" {
-			result = m.Content
-		}
+	results := reqs[1].ToolResults()
+	result := ""
+	if len(results) > 0 {
+		result = results[len(results)-1]
 	}
 	if !strings.Contains(result, "MCP server web") {
 		t.Fatalf("the call did not fail as a dropped connection: %q", result)

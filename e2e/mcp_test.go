@@ -91,11 +91,10 @@ func TestTUIMCPCallApproved(t *testing.T) {
 	if !strings.Contains(string(reqs[0].Raw), `"mcp__everything__get-sum"`) {
 		t.Error("the first request did not offer the server's tools")
 	}
-	var result string
-	for _, m := range reqs[1].Body.Messages {
-		if m.Role == "tool" {
-			result = m.Content
-		}
+	results := reqs[1].ToolResults()
+	result := ""
+	if len(results) > 0 {
+		result = results[len(results)-1]
 	}
 	if !strings.Contains(result, "The sum of 40 and 2 is 42.") {
 		t.Errorf("the model received %q", result)

@@ -129,6 +129,18 @@ func (r Request) LastUserMessage() string {
 	return lastUserMessage(r.Body.Messages)
 }
 
+// ToolResults returns the contents of the request's tool messages, in
+// order.
+func (r Request) ToolResults() []string {
+	var out []string
+	for _, m := range r.Body.Messages {
+		if m.Role == "tool" {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
 // HistoryError says what makes the request's conversation invalid for a
 // provider, or "" when it is valid: every assistant tool call must be
 // answered by a tool message right after it (before the next non-tool

@@ -153,11 +153,10 @@ func TestEverythingThroughAgentGemini(t *testing.T) {
 	if !strings.Contains(string(reqs[0].Raw), `"mcp__everything__echo"`) {
 		t.Errorf("the first request lacks the server's tools (the turn must wait for them)")
 	}
-	var result string
-	for _, m := range reqs[1].Body.Messages {
-		if m.Role == "tool" {
-			result = m.Content
-		}
+	results := reqs[1].ToolResults()
+	result := ""
+	if len(results) > 0 {
+		result = results[len(results)-1]
 	}
 	if !strings.Contains(result, "The sum of 40 and 2 is 42.") {
 		t.Errorf("the model received %q", result)
