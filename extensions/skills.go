@@ -338,18 +338,21 @@ func scope(user bool) string {
 	return "the workspace's"
 }
 
+// readRoot lists a skills or commands folder; one that does not exist is
+// no problem, one that cannot be read is.
+func readRoot(dir string, problems *[]Problem) []os.DirEntry {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		*problems = append(*problems, Problem{Path: dir, Msg: "not read: " + err.Error()})
+	}
+	return entries
+}
+
 func findSkills(o Options, c *checker) ([]Skill, []Problem) {
 	byName := map[string]Skill{}
 	var problems []Problem
 	for _, r := range skillRoots(o) {
-		entries, err := os.ReadDir(r.dir)
-		if err != nil {
-			if !os.IsNotExist(err) {
-				problems = append(problems, Problem{Path: r.dir, Msg: "not read: " + err.Error()})
-			}
-			continue
-		}
-		for _, e := range entries {
+		for _, e := range readRoot(r.dir, &problems) {
 			if strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
@@ -377,14 +380,7 @@ func findCommands(o Options, c *checker) ([]Command, []Problem) {
 	byName := map[string]Command{}
 	var problems []Problem
 	for _, r := range commandRoots(o) {
-		entries, err := os.ReadDir(r.dir)
-		if err != nil {
-			if !os.IsNotExist(err) {
-				problems = append(problems, Problem{Path: r.dir, Msg: "not read: " + err.Error()})
-			}
-			continue
-		}
-		for _, e := range entries {
+		for _, e := range readRoot(r.dir, &problems) {
 			if !strings.HasSuffix(e.Name(), ".md") || strings.HasPrefix(e.Name(), ".") || e.IsDir() {
 				continue
 			}
