@@ -3,71 +3,24 @@ package files
 import (
 	"bytes"
 	"fmt"
-	"github.com/co-cli/co/tools"
 	"strings"
+
+	"github.com/co-cli/co/internal/protect"
+	"github.com/co-cli/co/tools"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 )
 
-// runsCodeLater says why a write to rel must always ask (no grant, no
-// yolo), or "" when it need not: these places hold things that run code
-// later, outside co's approval (git hooks, direnv, editor tasks, CI, co's
-// own settings). Names are compared without case, for case-insensitive
-// file systems.
-func runsCodeLater(rel string) string {
-	parts := strings.Split(rel, "/")
-	for i, p := range parts {
-		switch {
-		case strings.EqualFold(p, ".git"):
-			return ".git/ holds git's hooks and config, which run code later"
-		case strings.EqualFold(p, ".co-cli"):
-			return ".co-cli/ holds co's project settings (the shell policy among them)"
-		case strings.EqualFold(p, ".vscode"):
-			return ".vscode/ holds editor tasks and settings that can run code"
-		case strings.EqualFold(p, ".github") && i+1 < len(parts) && strings.EqualFold(parts[i+1], "workflows"):
-			return ".github/workflows/ holds CI workflows, which run code"
-		}
-	}
-	if strings.EqualFold(parts[len(parts)-1], ".envrc") {
-		return "direnv runs .envrc when you enter the directory"
-	}
-	return ""
-}
-
-// alwaysAsk says why a write to rel must always ask, or "": rel runs code
-// later (runsCodeLater) or steers the model in later sessions
-// (steersModelLater).
+// alwaysAsk says why a write to rel must always ask (no grant, no yolo), or
+// "" when it need not: rel is on the list of protected paths
+// (internal/protect), places that run code later outside co's approval (git
+// hooks and config, direnv, editor tasks, CI, co's own settings) or that
+// steer the model in later sessions (AGENTS.md and its kin, skills): a lasting
+// prompt injection, which is why memory saves ask too. The shell sandbox
+// undoes changes to the same list.
 func (w *Workspace) alwaysAsk(rel string) string {
-	if why := runsCodeLater(rel); why != "" {
-		return why
-	}
-	return steersModelLater(rel, w.instructionNames)
-}
-
-// steersModelLater says why a write to rel must always ask because co reads
-// it into the prompt of later sessions, or "": AGENTS.md and the
-// context_files names (names) at any depth, since instruction files are read
-// from the repository root down to wherever co is started, and anything
-// under .agents/ (skills). Writing one would plant instructions every later
-// session follows: a lasting prompt injection, which is why memory saves
-// ask too. Names are compared without case.
-func steersModelLater(rel string, names []string) string {
-	parts := strings.Split(rel, "/")
-	for _, p := range parts[:len(parts)-1] {
-		if strings.EqualFold(p, ".agents") {
-			return ".agents/ holds skills, instructions co gives the model in later sessions"
-		}
-	}
-	base := parts[len(parts)-1]
-	if strings.EqualFold(base, "AGENTS.md") {
-		return "AGENTS.md is read into the model's instructions in every later session"
-	}
-	for _, n := range names {
-		if strings.EqualFold(base, n) {
-			return base + " is read into the model's instructions in every later session (context_files)"
-		}
-	}
-	return ""
+	_, why, _ := w.protected.Match(rel, protect.File)
+	return why
 }
 
 // scope is the grant scope of a write to rel: the tool and the top-level

@@ -7,9 +7,10 @@
 // out, NUL bytes, backslashes and drive letters are refused with a message
 // the model can act on; only regular files are read or written; sizes are
 // capped. Writes never go through a symlink and never to a file with more
-// than one hard link. Writes to places that run code later (.git/,
-// .co-cli/, .envrc, .vscode/, .github/workflows/) always ask, whatever
-// grants or yolo say.
+// than one hard link. Writes to the protected paths (internal/protect:
+// places that run code later, such as .git/, .envrc, .vscode/, and files
+// that steer later sessions, such as AGENTS.md) always ask, whatever grants
+// or yolo say.
 //
 // Approval of writes: Check computes the preview (a unified diff) from the
 // file as it is when the call is decided, and writes nothing. Run reads the
@@ -27,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/co-cli/co/internal/protect"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/internal/pathsafe"
 )
@@ -65,9 +67,9 @@ const (
 // Workspace is the directory tree the file tools work in.
 type Workspace struct {
 	root *pathsafe.Root
-	// instructionNames are the context_files names, read beside AGENTS.md
-	// into the prompt: writes to them always ask.
-	instructionNames []string
+	// protected are the paths writes to which always ask
+	// (internal/protect), with the context_files names.
+	protected protect.Set
 }
 
 // New opens dir as the workspace.
@@ -83,7 +85,7 @@ func New(dir string) (*Workspace, error) {
 // (the context_files setting): like AGENTS.md, a write to one always asks,
 // whatever grant or yolo is on. Call it before the tools are used.
 func (w *Workspace) SetInstructionFiles(names []string) {
-	w.instructionNames = append([]string(nil), names...)
+	w.protected = protect.New(names)
 }
 
 // Close releases the workspace's descriptor.

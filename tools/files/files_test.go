@@ -382,6 +382,9 @@ func TestWritesToPlacesThatRunCodeAlwaysAsk(t *testing.T) {
 		".Github/Workflows/x.yml",
 		// read into later sessions' prompts: instruction files and skills
 		"AGENTS.md", "sub/dir/agents.md", ".agents/skills/x/SKILL.md", "sub/.Agents/skills/y/helper.sh",
+		// the rest of the shared list (internal/protect): other agents' instructions, JetBrains
+		// run configurations, MCP servers other agents start
+		"CLAUDE.md", "sub/GEMINI.md", ".idea/workspace.xml", "sub/.idea/runConfigurations/x.xml", ".mcp.json",
 	}
 	for _, p := range always {
 		for _, name := range []string{"write_file", "edit_file"} {
@@ -395,9 +398,8 @@ func TestWritesToPlacesThatRunCodeAlwaysAsk(t *testing.T) {
 			}
 		}
 	}
-	// CLAUDE.md is an ordinary file until context_files names it.
 	for _, p := range []string{"src/git.go", ".gitignore", ".github/CODEOWNERS", "envrc", "docs/.vscodeish",
-		"CLAUDE.md", "AGENTS.md.bak", "docs/agents/x.md", ".agents"} {
+		"CLAUDE.md.bak", "AGENTS.md.bak", "docs/agents/x.md", ".agents", "AI.md", "mcp.json"} {
 		c := tools.Decide(context.Background(), tool(t, w, "write_file"), js(t, map[string]any{"path": p, "content": "x"}))
 		if c.AlwaysAsk {
 			t.Errorf("%s must not always ask", p)

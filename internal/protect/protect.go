@@ -1,0 +1,171 @@
+// Package protect is the one list of the workspace paths that nothing co runs may change
+// unasked: files that run code on this machine later (git hooks and config, direnv, editor
+// tasks, CI workflows, co's own settings) and files that steer a model in later sessions
+// (AGENTS.md and its kin, skills). The file tools always ask before writing one (no grant, no
+// yolo), and the Docker sandbox undoes whatever a shell command did to them.
+//
+// A path matches at any depth (sub/dir/.envrc as well as .envrc), and names are compared without
+// case, for case-insensitive file systems. A folder rule covers the folder and everything in it.
+//
+// It is a leaf: it imports nothing of co's.
+package protect
+
+import (
+	"strings"
+)
+
+// Kind is what a path names, as far as matching cares.
+type Kind int
+
+const (
+	// File is a regular file (or a path the file tools would write as one).
+	File Kind = iota
+	// Dir is a directory.
+	Dir
+	// Other is anything else: a symlink, a FIFO, a socket, a device.
+	Other
+)
+
+// Rule is one entry of the list.
+type Rule struct {
+	// Pattern is the name as written in the documentation: "AGENTS.md", ".git/",
+	// ".github/workflows/". A trailing slash marks a folder rule.
+	Pattern string
+	// Reason says, in one sentence, why writing there must not happen unasked.
+	Reason string
+}
+
+// The folder rules, lower case. .github/workflows is matched as two names.
+const (
+	gitDir       = ".git"
+	settingsDir  = ".co-cli"
+	skillsDir    = ".agents"
+	vscodeDir    = ".vscode"
+	ideaDir      = ".idea"
+	githubDir    = ".github"
+	workflowsDir = "workflows"
+)
+
+var rules = []Rule{
+	{"AGENTS.md", "AGENTS.md is read into the model's instructions in every later session"},
+	{"CLAUDE.md", "CLAUDE.md is read into Claude Code's instructions in every session"},
+	{"GEMINI.md", "GEMINI.md is read into Gemini CLI's instructions in every session"},
+	{"context_files", "the context_files names are read into the model's instructions in every later session"},
+	{".agents/", ".agents/ holds skills, instructions co gives the model in later sessions"},
+	{".co-cli/", ".co-cli/ holds co's project settings (the shell policy among them)"},
+	{".envrc", "direnv runs .envrc when you enter the directory"},
+	{".vscode/", ".vscode/ holds editor tasks and settings that can run code"},
+	{".idea/", ".idea/ holds JetBrains IDE run configurations and settings that can run code"},
+	{".github/workflows/", ".github/workflows/ holds CI workflows, which run code"},
+	{".git/", ".git/ holds git's hooks and config, which run code later"},
+	{".mcp.json", ".mcp.json names MCP servers, programs that coding agents start"},
+}
+
+// Rules is the whole list, in the order the documentation gives it. The "context_files" entry
+// stands for the names that setting adds.
+func Rules() []Rule { return append([]Rule(nil), rules...) }
+
+func reason(pattern string) string {
+	for _, r := range rules {
+		if r.Pattern == pattern {
+			return r.Reason
+		}
+	}
+	panic("protect: no rule " + pattern)
+}
+
+// Set is the list with the context_files names of one configuration. The zero Set is the list
+// without them.
+type Set struct {
+	instruction []string // context_files names
+}
+
+// New returns the list with the instruction file names the context_files setting adds (read
+// into the prompt beside AGENTS.md).
+func New(instructionFiles []string) Set {
+	var names []string
+	for _, n := range instructionFiles {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	return Set{instruction: names}
+}
+
+// Match says whether rel is protected. rel is slash-separated and relative to the workspace
+// ("sub/.envrc"); k is what its last element is (every earlier element is a folder). root is
+// the shortest protected prefix of rel (rel itself, or the folder a folder rule covers: "sub/.git"
+// for "sub/.git/hooks/pre-commit") and why that prefix's reason.
+func (s Set) Match(rel string, k Kind) (root, why string, ok bool) {
+	rel = strings.Trim(rel, "/")
+	if rel == "" || rel == "." {
+		return "", "", false
+	}
+	end := 0
+	prev := ""
+	for end < len(rel) {
+		i := strings.IndexByte(rel[end:], '/')
+		last := i < 0
+		next := len(rel)
+		if !last {
+			next = end + i
+		}
+		name := rel[end:next]
+		kind := Dir
+		if last {
+			kind = k
+		}
+		if why := s.Child(prev, name, kind); why != "" {
+			return rel[:next], why, true
+		}
+		prev = name
+		end = next + 1
+	}
+	return "", "", false
+}
+
+// Child says why a path whose last element is name is protected by that element alone, or "":
+// it is the step of [Set.Match] for one element, for walkers that already know the path above
+// is not protected. parent is the element above name ("" at the top), needed for
+// .github/workflows.
+func (s Set) Child(parent, name string, k Kind) string {
+	switch {
+	case strings.EqualFold(name, gitDir):
+		// A .git file is a pointer to a git directory elsewhere, with its own hooks and config.
+		return reason(".git/")
+	case strings.EqualFold(name, settingsDir):
+		return reason(".co-cli/")
+	case strings.EqualFold(name, vscodeDir):
+		return reason(".vscode/")
+	case strings.EqualFold(name, ideaDir):
+		return reason(".idea/")
+	case strings.EqualFold(name, workflowsDir) && strings.EqualFold(parent, githubDir):
+		return reason(".github/workflows/")
+	case strings.EqualFold(name, skillsDir):
+		// co reads skills from a folder (or a link to one): a plain file of that name is
+		// nothing to it.
+		if k == File {
+			return ""
+		}
+		return reason(".agents/")
+	case strings.EqualFold(name, ".envrc"):
+		return reason(".envrc")
+	case strings.EqualFold(name, ".mcp.json"):
+		return reason(".mcp.json")
+	case strings.EqualFold(name, "AGENTS.md"):
+		return reason("AGENTS.md")
+	}
+	// Configured names win over the built-in reasons of CLAUDE.md and GEMINI.md: co reads them.
+	for _, n := range s.instruction {
+		if strings.EqualFold(name, n) {
+			return name + " is read into the model's instructions in every later session (context_files)"
+		}
+	}
+	switch {
+	case strings.EqualFold(name, "CLAUDE.md"):
+		return reason("CLAUDE.md")
+	case strings.EqualFold(name, "GEMINI.md"):
+		return reason("GEMINI.md")
+	}
+	return ""
+}
