@@ -1,15 +1,18 @@
 package sandbox
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +26,8 @@ import (
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/co-cli/co/internal/protect"
 )
 
 // Labels put on every container co creates; SweepStale finds leftovers by them.
@@ -61,25 +66,61 @@ var execEnv = []string{
 // runScript is what an exec runs, as `sh -c runScript co-run SECS CMD`: the command under
 // `timeout` (which puts itself and the command in a new process group and, after SECS, sends TERM
 // to that group, then KILL killGrace seconds later), then a SIGKILL to whatever is left in that
-// group, so that nothing the command started in the background (a fork bomb, say) outlives the Run.
+// group, so that nothing the command started in the background (a fork bomb, say) outlives the
+// Run; then reapScript, for what left the group (setsid, a double fork).
 const runScript = `timeout -k ` + killGrace + ` "$1" sh -c "$2" sh &
 t=$!
 wait "$t"
 rc=$?
 kill -s KILL -- "-$t" 2>/dev/null
+` + reapScript + `
 exit "$rc"`
+
+// reapScript SIGKILLs every orphan in the container: a process whose parent is PID 1 (the init
+// the container runs with) that is not a zombie. A process of a command still running has that
+// command's shell above it (whose parent is outside the container), so concurrent commands are
+// left alone; anything a finished command left behind has lost its parents and is an orphan, or
+// the child of one (killed in the next pass). So no process of a finished command can change the
+// workspace after the guard's check. The container's own process (sleep, as keepUser) is an
+// orphan too, but a command's user may not signal it. Shell built-ins only: nothing it starts
+// is an orphan. It gives up after 200 passes (each at most pidsLimit processes).
+const reapScript = `co_reap() {
+  co_i=0
+  while [ "$co_i" -lt 200 ]; do
+    co_i=$((co_i + 1))
+    co_k=
+    for co_p in /proc/[0-9]*; do
+      read -r co_s 2>/dev/null <"$co_p/stat" || continue
+      set -- ${co_s##*) }
+      if [ "$2" = 1 ] && [ "$1" != Z ] && kill -s KILL "${co_p#/proc/}" 2>/dev/null; then co_k=1; fi
+    done
+    [ -n "$co_k" ] || return 0
+  done
+}
+co_reap`
+
+// keepUser is the uid:gid the container's own process (docker-init and `sleep infinity`) runs
+// as: one that commands do not run as, so that no command can signal it (every capability is
+// dropped), neither by `kill -9 -1` nor by the reaper. keepUserAlt is used when the workspace's
+// owner is keepUser.
+const (
+	keepUser    = "65534:65534"
+	keepUserAlt = "65533:65533"
+)
 
 // runIDVar tags every process of one Run (through its environment) so that a cancelled or
 // abandoned Run can be killed in the container without touching concurrent Runs.
 const runIDVar = "CO_RUN_ID"
 
 // killScript, run in the container with the run id as $1, SIGKILLs every process carrying it.
-// Two passes catch children forked while the first pass ran.
+// Two passes catch children forked while the first pass ran; then reapScript, for those that
+// dropped the tag.
 const killScript = `for pass in 1 2; do
   for p in /proc/[0-9]*; do
     grep -qxz "` + runIDVar + `=$1" "$p/environ" 2>/dev/null && kill -KILL "${p#/proc/}" 2>/dev/null
   done
 done
+` + reapScript + `
 true`
 
 // errGone means the container is no longer there or no longer running.
@@ -99,6 +140,8 @@ type Docker struct {
 	endBuild context.CancelFunc
 	wg       sync.WaitGroup // the creation goroutine
 
+	guard *guard // undoes commands' changes to protected paths
+
 	mu     sync.Mutex
 	closed bool
 	cur    *creation // the latest container creation
@@ -114,7 +157,8 @@ type creation struct {
 	begin time.Time
 	took  time.Duration
 	id    string
-	user  string // uid:gid the container and its execs run as; see runAs
+	user  string            // uid:gid the execs run as; see runAs
+	mnts  map[string]devIno // what is mounted read-only, for the guard; see mounts
 	err   error
 	sent  atomic.Bool // the create request went to the engine, which may finish it whatever we do
 }
@@ -169,6 +213,7 @@ func newDocker(cli *client.Client, cfg Config) *Docker {
 			LabelPIDStart: procStart(pid),
 		},
 	}
+	d.guard = newGuard(cfg.Workspace, protect.New(cfg.InstructionFiles), !cfg.GitReadOnly)
 	d.life, d.endLife = context.WithCancel(context.Background())
 	d.build, d.endBuild = context.WithCancel(context.Background())
 	d.mu.Lock()
@@ -226,25 +271,47 @@ func (d *Docker) startCreation() *creation {
 		if sweep {
 			_, _ = sweepStale(d.build, d.cli) // best effort: leftovers must not block this session
 		}
-		c.user = d.runAs(d.build)
-		c.id, c.err = d.create(d.build, c)
+		var seccompOK bool
+		c.user, seccompOK = d.runAs(d.build)
+		d.guard.prime() // the first command then pays only for an update
+		c.id, c.err = d.create(d.build, c, seccompOK)
+		if c.err == nil {
+			d.guard.setMounts(c.mnts)
+		}
 		c.took = time.Since(c.begin)
 	}()
 	return c
 }
 
 // create replaces any container with our name by a fresh, started one.
-func (d *Docker) create(ctx context.Context, c *creation) (string, error) {
+func (d *Docker) create(ctx context.Context, c *creation, seccompOK bool) (string, error) {
 	if err := d.checkNameFree(ctx); err != nil {
 		return "", err
 	}
 	if err := d.remove(ctx); err != nil {
 		return "", err
 	}
+	security := []string{"no-new-privileges"}
+	profile, err := seccompProfile()
+	if err != nil {
+		return "", fmt.Errorf("sandbox: seccomp profile: %w", err)
+	}
+	if profile != "" {
+		if !seccompOK {
+			return "", fmt.Errorf("sandbox: the Docker engine has no seccomp support; co needs it to stop commands from making set-user-ID files in the workspace")
+		}
+		security = append(security, "seccomp="+profile)
+	}
+	keep := keepUser
+	if strings.HasPrefix(c.user, strings.Split(keepUser, ":")[0]+":") {
+		keep = keepUserAlt
+	}
+	var ms []mount.Mount
+	ms, c.mnts = mounts(d.cfg)
 	cfg := &container.Config{
 		Image:      d.cfg.Image,
 		Cmd:        []string{"sleep", "infinity"},
-		User:       c.user,
+		User:       keep, // not c.user: see keepUser
 		WorkingDir: workdir,
 		Env:        execEnv,
 		Hostname:   "sandbox",
@@ -255,10 +322,10 @@ func (d *Docker) create(ctx context.Context, c *creation) (string, error) {
 	hc := &container.HostConfig{
 		NetworkMode:    container.NetworkMode(d.cfg.Network),
 		CapDrop:        []string{"ALL"},
-		SecurityOpt:    []string{"no-new-privileges"},
+		SecurityOpt:    security,
 		ReadonlyRootfs: true,
 		Tmpfs:          map[string]string{"/tmp": tmpfsOptions},
-		Mounts:         mounts(d.cfg),
+		Mounts:         ms,
 		Init:           &init, // an init reaps the orphans (and fork-bomb debris) of every exec
 		LogConfig:      container.LogConfig{Type: "none"},
 		Resources: container.Resources{
@@ -295,31 +362,33 @@ func (d *Docker) create(ctx context.Context, c *creation) (string, error) {
 // the container can write only where the owner bits let it. With rootless Docker, uid 0 in the
 // container is the engine's user on the host (any other uid maps to a subordinate id that owns
 // nothing here), so 0:0 is used there.
-func (d *Docker) runAs(ctx context.Context) string {
-	if d.rootless(ctx) {
-		return "0:0"
+func (d *Docker) runAs(ctx context.Context) (user string, seccomp bool) {
+	rootless, seccomp := d.security(ctx)
+	if rootless {
+		return "0:0", seccomp
 	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(d.cfg.Workspace, &st); err != nil {
-		return fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()) // create will fail on the mount anyway
+		return fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()), seccomp // create will fail on the mount anyway
 	}
-	return fmt.Sprintf("%d:%d", st.Uid, st.Gid)
+	return fmt.Sprintf("%d:%d", st.Uid, st.Gid), seccomp
 }
 
-// rootless says whether the engine runs rootless (it says so in its security options).
-func (d *Docker) rootless(ctx context.Context) bool {
+// security says whether the engine runs rootless and whether it has seccomp (it says both in its
+// security options). When it does not answer, seccomp is assumed: creating the container then
+// says what is wrong.
+func (d *Docker) security(ctx context.Context) (rootless, seccomp bool) {
 	ictx, cancel := context.WithTimeout(ctx, apiTimeout)
 	defer cancel()
 	info, err := d.cli.Info(ictx)
 	if err != nil {
-		return false
+		return false, true
 	}
 	for _, o := range info.SecurityOptions {
-		if strings.Contains(o, "name=rootless") {
-			return true
-		}
+		rootless = rootless || strings.Contains(o, "name=rootless")
+		seccomp = seccomp || strings.Contains(o, "name=seccomp")
 	}
-	return false
+	return rootless, seccomp
 }
 
 // checkNameFree refuses to replace a container with our name that is not ours to replace: one
@@ -353,28 +422,64 @@ func (d *Docker) checkNameFree(ctx context.Context) error {
 	return nil
 }
 
-// mounts are the workspace at /workspace (rw) and, when asked for and present, its .git read-only
-// on top. A .git that is a symlink is followed: if it leads inside the workspace, that target is
-// mounted read-only at its place under /workspace; if it leads outside, the container cannot reach
-// it anyway.
-func mounts(cfg Config) []mount.Mount {
+// mounts are the workspace at /workspace (rw) and, read-only on top, the protected folders at
+// its top that exist when the container is made (see internal/protect): .co-cli, .agents,
+// .vscode, .idea, .github (whole, so that its workflows/ cannot be moved away by renaming it)
+// and, when cfg.GitReadOnly, .git (a folder, or a file pointing to one). Names are matched
+// without case. A read-only mount cannot be written, removed or renamed in the container, so the
+// guard does not walk it, and a person's editor writing in .idea/ or .vscode/ on the host while a
+// command runs is never undone. What is not mounted (protected files, protected folders deeper
+// down or made later) the guard checks after each command. A protected folder that is a symlink
+// is followed: if it leads inside the workspace, that target is mounted read-only at its place
+// under /workspace; if it leads outside, the container cannot reach it anyway. The second result
+// names each mounted path (relative, slash-separated) with its device and inode, by which the
+// guard knows it is still the one mounted.
+func mounts(cfg Config) ([]mount.Mount, map[string]devIno) {
 	ms := []mount.Mount{{Type: mount.TypeBind, Source: cfg.Workspace, Target: workdir}}
-	if !cfg.GitReadOnly {
-		return ms
-	}
 	ws, err := filepath.EvalSymlinks(cfg.Workspace)
 	if err != nil {
-		return ms
+		return ms, nil
 	}
-	git, err := filepath.EvalSymlinks(filepath.Join(ws, ".git"))
+	ents, err := os.ReadDir(ws)
 	if err != nil {
-		return ms // no .git
+		return ms, nil
 	}
-	rel, err := filepath.Rel(ws, git)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return ms
+	set := protect.New(nil)
+	var done map[string]devIno
+	for _, e := range ents {
+		name := e.Name()
+		isGit := strings.EqualFold(name, ".git")
+		switch {
+		case isGit && !cfg.GitReadOnly:
+			continue
+		case isGit, strings.EqualFold(name, ".github"):
+		case set.Child("", name, protect.Dir) == "" || e.Type().IsRegular():
+			continue // not a protected folder (a protected file is the guard's)
+		}
+		target, err := filepath.EvalSymlinks(filepath.Join(ws, name))
+		if err != nil {
+			continue
+		}
+		rel, err := filepath.Rel(ws, target)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		st, err := lstat(target)
+		if err != nil || (!st.isDir() && !isGit) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if _, ok := done[rel]; ok {
+			continue
+		}
+		if done == nil {
+			done = map[string]devIno{}
+		}
+		done[rel] = devIno{st.dev, st.ino}
+		ms = append(ms, mount.Mount{Type: mount.TypeBind, Source: target, Target: workdir + "/" + rel, ReadOnly: true})
 	}
-	return append(ms, mount.Mount{Type: mount.TypeBind, Source: git, Target: workdir + "/" + filepath.ToSlash(rel), ReadOnly: true})
+	slices.SortFunc(ms[1:], func(a, b mount.Mount) int { return strings.Compare(a.Target, b.Target) })
+	return ms, done
 }
 
 // remove force-removes the container with our name; a missing one is not an error.
@@ -487,20 +592,106 @@ func (d *Docker) Run(ctx context.Context, cmd string, opts Options) (Output, err
 	defer context.AfterFunc(d.life, cancel)()
 
 	c, err := d.container(runCtx)
+	if err != nil {
+		return Output{}, d.runError(ctx, err)
+	}
+	if err := d.guard.begin(); err != nil {
+		return Output{}, err
+	}
+	out, err := d.exec(runCtx, c, cmd, secs, maxOutput(opts))
+	if errors.Is(err, errGone) {
+		var again *creation
+		if again, err = d.replace(runCtx, c.id); err == nil {
+			c = again
+			out, err = d.exec(runCtx, c, cmd, secs, maxOutput(opts))
+		}
+	}
+	var fix fixer
+	if d.life.Err() == nil {
+		fix = d.fixer(c)
+	}
+	if ps := d.guard.end(fix); len(ps) > 0 {
+		out.Protected = ps
+		out.Text = appendNote(out.Text, protectedNote(ps))
+	}
 	if err == nil {
-		var out Output
-		out, err = d.exec(runCtx, c, cmd, secs, maxOutput(opts))
-		if errors.Is(err, errGone) {
-			if c, err = d.replace(runCtx, c.id); err == nil {
-				out, err = d.exec(runCtx, c, cmd, secs, maxOutput(opts))
+		return out, nil
+	}
+	return out, d.runError(ctx, err)
+}
+
+// fixScript, run in the container as the command's user with the paths to remove as arguments
+// and a tar archive of what to put back on its standard input, does what co's own user could not
+// (co is not root, and the command's user owns what it made).
+const fixScript = `cd ` + workdir + ` || exit 1
+for p; do rm -rf -- "./$p" || exit 1; done
+exec tar -x -p --no-same-owner --unlink-first --recursive-unlink -f -`
+
+// fixer undoes in container c what the guard could not on the host.
+func (d *Docker) fixer(c *creation) fixer {
+	return func(remove []string, put map[string]*entry) error {
+		var archive bytes.Buffer
+		tw := tar.NewWriter(&archive)
+		for _, rel := range slices.Sorted(maps.Keys(put)) {
+			e := put[rel]
+			h := &tar.Header{Name: rel, Mode: int64(e.st.perm()), ModTime: time.Unix(0, e.st.mtime)}
+			switch e.st.typ() {
+			case syscall.S_IFDIR:
+				h.Typeflag, h.Name = tar.TypeDir, rel+"/"
+			case syscall.S_IFLNK:
+				h.Typeflag, h.Linkname = tar.TypeSymlink, e.link
+			default:
+				h.Typeflag, h.Size = tar.TypeReg, int64(len(e.content))
+			}
+			if err := tw.WriteHeader(h); err != nil {
+				return err
+			}
+			if h.Typeflag == tar.TypeReg {
+				if _, err := tw.Write(e.content); err != nil {
+					return err
+				}
 			}
 		}
-		if err == nil {
-			return out, nil
+		if err := tw.Close(); err != nil {
+			return err
 		}
-		return out, d.runError(ctx, err)
+		ctx, cancel := context.WithTimeout(d.life, 30*time.Second)
+		defer cancel()
+		created, err := d.cli.ContainerExecCreate(ctx, c.id, container.ExecOptions{
+			User:         c.user,
+			Env:          execEnv,
+			AttachStdin:  true,
+			AttachStdout: true,
+			AttachStderr: true,
+			Cmd:          append([]string{"sh", "-c", fixScript, "co-fix"}, remove...),
+		})
+		if err != nil {
+			return err
+		}
+		att, err := d.cli.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+		if err != nil {
+			return err
+		}
+		defer att.Close()
+		defer context.AfterFunc(ctx, att.Close)()
+		if _, err := att.Conn.Write(archive.Bytes()); err != nil {
+			return err
+		}
+		_ = att.CloseWrite()
+		capt := newCapture(4096)
+		if _, err := stdcopy.StdCopy(capt, capt, att.Reader); err != nil {
+			return err
+		}
+		code, err := d.exitCode(ctx, created.ID)
+		if err != nil {
+			return err
+		}
+		if code != 0 {
+			text, _ := capt.text(false, 0)
+			return fmt.Errorf("exit %d: %s", code, strings.TrimSpace(text))
+		}
+		return nil
 	}
-	return Output{}, d.runError(ctx, err)
 }
 
 // runError tells the caller why a Run stopped: its own ctx, Close, or the engine.
@@ -663,10 +854,14 @@ func (d *Docker) Close() error {
 				d.reapLater()
 			}
 			d.cli.Close()
+			d.guard.final() // the container commands ran in, if any, is gone
 			return
 		}
 		d.closeErr = d.removeOurs(context.Background())
 		d.cli.Close()
+		// No process of any command is left: what they did to protected paths after the last
+		// check is undone now.
+		d.guard.final()
 	})
 	return d.closeErr
 }

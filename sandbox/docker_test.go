@@ -40,7 +40,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(childEnv); mode != "" {
 		os.Exit(sandboxChild(mode))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeAddedUser()
+	os.Exit(code)
 }
 
 // sandboxChild creates a Docker sandbox, prints "ready <container name>", and on SIGTERM calls
@@ -275,9 +277,14 @@ func TestDockerSandbox(t *testing.T) {
 			t.Errorf("labels = %v", l)
 		}
 		hc := info.HostConfig
+		// The container's own process runs as keepUser, which commands cannot signal; commands
+		// run as the workspace's owner (the first row above).
 		if !slices.Equal(hc.CapDrop, []string{"ALL"}) || !hc.ReadonlyRootfs || string(hc.NetworkMode) != "none" ||
-			hc.PidsLimit == nil || *hc.PidsLimit != 256 || info.Config.User != fmt.Sprintf("%d:%d", uid, gid) {
+			hc.PidsLimit == nil || *hc.PidsLimit != 256 || info.Config.User != keepUser {
 			t.Errorf("host config: capdrop %v ro %v net %v pids %v user %q", hc.CapDrop, hc.ReadonlyRootfs, hc.NetworkMode, hc.PidsLimit, info.Config.User)
+		}
+		if len(hc.SecurityOpt) != 2 || hc.SecurityOpt[0] != "no-new-privileges" || !strings.HasPrefix(hc.SecurityOpt[1], "seccomp={") {
+			t.Errorf("security options: %.100q", hc.SecurityOpt)
 		}
 	})
 

@@ -113,6 +113,10 @@ type Output struct {
 	TimedOut bool
 	// Duration is how long the command ran (for Docker, excluding the wait for the container).
 	Duration time.Duration
+	// Protected lists the changes the command made to protected paths (internal/protect), which
+	// the Docker backend undid (unless an item's Failed says why not); Text ends with a note
+	// saying so.
+	Protected []Protected
 }
 
 // Sandbox runs shell commands somewhere. See the package documentation for the contract.
@@ -146,8 +150,11 @@ type Config struct {
 	MemLimit    string        // e.g. "512m", "1g"; empty means no limit
 	CPUs        float64       // e.g. 1.5; 0 means no limit
 	MaxTimeout  time.Duration // cap on Options.Timeout; default 10 min
-	GitReadOnly bool          // mount <workspace>/.git read-only (co's settings default it to true)
-	DockerHost  string        // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
+	GitReadOnly bool          // mount <workspace>/.git read-only (co's settings default it to true); off, the guard leaves it alone
+	// InstructionFiles are the context_files names: read into the prompt beside AGENTS.md, so
+	// protected like it (see internal/protect).
+	InstructionFiles []string
+	DockerHost       string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
 }
 
 // Selection reports which backend New chose.
