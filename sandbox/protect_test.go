@@ -381,7 +381,7 @@ func otherUser(t *testing.T) int {
 		case err == nil && strings.TrimSpace(string(out)) != fmt.Sprint(addedUser.uid):
 			addedUser.err = fmt.Errorf("user %s exists with uid %s, want %d", addedUser.name, out, addedUser.uid)
 		case err != nil:
-			if out, err := exec.Command("useradd", "-u", fmt.Sprint(addedUser.uid), "-M", "-s", "/usr/sbin/nologin", addedUser.name).CombinedOutput(); err != nil {
+			if out, err := exec.Command("useradd", "-u", fmt.Sprint(addedUser.uid), "-N", "-M", "-s", "/usr/sbin/nologin", addedUser.name).CombinedOutput(); err != nil {
 				addedUser.err = fmt.Errorf("useradd: %v\n%s", err, out)
 			} else {
 				addedUser.added = true
