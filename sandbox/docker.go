@@ -273,7 +273,7 @@ func (d *Docker) startCreation() *creation {
 		}
 		var seccompOK bool
 		c.user, seccompOK = d.runAs(d.build)
-		d.guard.prime() // the first command then pays only for an update
+		d.guard.prime(d.build) // the first command then pays only for an update
 		c.id, c.err = d.create(d.build, c, seccompOK)
 		if c.err == nil {
 			d.guard.setMounts(c.mnts)

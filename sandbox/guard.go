@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -182,6 +183,7 @@ type guard struct {
 	linked map[string]prot   // paths that protected symlinks lead to, inside the workspace
 	mounts map[string]devIno // read-only mounts of the current container
 	blind  map[string]bool   // directories co cannot read; true once reported
+	stop   func() bool       // while priming: give up
 }
 
 func newGuard(ws string, set protect.Set, skipGit bool) *guard {
@@ -231,12 +233,18 @@ func (g *guard) isMount(rel string, st fstat) bool {
 }
 
 // prime reads the whole workspace, if it has not been read yet: the Docker backend calls it
-// while the container is being made, so that the first command only pays for an update.
-func (g *guard) prime() {
+// while the container is being made, so that the first command only pays for an update. It
+// gives up when ctx is done (co is exiting), leaving the reading to the first command.
+func (g *guard) prime(ctx context.Context) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.primed {
-		_ = g.refreshTree()
+	if g.primed {
+		return
+	}
+	g.stop = func() bool { return ctx.Err() != nil }
+	defer func() { g.stop = nil }()
+	if err := g.refreshTree(); err != nil || ctx.Err() != nil {
+		g.primed, g.tree = false, map[string]*node{}
 	}
 }
 
@@ -397,6 +405,9 @@ func (g *guard) load(fd int, rel string, start time.Time) (*node, error) {
 	for _, k := range n.kids {
 		if !k.dir {
 			continue
+		}
+		if g.stop != nil && g.stop() {
+			break
 		}
 		krel := join(rel, k.name)
 		if _, ok := g.tree[krel]; ok {
@@ -1048,11 +1059,11 @@ func (g *guard) readLink(rel string) (string, error) {
 	return string(buf[:n]), nil
 }
 
-// report turns what was found and done into the Protected list: a protected folder created
-// whole is one item.
+// report turns what was found and done into the Protected list: a protected folder created or
+// deleted whole is one item.
 func (g *guard) report(ds []diff, errs map[string]error, notes map[string]string, left map[string]bool) []Protected {
 	var ps []Protected
-	created := map[string]int{} // created roots → index in ps
+	whole := map[string]int{} // protected folders created or deleted whole → index in ps
 	for _, d := range ds {
 		st := d.c
 		var s fstat
@@ -1062,8 +1073,8 @@ func (g *guard) report(ds []diff, errs map[string]error, notes map[string]string
 			s = d.b.st
 		}
 		pr := d.prot()
-		if d.change == "created" && d.rel != pr.root {
-			if i, ok := created[pr.root]; ok {
+		if d.rel != pr.root && (d.change == "created" || d.change == "deleted") {
+			if i, ok := whole[pr.root]; ok && ps[i].Change == d.change {
 				ps[i].Files++
 				if ps[i].Failed == "" && left[d.rel] {
 					ps[i].Failed = failure(errs[d.rel])
@@ -1081,8 +1092,8 @@ func (g *guard) report(ds []diff, errs map[string]error, notes map[string]string
 		if left[d.rel] { // what co could not do on the host, the fixer may have done
 			p.Failed = failure(errs[d.rel])
 		}
-		if d.change == "created" && d.rel == pr.root {
-			created[d.rel] = len(ps)
+		if d.rel == pr.root && (d.change == "created" || d.change == "deleted") {
+			whole[d.rel] = len(ps)
 		}
 		ps = append(ps, p)
 	}
