@@ -612,7 +612,7 @@ func (d *Docker) Run(ctx context.Context, cmd string, opts Options) (Output, err
 	}
 	if ps := d.guard.end(fix); len(ps) > 0 {
 		out.Protected = ps
-		out.Text = appendNote(out.Text, protectedNote(ps))
+		out.Text = appendNote(out.Text, ProtectedNote(ps))
 	}
 	if err == nil {
 		return out, nil

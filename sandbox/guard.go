@@ -1114,8 +1114,10 @@ func failure(err error) string {
 	return err.Error()
 }
 
-// protectedNote is the text added to a command's output when it changed protected paths.
-func protectedNote(ps []Protected) string {
+// ProtectedNote is the text added to a command's output when it changed protected paths: what
+// was reverted and why those paths are protected, what could not be, and which folders co
+// cannot see into.
+func ProtectedNote(ps []Protected) string {
 	const maxItems = 12
 	var b strings.Builder
 	var undone, failed, blind []Protected

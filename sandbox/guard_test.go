@@ -45,7 +45,7 @@ func TestGuardLargeFileHasNoCopy(t *testing.T) {
 	if len(ps) != 1 || ps[0].Change != "deleted" || !strings.Contains(ps[0].Failed, "kept no copy") {
 		t.Errorf("%+v", ps)
 	}
-	if note := protectedNote(ps); !strings.Contains(note, "co could not revert") || !strings.Contains(note, "q.pack (deleted)") {
+	if note := ProtectedNote(ps); !strings.Contains(note, "co could not revert") || !strings.Contains(note, "q.pack (deleted)") {
 		t.Errorf("note: %s", note)
 	}
 }
@@ -155,7 +155,7 @@ func TestGuardReportsFoldersWhole(t *testing.T) {
 	}
 	mustHave(t, ws, "a/.vscode/x/y", "z")
 	mustNotExist(t, ws, "b/.idea")
-	note := protectedNote(ps)
+	note := ProtectedNote(ps)
 	for _, s := range []string{"[co refused and reverted this command's changes to protected files:\n",
 		"- a/.vscode/ (deleted, with 4 entries in it): .vscode/ holds editor tasks",
 		"- b/.idea/ (created, with 2 entries in it): .idea/ holds JetBrains",

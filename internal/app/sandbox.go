@@ -27,6 +27,8 @@ func (a *App) startSandbox(ctx context.Context) error {
 		CPUs:        st.SandboxCPUs,
 		MaxTimeout:  time.Duration(st.SandboxMaxTimeout) * time.Second,
 		GitReadOnly: st.SandboxGitReadonly,
+		// Protected from commands like AGENTS.md (internal/protect), as from the file tools.
+		InstructionFiles: st.ContextFiles,
 	}
 	var sb sandbox.Sandbox
 	var sel sandbox.Selection

@@ -45,10 +45,12 @@ func (t *Tool) Name() string { return Name }
 
 func (t *Tool) Description() string {
 	where := "in a Docker sandbox (no network by default); the working directory is mounted at /workspace"
+	limits := " Commands cannot change protected files (AGENTS.md, CLAUDE.md and other instruction files, .envrc, .git/, .vscode/, .idea/, .github/workflows/, .co-cli/, .agents/, .mcp.json, at any depth): co reverts such changes and says so; propose them with write_file or edit_file instead. Set-user-ID and set-group-ID bits cannot be set."
 	if t.sb.Isolation() != sandbox.Full {
 		where = "directly on the user's machine, in the workspace directory (NO sandbox: every command asks the user)"
+		limits = ""
 	}
-	return "Run a shell command " + where + ". Returns the combined output and the exit code; a non-zero exit comes back as an error with the output. Read-only commands such as ls, cat, grep and git status may run without asking; anything else asks the user."
+	return "Run a shell command " + where + ". Returns the combined output and the exit code; a non-zero exit comes back as an error with the output. Read-only commands such as ls, cat, grep and git status may run without asking; anything else asks the user." + limits
 }
 
 func (t *Tool) Schema() json.RawMessage {
@@ -107,6 +109,9 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 	}
 	out, err := t.sb.Run(ctx, a.Cmd, sandbox.Options{Timeout: timeout})
 	if err != nil {
+		if len(out.Protected) > 0 { // undone all the same: say so
+			return tools.Result{}, fmt.Errorf("the sandbox could not run the command: %w\n%s", err, sandbox.ProtectedNote(out.Protected))
+		}
 		return tools.Result{}, fmt.Errorf("the sandbox could not run the command: %w", err)
 	}
 	text := out.Text
@@ -118,6 +123,21 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 	}}
 	if out.Truncated {
 		res.Meta["truncated"] = true
+	}
+	// The note saying so ends out.Text, for the model and the user alike.
+	var reverted, failed []string
+	for _, p := range out.Protected {
+		if p.Failed != "" {
+			failed = append(failed, p.Path)
+		} else {
+			reverted = append(reverted, p.Path)
+		}
+	}
+	if reverted != nil {
+		res.Meta["protected_reverted"] = reverted
+	}
+	if failed != nil {
+		res.Meta["protected_not_reverted"] = failed
 	}
 	switch {
 	case out.TimedOut:

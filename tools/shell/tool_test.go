@@ -3,6 +3,7 @@ package shell
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -104,5 +105,50 @@ func TestRunResults(t *testing.T) {
 	}
 	if _, err := tool.Run(context.Background(), call("  ")); !tools.IsRetry(err) {
 		t.Fatalf("empty command: %v", err)
+	}
+}
+
+// fakeSandbox returns a fixed Output.
+type fakeSandbox struct {
+	out sandbox.Output
+	err error
+}
+
+func (f fakeSandbox) Run(context.Context, string, sandbox.Options) (sandbox.Output, error) {
+	return f.out, f.err
+}
+func (f fakeSandbox) Isolation() sandbox.Isolation { return sandbox.Full }
+
+// Changes the sandbox undid to protected paths reach the model and the user: the note ends the
+// output (the sandbox puts it there), and the paths are in the result's meta; a command that
+// failed to run still says what was undone.
+func TestRunReportsRevertedProtectedPaths(t *testing.T) {
+	ps := []sandbox.Protected{
+		{Path: "AGENTS.md", Change: "changed", Reason: "AGENTS.md is read into the model's instructions in every later session"},
+		{Path: ".vscode/", Change: "created", Reason: ".vscode/ holds editor tasks", Failed: "permission denied"},
+	}
+	out := sandbox.Output{Text: "ok\n" + sandbox.ProtectedNote(ps), Protected: ps}
+	p, err := NewPolicy(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := NewTool(fakeSandbox{out: out}, p, time.Minute)
+	if d := tool.Description(); !strings.Contains(d, "cannot change protected files") || !strings.Contains(d, "Set-user-ID") {
+		t.Errorf("description: %s", d)
+	}
+	res, err := tool.Run(context.Background(), call("echo x >> AGENTS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Display, "co refused and reverted this command's changes to protected files:\n- AGENTS.md (changed)") ||
+		!strings.Contains(res.Display, "co could not revert") {
+		t.Errorf("display: %s", res.Display)
+	}
+	if fmt.Sprint(res.Meta["protected_reverted"]) != "[AGENTS.md]" || fmt.Sprint(res.Meta["protected_not_reverted"]) != "[.vscode/]" {
+		t.Errorf("meta: %v", res.Meta)
+	}
+	tool = NewTool(fakeSandbox{out: out, err: context.Canceled}, p, time.Minute)
+	if _, err := tool.Run(context.Background(), call("echo x >> AGENTS.md")); err == nil || !strings.Contains(err.Error(), "- AGENTS.md (changed)") {
+		t.Errorf("error: %v", err)
 	}
 }
