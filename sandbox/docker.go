@@ -76,6 +76,22 @@ kill -s KILL -- "-$t" 2>/dev/null
 ` + reapScript + `
 exit "$rc"`
 
+// script is the runScript of this sandbox (see asBefore).
+func (d *Docker) script() string {
+	if d.asBefore {
+		return scriptBefore
+	}
+	return runScript
+}
+
+// scriptBefore is runScript without reapScript, as it was before the guard.
+const scriptBefore = `timeout -k ` + killGrace + ` "$1" sh -c "$2" sh &
+t=$!
+wait "$t"
+rc=$?
+kill -s KILL -- "-$t" 2>/dev/null
+exit "$rc"`
+
 // reapScript SIGKILLs every orphan in the container: a process whose parent is PID 1 (the init
 // the container runs with) that is not a zombie. A process of a command still running has that
 // command's shell above it (whose parent is outside the container), so concurrent commands are
@@ -141,6 +157,9 @@ type Docker struct {
 	wg       sync.WaitGroup // the creation goroutine
 
 	guard *guard // undoes commands' changes to protected paths
+	// asBefore runs commands as co did before the guard (no guard, no reaper): only
+	// BenchmarkDockerProtectOverhead sets it, to measure what they cost.
+	asBefore bool
 
 	mu     sync.Mutex
 	closed bool
@@ -595,8 +614,11 @@ func (d *Docker) Run(ctx context.Context, cmd string, opts Options) (Output, err
 	if err != nil {
 		return Output{}, d.runError(ctx, err)
 	}
-	if err := d.guard.begin(); err != nil {
-		return Output{}, err
+	asBefore := d.asBefore
+	if !asBefore {
+		if err := d.guard.begin(); err != nil {
+			return Output{}, err
+		}
 	}
 	out, err := d.exec(runCtx, c, cmd, secs, maxOutput(opts))
 	if errors.Is(err, errGone) {
@@ -606,13 +628,15 @@ func (d *Docker) Run(ctx context.Context, cmd string, opts Options) (Output, err
 			out, err = d.exec(runCtx, c, cmd, secs, maxOutput(opts))
 		}
 	}
-	var fix fixer
-	if d.life.Err() == nil {
-		fix = d.fixer(c)
-	}
-	if ps := d.guard.end(fix); len(ps) > 0 {
-		out.Protected = ps
-		out.Text = appendNote(out.Text, ProtectedNote(ps))
+	if !asBefore {
+		var fix fixer
+		if d.life.Err() == nil {
+			fix = d.fixer(c)
+		}
+		if ps := d.guard.end(fix); len(ps) > 0 {
+			out.Protected = ps
+			out.Text = appendNote(out.Text, ProtectedNote(ps))
+		}
 	}
 	if err == nil {
 		return out, nil
@@ -717,7 +741,7 @@ func (d *Docker) exec(ctx context.Context, c *creation, cmd string, secs, max in
 		Env:          append(execEnv[:len(execEnv):len(execEnv)], runIDVar+"="+runID),
 		AttachStdout: true,
 		AttachStderr: true,
-		Cmd:          []string{"sh", "-c", runScript, "co-run", strconv.Itoa(secs), cmd},
+		Cmd:          []string{"sh", "-c", d.script(), "co-run", strconv.Itoa(secs), cmd},
 	})
 	cancel()
 	if err != nil {

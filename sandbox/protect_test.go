@@ -10,11 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/co-cli/co/internal/protect"
 )
 
 func write(t *testing.T, ws, rel, content string) {
@@ -514,4 +517,100 @@ func TestDockerProtectedAsAnotherUser(t *testing.T) {
 	if err := syscall.Stat(filepath.Join(ws, "AGENTS.md"), &st); err != nil || st.Uid != 0 {
 		t.Errorf("AGENTS.md: uid %d, %v", st.Uid, err)
 	}
+}
+
+// benchWorkspace is a workspace of 10,000 ordinary files in 1,111 folders, with protected files
+// at the top and below, and protected folders (mounted read-only) at the top.
+func benchWorkspace(b *testing.B) string {
+	b.Helper()
+	ws := b.TempDir()
+	for i := range 1000 {
+		dir := filepath.Join(ws, fmt.Sprintf("src%d", i/100), fmt.Sprintf("pkg%d", i/10%10), fmt.Sprintf("m%d", i%10))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for j := range 10 {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", j)), []byte("package m\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for rel, content := range map[string]string{
+		"AGENTS.md": "rules\n", "CLAUDE.md": "rules\n", ".envrc": "export A=1\n", "src1/pkg2/AGENTS.md": "more rules\n",
+		"src3/.github/workflows/ci.yml": "on: push\n", ".vscode/settings.json": "{}\n", ".git/config": "[core]\n",
+		".git/HEAD": "ref: refs/heads/main\n", ".idea/workspace.xml": "<x/>\n",
+	} {
+		p := filepath.Join(ws, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// A directory changed less than racyWindow ago is read again at every check, as a freshly
+	// cloned repository's would be for its first two seconds: measure the steady state.
+	time.Sleep(racyWindow)
+	return ws
+}
+
+// BenchmarkDockerProtectOverhead measures a warm `true` in the session's container on a
+// 10,000-file workspace, alternating co before the guard (no guard, no reaper: asBefore) and with
+// it, in one run and one container, and reports both medians and their difference.
+func BenchmarkDockerProtectOverhead(b *testing.B) {
+	ws := benchWorkspace(b)
+	d := newTestDocker(b, Config{Workspace: ws, GitReadOnly: true})
+	if err := d.Ready(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	mustRun(b, d, "true", Options{}) // warm up both
+	d.asBefore = true
+	mustRun(b, d, "true", Options{})
+	var before, after []time.Duration
+	for b.Loop() {
+		for _, old := range []bool{true, false} {
+			d.asBefore = old
+			start := time.Now()
+			out := mustRun(b, d, "true", Options{})
+			took := time.Since(start)
+			if len(out.Protected) != 0 {
+				b.Fatalf("%+v", out)
+			}
+			if old {
+				before = append(before, took)
+			} else {
+				after = append(after, took)
+			}
+		}
+	}
+	b.StopTimer()
+	d.asBefore = false
+	mb, ma := median(before), median(after)
+	b.ReportMetric(mb, "before-ms")
+	b.ReportMetric(ma, "after-ms")
+	b.ReportMetric(ma-mb, "overhead-ms")
+}
+
+func median(ds []time.Duration) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[len(s)/2].Microseconds()) / 1000
+}
+
+// BenchmarkGuard10k measures the guard alone, on the host: the baseline before a command and
+// the check after it, on the 10,000-file workspace, nothing changed.
+func BenchmarkGuard10k(b *testing.B) {
+	ws := benchWorkspace(b)
+	g := newGuard(ws, protect.New(nil), false)
+	g.prime(context.Background())
+	for b.Loop() {
+		if err := g.begin(); err != nil {
+			b.Fatal(err)
+		}
+		if ps := g.end(nil); len(ps) != 0 {
+			b.Fatal(ps)
+		}
+	}
+	b.ReportMetric(float64(len(g.tree)), "dirs")
+	b.ReportMetric(float64(len(g.base)), "protected")
 }
