@@ -1133,7 +1133,10 @@ func ProtectedNote(ps []Protected) string {
 	}
 	item := func(p Protected) string {
 		s := "\n- " + p.Path + " (" + p.Change
-		if p.Files > 0 {
+		switch {
+		case p.Files == 1:
+			s += ", with 1 entry in it"
+		case p.Files > 1:
 			s += fmt.Sprintf(", with %d entries in it", p.Files)
 		}
 		s += ")"

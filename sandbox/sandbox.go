@@ -3,9 +3,13 @@
 // Two backends implement [Sandbox]:
 //
 //   - [Docker] (Isolation [Full]): one long-lived container per session, named co-runner-<first 8 of
-//     the session id>, hardened (all capabilities dropped, no-new-privileges, pids limit, the workspace
-//     owner's uid:gid, read-only root filesystem, network "none" by default, memory and CPU limits) with the workspace
-//     bind-mounted at /workspace and its .git read-only on top. Each Run is a docker exec.
+//     the session id>, hardened (all capabilities dropped, no-new-privileges, Docker's seccomp profile
+//     refusing set-user-ID and set-group-ID bits, pids limit, the workspace owner's uid:gid,
+//     read-only root filesystem, network "none" by default, memory and CPU limits) with the
+//     workspace bind-mounted at /workspace and its protected folders (.git among them) read-only
+//     on top. Each Run is a docker exec, after which every orphan in the container is killed and
+//     the guard undoes what the command did to protected paths (see guard.go and
+//     [Output.Protected]).
 //   - [Subprocess] (Isolation [None]): sh -c in the workspace directory on this machine, in its own
 //     process group, with an allowlisted environment. It is the degraded mode and says so.
 //
