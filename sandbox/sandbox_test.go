@@ -408,6 +408,20 @@ func TestMounts(t *testing.T) {
 		}, gitRO: true, want: []mnt{{"/workspace", false}, {"/workspace/repo/git", true}}, source: "repo/git"},
 		{name: "git symlink outside", setup: func(ws string) { os.Symlink(root, filepath.Join(ws, ".git")) }, gitRO: true,
 			want: []mnt{{"/workspace", false}}},
+		// The other protected folders at the top, whatever the setting; .github whole; names without
+		// case; files and ordinary folders are not mounted (the guard checks them).
+		{name: "protected folders", setup: func(ws string) {
+			for _, d := range []string{".VSCode", ".idea", ".co-cli", ".agents/skills", ".github/workflows", "src/.vscode", "docs"} {
+				os.MkdirAll(filepath.Join(ws, d), 0o755)
+			}
+			os.WriteFile(filepath.Join(ws, ".envrc"), nil, 0o644)
+			os.WriteFile(filepath.Join(ws, "AGENTS.md"), nil, 0o644)
+		}, want: []mnt{{"/workspace", false}, {"/workspace/.VSCode", true}, {"/workspace/.agents", true}, {"/workspace/.co-cli", true},
+			{"/workspace/.github", true}, {"/workspace/.idea", true}}},
+		{name: "protected folder linked inside", setup: func(ws string) {
+			os.MkdirAll(filepath.Join(ws, "conf", "vscode"), 0o755)
+			os.Symlink("conf/vscode", filepath.Join(ws, ".vscode"))
+		}, want: []mnt{{"/workspace", false}, {"/workspace/conf/vscode", true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
