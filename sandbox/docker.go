@@ -326,7 +326,7 @@ func (d *Docker) create(ctx context.Context, c *creation, seccompOK bool) (strin
 		keep = keepUserAlt
 	}
 	var ms []mount.Mount
-	ms, c.mnts = mounts(d.cfg)
+	ms, c.mnts = mounts(d.cfg, d.guard.gitDirs())
 	cfg := &container.Config{
 		Image:      d.cfg.Image,
 		Cmd:        []string{"sleep", "infinity"},
@@ -450,10 +450,13 @@ func (d *Docker) checkNameFree(ctx context.Context) error {
 // command runs is never undone. What is not mounted (protected files, protected folders deeper
 // down or made later) the guard checks after each command. A protected folder that is a symlink
 // is followed: if it leads inside the workspace, that target is mounted read-only at its place
-// under /workspace; if it leads outside, the container cannot reach it anyway. The second result
-// names each mounted path (relative, slash-separated) with its device and inode, by which the
-// guard knows it is still the one mounted.
-func mounts(cfg Config) ([]mount.Mount, map[string]devIno) {
+// under /workspace; if it leads outside, the container cannot reach it anyway. With
+// cfg.GitReadOnly the .git folders further down (nested, relative, from the guard's walk: a folder
+// of repositories) are mounted read-only too: git's own data is too large to keep a copy of, and
+// git in the sandbox then fails cleanly there as it does at the top. The second result names each
+// mounted path (relative, slash-separated) with its device and inode, by which the guard knows
+// the mount, wherever a renamed parent moved it.
+func mounts(cfg Config, nested []string) ([]mount.Mount, map[string]devIno) {
 	ms := []mount.Mount{{Type: mount.TypeBind, Source: cfg.Workspace, Target: workdir}}
 	ws, err := filepath.EvalSymlinks(cfg.Workspace)
 	if err != nil {
@@ -496,6 +499,21 @@ func mounts(cfg Config) ([]mount.Mount, map[string]devIno) {
 		}
 		done[rel] = devIno{st.dev, st.ino}
 		ms = append(ms, mount.Mount{Type: mount.TypeBind, Source: target, Target: workdir + "/" + rel, ReadOnly: true})
+	}
+	for _, rel := range nested {
+		if !cfg.GitReadOnly {
+			break
+		}
+		p := filepath.Join(ws, filepath.FromSlash(rel))
+		st, err := lstat(p) // a folder, found without following links: no symlink on the way
+		if err != nil || !st.isDir() {
+			continue
+		}
+		if done == nil {
+			done = map[string]devIno{}
+		}
+		done[rel] = devIno{st.dev, st.ino}
+		ms = append(ms, mount.Mount{Type: mount.TypeBind, Source: p, Target: workdir + "/" + rel, ReadOnly: true})
 	}
 	slices.SortFunc(ms[1:], func(a, b mount.Mount) int { return strings.Compare(a.Target, b.Target) })
 	return ms, done

@@ -174,16 +174,18 @@ type guard struct {
 	skipGit bool // the workspace's own .git is not guarded: sandbox_git_readonly is off
 	asRoot  bool // co runs as root: what it puts back gets its owner back
 
-	mu     sync.Mutex
-	active int               // commands running
-	dirty  bool              // a command ran since the last check made with none running
-	primed bool              // tree holds the whole workspace
-	tree   map[string]*node  // every directory read, by path ("" is the workspace)
-	base   map[string]*entry // every protected path before the commands running now
-	linked map[string]prot   // paths that protected symlinks lead to, inside the workspace
-	mounts map[string]devIno // read-only mounts of the current container
-	blind  map[string]bool   // directories co cannot read; true once reported
-	stop   func() bool       // while priming: give up
+	mu      sync.Mutex
+	active  int               // commands running
+	dirty   bool              // a command ran since the last check made with none running
+	primed  bool              // tree holds the whole workspace
+	tree    map[string]*node  // every directory read, by path ("" is the workspace)
+	base    map[string]*entry // every protected path before the commands running now
+	linked  map[string]prot   // paths that protected symlinks lead to, inside the workspace
+	mounts  map[string]devIno // read-only mounts of the current container, by the path they were made at
+	mounted map[devIno]bool   // the same by device and inode: a mount moves with a renamed parent
+	gone    map[string]*node  // directories the latest refreshTree found gone, as they were
+	blind   map[string]bool   // directories co cannot read; true once reported
+	stop    func() bool       // while priming: give up
 }
 
 func newGuard(ws string, set protect.Set, skipGit bool) *guard {
@@ -215,6 +217,10 @@ func (g *guard) setMounts(m map[string]devIno) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.mounts = m
+	g.mounted = make(map[devIno]bool, len(m))
+	for _, di := range m {
+		g.mounted[di] = true
+	}
 	for rel, n := range g.tree {
 		want := rel != "" && g.isMount(rel, n.st)
 		switch {
@@ -228,8 +234,34 @@ func (g *guard) setMounts(m map[string]devIno) {
 }
 
 func (g *guard) isMount(rel string, st fstat) bool {
-	m, ok := g.mounts[rel]
-	return ok && m.dev == st.dev && m.ino == st.ino
+	return g.mounted[devIno{st.dev, st.ino}]
+}
+
+// maxGitMounts caps the .git folders below the top mounted read-only (a folder of many
+// repositories); the rest are checked after each command like any protected folder.
+const maxGitMounts = 64
+
+// gitDirs are the .git folders below the top of the workspace that the tree holds, shallowest
+// first: what the Docker backend mounts read-only beside the top one.
+func (g *guard) gitDirs() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for rel := range g.tree {
+		if i := strings.LastIndexByte(rel, '/'); i >= 0 && strings.EqualFold(rel[i+1:], ".git") {
+			out = append(out, rel)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if c := strings.Count(a, "/") - strings.Count(b, "/"); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	if len(out) > maxGitMounts {
+		out = out[:maxGitMounts]
+	}
+	return out
 }
 
 // prime reads the whole workspace, if it has not been read yet: the Docker backend calls it
@@ -306,6 +338,7 @@ func (g *guard) refreshTree() error {
 		return nil
 	}
 	var gone, reread []string
+	g.gone = map[string]*node{}
 	for rel, n := range g.tree {
 		st, err := lstat(g.abs(rel))
 		switch {
@@ -314,6 +347,7 @@ func (g *guard) refreshTree() error {
 				return fmt.Errorf("sandbox: the workspace %s is gone or replaced", g.ws)
 			}
 			gone = append(gone, rel)
+			g.gone[rel] = n
 		case n.opaque:
 			n.st = st
 		case st.ctime != n.st.ctime || n.racy || n.blind:
@@ -541,6 +575,11 @@ func (g *guard) linkTargets(c map[string]*cur) map[string]prot {
 		if rel == r || strings.HasPrefix(rel, r+"/") {
 			continue // a link to a folder above itself would cover the workspace
 		}
+		if st, err := lstat(t); err != nil {
+			continue
+		} else if _, _, ok := g.set.Match(r, kindOf(st)); ok {
+			continue // protected anyway (CLAUDE.md → AGENTS.md)
+		}
 		if m == nil {
 			m = map[string]prot{}
 		}
@@ -663,9 +702,15 @@ func (g *guard) check(fix fixer) []Protected {
 	if err := g.refreshTree(); err != nil {
 		return []Protected{{Path: "./", Change: "unknown", Failed: err.Error()}}
 	}
+	moved := g.moveBack()
+	if len(moved) > 0 {
+		if err := g.refreshTree(); err != nil {
+			return []Protected{{Path: "./", Change: "unknown", Failed: err.Error()}}
+		}
+	}
 	ds := g.compare(g.current())
 	if len(ds) == 0 {
-		return g.blindReport()
+		return append(moved, g.blindReport()...)
 	}
 	errs, notes := g.revert(ds)
 	if fix != nil {
@@ -699,7 +744,106 @@ func (g *guard) check(fix fixer) []Protected {
 			left[d.rel] = true
 		}
 	}
-	return append(g.report(ds, errs, notes, left), g.blindReport()...)
+	return append(append(moved, g.report(ds, errs, notes, left)...), g.blindReport()...)
+}
+
+// moveBack puts back, whole, the folders holding protected paths (or a read-only mount) that the
+// command renamed or moved within the workspace — found by their device and inode at another
+// path — so that mv pkg lib leaves pkg as it was rather than its AGENTS.md alone. A symlink
+// standing at the old path is removed first; anything else there, and the folder is left where
+// it is (its protected paths are then put back one by one).
+func (g *guard) moveBack() []Protected {
+	if len(g.gone) == 0 {
+		return nil
+	}
+	holds := func(rel string) bool {
+		for r := range g.base {
+			if strings.HasPrefix(r, rel+"/") {
+				return true
+			}
+		}
+		for r := range g.mounts {
+			if r == rel || strings.HasPrefix(r, rel+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	now := make(map[devIno]string, len(g.tree))
+	for rel, n := range g.tree {
+		now[devIno{n.st.dev, n.st.ino}] = rel
+	}
+	olds := make([]string, 0, len(g.gone))
+	for rel := range g.gone {
+		olds = append(olds, rel)
+	}
+	slices.Sort(olds) // parents first
+	rootFd, err := unix.Open(g.ws, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(rootFd)
+	var ps []Protected
+	done := map[string]bool{}
+	for _, old := range olds {
+		was := g.gone[old]
+		to, ok := now[devIno{was.st.dev, was.st.ino}]
+		if !ok || to == old || underAny(old, done) || !sameDir(was, g.tree[to]) || !holds(old) {
+			continue
+		}
+		p := Protected{Path: old + "/", Change: "moved to " + to + "/; moved back whole, as it holds protected files"}
+		if err := g.moveDir(rootFd, to, old); err != nil {
+			continue // its protected paths are put back one by one
+		}
+		done[old] = true
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// sameDir says whether the folder now is the one that was, moved: same device and inode, and,
+// since a deleted folder's inode may be given at once to a new one, still holding one of its
+// entries (a mounted folder cannot be deleted: its inode is its own).
+func sameDir(was, now *node) bool {
+	if was.opaque || len(was.kids) == 0 {
+		return true
+	}
+	names := make(map[string]bool, len(was.kids))
+	for _, k := range was.kids {
+		names[k.name] = true
+	}
+	for _, k := range now.kids {
+		if names[k.name] {
+			return true
+		}
+	}
+	return false
+}
+
+// moveDir renames the folder at from to to, without following symlinks on either side.
+func (g *guard) moveDir(rootFd int, from, to string) error {
+	tfd, tname, err := parentAt(rootFd, to, true, g.asRoot)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(tfd)
+	var st unix.Stat_t
+	switch err := unix.Fstatat(tfd, tname, &st, unix.AT_SYMLINK_NOFOLLOW); {
+	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		if err := unix.Unlinkat(tfd, tname, 0); err != nil {
+			return err
+		}
+	case err == nil:
+		return fmt.Errorf("%s is taken", to)
+	case !errors.Is(err, unix.ENOENT):
+		return err
+	}
+	ffd, fname, err := parentAt(rootFd, from, false, g.asRoot)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ffd)
+	return unix.Renameat(ffd, fname, tfd, tname)
 }
 
 // blindReport names, once, the directories co could not read: protected files made in them

@@ -137,6 +137,15 @@ func TestDockerProtectedPaths(t *testing.T) {
 		}},
 		{"folder holding one renamed", "mv pkg pkg2", func(t *testing.T, out Output) {
 			mustHave(t, ws, "pkg/AGENTS.md", "pkg rules\n")
+			mustHave(t, ws, "pkg/main.go", "package main\n") // moved back whole
+			mustNotExist(t, ws, "pkg2")
+			if !reported(out, "pkg/", "moved to pkg2/") || len(out.Protected) != 1 {
+				t.Errorf("not reported: %+v", out.Protected)
+			}
+		}},
+		{"folder holding one moved and its place taken", "mv pkg pkg2 && mkdir pkg && echo x > pkg/x", func(t *testing.T, out Output) {
+			mustHave(t, ws, "pkg/AGENTS.md", "pkg rules\n")
+			mustHave(t, ws, "pkg/x", "x\n")
 			mustNotExist(t, ws, "pkg2/AGENTS.md")
 			mustHave(t, ws, "pkg2/main.go", "package main\n")
 			if !reported(out, "pkg/AGENTS.md", "deleted") || !reported(out, "pkg2/AGENTS.md", "created") {
@@ -181,10 +190,10 @@ func TestDockerProtectedPaths(t *testing.T) {
 			mustNotExist(t, ws, "sub/Agents.MD")
 			mustNotExist(t, ws, "x/.GitHub/Workflows")
 		}},
-		{"ordinary writes are untouched", "echo hi > notes.txt && mkdir -p src/.cache && echo x > src/a.go && echo y > src/.cache/z && rm pkg2/main.go", func(t *testing.T, out Output) {
+		{"ordinary writes are untouched", "echo hi > notes.txt && mkdir -p src/.cache && echo x > src/a.go && echo y > src/.cache/z && rm pkg2/main.go && mv src lib", func(t *testing.T, out Output) {
 			mustHave(t, ws, "notes.txt", "hi\n")
-			mustHave(t, ws, "src/a.go", "x\n")
-			mustHave(t, ws, "src/.cache/z", "y\n")
+			mustHave(t, ws, "lib/a.go", "x\n")
+			mustHave(t, ws, "lib/.cache/z", "y\n")
 			mustNotExist(t, ws, "pkg2/main.go")
 			if len(out.Protected) != 0 || out.Text != "" {
 				t.Errorf("reported: %+v", out)
@@ -227,7 +236,7 @@ func TestDockerProtectedFoldersAreReadOnly(t *testing.T) {
 	t.Parallel()
 	ws := testWorkspace(t)
 	for _, f := range []string{".vscode/settings.json", ".idea/workspace.xml", ".co-cli/settings.json", ".agents/skills/x/SKILL.md",
-		".github/workflows/ci.yml", ".github/CODEOWNERS", ".git/config", ".git/hooks/README"} {
+		".github/workflows/ci.yml", ".github/CODEOWNERS", ".git/config", ".git/hooks/README", "repos/a/.git/config", "repos/a/main.go"} {
 		write(t, ws, f, "orig\n")
 	}
 	d := newTestDocker(t, Config{Workspace: ws, GitReadOnly: true})
@@ -235,14 +244,24 @@ func TestDockerProtectedFoldersAreReadOnly(t *testing.T) {
 		"echo x > .vscode/tasks.json", "echo x >> .idea/workspace.xml", "rm .co-cli/settings.json", "echo x > .agents/skills/x/run.sh",
 		"echo x > .github/workflows/evil.yml", "echo x > .git/hooks/pre-commit", "echo x >> .git/config",
 		"mv .vscode v", "mv .github gh", "rm -rf .idea", "mv .git g",
+		"echo x >> repos/a/.git/config", "rm -rf repos/a/.git", "mv repos/a/.git repos/a/g",
 	} {
 		out := mustRun(t, d, cmd, Options{})
 		if out.ExitCode == 0 || !(strings.Contains(out.Text, "Read-only file system") || strings.Contains(out.Text, "Device or resource busy")) {
 			t.Errorf("%s: exit %d, %q", cmd, out.ExitCode, out.Text)
 		}
 	}
-	for _, f := range []string{".vscode/settings.json", ".idea/workspace.xml", ".co-cli/settings.json", ".github/workflows/ci.yml", ".git/config"} {
+	for _, f := range []string{".vscode/settings.json", ".idea/workspace.xml", ".co-cli/settings.json", ".github/workflows/ci.yml", ".git/config",
+		"repos/a/.git/config", "repos/a/main.go"} {
 		mustHave(t, ws, f, "orig\n")
+	}
+	// A nested repository's folder renamed takes its mounted .git along: moved back whole.
+	out := mustRun(t, d, "mv repos/a repos/b", Options{})
+	mustHave(t, ws, "repos/a/.git/config", "orig\n")
+	mustHave(t, ws, "repos/a/main.go", "orig\n")
+	mustNotExist(t, ws, "repos/b")
+	if out.ExitCode != 0 || !reported(out, "repos/a/", "moved to repos/b/") {
+		t.Errorf("%+v", out)
 	}
 	for _, f := range []string{".vscode/tasks.json", ".github/workflows/evil.yml", ".git/hooks/pre-commit", "v", "gh", "g"} {
 		mustNotExist(t, ws, f)
@@ -253,7 +272,7 @@ func TestDockerProtectedFoldersAreReadOnly(t *testing.T) {
 		write(t, ws, ".idea/workspace.xml", "the IDE's\n")
 		write(t, ws, "host-wrote", "")
 	}()
-	out := mustRun(t, d, "while [ ! -e host-wrote ]; do sleep 0.05; done; cat .idea/workspace.xml", Options{Timeout: time.Minute})
+	out = mustRun(t, d, "while [ ! -e host-wrote ]; do sleep 0.05; done; cat .idea/workspace.xml", Options{Timeout: time.Minute})
 	if out.Text != "the IDE's\n" || len(out.Protected) != 0 {
 		t.Errorf("%+v", out)
 	}

@@ -426,7 +426,7 @@ func TestMounts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ws := mk(t, tt.setup)
-			ms, _ := mounts(Config{Workspace: ws, GitReadOnly: tt.gitRO})
+			ms, _ := mounts(Config{Workspace: ws, GitReadOnly: tt.gitRO}, nil)
 			var got []mnt
 			for _, m := range ms {
 				got = append(got, mnt{m.Target, m.ReadOnly})
