@@ -604,7 +604,14 @@ func (g *guard) snapshot() error {
 	for rel := range c {
 		rels = append(rels, rel)
 	}
-	slices.Sort(rels)
+	// Smallest first: when the copies would pass keepTotalMax, the files left without one are the
+	// largest (a nested repository's packs), never hooks or settings.
+	slices.SortFunc(rels, func(a, b string) int {
+		if d := c[a].st.size - c[b].st.size; d != 0 {
+			return int(max(-1, min(1, d)))
+		}
+		return strings.Compare(a, b)
+	})
 	base := make(map[string]*entry, len(c))
 	var kept int64
 	for _, rel := range rels {
@@ -615,9 +622,10 @@ func (g *guard) snapshot() error {
 		switch x.st.typ() {
 		case unix.S_IFREG:
 			switch {
+			case x.st.size > keepFileMax || kept+x.st.size > keepTotalMax:
 			case same && old.kept:
 				e.content, e.kept = old.content, true
-			case x.st.size <= keepFileMax && kept+x.st.size <= keepTotalMax:
+			default:
 				if b, err := g.readFile(rel, keepFileMax); err == nil {
 					e.content, e.kept = b, true
 				}

