@@ -44,7 +44,11 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 			it.retry = err.Error()
 			continue
 		}
-		it.check = a.guard(tools.Decide(ctx, t, json.RawMessage(c.Args)))
+		it.check = tools.Decide(ctx, t, json.RawMessage(c.Args))
+		if !bang {
+			// A !cmd is the user's own: no content chose it.
+			it.check = a.guard(it.check)
+		}
 		if it.check.Retry != "" {
 			it.retry = it.check.Retry
 			continue

@@ -133,6 +133,27 @@ func (a *Agent) Risk() Risk {
 	return a.risk.clone()
 }
 
+// RiskBrief is the first untrusted source in the conversation and how many
+// there are ("", 0: none), for a status bar: it copies nothing.
+func (a *Agent) RiskBrief() (first string, n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.risk.Untrusted) == 0 {
+		return "", 0
+	}
+	return a.risk.Untrusted[0].Label, len(a.risk.Untrusted)
+}
+
+// RiskNotice is what a front end says when untrusted content enters.
+func RiskNotice(e RiskRaised) string {
+	labels := make([]string, len(e.New))
+	for i, o := range e.New {
+		labels[i] = o.Label
+	}
+	return "Untrusted content entered the conversation: " + SourceList(labels) +
+		". Until /clear, a call that sends data out, posts, or changes what runs later asks you, and only your answer runs it."
+}
+
 // markPrivate records that private data is in the conversation (recalled
 // memories in this turn's requests).
 func (a *Agent) markPrivate() {
@@ -154,7 +175,11 @@ func (a *Agent) guard(c tools.Check) tools.Check {
 	}
 	c.Untrusted = r.Labels()
 	c.Decision, c.AlwaysAsk = tools.Ask, true
-	c.Reason = "it follows untrusted content from " + SourceList(c.Untrusted)
+	why := "it follows untrusted content from " + SourceList(c.Untrusted)
+	if c.Reason != "" {
+		why += "; " + c.Reason
+	}
+	c.Reason = why
 	return c
 }
 

@@ -147,6 +147,9 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	for _, line := range extraStatus(a, sandboxErr) {
 		fmt.Fprintln(w, line)
 	}
+	for _, line := range riskStatus(a.Agent.Risk()) {
+		fmt.Fprintln(w, line)
+	}
 	w.Flush()
 	// Errors, versions and model names come from servers and files: the
 	// whole report goes through the sanitiser.
@@ -233,4 +236,17 @@ func sandboxWarning(a *app.App) string {
 		return a.Selection.Warning
 	}
 	return "UNSANDBOXED: shell commands run directly on this machine (sandbox_backend=subprocess); every command asks"
+}
+
+// riskStatus are the rows that say what untrusted content the conversation
+// holds: while it holds any, every outbound call asks.
+func riskStatus(r agent.Risk) []string {
+	if len(r.Untrusted) == 0 {
+		return []string{"untrusted content\tnone in this conversation"}
+	}
+	rows := []string{fmt.Sprintf("untrusted content\t%d sources: calls that send data out, post or change what runs later ask, and only you can answer (until /clear)", len(r.Untrusted))}
+	for _, o := range r.Untrusted {
+		rows = append(rows, "\t"+o.Label)
+	}
+	return rows
 }

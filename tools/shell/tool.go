@@ -30,6 +30,7 @@ type Tool struct {
 	sb         Sandbox
 	policy     *Policy
 	maxTimeout time.Duration
+	network    bool // the sandbox has a network (sandbox_network)
 }
 
 // NewTool makes the shell tool over sb with policy p. Requested timeouts are
@@ -39,6 +40,18 @@ func NewTool(sb Sandbox, p *Policy, maxTimeout time.Duration) *Tool {
 		maxTimeout = 10 * time.Minute
 	}
 	return &Tool{sb: sb, policy: p, maxTimeout: maxTimeout}
+}
+
+// SetNetwork says the sandbox's commands can reach the network
+// (sandbox_network "bridge"): a command the policy does not allow may then
+// send data out, and what it prints may come from anywhere.
+func (t *Tool) SetNetwork(on bool) { t.network = on }
+
+// reaches says whether a command the policy decided v may reach the
+// network: one the policy does not allow, with a network or no sandbox (the
+// commands the policy allows read the workspace only).
+func (t *Tool) reaches(v Verdict) bool {
+	return v.Decision != tools.Allow && (t.network || t.sb.Isolation() != sandbox.Full)
 }
 
 func (t *Tool) Name() string { return Name }
@@ -85,7 +98,18 @@ func (t *Tool) Check(_ context.Context, raw json.RawMessage) tools.Check {
 		c.Decision = tools.Ask
 		c.Reason = "commands run without a sandbox, so every command asks (" + v.Reason + ")"
 	}
+	if t.reaches(v) {
+		c.Outbound = &tools.Outbound{To: t.where(), What: a.Cmd}
+	}
 	return c
+}
+
+// where says where a command that reaches out runs, for the question.
+func (t *Tool) where() string {
+	if t.sb.Isolation() != sandbox.Full {
+		return "your machine, unsandboxed, with its network"
+	}
+	return "the sandbox, with its network on (sandbox_network)"
 }
 
 // Run runs the command. A non-zero exit returns the output with a Retry
@@ -118,6 +142,10 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 	}}
 	if out.Truncated {
 		res.Meta["truncated"] = true
+	}
+	if t.reaches(t.policy.Evaluate(a.Cmd)) {
+		// What it printed may have come from the network.
+		res.Origins = []tools.Origin{tools.UntrustedPrivate("shell", "shell with network: "+a.Cmd)}
 	}
 	switch {
 	case out.TimedOut:
