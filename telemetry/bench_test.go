@@ -141,29 +141,3 @@ func cpuTime() time.Duration {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
-
-// TestExporterThroughput is the floor (20,000 spans/s) as a test;
-// the benchmark gives the figure.
-func TestExporterThroughput(t *testing.T) {
-	if testing.Short() {
-		t.Skip("measures throughput")
-	}
-	spans := agentLikeSpans(20000)
-	exp := NewExporter(DBPath(t.TempDir()))
-	if _, err := exp.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer exp.Shutdown(context.Background())
-	e := &filterExporter{next: exp, f: spanFilter{redactor: NewRedactor([]string{"sk-configured-secret-value"}), keepContent: true, maxValueLen: DefaultMaxValueLen}}
-	start := time.Now()
-	for i := 0; i < len(spans); i += 512 {
-		if err := e.ExportSpans(context.Background(), spans[i:min(i+512, len(spans))]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rate := float64(len(spans)) / time.Since(start).Seconds()
-	t.Logf("redact+sqlite: %.0f spans/s", rate)
-	if rate < 20000 && !raceEnabled {
-		t.Errorf("%.0f spans/s, want at least 20,000", rate)
-	}
-}
