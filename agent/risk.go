@@ -154,6 +154,17 @@ func RiskNotice(e RiskRaised) string {
 		". Until /clear, a call that sends data out, posts, or changes what runs later asks you, and only your answer runs it."
 }
 
+// HeldNotice is what a front end says of a conversation that holds
+// untrusted content when it is shown again (a resumed session), "" when it
+// holds none.
+func HeldNotice(r Risk) string {
+	if len(r.Untrusted) == 0 {
+		return ""
+	}
+	return "This conversation holds untrusted content from " + SourceList(r.Labels()) +
+		". Until /clear, a call that sends data out, posts, or changes what runs later asks you, and only your answer runs it."
+}
+
 // markPrivate records that private data is in the conversation (recalled
 // memories in this turn's requests).
 func (a *Agent) markPrivate() {

@@ -242,9 +242,9 @@ func sandboxWarning(a *app.App) string {
 // holds: while it holds any, every outbound call asks.
 func riskStatus(r agent.Risk) []string {
 	if len(r.Untrusted) == 0 {
-		return []string{"untrusted content\tnone in this conversation"}
+		return []string{"untrusted\tnone in this conversation"}
 	}
-	rows := []string{fmt.Sprintf("untrusted content\t%d sources: calls that send data out, post or change what runs later ask, and only you can answer (until /clear)", len(r.Untrusted))}
+	rows := []string{fmt.Sprintf("untrusted\t%d sources: calls that send data out, post or change what runs later ask, and only you can answer (until /clear)", len(r.Untrusted))}
 	for _, o := range r.Untrusted {
 		rows = append(rows, "\t"+o.Label)
 	}

@@ -143,7 +143,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 	if out.Truncated {
 		res.Meta["truncated"] = true
 	}
-	if t.reaches(t.policy.Evaluate(a.Cmd)) {
+	if t.reaches(t.policy.Evaluate(a.Cmd)) && downloads(a.Cmd) {
 		// What it printed may have come from the network.
 		res.Origins = []tools.Origin{tools.UntrustedPrivate("shell", "shell with network: "+a.Cmd)}
 	}
@@ -155,4 +155,31 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 		return res, tools.Retryf("the command exited with code %d", out.ExitCode)
 	}
 	return res, nil
+}
+
+// netPrograms are programs whose output is usually what they fetched.
+var netPrograms = map[string]bool{
+	"curl": true, "wget": true, "nc": true, "ncat": true, "netcat": true, "socat": true, "telnet": true,
+	"ssh": true, "scp": true, "sftp": true, "rsync": true, "ftp": true, "lynx": true, "w3m": true,
+	"http": true, "https": true, "xh": true, "aria2c": true, "gh": true, "dig": true, "nslookup": true,
+	"git": true, "pip": true, "pip3": true, "npm": true, "npx": true, "yarn": true, "pnpm": true,
+	"go": true, "cargo": true, "apt": true, "apt-get": true,
+}
+
+// downloads says whether cmd looks like it prints content from the network:
+// it runs a network client (curl, wget, ssh, git, a package manager, …) or
+// names a URL. A best effort on the words of the command: a script that
+// fetches by itself (python fetch.py) is not seen, which the README says.
+func downloads(cmd string) bool {
+	if strings.Contains(cmd, "://") {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(cmd, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '|' || r == ';' || r == '&' || r == '(' || r == ')' || r == '`' || r == '$' || r == '"' || r == '\''
+	}) {
+		if netPrograms[w[strings.LastIndexByte(w, '/')+1:]] {
+			return true
+		}
+	}
+	return false
 }

@@ -83,6 +83,11 @@ func Run(ctx context.Context, o Options) error {
 	if o.Banner != "" {
 		s.println(strings.TrimRight(o.Banner, "\n"))
 	}
+	if o.Agent != nil {
+		if n := agent.HeldNotice(o.Agent.Risk()); n != "" {
+			s.println("untrusted: " + safe.Text(n))
+		}
+	}
 	warmed := false
 	for {
 		s.print(o.Prompt)
