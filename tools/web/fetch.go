@@ -63,7 +63,14 @@ func (t *Fetch) Check(_ context.Context, raw json.RawMessage) tools.Check {
 	}
 	out := t.s.outbound(u)
 	if t.s.Seen(u) {
-		return tools.Check{Decision: tools.Allow, Reason: "the URL came from you or an earlier web result", Outbound: out}
+		// After untrusted content the agent asks for this call and puts
+		// this reason after its own, so it must say where the URL came
+		// from: a page that chose it, unless the user gave it.
+		why := "the URL was in an earlier web result"
+		if out.Exact {
+			why = "you gave this URL"
+		}
+		return tools.Check{Decision: tools.Allow, Reason: why, Outbound: out}
 	}
 	host := strings.ToLower(u.Hostname())
 	return tools.Check{
