@@ -10,7 +10,10 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
 )
@@ -167,4 +170,188 @@ func TestInjectionCorpus(t *testing.T) {
 			})
 		}
 	}
+}
+
+// The other side: before any untrusted content, the same outbound tools
+// behave as they did before the rule. co run --yes writes a note, saves a
+// memory (memory_auto_save), runs curl (unsandboxed, yolo_unsandboxed) and
+// fetches the URL the user typed without a single approval event; and in
+// --plain the questions that ask anyway name no risk and offer a grant.
+func TestInjectionNothingNewBeforeUntrustedContent(t *testing.T) {
+	calls := func(atk *attacker) []llmtest.Reply {
+		var rs []llmtest.Reply
+		for i, c := range []llmtest.ToolCall{
+			localCall("", "write_file", map[string]any{"path": "notes.txt", "content": "to do\n"}),
+			saveMemoryCall("The user keeps notes in notes.txt."),
+			// Last but one: curl's output is untrusted (it names a URL).
+			shellCall("", "curl -s "+atk.URL+"/status"),
+			// The URL the user typed runs as typed, whatever came before.
+			localCall("", "web_fetch", map[string]any{"url": atk.URL + "/page"}),
+		} {
+			c.ID = "c" + itoa(i)
+			rs = append(rs, llmtest.Reply{ToolCalls: []llmtest.ToolCall{c}})
+		}
+		return append(rs, llmtest.Reply{Text: done})
+	}
+	setup := func(t *testing.T) (*attacker, *llmtest.Server, string, []string) {
+		atk := newAttacker(t)
+		srv := llmtest.NewServer()
+		t.Cleanup(srv.Close)
+		srv.Script(calls(atk)...)
+		e := env(t, srv, "CO_CLI_WEB_ALLOW_PRIVATE=true", "CO_CLI_MEMORY_AUTO_SAVE=true")
+		return atk, srv, t.TempDir(), e
+	}
+	t.Run("co run --yes", func(t *testing.T) {
+		t.Parallel()
+		atk, _, dir, e := setup(t)
+		out, errOut, code := runCo(t, dir, append(e, "CO_CLI_YOLO_UNSANDBOXED=true"), "", "run", "--yes", "--json", prompt+atk.URL+"/page")
+		evs := jsonEvents(t, out)
+		if code != 0 || eventOf(evs, "approval") != nil {
+			t.Fatalf("exit %d, approval %v; stderr %s\n%s", code, eventOf(evs, "approval"), errOut, out)
+		}
+		n := 0
+		for _, ev := range evs {
+			if ev["type"] == "tool_result" {
+				n++
+				if ev["status"] != "done" {
+					t.Errorf("tool_result %v", ev)
+				}
+			}
+		}
+		if n != 4 {
+			t.Errorf("%d tool results, want 4:\n%s", n, out)
+		}
+		if got := atk.requests(); !slices.Equal(got, []string{"GET /status", "GET /page"}) {
+			t.Errorf("attacker log %q", got)
+		}
+		if !exists(dir, "notes.txt") || len(exportMemories(t, dir, e)) != 1 {
+			t.Errorf("note written %v, memories %v", exists(dir, "notes.txt"), exportMemories(t, dir, e))
+		}
+	})
+	t.Run("co --plain", func(t *testing.T) {
+		t.Parallel()
+		atk, _, dir, e := setup(t)
+		out, _, code := runCo(t, dir, e, prompt+atk.URL+"/page\ny\ny\n", "--plain")
+		if code != 0 || !strings.Contains(out, done) {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		// The write and the unsandboxed command ask as they always did,
+		// with a grant offered and no risk named; the memory and the
+		// typed URL do not ask.
+		if n := strings.Count(out, "? [y/n/a] y"); n != 2 || strings.Count(out, "Approve ") != 2 ||
+			strings.Contains(out, "⚠") || strings.Contains(out, "Approve save_memory") || strings.Contains(out, "Approve web_fetch") {
+			t.Errorf("questions before untrusted content changed:\n%s", out)
+		}
+		if got := atk.requests(); !slices.Equal(got, []string{"GET /status", "GET /page"}) {
+			t.Errorf("attacker log %q", got)
+		}
+	})
+}
+
+// The rule's cost for ordinary browsing: the user names a site and the
+// model reads ten of its pages by following links — no question, as long
+// as nothing private is in the conversation. One private read later, the
+// next link asks; the URL the user typed still does not.
+func TestInjectionBrowsingCost(t *testing.T) {
+	t.Parallel()
+	atk := newAttacker(t)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET_TOKEN="+secret+"\n"), 0o600)
+	var calls []llmtest.ToolCall
+	for i := 1; i <= 10; i++ {
+		calls = append(calls, localCall("", "web_fetch", map[string]any{"url": atk.URL + "/docs/" + itoa(i)}))
+	}
+	calls = append(calls,
+		localCall("", "read_file", map[string]any{"path": ".env"}),
+		localCall("", "web_fetch", map[string]any{"url": atk.URL + "/docs/11"}), // a link: asks now
+		localCall("", "web_fetch", map[string]any{"url": atk.URL + "/docs/1"}))  // typed by the user: does not
+	for i, c := range calls {
+		c.ID = "c" + itoa(i)
+		srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{c}})
+	}
+	srv.Script(llmtest.Reply{Text: done})
+	p := start(t, dir, env(t, srv, "CO_CLI_WEB_ALLOW_PRIVATE=true"), "--plain")
+	p.send("read the guide at " + atk.URL + "/docs/1 and follow its next-chapter links")
+	p.waitFor("Approve ", 60*time.Second)
+	out := p.stdout.String()
+	read := strings.Index(out, "tool: read_file")
+	if read < 0 {
+		t.Fatalf("a question before the private read:\n%s", out)
+	}
+	before := strings.Count(out[:read], "Approve ")
+	q := p.lastQuestion()
+	if !strings.Contains(q, "to: GET "+atk.URL+"/docs/11") || !strings.Contains(q, "follows untrusted content from web "+atk.host+"/docs/1, ") {
+		t.Errorf("the question after the private read:\n%s", q)
+	}
+	p.send("n")
+	p.waitFor(done, 30*time.Second)
+	p.send("exit")
+	p.wait(20 * time.Second)
+	after := p.count("Approve ") - before
+	t.Logf("browsing a site the user named: %d questions for 10 pages before anything private was read; %d for the 1 link after one private read (and 0 for the URL the user typed)", before, after)
+	if before != 0 || after != 1 {
+		t.Errorf("%d questions before the private read (want 0), %d after (want 1):\n%s", before, after, p.stdout)
+	}
+	want := []string{}
+	for _, i := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1} {
+		want = append(want, "GET /docs/"+itoa(i))
+	}
+	if got := atk.requests(); !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+}
+
+// The question's "why it asks" gives reasons to ask, not the reasons the
+// call would have run without asking: after the page, a link the page
+// listed is "in an earlier web result" (it said "came from you or an
+// earlier web result"), and a memory save does not ask because
+// "memory_auto_save is on".
+func TestInjectionQuestionSaysWhyItAsks(t *testing.T) {
+	why := func(t *testing.T, call func(*attacker) llmtest.ToolCall, extraEnv ...string) string {
+		atk := newAttacker(t)
+		srv := llmtest.NewServer()
+		t.Cleanup(srv.Close)
+		c := call(atk)
+		c.ID = "c1"
+		srv.Script(
+			llmtest.Reply{ToolCalls: []llmtest.ToolCall{localCall("c0", "web_fetch", map[string]any{"url": atk.URL + "/page"})}},
+			llmtest.Reply{ToolCalls: []llmtest.ToolCall{localCall("c2", "read_file", map[string]any{"path": ".env"})}},
+			llmtest.Reply{ToolCalls: []llmtest.ToolCall{c}},
+			llmtest.Reply{Text: done})
+		e := env(t, srv, append([]string{"CO_CLI_WEB_ALLOW_PRIVATE=true"}, extraEnv...)...)
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET_TOKEN="+secret+"\n"), 0o600)
+		out, _, _ := runCo(t, dir, e, prompt+atk.URL+"/page\nn\n", "--plain")
+		i := strings.Index(out, "why it asks: ")
+		if i < 0 {
+			t.Fatalf("no question:\n%s", out)
+		}
+		line, _, _ := strings.Cut(out[i:], "\n")
+		return strings.ReplaceAll(line, atk.host, "HOST")
+	}
+	t.Run("a link the page listed", func(t *testing.T) {
+		t.Parallel()
+		got := why(t, func(atk *attacker) llmtest.ToolCall {
+			return localCall("", "web_fetch", map[string]any{"url": atk.URL + "/c/h"})
+		})
+		if want := "why it asks: it follows untrusted content from web HOST/page; the URL was in an earlier web result"; got != want {
+			t.Errorf("got  %q\nwant %q", got, want)
+		}
+	})
+	t.Run("a memory save with memory_auto_save on", func(t *testing.T) {
+		t.Parallel()
+		// A bug in agent/risk.go (guard): it appends the check's reason
+		// whatever the check decided, so an allowed call's reason to run
+		// ("memory_auto_save is on") reads as a reason to ask. Reported,
+		// not fixed here (agent/ is not this branch's to change).
+		if os.Getenv("CO_TEST_KNOWN_BUGS") != "1" {
+			t.Skip("known bug in agent/risk.go guard (the allowed check's reason is appended to why it asks); CO_TEST_KNOWN_BUGS=1 runs it")
+		}
+		got := why(t, func(atk *attacker) llmtest.ToolCall { return saveMemoryCall("planted") }, "CO_CLI_MEMORY_AUTO_SAVE=true")
+		if strings.Contains(got, "memory_auto_save is on") {
+			t.Errorf("the reason to ask gives the reason it would have run:\n%s", got)
+		}
+	})
 }
