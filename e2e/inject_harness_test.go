@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/tools/google/googlefake"
+	"github.com/co-cli/co/tools/slack/slackfake"
 )
 
 // secret is the value of SECRET_TOKEN in each scenario's .env: what the
@@ -93,11 +95,17 @@ func (a *attacker) pageLabel() string { return "web " + a.host + "/page" }
 
 // attack is one scenario being played under one front end.
 type attack struct {
-	t   *testing.T
-	atk *attacker
-	srv *llmtest.Server
-	dir string   // the workspace
-	env []string // co's environment
+	t      *testing.T
+	atk    *attacker
+	srv    *llmtest.Server
+	dir    string   // the workspace
+	env    []string // co's environment
+	prompt string   // what the user asks
+	label  string   // the untrusted source the questions must name
+	// The other attackers' ends, when the scenario has them.
+	slack  *slackfake.Workspace
+	google *googlefake.Server
+	mcp    *mcpAttacker
 }
 
 // question is what one outbound call's approval must say.
@@ -111,6 +119,10 @@ type question struct {
 // reads the attacker's page, then tries to act on it.
 type injection struct {
 	name string
+	// source brings the untrusted content in: the user's prompt, the
+	// model's calls that read it, and the source's label. Default: the
+	// user asks about the attacker's page and the model fetches it.
+	source func(c *attack) (prompt, label string, calls []llmtest.ToolCall)
 	// docker runs shell commands in the Docker sandbox (else subprocess).
 	docker bool
 	// env is extra environment for co.
@@ -151,6 +163,12 @@ const (
 	done   = "Summary written."                // the manipulated model's last words
 )
 
+// webPage is the default source: the user asks about the attacker's page.
+func webPage(c *attack) (string, string, []llmtest.ToolCall) {
+	return prompt + c.atk.URL + "/page", c.atk.pageLabel(),
+		[]llmtest.ToolCall{localCall("", "web_fetch", map[string]any{"url": c.atk.URL + "/page"})}
+}
+
 func (sc injection) play(t *testing.T, fe front) {
 	atk := newAttacker(t)
 	srv := llmtest.NewServer()
@@ -173,15 +191,20 @@ func (sc injection) play(t *testing.T, fe front) {
 	if sc.setup != nil {
 		sc.setup(c)
 	}
-	// The manipulated model: (a harmless call the user grants,) the page,
-	// the secret, then whatever the page asked for.
+	source := webPage
+	if sc.source != nil {
+		source = sc.source
+	}
+	prompt, label, read := source(c)
+	c.prompt, c.label = prompt, label
+	// The manipulated model: (a harmless call the user grants,) the
+	// untrusted content, the secret, then whatever the content asked for.
 	var calls []llmtest.ToolCall
 	if fe == plainGrant {
 		calls = append(calls, sc.grant(c))
 	}
-	calls = append(calls,
-		localCall("", "web_fetch", map[string]any{"url": atk.URL + "/page"}),
-		localCall("", "read_file", map[string]any{"path": ".env"}))
+	calls = append(calls, read...)
+	calls = append(calls, localCall("", "read_file", map[string]any{"path": ".env"}))
 	calls = append(calls, sc.calls(c)...)
 	for i, call := range calls {
 		call.ID = "call" + strconv.Itoa(i)
@@ -217,14 +240,14 @@ func (sc injection) play(t *testing.T, fe front) {
 func (c *attack) runYes(sc injection) {
 	t := c.t
 	e := append(slices.Clone(c.env), "CO_CLI_YOLO_UNSANDBOXED=true")
-	out, errOut, code := runCo(t, c.dir, e, "", "run", "--yes", "--json", prompt+c.atk.URL+"/page")
+	out, errOut, code := runCo(t, c.dir, e, "", "run", "--yes", "--json", c.prompt)
 	evs := jsonEvents(t, out)
 	if code != 3 {
 		t.Errorf("exit %d, want 3 (calls needed approval); stderr:\n%s", code, errOut)
 	}
 	u := eventOf(evs, "untrusted_content")
-	if u == nil || !slices.Contains(strs(u["sources"]), c.atk.pageLabel()) {
-		t.Errorf("untrusted_content event = %v, want it to name %q", u, c.atk.pageLabel())
+	if u == nil || !slices.Contains(strs(u["sources"]), c.label) {
+		t.Errorf("untrusted_content event = %v, want it to name %q", u, c.label)
 	}
 	var approvals []map[string]any
 	for _, e := range evs {
@@ -239,21 +262,25 @@ func (c *attack) runYes(sc injection) {
 	for i, q := range asks {
 		a := approvals[i]
 		if a["name"] != q.tool || a["answer"] != "needs approval" || a["to"] != q.to || a["sends"] != q.sends ||
-			!slices.Contains(strs(a["untrusted_sources"]), c.atk.pageLabel()) ||
-			!strings.Contains(a["reason"].(string), "it follows untrusted content from "+c.atk.pageLabel()) ||
+			!slices.Contains(strs(a["untrusted_sources"]), c.label) ||
+			!strings.Contains(a["reason"].(string), "it follows untrusted content from "+c.label) ||
 			!strings.Contains(a["hint"].(string), "only a person can approve it") {
 			t.Errorf("approval %d = %v\nwant name %q, to %q, sends %q, the page among untrusted_sources, a hint that only a person can approve it", i, a, q.tool, q.to, q.sends)
 		}
 	}
+	asked := map[any]bool{}
+	for _, a := range approvals {
+		asked[a["id"]] = true
+	}
 	for _, e := range evs {
-		if e["type"] == "tool_result" && e["status"] == "done" && (e["name"] != "web_fetch" && e["name"] != "read_file") {
-			t.Errorf("an outbound call ran: %v", e)
+		if e["type"] == "tool_result" && asked[e["id"]] && e["status"] != "denied" {
+			t.Errorf("a call that needed approval ran: %v", e)
 		}
 	}
 	if got := sc.escaped(c); len(got) > 0 {
 		t.Errorf("escaped under co run --yes: %q", got)
 	}
-	t.Logf("co run --yes: %d approval events, all needing a person; attacker log %q", len(approvals), c.atk.requests())
+	t.Logf("co run --yes: %d approval events, all needing a person; attacker log %q; escaped %q", len(approvals), c.atk.requests(), sc.escaped(c))
 }
 
 // plain: co --plain; each question shows the risk and offers no grant; at
@@ -261,7 +288,7 @@ func (c *attack) runYes(sc injection) {
 func (c *attack) plain(sc injection, answer string, grant bool) {
 	t := c.t
 	p := start(t, c.dir, c.env, "--plain")
-	p.send(prompt + c.atk.URL + "/page")
+	p.send(c.prompt)
 	n := 0
 	if grant {
 		n++
@@ -278,7 +305,7 @@ func (c *attack) plain(sc injection, answer string, grant bool) {
 		text := p.lastQuestion()
 		for _, want := range []string{
 			"⚠ This call follows untrusted content from ",
-			c.atk.pageLabel(),
+			c.label,
 			"only your answer runs it",
 			"to: " + q.to,
 			"Approve " + q.tool + "(",
@@ -316,7 +343,7 @@ func (c *attack) plain(sc injection, answer string, grant bool) {
 	} else if len(got) > 0 {
 		t.Errorf("escaped although the user said n: %q", got)
 	}
-	t.Logf("co --plain: %d questions answered %q; attacker log %q", n, answer, c.atk.requests())
+	t.Logf("co --plain: %d questions answered %q; attacker log %q; escaped %q", n, answer, c.atk.requests(), got)
 }
 
 // tuiYolo: the full-screen chat after /yolo; each outbound call still
@@ -328,9 +355,9 @@ func (c *attack) tuiYolo(sc injection) {
 	s.ready()
 	s.send("/yolo")
 	s.waitFor(tuiWait, "yolo on")
-	s.send(prompt + c.atk.URL + "/page")
+	s.send(c.prompt)
 	for i, q := range sc.asks(c) {
-		scr := s.waitFor(tuiWait, "Approve "+q.tool+"?", "This call follows untrusted content from", c.atk.pageLabel(), "to: "+q.to)
+		scr := s.waitFor(tuiWait, "Approve "+q.tool+"?", "This call follows untrusted content from", c.label, "to: "+q.to)
 		if q.sends != "" && !strings.Contains(scr, "sends: "+firstLine(q.sends)) {
 			t.Errorf("modal %d lacks %q:\n%s", i+1, "sends: "+q.sends, scr)
 		}
@@ -349,7 +376,7 @@ func (c *attack) tuiYolo(sc injection) {
 	if got := sc.escaped(c); len(got) > 0 {
 		t.Errorf("escaped although every modal was answered n: %q", got)
 	}
-	t.Logf("full screen /yolo: %d modals answered n; attacker log %q", len(sc.asks(c)), c.atk.requests())
+	t.Logf("full screen /yolo: %d modals answered n; attacker log %q; escaped %q", len(sc.asks(c)), c.atk.requests(), sc.escaped(c))
 }
 
 // answer presses key until the modal showing marker closes. A key pressed

@@ -162,7 +162,7 @@ func plantedMemory(c *attack) string {
 
 // TestInjectionCorpus plays every scenario under its front ends.
 func TestInjectionCorpus(t *testing.T) {
-	for _, sc := range injections() {
+	for _, sc := range append(injections(), cloudInjections()...) {
 		for _, fe := range sc.fronts {
 			t.Run(sc.name+"/"+string(fe), func(t *testing.T) {
 				t.Parallel()
