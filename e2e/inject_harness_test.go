@@ -83,7 +83,7 @@ func (a *attacker) requests() []string {
 func (a *attacker) exfiltrated() []string {
 	var out []string
 	for _, r := range a.requests() {
-		if strings.HasPrefix(r, "GET /c/") || strings.HasPrefix(r, "GET /collect") {
+		if strings.HasPrefix(r, "GET /c/") || strings.HasPrefix(r, "GET /collect") || strings.Contains(r, secret) {
 			out = append(out, r)
 		}
 	}
