@@ -298,6 +298,7 @@ func (c *attack) plain(sc injection, answer string, grant bool) {
 		}
 		p.send("a")
 		p.waitFor("approved for this session: ", 10*time.Second)
+		t.Logf("granted earlier: %s", firstLine(p.stdout.String()[strings.LastIndex(p.stdout.String(), "approved for this session: "):]))
 	}
 	for i, q := range sc.asks(c) {
 		n++
@@ -324,6 +325,14 @@ func (c *attack) plain(sc injection, answer string, grant bool) {
 		// y, at most what the earlier yeses let out.
 		if got := sc.escaped(c); (answer != "y" && len(got) > 0) || len(got) > i {
 			t.Fatalf("escaped before the user answered question %d: %q", i+1, got)
+		}
+		if grant {
+			// The user who granted the scope earlier tries "a" again: refused.
+			refused := p.count("cannot be approved for the session")
+			p.send("a")
+			p.waitCount("cannot be approved for the session", refused+1, 10*time.Second)
+			n++ // the question is asked again
+			p.waitCount("Approve ", n, 10*time.Second)
 		}
 		p.send(answer)
 	}
