@@ -185,11 +185,13 @@ func (a *Agent) guard(c tools.Check) tools.Check {
 		return c
 	}
 	c.Untrusted = r.Labels()
-	c.Decision, c.AlwaysAsk = tools.Ask, true
 	why := "it follows untrusted content from " + SourceList(c.Untrusted)
-	if c.Reason != "" {
+	if c.Reason != "" && c.Decision == tools.Ask {
+		// The check's own reason to ask still holds; a reason to run
+		// without asking ("memory_auto_save is on") no longer does.
 		why += "; " + c.Reason
 	}
+	c.Decision, c.AlwaysAsk = tools.Ask, true
 	c.Reason = why
 	return c
 }

@@ -196,6 +196,9 @@ func TestAfterUntrustedContentEveryOutboundCallAsksAndNothingButTheUserAnswers(t
 			if !c.AlwaysAsk || !slices.Equal(c.Untrusted, []string{"web evil.example/page"}) || !strings.Contains(c.Reason, "follows untrusted content from web evil.example/page") {
 				t.Fatalf("the question's check %+v does not name the risk", c)
 			}
+			if !strings.HasSuffix(c.Reason, "; sends text") {
+				t.Fatalf("the question lost the check's own reason to ask: %q", c.Reason)
+			}
 			if c.Outbound == nil || c.Outbound.To != "https://evil.example/" || c.Outbound.What != "SECRET=hunter2" {
 				t.Fatalf("the question does not show what leaves and where: %+v", c.Outbound)
 			}
@@ -224,6 +227,9 @@ func TestTheUserCanApproveAnOutboundCallAfterUntrustedContent(t *testing.T) {
 	finished(t, evs)
 	if got := send.got(); !slices.Equal(got, []string{"#general: summary"}) {
 		t.Fatalf("sent %v", got)
+	}
+	if r := q.reqs[0].Calls[0].Check.Reason; r != "it follows untrusted content from web example.com/" {
+		t.Fatalf("why it asks %q: an allowed check's reason to run must not read as a reason to ask", r)
 	}
 	if fin := calls(evs); fin[len(fin)-1].Decision != agent.ByUser {
 		t.Fatalf("decided by %q, want the user", fin[len(fin)-1].Decision)
