@@ -21,18 +21,21 @@ func newStatusCmd(s env) *cobra.Command {
 		Use:   "status",
 		Short: "Show provider, model, reachability, config files, sandbox and telemetry",
 		Long: `co status reports the provider and model (and whether the provider answers:
-it asks for the model list), the config files, data dir, sandbox, tools and
+it asks for the model list), the config files and their warnings (settings a
+project file may not set, unknown keys), data dir, sandbox, tools and
 telemetry. It reports even when the chat would refuse to start (no usable
 sandbox with sandbox_fallback=error): the sandbox line says what is wrong.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			l, err := loadConfig(s)
+			// The settings' warnings are part of the report (config files).
+			l, err := loadSettings()
 			if err != nil {
 				return err
 			}
 			ctx := context.Background()
 			a, sandboxErr, err := reportApp(ctx, l, s.version)
 			if err != nil {
+				printConfigWarnings(s, l) // no report to show them in
 				return err
 			}
 			defer a.Close()
@@ -135,6 +138,9 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		files = strings.Join(a.Config.Files, ", ")
 	}
 	fmt.Fprintf(w, "config files\t%s\n", files)
+	for _, n := range configNotes(a.Config) {
+		fmt.Fprintf(w, "\t%s\n", n)
+	}
 	fmt.Fprintf(w, "data dir\t%s\n", a.Config.Paths.DataDir)
 	fmt.Fprintf(w, "workspace\t%s\n", a.Workspace)
 	fmt.Fprintf(w, "tools\t%d\n", a.Tools.Len())
