@@ -337,6 +337,14 @@ func (c *attack) plain(sc injection, answer string, grant bool) {
 		p.send(answer)
 	}
 	p.waitFor(done, 30*time.Second)
+	// /status lists the sources until /clear.
+	mark := len(p.stdout.String())
+	p.send("/status")
+	p.waitFor("only you can answer (until /clear)", 10*time.Second)
+	p.waitCount(c.label, strings.Count(p.stdout.String()[:mark], c.label)+1, 10*time.Second)
+	p.send("/clear")
+	p.send("/status")
+	p.waitFor("none in this conversation", 10*time.Second)
 	p.send("exit")
 	if code := p.wait(20 * time.Second); code != 0 {
 		t.Errorf("exit %d", code)
