@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,4 +29,60 @@ func TestREADMEListsEverySetting(t *testing.T) {
 	if !strings.Contains(string(ci), "exec scripts/test.sh") || !strings.Contains(readme, "\nscripts/test.sh ") {
 		t.Error(".ci/run must run the README's test command, scripts/test.sh")
 	}
+}
+
+// The README's two tables of what a project file may set, and what not,
+// list exactly the settings config classifies so: a setting put on the
+// allow list, or added as user-only, is documented with its reason.
+func TestREADMEListsWhatAProjectFileMaySet(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	var allowed, userOnly []string
+	for _, f := range config.Fields() {
+		if f.UserOnly {
+			userOnly = append(userOnly, f.Key)
+		} else {
+			allowed = append(allowed, f.Key)
+		}
+	}
+	for _, tc := range []struct {
+		header string
+		want   []string
+	}{
+		{"| a project file may set | why that is harmless |", allowed},
+		{"| user-only | why a project file may not set it |", userOnly},
+	} {
+		got := readmeTableKeys(t, readme, tc.header)
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(tc.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("README's table %q lists\n%v\nwant\n%v", tc.header, got, want)
+		}
+	}
+}
+
+var backticked = regexp.MustCompile("`([a-z0-9_]+)`")
+
+// readmeTableKeys returns the settings named in the first column of the
+// table under header.
+func readmeTableKeys(t *testing.T, readme, header string) []string {
+	t.Helper()
+	_, rest, ok := strings.Cut(readme, "\n"+header+"\n")
+	if !ok {
+		t.Fatalf("README has no table %q", header)
+	}
+	var keys []string
+	for _, line := range strings.Split(rest, "\n")[1:] { // after |---|
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		first := strings.SplitN(line, "|", 3)[1]
+		for _, m := range backticked.FindAllStringSubmatch(first, -1) {
+			keys = append(keys, m[1])
+		}
+	}
+	return keys
 }

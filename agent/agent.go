@@ -98,7 +98,6 @@ type Config struct {
 	// in the history; see recallView), recalled says what it holds (a
 	// MemoryRecalled event and the turn span's co.memory.recalled).
 	Recall func(ctx context.Context, prompt string) (block string, recalled []Recalled)
-	// Temperature etc. could go here; providers' defaults are used.
 }
 
 // Agent is the conversation of one chat session.
@@ -116,6 +115,7 @@ type Agent struct {
 	mu        sync.Mutex
 	history   []Message
 	asides    []Aside // in order; After counts history
+	risk      Risk    // what the history holds: untrusted sources, private data (risk.go)
 	busy      bool
 	session   Usage
 	turns     int
@@ -264,6 +264,7 @@ func (a *Agent) SetHistory(h []Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = PatchDangling(h)
+	a.risk = riskOf(a.history)
 	a.gen++
 }
 
@@ -273,6 +274,7 @@ func (a *Agent) Restore(h []Message, u Usage, turns int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = PatchDangling(h)
+	a.risk = riskOf(a.history)
 	a.asides = nil
 	a.gen++
 	a.session, a.turns, a.lastInput = u, turns, 0
@@ -313,6 +315,7 @@ func (a *Agent) Reset() {
 	defer a.mu.Unlock()
 	a.history = nil
 	a.asides = nil
+	a.risk = Risk{}
 	a.gen++
 	a.session = Usage{}
 	a.turns = 0
@@ -345,8 +348,16 @@ func (a *Agent) Busy() bool {
 func (a *Agent) appendHistory(e *emitter, ms ...Message) {
 	a.mu.Lock()
 	a.history = append(a.history, ms...)
+	var fresh []tools.Origin
+	for _, m := range ms {
+		fresh = append(fresh, a.risk.add(m)...)
+	}
+	all := a.risk.clone().Untrusted
 	rec := a.rec
 	a.mu.Unlock()
+	if len(fresh) > 0 && e != nil {
+		e.send(RiskRaised{Untrusted: all, New: fresh})
+	}
 	if rec == nil {
 		return
 	}

@@ -45,6 +45,10 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 			continue
 		}
 		it.check = tools.Decide(ctx, t, json.RawMessage(c.Args))
+		if !bang {
+			// A !cmd is the user's own: no content chose it.
+			it.check = a.guard(it.check)
+		}
 		if it.check.Retry != "" {
 			it.retry = it.check.Retry
 			continue
@@ -104,7 +108,7 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 		}
 		if !bang {
 			// Saved before it is shown: what is on screen is on disk.
-			a.appendHistory(e, Message{Role: RoleTool, ToolCallID: it.call.ID, ToolName: it.call.Name, Content: content})
+			a.appendHistory(e, Message{Role: RoleTool, ToolCallID: it.call.ID, ToolName: it.call.Name, Content: content, Sources: fin.Result.Origins})
 		}
 		e.send(fin)
 		fins = append(fins, fin)
@@ -137,6 +141,9 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 			span.SetAttributes(attribute.String(k, v))
 		}
 	}
+	if len(it.check.Untrusted) > 0 {
+		span.SetAttributes(attribute.StringSlice("co.risk.untrusted", it.check.Untrusted))
+	}
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("gen_ai.tool.call.arguments", it.call.Args))
 	}
@@ -149,6 +156,13 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 		}
 		if code, ok := fin.Result.Meta["exit_code"]; ok {
 			span.SetAttributes(attribute.String("co.tool.exit_code", fmt.Sprint(code)))
+		}
+		if len(fin.Result.Origins) > 0 {
+			labels := make([]string, len(fin.Result.Origins))
+			for i, o := range fin.Result.Origins {
+				labels[i] = o.Label
+			}
+			span.SetAttributes(attribute.StringSlice("co.provenance", labels))
 		}
 		if iso, ok := fin.Result.Meta["isolation"]; ok {
 			span.SetAttributes(attribute.String("co.sandbox.isolation", fmt.Sprint(iso)))

@@ -167,3 +167,4 @@ func (ToolCallFinished) event()  {}
 func (ApprovalRequested) event() {}
 func (TurnFinished) event()      {}
 func (TurnFailed) event()        {}
+func (RiskRaised) event()        {}

@@ -188,7 +188,7 @@ func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
 	}
 	e.send(Notice{Text: notice})
 	out := append([]Message(nil), msgs[:headEnd]...)
-	out = append(out, Message{Role: RoleUser, Content: SummaryIntro + summary})
+	out = append(out, Message{Role: RoleUser, Content: SummaryIntro + summary, Sources: summarySources(middle)})
 	if msgs[tailStart].Role == RoleUser {
 		out = append(out, Message{Role: RoleAssistant, Content: "Understood."})
 	}
@@ -268,7 +268,7 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 		a.asides[i].After = 0 // before the summary
 	}
 	a.history = []Message{
-		{Role: RoleUser, Content: SummaryIntro + summary},
+		{Role: RoleUser, Content: SummaryIntro + summary, Sources: summarySources(msgs)},
 		{Role: RoleAssistant, Content: "Understood. I have the summary of our conversation so far."},
 	}
 	a.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/co-cli/co/tools"
 )
 
 // Role of a message in the conversation.
@@ -54,6 +56,10 @@ type Message struct {
 	// got other text (a /NAME custom command or skill stands for its
 	// file's text): saved, shown on resume, never sent.
 	Shown string `json:"shown,omitempty"`
+	// Sources say where the content came from when it is not the
+	// workspace or the user (tools.Result.Origins; a summary's, those of
+	// what it summarises): the conversation's Risk. Saved, never sent.
+	Sources []tools.Origin `json:"sources,omitempty"`
 }
 
 // InterruptedResult is the tool result given to a call the user interrupted.

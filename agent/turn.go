@@ -109,6 +109,9 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 	st := &turnState{retries: map[string]int{}}
 	outcome := "error"
 	defer func() {
+		if r := a.Risk(); len(r.Untrusted) > 0 {
+			span.SetAttributes(attribute.StringSlice("co.risk.untrusted", r.Labels()))
+		}
 		span.SetAttributes(attribute.Int("co.llm_requests", st.requests), attribute.String("co.outcome", outcome),
 			attribute.Int("gen_ai.usage.input_tokens", st.usage.InputTokens), attribute.Int("gen_ai.usage.output_tokens", st.usage.OutputTokens))
 		span.End()
@@ -165,6 +168,7 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 				ids[i] = r.ID
 			}
 			span.SetAttributes(attribute.StringSlice("co.memory.recalled", ids))
+			a.markPrivate()
 			e.send(MemoryRecalled{Memories: recalled})
 		}
 		defer func() { a.recall = "" }()

@@ -21,14 +21,23 @@
 // For every key Loaded records which layer the effective value came from
 // (a Source: default, a file path, or an environment variable).
 //
-// # What a project file may not set
+// # What a project file may set
 //
-// A project file arrives with a repository someone else wrote, so the
-// settings marked UserOnly (endpoints that receive API keys or the
-// conversation, anything that weakens isolation or approval, paths to the
-// user's private data) are ignored there with a warning, and its
-// shell_policy may only add ask and deny rules after the user's rules;
-// allow rules are dropped with a warning.
+// A project file arrives with a repository someone else wrote, so it may
+// set only the settings on an allow list (projectAllowed in fields.go, each
+// with why it is harmless there; Field.UserOnly is false for them): how co
+// looks and how the model samples, retries and keeps its history. Every
+// other setting is user-only — keys and tokens, endpoints and which provider
+// and model receive the conversation, paths to private data, anything that
+// approves calls or weakens the sandbox, every limit — and a project file's
+// value for it is ignored: Load leaves the lower layer's value and source in
+// effect, records the value in Loaded.Ignored, and warns with the key, the
+// file, why, and the user file or variable to set it in instead. A setting
+// added to the table is user-only until it is put on the allow list. Of the
+// allowed settings, shell_policy keeps only ask and deny rules, added after
+// the user's (allow rules are dropped with a warning), and mcp_servers are
+// marked Project: they start only with the user's consent, "approve": "auto"
+// is dropped, and a name the user already uses keeps the user's server.
 //
 // # Files
 //

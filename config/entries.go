@@ -13,13 +13,17 @@ type Entry struct {
 	Env         string
 	Description string
 	Secret      bool
+	// Ignored are the files that set the key but are not in effect (a
+	// project file's user-only setting): Value and Source are what is.
+	Ignored []Source
 }
 
 // Entries lists every setting in table order with its effective value and
 // source. Secrets show as "(not set)", "set" or, when at least 12
 // characters long, "set (…wxyz)" with the last four; other empty strings
 // show as "(not set)"; lists and rules as JSON (the form the environment
-// variables accept).
+// variables accept). A value a project file set but may not is not shown:
+// Ignored names that file.
 func (l *Loaded) Entries() []Entry {
 	out := make([]Entry, len(table))
 	for i := range table {
@@ -31,6 +35,11 @@ func (l *Loaded) Entries() []Entry {
 			Env:         f.env,
 			Description: f.desc,
 			Secret:      f.secret,
+		}
+		for _, ig := range l.Ignored {
+			if ig.Key == f.key {
+				out[i].Ignored = append(out[i].Ignored, ig.Source)
+			}
 		}
 	}
 	return out

@@ -79,9 +79,13 @@ type Field struct {
 	// `"light" or "dark"`; empty when any value of the kind is allowed.
 	Constraint string
 	// UserOnly settings are ignored in a project file (with a warning): a
-	// repository someone else wrote must not redirect API keys, weaken the
-	// sandbox or pre-approve commands.
+	// repository someone else wrote must not use its own keys, redirect
+	// the conversation, weaken the sandbox, raise limits or pre-approve
+	// commands. A project file may set only the allow-listed settings.
 	UserOnly bool
+	// ProjectWhy says why a project file may set the setting or, when
+	// UserOnly, why it may not.
+	ProjectWhy string
 }
 
 // field is one row of the table.
@@ -100,23 +104,104 @@ type field struct {
 	ptr    func(*Settings) any // the field in Settings, as a pointer
 }
 
-// userOnly lists the settings a project file may not set: endpoints that
-// receive API keys or the conversation, anything that weakens isolation or
-// approval, and paths to the user's private data. A project may still add
-// ask and deny rules to shell_policy, never allow rules.
-var userOnly = map[string]bool{
-	"gemini_base_url": true, "ollama_host": true, "openai_base_url": true, "brave_search_base_url": true,
-	"auto_confirm": true, "yolo_unsandboxed": true, "grant_max_uses": true, "grant_ttl_minutes": true,
-	"yolo_max_uses": true, "yolo_ttl_minutes": true,
-	"docker_image": true, "sandbox_backend": true, "sandbox_fallback": true, "sandbox_network": true,
-	"sandbox_git_readonly": true, "shell_safe_commands": true, "web_allow_private": true,
-	"google_credentials_path": true, "obsidian_vault_path": true,
+// A project file (./.co-cli/settings.json) arrives with a repository
+// someone else wrote. What it may set is an allow list: projectAllowed,
+// each setting with why it is harmless there. Every other setting is
+// user-only: a project file's value for it is ignored, with a warning that
+// says why (userOnlyWhy) and where to set it instead. A setting added to
+// the table is user-only until it is added to projectAllowed; a test fails
+// until it is classified in one of the two.
+var projectAllowed = map[string]string{
+	"theme":          "how co looks; nothing leaves the machine",
+	"show_reasoning": "whether the model's reasoning is shown; nothing leaves the machine",
+	"reasoning_effort": "how hard the same model, at the same provider, thinks; " +
+		"what a turn may cost stays capped by your llm_max_tokens and max_request_limit",
+	"llm_temperature": "how the same model samples its reply",
+	"tool_retries":    "how often the model may retry a tool call it got wrong, within your max_request_limit",
+	"max_history_messages": "when older history is summarised: the same conversation goes to the same provider, " +
+		"in more or fewer requests",
+	"tool_output_trim_chars": "how much of an old tool output the history keeps: only what was already sent to the " +
+		"same provider",
+	"shell_policy": "only its ask and deny rules are kept, after yours: they make commands stricter; " +
+		"its allow rules are dropped with a warning",
+	"mcp_servers": "its servers never start until you consent to their exact definition (/mcp trust); " +
+		`"approve": "auto" is ignored, and it cannot replace a server of yours`,
+}
+
+// Why a project file may not set a user-only setting, for the warning
+// (`a project file may not set it (WHY)`).
+const (
+	whySecret = "a secret: a repository could put in its own key or token, so that co sends your prompts " +
+		"to an account its owner reads, or posts into a workspace its owner controls"
+	whyEndpoint = "an endpoint: a repository could have your conversation, files and keys sent to a server " +
+		"of its choosing"
+	whyRouting = "it picks who receives your conversation and what it costs you: another provider, or " +
+		"another company behind a router such as OpenRouter"
+	whyPrivate   = "a path to your private files: a repository could have them read and sent to the model"
+	whyApprove   = "it approves calls without asking you, or lets more commands run without asking"
+	whySandbox   = "it weakens the sandbox shell commands run in"
+	whyLimit     = "a limit on what co may use or spend: a repository could raise it"
+	whyMemory    = "memories reach every later session: whether co remembers is yours to decide"
+	whyTelemetry = "what co records about your sessions is yours to decide"
+	whyTraces    = "it bounds how long your traces are kept and how much disk they take: a repository could " +
+		"wipe them or fill your disk"
+)
+
+// userOnlyWhy gives, for each user-only setting, why a project file may not
+// set it. It is only for the message: a setting missing here is user-only
+// all the same (it is not in projectAllowed).
+var userOnlyWhy = map[string]string{
+	"gemini_api_key": whySecret, "openai_api_key": whySecret, "slack_bot_token": whySecret,
+	"brave_search_api_key": whySecret,
+
+	"gemini_base_url": whyEndpoint, "ollama_host": whyEndpoint, "openai_base_url": whyEndpoint,
+	"brave_search_base_url": whyEndpoint,
+
+	"llm_provider": whyRouting, "gemini_model": whyRouting, "ollama_model": whyRouting,
+	"openai_model": whyRouting, "summarization_model": whyRouting,
+
+	"obsidian_vault_path": whyPrivate, "google_credentials_path": whyPrivate,
 	// A repository could name files outside it, or the user's .env, to
 	// send to the provider: which files are instructions is the user's say.
-	"context_files": true,
-	// Memories reach every later session: a repository may not turn on
-	// saving without asking, nor memory the user turned off.
-	"memory_enabled": true, "memory_auto_save": true,
+	"context_files": "files sent to the model with every request: a repository could name your .env or " +
+		"files outside it",
+
+	"auto_confirm": whyApprove, "yolo_unsandboxed": whyApprove, "grant_max_uses": whyApprove,
+	"grant_ttl_minutes": whyApprove, "yolo_max_uses": whyApprove, "yolo_ttl_minutes": whyApprove,
+	"shell_safe_commands": whyApprove,
+
+	"docker_image": whySandbox, "sandbox_backend": whySandbox, "sandbox_fallback": whySandbox,
+	"sandbox_network": whySandbox, "sandbox_git_readonly": whySandbox,
+	"web_allow_private": "it lets the web tools reach your machine and local network",
+
+	"sandbox_max_timeout": whyLimit, "sandbox_mem_limit": whyLimit, "sandbox_cpus": whyLimit,
+	"max_request_limit": whyLimit, "llm_max_tokens": whyLimit,
+	"ollama_num_ctx": whyLimit,
+	"llm_stall_timeout": "how long co waits on a provider that has gone silent: a repository could make a " +
+		"stalled co run hang",
+	"telemetry_retention_days": whyTraces, "telemetry_max_mb": whyTraces,
+
+	"memory_enabled": whyMemory, "memory_auto_save": whyMemory,
+
+	"telemetry_capture_content": whyTelemetry,
+}
+
+// projectMaySet reports whether a project file may set key: whether it is
+// on the allow list.
+func projectMaySet(key string) bool {
+	_, ok := projectAllowed[key]
+	return ok
+}
+
+// projectWhy says why a project file may, or may not, set key.
+func projectWhy(key string) string {
+	if why, ok := projectAllowed[key]; ok {
+		return why
+	}
+	if why, ok := userOnlyWhy[key]; ok {
+		return why
+	}
+	return "it is not on the list of settings a project file may set"
 }
 
 // table is the one list of settings. It is never modified.
@@ -290,7 +375,8 @@ func Fields() []Field {
 			Secret:      f.secret,
 			Allowed:     slices.Clone(f.allowed),
 			Constraint:  f.constraint(),
-			UserOnly:    userOnly[f.key],
+			UserOnly:    !projectMaySet(f.key),
+			ProjectWhy:  projectWhy(f.key),
 		}
 	}
 	return out

@@ -89,8 +89,20 @@ type Loaded struct {
 	// Files are the settings files that existed and were read, in order.
 	Files []string
 	// Warnings are problems that did not stop the load (unknown keys,
-	// ignored XDG variables). Show them to the user.
+	// ignored XDG variables, settings a project file may not set). Show
+	// them to the user.
 	Warnings []Warning
+	// Ignored are the values a settings file held that are not in effect:
+	// the user-only settings of the project file, in table order.
+	Ignored []Ignored
+}
+
+// Ignored is a value a settings file set that Load ignored.
+type Ignored struct {
+	Key    string
+	Source Source // the file that set it
+	// Why says why the file may not set it.
+	Why string
 }
 
 // IsSet reports whether the user chose key's value (in a file or the
@@ -174,13 +186,15 @@ func Load(opts LoadOptions) (*Loaded, error) {
 	return l, nil
 }
 
-// projectValue filters a value from the project file: user-only settings are
-// ignored and allow rules are dropped from shell_policy, each with a
-// warning. ok is false when nothing of the value is kept.
+// projectValue filters a value from the project file: a setting that is not
+// on the allow list (projectAllowed) is ignored, and allow rules are
+// dropped from shell_policy, each with a warning. ok is false when nothing
+// of the value is kept.
 func (l *Loaded) projectValue(path, key string, v any) (any, bool) {
-	if userOnly[key] {
-		l.Warnings = append(l.Warnings, Warning{Source: path, Key: key,
-			Msg: fmt.Sprintf("ignored %q in %s: a project file may not set it (a repository could redirect your keys or weaken the sandbox); set it in %s or the environment", key, path, l.Paths.UserFile)})
+	if !projectMaySet(key) {
+		why := projectWhy(key)
+		l.Ignored = append(l.Ignored, Ignored{Key: key, Source: Source{Layer: LayerProject, Name: path}, Why: why})
+		l.Warnings = append(l.Warnings, Warning{Source: path, Key: key, Msg: l.ignoredMsg(path, key, why)})
 		return nil, false
 	}
 	if servers, ok := v.([]MCPServer); ok {
@@ -201,6 +215,17 @@ func (l *Loaded) projectValue(path, key string, v any) (any, bool) {
 	}
 	// Project rules add to the user's, so a project cannot drop a user's deny.
 	return append(slices.Clone(l.Settings.ShellPolicy), kept...), true
+}
+
+// ignoredMsg is the warning for a user-only setting found in the project
+// file at path: the key, the file, why, and where to set it instead.
+func (l *Loaded) ignoredMsg(path, key, why string) string {
+	instead := l.Paths.UserFile
+	if f := lookupField(key); f != nil {
+		instead += " or $" + f.env
+	}
+	return fmt.Sprintf("ignored %q in %s: a project file may not set it (%s); set it in %s instead",
+		key, path, why, instead)
 }
 
 // LoadFile returns the defaults overlaid with one settings file, for editing

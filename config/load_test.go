@@ -170,7 +170,7 @@ func TestPrecedence(t *testing.T) {
 		{
 			name:    "env over project and user",
 			user:    `{"theme": "light", "sandbox_cpus": 2}`,
-			project: `{"theme": "light", "sandbox_cpus": 3}`,
+			project: `{"theme": "light", "tool_retries": 4}`,
 			env:     map[string]string{"CO_CLI_THEME": "dark", "CO_CLI_SANDBOX_CPUS": "0.5"},
 			check: func(t *testing.T, l *Loaded, f *fixture) {
 				wantValue(t, l.Settings.Theme, "dark")
@@ -203,7 +203,8 @@ func TestPrecedence(t *testing.T) {
 		},
 		{
 			name:    "empty env var counts as unset",
-			project: `{"gemini_model": "gemini-2.5-pro", "tool_retries": 1}`,
+			user:    `{"gemini_model": "gemini-2.5-pro"}`,
+			project: `{"tool_retries": 1}`,
 			env:     map[string]string{"GEMINI_MODEL": "", "CO_CLI_TOOL_RETRIES": "  "},
 			check: func(t *testing.T, l *Loaded, f *fixture) {
 				wantValue(t, l.Settings.GeminiModel, "gemini-2.5-pro")
@@ -255,8 +256,8 @@ func TestPrecedence(t *testing.T) {
 			},
 		},
 		{
-			name:    "whole numbers written as floats are integers",
-			project: `{"tool_retries": 2.0, "telemetry_max_mb": 1e3}`,
+			name: "whole numbers written as floats are integers",
+			user: `{"tool_retries": 2.0, "telemetry_max_mb": 1e3}`,
 			check: func(t *testing.T, l *Loaded, f *fixture) {
 				wantValue(t, l.Settings.ToolRetries, 2)
 				wantValue(t, l.Settings.TelemetryMaxMB, 1000)

@@ -31,13 +31,18 @@ type MCPServer struct {
 	// Approve is "ask" (the default) or "auto" (the user trusts every call
 	// of this server; a project file cannot say so).
 	Approve string `json:"approve,omitempty"`
+	// TrustedContent is the user's word that the server's results hold no
+	// one else's text (a server of their own over their own data): its
+	// results are not untrusted content. Its calls still say what they send.
+	// A project file cannot say so.
+	TrustedContent bool `json:"trusted_content,omitempty"`
 	// Project is true for a server declared in the project file: it does
 	// not start until the user consents to its exact definition.
 	Project bool `json:"-"`
 }
 
 // mcpFields are the fields of one server entry, for messages.
-var mcpFields = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "timeout_seconds", "approve"}
+var mcpFields = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "timeout_seconds", "approve", "trusted_content"}
 
 // mcpEnvRef matches a ${VAR} reference.
 var mcpEnvRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
@@ -138,6 +143,8 @@ func decodeMCPServer(name string, raw json.RawMessage) (MCPServer, string) {
 			err = json.Unmarshal(v, &s.URL)
 		case "approve":
 			err = json.Unmarshal(v, &s.Approve)
+		case "trusted_content":
+			err = json.Unmarshal(v, &s.TrustedContent)
 		case "args":
 			err = json.Unmarshal(v, &s.Args)
 		case "env":
@@ -189,8 +196,8 @@ func validateMCPServer(s MCPServer) string {
 
 // projectMCPServers merges the project file's servers into the user's: they
 // are marked Project (no start without consent), a name the user already
-// uses keeps the user's definition, and "approve": "auto" is dropped, each
-// with a warning.
+// uses keeps the user's definition, and "approve": "auto" and
+// "trusted_content": true are dropped, each with a warning.
 func (l *Loaded) projectMCPServers(path string, servers []MCPServer) []MCPServer {
 	out := slices.Clone(l.Settings.MCPServers)
 	for _, s := range servers {
@@ -203,6 +210,11 @@ func (l *Loaded) projectMCPServers(path string, servers []MCPServer) []MCPServer
 			l.Warnings = append(l.Warnings, Warning{Source: path, Key: "mcp_servers",
 				Msg: fmt.Sprintf(`ignored "approve": "auto" for the MCP server %q in %s: a project file cannot approve calls for you; its calls ask (set it in %s to trust the server)`, s.Name, path, l.Paths.UserFile)})
 			s.Approve = "ask"
+		}
+		if s.TrustedContent {
+			l.Warnings = append(l.Warnings, Warning{Source: path, Key: "mcp_servers",
+				Msg: fmt.Sprintf(`ignored "trusted_content": true for the MCP server %q in %s: a project file cannot vouch for what a server returns; its results count as untrusted content (set it in %s to trust the server's content)`, s.Name, path, l.Paths.UserFile)})
+			s.TrustedContent = false
 		}
 		s.Project = true
 		out = append(out, s)

@@ -99,3 +99,50 @@ func TestMCPServersEnvAndSave(t *testing.T) {
 		t.Error("a changed definition must hash differently")
 	}
 }
+
+// "trusted_content" is the user's to say: kept from their own file, dropped
+// with a warning from a project's, as "approve": "auto" is.
+func TestMCPTrustedContentOnlyFromTheUser(t *testing.T) {
+	f := newFixture(t)
+	writeFile(t, f.userFile(), `{"mcp_servers": {"mine": {"command": "my-server", "trusted_content": true}}}`)
+	writeFile(t, f.projectFile(), `{"mcp_servers": {"repo": {"command": "./tool", "trusted_content": true}}}`)
+	l := f.load(t)
+	got := l.Settings.MCPServers
+	if len(got) != 2 || got[0].Name != "mine" || !got[0].TrustedContent || got[1].Name != "repo" || got[1].TrustedContent || !got[1].Project {
+		t.Fatalf("servers: %+v", got)
+	}
+	var warned []string
+	for _, w := range l.Warnings {
+		warned = append(warned, w.Msg)
+	}
+	if all := strings.Join(warned, "\n"); !strings.Contains(all, `ignored "trusted_content": true for the MCP server "repo" in `+f.projectFile()) ||
+		!strings.Contains(all, "set it in "+f.userFile()) || strings.Contains(all, `"mine"`) {
+		t.Errorf("warnings: %s", all)
+	}
+	// It is part of the definition (a project server's consent covers
+	// what it says), and it survives a save.
+	plain := got[0]
+	plain.TrustedContent = false
+	if string(plain.Definition()) == string(got[0].Definition()) || !strings.Contains(string(got[0].Definition()), `"trusted_content":true`) {
+		t.Errorf("definition: %s", got[0].Definition())
+	}
+	path := filepath.Join(t.TempDir(), "settings.json")
+	if err := Save(path, &l.Settings); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := LoadFile(path)
+	if err != nil || len(s.MCPServers) == 0 || !s.MCPServers[0].TrustedContent {
+		t.Errorf("round trip: %+v %v", s, err)
+	}
+
+	f = newFixture(t)
+	writeFile(t, f.userFile(), `{"mcp_servers": {"a": {"command": "x", "trusted_content": "yes"}}}`)
+	if _, err := Load(f.opts()); err == nil || !strings.Contains(err.Error(), `.trusted_content has the wrong type`) {
+		t.Errorf("wrong type: %v", err)
+	}
+	f = newFixture(t)
+	writeFile(t, f.userFile(), `{"mcp_servers": {"a": {"command": "x", "trusted": true}}}`)
+	if _, err := Load(f.opts()); err == nil || !strings.Contains(err.Error(), "trusted_content") {
+		t.Errorf("an unknown field lists trusted_content: %v", err)
+	}
+}

@@ -142,6 +142,13 @@ type messageMeta struct {
 	Origin         string `json:"origin,omitempty"`
 	Model          string `json:"model,omitempty"`
 	Shown          string `json:"shown,omitempty"` // a user message typed as /NAME ARGS
+	// Sources: where the message's content came from (web, mail, MCP, …),
+	// so a resumed conversation keeps its risk state (agent.Risk).
+	Sources []tools.Origin `json:"sources,omitempty"`
+}
+
+func (mm messageMeta) empty() bool {
+	return mm.Reasoning == "" && mm.ReasoningField == "" && mm.Origin == "" && mm.Model == "" && mm.Shown == "" && len(mm.Sources) == 0
 }
 
 // Store is the saved-sessions database.
@@ -363,7 +370,7 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 			if err := json.Unmarshal([]byte(meta.String), &mm); err != nil {
 				return Info{}, nil, s.damaged(err)
 			}
-			m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown = mm.Reasoning, mm.ReasoningField, mm.Origin, mm.Model, mm.Shown
+			m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown, m.Sources = mm.Reasoning, mm.ReasoningField, mm.Origin, mm.Model, mm.Shown, mm.Sources
 		}
 		if calls.Valid && calls.String != "" {
 			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
@@ -608,7 +615,7 @@ func (r *Session) Append(m agent.Message) error {
 		calls = string(b)
 	}
 	var meta any
-	if mm := (messageMeta{m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown}); mm != (messageMeta{}) {
+	if mm := (messageMeta{m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown, m.Sources}); !mm.empty() {
 		b, err := json.Marshal(mm)
 		if err != nil {
 			return err

@@ -95,25 +95,18 @@ func newRig(t *testing.T, opts telemetry.Options) *rig {
 	return &rig{srv: srv, tr: tr, ag: ag, path: opts.DBPath}
 }
 
-// turn runs one turn to its end.
+// turn runs one turn to its end, however long the machine takes (a turn
+// that never ends is go test's -timeout).
 func (r *rig) turn(t *testing.T, prompt string) []agent.Event {
 	t.Helper()
 	var evs []agent.Event
-	timeout := time.After(20 * time.Second)
-	for ch := r.ag.Submit(context.Background(), prompt); ; {
-		select {
-		case ev, ok := <-ch:
-			if !ok {
-				return evs
-			}
-			if req, isReq := ev.(agent.ApprovalRequested); isReq {
-				t.Fatalf("unexpected approval request %+v", req.Calls)
-			}
-			evs = append(evs, ev)
-		case <-timeout:
-			t.Fatalf("turn did not end: %#v", evs)
+	for ev := range r.ag.Submit(context.Background(), prompt) {
+		if req, isReq := ev.(agent.ApprovalRequested); isReq {
+			t.Fatalf("unexpected approval request %+v", req.Calls)
 		}
+		evs = append(evs, ev)
 	}
+	return evs
 }
 
 // dbRow is a spans row read back with SQL, every column.

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -110,35 +111,33 @@ func BenchmarkExporter(b *testing.B) {
 	}
 }
 
+// BenchmarkFeedLatency: how long a span's end takes to reach the side
+// panel's feed, as p50/p99/max over the b.N spans (the figure in the
+// README, whose target is under 100 ms). TestFeedShowsSpansLive checks the
+// order (the event is in the feed before End returns), not the speed.
+func BenchmarkFeedLatency(b *testing.B) {
+	tr := setupT(b, Options{BatchTimeout: time.Hour}) // the store would be an hour late
+	ch, stop := tr.Feed().Subscribe(64)
+	defer stop()
+	lat := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		_, s := tr.Tracer().Start(context.Background(), "execute_tool t", trace.WithAttributes(attribute.Int("i", i)))
+		<-ch // the start event
+		ended := time.Now()
+		s.End()
+		<-ch
+		lat = append(lat, time.Since(ended))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+	b.ReportMetric(float64(lat[len(lat)-1].Nanoseconds())/1e3, "max-µs")
+}
+
 // cpuTime is the process's CPU time so far (user + system).
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// TestExporterThroughput is the floor (20,000 spans/s) as a test;
-// the benchmark gives the figure.
-func TestExporterThroughput(t *testing.T) {
-	if testing.Short() {
-		t.Skip("measures throughput")
-	}
-	spans := agentLikeSpans(20000)
-	exp := NewExporter(DBPath(t.TempDir()))
-	if _, err := exp.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer exp.Shutdown(context.Background())
-	e := &filterExporter{next: exp, f: spanFilter{redactor: NewRedactor([]string{"sk-configured-secret-value"}), keepContent: true, maxValueLen: DefaultMaxValueLen}}
-	start := time.Now()
-	for i := 0; i < len(spans); i += 512 {
-		if err := e.ExportSpans(context.Background(), spans[i:min(i+512, len(spans))]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rate := float64(len(spans)) / time.Since(start).Seconds()
-	t.Logf("redact+sqlite: %.0f spans/s", rate)
-	if rate < 20000 && !raceEnabled {
-		t.Errorf("%.0f spans/s, want at least 20,000", rate)
-	}
 }

@@ -9,20 +9,22 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/co-cli/co/internal/sqlitefile"
 )
 
 // writerEnv makes the test binary a span writer (see writerMain).
 const writerEnv = "CO_TELEMETRY_TEST_WRITER"
 
-// writerMain writes turns as fast as it can, with the default batch
-// timeout, printing "ended N UNIXNANO" after each turn's spans end, until
+// writerMain writes turns as fast as it can, with the given batch timeout
+// (0: the default), printing "ended N" after each turn's spans end, until
 // it is killed.
 func writerMain(path, session string, batch time.Duration) {
 	tr, err := Setup(Options{DBPath: path, SessionID: session, CaptureContent: true, NoPrune: true, BatchTimeout: batch})
@@ -39,7 +41,7 @@ func writerMain(path, session string, batch time.Duration) {
 			s.End()
 		}
 		root.End()
-		fmt.Fprintf(out, "ended %d %d\n", n, time.Now().UnixNano())
+		fmt.Fprintf(out, "ended %d\n", n)
 		out.Flush()
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -54,8 +56,12 @@ func TestWriterHelper(t *testing.T) {
 }
 
 // TestKilledWriter: kill -9 of a writer in full flow never corrupts the
-// database, and what it loses is at most the last batch (spans that ended
-// within about a second of the kill).
+// database, and what it loses is only the tail: the turns stored are
+// exactly turns 1..K, every turn that ended before a stored one is there
+// too. (How long the tail can be, BatchTimeout's worth of spans, is the
+// batcher's timeout, which TestBatcherExportsAfterTheTimeoutOrAFullBatch
+// checks exactly.) Each kill waits for events, not for a time: the
+// writer's first batch in the store, then 20 more turns ended.
 func TestKilledWriter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns writers")
@@ -79,25 +85,49 @@ func TestKilledWriter(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		ended := map[int]int64{}
-		var mu sync.Mutex
+		var ended atomic.Int64 // the last turn the writer reported ended
 		scanDone := make(chan struct{})
 		go func() {
 			defer close(scanDone)
 			sc := bufio.NewScanner(stdout)
 			for sc.Scan() {
 				f := strings.Fields(sc.Text())
-				if len(f) == 3 && f[0] == "ended" {
-					n, _ := strconv.Atoi(f[1])
-					at, _ := strconv.ParseInt(f[2], 10, 64)
-					mu.Lock()
-					ended[n] = at
-					mu.Unlock()
+				if len(f) == 2 && f[0] == "ended" {
+					n, _ := strconv.ParseInt(f[1], 10, 64)
+					ended.Store(n)
 				}
 			}
 		}()
-		time.Sleep(time.Duration(1200+round*137) * time.Millisecond)
-		killedAt := time.Now()
+		// waitFor polls until cond holds; the writer exiting on its own
+		// is a failure.
+		waitFor := func(what string, cond func() bool) {
+			t.Helper()
+			for !cond() {
+				select {
+				case <-scanDone:
+					_ = cmd.Wait()
+					t.Fatalf("round %d: the writer exited before %s", round, what)
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+		}
+		rd, err := sql.Open("sqlite3", readerDSN(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen int // turns of this session seen in the store before the kill
+		waitFor("its first batch was stored", func() bool {
+			// Until the writer has created the store, there is no file or
+			// no table to read, or it is locked while it becomes WAL.
+			seen, err = storedTurns(rd, session)
+			if err != nil && !sqlitefile.Busy(err) && !strings.Contains(err.Error(), "no such table") && !strings.Contains(err.Error(), "unable to open") {
+				t.Fatalf("round %d: reading the store: %v", round, err)
+			}
+			return seen > 0
+		})
+		rd.Close()
+		mark := ended.Load()
+		waitFor("20 more turns ended", func() bool { return ended.Load() >= mark+20 })
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -126,26 +156,33 @@ func TestKilledWriter(t *testing.T) {
 		r.Close()
 		db.Close()
 
-		mu.Lock()
-		lost, lostLate := 0, 0
-		for n, at := range ended {
+		last := 0 // the last turn stored; 1..last must all be there
+		for n := range stored {
+			last = max(last, n)
+		}
+		var holes []int
+		for n := 1; n <= last; n++ {
 			if !stored[n] {
-				if killedAt.Sub(time.Unix(0, at)) > 1200*time.Millisecond {
-					lost++
-				} else {
-					lostLate++
-				}
+				holes = append(holes, n)
 			}
 		}
-		total := len(ended)
-		mu.Unlock()
-		t.Logf("round %d: %d turns ended before the kill, %d rows in all; lost in the last ~1 s: %d turns", round, total, rows, lostLate)
-		if lost > 0 {
-			t.Errorf("round %d: %d turns that ended more than 1.2 s before the kill were lost", round, lost)
+		t.Logf("round %d: %d turns ended before the kill, %d stored, %d rows in all", round, ended.Load(), last, rows)
+		if len(holes) > 0 {
+			t.Errorf("round %d: turns %v lost though turn %d, which ended after them, was stored", round, holes, last)
+		}
+		if last < seen {
+			t.Errorf("round %d: %d turns stored after the kill, %d before it", round, last, seen)
 		}
 		if rows <= prevRows {
 			t.Errorf("round %d: %d rows, no more than before (%d)", round, rows, prevRows)
 		}
 		prevRows = rows
 	}
+}
+
+// storedTurns is how many invoke_agent spans of session the store holds.
+func storedTurns(db *sql.DB, session string) (int, error) {
+	var n int
+	err := db.QueryRow(`SELECT count(*) FROM spans WHERE name = 'invoke_agent' AND json_extract(resource, '$."session.id"') = ?`, session).Scan(&n)
+	return n, err
 }

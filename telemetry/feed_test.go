@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"sort"
 	"testing"
 	"time"
 
@@ -10,52 +9,54 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// TestFeedShowsSpansLiveWithin100ms: a span is in the side panel's feed
-// when it starts (running) and within 100 ms of its end, without waiting
-// for the exporter's batch.
-func TestFeedShowsSpansLiveWithin100ms(t *testing.T) {
+// TestFeedShowsSpansLive: a span is in the side panel's feed when it
+// starts (running) and again by the time its End returns, without waiting
+// for the exporter's batch (an hour here). The feed publishes on the
+// span's own goroutine, so this is checked by order, not by a deadline;
+// BenchmarkFeedLatency measures how long the hand-off takes.
+func TestFeedShowsSpansLive(t *testing.T) {
 	tr := setupT(t, Options{BatchTimeout: time.Hour}) // the store would be an hour late
 	ch, stop := tr.Feed().Subscribe(64)
 	defer stop()
-	var lat []time.Duration
+	next := func(what string) SpanEvent {
+		t.Helper()
+		select {
+		case ev := <-ch:
+			return ev
+		default:
+			t.Fatalf("no %s event in the feed when the span's call returned", what)
+			return SpanEvent{}
+		}
+	}
 	for i := 0; i < 500; i++ {
 		_, s := tr.Tracer().Start(context.Background(), "execute_tool t", trace.WithAttributes(attribute.Int("i", i)))
-		if ev := <-ch; !ev.Running || ev.Name != "execute_tool t" {
+		if ev := next("start"); !ev.Running || ev.Name != "execute_tool t" {
 			t.Fatalf("start event %+v", ev)
 		}
 		s.SetAttributes(attribute.String("co.tool.status", "done"))
-		ended := time.Now()
 		s.End()
-		select {
-		case ev := <-ch:
-			lat = append(lat, time.Since(ended))
-			if ev.Running || ev.End.IsZero() || ev.Attrs["co.tool.status"] != "done" {
-				t.Fatalf("end event %+v", ev)
-			}
-		case <-time.After(time.Second):
-			t.Fatal("no end event within a second")
+		if ev := next("end"); ev.Running || ev.End.IsZero() || ev.Attrs["co.tool.status"] != "done" {
+			t.Fatalf("end event %+v", ev)
 		}
-	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	p50, p99, max := lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
-	t.Logf("span end → side panel: p50 %s, p99 %s, max %s", p50, p99, max)
-	if p99 > 100*time.Millisecond {
-		t.Errorf("p99 %s, want < 100 ms", p99)
 	}
 }
 
 // TestFullPanelDropsUpdatesNotSpans: a subscriber that never reads costs
-// the agent nothing and the store still gets every span.
+// the agent nothing and the store still gets every span. Were the feed to
+// wait for a full subscriber, the first span would hang the test (and go
+// test's -timeout would show where): no deadline is needed here.
 func TestFullPanelDropsUpdatesNotSpans(t *testing.T) {
 	tr := setupT(t, Options{BatchTimeout: 10 * time.Millisecond})
-	_, stop := tr.Feed().Subscribe(1) // never read
+	ch, stop := tr.Feed().Subscribe(1) // never read
 	defer stop()
-	start := time.Now()
 	for i := 0; i < 2000; i++ {
 		turn(tr.Tracer(), i, "t", false)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("6,000 spans took %s with a stuck panel", d)
+	if n := len(ch); n != 1 {
+		t.Errorf("the panel holds %d events, want its buffer's 1 (the rest dropped)", n)
+	}
+	if n := tr.Dropped(); n != 0 {
+		t.Errorf("%d spans dropped for the store", n)
 	}
 	if err := tr.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)

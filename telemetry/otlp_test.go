@@ -556,13 +556,10 @@ func TestOTLPShutdown(t *testing.T) {
 		if err := exp.Shutdown(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case err := <-done:
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("interrupted export: %v, want context.Canceled", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("Shutdown did not interrupt the export")
+		// The export waits on the server for a minute unless Shutdown
+		// interrupts it; a test that hangs here is one where it did not.
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("interrupted export: %v, want context.Canceled", err)
 		}
 	})
 	t.Run("a cancelled context", func(t *testing.T) {

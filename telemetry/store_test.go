@@ -186,18 +186,19 @@ func TestReadersNeverBlockTheWriter(t *testing.T) {
 	if n := 0; rtx.QueryRow(`SELECT count(*) FROM spans`).Scan(&n) != nil || n != 3 {
 		t.Fatalf("reader sees %d", n)
 	}
-	start := time.Now()
+	// Were the writer blocked by the reader, each write would wait out the
+	// busy timeout and fail: the errors below, not a deadline, show it.
 	for i := 0; i < 20; i++ {
 		turn(tr.Tracer(), i, "t", false)
 		if err := tr.ForceFlush(context.Background()); err != nil {
 			t.Fatalf("write while a reader reads: %v", err)
 		}
 	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("20 writes took %s with a reader open", d)
-	}
 	if err, _ := tr.Err(); err != nil {
 		t.Errorf("pipeline error %v", err)
+	}
+	if n := count(t, openRW(t, tr.DBPath()), `SELECT count(*) FROM spans`); n != 63 {
+		t.Errorf("%d rows written while the reader read, want 63", n)
 	}
 	// A read-only connection cannot write.
 	if _, err := rd.Exec(`DELETE FROM spans`); err == nil {
@@ -437,8 +438,9 @@ func TestTailFollowsInOrder(t *testing.T) {
 		turn(tr.Tracer(), i, fmt.Sprintf("tool_%02d", i), false)
 		time.Sleep(2 * time.Millisecond)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "tool_30") && time.Now().Before(deadline) {
+	// Wait for the last one, however long the machine takes: were it never
+	// shown, go test's -timeout would end the test.
+	for !strings.Contains(out.String(), "tool_30") {
 		time.Sleep(10 * time.Millisecond)
 	}
 	cancel()

@@ -121,6 +121,13 @@ type Check struct {
 	// busy in another co): asking without it would be unsafe, waiting for
 	// it would stall the turn.
 	Retry string
+	// Outbound, when set, says the call sends data off the machine, changes
+	// what others see, or changes what runs or steers co later: once
+	// untrusted content is in the conversation it always asks (see Origin).
+	Outbound *Outbound
+	// Untrusted, set by the agent on a call that asks because it follows
+	// untrusted content, names those sources ("web 127.0.0.1:8765/page").
+	Untrusted []string
 }
 
 // Decide returns the Check for a call of t with args: the tool's own Checker
@@ -149,6 +156,10 @@ type Result struct {
 	Display string
 	// Meta holds small JSON-encodable fields such as count and has_more.
 	Meta map[string]any
+	// Origins say where the content came from when it is not the
+	// workspace or the machine: a web page, a mail's sender, a Slack
+	// channel, an MCP server. Never sent to the model.
+	Origins []Origin
 }
 
 // Text is a Result with only display text.

@@ -45,8 +45,11 @@ func mcpServers(l *config.Loaded) []mcp.ServerConfig {
 			URL: s.URL, Headers: s.Headers, Disabled: s.Disabled,
 			Timeout:     time.Duration(s.TimeoutSeconds) * time.Second,
 			AutoApprove: s.Approve == "auto" && !s.Project,
-			Project:     s.Project,
-			Definition:  s.Definition(),
+			// Config drops it from a project file already; not trusting
+			// a project server's content here too keeps that so.
+			TrustedContent: s.TrustedContent && !s.Project,
+			Project:        s.Project,
+			Definition:     s.Definition(),
 		})
 	}
 	return servers

@@ -15,7 +15,9 @@ import (
 // not configured are left out and listed in a.Unconfigured.
 func (a *App) buildTools(policy *shell.Policy) error {
 	st := a.Config.Settings
-	all := []tools.Tool{shell.NewTool(a.Sandbox, policy, time.Duration(st.SandboxMaxTimeout)*time.Second)}
+	sh := shell.NewTool(a.Sandbox, policy, time.Duration(st.SandboxMaxTimeout)*time.Second)
+	sh.SetNetwork(st.SandboxNetwork != "" && st.SandboxNetwork != "none")
+	all := []tools.Tool{sh}
 	var unconfigured []tools.Unconfigured
 	for _, family := range []func() ([]tools.Tool, []tools.Unconfigured, error){a.localTools, a.cloudTools} {
 		ts, un, err := family()

@@ -97,7 +97,10 @@ type chat struct {
 }
 
 func runChat(s env, f chatFlags, rf resumeFlags) error {
-	l, err := loadConfig(s)
+	// The settings' warnings are shown in the chat itself (the full-screen
+	// transcript, the --plain banner): on stderr the full-screen chat
+	// would draw over them.
+	l, err := loadSettings()
 	if err != nil {
 		return err
 	}
@@ -105,6 +108,7 @@ func runChat(s env, f chatFlags, rf resumeFlags) error {
 	defer stop()
 	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
 	if err != nil {
+		printConfigWarnings(s, l) // no chat to show them in
 		return err
 	}
 	c := &chat{App: a, version: s.version, hideReasoning: f.noReasoning || !l.Settings.ShowReasoning}
@@ -192,6 +196,9 @@ func (c *chat) plainBanner() string {
 		c.version, c.providerLine(), c.Selection.Backend, level, plural(c.Tools.Len(), "tool"), c.Config.Paths.DataDir)
 	if w := sandboxWarning(c.App); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
+	}
+	for _, n := range configNotes(c.Config) {
+		b.WriteString(n + "\n")
 	}
 	if set := c.extensionsFor(100 * time.Millisecond); set != nil {
 		for _, n := range extensionNotes(set) {

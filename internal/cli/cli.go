@@ -192,12 +192,35 @@ func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), receive
 
 // loadConfig loads the settings and prints their warnings.
 func loadConfig(s env) (*config.Loaded, error) {
-	l, err := config.Load(config.LoadOptions{})
+	l, err := loadSettings()
 	if err != nil {
 		return nil, err
 	}
+	printConfigWarnings(s, l)
+	return l, nil
+}
+
+// loadSettings loads the settings without printing their warnings, for the
+// commands that show them where they are read: the chat (the full-screen
+// transcript, the --plain banner) and co status (its report).
+func loadSettings() (*config.Loaded, error) {
+	return config.Load(config.LoadOptions{})
+}
+
+// printConfigWarnings prints the settings' warnings on stderr.
+func printConfigWarnings(s env, l *config.Loaded) {
 	for _, w := range l.Warnings {
 		fmt.Fprintf(s.Err, "co: warning: %s\n", safe.Text(fmt.Sprint(w)))
 	}
-	return l, nil
+}
+
+// configNotes are the settings' warnings (unknown keys, settings a project
+// file may not set, ...) as the chat and co status show them: one line
+// each, "warning: ...".
+func configNotes(l *config.Loaded) []string {
+	out := make([]string, 0, len(l.Warnings))
+	for _, w := range l.Warnings {
+		out = append(out, safe.Text("warning: "+fmt.Sprint(w)))
+	}
+	return out
 }

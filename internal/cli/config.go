@@ -21,7 +21,9 @@ func newConfigCmd(s env) *cobra.Command {
 		Long: `co config lists every setting with its effective value and its source:
 default, the user file, the project file (./.co-cli/settings.json) or an
 environment variable. Precedence: environment > project file > user file >
-defaults. Secrets are masked.`,
+defaults. Secrets are masked. A project file may set only a few settings
+(see the README's "What a project file may set"); a value it sets for any
+other is not in effect, and its row says it was ignored.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			l, err := loadConfig(s)
@@ -43,6 +45,10 @@ func printConfig(s env, l *config.Loaded) {
 		v := fmt.Sprint(e.Value)
 		if e.Key == "shell_safe_commands" {
 			v += " (added to the built-in list: see below)"
+		}
+		for _, src := range e.Ignored {
+			// Value and source are what is in effect; say what is not.
+			v += fmt.Sprintf("  [ignored: %s sets it, but a project file may not]", src)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, e.Env, present.Line(safe.Text(v)))
 	}

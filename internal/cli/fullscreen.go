@@ -42,7 +42,8 @@ func runFullScreen(ctx context.Context, c *chat, s env) error {
 		Output:        s.Out,
 		HideReasoning: c.hideReasoning,
 		Mentions:      c.mentions(),
-		Notes:         func() []string { return extensionNotes(c.Extensions.Get()) },
+		// The settings' warnings first: they were found before anything ran.
+		Notes: func() []string { return append(configNotes(c.Config), extensionNotes(c.Extensions.Get())...) },
 	}
 	if c.App.Memory != nil {
 		o.Memory = c.App.Memory.Store // the /memory view (opened on first use)

@@ -148,6 +148,9 @@ func mcpStatusText(st mcp.Status, withTools bool) string {
 	if st.Auto {
 		where += ", approve auto"
 	}
+	if st.TrustedContent {
+		where += ", trusted content"
+	}
 	fmt.Fprintf(&b, "%s (%s): %s\n", safe.Text(st.Name), where, mcpState(st))
 	fmt.Fprintf(&b, "  %s\n", safe.Text(st.Target))
 	for _, d := range st.Definition { // a project's server: all it says, as written

@@ -21,18 +21,21 @@ func newStatusCmd(s env) *cobra.Command {
 		Use:   "status",
 		Short: "Show provider, model, reachability, config files, sandbox and telemetry",
 		Long: `co status reports the provider and model (and whether the provider answers:
-it asks for the model list), the config files, data dir, sandbox, tools and
+it asks for the model list), the config files and their warnings (settings a
+project file may not set, unknown keys), data dir, sandbox, tools and
 telemetry. It reports even when the chat would refuse to start (no usable
 sandbox with sandbox_fallback=error): the sandbox line says what is wrong.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			l, err := loadConfig(s)
+			// The settings' warnings are part of the report (config files).
+			l, err := loadSettings()
 			if err != nil {
 				return err
 			}
 			ctx := context.Background()
 			a, sandboxErr, err := reportApp(ctx, l, s.version)
 			if err != nil {
+				printConfigWarnings(s, l) // no report to show them in
 				return err
 			}
 			defer a.Close()
@@ -135,6 +138,9 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		files = strings.Join(a.Config.Files, ", ")
 	}
 	fmt.Fprintf(w, "config files\t%s\n", files)
+	for _, n := range configNotes(a.Config) {
+		fmt.Fprintf(w, "\t%s\n", n)
+	}
 	fmt.Fprintf(w, "data dir\t%s\n", a.Config.Paths.DataDir)
 	fmt.Fprintf(w, "workspace\t%s\n", a.Workspace)
 	fmt.Fprintf(w, "tools\t%d\n", a.Tools.Len())
@@ -145,6 +151,9 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		fmt.Fprintln(w, line)
 	}
 	for _, line := range extraStatus(a, sandboxErr) {
+		fmt.Fprintln(w, line)
+	}
+	for _, line := range riskStatus(a.Agent.Risk()) {
 		fmt.Fprintln(w, line)
 	}
 	w.Flush()
@@ -233,4 +242,17 @@ func sandboxWarning(a *app.App) string {
 		return a.Selection.Warning
 	}
 	return "UNSANDBOXED: shell commands run directly on this machine (sandbox_backend=subprocess); every command asks"
+}
+
+// riskStatus are the rows that say what untrusted content the conversation
+// holds: while it holds any, every outbound call asks.
+func riskStatus(r agent.Risk) []string {
+	if len(r.Untrusted) == 0 {
+		return []string{"untrusted\tnone in this conversation"}
+	}
+	rows := []string{fmt.Sprintf("untrusted\t%d sources: calls that send data out, post or change what runs later ask, and only you can answer (until /clear)", len(r.Untrusted))}
+	for _, o := range r.Untrusted {
+		rows = append(rows, "\t"+o.Label)
+	}
+	return rows
 }

@@ -118,6 +118,7 @@ func (t *EditFile) Check(_ context.Context, raw json.RawMessage) tools.Check {
 	c.Reason = fmt.Sprintf("edits %s: %s", p.rel, plural(p.count, "replacement", "replacements"))
 	if why := t.w.alwaysAsk(p.rel); why != "" {
 		c.Reason += "; it always asks: " + why
+		c.Outbound = &tools.Outbound{To: "the protected file " + p.rel, What: why}
 	}
 	c.Preview = diffPreview(p.rel, []byte(p.before), true, []byte(p.after))
 	return c

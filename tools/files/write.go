@@ -65,6 +65,7 @@ func (t *WriteFile) Check(_ context.Context, raw json.RawMessage) tools.Check {
 	}
 	if why := t.w.alwaysAsk(rel); why != "" {
 		c.Reason += "; it always asks: " + why
+		c.Outbound = &tools.Outbound{To: "the protected file " + rel, What: why}
 	}
 	c.Preview = diffPreview(rel, old, exists, []byte(a.Content))
 	return c

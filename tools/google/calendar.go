@@ -169,7 +169,8 @@ func listEvents(ctx context.Context, acct *Account, query string, back, ahead, n
 	if res.NextPageToken != "" {
 		fmt.Fprintf(&b, "There are more events in this window: narrow it or raise max_results (at most %d).\n", maxEvents)
 	}
-	return tools.Result{Display: strings.TrimRight(b.String(), "\n"), Meta: map[string]any{"count": len(events)}}, nil
+	return tools.Result{Display: strings.TrimRight(b.String(), "\n"), Meta: map[string]any{"count": len(events)},
+		Origins: eventOrigins(events)}, nil
 }
 
 func zoneName(loc *time.Location) string {

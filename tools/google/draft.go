@@ -245,6 +245,9 @@ func (t *CreateEmailDraft) Check(_ context.Context, raw json.RawMessage) tools.C
 		Scope:      NameCreateEmailDraft + ":" + strings.Join(rcpt, ","),
 		ScopeLabel: "Gmail drafts to " + strings.Join(rcpt, ", "),
 		Preview:    d.Preview(),
+		// A draft is the model's words in the user's mailbox, one click
+		// from being sent under their name.
+		Outbound: draftOutbound(d),
 	}
 }
 

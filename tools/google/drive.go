@@ -112,7 +112,7 @@ func (t *SearchDriveFiles) Run(ctx context.Context, raw json.RawMessage) (tools.
 		call := srv.Files.List().Context(ctx).
 			Q(driveQuery(q)).PageSize(drivePageSize).
 			IncludeItemsFromAllDrives(true).SupportsAllDrives(true).
-			Fields("nextPageToken", "files(id,name,mimeType,modifiedTime,webViewLink,owners(displayName,emailAddress))")
+			Fields("nextPageToken", "files(id,name,mimeType,modifiedTime,webViewLink,ownedByMe,driveId,owners(displayName,emailAddress,me))")
 		if tok != "" {
 			call = call.PageToken(tok)
 		}
@@ -165,7 +165,7 @@ func (t *SearchDriveFiles) display(q string, page int, res *drive.FileList) tool
 	if hasMore {
 		fmt.Fprintf(&b, "More results: page %d.\n", page+1)
 	}
-	return tools.Result{Display: strings.TrimRight(b.String(), "\n"), Meta: meta}
+	return tools.Result{Display: strings.TrimRight(b.String(), "\n"), Meta: meta, Origins: listingOrigins(res.Files)}
 }
 
 // driveQuery is the Drive query for words in names or contents.
@@ -268,13 +268,24 @@ func (t *ReadDriveFile) Run(ctx context.Context, raw json.RawMessage) (tools.Res
 	if err != nil {
 		return tools.Result{}, t.a.explain(svcDrive, what, err)
 	}
+	// Every result from here on shows a name or content of the file (and
+	// of the shortcut to it): its origins go with errors too.
+	var origins []tools.Origin
+	from := func(f *drive.File) {
+		if o, ok := fileOrigin(f); ok {
+			origins = addOrigin(origins, o)
+		}
+	}
+	from(f)
 	if f.MimeType == mimeShortcut && f.ShortcutDetails != nil && f.ShortcutDetails.TargetId != "" {
 		what = "the target of shortcut " + f.Name
 		if f, err = t.meta(ctx, srv, f.ShortcutDetails.TargetId); err != nil {
-			return tools.Result{}, t.a.explain(svcDrive, what, err)
+			return tools.Result{Origins: origins}, t.a.explain(svcDrive, what, err)
 		}
+		from(f)
 	}
 	what = fmt.Sprintf("%q", f.Name)
+	fail := func(err error) (tools.Result, error) { return tools.Result{Origins: origins}, err }
 
 	var resp *http.Response
 	how := ""
@@ -284,26 +295,26 @@ func (t *ReadDriveFile) Run(ctx context.Context, raw json.RawMessage) (tools.Res
 	} else {
 		switch {
 		case f.MimeType == mimeFolder:
-			return tools.Result{}, tools.Retryf("%s is a folder, not a file: search for the files in it with search_drive_files", what)
+			return fail(tools.Retryf("%s is a folder, not a file: search for the files in it with search_drive_files", what))
 		case strings.HasPrefix(f.MimeType, mimeApps):
-			return tools.Result{}, tools.Retryf("%s is a %s, which cannot be read as text; its link is %s", what, kindOf(f.MimeType), f.WebViewLink)
+			return fail(tools.Retryf("%s is a %s, which cannot be read as text; its link is %s", what, kindOf(f.MimeType), f.WebViewLink))
 		case binaryMime(f.MimeType):
-			return binaryResult(f), nil
+			return binaryResult(f, origins), nil
 		}
 		resp, err = srv.Files.Get(f.Id).SupportsAllDrives(true).Context(ctx).Download()
 	}
 	if err != nil {
-		return tools.Result{}, t.a.explain(svcDrive, what, err)
+		return fail(t.a.explain(svcDrive, what, err))
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxReadBytes+1))
 	if err != nil {
-		return tools.Result{}, fmt.Errorf("reading %s from Google Drive: %w", what, err)
+		return fail(fmt.Errorf("reading %s from Google Drive: %w", what, err))
 	}
 	// Google's text exports start with a byte order mark.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if how == "" && looksBinary(data) {
-		return binaryResult(f), nil
+		return binaryResult(f, origins), nil
 	}
 	cut := len(data) > MaxReadBytes
 	if cut {
@@ -320,7 +331,7 @@ func (t *ReadDriveFile) Run(ctx context.Context, raw json.RawMessage) (tools.Res
 	}
 	b.WriteString("\n\n")
 	b.Write(data)
-	res := tools.Result{}
+	res := tools.Result{Origins: origins}
 	if cut {
 		size := "more"
 		if f.Size > 0 {
@@ -335,7 +346,7 @@ func (t *ReadDriveFile) Run(ctx context.Context, raw json.RawMessage) (tools.Res
 
 func (t *ReadDriveFile) meta(ctx context.Context, srv *drive.Service, id string) (*drive.File, error) {
 	return srv.Files.Get(id).SupportsAllDrives(true).Context(ctx).
-		Fields("id", "name", "mimeType", "size", "webViewLink", "shortcutDetails").Do()
+		Fields("id", "name", "mimeType", "size", "webViewLink", "shortcutDetails", fileFields).Do()
 }
 
 func binaryMime(m string) bool {
@@ -379,10 +390,11 @@ func trimPartialRune(b []byte) []byte {
 	return b
 }
 
-func binaryResult(f *drive.File) tools.Result {
+func binaryResult(f *drive.File, origins []tools.Origin) tools.Result {
 	size := ""
 	if f.Size > 0 {
 		size = ", " + tools.Size(f.Size)
 	}
-	return tools.Result{Display: fmt.Sprintf("%s (%s%s) is not a text file, so co cannot show its contents. Open it in the browser: %s", f.Name, kindOf(f.MimeType), size, f.WebViewLink)}
+	return tools.Result{Display: fmt.Sprintf("%s (%s%s) is not a text file, so co cannot show its contents. Open it in the browser: %s", f.Name, kindOf(f.MimeType), size, f.WebViewLink),
+		Origins: origins}
 }

@@ -137,7 +137,8 @@ func listMessages(ctx context.Context, acct *Account, query string, n int) (tool
 		}
 		fmt.Fprintf(&b, "   %s\n", acct.mailLink("all/"+m.Id))
 	}
-	return tools.Result{Display: strings.TrimRight(b.String(), "\n"), Meta: map[string]any{"count": len(msgs)}}, nil
+	return tools.Result{Display: strings.TrimRight(b.String(), "\n"), Meta: map[string]any{"count": len(msgs)},
+		Origins: mailOrigins(msgs)}, nil
 }
 
 // fetchMetadata gets the headers of each message, four at a time, in the

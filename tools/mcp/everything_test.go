@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,15 @@ func checkEverything(t *testing.T, f *fixture, server string) {
 	res, err := run(t, f.tool(t, "mcp__"+server+"__echo"), `{"message":"hello"}`)
 	if err != nil || res.Display != "Echo: hello" {
 		t.Errorf("echo: %q %v", res.Display, err)
+	}
+	// The server's words are someone else's: an untrusted, private source.
+	if want := []tools.Origin{tools.UntrustedPrivate("mcp", "mcp "+server+".echo")}; !slices.Equal(res.Origins, want) {
+		t.Errorf("echo origins: %+v, want %+v", res.Origins, want)
+	}
+	// And every call is outbound, get-sum's arithmetic included.
+	c := tools.Decide(context.Background(), f.tool(t, "mcp__"+server+"__get-sum"), json.RawMessage(`{"a":2,"b":3}`))
+	if c.Outbound == nil || c.Outbound.To != "MCP server "+server+" (tool get-sum)" || c.Outbound.What != `{"a":2,"b":3}` {
+		t.Errorf("get-sum check: %+v", c.Outbound)
 	}
 	res, err = run(t, f.tool(t, "mcp__"+server+"__get-sum"), `{"a":2,"b":3}`)
 	if err != nil || !strings.Contains(res.Display, "is 5") {

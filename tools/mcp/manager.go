@@ -67,6 +67,9 @@ type Status struct {
 	Target  string   // the command or URL, unexpanded
 	Log     string   // where a local server's stderr goes
 	Auto    bool     // "approve": "auto"
+	// TrustedContent is "trusted_content": true: the server's results are
+	// not untrusted content.
+	TrustedContent bool
 	// Protocol is the protocol version negotiated, once connected.
 	Protocol string
 	// Definition, for a project's server, is everything its definition
@@ -305,7 +308,8 @@ func (m *Manager) Statuses() []Status {
 	for _, name := range m.order {
 		s := m.servers[name]
 		st := Status{Name: name, State: s.state, Err: s.err, Tools: slices.Sorted(slices.Values(s.tools)),
-			Project: s.cfg.Project, Remote: s.cfg.Remote(), Auto: s.cfg.AutoApprove, Protocol: s.protocol}
+			Project: s.cfg.Project, Remote: s.cfg.Remote(), Auto: s.cfg.AutoApprove, TrustedContent: s.cfg.TrustedContent,
+			Protocol: s.protocol}
 		if s.cfg.Project {
 			st.Definition, st.Files = definition(s.cfg), slices.Clone(s.files)
 		}
@@ -754,17 +758,18 @@ func (s *server) endAttempt(gen int, cmd *exec.Cmd) {
 	m.mu.Unlock()
 }
 
-// call runs one tools/call within the server's timeout.
-func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*sdk.CallToolResult, error) {
+// call runs one tools/call within the server's timeout. sent is false
+// when the call failed before any request (the server is not connected).
+func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (res *sdk.CallToolResult, sent bool, err error) {
 	m := s.m
 	m.mu.Lock()
 	cs, state, why, unexp := s.session, s.state, s.err, s.unexp
 	m.mu.Unlock()
 	if cs == nil || state != Connected {
 		if why != "" {
-			return nil, fmt.Errorf("MCP server %s is %s (%s); /mcp restart %s", s.cfg.Name, state, why, s.cfg.Name)
+			return nil, false, fmt.Errorf("MCP server %s is %s (%s); /mcp restart %s", s.cfg.Name, state, why, s.cfg.Name)
 		}
-		return nil, fmt.Errorf("MCP server %s is %s", s.cfg.Name, state)
+		return nil, false, fmt.Errorf("MCP server %s is %s", s.cfg.Name, state)
 	}
 	timeout := s.cfg.timeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
@@ -772,15 +777,15 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	res, err = cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err() // the user interrupted: the SDK sent notifications/cancelled
+			return nil, true, ctx.Err() // the user interrupted: the SDK sent notifications/cancelled
 		}
 		// The error may name the endpoint, a token in it expanded.
-		return nil, errors.New(unexp.text(callError(s.cfg.Name, tool, errors.Is(cctx.Err(), context.DeadlineExceeded), timeout.String(), err).Error()))
+		return nil, true, errors.New(unexp.text(callError(s.cfg.Name, tool, errors.Is(cctx.Err(), context.DeadlineExceeded), timeout.String(), err).Error()))
 	}
-	return res, nil
+	return res, true, nil
 }
 
 // transport makes the SDK transport for the server: a process over stdio

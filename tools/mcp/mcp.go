@@ -57,6 +57,10 @@ type ServerConfig struct {
 	// AutoApprove is the user's explicit trust ("approve": "auto"): calls
 	// run without asking. Never set for a project server.
 	AutoApprove bool
+	// TrustedContent is the user's word that the server's results hold
+	// no one else's text ("trusted_content": true): they carry no
+	// untrusted origin. Never set for a project server.
+	TrustedContent bool
 	// Project servers come from a repository's settings file: they start
 	// only once the user has consented to Definition.
 	Project bool

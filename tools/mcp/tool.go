@@ -55,15 +55,52 @@ func (t *Tool) SpanAttributes() map[string]string {
 // Check asks, showing the server, the tool and the arguments, unless the
 // user set "approve": "auto" for the server. A session grant ("a") covers
 // this tool of this server only.
+//
+// Every call is outbound (tools.Outbound): its arguments leave co for the
+// server, which may send them on, post them, or act on them, whatever it
+// says of itself (a tool marked readOnlyHint that fetches a URL is a web
+// request). So after untrusted content every MCP call asks, "approve":
+// "auto" and "trusted_content" included.
 func (t *Tool) Check(_ context.Context, args json.RawMessage) tools.Check {
 	label := fmt.Sprintf("%s on MCP server %s", t.remote, t.srv.cfg.Name)
 	preview := fmt.Sprintf("server: %s\ntool: %s\narguments:\n%s", t.srv.cfg.Name, t.remote, prettyArgs(args))
+	out := &tools.Outbound{To: fmt.Sprintf("MCP server %s (tool %s)", t.srv.cfg.Name, t.remote), What: argsWhat(args)}
 	if t.srv.cfg.AutoApprove {
 		return tools.Check{Decision: tools.Allow, Reason: fmt.Sprintf(`MCP server %s is set to "approve": "auto"`, t.srv.cfg.Name),
-			Scope: t.name, ScopeLabel: label, Preview: preview}
+			Scope: t.name, ScopeLabel: label, Preview: preview, Outbound: out}
 	}
 	return tools.Check{Decision: tools.Ask, Reason: fmt.Sprintf("calls tool %s of MCP server %s", t.remote, t.srv.cfg.Name),
-		Scope: t.name, ScopeLabel: label, Preview: preview}
+		Scope: t.name, ScopeLabel: label, Preview: preview, Outbound: out}
+}
+
+// maxWhat bounds the arguments an Outbound shows (the preview has them
+// all).
+const maxWhat = 500
+
+// argsWhat is the arguments as compact JSON, cut at maxWhat characters.
+func argsWhat(args json.RawMessage) string {
+	var b bytes.Buffer
+	if len(bytes.TrimSpace(args)) == 0 {
+		return "{}"
+	}
+	s := string(args)
+	if json.Compact(&b, args) == nil {
+		s = b.String()
+	}
+	if r := []rune(s); len(r) > maxWhat {
+		return string(r[:maxWhat]) + fmt.Sprintf("… (%d more characters)", len(r)-maxWhat)
+	}
+	return s
+}
+
+// origins are where a result of this tool comes from: the server, which
+// is someone else's text unless the user vouched for its content
+// ("trusted_content": true in their own settings).
+func (t *Tool) origins() []tools.Origin {
+	if t.srv.cfg.TrustedContent {
+		return nil
+	}
+	return []tools.Origin{tools.UntrustedPrivate("mcp", "mcp "+t.srv.cfg.Name+"."+t.remote)}
 }
 
 func prettyArgs(args json.RawMessage) string {
@@ -81,18 +118,26 @@ func prettyArgs(args json.RawMessage) string {
 // the server marks isError goes back to the model as a call it may retry;
 // a server that is gone, a timeout or a protocol error is a failed call.
 // Cancelling ctx (Ctrl+C) makes the SDK send notifications/cancelled.
+//
+// Whatever came back from the server, a result or an error that quotes it,
+// carries the server as its origin (origins); an error before any request
+// (the server is not connected) carries none.
 func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-	res, err := t.srv.call(ctx, t.remote, args)
+	res, sent, err := t.srv.call(ctx, t.remote, args)
 	if err != nil {
-		return tools.Result{}, err
+		if !sent {
+			return tools.Result{}, err
+		}
+		return tools.Result{Origins: t.origins()}, err
 	}
 	r := Render(res)
+	r.Origins = t.origins()
 	if res.IsError {
 		msg := r.Display
 		if msg == "" {
 			msg = "(no message)"
 		}
-		return tools.Result{}, tools.Retryf("MCP tool %s of server %s reported an error: %s", t.remote, t.srv.cfg.Name, msg)
+		return tools.Result{Origins: r.Origins}, tools.Retryf("MCP tool %s of server %s reported an error: %s", t.remote, t.srv.cfg.Name, msg)
 	}
 	return r, nil
 }

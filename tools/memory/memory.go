@@ -109,8 +109,11 @@ func (t *saveTool) Check(ctx context.Context, args json.RawMessage) tools.Check 
 	if len(a.Tags) > 0 {
 		preview += "\n\ntags: " + strings.Join(a.Tags, ", ")
 	}
+	// A memory steers every later session: after untrusted content it is
+	// a way for that content to outlive the conversation.
+	out := &tools.Outbound{To: "co's memory, read in every later session", What: strings.TrimSpace(a.Content)}
 	if t.c.AutoSave {
-		return tools.Check{Decision: tools.Allow, Reason: "memory_auto_save is on", Preview: preview}
+		return tools.Check{Decision: tools.Allow, Reason: "memory_auto_save is on", Preview: preview, Outbound: out}
 	}
 	s, busy, err := checkStore(ctx, t.c)
 	if busy {
@@ -124,7 +127,7 @@ func (t *saveTool) Check(ctx context.Context, args json.RawMessage) tools.Check 
 		}
 	}
 	return tools.Check{Decision: tools.Ask, Reason: "a memory is sent to the model in every later session; each save is approved on its own",
-		AlwaysAsk: true, NoYolo: true, Preview: preview}
+		AlwaysAsk: true, NoYolo: true, Preview: preview, Outbound: out}
 }
 
 func (t *saveTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {

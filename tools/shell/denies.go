@@ -9,17 +9,21 @@ import (
 )
 
 // denyDirect returns why argv (one command, wrappers already peeled) is
-// denied, or "".
-func denyDirect(argv []arg) string {
+// denied, or "". cwd is set when the command runs in /, ~ or a directory
+// above the workspace, because a cd before it went there (see
+// evaluator.chdir): it is that cd, for the message ("cd ~").
+func (p *Policy) denyDirect(argv []arg, cwd string) string {
 	base := progBase(argv[0])
 	args := argv[1:]
 	switch {
 	case base == "rm":
-		if t := recursiveOnRoot(args, "rR", true); t != "" {
+		if t := recursiveOn(args, "rR", func(a arg) string { return wipes(a, true, cwd) }); t != "" {
 			return "recursive deletion of " + t
 		}
+	case base == "find":
+		return p.findDeletes(args, cwd)
 	case base == "chmod" || base == "chown" || base == "chgrp":
-		if t := recursiveOnRoot(args, "R", false); t != "" {
+		if t := recursiveOn(args, "R", func(a arg) string { return wipes(a, false, "") }); t != "" {
 			return "recursive " + base + " of " + t
 		}
 	case strings.HasPrefix(base, "mkfs") || base == "mke2fs":
@@ -57,11 +61,11 @@ func denyDirect(argv []arg) string {
 	return ""
 }
 
-// recursiveOnRoot returns the root-like target of a recursive rm/chmod, or
-// "". recursive lists the short flags meaning recursive; home says whether
-// ~ and $HOME count as root.
-func recursiveOnRoot(args []arg, recursive string, home bool) string {
-	rec, target, opts := false, "", true
+// recursiveOn returns what a recursive rm/chmod would wipe, as target
+// describes its first operand that is too much, or "". recursive lists the
+// short flags meaning recursive.
+func recursiveOn(args []arg, recursive string, target func(arg) string) string {
+	rec, found, opts := false, "", true
 	for _, a := range args {
 		v := a.val
 		if opts && v == "--" {
@@ -79,17 +83,37 @@ func recursiveOnRoot(args []arg, recursive string, home bool) string {
 			}
 			continue
 		}
-		if target == "" && rootish(a, home) {
-			target = a.show()
-			if strings.Contains(a.val, unknown) {
-				target += " (the expansion may be empty; write the path, or use ${VAR:?})"
-			}
+		if found == "" {
+			found = target(a)
 		}
 	}
 	if rec {
-		return target
+		return found
 	}
 	return ""
+}
+
+// wipes says what deleting everything under a would wipe, when that is
+// too much, else "": / (and, with home, ~ or $HOME); a directory above the
+// workspace, a path made only of .. (../../..; from the sandbox's
+// /workspace, .. is /); or, after cwd (a cd to one of these), the current
+// directory itself (., *, ./*, .*). GNU rm refuses . and .. as operands,
+// but not * or ../*, and not every rm is GNU's.
+func wipes(a arg, home bool, cwd string) string {
+	t := a.show()
+	switch {
+	case rootish(a, home):
+	case climbs(a):
+		t += " (a directory above the workspace, with the workspace in it)"
+	case cwd != "" && wholeDir(a):
+		t += " after " + cwd
+	default:
+		return ""
+	}
+	if strings.Contains(a.val, unknown) {
+		t += " (the expansion may be empty; write the path, or use ${VAR:?})"
+	}
+	return t
 }
 
 // rootish reports whether a names / (or /*, //, /home/.., and with home
@@ -106,11 +130,164 @@ func rootish(a arg, home bool) bool {
 	if !strings.HasPrefix(v, "/") {
 		return false
 	}
-	c := path.Clean(v)
-	for strings.HasSuffix(c, "/*") {
-		c = path.Clean(strings.TrimSuffix(c, "*"))
+	return stripGlobs(path.Clean(v)) == "/"
+}
+
+// climbs reports whether a is a relative path made only of .. (and .)
+// segments, perhaps ending in /*: .., ../.., ./../../*.
+func climbs(a arg) bool {
+	v := strings.ReplaceAll(a.val, unknown, "")
+	if a.home || v == "" || strings.HasPrefix(v, "/") {
+		return false
 	}
-	return c == "/"
+	c := stripGlobs(path.Clean(v))
+	for seg := range strings.SplitSeq(c, "/") {
+		if seg != ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// wholeDir reports whether a names the current directory or everything in
+// it: ., ./, *, ./*, .*.
+func wholeDir(a arg) bool {
+	v := strings.ReplaceAll(a.val, unknown, "")
+	if a.home || v == "" {
+		return false
+	}
+	c := path.Clean(v)
+	if c == "*" || c == ".*" {
+		return true
+	}
+	return stripGlobs(c) == "."
+}
+
+// stripGlobs drops trailing /* and /.* from a clean path: everything in a
+// directory counts as the directory.
+func stripGlobs(c string) string {
+	for {
+		switch {
+		case strings.HasSuffix(c, "/*"):
+			c = path.Clean(strings.TrimSuffix(c, "*"))
+		case strings.HasSuffix(c, "/.*") && c != "/.*":
+			c = path.Clean(strings.TrimSuffix(c, ".*"))
+		case c == "/.*":
+			return "/"
+		default:
+			return c
+		}
+	}
+}
+
+// findDeletes returns why a find is denied: it deletes (-delete, or -exec
+// rm and the like) everything it finds under a start point that is /, ~,
+// $HOME, a directory above the workspace or, after cwd, the current
+// directory. A find deletes only what matches its tests, but from / or ~
+// that is anyone's guess: find / -name '*.log' -delete is no better.
+func (p *Policy) findDeletes(args []arg, cwd string) string {
+	starts, i := findStarts(args)
+	action := ""
+	for j := i; j < len(args) && action == ""; j++ {
+		switch v := args[j].val; v {
+		case "-delete":
+			action = "-delete"
+		case "-exec", "-execdir", "-ok", "-okdir":
+			end := j + 1
+			for end < len(args) && args[end].val != ";" && args[end].val != "+" {
+				end++
+			}
+			if end > j+1 && p.runsRm(args[j+1:end]) {
+				action = v + " rm"
+			}
+			j = end
+		}
+	}
+	if action == "" {
+		return ""
+	}
+	if t := findWipes(starts, cwd); t != "" {
+		return "find " + action + " of everything under " + t
+	}
+	return ""
+}
+
+// findStarts returns a find's start points (after its options -H, -L, -P,
+// -D X, -OLEVEL; . when there are none) and the index of its expression.
+func findStarts(args []arg) (starts []arg, expr int) {
+	i := 0
+	for i < len(args) {
+		v := args[i].val
+		if v == "-H" || v == "-L" || v == "-P" || (strings.HasPrefix(v, "-O") && len(v) > 2) {
+			i++
+			continue
+		}
+		if v == "-D" {
+			i += 2
+			continue
+		}
+		break
+	}
+	for ; i < len(args); i++ {
+		v := args[i].val
+		if v == "(" || v == "!" || v == "," || (len(v) > 1 && v[0] == '-') {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []arg{{val: ".", exact: true, plain: true}} // find's default
+	}
+	return starts, i
+}
+
+// findWipes describes the first start point whose every file deleted is
+// too much (see wipes), or "".
+func findWipes(starts []arg, cwd string) string {
+	for _, a := range starts {
+		if t := wipes(a, true, cwd); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// findListsTooMuch returns, when node runs a find (directly or through
+// wrappers) from /, ~, $HOME or above the workspace, that start point; "".
+func (p *Policy) findListsTooMuch(node syntax.Node, cwd string) string {
+	found := ""
+	p.anyLevel(node, func(argv []arg) bool {
+		if progBase(argv[0]) == "find" {
+			starts, _ := findStarts(argv[1:])
+			found = findWipes(starts, cwd)
+		}
+		return found != ""
+	})
+	return found
+}
+
+// xargsRm reports whether node runs xargs with rm (xargs rm, xargs -0
+// sudo rm -rf).
+func (p *Policy) xargsRm(node syntax.Node) bool {
+	return p.anyLevel(node, func(argv []arg) bool { return progBase(argv[0]) == "xargs" && p.runsRm(argv) })
+}
+
+// runsRm reports whether argv (what find -exec runs) runs rm: itself,
+// through wrappers (sudo rm), or in a command string (sh -c 'rm "$1"').
+func (p *Policy) runsRm(argv []arg) bool {
+	isRm := func(argv []arg) bool { return progBase(argv[0]) == "rm" }
+	levels, scripts, _ := p.chain(argv)
+	for _, lv := range levels {
+		if isRm(argv[lv.off:]) {
+			return true
+		}
+	}
+	for _, src := range scripts {
+		if f, _ := p.parse(asScript(src), false); f != nil && p.anyLevel(f, isRm) {
+			return true
+		}
+	}
+	return false
 }
 
 // forkBomb reports whether a function runs itself in a pipeline or in the

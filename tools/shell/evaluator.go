@@ -28,6 +28,10 @@ type evaluator struct {
 	cmds     []scoped
 	programs []string
 	set      map[string]bool // variables assigned a non-empty value so far
+	// cwd is set while the commands run in /, ~ or a directory above the
+	// workspace because a cd went there: it is that cd ("cd ~"), for the
+	// denies of recursive deletion of . or * (cd ~ && rm -rf .).
+	cwd string
 }
 
 // shared is the state of one Evaluate call, shared by the evaluators of the
@@ -115,7 +119,7 @@ func (e *evaluator) sub(src string) {
 		e.shared.seen = map[string]bool{}
 	}
 	e.shared.seen[src] = true
-	s := &evaluator{p: e.p, shared: e.shared, posix: e.posix, depth: e.depth + 1, nested: 1}
+	s := &evaluator{p: e.p, shared: e.shared, posix: e.posix, depth: e.depth + 1, nested: 1, cwd: e.cwd}
 	s.source(asScript(src))
 	for _, d := range s.denies {
 		e.deny(d)
@@ -214,6 +218,7 @@ func (e *evaluator) stmt(s *syntax.Stmt) {
 	}
 	if s.Background || s.Disown {
 		e.ask("runs in the background (&)", false)
+		defer e.keepCwd()() // in a subshell: a cd there stays there
 	}
 	if s.Coprocess {
 		e.ask("coprocess (|&)", false)
@@ -236,7 +241,9 @@ func (e *evaluator) stmt(s *syntax.Stmt) {
 		e.stmt(c.X)
 		e.stmt(c.Y)
 	case *syntax.Subshell:
+		restore := e.keepCwd()
 		e.stmts(c.Stmts)
+		restore()
 	case *syntax.Block:
 		e.stmts(c.Stmts)
 	case *syntax.IfClause:
@@ -330,12 +337,16 @@ func (e *evaluator) nestedIn(node syntax.Node) {
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
 			e.nested++
+			restore := e.keepCwd()
 			e.stmts(n.Stmts)
+			restore()
 			e.nested--
 			return false
 		case *syntax.ProcSubst:
 			e.nested++
+			restore := e.keepCwd()
 			e.stmts(n.Stmts)
+			restore()
 			e.nested--
 			return false
 		}
@@ -467,6 +478,21 @@ func (e *evaluator) pipeline(s *syntax.Stmt) {
 			break
 		}
 	}
+	// find / | xargs rm: what find lists is deleted. rmAfter[i]: a stage
+	// after i runs xargs rm.
+	rmAfter := make([]bool, len(stages))
+	for i := len(stages) - 2; i >= 0; i-- {
+		rmAfter[i] = rmAfter[i+1] || e.p.xargsRm(stages[i+1])
+	}
+	for i, st := range stages {
+		if !rmAfter[i] {
+			break
+		}
+		if t := e.p.findListsTooMuch(st, e.cwd); t != "" {
+			e.deny("denied: xargs rm of everything find lists under " + t)
+			break
+		}
+	}
 	// echo 'rm -rf /' | sh: the text is a command.
 	for i, st := range stages {
 		if !shellAfter[i] {
@@ -477,7 +503,72 @@ func (e *evaluator) pipeline(s *syntax.Stmt) {
 		}
 	}
 	for _, st := range stages {
+		// Each stage runs in a subshell: a cd in one moves no other.
+		restore := e.keepCwd()
 		e.stmt(st)
+		restore()
+	}
+}
+
+// quoted reports whether a has a quoted part: an empty expansion in it
+// leaves an empty word, not none.
+func quoted(a arg) bool {
+	if a.src == nil {
+		return false
+	}
+	for _, p := range a.src.Parts {
+		switch p.(type) {
+		case *syntax.DblQuoted, *syntax.SglQuoted:
+			return true
+		}
+	}
+	return false
+}
+
+// keepCwd returns a func that puts cwd back as it is now, for what runs in
+// a subshell.
+func (e *evaluator) keepCwd() func() {
+	cwd := e.cwd
+	return func() { e.cwd = cwd }
+}
+
+// chdir follows a cd or pushd (args after the program): cwd is set when it
+// goes to /, ~ or above the workspace, kept when it stays (cd .), and
+// cleared when it goes anywhere else or nobody can tell where (cd -,
+// pushd +1). An unquoted operand that may expand to nothing counts as
+// none: cd $DIR with DIR unset goes home (cd "$DIR" stays).
+func (e *evaluator) chdir(prog string, args []arg) {
+	i := 0
+	for i < len(args) && len(args[i].val) > 1 && args[i].val[0] == '-' && args[i].val != "--" {
+		if prog == "pushd" { // pushd -n, -N: not a plain move
+			e.cwd = ""
+			return
+		}
+		i++ // cd -L, -P, -e, -@
+	}
+	if i < len(args) && args[i].val == "--" {
+		i++
+	}
+	if i == len(args) {
+		e.cwd = ""
+		if prog == "cd" {
+			e.cwd = "cd (the home directory)"
+		}
+		return
+	}
+	t := args[i]
+	switch v := strings.ReplaceAll(t.val, unknown, ""); {
+	case v == "" && t.val != "" && quoted(t):
+		// cd "" stays where it is.
+	case v == "" && t.val != "":
+		e.cwd = prog + " " + t.show() + " (the home directory if it expands to nothing; use ${VAR:?})"
+	case v == "-" || (prog == "pushd" && strings.HasPrefix(v, "+")):
+		e.cwd = ""
+	case rootish(t, true) || climbs(t):
+		e.cwd = prog + " " + t.show()
+	case wholeDir(t) && !t.glob: // cd . stays
+	default:
+		e.cwd = ""
 	}
 }
 
@@ -579,7 +670,7 @@ func (e *evaluator) simple(argv []arg, s *syntax.Stmt, since mark) {
 		if !lv.fallback || lv.off == 0 {
 			e.addProgram(p.scopeName(sub))
 		}
-		if why := denyDirect(sub); why != "" {
+		if why := p.denyDirect(sub, e.cwd); why != "" {
 			e.deny("denied: " + why)
 		}
 		e.codeDownload(sub, s)
@@ -671,6 +762,21 @@ func (e *evaluator) simple(argv []arg, s *syntax.Stmt, since mark) {
 			name = prog
 		}
 		e.ask(name+" is not on the safe list", true)
+	}
+
+	// cd, also as builtin cd or command cd: the shell's own directory.
+	cd := argv
+	for len(cd) > 1 && (progBase(cd[0]) == "builtin" || progBase(cd[0]) == "command") {
+		cd = cd[1:]
+		for len(cd) > 1 && strings.HasPrefix(cd[0].val, "-") { // command -p
+			cd = cd[1:]
+		}
+	}
+	switch b := progBase(cd[0]); b {
+	case "cd", "pushd":
+		e.chdir(b, cd[1:])
+	case "popd":
+		e.cwd = "" // back to somewhere on the stack: unknown here
 	}
 
 	ok := e.mark() == since

@@ -50,9 +50,13 @@
 // interpreters are ignored.
 //
 // Built-in denies cannot be approved by anything — no rule, grant or yolo:
-// recursive deletion of /, /*, ~ or $HOME, fork bombs, downloads piped into
-// a shell or interpreter, mkfs, dd to a block device, writes to a block
-// device, recursive chmod/chown of /, shutdown and reboot. They are looked
+// recursive deletion of /, /*, ~ or $HOME, or of a path made only of ..
+// (../../..), or of ., * or .* after a cd to one of those (cd ~ && rm -rf
+// .; the evaluator follows cd through a command, not into subshells); find
+// from one of those deleting what it finds (-delete, -exec rm, | xargs
+// rm); fork bombs, downloads piped into a shell or interpreter, mkfs, dd to
+// a block device, writes to a block device, recursive chmod/chown of /,
+// shutdown and reboot. They are looked
 // for through wrappers, substitutions, subshells, function bodies, the
 // strings given to sh -c, eval, su -c and the like (parsed recursively),
 // and the part of an unparseable command before the syntax error, which

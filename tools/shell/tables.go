@@ -126,7 +126,7 @@ func (p *Policy) builtins() {
 	}
 	p.never["fc"] = "runs commands from history"
 
-	p.denyHint = map[string]bool{"rm": true, "dd": true, "chmod": true, "chown": true, "chgrp": true, "tee": true, "mke2fs": true, "eval": true}
+	p.denyHint = map[string]bool{"rm": true, "find": true, "dd": true, "chmod": true, "chown": true, "chgrp": true, "tee": true, "mke2fs": true, "eval": true}
 	for name := range shells {
 		p.denyHint[name] = true
 	}

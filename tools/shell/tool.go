@@ -30,6 +30,7 @@ type Tool struct {
 	sb         Sandbox
 	policy     *Policy
 	maxTimeout time.Duration
+	network    bool // the sandbox has a network (sandbox_network)
 }
 
 // NewTool makes the shell tool over sb with policy p. Requested timeouts are
@@ -39,6 +40,18 @@ func NewTool(sb Sandbox, p *Policy, maxTimeout time.Duration) *Tool {
 		maxTimeout = 10 * time.Minute
 	}
 	return &Tool{sb: sb, policy: p, maxTimeout: maxTimeout}
+}
+
+// SetNetwork says the sandbox's commands can reach the network
+// (sandbox_network "bridge"): a command the policy does not allow may then
+// send data out, and what it prints may come from anywhere.
+func (t *Tool) SetNetwork(on bool) { t.network = on }
+
+// reaches says whether a command the policy decided v may reach the
+// network: one the policy does not allow, with a network or no sandbox (the
+// commands the policy allows read the workspace only).
+func (t *Tool) reaches(v Verdict) bool {
+	return v.Decision != tools.Allow && (t.network || t.sb.Isolation() != sandbox.Full)
 }
 
 func (t *Tool) Name() string { return Name }
@@ -87,7 +100,18 @@ func (t *Tool) Check(_ context.Context, raw json.RawMessage) tools.Check {
 		c.Decision = tools.Ask
 		c.Reason = "commands run without a sandbox, so every command asks (" + v.Reason + ")"
 	}
+	if t.reaches(v) {
+		c.Outbound = &tools.Outbound{To: t.where(), What: a.Cmd}
+	}
 	return c
+}
+
+// where says where a command that reaches out runs, for the question.
+func (t *Tool) where() string {
+	if t.sb.Isolation() != sandbox.Full {
+		return "your machine, unsandboxed, with its network"
+	}
+	return "the sandbox, with its network on (sandbox_network)"
 }
 
 // Run runs the command. A non-zero exit returns the output with a Retry
@@ -139,6 +163,10 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 	if failed != nil {
 		res.Meta["protected_not_reverted"] = failed
 	}
+	if t.reaches(t.policy.Evaluate(a.Cmd)) && downloads(a.Cmd) {
+		// What it printed may have come from the network.
+		res.Origins = []tools.Origin{tools.UntrustedPrivate("shell", "shell with network: "+a.Cmd)}
+	}
 	switch {
 	case out.TimedOut:
 		res.Meta["timed_out"] = true
@@ -147,4 +175,31 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 		return res, tools.Retryf("the command exited with code %d", out.ExitCode)
 	}
 	return res, nil
+}
+
+// netPrograms are programs whose output is usually what they fetched.
+var netPrograms = map[string]bool{
+	"curl": true, "wget": true, "nc": true, "ncat": true, "netcat": true, "socat": true, "telnet": true,
+	"ssh": true, "scp": true, "sftp": true, "rsync": true, "ftp": true, "lynx": true, "w3m": true,
+	"http": true, "https": true, "xh": true, "aria2c": true, "gh": true, "dig": true, "nslookup": true,
+	"git": true, "pip": true, "pip3": true, "npm": true, "npx": true, "yarn": true, "pnpm": true,
+	"go": true, "cargo": true, "apt": true, "apt-get": true,
+}
+
+// downloads says whether cmd looks like it prints content from the network:
+// it runs a network client (curl, wget, ssh, git, a package manager, …) or
+// names a URL. A best effort on the words of the command: a script that
+// fetches by itself (python fetch.py) is not seen, which the README says.
+func downloads(cmd string) bool {
+	if strings.Contains(cmd, "://") {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(cmd, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '|' || r == ';' || r == '&' || r == '(' || r == ')' || r == '`' || r == '$' || r == '"' || r == '\''
+	}) {
+		if netPrograms[w[strings.LastIndexByte(w, '/')+1:]] {
+			return true
+		}
+	}
+	return false
 }

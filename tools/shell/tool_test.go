@@ -152,3 +152,19 @@ func TestRunReportsRevertedProtectedPaths(t *testing.T) {
 		t.Errorf("error: %v", err)
 	}
 }
+
+func TestDownloadsSeesNetworkClientsAndURLs(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"curl -s http://127.0.0.1:8765/page":     true,
+		"cd x && /usr/bin/wget -qO- example.com": true,
+		"git pull":                               true,
+		"python3 -c 'print(1)' # http://x":       true,
+		"touch a.txt":                            false,
+		"ls -la && cat README.md":                false,
+		"echo curling":                           false,
+	} {
+		if got := downloads(cmd); got != want {
+			t.Errorf("downloads(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}

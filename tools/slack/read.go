@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	slackapi "github.com/slack-go/slack"
@@ -110,7 +111,8 @@ func (t *ListChannels) Run(ctx context.Context, raw json.RawMessage) (tools.Resu
 		}
 		b.WriteString("\n")
 	}
-	return tools.Result{Display: strings.TrimRight(b.String(), "\n") + moreLine(next, "channels"), Meta: pageMeta(len(chans), next)}, nil
+	return tools.Result{Display: strings.TrimRight(b.String(), "\n") + moreLine(next, "channels"), Meta: pageMeta(len(chans), next),
+		Origins: []tools.Origin{channelsOrigin()}}, nil
 }
 
 // ListMessages is list_slack_messages.
@@ -173,7 +175,8 @@ func (t *ListMessages) Run(ctx context.Context, raw json.RawMessage) (tools.Resu
 			fmt.Fprintf(&b, "    thread: %d replies — thread_ts %s\n", m.ReplyCount, m.Timestamp)
 		}
 	}
-	return tools.Result{Display: strings.TrimRight(b.String(), "\n") + moreLine(next, "(older) messages"), Meta: meta}, nil
+	return tools.Result{Display: strings.TrimRight(b.String(), "\n") + moreLine(next, "(older) messages"), Meta: meta,
+		Origins: t.w.messageOrigins(ctx, id, name, slices.Backward(resp.Messages))}, nil
 }
 
 // messageLine is one message: [time] name: text.
@@ -182,17 +185,7 @@ func (w *Workspace) messageLine(ctx context.Context, m slackapi.Message, indent 
 	if t, ok := tsTime(m.Timestamp); ok {
 		when = t.In(w.cfg.Location).Format("2006-01-02 15:04")
 	}
-	who := ""
-	switch {
-	case m.User != "":
-		who = w.userName(ctx, m.User)
-	case m.Username != "":
-		who = m.Username + " (bot)"
-	case m.BotID != "":
-		who = "bot " + m.BotID
-	default:
-		who = "(unknown)"
-	}
+	who := w.author(ctx, m)
 	text := w.render(ctx, m.Text)
 	for _, f := range m.Files {
 		text += " [file: " + f.Name + "]"
@@ -268,7 +261,8 @@ func (t *ListReplies) Run(ctx context.Context, raw json.RawMessage) (tools.Resul
 		}
 		b.WriteString(t.w.messageLine(ctx, m, indent))
 	}
-	return tools.Result{Display: strings.TrimRight(b.String(), "\n") + moreLine(next, "replies"), Meta: meta}, nil
+	return tools.Result{Display: strings.TrimRight(b.String(), "\n") + moreLine(next, "replies"), Meta: meta,
+		Origins: t.w.messageOrigins(ctx, id, name, slices.All(msgs))}, nil
 }
 
 // ListUsers is list_slack_users.
@@ -332,7 +326,8 @@ func (t *ListUsers) Run(ctx context.Context, raw json.RawMessage) (tools.Result,
 	if n == 0 {
 		return tools.Result{Display: "No active users on this page." + moreLine(next, "users"), Meta: pageMeta(0, next)}, nil
 	}
-	return tools.Result{Display: "Slack users:\n" + strings.TrimRight(b.String(), "\n") + moreLine(next, "users"), Meta: pageMeta(n, next)}, nil
+	return tools.Result{Display: "Slack users:\n" + strings.TrimRight(b.String(), "\n") + moreLine(next, "users"), Meta: pageMeta(n, next),
+		Origins: []tools.Origin{usersOrigin()}}, nil
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -88,10 +88,16 @@ func (t *SendMessage) Check(ctx context.Context, raw json.RawMessage) tools.Chec
 		reason += " (the channel could not be looked up: " + err.Error() + ")"
 	}
 	head := where
+	to := strings.TrimSpace(a.Channel) + " on Slack"
+	if err == nil {
+		to = place(id, name) + " on Slack"
+	}
 	if a.ThreadTS != "" {
 		head += ", in thread " + a.ThreadTS
+		to += ", in thread " + a.ThreadTS
 	}
-	return tools.Check{Decision: tools.Ask, Reason: reason, Scope: scope, ScopeLabel: scopeLabel, Preview: head + "\n\n" + a.Text}
+	return tools.Check{Decision: tools.Ask, Reason: reason, Scope: scope, ScopeLabel: scopeLabel, Preview: head + "\n\n" + a.Text,
+		Outbound: &tools.Outbound{To: to, What: a.Text}}
 }
 
 func (t *SendMessage) Run(ctx context.Context, raw json.RawMessage) (tools.Result, error) {

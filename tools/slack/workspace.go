@@ -6,6 +6,8 @@
 // channel ids to names, channel names to ids), so results show names and a
 // channel may be given by name or id. Rate limits (HTTP 429 with
 // Retry-After) are waited out up to a bound per call, then reported.
+// Results name the people whose text they carry (tools.Origin, see
+// provenance.go), and a post's check says what leaves (tools.Outbound).
 //
 // Concurrency: a Workspace and the tools may be used from several
 // goroutines; the name caches are guarded by a mutex. Nothing lives in
@@ -77,6 +79,9 @@ type Workspace struct {
 	channels map[string]string // channel id → name
 	byName   map[string]string // channel name → id
 	listed   bool              // every visible channel is in byName
+	// me is the token's own bot user and bot id, from auth.test, asked
+	// once the first listing of messages needs them (provenance.go).
+	me *identity
 }
 
 // NewWorkspace makes the Workspace of a session. It does no I/O.

@@ -61,11 +61,20 @@ func (t *Fetch) Check(_ context.Context, raw json.RawMessage) tools.Check {
 		// Refused by Run before any request, whatever happens meanwhile.
 		return tools.Check{Decision: tools.Allow, Reason: "the URL will be refused without a request: " + err.Error()}
 	}
+	out := t.s.outbound(u)
 	if t.s.Seen(u) {
-		return tools.Check{Decision: tools.Allow, Reason: "the URL came from you or an earlier web result"}
+		// After untrusted content the agent asks for this call and puts
+		// this reason after its own, so it must say where the URL came
+		// from: a page that chose it, unless the user gave it.
+		why := "the URL was in an earlier web result"
+		if out.Exact {
+			why = "you gave this URL"
+		}
+		return tools.Check{Decision: tools.Allow, Reason: why, Outbound: out}
 	}
 	host := strings.ToLower(u.Hostname())
 	return tools.Check{
+		Outbound:   out,
 		Decision:   tools.Ask,
 		Reason:     "this URL did not come from you or an earlier result: a prompt-injected page could use it to send data out",
 		Scope:      "web_fetch:" + host,
@@ -137,7 +146,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 		if excerpt != "" {
 			msg += ": " + excerpt
 		}
-		return tools.Result{}, &tools.Retry{Msg: msg}
+		return tools.Result{Origins: []tools.Origin{pageOrigin(final)}}, &tools.Retry{Msg: msg}
 	}
 
 	if kind == binaryKind {
@@ -148,7 +157,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 			size = tools.Size(int64(len(body)))
 		}
 		s.record([]string{final.String()}, false)
-		return tools.Result{Display: fmt.Sprintf("(%s content from %s, %s: not shown; web_fetch returns text, HTML and JSON)", mt, final, size), Meta: meta}, nil
+		return tools.Result{Display: fmt.Sprintf("(%s content from %s, %s: not shown; web_fetch returns text, HTML and JSON)", mt, final, size), Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
 	}
 
 	text, err := decode(body, ct)
@@ -180,7 +189,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	if strings.TrimSpace(text) == "" {
 		text = fmt.Sprintf("(%s returned no text)", final)
 	}
-	return tools.Result{Display: text, Meta: meta}, nil
+	return tools.Result{Display: text, Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
 }
 
 type kind int

@@ -50,6 +50,18 @@ type braveResponse struct {
 	} `json:"web"`
 }
 
+// Check runs a search without asking: the query goes only to the search
+// endpoint the user configured. It is outbound all the same (the query is
+// the model's words), so after untrusted content and private data it asks.
+func (t *Search) Check(_ context.Context, raw json.RawMessage) tools.Check {
+	var a struct {
+		Query string `json:"query"`
+	}
+	_ = json.Unmarshal(raw, &a)
+	return tools.Check{Decision: tools.Allow, Reason: "the query goes only to your search endpoint",
+		Outbound: &tools.Outbound{To: "Brave Search (" + t.s.opts.BraveBaseURL + ")", What: "query: " + a.Query, UserHost: true}}
+}
+
 func (t *Search) Run(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
 	var a struct {
 		Query string `json:"query"`
@@ -120,6 +132,8 @@ func (t *Search) Run(ctx context.Context, raw json.RawMessage) (tools.Result, er
 		meta["results"] = []Result{}
 		return tools.Result{Display: fmt.Sprintf("No web results for %q.", q), Meta: meta}, nil
 	}
+	// Titles and snippets are written by the pages' authors.
+	origins := []tools.Origin{tools.UntrustedPublic("search", fmt.Sprintf("web search %q", q))}
 	var b strings.Builder
 	for i, r := range results {
 		if i > 0 {
@@ -130,7 +144,7 @@ func (t *Search) Run(ctx context.Context, raw json.RawMessage) (tools.Result, er
 			fmt.Fprintf(&b, "\n   %s", r.Snippet)
 		}
 	}
-	return tools.Result{Display: b.String(), Meta: meta}, nil
+	return tools.Result{Display: b.String(), Meta: meta, Origins: origins}, nil
 }
 
 var tag = regexp.MustCompile(`<[^>]*>`)

@@ -91,6 +91,12 @@ type Session struct {
 
 	mu   sync.Mutex
 	seen map[string]bool
+	// user are the URLs the user wrote and hosts their hosts: a URL the
+	// user gave runs as given whatever the conversation holds; a host the
+	// user named may be browsed after untrusted content until private data
+	// is in the conversation (tools.Outbound).
+	user  map[string]bool
+	hosts map[string]bool
 }
 
 // New makes the web tools' session state.
@@ -118,7 +124,7 @@ func New(o Options) *Session {
 		IdleConnTimeout:       30 * time.Second,
 		ForceAttemptHTTP2:     true,
 	}
-	s := &Session{opts: o, seen: map[string]bool{}}
+	s := &Session{opts: o, seen: map[string]bool{}, user: map[string]bool{}, hosts: map[string]bool{}}
 	s.fetch = &http.Client{Transport: tr, Timeout: o.Timeout, CheckRedirect: checkRedirect}
 	s.search = &http.Client{Timeout: o.Timeout}
 	return s
@@ -271,12 +277,35 @@ func (s *Session) record(urls []string, fromUser bool) {
 		if len(s.seen) >= maxSeen && !fromUser {
 			return
 		}
-		s.seen[normalize(u)] = true
+		n := normalize(u)
+		s.seen[n] = true
+		if fromUser && len(s.user) < maxSeen {
+			s.user[n] = true
+			s.hosts[strings.ToLower(u.Hostname())] = true
+		}
 	}
 }
 
+// outbound is what a fetch of u sends, for the rule on calls after
+// untrusted content: exactly a URL the user gave, or one on a host the
+// user named, or any other.
+func (s *Session) outbound(u *url.URL) *tools.Outbound {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := normalize(u)
+	return &tools.Outbound{To: "GET " + u.String(), Exact: s.user[n], UserHost: s.hosts[strings.ToLower(u.Hostname())]}
+}
+
+// pageOrigin names a fetched page as a source: "web host/path", without the
+// query (the question shows the whole URL of a request).
+func pageOrigin(u *url.URL) tools.Origin {
+	return tools.UntrustedPublic("web", "web "+u.Host+u.EscapedPath())
+}
+
 // Seen reports whether u (normalised) came from the user or an earlier
-// result.
+// result. Since results are untrusted content, a URL seen only in them asks
+// once they are in the conversation (unless on a host the user named, while
+// no private data is there): see tools.Outbound.
 func (s *Session) Seen(u *url.URL) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -80,6 +80,12 @@ func Run(ctx context.Context, o Options) int {
 				ids[i] = m.ID
 			}
 			r.emit(map[string]any{"type": "memory_recalled", "ids": ids}, "memory: recalled "+safe.Text(strings.Join(ids, ", ")))
+		case agent.RiskRaised:
+			labels := make([]string, len(e.New))
+			for i, o := range e.New {
+				labels[i] = o.Label
+			}
+			r.emit(map[string]any{"type": "untrusted_content", "sources": labels}, "untrusted: "+safe.Text(agent.RiskNotice(e)))
 		case agent.ToolCallStarted:
 			r.emit(map[string]any{"type": "tool_call", "id": e.CallID, "name": e.Name, "args": json.RawMessage(validJSON(e.Args))},
 				"tool: "+present.Call(e.Name, e.Args))
@@ -102,7 +108,7 @@ func Run(ctx context.Context, o Options) int {
 			}
 			outcome := present.Outcome(e)
 			if e.Status == agent.CallDenied && e.Decision == agent.ByHeadless {
-				outcome = "needs approval: " + hint(r.o.Yes)
+				outcome = "needs approval: " + hint(r.o.Yes, r.tainted[e.CallID])
 			}
 			r.emit(m, "result: "+e.Name+" "+outcome)
 		case agent.TurnFinished:
@@ -135,6 +141,9 @@ type runner struct {
 	midLine  bool
 	denied   bool
 	thinking bool // in a block of reasoning
+	// tainted are the calls that needed approval because they follow
+	// untrusted content.
+	tainted map[string]bool
 }
 
 func (r *runner) text(t string) {
@@ -168,15 +177,35 @@ func (r *runner) approve(req agent.ApprovalRequested) {
 	v := make([]agent.Verdict, len(req.Calls))
 	for i, c := range req.Calls {
 		v[i] = agent.Unattended
-		h := hint(r.o.Yes)
-		r.emit(map[string]any{"type": "approval", "id": c.CallID, "name": c.Tool, "reason": c.Check.Reason, "answer": "needs approval", "hint": h},
-			fmt.Sprintf("needs approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), h))
+		untrusted := len(c.Check.Untrusted) > 0
+		h := hint(r.o.Yes, untrusted)
+		m := map[string]any{"type": "approval", "id": c.CallID, "name": c.Tool, "reason": c.Check.Reason, "answer": "needs approval", "hint": h}
+		line := fmt.Sprintf("needs approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), h)
+		if untrusted {
+			if r.tainted == nil {
+				r.tainted = map[string]bool{}
+			}
+			r.tainted[c.CallID] = true
+			m["untrusted_sources"] = c.Check.Untrusted
+			if o := c.Check.Outbound; o != nil {
+				m["to"], m["sends"] = o.To, o.What
+			}
+			for _, l := range present.Risk(c.Check) {
+				line += "\n" + safe.Text(l)
+			}
+		}
+		r.emit(m, line)
 	}
 	req.Reply(v)
 }
 
 // hint says how a call that needs approval could be allowed in co run.
-func hint(yes bool) string {
+// One that follows untrusted content can only be answered by a person.
+func hint(yes, untrusted bool) string {
+	if untrusted {
+		return "it follows untrusted content, so only a person can approve it: --yes, /yolo, grants and \"approve\": \"auto\" never do; " +
+			"run the same request in the chat (co, or co --plain) and answer it there"
+	}
 	if !yes {
 		return "pass --yes to approve what /yolo would approve"
 	}

@@ -32,6 +32,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/ui/safe"
 )
 
@@ -74,7 +75,7 @@ const (
 const Intro = "Files the user attached with @path (lines numbered as read_file numbers them):"
 
 const (
-	openTag  = "<attached-file path="
+	openTag  = agent.AttachTag // the agent counts such a message as the user's private data
 	closeTag = "\n</attached-file>"
 )
 

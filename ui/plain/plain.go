@@ -83,6 +83,11 @@ func Run(ctx context.Context, o Options) error {
 	if o.Banner != "" {
 		s.println(strings.TrimRight(o.Banner, "\n"))
 	}
+	if o.Agent != nil {
+		if n := agent.HeldNotice(o.Agent.Risk()); n != "" {
+			s.println("untrusted: " + safe.Text(n))
+		}
+	}
 	warmed := false
 	for {
 		s.print(o.Prompt)
@@ -283,6 +288,9 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 			ids[i] = safe.Text(m.ID)
 		}
 		s.println("memory: recalled " + strings.Join(ids, ", "))
+	case agent.RiskRaised:
+		s.newline()
+		s.println("untrusted: " + safe.Text(agent.RiskNotice(e)))
 	case agent.ToolCallStarted:
 		s.newline()
 		s.println("tool: " + present.Call(e.Name, e.Args))
@@ -313,6 +321,9 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 		s.newline()
 		if len(req.Calls) > 1 {
 			s.println(fmt.Sprintf("approval %d of %d", i+1, len(req.Calls)))
+		}
+		for _, l := range present.Risk(c.Check) {
+			s.println(safe.Reveal(l))
 		}
 		if c.Check.Reason != "" {
 			s.println("why it asks: " + safe.Reveal(c.Check.Reason))

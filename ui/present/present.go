@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/safe"
 )
 
@@ -152,4 +153,27 @@ func BangCommand(args string) string {
 		return a.Cmd
 	}
 	return args
+}
+
+// Risk are the lines an approval question adds for a call that follows
+// untrusted content: the sources, where the call goes and what leaves.
+// Plain text, not yet sanitised: each front end passes them through its
+// sanitiser (safe.Reveal in questions, so hidden characters show).
+func Risk(c tools.Check) []string {
+	if len(c.Untrusted) == 0 {
+		return nil
+	}
+	lines := []string{
+		"⚠ This call follows untrusted content from " + agent.SourceList(c.Untrusted) + ".",
+		"  That content may be steering the model: only your answer runs it (no grant, yolo, --yes or auto-approval covers it).",
+	}
+	if o := c.Outbound; o != nil {
+		if o.To != "" {
+			lines = append(lines, "  to: "+o.To)
+		}
+		if o.What != "" {
+			lines = append(lines, "  sends: "+o.What)
+		}
+	}
+	return lines
 }

@@ -832,6 +832,10 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.chat.Add(newNotice(noticeInfo, e.Text))
 	case agent.MemoryRecalled:
 		a.recalled(e)
+	case agent.RiskRaised:
+		a.endThink(now)
+		a.endReply(false)
+		a.chat.Add(newNotice(noticeWarn, agent.RiskNotice(e)))
 	case agent.ToolCallStarted:
 		a.endThink(now)
 		a.endReply(false)
@@ -945,7 +949,10 @@ func (a *App) refreshStatus() {
 	if done && err == nil {
 		a.setWelcomeProvider(p, reported)
 	}
+	untrusted, untrustedN := a.agent.RiskBrief()
 	a.status.SetInfo(StatusInfo{
+		Untrusted:     untrusted,
+		UntrustedN:    untrustedN,
 		Provider:      p.Name,
 		Model:         p.Model,
 		Reported:      reported,

@@ -346,6 +346,7 @@ const (
 	noticeError                    // something failed
 	noticeOutput                   // a slash command's output
 	noticeAttach                   // a file attached with @path
+	noticeWarn                     // untrusted content entered the conversation
 )
 
 // noticeEntry is a line or block the chat shows that is not a message.
@@ -373,6 +374,14 @@ func (e *noticeEntry) render(width int, rc *renderCtx) []string {
 				mark = th.Error.Render("✗ ")
 			}
 			lines = append(lines, mark+th.Error.Render(l))
+		}
+	case noticeWarn:
+		for i, l := range wrapText(e.text, width-2) {
+			mark := "  "
+			if i == 0 {
+				mark = th.Warn.Render("⚠ ")
+			}
+			lines = append(lines, mark+th.Warn.Render(l))
 		}
 	case noticeOutput:
 		lines = wrapHanging(e.text, width)

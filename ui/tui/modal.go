@@ -14,6 +14,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
 )
 
@@ -198,6 +199,13 @@ func (m *Modal) renderBody() []string {
 	hidden := safe.HasHidden(call.Args) || safe.HasHidden(call.Check.Preview) || safe.HasHidden(call.Check.Reason)
 	if hidden {
 		add(th.Hidden, "⚠ This call contains hidden characters (bidirectional overrides or zero-width characters); they are shown as <U+…>.")
+		blank()
+	}
+	if risk := present.Risk(call.Check); len(risk) > 0 {
+		add(th.Error.Bold(true), safe.Reveal(risk[0]))
+		for _, l := range risk[1:] {
+			add(th.Warn, safe.Reveal(l))
+		}
 		blank()
 	}
 	cmd, isShell := shellCommand(call)

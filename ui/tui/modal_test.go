@@ -196,3 +196,37 @@ func TestModalNeutralisesEscapes(t *testing.T) {
 		}
 	}
 }
+
+func TestModalNamesTheRiskOfACallAfterUntrustedContent(t *testing.T) {
+	c := tools.Check{Decision: tools.Ask, AlwaysAsk: true, Reason: "it follows untrusted content from web evil.example/page",
+		Untrusted: []string{"web evil.example/page", "mail from x@example.com"},
+		Outbound:  &tools.Outbound{To: "#general on Slack", What: "SECRET=hunter2\x1b[2J"}}
+	m := newTestModal(pending("send_slack_message", `{"channel":"general","text":"SECRET=hunter2"}`, c))
+	v := xansi.Strip(m.View())
+	for _, want := range []string{"follows untrusted content from web evil.example/page, mail from x@example.com", "to: #general on Slack", "sends: SECRET=hunter2", "must be approved each time"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("modal lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(m.View(), "\x1b[2J") {
+		t.Error("an escape in what leaves reached the screen")
+	}
+	if got := m.HandleKey(keyMsg("a"), t0.Add(ApprovalGrace)); got != ModalPending {
+		t.Fatalf("'a' answered a call that follows untrusted content: %v", got)
+	}
+}
+
+func TestStatusBarShowsUntrustedContentWhileItLasts(t *testing.T) {
+	th := NewTheme("dark", false)
+	s := NewStatusBar(&th)
+	s.SetWidth(60)
+	s.SetInfo(StatusInfo{Provider: "openai", Model: "gpt", Isolation: "full", Untrusted: "web evil.example/page", UntrustedN: 3, SessionTokens: 123456})
+	v := xansi.Strip(s.View())
+	if !strings.Contains(v, "UNTRUSTED: web evil.example/page +2") {
+		t.Fatalf("status bar %q lacks the badge", v)
+	}
+	s.SetInfo(StatusInfo{Provider: "openai", Model: "gpt", Isolation: "full"})
+	if strings.Contains(xansi.Strip(s.View()), "UNTRUSTED") {
+		t.Fatal("the badge stayed after /clear")
+	}
+}

@@ -85,6 +85,9 @@ func (a *App) showHistory(h []agent.Message) {
 	if id := a.agent.SessionID(); id != "" {
 		a.chat.Add(newNotice(noticeInfo, "Resumed session "+id+"; type to continue."))
 	}
+	if n := agent.HeldNotice(a.agent.Risk()); n != "" {
+		a.chat.Add(newNotice(noticeWarn, n))
+	}
 	a.chat.Bottom()
 }
 

@@ -18,11 +18,15 @@ type StatusInfo struct {
 	Provider, Model string
 	// Reported is the model the server said answered, when it differs
 	// from Model (an alias such as gemini-flash-latest).
-	Reported      string
-	Resolving     bool // the provider is still being worked out
-	NoProvider    bool // no provider is usable
-	Isolation     string
-	Unsandboxed   bool
+	Reported    string
+	Resolving   bool // the provider is still being worked out
+	NoProvider  bool // no provider is usable
+	Isolation   string
+	Unsandboxed bool
+	// Untrusted is the first untrusted source in the conversation and
+	// UntrustedN how many there are: outbound calls ask while it shows.
+	Untrusted     string
+	UntrustedN    int
 	Yolo          bool
 	YoloUses      int           // calls yolo may still approve
 	YoloLeft      time.Duration // until yolo turns itself off
@@ -135,7 +139,7 @@ func (s *StatusBar) refresh() {
 	th, in := s.th, s.info
 	base := th.Status
 	seg := func(t string) string { return base.Render(" " + t + " ") }
-	var provider, badge, yolo, grants string
+	var provider, badge, yolo, grants, risk string
 	switch {
 	case in.Resolving:
 		provider = seg("provider: checking…")
@@ -152,6 +156,13 @@ func (s *StatusBar) refresh() {
 		badge = th.Badge.Render(" UNSANDBOXED ")
 	} else if in.Isolation != "" {
 		badge = th.BadgeOK.Render(" sandbox: " + safe.Text(in.Isolation) + " ")
+	}
+	if in.UntrustedN > 0 {
+		r := " UNTRUSTED: " + safe.Text(truncate(in.Untrusted, 32))
+		if in.UntrustedN > 1 {
+			r += fmt.Sprintf(" +%d", in.UntrustedN-1)
+		}
+		risk = th.Badge.Render(r + " ")
 	}
 	if in.Yolo {
 		y := " YOLO "
@@ -188,12 +199,12 @@ func (s *StatusBar) refresh() {
 	}
 
 	// Drop the least important segments until the bar fits; the
-	// UNSANDBOXED badge and YOLO stay.
-	l := provider + badge + yolo + grants + tokens
+	// UNSANDBOXED and UNTRUSTED badges and YOLO stay.
+	l := provider + badge + risk + yolo + grants + tokens
 	if hint && xansi.StringWidth(l)+xansi.StringWidth(right) > s.width {
 		right = "" // the hint goes first
 	}
-	for _, shorter := range []string{provider + badge + yolo + grants, provider + badge + yolo, badge + yolo} {
+	for _, shorter := range []string{provider + badge + risk + yolo + grants, provider + badge + risk + yolo, badge + risk + yolo} {
 		if xansi.StringWidth(l)+xansi.StringWidth(right) <= s.width {
 			break
 		}

@@ -7,7 +7,11 @@
 // (a client secret file from ClientSecretJSON, or CO_GOOGLE_OAUTH_ENDPOINT).
 // API calls need a bearer token the server issued, with the scope the call
 // needs, as on Google. The responses are the API's own Go types marshalled
-// to JSON, so the client decodes the same shapes as from Google.
+// to JSON, so the client decodes the same shapes as from Google; Drive's
+// are cut to the fields the request names (a default set when it names
+// none), and the fields that say whose a thing is (a file's ownedByMe,
+// owners[].me and lastModifyingUser, an event's organizer.self and
+// creator.self) are set from the account's address as Google sets them.
 //
 // Faults are injected with Fail: the next n requests whose path contains a
 // string answer with a status, an error reason and, for 429, Retry-After.
@@ -46,7 +50,9 @@ const (
 	ScopeCalendar = "https://www.googleapis.com/auth/calendar.readonly"
 )
 
-// File is a Drive file.
+// File is a Drive file. The account owns it (ownedByMe) when OwnerEmail is
+// the account's address; a file in a shared drive (DriveID) has no owner,
+// as on Drive.
 type File struct {
 	ID, Name, MimeType string
 	Content            string // the text; for Google Docs/Sheets/Slides, what an export gives
@@ -54,6 +60,11 @@ type File struct {
 	Owner, OwnerEmail  string
 	Trashed            bool
 	TargetID           string // for shortcuts
+	DriveID            string // the shared drive it is in
+	// Modifier and ModifierEmail are the last user to modify the file
+	// (lastModifyingUser); empty means its owner, or nobody Drive names
+	// for a file without one.
+	Modifier, ModifierEmail string
 }
 
 // Message is a Gmail message.
@@ -66,6 +77,12 @@ type Message struct {
 
 // Event is a calendar event. A timed event has Start and End; an all-day
 // event has StartDate and EndDate ("2006-01-02", the end exclusive).
+//
+// Organizer is the organizer's address: empty is the attendee marked
+// Organizer, else the account itself (an event the user made). Creator is
+// who created it: empty is the organizer. As on Calendar, the event says
+// organizer.self and creator.self when they are the calendar's own
+// address.
 type Event struct {
 	ID, Summary, Description, Location string
 	Start, End                         time.Time
@@ -73,6 +90,8 @@ type Event struct {
 	Attendees                          []*calendar.EventAttendee
 	HangoutLink                        string
 	Status                             string
+	Organizer, OrganizerName           string
+	Creator, CreatorName               string
 }
 
 // Draft is a draft saved through the API.
@@ -318,7 +337,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case p == "/drive/v3/about":
-		writeJSON(w, &drive.About{User: &drive.User{DisplayName: "Ada Lovelace", EmailAddress: s.email}})
+		// about.get has no default fields: the request must name them.
+		if r.URL.Query().Get("fields") == "" {
+			apiError(w, http.StatusBadRequest, "required", "The 'fields' parameter is required for this operation.")
+			return
+		}
+		writeMasked(w, r, "", &drive.About{Kind: "drive#about",
+			User: &drive.User{Kind: "drive#user", DisplayName: "Ada Lovelace", EmailAddress: s.email, Me: true}})
 	case p == "/drive/v3/files":
 		s.listFiles(w, r)
 	case strings.HasPrefix(p, "/drive/v3/files/"):
@@ -331,7 +356,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case p == "/gmail/v1/users/me/messages":
 		s.listMessages(w, r)
 	case strings.HasPrefix(p, "/gmail/v1/users/me/messages/"):
-		s.message(w, strings.TrimPrefix(p, "/gmail/v1/users/me/messages/"))
+		s.message(w, r, strings.TrimPrefix(p, "/gmail/v1/users/me/messages/"))
 	case p == "/gmail/v1/users/me/drafts" && r.Method == http.MethodPost:
 		s.createDraft(w, r)
 	case p == "/calendar/v3/users/me/calendarList/primary":
@@ -411,17 +436,45 @@ func searchTerm(q string) string {
 	return b.String()
 }
 
+// driveFile is f as Drive gives it to the account: ownedByMe, owners and
+// lastModifyingUser with "me" on the account's own user; no owners, and no
+// ownedByMe, in a shared drive (driveId). Source: the Files resource,
+// https://developers.google.com/workspace/drive/api/reference/rest/v3/files
+// (ownedByMe: "Not populated for items in shared drives"; owners: "This
+// field isn't populated for items in shared drives"; lastModifyingUser:
+// "only populated when the last modification was performed by a signed-in
+// user"), and the User resource's "me": "Whether this user is the
+// requesting user".
 func (s *Server) driveFile(f File) *drive.File {
-	df := &drive.File{Id: f.ID, Name: f.Name, MimeType: f.MimeType, ModifiedTime: f.Modified.UTC().Format(time.RFC3339),
+	df := &drive.File{Kind: "drive#file", Id: f.ID, Name: f.Name, MimeType: f.MimeType, ModifiedTime: f.Modified.UTC().Format(time.RFC3339),
 		WebViewLink: "https://docs.example/" + f.ID, Size: int64(len(f.Content))}
-	if f.Owner != "" || f.OwnerEmail != "" {
-		df.Owners = []*drive.User{{DisplayName: f.Owner, EmailAddress: f.OwnerEmail}}
+	user := func(name, email string) *drive.User {
+		return &drive.User{Kind: "drive#user", DisplayName: name, EmailAddress: email, Me: email != "" && strings.EqualFold(email, s.email)}
+	}
+	if f.DriveID != "" {
+		df.DriveId = f.DriveID
+	} else if f.Owner != "" || f.OwnerEmail != "" {
+		df.Owners = []*drive.User{user(f.Owner, f.OwnerEmail)}
+		df.OwnedByMe = df.Owners[0].Me
+	}
+	switch {
+	case f.Modifier != "" || f.ModifierEmail != "":
+		df.LastModifyingUser = user(f.Modifier, f.ModifierEmail)
+	case len(df.Owners) > 0:
+		df.LastModifyingUser = user(f.Owner, f.OwnerEmail)
 	}
 	if f.TargetID != "" {
 		df.ShortcutDetails = &drive.FileShortcutDetails{TargetId: f.TargetID}
 	}
 	return df
 }
+
+// Drive's default fields when a request names none ("Return specific
+// fields", above).
+const (
+	defaultFileFields = "kind,id,name,mimeType"
+	defaultListFields = "kind,nextPageToken,incompleteSearch,files(kind,id,name,mimeType)"
+)
 
 func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -447,7 +500,7 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 			match = append(match, f)
 		}
 	}
-	out := &drive.FileList{Files: []*drive.File{}}
+	out := &drive.FileList{Kind: "drive#fileList", Files: []*drive.File{}}
 	for i := start; i < len(match) && i < start+size; i++ {
 		out.Files = append(out.Files, s.driveFile(match[i]))
 	}
@@ -456,7 +509,7 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 		s.pageTokens[tok] = start + size
 		out.NextPageToken = tok
 	}
-	writeJSON(w, out)
+	writeMasked(w, r, defaultListFields, out)
 }
 
 func (s *Server) file(w http.ResponseWriter, r *http.Request, rest string) {
@@ -496,7 +549,10 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request, rest string) {
 		w.Header().Set("Content-Type", f.MimeType)
 		_, _ = w.Write([]byte(f.Content))
 	default:
-		writeJSON(w, s.driveFile(*f))
+		s.mu.Lock()
+		df := s.driveFile(*f)
+		s.mu.Unlock()
+		writeMasked(w, r, defaultFileFields, df)
 	}
 }
 
@@ -558,9 +614,13 @@ func matchesMail(m Message, q string) bool {
 	return true
 }
 
-func (s *Server) message(w http.ResponseWriter, id string) {
+// message is messages.get. With format=metadata, Gmail gives only the
+// headers metadataHeaders names (all of them when it names none). Source:
+// https://developers.google.com/workspace/gmail/api/reference/rest/v1/users.messages/get
+func (s *Server) message(w http.ResponseWriter, r *http.Request, id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	q := r.URL.Query()
 	for _, m := range s.messages {
 		if m.ID != id {
 			continue
@@ -569,11 +629,18 @@ func (s *Server) message(w http.ResponseWriter, id string) {
 		if thread == "" {
 			thread = m.ID
 		}
+		var headers []*gmail.MessagePartHeader
+		for _, h := range []*gmail.MessagePartHeader{
+			{Name: "From", Value: m.From}, {Name: "To", Value: m.To}, {Name: "Subject", Value: m.Subject},
+			{Name: "Date", Value: m.Date.Format(time.RFC1123Z)},
+		} {
+			want := q["metadataHeaders"]
+			if q.Get("format") != "metadata" || len(want) == 0 || slices.ContainsFunc(want, func(n string) bool { return strings.EqualFold(n, h.Name) }) {
+				headers = append(headers, h)
+			}
+		}
 		writeJSON(w, &gmail.Message{Id: m.ID, ThreadId: thread, Snippet: m.Snippet, InternalDate: m.Date.UnixMilli(),
-			LabelIds: m.Labels, Payload: &gmail.MessagePart{Headers: []*gmail.MessagePartHeader{
-				{Name: "From", Value: m.From}, {Name: "To", Value: m.To}, {Name: "Subject", Value: m.Subject},
-				{Name: "Date", Value: m.Date.Format(time.RFC1123Z)},
-			}}})
+			LabelIds: m.Labels, Payload: &gmail.MessagePart{Headers: headers}})
 		return
 	}
 	apiError(w, http.StatusNotFound, "notFound", "Requested entity was not found.")
@@ -646,6 +713,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		ce := &calendar.Event{Id: e.ID, Summary: e.Summary, Description: e.Description, Location: e.Location,
 			Attendees: e.Attendees, HangoutLink: e.HangoutLink, Status: e.Status,
 			HtmlLink: "https://calendar.example/event?eid=" + e.ID}
+		ce.Organizer, ce.Creator = s.organizer(e)
 		if ce.Status == "" {
 			ce.Status = "confirmed"
 		}
@@ -658,6 +726,37 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		out.Items = append(out.Items, ce)
 	}
 	writeJSON(w, out)
+}
+
+// organizer and creator of e as Calendar gives them on the account's
+// primary calendar: self is true when the address is the calendar's own.
+// Source: the Events resource,
+// https://developers.google.com/workspace/calendar/api/v3/reference/events
+// (organizer.self: "Whether the organizer corresponds to the calendar on
+// which this copy of the event appears"; creator.self: "Whether the
+// creator corresponds to the calendar on which this copy of the event
+// appears").
+func (s *Server) organizer(e Event) (*calendar.EventOrganizer, *calendar.EventCreator) {
+	s.mu.Lock()
+	me := s.email
+	s.mu.Unlock()
+	org, orgName := e.Organizer, e.OrganizerName
+	if org == "" {
+		for _, a := range e.Attendees {
+			if a.Organizer {
+				org, orgName = a.Email, a.DisplayName
+			}
+		}
+	}
+	if org == "" {
+		org = me
+	}
+	cr, crName := e.Creator, e.CreatorName
+	if cr == "" {
+		cr, crName = org, orgName
+	}
+	return &calendar.EventOrganizer{Email: org, DisplayName: orgName, Self: strings.EqualFold(org, me)},
+		&calendar.EventCreator{Email: cr, DisplayName: crName, Self: strings.EqualFold(cr, me)}
 }
 
 // authorize is the consent page: it sends the browser straight back to the

@@ -48,10 +48,21 @@ type User struct {
 }
 
 // Message is a message in a channel; ThreadTS set and not equal to TS
-// makes it a reply.
+// makes it a reply. BotID (and Username, its display name) mark a bot's
+// post; the workspace's own bot posts as user BotUser with bot id BotID.
 type Message struct {
 	Channel, User, Text, TS, ThreadTS string
+	BotID, Username                   string
 }
+
+// The token's own bot, as auth.test names it: the user and bot id that
+// chat.postMessage puts on the messages it posts
+// (https://docs.slack.dev/reference/methods/auth.test,
+// https://docs.slack.dev/reference/methods/chat.postMessage).
+const (
+	BotUser = "U0BOT"
+	BotID   = "B0BOT"
+)
 
 // Call is one Web API call the server received.
 type Call struct {
@@ -171,7 +182,7 @@ func (w *Workspace) bind(c slacktest.Customize) {
 		"users.info":            w.usersInfo,
 		"chat.postMessage":      w.postMessage,
 		"auth.test": func(map[string]string) any {
-			return map[string]any{"ok": true, "url": "https://co-test.slack.com/", "team": "co test", "user": "co-bot", "team_id": "T0001", "user_id": "U0BOT", "bot_id": "B0BOT"}
+			return map[string]any{"ok": true, "url": "https://co-test.slack.com/", "team": "co test", "user": "co-bot", "team_id": "T0001", "user_id": BotUser, "bot_id": BotID}
 		},
 	} {
 		c.Handle("/"+method, w.handler(method, h))
@@ -300,6 +311,10 @@ func (w *Workspace) conversationsInfo(args map[string]string) any {
 func (w *Workspace) apiMessage(m Message) slackapi.Message {
 	var out slackapi.Message
 	out.Type, out.User, out.Text, out.Timestamp = "message", m.User, m.Text, m.TS
+	out.BotID, out.Username = m.BotID, m.Username
+	if m.BotID != "" && m.User == "" {
+		out.SubType = "bot_message"
+	}
 	if m.ThreadTS != "" {
 		out.ThreadTimestamp = m.ThreadTS
 	}
@@ -407,7 +422,7 @@ func (w *Workspace) postMessage(args map[string]string) any {
 	if ts := args["thread_ts"]; ts != "" && !slices.ContainsFunc(w.messages, func(m Message) bool { return m.Channel == c.ID && m.TS == ts }) {
 		return slackError("thread_not_found")
 	}
-	m := Message{Channel: c.ID, User: "U0BOT", Text: args["text"], TS: w.nextTS(), ThreadTS: args["thread_ts"]}
+	m := Message{Channel: c.ID, User: BotUser, BotID: BotID, Text: args["text"], TS: w.nextTS(), ThreadTS: args["thread_ts"]}
 	w.messages = append(w.messages, m)
 	return map[string]any{"ok": true, "channel": c.ID, "ts": m.TS, "message": w.apiMessage(m)}
 }

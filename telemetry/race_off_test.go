@@ -1,5 +1,0 @@
-//go:build !race
-
-package telemetry
-
-const raceEnabled = false

@@ -1,7 +1,0 @@
-//go:build race
-
-package telemetry
-
-// raceEnabled: the race detector slows everything; throughput floors are
-// checked only without it.
-const raceEnabled = true
