@@ -1,8 +1,3 @@
-//go:build corpus_protect
-
-// Held until the branch protect lands on main: then drop the build tag
-// above and add protectInjections() to TestInjectionCorpus.
-
 package e2e
 
 // The corpus's scenarios on protected files and set-ID bits (issue 25
