@@ -137,6 +137,7 @@ type Agent struct {
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
 	ollama     ollamaCache // what Ollama said of its models (ollama.go)
+	budget     budgetState // the context budget (budget.go)
 	system     string      // the system prompt with MorePrompt's text, once known
 	systemOK   bool
 

@@ -138,9 +138,9 @@ func (a *Agent) needsCompaction(n int) bool {
 	}
 	window := a.ContextWindow()
 	a.mu.Lock()
-	last := a.lastInput
+	last, truncated := a.lastInput, a.budget.truncated
 	a.mu.Unlock()
-	return window > 0 && last > window*8/10
+	return truncated || window > 0 && last > window*8/10
 }
 
 // ContextWindow is the context size, in tokens, that the summarising
@@ -157,29 +157,42 @@ func (a *Agent) ContextWindow() int {
 	if inForce > 0 {
 		return inForce
 	}
+	if n := a.learnedWindowOf(p); n > 0 {
+		return n
+	}
 	return ContextWindow(p.Model)
 }
 
 // compactWindow replaces the middle of the history by a summary. If
 // summarising fails, a plain marker takes its place and the turn goes on.
 func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
+	max := a.cfg.History.MaxMessages
+	a.mu.Lock()
+	if n := len(a.history) / 2; max <= 0 || max > n && a.budget.truncated {
+		max = n
+	}
+	a.budget.truncated = false
+	a.mu.Unlock()
+	a.compactKeep(ctx, p, e, max)
+}
+
+// compactKeep replaces the middle of the history by a summary, keeping
+// about max/2 recent messages (at least 4); false when there was nothing
+// to summarise.
+func (a *Agent) compactKeep(ctx context.Context, p Provider, e *emitter, max int) bool {
 	a.mu.Lock()
 	msgs := append([]Message(nil), a.history...)
 	a.mu.Unlock()
-	max := a.cfg.History.MaxMessages
-	if max <= 0 {
-		max = len(msgs) / 2
-	}
 	headEnd, tailStart, ok := windowSplit(msgs, max)
 	if !ok {
-		return
+		return false
 	}
 	middle := msgs[headEnd:tailStart]
 	summary, err := a.summarize(ctx, p, middle)
 	var notice string
 	if err != nil {
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		summary = fmt.Sprintf("(%d earlier messages were dropped to stay within the context; summarising them failed: %v)", len(middle), err)
 		notice = "Summarising older messages failed; they were replaced by a marker: " + err.Error()
@@ -207,6 +220,7 @@ func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
 		// Saved where it happened, so a resumed conversation shows it.
 		a.record(e, func() error { return rec.Aside(x) })
 	}
+	return true
 }
 
 // placeAsides moves the asides of a history whose messages [headEnd,
@@ -296,11 +310,12 @@ func (a *Agent) summarize(ctx context.Context, p Provider, msgs []Message) (summ
 	}()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	text := a.fitTranscript(transcript(msgs))
 	if a.ollamaNative(p) {
 		// The same route and num_ctx as the chat: through /v1 Ollama
 		// would reload the model with its default window and cut the
 		// transcript (ollama.go).
-		text, u, err := a.ollamaComplete(ctx, p, model, summaryPrompt, transcript(msgs))
+		text, u, err := a.ollamaComplete(ctx, p, model, summaryPrompt, text)
 		if err != nil {
 			return "", errors.New(describeError(p, err))
 		}
@@ -316,7 +331,7 @@ func (a *Agent) summarize(ctx context.Context, p Provider, msgs []Message) (summ
 		Model: model,
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: summaryPrompt},
-			{Role: openai.ChatMessageRoleUser, Content: transcript(msgs)},
+			{Role: openai.ChatMessageRoleUser, Content: text},
 		},
 	})
 	if err != nil {
@@ -355,4 +370,29 @@ func transcript(msgs []Message) string {
 		}
 	}
 	return b.String()
+}
+
+// fitTranscript cuts a transcript to be summarised so that the summary
+// request fits a known context window: half the window for the transcript,
+// its most recent part kept.
+func (a *Agent) fitTranscript(t string) string {
+	window := a.ContextWindow()
+	if window <= 0 {
+		return t
+	}
+	a.mu.Lock()
+	c := a.budget.calib
+	a.mu.Unlock()
+	if c <= 0 {
+		c = 1
+	}
+	limit := int(float64(window/2*4) / c)
+	if len(t) <= limit || limit <= 0 {
+		return t
+	}
+	cut := len(t) - limit
+	for cut < len(t) && !utf8Start(t[cut]) {
+		cut++
+	}
+	return "[… the oldest part of the conversation was left out to fit the context window]\n" + t[cut:]
 }

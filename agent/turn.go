@@ -86,6 +86,9 @@ type turnState struct {
 	requests int
 	retries  map[string]int
 	failed   string // set when tool retries ran out
+	// exceeded is set once the provider refused a request as over its
+	// context window: the turn summarised and retried once.
+	exceeded bool
 }
 
 func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
@@ -186,10 +189,16 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 			fail("Interrupted.", ctx.Err(), true)
 			return
 		}
+		p = a.current(p)
+		a.awaitWindow(ctx, p)
 		if a.needsCompaction(n) {
 			a.compactWindow(ctx, p, e)
 		}
-		p = a.current(p)
+		rawEst, over := a.fitBudget(ctx, p, e)
+		if over != "" {
+			fail(over, nil, false)
+			return
+		}
 		st.requests++
 		res, err := a.stream(ctx, p, e)
 		st.usage = st.usage.Add(res.usage)
@@ -202,6 +211,16 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 		a.mu.Unlock()
 		if rec != nil && res.usage != (Usage{}) {
 			a.record(e, func() error { return rec.Usage(session) })
+		}
+		if !a.checkTruncated(p, res.usage, e) {
+			a.observeUsage(rawEst, res.usage.InputTokens)
+		}
+		if ce, ok := contextExceeded(err); ok && res.text == "" && len(res.calls) == 0 && ctx.Err() == nil {
+			if a.exceededRetry(ctx, p, e, st, ce, rawEst) {
+				continue
+			}
+			fail(describeExceeded(p, ce.Sent, ce.Window, a.ContextWindowSource()), err, false)
+			return
 		}
 		if err != nil {
 			interrupted := ctx.Err() != nil

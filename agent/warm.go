@@ -44,5 +44,7 @@ func (a *Agent) Warm() {
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
+		// Then the context window (budget.go), over the same connection.
+		a.learnWindow(ctx, p)
 	}()
 }

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -295,6 +296,7 @@ type ollamaChatRequest struct {
 	Messages []WireMessage   `json:"messages"`
 	Stream   *bool           `json:"stream"`
 	Think    json.RawMessage `json:"think"`
+	Tools    json.RawMessage `json:"tools"`
 	Options  struct {
 		NumCtx int `json:"num_ctx"`
 	} `json:"options"`
@@ -357,6 +359,20 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logf("llmtest: #%d ollama stream=%t user=%q -> %s\n", n, req.Stream, clip(req.LastUserMessage()), describe(reply))
 	s.ollamaLoad(model, oreq.Options.NumCtx)
+	// A prompt longer than num_ctx is cut, not refused: Ollama v0.24.0
+	// keeps num_keep tokens and the last ones (runner/llamarunner/
+	// runner.go:144-153, logging `level=WARN source=runner.go:153
+	// msg="truncating input prompt" limit=2048 prompt=3848 keep=4
+	// new=2048`) and answers 200 with prompt_eval_count equal to num_ctx
+	// (recorded: "prompt_eval_count":2048 with "num_ctx": 2048).
+	if _, numCtx := s.OllamaLoaded(); reply.Usage == nil && numCtx > 0 {
+		tokens := PromptTokens(req) + (utf8.RuneCount(oreq.Tools)+3)/4
+		if tokens > numCtx {
+			s.logf("llmtest: #%d ollama: truncating input prompt limit=%d prompt=%d keep=4 new=%d\n", n, numCtx, tokens, numCtx)
+			u := usage(req, response{reply: reply, text: textChunks(reply, req.LastUserMessage())})
+			reply.Usage = &Usage{PromptTokens: numCtx, CompletionTokens: u.CompletionTokens}
+		}
+	}
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)
 	}

@@ -28,11 +28,12 @@ const (
 	ProfileDeepSeek Profile = "deepseek"
 	ProfileVLLM     Profile = "vllm"
 	ProfileOpenAI   Profile = "openai"
+	ProfileLlamaCpp Profile = "llamacpp"
 )
 
 // Profiles lists the profiles SetProfile accepts, ProfileNone excepted.
 func Profiles() []Profile {
-	return []Profile{ProfileGemini, ProfileOllama, ProfileDeepSeek, ProfileVLLM, ProfileOpenAI}
+	return []Profile{ProfileGemini, ProfileOllama, ProfileDeepSeek, ProfileVLLM, ProfileOpenAI, ProfileLlamaCpp}
 }
 
 // ParseProfile returns the profile named name ("" or "none" for
@@ -72,6 +73,8 @@ func (s *Server) SetProfile(p Profile) {
 		s.models = slices.Clone(openaiModels)
 	case ProfileVLLM:
 		s.models = []string{"Qwen/Qwen3-8B"}
+	case ProfileLlamaCpp:
+		s.models = []string{llamaModel}
 	case ProfileOllama:
 		if s.ollama.models == nil {
 			s.ollama.models = slices.Clone(defaultOllamaModels)
@@ -120,6 +123,8 @@ func (s *Server) check(p Profile, r *http.Request, req Request) *profileError {
 		return openaiCheck(req)
 	case ProfileOllama:
 		return s.ollamaOpenAICheck(req)
+	case ProfileLlamaCpp:
+		return s.llamaCheck(req)
 	}
 	return nil
 }
@@ -155,6 +160,11 @@ func (s *Server) style(p Profile, req Request) style {
 	case ProfileOpenAI:
 		// OpenAI's chat completions return no reasoning text.
 		return style{noReasoning: true}
+	case ProfileLlamaCpp:
+		// llama-server streams reasoning as reasoning_content, answers
+		// whatever model was asked for, and counts the tool schemas in
+		// the prompt (the chat template renders them): llamacpp.go.
+		return style{countTools: true}
 	case ProfileOllama:
 		// Ollama's OpenAI layer sends thinking as "reasoning"
 		// (ollama/ollama openai/openai.go: Delta.Reasoning
@@ -178,6 +188,7 @@ func (s *Server) profileRoutes(mux *http.ServeMux) {
 	}
 	mux.HandleFunc(geminiBase+"/chat/completions", only(ProfileGemini, s.handleChat))
 	mux.HandleFunc("GET "+geminiBase+"/models", only(ProfileGemini, s.handleProfileModels))
+	mux.HandleFunc("GET /props", only(ProfileLlamaCpp, s.handleLlamaProps))
 	mux.HandleFunc("GET /api/version", only(ProfileOllama, s.handleOllamaVersion))
 	mux.HandleFunc("POST /api/show", only(ProfileOllama, s.handleOllamaShow))
 	mux.HandleFunc("GET /api/ps", only(ProfileOllama, s.handleOllamaPS))
@@ -193,6 +204,10 @@ func (s *Server) handleProfileModels(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.geminiModelList(w)
+		return
+	}
+	if p == ProfileLlamaCpp {
+		s.llamaModels(w)
 		return
 	}
 	owner := map[Profile]string{

@@ -51,6 +51,9 @@ type style struct {
 	model string
 	// errorBody writes the error body of a Reply with a Status.
 	errorBody func(w http.ResponseWriter, status int, typ, code, msg string)
+	// countTools counts the tool schemas in the prompt tokens reported
+	// (PromptTokens).
+	countTools bool
 	// quota writes the answer to a Reply with RetryDelay or DailyQuota.
 	quota func(w http.ResponseWriter, reply Reply, model string)
 }
@@ -84,6 +87,10 @@ func respond(ctx context.Context, w http.ResponseWriter, n int, req Request, rep
 		resp.model = "llmtest"
 	}
 	resp.usage = usage(req, resp)
+	if st.countTools && reply.Usage == nil {
+		resp.usage.PromptTokens = PromptTokens(req)
+		resp.usage.TotalTokens = resp.usage.PromptTokens + resp.usage.CompletionTokens
+	}
 
 	switch {
 	case reply.Raw != "":

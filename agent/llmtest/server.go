@@ -44,6 +44,7 @@ type Server struct {
 	apiKey  string
 	gemini  geminiState
 	ollama  ollamaState
+	llama   llamaState
 }
 
 type rule struct {

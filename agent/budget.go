@@ -1,0 +1,453 @@
+package agent
+
+// The context budget: co learns the window of the model it talks to and
+// never sends a request that does not fit it.
+//
+// Where the window comes from, first found wins (ContextWindowSource):
+//   - the setting llm_context_window (HistoryOptions.ContextWindow);
+//   - Ollama: the num_ctx co asks (ollama.go), or /api/ps when it asks none;
+//   - llama.cpp's llama-server: GET /props, default_generation_settings.n_ctx,
+//     the context of one slot (tools/server/server-context.cpp: {"n_ctx",
+//     meta.slot_n_ctx}; recorded from llama-server b10573 as
+//     "default_generation_settings":{…,"n_ctx":4096}), else GET /v1/models,
+//     data[].meta.n_ctx (same server: "meta":{…,"n_ctx":4096,"n_ctx_train":4096});
+//   - vLLM: GET /v1/models, data[].max_model_len (vllm/entrypoints/openai
+//     protocol.py ModelCard.max_model_len);
+//   - LM Studio: GET /api/v0/models, data[].max_context_length (LM Studio
+//     docs, "LM Studio REST API (beta)": "max_context_length": 131072) — the
+//     model's maximum, not the loaded context, so it is the last resort;
+//   - the sizes of model families co knows (models.go).
+// The window is asked once per endpoint and model, with the first request
+// in the background: from Warm, after the first frame, or with the first
+// request, which waits for the answer at most learnWait.
+//
+// The size of a request is estimated as co does elsewhere (and as
+// agent/llmtest counts): characters / 4, then calibrated by the ratio of
+// the prompt tokens the server reported for the last request to co's
+// estimate of it, so a tokenizer that counts more (llama.cpp's count for
+// co's base request was about 1.5 times chars/4) is learned after one
+// reply.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// budgetState is what co knows of the context budget.
+type budgetState struct {
+	learned map[string]learnedWindow // by Origin and model
+	asking  map[string]chan struct{} // windows asked for, closed when answered
+	calib   float64                  // reported prompt tokens / estimate; 0: none yet
+	lastEst int                      // the estimate of the last request sent
+	// truncated is set when the provider cut the last prompt (Ollama): the
+	// next request summarises first.
+	truncated bool
+}
+
+type learnedWindow struct {
+	tokens int
+	source string
+}
+
+// replyReserve is the room left for the reply: llm_max_tokens when set,
+// else an eighth of the window (at least 256 tokens).
+func (a *Agent) replyReserve(window int) int {
+	if m := a.cfg.Request.MaxTokens; m > 0 && m < window/2 {
+		return m
+	}
+	r := window / 8
+	if r < 256 {
+		r = 256
+	}
+	return r
+}
+
+// estimateChars is the token estimate of n characters, uncalibrated.
+func estimateChars(n int) int { return (n + 3) / 4 }
+
+func (a *Agent) calibrate(est int) int {
+	a.mu.Lock()
+	c := a.budget.calib
+	a.mu.Unlock()
+	if c <= 0 {
+		return est
+	}
+	return int(float64(est)*c + 0.5)
+}
+
+// observeUsage calibrates the estimate with the prompt tokens the server
+// reported for the request estimated at est (uncalibrated).
+func (a *Agent) observeUsage(rawEst, reported int) {
+	if rawEst <= 0 || reported <= 0 {
+		return
+	}
+	c := float64(reported) / float64(rawEst)
+	if c < 0.5 {
+		c = 0.5
+	}
+	if c > 2.5 {
+		c = 2.5
+	}
+	a.mu.Lock()
+	a.budget.calib = c
+	a.mu.Unlock()
+}
+
+// ContextWindowSource says where ContextWindow's figure comes from: "the
+// setting llm_context_window", "Ollama num_ctx", "llama.cpp /props", …; ""
+// when the window is unknown.
+func (a *Agent) ContextWindowSource() string {
+	if a.cfg.History.ContextWindow > 0 {
+		return "the setting llm_context_window"
+	}
+	a.mu.Lock()
+	p, inForce := a.provider, a.ctxInForce
+	lw, ok := a.budget.learned[windowKey(p)]
+	a.mu.Unlock()
+	switch {
+	case inForce > 0:
+		return "Ollama's num_ctx for this model"
+	case ok && lw.tokens > 0:
+		return lw.source
+	case ContextWindow(p.Model) > 0:
+		return "co's table of known models"
+	}
+	return ""
+}
+
+func windowKey(p Provider) string { return p.Origin() + " " + p.Model }
+
+// learnedWindow is the window learned from p's server, 0 when none.
+func (a *Agent) learnedWindowOf(p Provider) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.budget.learned[windowKey(p)].tokens
+}
+
+// LearnWindow asks the provider's server for its context window and waits
+// for the answer (co status): once per endpoint and model (llama.cpp's
+// /props, /v1/models' max_model_len or meta.n_ctx, LM Studio's
+// /api/v0/models). Gemini and Ollama are not asked here (Ollama in
+// ollama.go). Failures are silent: the window stays unknown.
+func (a *Agent) LearnWindow(ctx context.Context) {
+	p, done, err := a.Provider()
+	if !done || err != nil {
+		return
+	}
+	a.learnWindow(ctx, p)
+}
+
+func (a *Agent) learnWindow(ctx context.Context, p Provider) {
+	select {
+	case <-a.startLearn(p):
+	case <-ctx.Done():
+	}
+}
+
+// awaitWindow waits a little for the window being learned (startLearn) so
+// the first request can use it; a server slow to answer does not hold the
+// turn up: the answer is used from the next request on.
+func (a *Agent) awaitWindow(ctx context.Context, p Provider) {
+	t := time.NewTimer(learnWait)
+	defer t.Stop()
+	select {
+	case <-a.startLearn(p):
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// learnWait bounds how long a turn waits for the window to be learned.
+const learnWait = 500 * time.Millisecond
+
+// startLearn starts asking p's server for its window, once per endpoint
+// and model, in the background; the channel is closed when it is known (or
+// not to be known).
+func (a *Agent) startLearn(p Provider) <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.budget.asking == nil {
+		a.budget.asking = map[string]chan struct{}{}
+	}
+	key := windowKey(p)
+	if ch, ok := a.budget.asking[key]; ok {
+		return ch
+	}
+	ch := make(chan struct{})
+	a.budget.asking[key] = ch
+	if p.Name != "openai" || p.BaseURL == "" || a.cfg.History.ContextWindow > 0 {
+		close(ch)
+		return ch
+	}
+	client := a.httpClient()
+	go func() {
+		defer close(ch)
+		defer func() { _ = recover() }()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		n, src := askWindow(ctx, client, p)
+		if n > 0 {
+			a.mu.Lock()
+			if a.budget.learned == nil {
+				a.budget.learned = map[string]learnedWindow{}
+			}
+			if _, ok := a.budget.learned[key]; !ok {
+				a.budget.learned[key] = learnedWindow{tokens: n, source: src}
+			}
+			a.mu.Unlock()
+		}
+	}()
+	return ch
+}
+
+// askWindow asks an OpenAI-compatible server for its context window.
+func askWindow(ctx context.Context, client *http.Client, p Provider) (int, string) {
+	base := strings.TrimRight(p.BaseURL, "/")
+	root := strings.TrimSuffix(base, "/v1")
+	// llama-server: GET /props (tools/server/README.md, "GET /props"; the
+	// slot's n_ctx is default_generation_settings.n_ctx, older servers
+	// also put n_ctx at the top level).
+	var props struct {
+		Default struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
+		NCtx int `json:"n_ctx"`
+	}
+	if status, _, err := doJSON(ctx, client, http.MethodGet, root+"/props", p.APIKey, nil, &props); err == nil && status == http.StatusOK {
+		if n := props.Default.NCtx; n > 0 {
+			return n, "llama.cpp /props n_ctx"
+		}
+		if props.NCtx > 0 {
+			return props.NCtx, "llama.cpp /props n_ctx"
+		}
+	}
+	var list struct {
+		Data []struct {
+			ID          string `json:"id"`
+			MaxModelLen int    `json:"max_model_len"`
+			Meta        *struct {
+				NCtx      int `json:"n_ctx"`
+				NCtxTrain int `json:"n_ctx_train"`
+			} `json:"meta"`
+		} `json:"data"`
+	}
+	if status, _, err := doJSON(ctx, client, http.MethodGet, base+"/models", p.APIKey, nil, &list); err == nil && status == http.StatusOK {
+		for _, m := range list.Data {
+			// llama-server serves one model whatever the name asked; take
+			// its entry when the name does not match.
+			if m.ID != p.Model && len(list.Data) > 1 {
+				continue
+			}
+			switch {
+			case m.MaxModelLen > 0:
+				return m.MaxModelLen, "/v1/models max_model_len (vLLM)"
+			case m.Meta != nil && m.Meta.NCtx > 0:
+				return m.Meta.NCtx, "llama.cpp /v1/models meta.n_ctx"
+			case m.Meta != nil && m.Meta.NCtxTrain > 0:
+				return m.Meta.NCtxTrain, "llama.cpp /v1/models meta.n_ctx_train"
+			}
+		}
+	}
+	var lms struct {
+		Data []struct {
+			ID               string `json:"id"`
+			MaxContextLength int    `json:"max_context_length"`
+		} `json:"data"`
+	}
+	if status, _, err := doJSON(ctx, client, http.MethodGet, root+"/api/v0/models", p.APIKey, nil, &lms); err == nil && status == http.StatusOK {
+		for _, m := range lms.Data {
+			if m.ID == p.Model && m.MaxContextLength > 0 {
+				return m.MaxContextLength, "LM Studio /api/v0/models max_context_length"
+			}
+		}
+	}
+	return 0, ""
+}
+
+// ContextExceeded is a request the provider refused as longer than its
+// context window. Sent and Window are 0 when the answer did not say.
+type ContextExceeded struct {
+	Sent, Window int
+	Message      string
+}
+
+func (e *ContextExceeded) Error() string { return e.Message }
+
+var (
+	// llama.cpp: "request (12754 tokens) exceeds the available context
+	// size (8192 tokens), try increasing it" (tools/server/server-context.cpp).
+	llamaExceeded = regexp.MustCompile(`request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)`)
+	// OpenAI and vLLM: "This model's maximum context length is 8192
+	// tokens. However, your messages resulted in 9000 tokens".
+	openaiExceeded = regexp.MustCompile(`maximum context length is (\d+) tokens.*?(?:resulted in|requested) (\d+) tokens`)
+)
+
+// contextExceeded recognises a provider's "context exceeded" answer:
+// llama.cpp's HTTP 400 of type exceed_context_size_error (with
+// n_prompt_tokens and n_ctx in its body since b6000-ish, recorded from
+// b10573:
+// {"error":{"code":400,"message":"request (12754 tokens) exceeds the
+// available context size (8192 tokens), try increasing it","type":
+// "exceed_context_size_error","n_prompt_tokens":12754,"n_ctx":8192}}),
+// OpenAI's code context_length_exceeded, and the same words from vLLM.
+func contextExceeded(err error) (*ContextExceeded, bool) {
+	if err == nil {
+		return nil, false
+	}
+	var ce *ContextExceeded
+	if errors.As(err, &ce) {
+		return ce, true
+	}
+	msg, typ, code := "", "", ""
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &reqErr):
+		b, _ := parseErrorBody(reqErr.Body)
+		msg, typ, code = b.Message, b.Type, b.code()
+		if msg == "" {
+			msg = string(reqErr.Body)
+		}
+	case errors.As(err, &apiErr):
+		msg, typ = apiErr.Message, apiErr.Type
+		if s, ok := apiErr.Code.(string); ok {
+			code = s
+		}
+	default:
+		return nil, false
+	}
+	out := &ContextExceeded{Message: plainMessage(msg)}
+	if m := llamaExceeded.FindStringSubmatch(msg); m != nil {
+		out.Sent, _ = strconv.Atoi(m[1])
+		out.Window, _ = strconv.Atoi(m[2])
+		return out, true
+	}
+	if m := openaiExceeded.FindStringSubmatch(msg); m != nil {
+		out.Window, _ = strconv.Atoi(m[1])
+		out.Sent, _ = strconv.Atoi(m[2])
+		return out, true
+	}
+	if typ == "exceed_context_size_error" || code == "context_length_exceeded" || strings.Contains(strings.ToLower(msg), "context length") && strings.Contains(strings.ToLower(msg), "exceed") {
+		return out, true
+	}
+	return nil, false
+}
+
+// describeExceeded is the message of a request that does not fit, even
+// after summarising.
+func describeExceeded(p Provider, sent, window int, source string) string {
+	what := "the model's context window"
+	if window > 0 {
+		what = fmt.Sprintf("the model's context window (%d tokens", window)
+		if source != "" {
+			what += ", from " + source
+		}
+		what += ")"
+	}
+	size := "The request"
+	if sent > 0 {
+		size = fmt.Sprintf("The request (about %d tokens)", sent)
+	}
+	return fmt.Sprintf("%s does not fit %s of %s %s, even after summarising older messages. Start the server with a larger context (llama-server -c, ollama_num_ctx), set llm_context_window if co has it wrong, or /clear.",
+		size, what, p.Name, p.Model)
+}
+
+// fitBudget makes the next request fit the context window when it is
+// known: while the estimate of the request plus room for the reply exceeds
+// it, older messages are summarised (up to three times, each keeping fewer).
+// It returns the uncalibrated estimate of the request (to calibrate with
+// the usage the server reports), and a message when the request still
+// does not fit: then nothing is sent.
+func (a *Agent) fitBudget(ctx context.Context, p Provider, e *emitter) (rawEst int, over string) {
+	system, _ := a.systemPrompt(ctx)
+	tools := a.toolDefs()
+	window := a.ContextWindow()
+	for attempt := 0; ; attempt++ {
+		a.mu.Lock()
+		msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)
+		a.mu.Unlock()
+		rawEst = rawEstimate(system, tools, msgs)
+		est := a.calibrate(rawEst)
+		a.mu.Lock()
+		a.budget.lastEst = est
+		a.mu.Unlock()
+		if window <= 0 || est+a.replyReserve(window) <= window {
+			return rawEst, ""
+		}
+		if attempt >= 3 || ctx.Err() != nil || !a.compactKeep(ctx, p, e, len(msgs)/2) {
+			return rawEst, describeExceeded(p, est, window, a.ContextWindowSource())
+		}
+	}
+}
+
+// rawEstimate is the uncalibrated token estimate of a request.
+func rawEstimate(system string, tools []byte, msgs []Message) int {
+	n := len(system) + len(tools)
+	for _, m := range msgs {
+		n += len(m.Content) + len(m.Reasoning)
+		for _, c := range m.ToolCalls {
+			n += len(c.Name) + len(c.Args)
+		}
+	}
+	return estimateChars(n)
+}
+
+// checkTruncated detects Ollama's silent truncation: when the prompt does
+// not fit num_ctx, Ollama v0.24.0 cuts it (runner/llamarunner/runner.go:153
+// logs `msg="truncating input prompt" limit=2048 prompt=3848 keep=4
+// new=2048`) and answers 200 with prompt_eval_count equal to num_ctx
+// (recorded: "prompt_eval_count":2048 for num_ctx 2048). co then says so and
+// summarises before the next request. It reports whether the prompt was cut.
+func (a *Agent) checkTruncated(p Provider, u Usage, e *emitter) bool {
+	if !a.ollamaNative(p) {
+		return false
+	}
+	n := a.ContextInForce()
+	if n <= 0 || u.InputTokens < n {
+		return false
+	}
+	a.mu.Lock()
+	a.budget.truncated = true
+	a.mu.Unlock()
+	e.send(Notice{Text: fmt.Sprintf("Ollama cut the prompt to its context window (%d tokens, num_ctx): the model did not see all of the conversation. Older messages will be summarised before the next request; a larger ollama_num_ctx avoids this.", n)})
+	return true
+}
+
+// exceededRetry handles the provider's "context exceeded" answer: the
+// first time in a turn, it learns the numbers the answer gives, summarises
+// older messages and reports true (send again); after that, false.
+func (a *Agent) exceededRetry(ctx context.Context, p Provider, e *emitter, st *turnState, ce *ContextExceeded, rawEst int) bool {
+	if st.exceeded {
+		return false
+	}
+	st.exceeded = true
+	if ce.Window > 0 && a.cfg.History.ContextWindow <= 0 && a.ContextInForce() == 0 {
+		a.mu.Lock()
+		if a.budget.learned == nil {
+			a.budget.learned = map[string]learnedWindow{}
+		}
+		a.budget.learned[windowKey(p)] = learnedWindow{tokens: ce.Window, source: "the server's context-exceeded answer"}
+		a.mu.Unlock()
+	}
+	if ce.Sent > 0 {
+		a.observeUsage(rawEst, ce.Sent)
+	}
+	nums := ""
+	if ce.Sent > 0 && ce.Window > 0 {
+		nums = fmt.Sprintf(" (%d tokens sent, %d in the window)", ce.Sent, ce.Window)
+	}
+	e.send(Notice{Text: fmt.Sprintf("%s refused the request as longer than its context window%s; summarising older messages and trying once more.", p.Name, nums)})
+	a.mu.Lock()
+	n := len(a.history)
+	a.mu.Unlock()
+	a.compactKeep(ctx, p, e, n/2)
+	return ctx.Err() == nil
+}

@@ -1,0 +1,133 @@
+package llmtest
+
+// The llamacpp profile imitates llama.cpp's llama-server, as recorded from
+// build b10573 (commit d775b8967, 2026-08-22) started with `-c N --jinja`
+// and a one-model GGUF:
+//   - GET /props: {"default_generation_settings":{"params":{…},"n_ctx":N},
+//     "total_slots":…,"model_alias":…,"model_path":…,"build_info":…}, the
+//     slot's context in default_generation_settings.n_ctx
+//     (tools/server/server-context.cpp: {"n_ctx", meta.slot_n_ctx});
+//   - GET /v1/models: both Ollama's shape ("models") and OpenAI's ("data"),
+//     each entry with "owned_by":"llamacpp" and "meta":{"vocab_type",
+//     "n_vocab","n_ctx","n_ctx_train","n_embd","n_params","size","ftype"};
+//   - the model name of a chat request is ignored: the one loaded model
+//     answers, and names itself in "model" as the request did;
+//   - a prompt of n_ctx tokens or more is refused before any output with
+//     HTTP 400 (server-context.cpp: "request (%d tokens) exceeds the
+//     available context size (%d tokens), try increasing it",
+//     ERROR_TYPE_EXCEED_CONTEXT_SIZE; server-common.cpp: type
+//     "exceed_context_size_error", code 400), recorded as
+//     {"error":{"code":400,"message":"request (12754 tokens) exceeds the
+//     available context size (8192 tokens), try increasing it","type":
+//     "exceed_context_size_error","n_prompt_tokens":12754,"n_ctx":8192}}.
+// Tokens are counted as everywhere in llmtest: characters / 4 (PromptTokens),
+// here with the tool schemas, which the chat template puts in the prompt.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"unicode/utf8"
+)
+
+// llamaDefaultContext is the context the llamacpp profile serves unless
+// SetLlamaContext changes it (llama-server's -c 4096 default,
+// common/common.h n_ctx = 4096).
+const llamaDefaultContext = 4096
+
+// llamaModel is the path the llamacpp profile's model is listed under.
+const llamaModel = "gguf/tiny.gguf"
+
+type llamaState struct {
+	nCtx int
+}
+
+// SetLlamaContext sets the context (llama-server -c) of the llamacpp
+// profile.
+func (s *Server) SetLlamaContext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.llama.nCtx = n
+}
+
+func (s *Server) llamaCtx() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.llama.nCtx > 0 {
+		return s.llama.nCtx
+	}
+	return llamaDefaultContext
+}
+
+// PromptTokens is the size llmtest counts for a request's prompt:
+// characters / 4 of the messages' text and tool calls and of the tool
+// schemas.
+func PromptTokens(req Request) int {
+	n := 0
+	for _, m := range req.Body.Messages {
+		n += utf8.RuneCountInString(m.Content)
+		for _, p := range m.MultiContent {
+			n += utf8.RuneCountInString(p.Text)
+		}
+		for _, c := range m.ToolCalls {
+			n += utf8.RuneCountInString(c.Function.Name + c.Function.Arguments)
+		}
+	}
+	for _, t := range req.Body.Tools {
+		if f := t.Function; f != nil {
+			n += utf8.RuneCountInString(f.Name + f.Description)
+			if b, err := json.Marshal(f.Parameters); err == nil {
+				n += utf8.RuneCount(b)
+			}
+		}
+	}
+	return (n + 3) / 4
+}
+
+// llamaCheck refuses a prompt that does not fit the context.
+func (s *Server) llamaCheck(req Request) *profileError {
+	n, ctx := PromptTokens(req), s.llamaCtx()
+	if n < ctx {
+		return nil
+	}
+	msg := fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens), try increasing it", n, ctx)
+	type body struct {
+		Code          int    `json:"code"`
+		Message       string `json:"message"`
+		Type          string `json:"type"`
+		NPromptTokens int    `json:"n_prompt_tokens"`
+		NCtx          int    `json:"n_ctx"`
+	}
+	return &profileError{status: http.StatusBadRequest, why: msg, body: struct {
+		Error body `json:"error"`
+	}{body{400, msg, "exceed_context_size_error", n, ctx}}}
+}
+
+// handleLlamaProps answers GET /props.
+func (s *Server) handleLlamaProps(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"default_generation_settings": map[string]any{
+			"params": map[string]any{"temperature": 0.8, "top_k": 40, "top_p": 0.95, "max_tokens": -1, "n_predict": -1},
+			"n_ctx":  s.llamaCtx(),
+		},
+		"total_slots": 1,
+		"model_alias": llamaModel,
+		"model_path":  llamaModel,
+		"build_info":  "b10573-d775b8967",
+	})
+}
+
+// llamaModels answers GET /v1/models as llama-server does.
+func (s *Server) llamaModels(w http.ResponseWriter) {
+	n := s.llamaCtx()
+	writeJSON(w, http.StatusOK, map[string]any{
+		"models": []map[string]any{{"name": llamaModel, "model": llamaModel, "type": "model", "capabilities": []string{"completion"}}},
+		"object": "list",
+		"data": []map[string]any{{
+			"id": llamaModel, "aliases": []string{llamaModel}, "tags": []string{}, "object": "model",
+			"created": 1795702121, "owned_by": "llamacpp",
+			"meta": map[string]any{"vocab_type": 2, "n_vocab": 3328, "n_ctx": n, "n_ctx_train": n,
+				"n_embd": 64, "n_params": 467136, "size": 1868544, "ftype": "all F32"},
+		}},
+	})
+}
