@@ -382,7 +382,20 @@ func (a *Agent) fitBudget(ctx context.Context, p Provider, e *emitter) (rawEst i
 		if window <= 0 || est+a.replyReserve(window) <= window {
 			return rawEst, ""
 		}
-		if attempt >= 3 || ctx.Err() != nil || !a.compactKeep(ctx, p, e, len(msgs)/2) {
+		// First the sliding window's split (the first exchange and the
+		// recent half kept), then everything before this turn.
+		compacted := false
+		switch {
+		case ctx.Err() != nil:
+		case attempt == 0:
+			compacted = a.compactKeep(ctx, p, e, len(msgs)/2)
+			if !compacted {
+				compacted = a.compactSplit(ctx, p, e, turnSplit)
+			}
+		case attempt == 1:
+			compacted = a.compactSplit(ctx, p, e, turnSplit)
+		}
+		if !compacted {
 			return rawEst, describeExceeded(p, est, window, a.ContextWindowSource())
 		}
 	}
@@ -448,6 +461,8 @@ func (a *Agent) exceededRetry(ctx context.Context, p Provider, e *emitter, st *t
 	a.mu.Lock()
 	n := len(a.history)
 	a.mu.Unlock()
-	a.compactKeep(ctx, p, e, n/2)
+	if !a.compactKeep(ctx, p, e, n/2) {
+		a.compactSplit(ctx, p, e, turnSplit)
+	}
 	return ctx.Err() == nil
 }

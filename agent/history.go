@@ -129,6 +129,18 @@ func windowSplit(msgs []Message, max int) (headEnd, tailStart int, ok bool) {
 	return headEnd, tailStart, true
 }
 
+// turnSplit summarises everything before the current turn (the last user
+// message), the first exchange too: what the context budget does when the
+// sliding window's split leaves too much.
+func turnSplit(msgs []Message) (headEnd, tailStart int, ok bool) {
+	for i := len(msgs) - 1; i > 0; i-- {
+		if msgs[i].Role == RoleUser {
+			return 0, i, true
+		}
+	}
+	return 0, 0, false
+}
+
 // needsCompaction reports whether the history must be compacted before the
 // next request.
 func (a *Agent) needsCompaction(n int) bool {
@@ -180,10 +192,16 @@ func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
 // about max/2 recent messages (at least 4); false when there was nothing
 // to summarise.
 func (a *Agent) compactKeep(ctx context.Context, p Provider, e *emitter, max int) bool {
+	return a.compactSplit(ctx, p, e, func(msgs []Message) (int, int, bool) { return windowSplit(msgs, max) })
+}
+
+// compactSplit replaces msgs[headEnd:tailStart], as split chooses them, by
+// a summary; false when split finds nothing to summarise.
+func (a *Agent) compactSplit(ctx context.Context, p Provider, e *emitter, split func([]Message) (headEnd, tailStart int, ok bool)) bool {
 	a.mu.Lock()
 	msgs := append([]Message(nil), a.history...)
 	a.mu.Unlock()
-	headEnd, tailStart, ok := windowSplit(msgs, max)
+	headEnd, tailStart, ok := split(msgs)
 	if !ok {
 		return false
 	}

@@ -221,7 +221,13 @@ func (s *Server) handleProfileModels(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	list := wireModels{Object: "list", Data: []wireModel{}}
 	for _, id := range s.models {
-		list.Data = append(list.Data, wireModel{ID: id, Object: "model", Created: 1700000000, OwnedBy: owner})
+		m := wireModel{ID: id, Object: "model", Created: 1700000000, OwnedBy: owner}
+		if p == ProfileVLLM {
+			// vLLM lists the window it serves with (--max-model-len, by
+			// default the model's: Qwen3-8B's 40960).
+			m.MaxModelLen = 40960
+		}
+		list.Data = append(list.Data, m)
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, list)

@@ -103,6 +103,9 @@ type wireModel struct {
 	Object  string `json:"object"`
 	Created int64  `json:"created"`
 	OwnedBy string `json:"owned_by"`
+	// MaxModelLen is vLLM's context window (vllm/entrypoints/openai/
+	// protocol.py ModelCard.max_model_len).
+	MaxModelLen int `json:"max_model_len,omitempty"`
 }
 
 type wireModels struct {
