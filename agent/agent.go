@@ -61,8 +61,11 @@ type Config struct {
 	// the first request waits for it, later ones reuse it.
 	MorePrompt func(ctx context.Context) (string, error)
 
-	Tools     *tools.Registry
-	Approvals *Approvals
+	Tools *tools.Registry
+	// ToolGroups, when set, are the tool groups sent to the model
+	// (llm_tool_groups; ToolGroup names them); empty sends all.
+	ToolGroups []string
+	Approvals  *Approvals
 	// MaxRequests caps LLM round-trips per user turn (max_request_limit).
 	MaxRequests int
 	// ToolRetries caps consecutive "called wrongly" results per tool in a

@@ -50,6 +50,9 @@ type budgetState struct {
 	// truncated is set when the provider cut the last prompt (Ollama): the
 	// next request summarises first.
 	truncated bool
+	// reduced and compact: co sends only CoreToolGroups, and compactPrompt,
+	// for a small window (toolgroups.go).
+	reduced, compact bool
 }
 
 type learnedWindow struct {
@@ -356,7 +359,7 @@ func describeExceeded(p Provider, sent, window int, source string) string {
 	if sent > 0 {
 		size = fmt.Sprintf("The request (about %d tokens)", sent)
 	}
-	return fmt.Sprintf("%s does not fit %s of %s %s, even after summarising older messages. Start the server with a larger context (llama-server -c, ollama_num_ctx), set llm_context_window if co has it wrong, or /clear.",
+	return fmt.Sprintf("%s does not fit %s of %s %s, even after summarising older messages. Start the server with a larger context (llama-server -c, ollama_num_ctx), set llm_context_window if co has it wrong, send fewer tools (llm_tool_groups), or /clear.",
 		size, what, p.Name, p.Model)
 }
 
@@ -367,9 +370,11 @@ func describeExceeded(p Provider, sent, window int, source string) string {
 // the usage the server reports), and a message when the request still
 // does not fit: then nothing is sent.
 func (a *Agent) fitBudget(ctx context.Context, p Provider, e *emitter) (rawEst int, over string) {
+	window := a.ContextWindow()
+	full, _ := a.fullPrompt(ctx)
+	a.sendLess(full, window, e)
 	system, _ := a.systemPrompt(ctx)
 	tools := a.toolDefs()
-	window := a.ContextWindow()
 	for attempt := 0; ; attempt++ {
 		a.mu.Lock()
 		msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)

@@ -190,3 +190,56 @@ func TestOllamaTruncationDetected(t *testing.T) {
 		t.Fatalf("the second request was cut too: %s", ns)
 	}
 }
+
+// On a window too small for co's own prompt and tools, co sends only the
+// core tools and a compact prompt, and says so once.
+func TestSmallWindowSendsLess(t *testing.T) {
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	srv.SetProfile(llmtest.ProfileLlamaCpp)
+	srv.SetLlamaContext(1024)
+	reg, _ := tools.NewRegistry(echoTool{})
+	ag := agent.New(agent.Config{
+		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"},
+		SystemPrompt: strings.Repeat("A long system prompt with many rules. ", 60), // ~2,300 chars
+		Tools:        reg, Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
+		StallTimeout: 5 * time.Second,
+	})
+	srv.Script(llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"})
+	evs := run(t, context.Background(), ag, "hi", nil)
+	finished(t, evs)
+	ns := strings.Join(noticesOf(evs), "\n")
+	if !strings.Contains(ns, "context window is small (1024 tokens)") || !strings.Contains(ns, "compact system prompt") {
+		t.Fatalf("notices: %s", ns)
+	}
+	r := srv.Requests()[0]
+	if len(r.Body.Tools) != 0 || strings.Contains(r.Body.Messages[0].Content, "many rules") {
+		t.Fatalf("sent %d tools and system %q", len(r.Body.Tools), r.Body.Messages[0].Content)
+	}
+	if ag.ToolSent("echo_text") || !ag.ToolSent("run_shell_command") || ag.SendingLess() == "" {
+		t.Fatal("ToolSent / SendingLess do not say what is sent")
+	}
+	// Said once.
+	evs = run(t, context.Background(), ag, "again", nil)
+	finished(t, evs)
+	if ns := noticesOf(evs); len(ns) != 0 {
+		t.Fatalf("told again: %v", ns)
+	}
+}
+
+// llm_tool_groups chooses the groups sent.
+func TestToolGroupsSetting(t *testing.T) {
+	f := newFixture(t, func(c *agent.Config) { c.ToolGroups = []string{"shell"} })
+	f.srv.Script(llmtest.Reply{Text: "ok"})
+	finished(t, run(t, context.Background(), f.ag, "hi", nil))
+	if n := len(f.srv.Requests()[0].Body.Tools); n != 0 {
+		t.Fatalf("%d tools sent; the fixture's tools are all in group other", n)
+	}
+	for name, g := range map[string]string{"run_shell_command": "shell", "read_file": "files", "todo_list": "todo",
+		"save_memory": "memory", "web_fetch": "web", "read_note": "notes", "read_skill": "skills",
+		"list_emails": "google", "send_slack_message": "slack", "mcp__x__y": "mcp", "echo_text": "other"} {
+		if got := agent.ToolGroup(name); got != g {
+			t.Errorf("ToolGroup(%s) = %s, want %s", name, got, g)
+		}
+	}
+}

@@ -61,9 +61,22 @@ func SystemPrompt(info PromptInfo) string {
 	return b.String()
 }
 
-// systemPrompt returns the system prompt: Config.SystemPrompt followed by
-// what Config.MorePrompt gives, waited for on the first request.
+// systemPrompt returns the system prompt as sent: fullPrompt, or
+// compactPrompt when the context window is too small for it (budget.go).
 func (a *Agent) systemPrompt(ctx context.Context) (string, error) {
+	s, err := a.fullPrompt(ctx)
+	a.mu.Lock()
+	compact := a.budget.compact
+	a.mu.Unlock()
+	if err == nil && compact {
+		return compactPrompt, nil
+	}
+	return s, err
+}
+
+// fullPrompt returns co's own system prompt: Config.SystemPrompt followed
+// by what Config.MorePrompt gives, waited for on the first request.
+func (a *Agent) fullPrompt(ctx context.Context) (string, error) {
 	a.mu.Lock()
 	if a.systemOK {
 		defer a.mu.Unlock()

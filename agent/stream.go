@@ -366,6 +366,9 @@ func describeStreamError(p Provider, err error, stall time.Duration, partial boo
 func (a *Agent) toolDefs() []byte {
 	var out []openai.Tool
 	for _, t := range a.cfg.Tools.All() {
+		if !a.ToolSent(t.Name()) { // tool groups: toolgroups.go
+			continue
+		}
 		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: t.Name(), Description: t.Description(), Parameters: json.RawMessage(t.Schema()),
 		}})

@@ -176,6 +176,7 @@ func (a *Agent) current(p Provider) Provider {
 	a.client = newClient(np, a.cfg.Retry, a.cfg.Transport)
 	a.reported = ""
 	a.ctxInForce = 0 // learned again from the new model's first request
+	a.budget.reduced, a.budget.compact = false, false
 	return np
 }
 

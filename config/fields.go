@@ -176,7 +176,8 @@ var userOnlyWhy = map[string]string{
 
 	"sandbox_max_timeout": whyLimit, "sandbox_mem_limit": whyLimit, "sandbox_cpus": whyLimit,
 	"max_request_limit": whyLimit, "llm_max_tokens": whyLimit,
-	"ollama_num_ctx": whyLimit,
+	"ollama_num_ctx": whyLimit, "llm_context_window": whyLimit,
+	"llm_tool_groups": "it decides which tools the model is offered: a repository could hide some from you",
 	"llm_stall_timeout": "how long co waits on a provider that has gone silent: a repository could make a " +
 		"stalled co run hang",
 	"telemetry_retention_days": whyTraces, "telemetry_max_mb": whyTraces,
@@ -329,6 +330,12 @@ var table = []field{
 	{key: "ollama_num_ctx", env: "CO_CLI_OLLAMA_NUM_CTX", def: 0, min: 0,
 		desc: "Context window (tokens) asked of Ollama; 0: 32768, or the model's maximum when smaller.",
 		ptr:  func(s *Settings) any { return &s.OllamaNumCtx }},
+	{key: "llm_context_window", env: "CO_CLI_LLM_CONTEXT_WINDOW", def: 0, min: 0,
+		desc: "The model's context window in tokens; 0: learned from the server (Ollama's num_ctx, llama.cpp's /props, vLLM's max_model_len) or co's table of models.",
+		ptr:  func(s *Settings) any { return &s.LLMContextWindow }},
+	{key: "llm_tool_groups", env: "CO_CLI_LLM_TOOL_GROUPS", def: []string(nil), check: isToolGroup, format: toolGroupFormat,
+		desc: "The tool groups sent to the model (shell, files, todo, memory, web, notes, skills, google, slack, mcp, other); empty: all.",
+		ptr:  func(s *Settings) any { return &s.LLMToolGroups }},
 	{key: "show_reasoning", env: "CO_CLI_SHOW_REASONING", def: true,
 		desc: "Show the model's reasoning (dimmed, collapsed once the answer starts).",
 		ptr:  func(s *Settings) any { return &s.ShowReasoning }},
@@ -501,6 +508,17 @@ const (
 func isFileName(s string) bool {
 	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`+"\x00")
 }
+
+// isToolGroup allows the tool groups of agent.ToolGroups.
+func isToolGroup(s string) bool {
+	switch s {
+	case "shell", "files", "todo", "memory", "web", "notes", "skills", "google", "slack", "mcp", "other":
+		return true
+	}
+	return false
+}
+
+const toolGroupFormat = `one of shell, files, todo, memory, web, notes, skills, google, slack, mcp, other`
 
 const fileNameFormat = `a plain file name such as "CLAUDE.md" (no "/" or "\")`
 

@@ -101,6 +101,9 @@ func otherValue(t *testing.T, f *field) (string, any) {
 		v = 64.0
 	case []string:
 		v = []string{"EVIL.md"}
+		if f.key == "llm_tool_groups" {
+			v = []string{"shell"}
+		}
 	case []PolicyRule:
 		v = []PolicyRule{{Match: "make", Decision: "deny", Reason: "project"}}
 	case []MCPServer:

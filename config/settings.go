@@ -48,6 +48,8 @@ type Settings struct {
 	LLMMaxTokens            int          // llm_max_tokens, >= 0 (0: none)
 	LLMTemperature          float64      // llm_temperature (negative: none)
 	OllamaNumCtx            int          // ollama_num_ctx, >= 0 (0: automatic)
+	LLMContextWindow        int          // llm_context_window, >= 0 (0: learned from the server)
+	LLMToolGroups           []string     // llm_tool_groups (empty: all)
 	ShowReasoning           bool         // show_reasoning
 	SummarizationModel      string       // summarization_model
 	TelemetryCaptureContent bool         // telemetry_capture_content

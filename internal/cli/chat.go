@@ -222,7 +222,23 @@ func (c *chat) providerLine() string {
 }
 
 // toolsText is the /tools listing.
-func (c *chat) toolsText() string { return toolsListing(c.Tools, c.Unconfigured) }
+func (c *chat) toolsText() string {
+	out := toolsListing(c.Tools, c.Unconfigured)
+	var held []string
+	for _, t := range c.Tools.All() {
+		if !c.Agent.ToolSent(t.Name()) {
+			held = append(held, t.Name())
+		}
+	}
+	if len(held) > 0 {
+		why := "llm_tool_groups"
+		if less := c.Agent.SendingLess(); less != "" {
+			why = "the context window is small: co sends " + less
+		}
+		out += safe.Text(fmt.Sprintf("not sent to the model (%s): %s\n", why, strings.Join(held, ", ")))
+	}
+	return out
+}
 
 // toolsListing is /tools: each tool and how its calls are approved, in one
 // column however long the names (an MCP server's mcp__server__tool), then

@@ -97,8 +97,21 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		}
 		fmt.Fprintf(w, "model\t%s\n", safe.Text(model))
 		fmt.Fprintf(w, "endpoint\t%s\n", p.BaseURL)
+		if probe {
+			// llama.cpp's /props, /v1/models (≤ 2 s; budget.go).
+			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			a.Agent.LearnWindow(lctx)
+			cancel()
+		}
 		if cw := a.Agent.ContextWindow(); cw > 0 {
-			fmt.Fprintf(w, "context window\t%d tokens\n", cw)
+			line := fmt.Sprintf("%d tokens", cw)
+			if src := a.Agent.ContextWindowSource(); src != "" {
+				line += " (from " + src + ")"
+			}
+			if less := a.Agent.SendingLess(); less != "" {
+				line += "; small: co sends " + less
+			}
+			fmt.Fprintf(w, "context window\t%s\n", line)
 		} else {
 			fmt.Fprintf(w, "context window\tunknown\n")
 		}
