@@ -9,7 +9,7 @@
 //	OPENAI_BASE_URL=<base url> LLM_PROVIDER=openai OPENAI_MODEL=test co
 //
 // --profile makes the server imitate a provider (see llmtest.Profile):
-// gemini, deepseek, vllm, openai or ollama. With gemini the base URL ends
+// gemini, deepseek, vllm, openai, ollama or llamacpp. With gemini the base URL ends
 // in /v1beta/openai and requests need "Authorization: Bearer KEY": the
 // --api-key if given, otherwise any key. Each profile serves its own model
 // ids (e.g. gemini-3.8-flash, deepseek-v4-flash, qwen3:8b), not "test".
@@ -70,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	rules := fs.Bool("rules", false, "choose replies by their \"match\" against the last user message instead of in order")
 	echo := fs.Bool("echo", false, "answer requests nothing else answers with \"You said: <last user message>\"")
 	quiet := fs.Bool("quiet", false, "do not log requests to stderr")
-	profile := fs.String("profile", "", "imitate a provider: gemini, deepseek, vllm, openai or ollama")
+	profile := fs.String("profile", "", "imitate a provider: gemini, deepseek, vllm, openai, ollama or llamacpp")
 	apiKey := fs.String("api-key", "", "API key the gemini profile requires as a Bearer token (default: any)")
 	if err := fs.Parse(args); err != nil {
 		return err
