@@ -63,7 +63,8 @@
 //   - ProfileVLLM: reasoning streams as "reasoning" (vLLM dropped
 //     reasoning_content); reasoning_content in requests is ignored, not
 //     refused; the first delta of a tool call has "arguments": null (the
-//     only one for a call without arguments).
+//     only one for a call without arguments). GET /v1/models gives each
+//     model's max_model_len (40960).
 //   - ProfileOpenAI: gpt-5* and o1/o3/o4 models refuse max_tokens and a
 //     temperature other than 1 with OpenAI's 400 bodies; no reasoning text.
 //   - ProfileOllama: GET /api/version, GET /api/tags, POST /api/show
@@ -72,7 +73,15 @@
 //     (message.thinking, tool calls with object arguments, a last line
 //     with done, done_reason and counts; options.num_ctx honoured, 4096
 //     by default), and /v1/chat/completions with "reasoning" deltas.
-//     Models are set with SetOllamaModels.
+//     Models are set with SetOllamaModels. A prompt over num_ctx is cut,
+//     not refused: prompt_eval_count is num_ctx, and the log says
+//     "truncating input prompt limit=… prompt=…" as Ollama v0.24.0 does.
+//   - ProfileLlamaCpp: llama.cpp's llama-server (b10573): GET /props
+//     (default_generation_settings.n_ctx), GET /v1/models with "meta"
+//     (n_ctx, n_ctx_train), the model name ignored, and a prompt of n_ctx
+//     tokens or more (PromptTokens: characters / 4, tool schemas
+//     included) refused with its HTTP 400 exceed_context_size_error body
+//     (n_prompt_tokens, n_ctx). SetLlamaContext sets -c (4096 by default).
 //
 // Each profile sets its own model list (SetModels changes it after
 // SetProfile). Request.Messages decodes what the client sent per message,
