@@ -46,7 +46,6 @@ type budgetState struct {
 	learned map[string]learnedWindow // by Origin and model
 	asking  map[string]chan struct{} // windows asked for, closed when answered
 	calib   float64                  // reported prompt tokens / estimate; 0: none yet
-	lastEst int                      // the estimate of the last request sent
 	// truncated is set when the provider cut the last prompt (Ollama): the
 	// next request summarises first.
 	truncated bool
@@ -159,6 +158,15 @@ func (a *Agent) learnWindow(ctx context.Context, p Provider) {
 // the first request can use it; a server slow to answer does not hold the
 // turn up: the answer is used from the next request on.
 func (a *Agent) awaitWindow(ctx context.Context, p Provider) {
+	if a.ollamaNative(p) {
+		// The num_ctx co will ask, known before the first request from
+		// /api/show (asked once a model, and needed by the request anyway).
+		info := a.ollamaModelInfo(ctx, p)
+		if o := a.cfg.Request.OllamaNumCtx; info.err == nil || o > 0 {
+			a.setCtxInForce(OllamaNumCtx(o, info.max))
+		}
+		return
+	}
 	t := time.NewTimer(learnWait)
 	defer t.Stop()
 	select {
@@ -381,9 +389,6 @@ func (a *Agent) fitBudget(ctx context.Context, p Provider, e *emitter) (rawEst i
 		a.mu.Unlock()
 		rawEst = rawEstimate(system, tools, msgs)
 		est := a.calibrate(rawEst)
-		a.mu.Lock()
-		a.budget.lastEst = est
-		a.mu.Unlock()
 		if window <= 0 || est+a.replyReserve(window) <= window {
 			return rawEst, ""
 		}
@@ -424,7 +429,7 @@ func rawEstimate(system string, tools []byte, msgs []Message) int {
 // new=2048`) and answers 200 with prompt_eval_count equal to num_ctx
 // (recorded: "prompt_eval_count":2048 for num_ctx 2048). co then says so and
 // summarises before the next request. It reports whether the prompt was cut.
-func (a *Agent) checkTruncated(p Provider, u Usage, e *emitter) bool {
+func (a *Agent) checkTruncated(p Provider, u Usage, rawEst int, e *emitter) bool {
 	if !a.ollamaNative(p) {
 		return false
 	}
@@ -432,6 +437,8 @@ func (a *Agent) checkTruncated(p Provider, u Usage, e *emitter) bool {
 	if n <= 0 || u.InputTokens < n {
 		return false
 	}
+	// The prompt was at least n tokens: calibrate with that lower bound.
+	a.observeUsage(rawEst, n)
 	a.mu.Lock()
 	a.budget.truncated = true
 	a.mu.Unlock()

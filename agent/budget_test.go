@@ -163,12 +163,16 @@ func TestOllamaTruncationDetected(t *testing.T) {
 	t.Cleanup(srv.Close)
 	srv.SetProfile(llmtest.ProfileOllama)
 	srv.SetOllamaModels(llmtest.OllamaModel{Name: "tiny:latest", Family: "llama", ContextLength: 2048, Capabilities: []string{"completion", "tools"}})
+	// The model's tokenizer counts half as much again as co's first
+	// estimate (characters / 4): co's request fits by its count, not by
+	// Ollama's.
+	srv.SetTokenScale(1.5)
 	p := agent.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny"}
 	ag := agent.New(agent.Config{Provider: p, SystemPrompt: "You are a test.", StallTimeout: 5 * time.Second,
 		Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true})})
 	var h []agent.Message
 	for i := range 6 {
-		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 2000))},
+		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 1000))},
 			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
 	}
 	ag.SetHistory(h)
@@ -240,6 +244,69 @@ func TestToolGroupsSetting(t *testing.T) {
 		"list_emails": "google", "send_slack_message": "slack", "mcp__x__y": "mcp", "echo_text": "other"} {
 		if got := agent.ToolGroup(name); got != g {
 			t.Errorf("ToolGroup(%s) = %s, want %s", name, got, g)
+		}
+	}
+}
+
+// With the window known from /api/show and num_ctx, co summarises before
+// Ollama would cut anything.
+func TestOllamaBudgetAvoidsTruncation(t *testing.T) {
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	srv.SetProfile(llmtest.ProfileOllama)
+	srv.SetOllamaModels(llmtest.OllamaModel{Name: "tiny:latest", Family: "llama", ContextLength: 2048, Capabilities: []string{"completion", "tools"}})
+	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny"},
+		SystemPrompt: "You are a test.", StallTimeout: 5 * time.Second})
+	var h []agent.Message
+	for i := range 6 {
+		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 2000))},
+			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+	}
+	ag.SetHistory(h)
+	srv.Script(llmtest.Reply{Text: "- summary"}, llmtest.Reply{Text: "whole"})
+	evs := run(t, context.Background(), ag, "next", nil)
+	ns := strings.Join(noticesOf(evs), "\n")
+	if fin := finished(t, evs); fin.Text != "whole" || !strings.Contains(ns, "Summarised") {
+		t.Fatalf("fin %+v, notices %s", fin, ns)
+	}
+	if strings.Contains(ns, "Ollama cut") {
+		t.Fatalf("Ollama cut the prompt: %s", ns)
+	}
+	if w, src := ag.ContextWindow(), ag.ContextWindowSource(); w != 2048 || !strings.Contains(src, "num_ctx") {
+		t.Fatalf("window %d from %q", w, src)
+	}
+}
+
+// A tokenizer that counts more than co's estimate: llama-server refuses
+// the request co thought fitted; co calibrates its estimate with the
+// numbers of the 400, summarises, and the retry fits.
+func TestContextExceededCalibrates(t *testing.T) {
+	srv, ag := llamaFixture(t, 2048)
+	srv.SetTokenScale(1.6)
+	var h []agent.Message
+	for i := range 6 {
+		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("w", 900))},
+			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+	}
+	ag.SetHistory(h)
+	srv.Script(llmtest.Reply{Text: "- summary"}, llmtest.Reply{Text: "fits"})
+	evs := run(t, context.Background(), ag, "next", nil)
+	ns := strings.Join(noticesOf(evs), "\n")
+	if fin := finished(t, evs); fin.Text != "fits" {
+		t.Fatalf("fin %+v; notices %s", fin, ns)
+	}
+	if !strings.Contains(ns, "refused the request as longer than its context window") {
+		t.Fatalf("notices: %s", ns)
+	}
+	// Later requests are estimated with the server's count: none refused.
+	srv.SetDefault(llmtest.Reply{Text: "- summary or answer"})
+	for i := range 4 {
+		evs := run(t, context.Background(), ag, fmt.Sprintf("more %d %s", i, strings.Repeat("v", 900)), nil)
+		if f, ok := last(t, evs).(agent.TurnFailed); ok {
+			t.Fatalf("turn %d: %s", i, f.Message)
+		}
+		if ns := strings.Join(noticesOf(evs), "\n"); strings.Contains(ns, "refused") {
+			t.Fatalf("turn %d refused again: %s", i, ns)
 		}
 	}
 }

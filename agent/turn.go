@@ -212,7 +212,7 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 		if rec != nil && res.usage != (Usage{}) {
 			a.record(e, func() error { return rec.Usage(session) })
 		}
-		if !a.checkTruncated(p, res.usage, e) {
+		if !a.checkTruncated(p, res.usage, rawEst, e) {
 			a.observeUsage(rawEst, res.usage.InputTokens)
 		}
 		if ce, ok := contextExceeded(err); ok && res.text == "" && len(res.calls) == 0 && ctx.Err() == nil {

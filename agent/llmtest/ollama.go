@@ -366,12 +366,14 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 	// new=2048`) and answers 200 with prompt_eval_count equal to num_ctx
 	// (recorded: "prompt_eval_count":2048 with "num_ctx": 2048).
 	if _, numCtx := s.OllamaLoaded(); reply.Usage == nil && numCtx > 0 {
-		tokens := PromptTokens(req) + (utf8.RuneCount(oreq.Tools)+3)/4
+		tokens := s.countPrompt(req, (utf8.RuneCount(oreq.Tools)+3)/4)
+		u := usage(req, response{reply: reply, text: textChunks(reply, req.LastUserMessage())})
 		if tokens > numCtx {
 			s.logf("llmtest: #%d ollama: truncating input prompt limit=%d prompt=%d keep=4 new=%d\n", n, numCtx, tokens, numCtx)
-			u := usage(req, response{reply: reply, text: textChunks(reply, req.LastUserMessage())})
-			reply.Usage = &Usage{PromptTokens: numCtx, CompletionTokens: u.CompletionTokens}
+			tokens = numCtx
 		}
+		// prompt_eval_count: the prompt as the model saw it, tools included.
+		reply.Usage = &Usage{PromptTokens: tokens, CompletionTokens: u.CompletionTokens}
 	}
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)

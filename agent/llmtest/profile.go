@@ -164,7 +164,7 @@ func (s *Server) style(p Profile, req Request) style {
 		// llama-server streams reasoning as reasoning_content, answers
 		// whatever model was asked for, and counts the tool schemas in
 		// the prompt (the chat template renders them): llamacpp.go.
-		return style{countTools: true}
+		return style{promptTokens: func(r Request) int { return s.countPrompt(r, 0) }}
 	case ProfileOllama:
 		// Ollama's OpenAI layer sends thinking as "reasoning"
 		// (ollama/ollama openai/openai.go: Delta.Reasoning

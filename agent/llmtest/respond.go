@@ -51,9 +51,9 @@ type style struct {
 	model string
 	// errorBody writes the error body of a Reply with a Status.
 	errorBody func(w http.ResponseWriter, status int, typ, code, msg string)
-	// countTools counts the tool schemas in the prompt tokens reported
-	// (PromptTokens).
-	countTools bool
+	// promptTokens, when set, counts the prompt tokens reported (the
+	// llamacpp profile: tool schemas included, SetTokenScale applied).
+	promptTokens func(Request) int
 	// quota writes the answer to a Reply with RetryDelay or DailyQuota.
 	quota func(w http.ResponseWriter, reply Reply, model string)
 }
@@ -87,8 +87,8 @@ func respond(ctx context.Context, w http.ResponseWriter, n int, req Request, rep
 		resp.model = "llmtest"
 	}
 	resp.usage = usage(req, resp)
-	if st.countTools && reply.Usage == nil {
-		resp.usage.PromptTokens = PromptTokens(req)
+	if st.promptTokens != nil && reply.Usage == nil {
+		resp.usage.PromptTokens = st.promptTokens(req)
 		resp.usage.TotalTokens = resp.usage.PromptTokens + resp.usage.CompletionTokens
 	}
 

@@ -45,6 +45,9 @@ type Server struct {
 	gemini  geminiState
 	ollama  ollamaState
 	llama   llamaState
+	// tokenScale scales the prompt tokens the llamacpp and ollama
+	// profiles count (SetTokenScale).
+	tokenScale float64
 }
 
 type rule struct {
