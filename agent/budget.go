@@ -5,28 +5,34 @@ package agent
 //
 // Where the window comes from, first found wins (ContextWindowSource):
 //   - the setting llm_context_window (HistoryOptions.ContextWindow);
-//   - Ollama: the num_ctx co asks (ollama.go), or /api/ps when it asks none;
+//   - Ollama: the num_ctx co asks (ollama.go: the setting or the default,
+//     capped at /api/show's maximum), or /api/ps when it asks none;
 //   - llama.cpp's llama-server: GET /props, default_generation_settings.n_ctx,
-//     the context of one slot (tools/server/server-context.cpp: {"n_ctx",
-//     meta.slot_n_ctx}; recorded from llama-server b10573 as
-//     "default_generation_settings":{…,"n_ctx":4096}), else GET /v1/models,
-//     data[].meta.n_ctx (same server: "meta":{…,"n_ctx":4096,"n_ctx_train":4096});
+//     the window of one slot (recorded from b10573 in /work/ext/RECORDED.md:
+//     "default_generation_settings":{…,"n_ctx":8192} with -c 8192, and 4096
+//     when -c 8192 exceeds a model trained for 4096, which the server caps;
+//     source tools/server/server-context.cpp:4523 {"n_ctx",
+//     meta.slot_n_ctx}; there is no top-level n_ctx in that version, older
+//     ones had one), else GET /v1/models, data[].meta.n_ctx, the same slot
+//     window (n_ctx_train is the model's; server-context.cpp:4459-4512);
 //   - vLLM: GET /v1/models, data[].max_model_len (vllm/entrypoints/openai
 //     protocol.py ModelCard.max_model_len);
-//   - LM Studio: GET /api/v0/models, data[].max_context_length (LM Studio
-//     docs, "LM Studio REST API (beta)": "max_context_length": 131072) — the
-//     model's maximum, not the loaded context, so it is the last resort;
+//   - LM Studio: GET /api/v0/models, data[].max_context_length
+//     (lmstudio-ai/docs 1_developer/2_rest/endpoints.mdx, "REST API v0") —
+//     the model's maximum, not the loaded context, so it is the last resort;
 //   - the sizes of model families co knows (models.go).
-// The window is asked once per endpoint and model, with the first request
-// in the background: from Warm, after the first frame, or with the first
-// request, which waits for the answer at most learnWait.
+// The window is asked once per endpoint and model, in the background: from
+// Warm, after the first frame, or with the first request, which waits for
+// the answer at most learnWait.
 //
 // The size of a request is estimated as co does elsewhere (and as
 // agent/llmtest counts): characters / 4, then calibrated by the ratio of
-// the prompt tokens the server reported for the last request to co's
-// estimate of it, so a tokenizer that counts more (llama.cpp's count for
-// co's base request was about 1.5 times chars/4) is learned after one
-// reply.
+// the prompt tokens the server reported for the last request (or named in
+// its "context exceeded" answer) to co's estimate of it. Real tokenizers
+// count more: co's first request (system prompt and 14 tool schemas, about
+// 2,530 by characters / 4) rendered to 3,015 tokens on Ollama v0.24.0 and
+// 3,598 on llama-server b10573 with the tiny test models' 3,328-token
+// vocabulary (RECORDED.md, items 2 and 3).
 
 import (
 	"context"
@@ -302,9 +308,10 @@ var (
 )
 
 // contextExceeded recognises a provider's "context exceeded" answer:
-// llama.cpp's HTTP 400 of type exceed_context_size_error (with
-// n_prompt_tokens and n_ctx in its body since b6000-ish, recorded from
-// b10573:
+// llama.cpp's HTTP 400 of type exceed_context_size_error, sent before any
+// output when n_tokens >= n_ctx (server-context.cpp:3135-3144; the body
+// carries n_prompt_tokens and n_ctx for this type only, server-task.cpp:
+// 1503-1510), recorded from b10573:
 // {"error":{"code":400,"message":"request (12754 tokens) exceeds the
 // available context size (8192 tokens), try increasing it","type":
 // "exceed_context_size_error","n_prompt_tokens":12754,"n_ctx":8192}}),
