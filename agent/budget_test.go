@@ -310,3 +310,42 @@ func TestContextExceededCalibrates(t *testing.T) {
 		}
 	}
 }
+
+// OpenAI's 400 context_length_exceeded (its message names both numbers):
+// summarised and retried once.
+func TestOpenAIContextLengthExceeded(t *testing.T) {
+	f := newFixture(t, nil)
+	f.ag.SetHistory(longHistory(3))
+	f.srv.Script(
+		llmtest.Reply{Status: 400, ErrorType: "invalid_request_error", ErrorCode: "context_length_exceeded",
+			ErrorMessage: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages."},
+		llmtest.Reply{Text: "- summary"},
+		llmtest.Reply{Text: "fits"},
+	)
+	evs := run(t, context.Background(), f.ag, "next", nil)
+	if fin := finished(t, evs); fin.Text != "fits" {
+		t.Fatalf("fin = %+v", fin)
+	}
+	if ns := strings.Join(noticesOf(evs), "\n"); !strings.Contains(ns, "130512 tokens sent, 128000 in the window") {
+		t.Fatalf("notices: %s", ns)
+	}
+	if w, src := f.ag.ContextWindow(), f.ag.ContextWindowSource(); w != 128000 || !strings.Contains(src, "context-exceeded") {
+		t.Fatalf("window %d from %q", w, src)
+	}
+	assertValidHistory(t, f.srv.Requests()[2])
+
+	// Twice in a turn: the numbers, no third request.
+	f.srv.Script(
+		llmtest.Reply{Status: 400, ErrorCode: "context_length_exceeded", ErrorMessage: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens."},
+		llmtest.Reply{Text: "- summary"},
+		llmtest.Reply{Status: 400, ErrorCode: "context_length_exceeded", ErrorMessage: "This model's maximum context length is 128000 tokens. However, your messages resulted in 129000 tokens."},
+	)
+	before := len(f.srv.Requests())
+	fail := failed(t, run(t, context.Background(), f.ag, "again", nil))
+	if !strings.Contains(fail.Message, "129000 tokens") || !strings.Contains(fail.Message, "128000 tokens") {
+		t.Fatalf("message: %q", fail.Message)
+	}
+	if n := len(f.srv.Requests()) - before; n != 3 {
+		t.Fatalf("%d requests, want the request, a summary and one retry", n)
+	}
+}

@@ -223,26 +223,29 @@ func (c *chat) providerLine() string {
 
 // toolsText is the /tools listing.
 func (c *chat) toolsText() string {
-	out := toolsListing(c.Tools, c.Unconfigured)
+	return toolsListing(c.Tools, c.Unconfigured) + notSentLine(c.Tools, c.Agent.ToolSent, c.Agent.SendingLess())
+}
+
+// notSentLine names the tools not sent to the model (llm_tool_groups, or
+// co's choice for a small context window, less saying what co sends); ""
+// when all are sent.
+func notSentLine(reg *tools.Registry, sent func(string) bool, less string) string {
 	var held []string
-	for _, t := range c.Tools.All() {
-		if !c.Agent.ToolSent(t.Name()) {
+	for _, t := range reg.All() {
+		if !sent(t.Name()) {
 			held = append(held, t.Name())
 		}
 	}
-	if len(held) > 0 {
-		why := "llm_tool_groups"
-		if less := c.Agent.SendingLess(); less != "" {
-			why = "the context window is small: co sends " + less
-		}
-		out += safe.Text(fmt.Sprintf("not sent to the model (%s): %s\n", why, strings.Join(held, ", ")))
+	if len(held) == 0 {
+		return ""
 	}
-	return out
+	why := "llm_tool_groups"
+	if less != "" {
+		why = "the context window is small: co sends " + less
+	}
+	return safe.Text(fmt.Sprintf("not sent to the model (%s): %s\n", why, strings.Join(held, ", ")))
 }
 
-// toolsListing is /tools: each tool and how its calls are approved, in one
-// column however long the names (an MCP server's mcp__server__tool), then
-// the families left out.
 func toolsListing(reg *tools.Registry, unconfigured []tools.Unconfigured) string {
 	var b strings.Builder
 	all := reg.All()

@@ -36,3 +36,23 @@ func TestToolsListingKeepsOneColumn(t *testing.T) {
 		col = i
 	}
 }
+
+// /tools names the tools co does not send, and why.
+func TestToolsListingNotSent(t *testing.T) {
+	reg, err := tools.NewRegistry(named("read_file"), named("web_fetch"), named("todo_list"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func(string) bool { return true }
+	if got := notSentLine(reg, all, ""); got != "" {
+		t.Fatalf("all sent: %q", got)
+	}
+	files := func(n string) bool { return n == "read_file" }
+	got := notSentLine(reg, files, "only the shell and files tools")
+	if !strings.Contains(got, "context window is small") || !strings.Contains(got, "web_fetch, todo_list") || strings.Contains(got, "read_file") {
+		t.Fatalf("small window: %q", got)
+	}
+	if got := notSentLine(reg, files, ""); !strings.Contains(got, "(llm_tool_groups)") {
+		t.Fatalf("setting: %q", got)
+	}
+}
