@@ -78,6 +78,10 @@ func (a *Agent) replyReserve(window int) int {
 	return r
 }
 
+// minReplyRoom is the least room for the reply a request must leave when
+// nothing more can be summarised.
+const minReplyRoom = 128
+
 // estimateChars is the token estimate of n characters, uncalibrated.
 func estimateChars(n int) int { return (n + 3) / 4 }
 
@@ -413,6 +417,12 @@ func (a *Agent) fitBudget(ctx context.Context, p Provider, e *emitter) (rawEst i
 			compacted = a.compactSplit(ctx, p, e, turnSplit)
 		}
 		if !compacted {
+			// Nothing more to summarise: a request that fits with less room
+			// for the reply than wanted still goes (the reply may be cut);
+			// one that leaves almost none does not.
+			if est+minReplyRoom <= window {
+				return rawEst, ""
+			}
 			return rawEst, describeExceeded(p, est, window, a.ContextWindowSource())
 		}
 	}
@@ -476,10 +486,15 @@ func (a *Agent) exceededRetry(ctx context.Context, p Provider, e *emitter, st *t
 	if ce.Sent > 0 && ce.Window > 0 {
 		nums = fmt.Sprintf(" (%d tokens sent, %d in the window)", ce.Sent, ce.Window)
 	}
-	e.send(Notice{Text: fmt.Sprintf("%s refused the request as longer than its context window%s; summarising older messages and trying once more.", p.Name, nums)})
 	a.mu.Lock()
 	n := len(a.history)
 	a.mu.Unlock()
+	// Nothing before this turn to summarise: sending again would only be
+	// refused again.
+	if _, _, ok := turnSplit(a.History()); !ok {
+		return false
+	}
+	e.send(Notice{Text: fmt.Sprintf("%s refused the request as longer than its context window%s; summarising older messages and trying once more.", p.Name, nums)})
 	if !a.compactKeep(ctx, p, e, n/2) {
 		a.compactSplit(ctx, p, e, turnSplit)
 	}

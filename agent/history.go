@@ -135,6 +135,11 @@ func windowSplit(msgs []Message, max int) (headEnd, tailStart int, ok bool) {
 func turnSplit(msgs []Message) (headEnd, tailStart int, ok bool) {
 	for i := len(msgs) - 1; i > 0; i-- {
 		if msgs[i].Role == RoleUser {
+			// Only an earlier summary and its acknowledgement before this
+			// turn: summarising them again gains nothing.
+			if i <= 2 && strings.HasPrefix(msgs[0].Content, SummaryIntro) {
+				return 0, 0, false
+			}
 			return 0, i, true
 		}
 	}
