@@ -154,6 +154,10 @@ func (a *Agent) LearnWindow(ctx context.Context) {
 	if !done || err != nil {
 		return
 	}
+	if a.ollamaNative(p) {
+		a.awaitWindow(ctx, p) // /api/show and num_ctx
+		return
+	}
 	a.learnWindow(ctx, p)
 }
 
