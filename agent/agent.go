@@ -137,8 +137,12 @@ type Agent struct {
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
 	ollama     ollamaCache // what Ollama said of its models (ollama.go)
-	system     string      // the system prompt with MorePrompt's text, once known
-	systemOK   bool
+	// noTools are the models (by endpoint) that take no tools, with why
+	// (toolless.go); toolNoticed is the one last said so of.
+	noTools     map[string]string
+	toolNoticed string
+	system      string // the system prompt with MorePrompt's text, once known
+	systemOK    bool
 
 	toolsStart sync.Once // Config.ToolsStart, once
 	// recall is the running turn's Config.Recall block; only the turn

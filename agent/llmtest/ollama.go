@@ -273,6 +273,39 @@ func (s *Server) ollamaThinks(req Request) bool {
 	return req.Body.ReasoningEffort != "none"
 }
 
+// ollamaFullName is the model's name as Ollama's errors spell it,
+// model.ParseName(name).String(): host, namespace and tag filled in with
+// the defaults registry.ollama.ai, library and latest (v0.24.0
+// types/model/name.go:39-41, String at :212).
+func ollamaFullName(name string) string {
+	if !strings.Contains(name[strings.LastIndexByte(name, '/')+1:], ":") {
+		name += ":latest"
+	}
+	switch strings.Count(name, "/") {
+	case 0:
+		return "registry.ollama.ai/library/" + name
+	case 1:
+		return "registry.ollama.ai/" + name
+	}
+	return name
+}
+
+// ollamaNoTools is Ollama's refusal of tools for a model whose
+// capabilities lack "tools": ChatHandler asks for the tools capability when
+// len(req.Tools) > 0 (v0.24.0 server/routes.go:2349), scheduleRunner wraps
+// CheckCapabilities' error as "%s %w" with the full name
+// (server/routes.go:161-162; server/images.go:42,44 "does not support",
+// "tools") and handleScheduleError answers 400 (server/routes.go:2715-2718).
+// Recorded from a real v0.24.0 (issue 26, /work/ext/rec/
+// ollama-a-api-chat-tools-notoolmodel.resp):
+// 400 {"error":"registry.ollama.ai/library/tiny-chat:latest does not support tools"}.
+func ollamaNoTools(m OllamaModel, tools int) string {
+	if tools == 0 || slices.Contains(m.Capabilities, "tools") {
+		return ""
+	}
+	return ollamaFullName(m.Name) + " does not support tools"
+}
+
 // ollamaOpenAICheck validates a /v1/chat/completions request to Ollama: an
 // unknown model is a 404 in the OpenAI shape with type not_found_error
 // (openai/openai.go NewError; the message from ChatHandler). A known one
@@ -285,18 +318,28 @@ func (s *Server) ollamaOpenAICheck(req Request) *profileError {
 			"message": msg, "type": "not_found_error", "param": nil, "code": nil,
 		}}}
 	}
+	if msg := ollamaNoTools(m, len(req.Body.Tools)); msg != "" {
+		// The /v1 layer passes ChatHandler's 400 on through NewError:
+		// type invalid_request_error (openai/openai.go:218-222). Recorded:
+		// /work/ext/rec/ollama-a-v1-tools-notoolmodel.resp.
+		return &profileError{status: http.StatusBadRequest, why: msg, body: map[string]any{"error": map[string]any{
+			"message": msg, "type": "invalid_request_error", "param": nil, "code": nil,
+		}}}
+	}
 	s.ollamaLoad(m, 0)
 	return nil
 }
 
 // ollamaChatRequest is the part of POST /api/chat the server reads.
 type ollamaChatRequest struct {
-	Model    string          `json:"model"`
-	Messages []WireMessage   `json:"messages"`
-	Stream   *bool           `json:"stream"`
-	Think    json.RawMessage `json:"think"`
+	Model    string            `json:"model"`
+	Messages []WireMessage     `json:"messages"`
+	Stream   *bool             `json:"stream"`
+	Think    json.RawMessage   `json:"think"`
+	Tools    []json.RawMessage `json:"tools"`
 	Options  struct {
-		NumCtx int `json:"num_ctx"`
+		NumCtx     int `json:"num_ctx"`
+		NumPredict int `json:"num_predict"`
 	} `json:"options"`
 }
 
@@ -343,6 +386,8 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 	case think && !slices.Contains(model.Capabilities, "thinking"):
 		// ChatHandler: "%q does not support thinking" with 400.
 		status, msg = http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", oreq.Model)
+	case ollamaNoTools(model, len(oreq.Tools)) != "":
+		status, msg = http.StatusBadRequest, ollamaNoTools(model, len(oreq.Tools))
 	}
 	n, reply, found := s.take(req, status == 0)
 	switch {
