@@ -63,3 +63,22 @@ func TestStatusWarnsWhenTheModelIsNotListed(t *testing.T) {
 		t.Errorf("warning for a listed model:\n%s", out)
 	}
 }
+
+// Ollama swallowed a model's unfinished <tool_call>: co run used to print
+// nothing and exit 0. It says so on stderr and exits 1.
+func TestRunSaysSoWhenTheReplyIsEmpty(t *testing.T) {
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	srv.SetProfile(llmtest.ProfileOllama)
+	srv.SetOllamaModels(llmtest.OllamaModel{Name: "tiny-malformed:latest", Family: "llama", ContextLength: 8192, Capabilities: []string{"completion", "tools"}})
+	srv.Rules(llmtest.Reply{Text: "<tool_call>\n{\"name\": \"list_directory\", \"arguments\": {\"path\": ", Reusable: true})
+	environ := env(t, nil, "LLM_PROVIDER=ollama", "OLLAMA_HOST="+strings.TrimSuffix(srv.URL, "/v1"), "OLLAMA_MODEL=tiny-malformed")
+	out, errOut, code := runCo(t, t.TempDir(), environ, "", "run", "list")
+	if code != 1 || strings.TrimSpace(out) != "" || !strings.Contains(errOut, "error: tiny-malformed answered with nothing: no text and no tool call") {
+		t.Fatalf("exit %d\nstdout: %q\nstderr: %s", code, out, errOut)
+	}
+	out, _, code = runCo(t, t.TempDir(), environ, "", "run", "--json", "list")
+	if code != 1 || !strings.Contains(out, `"type":"turn_failed"`) {
+		t.Fatalf("--json: exit %d\n%s", code, out)
+	}
+}

@@ -400,6 +400,9 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaErr(w, http.StatusInternalServerError, fmt.Sprintf("llmtest: no scripted reply left for request %d", n))
 		return
 	}
+	if len(oreq.Tools) > 0 {
+		reply = ollamaToolParser(reply)
+	}
 	s.logf("llmtest: #%d ollama stream=%t user=%q -> %s\n", n, req.Stream, clip(req.LastUserMessage()), describe(reply))
 	s.ollamaLoad(model, oreq.Options.NumCtx)
 	for k, v := range reply.Header {
@@ -420,6 +423,50 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 	// Think to true when unset for models with the capability).
 	thinks := slices.Contains(model.Capabilities, "thinking") && (think || !thinkSet)
 	s.ollamaRespond(w, r, req, reply, oreq.Model, thinks)
+}
+
+// ollamaToolTag is the tool-call tag of the Qwen2.5 template (and of most
+// tool templates of Ollama's library), which tools.NewParser finds in the
+// template.
+const ollamaToolTag = "<tool_call>"
+
+// ollamaToolParser imitates what /api/chat does to a reply's text when the
+// request carries tools (v0.24.0 server/routes.go:2588-2612, the
+// tools.Parser of tools/tools.go): text before the tag goes out as
+// content; from the tag on it is held back until a whole call
+// {"name","arguments"} has come, which goes out as a tool call; a call
+// still unfinished when the model stops is dropped, since Parser.Content()
+// returns "" for a tag that is not "{" or "[" (tools/tools.go:371-382). A
+// real v0.24.0 answered a model that wrote `<tool_call>\n{"name":
+// "list_directory", "arguments": {"path": ` and stopped with one line,
+// {"message":{"role":"assistant","content":""},"done":true,
+// "done_reason":"stop",…} (issue 26, /work/ext/rec/ollama-chat-malformed.resp);
+// without tools the same text came as content
+// (/work/ext/rec/ollama-chat-malformed-notools.resp).
+func ollamaToolParser(r Reply) Reply {
+	text := r.Text
+	if len(r.Chunks) > 0 {
+		text = strings.Join(r.Chunks, "")
+	}
+	i := strings.Index(text, ollamaToolTag)
+	if i < 0 {
+		return r
+	}
+	r.Chunks, r.Echo = nil, false
+	r.Text = text[:i]
+	var call struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	dec := json.NewDecoder(strings.NewReader(text[i+len(ollamaToolTag):]))
+	if dec.Decode(&call) == nil && call.Name != "" {
+		args := string(call.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		r.ToolCalls = append(r.ToolCalls, ToolCall{Name: call.Name, Args: args})
+	}
+	return r
 }
 
 type ollamaMessage struct {
