@@ -141,8 +141,10 @@ type Agent struct {
 	// (toolless.go); toolNoticed is the one last said so of.
 	noTools     map[string]string
 	toolNoticed string
-	system      string // the system prompt with MorePrompt's text, once known
-	systemOK    bool
+	// bound is the reply bound the last request asked for (replybound.go).
+	bound    int
+	system   string // the system prompt with MorePrompt's text, once known
+	systemOK bool
 
 	toolsStart sync.Once // Config.ToolsStart, once
 	// recall is the running turn's Config.Recall block; only the turn

@@ -364,10 +364,17 @@ func (a *Agent) ollamaRequest(ctx context.Context, p Provider, model, system str
 	q.Model = model
 	info := a.ollamaModelInfo(ctx, q)
 	o := a.cfg.Request
-	opts := &ollamaOptions{NumPredict: o.MaxTokens, Temperature: o.Temperature}
+	opts := &ollamaOptions{Temperature: o.Temperature}
 	if info.err == nil || o.OllamaNumCtx > 0 {
 		opts.NumCtx = OllamaNumCtx(o.OllamaNumCtx, info.max)
 	}
+	window := opts.NumCtx
+	if window == 0 {
+		window = a.ContextWindow()
+	}
+	// Ollama's own num_predict is -1, "infinite generation" (replybound.go).
+	opts.NumPredict = a.replyBound(q, window, info.caps)
+	a.setBound(opts.NumPredict)
 	req := ollamaChatRequest{
 		Model:    model,
 		Messages: ollamaMessages(p.Origin(), system, msgs),

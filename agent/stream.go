@@ -516,6 +516,9 @@ func (a *Agent) open(ctx context.Context, p Provider) (chatStream, error) {
 		return a.startOllama(ctx, p, system, msgs)
 	}
 	// Only the turn goroutine encodes, so the cache needs no lock.
-	body := encodeChatRequestCached(&a.enc, cacheKey(gen, p), p, a.cfg.Request, system, msgs, a.toolsFor(p), true)
+	o := a.cfg.Request
+	o.MaxTokens = a.replyBound(p, a.ContextWindow(), nil)
+	a.setBound(o.MaxTokens)
+	body := encodeChatRequestCached(&a.enc, cacheKey(gen, p), p, o, system, msgs, a.toolsFor(p), true)
 	return startOpenAI(ctx, client, p.Model, body)
 }

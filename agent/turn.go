@@ -223,6 +223,9 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 			fail(describeEmptyReply(p, res, a.cfg.Request.MaxTokens), nil, false)
 			return
 		}
+		if msg := cutNotice(p, res, a.cfg.Request.MaxTokens, a.lastBound()); msg != "" {
+			e.send(Notice{Text: msg})
+		}
 		if len(res.calls) == 0 {
 			if msg := unreadCallNotice(p, res.text); msg != "" {
 				e.send(Notice{Text: msg})

@@ -405,6 +405,11 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logf("llmtest: #%d ollama stream=%t user=%q -> %s\n", n, req.Stream, clip(req.LastUserMessage()), describe(reply))
 	s.ollamaLoad(model, oreq.Options.NumCtx)
+	if reply.Endless {
+		_, numCtx := s.OllamaLoaded()
+		_, prompt := openAIBound(req)
+		reply = endlessReply(reply, ollamaBound(oreq.Options.NumPredict, numCtx), prompt)
+	}
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)
 	}

@@ -261,6 +261,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("llmtest: no scripted reply left for request %d", n))
 	default:
 		s.logf("llmtest: #%d stream=%t user=%q -> %s\n", n, req.Stream, clip(req.LastUserMessage()), describe(reply))
+		if reply.Endless {
+			bound, prompt := openAIBound(req)
+			reply = endlessReply(reply, bound, prompt)
+		}
 		respond(r.Context(), w, n, req, reply, s.style(prof, req))
 	}
 }
