@@ -27,7 +27,8 @@ type RequestOptions struct {
 	// ReasoningEffort is low, medium or high; empty leaves the provider's
 	// default (reasoning_effort).
 	ReasoningEffort string
-	// MaxTokens caps the reply; 0 sends no cap (llm_max_tokens).
+	// MaxTokens caps the reply (llm_max_tokens); 0 means co's default
+	// bound (replybound.go).
 	MaxTokens int
 	// Temperature, when set, is sent as is (llm_temperature).
 	Temperature *float64
