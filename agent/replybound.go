@@ -85,6 +85,12 @@ func cutNotice(p Provider, res streamResult, setting, bound int) string {
 	if res.finish != "length" {
 		return ""
 	}
+	if out := res.usage.OutputTokens; out > 0 && bound > 0 && out < bound {
+		// Stopped short of co's bound: the server's own limit, which is
+		// its context window for llama-server (recorded for issue 26:
+		// prompt 3597 + reply 499 = its 4096 window, max_tokens 8192).
+		return fmt.Sprintf("%s's reply was cut after %d tokens by the server's own limit (its context window, most likely: the prompt took %d), not by co's bound of %d.", p.Model, out, res.usage.InputTokens, bound)
+	}
 	if setting > 0 {
 		return fmt.Sprintf("%s's reply was cut at the length limit (llm_max_tokens %d); raise it to let replies run longer.", p.Model, setting)
 	}

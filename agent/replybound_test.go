@@ -79,3 +79,22 @@ func TestReplyCutBeforeAnyTextSaysSo(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// llama-server stops at its window before co's bound (recorded: prompt
+// 3597 + reply 499 = 4096, max_tokens 8192): the notice says whose limit.
+func TestReplyCutByTheServersWindowSaysSo(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Script(llmtest.Reply{Text: " tick tock", FinishReason: "length", Usage: &llmtest.Usage{PromptTokens: 3597, CompletionTokens: 499}})
+	evs := run(t, context.Background(), f.ag, "hi", nil)
+	finished(t, evs)
+	if c := cutNotices(evs); len(c) != 0 {
+		t.Fatalf("notices %q", c)
+	}
+	found := false
+	for _, n := range notices(evs) {
+		found = found || strings.Contains(n, "cut after 499 tokens by the server's own limit") && strings.Contains(n, "the prompt took 3597")
+	}
+	if !found {
+		t.Fatalf("notices %q", notices(evs))
+	}
+}
