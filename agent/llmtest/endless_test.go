@@ -49,3 +49,54 @@ func TestOllamaEndlessStopsAtTenTimesNumCtx(t *testing.T) {
 		}
 	}
 }
+
+// Ollama's /v1 takes max_tokens as num_predict, else the same 10 × num_ctx
+// (the default 4096 here: /v1 cannot set num_ctx).
+func TestOllamaV1EndlessBound(t *testing.T) {
+	s := NewServer()
+	defer s.Close()
+	s.SetProfile(ProfileOllama)
+	s.SetOllamaModels(OllamaModel{Name: "tiny-endless:latest", Family: "llama", ContextLength: 8192, Capabilities: []string{"completion"}})
+	for _, c := range []struct {
+		body   string
+		chunks int
+	}{
+		{`{"model":"tiny-endless","stream":true,"max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, 5},
+		{`{"model":"tiny-endless","stream":true,"messages":[{"role":"user","content":"hi"}]}`, 40960},
+	} {
+		s.Script(Reply{Endless: true})
+		resp, err := http.Post(s.URL+"/chat/completions", "application/json", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(resp.Body)
+		n, finish := 0, ""
+		for sc.Scan() {
+			line, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok || line == "[DONE]" {
+				continue
+			}
+			var ch struct {
+				Choices []struct {
+					Delta        struct{ Content string }
+					FinishReason *string `json:"finish_reason"`
+				}
+			}
+			if err := json.Unmarshal([]byte(line), &ch); err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range ch.Choices {
+				if x.Delta.Content != "" {
+					n++
+				}
+				if x.FinishReason != nil {
+					finish = *x.FinishReason
+				}
+			}
+		}
+		resp.Body.Close()
+		if n != c.chunks || finish != "length" {
+			t.Errorf("%s: %d chunks, finish %q", c.body, n, finish)
+		}
+	}
+}
