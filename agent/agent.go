@@ -141,8 +141,14 @@ type Agent struct {
 	ctxInForce int
 	ollama     ollamaCache // what Ollama said of its models (ollama.go)
 	budget     budgetState // the context budget (budget.go)
-	system     string      // the system prompt with MorePrompt's text, once known
-	systemOK   bool
+	// noTools are the models (by endpoint) that take no tools, with why
+	// (toolless.go); toolNoticed is the one last said so of.
+	noTools     map[string]string
+	toolNoticed string
+	// bound is the reply bound the last request asked for (replybound.go).
+	bound    int
+	system   string // the system prompt with MorePrompt's text, once known
+	systemOK bool
 
 	toolsStart sync.Once // Config.ToolsStart, once
 	// recall is the running turn's Config.Recall block; only the turn

@@ -395,9 +395,9 @@ func describeExceeded(p Provider, sent, window int, source string) string {
 func (a *Agent) fitBudget(ctx context.Context, p Provider, e *emitter) (rawEst int, over string) {
 	window := a.ContextWindow()
 	full, _ := a.fullPrompt(ctx)
-	a.sendLess(full, window, e)
+	a.sendLess(p, full, window, e)
 	system, _ := a.systemPrompt(ctx)
-	tools := a.toolDefs()
+	tools := a.toolsFor(p) // none for a model that takes none (toolless.go)
 	for attempt := 0; ; attempt++ {
 		a.mu.Lock()
 		msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)

@@ -364,10 +364,17 @@ func (a *Agent) ollamaRequest(ctx context.Context, p Provider, model, system str
 	q.Model = model
 	info := a.ollamaModelInfo(ctx, q)
 	o := a.cfg.Request
-	opts := &ollamaOptions{NumPredict: o.MaxTokens, Temperature: o.Temperature}
+	opts := &ollamaOptions{Temperature: o.Temperature}
 	if info.err == nil || o.OllamaNumCtx > 0 {
 		opts.NumCtx = OllamaNumCtx(o.OllamaNumCtx, info.max)
 	}
+	window := opts.NumCtx
+	if window == 0 {
+		window = a.ContextWindow()
+	}
+	// Ollama's own num_predict is -1, "infinite generation" (replybound.go).
+	opts.NumPredict = a.replyBound(q, window, info.caps)
+	a.setBound(opts.NumPredict)
 	req := ollamaChatRequest{
 		Model:    model,
 		Messages: ollamaMessages(p.Origin(), system, msgs),
@@ -384,7 +391,10 @@ func (a *Agent) ollamaRequest(ctx context.Context, p Provider, model, system str
 
 // startOllama starts a streaming /api/chat request.
 func (a *Agent) startOllama(ctx context.Context, p Provider, system string, msgs []Message) (chatStream, error) {
-	body, numCtx, err := a.ollamaRequest(ctx, p, p.Model, system, msgs, a.toolDefs(), true)
+	// The model's capabilities first (/api/show, once): a model without
+	// "tools" gets none (toolless.go).
+	a.ollamaModelInfo(ctx, p)
+	body, numCtx, err := a.ollamaRequest(ctx, p, p.Model, system, msgs, a.toolsFor(p), true)
 	if err != nil {
 		return nil, err
 	}
@@ -629,6 +639,14 @@ type OllamaInfo struct {
 	// with which context window.
 	Loaded    bool
 	LoadedCtx int
+	// Capabilities are what /api/show lists (nil when unknown).
+	Capabilities []string
+}
+
+// NoTools reports whether the model takes no tools: /api/show lists its
+// capabilities and "tools" is not among them (toolless.go).
+func (i OllamaInfo) NoTools() bool {
+	return i.ShowErr == nil && len(i.Capabilities) > 0 && !slices.Contains(i.Capabilities, "tools")
 }
 
 // ContextLine is the status line of the context window, e.g. "32768
@@ -677,7 +695,7 @@ func OllamaStatus(ctx context.Context, p Provider, numCtx int, client *http.Clie
 	if verErr != nil {
 		return info, verErr
 	}
-	info.ModelMax, info.ShowErr = show.MaxContext, showErr
+	info.ModelMax, info.ShowErr, info.Capabilities = show.MaxContext, showErr, show.Capabilities
 	var apiErr *openai.APIError
 	if errors.As(showErr, &apiErr) && apiErr.HTTPStatusCode == http.StatusNotFound {
 		info.ShowErr = fmt.Errorf("%s (pull it with `ollama pull %s`)", apiErr.Message, p.Model)

@@ -87,6 +87,16 @@ func openaiProvider(s ProviderSettings) Provider {
 	return Provider{Name: "openai", BaseURL: s.OpenAIBaseURL, APIKey: s.OpenAIAPIKey, Model: s.OpenAIModel, KeyEnv: "OPENAI_API_KEY"}
 }
 
+// Endpoint is the address co talks to p at, for status and errors: for
+// Ollama its root (co uses the native /api/chat, not the /v1 that BaseURL
+// keeps for listing and the OpenAI layer), for the others the base URL.
+func Endpoint(p Provider) string {
+	if p.Name == "ollama" {
+		return ollamaRoot(p.BaseURL)
+	}
+	return p.BaseURL
+}
+
 func ollamaBase(host string) string {
 	h := strings.TrimRight(host, "/")
 	if h == "" {
@@ -120,6 +130,18 @@ func ProbeHTTP(ctx context.Context, url string) bool {
 // listed)" when ok. Any HTTP answer is not enough: a web server at the
 // wrong path answers 404.
 func CheckReachable(ctx context.Context, p Provider) (ok bool, msg string) {
+	ok, msg, _ = CheckReachableModel(ctx, p)
+	return ok, msg
+}
+
+// CheckReachableModel is CheckReachable, and warning is set when the list
+// came but does not name p.Model: a server that serves one model answers
+// with it whatever the request names (llama.cpp's llama-server b10573 lists
+// only its --alias or model path in GET /v1/models, data[].id, and answered
+// a request for "no-such-model" with its own model, "model":
+// "gguf/tiny-tools-8k.gguf": recorded in /work/ext/rec/llama-g-model-ignored
+// for issue 26), so the name co shows may not be the model that answers.
+func CheckReachableModel(ctx context.Context, p Provider) (ok bool, msg, warning string) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Second)
@@ -127,21 +149,41 @@ func CheckReachable(ctx context.Context, p Provider) (ok bool, msg string) {
 	}
 	models, err := ListModels(ctx, p, nil)
 	if err == nil {
-		return true, fmt.Sprintf("yes (%d models listed)", len(models))
+		return true, fmt.Sprintf("yes (%d models listed)", len(models)), notListed(p, models)
 	}
 	var listErr *ListError
 	if errors.As(err, &listErr) {
-		return false, describeError(p, err)
+		return false, describeError(p, err), ""
 	}
 	if ctx.Err() != nil {
-		return false, fmt.Sprintf("%s does not answer", p.BaseURL)
+		return false, fmt.Sprintf("%s does not answer", Endpoint(p)), ""
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, syscall.ECONNREFUSED) {
-		return false, describeError(p, err)
+		return false, describeError(p, err), ""
 	}
 	// A 200 that is not a model list: something else answers there.
-	return false, fmt.Sprintf("%s answers, but not with a model list (%s); %s", modelsURL(p), strings.TrimSuffix(plainMessage(err.Error()), "."), addressSetting(p))
+	return false, fmt.Sprintf("%s answers, but not with a model list (%s); %s", modelsURL(p), strings.TrimSuffix(plainMessage(err.Error()), "."), addressSetting(p)), ""
+}
+
+// notListed is the warning when models (a non-empty list) lacks p.Model.
+func notListed(p Provider, models []string) string {
+	if len(models) == 0 || p.Model == "" {
+		return ""
+	}
+	want := strings.TrimPrefix(p.Model, "models/")
+	for _, m := range models {
+		if strings.EqualFold(m, want) || p.Name == "ollama" && sameOllamaModel(m, want) {
+			return ""
+		}
+	}
+	const show = 3
+	list := models
+	more := ""
+	if len(list) > show {
+		list, more = list[:show], fmt.Sprintf(" and %d more", len(models)-show)
+	}
+	return fmt.Sprintf("the server does not list %s (it lists %s%s); a server that loads one model, such as llama.cpp's llama-server, answers with its own whatever name is asked; to name the one it serves, %s", p.Model, strings.Join(list, ", "), more, modelSetting(p))
 }
 
 // RetryPolicy bounds retries of rate-limited (429) and failed (5xx) requests.
@@ -272,7 +314,7 @@ func describeError(p Provider, err error) string {
 			// Listing names no model: a 404 there is always the address.
 			return describeWrongAddress(p, modelsURL(p), listErr.Message)
 		}
-		return fmt.Sprintf("%s could not list its models at %s (HTTP %d: %s).", p.Name, p.BaseURL, listErr.Status, strings.TrimSuffix(listErr.Message, "."))
+		return fmt.Sprintf("%s could not list its models at %s (HTTP %d: %s).", p.Name, Endpoint(p), listErr.Status, strings.TrimSuffix(listErr.Message, "."))
 	}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
@@ -330,19 +372,20 @@ func describeError(p Provider, err error) string {
 		return fmt.Sprintf("%s refused the request (HTTP %d: %s).", p.Name, status, strings.TrimSuffix(detail, "."))
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
+		// The hint ends the sentence with its own punctuation.
 		hint := "is the server running?"
 		if p.Name == "ollama" {
-			hint = "start it with `ollama serve` or set OLLAMA_HOST"
+			hint = "start it with `ollama serve` or set OLLAMA_HOST."
 		}
-		return fmt.Sprintf("cannot connect to %s at %s: connection refused; %s.", p.Name, p.BaseURL, hint)
+		return fmt.Sprintf("cannot connect to %s at %s: connection refused; %s", p.Name, Endpoint(p), hint)
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
-		return fmt.Sprintf("cannot resolve the host of %s (%s): %v.", p.BaseURL, p.Name, dnsErr)
+		return fmt.Sprintf("cannot resolve the host of %s (%s): %v.", Endpoint(p), p.Name, dnsErr)
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
-		return fmt.Sprintf("%s at %s did not answer in time: %v.", p.Name, p.BaseURL, err)
+		return fmt.Sprintf("%s at %s did not answer in time: %v.", p.Name, Endpoint(p), err)
 	}
 	return fmt.Sprintf("%s request failed: %s.", p.Name, strings.TrimSuffix(plainMessage(err.Error()), "."))
 }

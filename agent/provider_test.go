@@ -99,10 +99,32 @@ func TestConnectionRefusedNamesURLAndOllamaServe(t *testing.T) {
 		c.Provider = agent.Provider{Name: "ollama", BaseURL: "http://" + addr + "/v1", APIKey: "ollama", Model: "llama"}
 	})
 	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
-	for _, w := range []string{"http://" + addr + "/v1", "connection refused", "ollama serve"} {
+	// The address co talks to (Ollama's root: /api/chat), not the /v1 it
+	// does not use; and one full stop (issue 26).
+	for _, w := range []string{"at http://" + addr + ":", "connection refused", "ollama serve"} {
 		if !strings.Contains(fl.Message, w) {
 			t.Errorf("message %q lacks %q", fl.Message, w)
 		}
+	}
+	if strings.Contains(fl.Message, "/v1") || strings.Contains(fl.Message, "..") {
+		t.Errorf("message %q", fl.Message)
+	}
+}
+
+// Other servers' hint is a question: no full stop after it.
+func TestConnectionRefusedEndsOnce(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	f := newFixture(t, func(c *agent.Config) {
+		c.Provider = agent.Provider{Name: "openai", BaseURL: "http://" + addr + "/v1", APIKey: "k", Model: "m"}
+	})
+	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
+	if !strings.HasSuffix(fl.Message, "is the server running?") || !strings.Contains(fl.Message, "http://"+addr+"/v1") {
+		t.Errorf("message %q", fl.Message)
 	}
 }
 

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -237,5 +238,41 @@ func TestGeminiParallelCallsRunApart(t *testing.T) {
 		if len(c) != 2 || c[0].Status != agent.CallDone || c[1].Status != agent.CallDone || c[0].CallID == c[1].CallID {
 			t.Fatalf("same index %v: calls = %+v", same, c)
 		}
+	}
+}
+
+// A DeepSeek model behind a gateway (here 127.0.0.1, not api.deepseek.com)
+// whose tool step streams no reasoning: the step goes back with
+// "reasoning_content": "" all the same, or DeepSeek answers 400 "The
+// `reasoning_content` in the thinking mode must be passed back to the API"
+// (issue 26). Decided by the model's name, with or without a gateway's
+// "deepseek/" prefix.
+func TestDeepSeekBehindAGatewayToolStepWithoutReasoning(t *testing.T) {
+	for _, model := range []string{"deepseek-v4-flash", "deepseek/deepseek-v4-flash"} {
+		t.Run(model, func(t *testing.T) {
+			f := profileFixture(t, llmtest.ProfileDeepSeek, model, nil)
+			f.srv.SetModels(model)
+			f.srv.Script(
+				llmtest.Reply{ToolCalls: []llmtest.ToolCall{echoCall("a")}},
+				llmtest.Reply{Text: "done"},
+			)
+			if fin := finished(t, run(t, context.Background(), f.ag, "go", nil)); fin.Text != "done" {
+				t.Fatalf("text %q", fin.Text)
+			}
+			var raw struct {
+				Messages []map[string]any `json:"messages"`
+			}
+			reqs := f.srv.Requests()
+			if err := json.Unmarshal(reqs[1].Raw, &raw); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range raw.Messages {
+				if m["role"] == "assistant" {
+					if rc, ok := m["reasoning_content"]; !ok || rc != "" {
+						t.Errorf("assistant message sent back as %v", m)
+					}
+				}
+			}
+		})
 	}
 }

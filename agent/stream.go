@@ -422,6 +422,17 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 	sctx = withNotify(sctx, func(s string) { e.send(Notice{Text: s}) })
 
 	stream, err := a.open(sctx, p)
+	if err != nil && toolsRefused(err) && !a.toolsOff(p) && len(a.cfg.Tools.All()) > 0 {
+		// The server could not be asked beforehand (toolless.go): the same
+		// request again, without tools, and never again with them.
+		a.markNoTools(p, err.Error())
+		stream, err = a.open(sctx, p)
+	}
+	if err == nil {
+		if msg := a.toolNotice(p); msg != "" {
+			e.send(Notice{Text: msg})
+		}
+	}
 	if err != nil {
 		if c := context.Cause(sctx); errors.Is(c, errStalled) {
 			return res, errStalled
@@ -508,6 +519,9 @@ func (a *Agent) open(ctx context.Context, p Provider) (chatStream, error) {
 		return a.startOllama(ctx, p, system, msgs)
 	}
 	// Only the turn goroutine encodes, so the cache needs no lock.
-	body := encodeChatRequestCached(&a.enc, cacheKey(gen, p), p, a.cfg.Request, system, msgs, a.toolDefs(), true)
+	o := a.cfg.Request
+	o.MaxTokens = a.replyBound(p, a.ContextWindow(), nil)
+	a.setBound(o.MaxTokens)
+	body := encodeChatRequestCached(&a.enc, cacheKey(gen, p), p, o, system, msgs, a.toolsFor(p), true)
 	return startOpenAI(ctx, client, p.Model, body)
 }

@@ -82,7 +82,7 @@ const compactPrompt = `You are Co, a personal assistant in the user's terminal. 
 // prompt and tool schemas) leaves room for the conversation in window:
 // when it takes more than half of it, only the core tools are sent, then
 // a compact system prompt; the user is told once.
-func (a *Agent) sendLess(full string, window int, e *emitter) {
+func (a *Agent) sendLess(p Provider, full string, window int, e *emitter) {
 	if window <= 0 {
 		return
 	}
@@ -92,19 +92,19 @@ func (a *Agent) sendLess(full string, window int, e *emitter) {
 	if reduced && compact {
 		return
 	}
-	fixed := a.calibrate(estimateChars(len(full) + len(a.toolDefs())))
+	fixed := a.calibrate(estimateChars(len(full) + len(a.toolsFor(p))))
 	if fixed <= window/2 {
 		return
 	}
-	before := len(a.toolDefs())
+	before := len(a.toolsFor(p))
 	a.mu.Lock()
 	a.budget.reduced = true
 	a.mu.Unlock()
 	var told []string
-	if !reduced && len(a.toolDefs()) < before {
+	if !reduced && len(a.toolsFor(p)) < before {
 		told = append(told, fmt.Sprintf("only the %s tools", strings.Join(CoreToolGroups, " and ")))
 	}
-	if a.calibrate(estimateChars(len(full)+len(a.toolDefs()))) > window/2 && !compact {
+	if a.calibrate(estimateChars(len(full)+len(a.toolsFor(p)))) > window/2 && !compact {
 		a.mu.Lock()
 		a.budget.compact = true
 		a.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -236,7 +237,18 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 			return
 		}
 		a.appendHistory(e, a.reply(p, res, false))
+		if len(res.calls) == 0 && strings.TrimSpace(res.text) == "" {
+			// Never a silent empty answer (emptyreply.go).
+			fail(describeEmptyReply(p, res, a.cfg.Request.MaxTokens), nil, false)
+			return
+		}
+		if msg := cutNotice(p, res, a.cfg.Request.MaxTokens, a.lastBound()); msg != "" {
+			e.send(Notice{Text: msg})
+		}
 		if len(res.calls) == 0 {
+			if msg := unreadCallNotice(p, res.text); msg != "" {
+				e.send(Notice{Text: msg})
+			}
 			outcome = "success"
 			if span.IsRecording() {
 				out := res.messages // no calls: the chat span's value is this answer's

@@ -27,7 +27,8 @@ type RequestOptions struct {
 	// ReasoningEffort is low, medium or high; empty leaves the provider's
 	// default (reasoning_effort).
 	ReasoningEffort string
-	// MaxTokens caps the reply; 0 sends no cap (llm_max_tokens).
+	// MaxTokens caps the reply (llm_max_tokens); 0 means co's default
+	// bound (replybound.go).
 	MaxTokens int
 	// Temperature, when set, is sent as is (llm_temperature).
 	Temperature *float64
@@ -139,10 +140,37 @@ func latestField(msgs []Message, origin string) string {
 // for DeepSeek, whose thinking models require it, reasoning_content even
 // before the first.
 func sessionField(p Provider, latest string) string {
-	if latest == "" && strings.Contains(strings.ToLower(p.BaseURL), "deepseek.com") {
+	if latest == "" && deepseekThinking(p) {
 		return "reasoning_content"
 	}
 	return latest
+}
+
+// deepseekThinking reports whether p may be a DeepSeek model in thinking
+// mode, which answers 400 "The `reasoning_content` in the thinking mode
+// must be passed back to the API" when an assistant message of a
+// tool-calling turn comes back without reasoning_content, even one that
+// streamed none: "Thinking mode is enabled by default", and "between two
+// user messages, if the model performed a tool call, the intermediate
+// assistant's reasoning_content must participate in the context
+// concatenation and must be passed back to the API in all subsequent user
+// interaction turns" (https://api-docs.deepseek.com/guides/thinking_mode,
+// "Thinking Mode Toggle" and "Tool calls"). Decided by the host
+// (api.deepseek.com) or by the model's name, since gateways and proxies
+// serve DeepSeek's models under their own hosts with the name kept or
+// prefixed: deepseek/deepseek-chat in LiteLLM ("just set deepseek/ as a
+// prefix", docs.litellm.ai providers/deepseek), deepseek/deepseek-v4-flash
+// on OpenRouter. Servers that are not DeepSeek ignore the extra empty
+// field.
+func deepseekThinking(p Provider) bool {
+	if strings.Contains(strings.ToLower(p.BaseURL), "deepseek.com") {
+		return true
+	}
+	m := strings.ToLower(p.Model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	return strings.HasPrefix(m, "deepseek")
 }
 
 // encodeChatRequest writes the chat-completions request body for p: the

@@ -322,7 +322,7 @@ var table = []field{
 		desc: "How hard a thinking model reasons: low, medium or high; empty leaves the provider's default.",
 		ptr:  func(s *Settings) any { return &s.ReasoningEffort }},
 	{key: "llm_max_tokens", env: "CO_CLI_LLM_MAX_TOKENS", def: 0, min: 0,
-		desc: "Most tokens in one reply; 0 sends no limit (max_completion_tokens for OpenAI's reasoning models).",
+		desc: "Most tokens in one reply; 0 means co's default bound, 8192 (32768 for a model that thinks) within the context window (max_completion_tokens for OpenAI's reasoning models, num_predict for Ollama).",
 		ptr:  func(s *Settings) any { return &s.LLMMaxTokens }},
 	{key: "llm_temperature", env: "CO_CLI_LLM_TEMPERATURE", def: -1.0, min: -1,
 		desc: "Sampling temperature; negative sends none (the model's default). Never sent to gpt-5 or o-series models.",

@@ -47,6 +47,12 @@ func deepseekError(status int, msg string) *profileError {
 	}}}
 }
 
+// deepseekCheck is DeepSeek's own check, which a gateway or proxy serving
+// a deepseek-* model under another host passes on unchanged (the server
+// here runs on 127.0.0.1, so every test of this profile is such a
+// gateway): the rule is the model's, not the host's
+// (https://api-docs.deepseek.com/guides/thinking_mode: "Thinking mode is
+// enabled by default").
 func (s *Server) deepseekCheck(req Request) *profileError {
 	s.mu.Lock()
 	known := slices.Contains(s.models, req.Body.Model)

@@ -73,15 +73,29 @@
 //     (message.thinking, tool calls with object arguments, a last line
 //     with done, done_reason and counts; options.num_ctx honoured, 4096
 //     by default), and /v1/chat/completions with "reasoning" deltas.
-//     Models are set with SetOllamaModels. A prompt over num_ctx is cut,
-//     not refused: prompt_eval_count is num_ctx, and the log says
-//     "truncating input prompt limit=… prompt=…" as Ollama v0.24.0 does.
+//     Models are set with SetOllamaModels. As a real Ollama v0.24.0 does
+//     (recorded for co's issue 26): tools sent to a model whose
+//     capabilities lack "tools" get 400 "registry.ollama.ai/library/
+//     NAME:TAG does not support tools" on both routes (OpenAI's error shape
+//     on /v1); with tools in a /api/chat request, a reply's text from
+//     "<tool_call>" on is held back as Ollama's tool parser does: a whole
+//     call becomes a tool call, an unfinished one is dropped (the reply is
+//     then a lone done line with empty content).
+//     A prompt over num_ctx is cut, not refused: prompt_eval_count is
+//     num_ctx, and the log says "truncating input prompt limit=… prompt=…"
+//     as Ollama v0.24.0 does.
 //   - ProfileLlamaCpp: llama.cpp's llama-server (b10573): GET /props
 //     (default_generation_settings.n_ctx), GET /v1/models with "meta"
 //     (n_ctx, n_ctx_train), the model name ignored, and a prompt of n_ctx
 //     tokens or more (PromptTokens: characters / 4, tool schemas
 //     included) refused with its HTTP 400 exceed_context_size_error body
 //     (n_prompt_tokens, n_ctx). SetLlamaContext sets -c (4096 by default).
+//
+// Reply.Endless imitates a model that never stops: it streams " tick" /
+// " tock" one token a chunk up to the request's bound (max_tokens,
+// max_completion_tokens; Ollama's num_predict, or 10 × num_ctx when unset
+// or larger; without any, the generic server stops at a 4096-token window
+// as llama-server does) and finishes with "length".
 //
 // Each profile sets its own model list (SetModels changes it after
 // SetProfile). Request.Messages decodes what the client sent per message,

@@ -274,6 +274,39 @@ func (s *Server) ollamaThinks(req Request) bool {
 	return req.Body.ReasoningEffort != "none"
 }
 
+// ollamaFullName is the model's name as Ollama's errors spell it,
+// model.ParseName(name).String(): host, namespace and tag filled in with
+// the defaults registry.ollama.ai, library and latest (v0.24.0
+// types/model/name.go:39-41, String at :212).
+func ollamaFullName(name string) string {
+	if !strings.Contains(name[strings.LastIndexByte(name, '/')+1:], ":") {
+		name += ":latest"
+	}
+	switch strings.Count(name, "/") {
+	case 0:
+		return "registry.ollama.ai/library/" + name
+	case 1:
+		return "registry.ollama.ai/" + name
+	}
+	return name
+}
+
+// ollamaNoTools is Ollama's refusal of tools for a model whose
+// capabilities lack "tools": ChatHandler asks for the tools capability when
+// len(req.Tools) > 0 (v0.24.0 server/routes.go:2349), scheduleRunner wraps
+// CheckCapabilities' error as "%s %w" with the full name
+// (server/routes.go:161-162; server/images.go:42,44 "does not support",
+// "tools") and handleScheduleError answers 400 (server/routes.go:2715-2718).
+// Recorded from a real v0.24.0 (issue 26, /work/ext/rec/
+// ollama-a-api-chat-tools-notoolmodel.resp):
+// 400 {"error":"registry.ollama.ai/library/tiny-chat:latest does not support tools"}.
+func ollamaNoTools(m OllamaModel, tools int) string {
+	if tools == 0 || slices.Contains(m.Capabilities, "tools") {
+		return ""
+	}
+	return ollamaFullName(m.Name) + " does not support tools"
+}
+
 // ollamaOpenAICheck validates a /v1/chat/completions request to Ollama: an
 // unknown model is a 404 in the OpenAI shape with type not_found_error
 // (openai/openai.go NewError; the message from ChatHandler). A known one
@@ -286,19 +319,28 @@ func (s *Server) ollamaOpenAICheck(req Request) *profileError {
 			"message": msg, "type": "not_found_error", "param": nil, "code": nil,
 		}}}
 	}
+	if msg := ollamaNoTools(m, len(req.Body.Tools)); msg != "" {
+		// The /v1 layer passes ChatHandler's 400 on through NewError:
+		// type invalid_request_error (openai/openai.go:218-222). Recorded:
+		// /work/ext/rec/ollama-a-v1-tools-notoolmodel.resp.
+		return &profileError{status: http.StatusBadRequest, why: msg, body: map[string]any{"error": map[string]any{
+			"message": msg, "type": "invalid_request_error", "param": nil, "code": nil,
+		}}}
+	}
 	s.ollamaLoad(m, 0)
 	return nil
 }
 
 // ollamaChatRequest is the part of POST /api/chat the server reads.
 type ollamaChatRequest struct {
-	Model    string          `json:"model"`
-	Messages []WireMessage   `json:"messages"`
-	Stream   *bool           `json:"stream"`
-	Think    json.RawMessage `json:"think"`
-	Tools    json.RawMessage `json:"tools"`
+	Model    string            `json:"model"`
+	Messages []WireMessage     `json:"messages"`
+	Stream   *bool             `json:"stream"`
+	Think    json.RawMessage   `json:"think"`
+	Tools    []json.RawMessage `json:"tools"`
 	Options  struct {
-		NumCtx int `json:"num_ctx"`
+		NumCtx     int `json:"num_ctx"`
+		NumPredict int `json:"num_predict"`
 	} `json:"options"`
 }
 
@@ -345,6 +387,8 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 	case think && !slices.Contains(model.Capabilities, "thinking"):
 		// ChatHandler: "%q does not support thinking" with 400.
 		status, msg = http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", oreq.Model)
+	case ollamaNoTools(model, len(oreq.Tools)) != "":
+		status, msg = http.StatusBadRequest, ollamaNoTools(model, len(oreq.Tools))
 	}
 	n, reply, found := s.take(req, status == 0)
 	switch {
@@ -357,8 +401,16 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaErr(w, http.StatusInternalServerError, fmt.Sprintf("llmtest: no scripted reply left for request %d", n))
 		return
 	}
+	if len(oreq.Tools) > 0 {
+		reply = ollamaToolParser(reply)
+	}
 	s.logf("llmtest: #%d ollama stream=%t user=%q -> %s\n", n, req.Stream, clip(req.LastUserMessage()), describe(reply))
 	s.ollamaLoad(model, oreq.Options.NumCtx)
+	if reply.Endless {
+		_, numCtx := s.OllamaLoaded()
+		_, prompt := openAIBound(req)
+		reply = endlessReply(reply, ollamaBound(oreq.Options.NumPredict, numCtx), prompt)
+	}
 	// A prompt longer than num_ctx is cut, not refused: Ollama v0.24.0
 	// keeps num_keep tokens and the last ones (runner/llamarunner/
 	// runner.go:144-153, logging `level=WARN source=runner.go:153
@@ -366,7 +418,11 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 	// new=2048`) and answers 200 with prompt_eval_count equal to num_ctx
 	// (recorded: "prompt_eval_count":2048 with "num_ctx": 2048).
 	if _, numCtx := s.OllamaLoaded(); reply.Usage == nil && numCtx > 0 {
-		tokens := s.countPrompt(req, (utf8.RuneCount(oreq.Tools)+3)/4)
+		schemas := 0
+		for _, t := range oreq.Tools {
+			schemas += utf8.RuneCount(t)
+		}
+		tokens := s.countPrompt(req, (schemas+3)/4)
 		u := usage(req, response{reply: reply, text: textChunks(reply, req.LastUserMessage())})
 		if tokens > numCtx {
 			s.logf("llmtest: #%d ollama: truncating input prompt limit=%d prompt=%d keep=4 new=%d\n", n, numCtx, tokens, numCtx)
@@ -393,6 +449,50 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 	// Think to true when unset for models with the capability).
 	thinks := slices.Contains(model.Capabilities, "thinking") && (think || !thinkSet)
 	s.ollamaRespond(w, r, req, reply, oreq.Model, thinks)
+}
+
+// ollamaToolTag is the tool-call tag of the Qwen2.5 template (and of most
+// tool templates of Ollama's library), which tools.NewParser finds in the
+// template.
+const ollamaToolTag = "<tool_call>"
+
+// ollamaToolParser imitates what /api/chat does to a reply's text when the
+// request carries tools (v0.24.0 server/routes.go:2588-2612, the
+// tools.Parser of tools/tools.go): text before the tag goes out as
+// content; from the tag on it is held back until a whole call
+// {"name","arguments"} has come, which goes out as a tool call; a call
+// still unfinished when the model stops is dropped, since Parser.Content()
+// returns "" for a tag that is not "{" or "[" (tools/tools.go:371-382). A
+// real v0.24.0 answered a model that wrote `<tool_call>\n{"name":
+// "list_directory", "arguments": {"path": ` and stopped with one line,
+// {"message":{"role":"assistant","content":""},"done":true,
+// "done_reason":"stop",…} (issue 26, /work/ext/rec/ollama-chat-malformed.resp);
+// without tools the same text came as content
+// (/work/ext/rec/ollama-chat-malformed-notools.resp).
+func ollamaToolParser(r Reply) Reply {
+	text := r.Text
+	if len(r.Chunks) > 0 {
+		text = strings.Join(r.Chunks, "")
+	}
+	i := strings.Index(text, ollamaToolTag)
+	if i < 0 {
+		return r
+	}
+	r.Chunks, r.Echo = nil, false
+	r.Text = text[:i]
+	var call struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	dec := json.NewDecoder(strings.NewReader(text[i+len(ollamaToolTag):]))
+	if dec.Decode(&call) == nil && call.Name != "" {
+		args := string(call.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		r.ToolCalls = append(r.ToolCalls, ToolCall{Name: call.Name, Args: args})
+	}
+	return r
 }
 
 type ollamaMessage struct {

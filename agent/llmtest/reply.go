@@ -80,6 +80,13 @@ type Reply struct {
 	// 0, as Gemini's OpenAI layer has been seen to
 	// (NousResearch/hermes-agent#62937 (2026-07-12)).
 	SameIndex bool `json:"same_index,omitempty"`
+	// Endless imitates a model that never emits its end token: it streams
+	// " tick", " tock", … one token a chunk, until the request's bound
+	// (max_completion_tokens or max_tokens; Ollama's num_predict, which
+	// Ollama caps at 10 × num_ctx) and ends with finish reason "length",
+	// as the real servers do (endless.go). Text, Chunks and ToolCalls are
+	// ignored.
+	Endless bool `json:"endless,omitempty"`
 	// Raw, when set, is written verbatim as the body, with Status (default
 	// 200) and Header. Content-Type defaults to text/event-stream for a
 	// streaming request and application/json otherwise.

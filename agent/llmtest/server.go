@@ -265,6 +265,19 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("llmtest: no scripted reply left for request %d", n))
 	default:
 		s.logf("llmtest: #%d stream=%t user=%q -> %s\n", n, req.Stream, clip(req.LastUserMessage()), describe(reply))
+		if reply.Endless {
+			bound, prompt := openAIBound(req)
+			if prof == ProfileOllama {
+				// Ollama's /v1 passes max_tokens on as num_predict only
+				// (v0.24.0 openai/openai.go:584-585); the runner's cap
+				// of 10 × num_ctx applies (endless.go, ollamaBound).
+				var maxTokens int
+				_ = json.Unmarshal(req.Fields()["max_tokens"], &maxTokens)
+				_, numCtx := s.OllamaLoaded()
+				bound = ollamaBound(maxTokens, numCtx)
+			}
+			reply = endlessReply(reply, bound, prompt)
+		}
 		respond(r.Context(), w, n, req, reply, s.style(prof, req))
 	}
 }

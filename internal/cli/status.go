@@ -82,6 +82,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		cancel()
 	}
 	p, done, perr := a.Agent.Provider()
+	noTools := "" // the model takes no tools: why
 	switch {
 	case !done:
 		fmt.Fprintf(w, "provider\tchecking for Ollama…\n")
@@ -96,54 +97,57 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 			model += lastAnswered(ctx, a.Config.Paths.DataDir, p)
 		}
 		fmt.Fprintf(w, "model\t%s\n", safe.Text(model))
-		fmt.Fprintf(w, "endpoint\t%s\n", p.BaseURL)
-		if probe {
-			// llama.cpp's /props, /v1/models (≤ 2 s; budget.go).
-			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			a.Agent.LearnWindow(lctx)
-			cancel()
-		}
-		if cw := a.Agent.ContextWindow(); cw > 0 {
-			line := fmt.Sprintf("%d tokens", cw)
-			if src := a.Agent.ContextWindowSource(); src != "" {
-				line += " (from " + src + ")"
-			}
-			if less := a.Agent.SendingLess(); less != "" {
-				line += "; small: co sends " + less
-			}
-			fmt.Fprintf(w, "context window\t%s\n", line)
+		if p.Name == "ollama" {
+			// co chats through the native API, not the /v1 it keeps for
+			// nothing but listing.
+			fmt.Fprintf(w, "endpoint\t%s (Ollama's native API, /api/chat)\n", agent.Endpoint(p))
 		} else {
-			fmt.Fprintf(w, "context window\tunknown\n")
+			fmt.Fprintf(w, "endpoint\t%s\n", p.BaseURL)
 		}
 		switch {
 		case probe && p.Name == "ollama":
 			// Native API: the version, and the context window co asks
-			// for, the model's maximum and what is loaded (≤ 1 s).
+			// for, the model's maximum and what is loaded (≤ 1 s), on
+			// one line.
 			info, err := agent.OllamaStatus(ctx, p, a.Config.Settings.OllamaNumCtx, nil)
 			if err != nil {
-				fmt.Fprintf(w, "reachable\tNO — Ollama does not answer at %s (%v)\n", p.BaseURL, err)
+				fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(a))
+				fmt.Fprintf(w, "reachable\tNO — Ollama does not answer at %s (%v)\n", agent.Endpoint(p), err)
 			} else {
+				fmt.Fprintf(w, "context window\t%s\n", info.ContextLine())
 				fmt.Fprintf(w, "reachable\tyes (Ollama %s)\n", info.Version)
-				fmt.Fprintf(w, "context\t%s\n", info.ContextLine())
+				if info.NoTools() {
+					noTools = agent.NoToolsLine(p.Model)
+				}
 			}
 		case probe:
+			// llama.cpp's /props, /v1/models (≤ 2 s; agent/budget.go).
+			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			a.Agent.LearnWindow(lctx)
+			cancel()
+			fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(a))
 			// The model list, with the key: any HTTP answer is not enough
 			// (a wrong base URL answers 404).
 			pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			ok, msg := agent.CheckReachable(pctx, p)
+			ok, msg, warning := agent.CheckReachableModel(pctx, p)
 			cancel()
 			if ok {
 				fmt.Fprintf(w, "reachable\t%s\n", msg)
 			} else {
 				fmt.Fprintf(w, "reachable\tNO — %s\n", safe.Text(msg))
 			}
+			if warning != "" {
+				fmt.Fprintf(w, "\tWARNING: %s\n", safe.Text(warning))
+			}
 		case p.Name == "ollama":
 			// /status: no network; what the last request set.
 			if n := a.Agent.ContextInForce(); n > 0 {
-				fmt.Fprintf(w, "context\t%d tokens in force (num_ctx)\n", n)
+				fmt.Fprintf(w, "context window\t%d tokens in force (num_ctx)\n", n)
 			} else {
-				fmt.Fprintf(w, "context\t%d tokens asked at most; known after the first reply\n", agent.OllamaNumCtx(a.Config.Settings.OllamaNumCtx, 0))
+				fmt.Fprintf(w, "context window\t%d tokens asked at most; known after the first reply\n", agent.OllamaNumCtx(a.Config.Settings.OllamaNumCtx, 0))
 			}
+		default:
+			fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(a))
 		}
 	}
 	files := "none (defaults and environment only)"
@@ -156,7 +160,15 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	}
 	fmt.Fprintf(w, "data dir\t%s\n", a.Config.Paths.DataDir)
 	fmt.Fprintf(w, "workspace\t%s\n", a.Workspace)
-	fmt.Fprintf(w, "tools\t%d\n", a.Tools.Len())
+	if noTools == "" {
+		noTools = a.Agent.NoTools()
+	}
+	if noTools != "" {
+		// The model takes none: co sends them no tools (agent/toolless.go).
+		fmt.Fprintf(w, "tools\t%s (%d available, not sent)\n", noTools, a.Tools.Len())
+	} else {
+		fmt.Fprintf(w, "tools\t%d\n", a.Tools.Len())
+	}
 	for _, u := range a.Unconfigured {
 		fmt.Fprintf(w, "\t%s\n", u)
 	}
@@ -173,6 +185,22 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	// Errors, versions and model names come from servers and files: the
 	// whole report goes through the sanitiser.
 	return safe.Text(b.String())
+}
+
+// contextWindowLine is the context window co counts with, or "unknown".
+func contextWindowLine(a *app.App) string {
+	cw := a.Agent.ContextWindow()
+	if cw <= 0 {
+		return "unknown"
+	}
+	line := fmt.Sprintf("%d tokens", cw)
+	if src := a.Agent.ContextWindowSource(); src != "" {
+		line += " (from " + src + ")"
+	}
+	if less := a.Agent.SendingLess(); less != "" {
+		line += "; small: co sends " + less
+	}
+	return line
 }
 
 // lastAnswered is " (last answered as MODEL, 2h ago)" when the span

@@ -1,0 +1,112 @@
+package agent
+
+// Sources: Ollama v0.24.0's source and docs (the snapshot at tag v0.24.0),
+// the answers of a real Ollama v0.24.0 and llama-server b10573 recorded for
+// issue 26 (/work/ext/rec, /work/ext/RECORDED.md), and the documentation
+// cited below, read on 2026-11-26.
+
+// A bound on every reply. Local servers put none of their own: Ollama's
+// num_predict defaults to -1, "infinite generation" (docs/modelfile.mdx;
+// api/types.go DefaultOptions NumPredict: -1), llama-server's n_predict to
+// -1 too, and a model that never emits its end token streams until co is
+// stopped (issue 26: `co run` still going at 90 s against a model that
+// answers " tick tock …" forever; the stall timeout never fires since
+// tokens keep coming). So without llm_max_tokens co asks for at most
+// DefaultMaxTokens (DefaultMaxTokensThinking for a model that thinks:
+// reasoning counts against the same bound, and a thinking model given too
+// small a one "can spend all of it on reasoning and return an empty reply
+// with finish_reason: \"length\"" (you.com inference-router docs,
+// "Reasoning Counts Against the Output Limit"; OpenAI's max_output_tokens
+// likewise limits "both reasoning and final output tokens")), and never
+// more than the context window leaves after the prompt. The servers honour
+// it and say so: Ollama ends with "done_reason":"length" (recorded:
+// /work/ext/rec/ollama-e-tools-numpredict1.resp, num_predict 1), llama-server
+// with "finish_reason":"length" (llama-e-malformed-maxtokens2-stream.resp,
+// max_tokens 2).
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+const (
+	// DefaultMaxTokens bounds a reply when llm_max_tokens is 0: room for a
+	// long answer or a large file written in one call.
+	DefaultMaxTokens = 8192
+	// DefaultMaxTokensThinking is the bound for a model that thinks, whose
+	// reasoning counts against it.
+	DefaultMaxTokensThinking = 32768
+	// minReplyBound is the least co asks for when the window is nearly full.
+	minReplyBound = 256
+)
+
+// thinks reports whether p's model reasons before answering, as far as co
+// can tell: OpenAI's reasoning models, DeepSeek's (thinking by default),
+// Gemini 2.5 and later, and an Ollama model whose capabilities (caps) list
+// "thinking".
+func thinks(p Provider, caps []string) bool {
+	m := strings.ToLower(p.Model)
+	switch {
+	case slices.Contains(caps, "thinking"), fixedSamplingModel(p.Model), deepseekThinking(p):
+		return true
+	case p.isGemini():
+		return !strings.Contains(m, "gemini-1") && !strings.Contains(m, "gemini-2.0")
+	}
+	return false
+}
+
+// replyBound is the reply's bound for p: the setting (llm_max_tokens) when
+// above 0; else the default, at most what window (0: unknown) leaves after
+// the last request's prompt (half the window before the first reply).
+func (a *Agent) replyBound(p Provider, window int, caps []string) int {
+	if n := a.cfg.Request.MaxTokens; n > 0 {
+		return n
+	}
+	n := DefaultMaxTokens
+	if thinks(p, caps) {
+		n = DefaultMaxTokensThinking
+	}
+	if window <= 0 {
+		return n
+	}
+	a.mu.Lock()
+	used := a.lastInput
+	a.mu.Unlock()
+	if used <= 0 || used >= window {
+		used = window / 2
+	}
+	return max(min(n, window-used), min(minReplyBound, window/4))
+}
+
+// cutNotice is the notice for a reply the bound cut (finish reason
+// "length"), "" otherwise.
+func cutNotice(p Provider, res streamResult, setting, bound int) string {
+	if res.finish != "length" {
+		return ""
+	}
+	if out := res.usage.OutputTokens; out > 0 && bound > 0 && out < bound {
+		// Stopped short of co's bound: the server's own limit, which is
+		// its context window for llama-server (recorded for issue 26:
+		// prompt 3597 + reply 499 = its 4096 window, max_tokens 8192).
+		return fmt.Sprintf("%s's reply was cut after %d tokens by the server's own limit (its context window, most likely: the prompt took %d), not by co's bound of %d.", p.Model, out, res.usage.InputTokens, bound)
+	}
+	if setting > 0 {
+		return fmt.Sprintf("%s's reply was cut at the length limit (llm_max_tokens %d); raise it to let replies run longer.", p.Model, setting)
+	}
+	return fmt.Sprintf("%s's reply was cut at the length limit (%d tokens, co's default bound); set llm_max_tokens to allow longer replies.", p.Model, bound)
+}
+
+// setBound records the bound the request in flight asked for.
+func (a *Agent) setBound(n int) {
+	a.mu.Lock()
+	a.bound = n
+	a.mu.Unlock()
+}
+
+// lastBound is the bound the last request asked for.
+func (a *Agent) lastBound() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bound
+}
