@@ -58,6 +58,9 @@ type budgetState struct {
 	// reduced and compact: co sends only CoreToolGroups, and compactPrompt,
 	// for a small window (toolgroups.go).
 	reduced, compact bool
+	// next is the calibrated estimate of the request about to go, for the
+	// reply bound (replyBound); 0 before the first.
+	next int
 }
 
 type learnedWindow struct {
@@ -404,6 +407,9 @@ func (a *Agent) fitBudget(ctx context.Context, p Provider, e *emitter) (rawEst i
 		a.mu.Unlock()
 		rawEst = rawEstimate(system, tools, msgs)
 		est := a.calibrate(rawEst)
+		a.mu.Lock()
+		a.budget.next = est
+		a.mu.Unlock()
 		if window <= 0 || est+a.replyReserve(window) <= window {
 			return rawEst, ""
 		}

@@ -71,7 +71,13 @@ func (a *Agent) replyBound(p Provider, window int, caps []string) int {
 		return n
 	}
 	a.mu.Lock()
-	used := a.lastInput
+	// This request's own estimate (budget.go) when there is one: the
+	// last prompt's size is one request late, and vLLM and OpenAI refuse
+	// a prompt plus max_tokens over the window.
+	used := a.budget.next
+	if used <= 0 {
+		used = a.lastInput
+	}
 	a.mu.Unlock()
 	if used <= 0 || used >= window {
 		used = window / 2
