@@ -1056,6 +1056,14 @@ func TestDockerAsAnotherUser(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	runTestAs(t, dir, name, uid, sock.Gid, "TestDockerWritesAsWorkspaceOwner")
+}
+
+// runTestAs runs this test binary's test named test as uid (with the Docker
+// socket's group gid), copied into dir where that user can run it, and
+// fails t unless the test passes there.
+func runTestAs(t *testing.T, dir, name string, uid int, gid uint32, test string, env ...string) {
+	t.Helper()
 	bin := filepath.Join(dir, "sandbox.test")
 	b, err := os.ReadFile(os.Args[0])
 	if err != nil {
@@ -1065,11 +1073,11 @@ func TestDockerAsAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("setpriv", "--reuid", fmt.Sprint(uid), "--regid", fmt.Sprint(uid),
-		"--groups", fmt.Sprint(sock.Gid), bin, "-test.run=^TestDockerWritesAsWorkspaceOwner$", "-test.v", "-test.count=1")
+		"--groups", fmt.Sprint(gid), bin, "-test.run=^"+test+"$", "-test.v", "-test.count=1")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+dir, "TMPDIR=/tmp")
+	cmd.Env = append(append(os.Environ(), "HOME="+dir, "TMPDIR=/tmp"), env...)
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestDockerWritesAsWorkspaceOwner") {
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+test) {
 		t.Fatalf("as %s (uid %d): %v\n%s", name, uid, err, out)
 	}
 }

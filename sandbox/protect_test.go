@@ -516,22 +516,7 @@ func TestDockerProtectedAsAnotherUser(t *testing.T) {
 	if err := os.Chmod(filepath.Join(ws, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "sandbox.test")
-	b, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("setpriv", "--reuid", fmt.Sprint(uid), "--regid", fmt.Sprint(uid),
-		"--groups", fmt.Sprint(sock.Gid), bin, "-test.run=^TestDockerProtectedOwnedByAnother$", "-test.v", "-test.count=1")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+dir, "TMPDIR=/tmp", "CO_TEST_PROTECT_WORKSPACE="+ws)
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestDockerProtectedOwnedByAnother") {
-		t.Fatalf("as %s (uid %d): %v\n%s", name, uid, err, out)
-	}
+	runTestAs(t, dir, name, uid, sock.Gid, "TestDockerProtectedOwnedByAnother", "CO_TEST_PROTECT_WORKSPACE="+ws)
 	var st syscall.Stat_t
 	if err := syscall.Stat(filepath.Join(ws, "AGENTS.md"), &st); err != nil || st.Uid != 0 {
 		t.Errorf("AGENTS.md: uid %d, %v", st.Uid, err)
