@@ -291,7 +291,11 @@ func riskStatus(r agent.Risk) []string {
 	if len(r.Untrusted) == 0 {
 		return []string{"untrusted\tnone in this conversation"}
 	}
-	rows := []string{fmt.Sprintf("untrusted\t%d sources: calls that send data out, post or change what runs later ask, and only you can answer (until /clear)", len(r.Untrusted))}
+	n := fmt.Sprintf("%d sources", len(r.Untrusted))
+	if len(r.Untrusted) == 1 {
+		n = "1 source"
+	}
+	rows := []string{"untrusted\t" + n + ": calls that send data out, post or change what runs later ask, and only you can answer (until /clear)"}
 	for _, o := range r.Untrusted {
 		rows = append(rows, "\t"+o.Label)
 	}
