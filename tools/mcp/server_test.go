@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ func TestMain(m *testing.M) {
 	case "stubborn":
 		// Serves, then ignores both the end of stdin and SIGTERM.
 		signal.Ignore(syscall.SIGTERM)
+		// A child in its group, which only killing the group ends (the
+		// SDK's own close signals the server's process alone).
+		_ = exec.Command("sleep", "3600").Start()
 		if p := os.Getenv("CO_MCP_TEST_PIDFILE"); p != "" {
 			os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())), 0o600)
 		}
