@@ -173,25 +173,37 @@ func TestServerExitsMidCall(t *testing.T) {
 // A call past the timeout fails cleanly, and the server hears the
 // protocol's cancellation; so does a call the user interrupts.
 func TestTimeoutAndCancellation(t *testing.T) {
-	marker := filepath.Join(t.TempDir(), "cancelled")
-	cfg := stdioServer(t, "fx", map[string]string{"CO_MCP_TEST_CANCELLED": marker})
+	dir := t.TempDir()
+	marker, hanging := filepath.Join(dir, "cancelled"), filepath.Join(dir, "hanging")
+	cfg := stdioServer(t, "fx", map[string]string{"CO_MCP_TEST_CANCELLED": marker, "CO_MCP_TEST_HANGING": hanging})
 	cfg.Timeout = 2 * time.Second
 	f := newFixture(t, cfg)
 	f.start(t)
-	start := time.Now()
+	// The error names the timeout: the call ended because of it (how long
+	// that took on a busy machine is not asserted).
 	_, err := run(t, f.tool(t, "mcp__fx__hang"), `{}`)
 	if err == nil || !strings.Contains(err.Error(), "did not answer the call of hang within 2s") {
 		t.Fatalf("timeout: %v", err)
 	}
-	if d := time.Since(start); d > 4*time.Second {
-		t.Errorf("the call took %s", d)
-	}
 	waitFor(t, func() bool { _, err := os.Stat(marker); return err == nil })
 	os.Remove(marker)
+	os.Remove(hanging)
 
+	// Ctrl+C once the server is handling the call.
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(200*time.Millisecond, cancel) // Ctrl+C
-	_, err = f.tool(t, "mcp__fx__hang").Run(ctx, json.RawMessage(`{}`))
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.tool(t, "mcp__fx__hang").Run(ctx, json.RawMessage(`{}`))
+		done <- err
+	}()
+	waitFor(t, func() bool { _, err := os.Stat(hanging); return err == nil })
+	cancel()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the interrupted call did not return (hang detector)")
+	}
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted call: %v", err)
 	}
@@ -230,11 +242,9 @@ func TestStartFailures(t *testing.T) {
 	missing := mcp.ServerConfig{Name: "gone", Command: filepath.Join(t.TempDir(), "no-such-server")}
 	unset := mcp.ServerConfig{Name: "unset", Command: "${CO_TEST_SURELY_UNSET_VAR}"}
 	f := newFixture(t, hang, missing, unset, stdioServer(t, "ok", nil))
-	start := time.Now()
+	// The notices name the 1s timeout; f.start's own deadline is the hang
+	// detector (how long the wait took on a busy machine is not asserted).
 	notices := f.start(t)
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("waiting took %s for a 1s timeout", d)
-	}
 	all := strings.Join(notices, "\n")
 	for _, want := range []string{
 		"MCP server slow failed to start: did not finish starting within 1s",
@@ -259,8 +269,9 @@ func TestProjectConsent(t *testing.T) {
 	cfg := mcp.ServerConfig{Name: "repo", Command: "sh", Args: []string{"-c", `touch "$0"; exec "$1"`, marker, exe},
 		Env: map[string]string{"CO_MCP_TEST_SERVER": "stdio"}, Project: true, Definition: []byte(`{"v":1}`)}
 	f := newFixture(t, cfg)
+	// f.start waits for every server that starts: a project server
+	// started without consent would have touched the marker by now.
 	f.start(t)
-	time.Sleep(300 * time.Millisecond)
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a project server started without consent")
 	}

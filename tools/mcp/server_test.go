@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -29,6 +30,12 @@ func TestMain(m *testing.M) {
 	case "stubborn":
 		// Serves, then ignores both the end of stdin and SIGTERM.
 		signal.Ignore(syscall.SIGTERM)
+		// A child in its group, which only killing the group ends (the
+		// SDK's own close signals the server's process alone).
+		_ = exec.Command("sleep", "3600").Start()
+		if p := os.Getenv("CO_MCP_TEST_PIDFILE"); p != "" {
+			os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())), 0o600)
+		}
 		_ = newTestServer().Run(context.Background(), &sdk.StdioTransport{})
 		time.Sleep(time.Hour)
 	default:
@@ -79,6 +86,9 @@ func newTestServer() *sdk.Server {
 		})
 	s.AddTool(&sdk.Tool{Name: "hang", Description: "Never answer.", InputSchema: objectSchema},
 		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if p := os.Getenv("CO_MCP_TEST_HANGING"); p != "" { // the call has arrived
+				os.WriteFile(p, []byte("hanging"), 0o600)
+			}
 			<-ctx.Done()
 			// The SDK cancels a handler's context on notifications/cancelled.
 			if p := os.Getenv("CO_MCP_TEST_CANCELLED"); p != "" {

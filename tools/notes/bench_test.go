@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -65,46 +64,36 @@ func search(tb testing.TB, v *Vault, q string) int {
 	return r.Meta["total"].(int)
 }
 
-// TestSearchTenThousandNotesIsFast is the README's promise: a search of a
-// 10,000-note vault answers in under 200 ms once the vault has been read
-// once (the first search reads every note).
-func TestSearchTenThousandNotesIsFast(t *testing.T) {
+// TestSearchTenThousandNotes: on a 10,000-note vault, warming reads every
+// note and later searches answer from the cache with the same totals as a
+// cold search. The speed budget (< 200 ms warm) is BenchmarkSearchNotes's:
+// a wall-clock assertion here would flake on a busy machine.
+func TestSearchTenThousandNotes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 10,000 files")
 	}
 	dir := genVault(t, 10000)
 	v := New(dir)
 	// co warms the cache in the background when the chat starts.
-	start := time.Now()
 	if err := v.Warm(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	warm := time.Since(start)
-	start = time.Now()
 	if n := search(t, v, "alpha meeting"); n == 0 {
 		t.Fatal("the generated vault should match")
 	}
-	cold := time.Since(start)
-	var times []time.Duration
 	for _, q := range []string{"alpha", "budget meeting", "alpha meeting budget", "zzzz", "note"} {
-		start := time.Now()
-		search(t, v, q)
-		times = append(times, time.Since(start))
-	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	t.Logf("10,000 notes: warming %v, first search %v, then median %v, slowest %v", warm, cold, times[len(times)/2], times[len(times)-1])
-	if raceEnabled {
-		t.Skip("timings under the race detector are not meaningful")
-	}
-	if times[len(times)/2] > 200*time.Millisecond {
-		t.Errorf("median search took %v, want < 200ms", times[len(times)/2])
+		if warm, cold := search(t, v, q), search(t, New(dir), q); warm != cold {
+			t.Errorf("search %q: %d from the warmed vault, %d from a cold one", q, warm, cold)
+		}
 	}
 }
 
 // BenchmarkSearchNotes measures search_notes on a 10,000-note vault: warm
 // (the cache holds every note; each search walks the vault and matches)
 // and cold (a new Vault each time: every note is read; the OS page cache
-// is warm).
+// is warm). It holds the README's budget: warm fails above 200 ms a search
+// (not under the race detector). Benchmarks are not part of `go test`'s
+// default run, so a busy CI machine cannot make the suite flake on it.
 func BenchmarkSearchNotes(b *testing.B) {
 	dir := genVault(b, 10000)
 	b.Run("warm", func(b *testing.B) {
@@ -113,6 +102,10 @@ func BenchmarkSearchNotes(b *testing.B) {
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			search(b, v, "alpha meeting")
+		}
+		b.StopTimer()
+		if per := b.Elapsed() / time.Duration(b.N); !raceEnabled && per > 200*time.Millisecond {
+			b.Errorf("warm search took %v, want < 200ms", per)
 		}
 	})
 	b.Run("cold", func(b *testing.B) {

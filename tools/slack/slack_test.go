@@ -3,6 +3,7 @@ package slack_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -213,36 +214,76 @@ func TestSlackErrorsSayWhatToDo(t *testing.T) {
 }
 
 func TestRateLimitsAreWaitedOutThenReported(t *testing.T) {
-	f := newFixture(t, nil)
+	// The waits are recorded, not slept: the test asserts co asks for
+	// exactly what Retry-After said, whatever the machine's load.
+	var waits []time.Duration
+	f := newFixture(t, func(c *slack.Config) {
+		c.Sleep = func(ctx context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			return ctx.Err()
+		}
+	})
 	f.ws.Post(slackfake.Message{Channel: "C02RANDOM", User: "U02BOB", Text: "hello"})
 	f.ws.RateLimit("conversations.history", "1")
-	start := time.Now()
 	res := f.mustRun(t, slack.NameListMessages, `{"channel":"C02RANDOM"}`)
-	if d := time.Since(start); d < time.Second || res.Meta["count"] != 1 {
-		t.Errorf("after a 429 with Retry-After 1: %s, %v", d, res.Meta)
+	if fmt.Sprint(waits) != "[1s]" || res.Meta["count"] != 1 {
+		t.Errorf("after a 429 with Retry-After 1: waits %v, %v", waits, res.Meta)
 	}
 	if n := f.ws.CallsTo("conversations.history"); n != 2 {
 		t.Errorf("conversations.history called %d times, want 2", n)
 	}
 
+	waits = nil
 	f.ws.RateLimit("conversations.history", "60")
-	start = time.Now()
 	_, err := f.run(t, slack.NameListMessages, `{"channel":"C02RANDOM"}`)
 	if err == nil || !strings.Contains(err.Error(), "Slack is rate-limiting co (HTTP 429; it asks to wait 1m0s more") {
 		t.Errorf("long Retry-After: %v", err)
 	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("waited %s for a limit beyond the bound", d)
+	if len(waits) != 0 {
+		t.Errorf("waited %v for a limit beyond the bound", waits)
 	}
 
+	waits = nil
 	f.ws.RateLimit("users.list", "1", "1", "1", "1")
-	start = time.Now()
 	_, err = f.run(t, slack.NameListUsers, `{}`)
 	if err == nil || !strings.Contains(err.Error(), "after 3s of waiting") {
 		t.Errorf("repeated 429s: %v", err)
 	}
-	if d := time.Since(start); d < 3*time.Second || d > 4*time.Second {
-		t.Errorf("repeated 429s took %s, want the 3s bound", d)
+	if fmt.Sprint(waits) != "[1s 1s 1s]" {
+		t.Errorf("repeated 429s waited %v, want [1s 1s 1s] (the 3s bound)", waits)
+	}
+	if n := f.ws.CallsTo("users.list"); n != 4 {
+		t.Errorf("users.list called %d times, want 4", n)
+	}
+}
+
+// TestRateLimitWaitEndsWithTheContext: the real wait (no Sleep injected)
+// gives up when the call is cancelled rather than sleeping out Retry-After.
+func TestRateLimitWaitEndsWithTheContext(t *testing.T) {
+	f := newFixture(t, func(c *slack.Config) { c.MaxRateWait = time.Hour })
+	f.ws.RateLimit("users.list", "3000")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.tools[slack.NameListUsers].Run(ctx, json.RawMessage(`{}`))
+		done <- err
+	}()
+	// Cancel once the 429 has been answered: co is then waiting.
+	deadline := time.Now().Add(30 * time.Second)
+	for f.ws.CallsTo("users.list") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("users.list never called")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the wait did not end with the context (hang detector)")
 	}
 }
 

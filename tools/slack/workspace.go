@@ -67,6 +67,9 @@ type Config struct {
 	// MaxRateWait bounds how long one call waits out rate limits; zero is
 	// DefaultMaxRateWait.
 	MaxRateWait time.Duration
+	// Sleep waits out one rate limit of d, returning early with ctx's
+	// error; nil is a real timer. Tests inject one that records d.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Workspace is the Slack side of one chat session.
@@ -103,6 +106,9 @@ func NewWorkspace(cfg Config) *Workspace {
 	}
 	if cfg.MaxRateWait <= 0 {
 		cfg.MaxRateWait = DefaultMaxRateWait
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
 	}
 	return &Workspace{api: slackapi.New(cfg.Token, opts...), cfg: cfg,
 		users: map[string]string{}, channels: map[string]string{}, byName: map[string]string{}}
@@ -146,14 +152,22 @@ func (w *Workspace) call(ctx context.Context, fn func() error) error {
 		if waited+wait > w.cfg.MaxRateWait {
 			return &rateLimitedError{retryAfter: wait, waited: waited}
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := w.cfg.Sleep(ctx, wait); err != nil {
+			return err
 		}
 		waited += wait
+	}
+}
+
+// sleep waits d on a real timer, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
