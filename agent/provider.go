@@ -191,6 +191,10 @@ type RetryPolicy struct {
 	Attempts int           // total attempts, default 4
 	Base     time.Duration // first backoff, default 1 s, doubled each time
 	MaxWait  time.Duration // longest single wait, default 30 s; a longer Retry-After is not waited out
+	// Sleep, when set, does the wait between attempts in place of a timer
+	// (tests record what was asked for); it returns ctx's error if ctx ends
+	// first. nil waits on a real timer.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 func (r RetryPolicy) withDefaults() RetryPolicy {
@@ -203,7 +207,22 @@ func (r RetryPolicy) withDefaults() RetryPolicy {
 	if r.MaxWait <= 0 {
 		r.MaxWait = 30 * time.Second
 	}
+	if r.Sleep == nil {
+		r.Sleep = sleepCtx
+	}
 	return r
+}
+
+// sleepCtx waits d, or until ctx ends (then it returns ctx's error).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 type noticeKey struct{}
@@ -257,12 +276,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if f, ok := req.Context().Value(noticeKey{}).(func(string)); ok {
 			f(fmt.Sprintf("The model's server answered HTTP %d; retrying in %s (attempt %d of %d).", resp.StatusCode, wait.Round(100*time.Millisecond), attempt+1, p.Attempts))
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-req.Context().Done():
-			timer.Stop()
-			return nil, req.Context().Err()
-		case <-timer.C:
+		if err := p.Sleep(req.Context(), wait); err != nil {
+			return nil, err
 		}
 		if req.GetBody != nil {
 			body, err := req.GetBody()
