@@ -158,13 +158,15 @@ func TestStreamCutMidwayKeepsPartialText(t *testing.T) {
 }
 
 func TestStallEndsTheTurn(t *testing.T) {
-	f := newFixture(t, func(c *agent.Config) { c.StallTimeout = 300 * time.Millisecond })
+	// 3 s, not less: the timer also runs while the first chunks are on
+	// their way, and a starved machine (CI) once took 300 ms for them.
+	f := newFixture(t, func(c *agent.Config) { c.StallTimeout = 3 * time.Second })
 	f.srv.Script(llmtest.Reply{Text: "starts then stalls forever", ChunkSize: 6, StallAfter: 2})
 	// The stream stalls forever: only the stall timeout ends the turn
 	// (run fails the test if nothing does), and the message names it.
 	evs := run(t, context.Background(), f.ag, "hi", nil)
 	fl := failed(t, evs)
-	if !strings.Contains(fl.Message, "sent nothing for 300ms") || fl.Interrupted {
+	if !strings.Contains(fl.Message, "sent nothing for 3s") || fl.Interrupted {
 		t.Errorf("failure = %+v", fl)
 	}
 	if text(evs) != "starts then " {
