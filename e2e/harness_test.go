@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 
 // env is a clean environment for co: its own home and XDG dirs, the
 // scripted server as an OpenAI-compatible provider, a dumb terminal.
-func env(t *testing.T, srv *llmtest.Server, extra ...string) []string {
+func env(t testing.TB, srv *llmtest.Server, extra ...string) []string {
 	t.Helper()
 	home := t.TempDir()
 	e := []string{
@@ -176,7 +176,7 @@ func (p *proc) wait(timeout time.Duration) int {
 }
 
 // runCo runs co to completion with stdin and returns its output and code.
-func runCo(t *testing.T, dir string, environ []string, stdin string, args ...string) (stdout, stderr string, code int) {
+func runCo(t testing.TB, dir string, environ []string, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -74,9 +74,15 @@ func TestTUIMentionCompletesAndAttaches(t *testing.T) {
 	s.waitFor(tuiWait, "no file matches secretive")
 	// Esc closes the list and keeps the text; the word stays closed.
 	s.keys("Escape")
-	time.Sleep(300 * time.Millisecond)
-	if scr := s.screen(); strings.Contains(scr, "no file matches") || !strings.Contains(scr, "@secretive") {
-		t.Fatalf("Esc did not close the list, or lost the text:\n%s", scr)
+	for deadline := time.Now().Add(tuiWait); ; {
+		scr := s.screen()
+		if !strings.Contains(scr, "no file matches") && strings.Contains(scr, "@secretive") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Esc did not close the list, or lost the text:\n%s", scr)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	s.typeText(" mail a@b.com @../outside.txt @nope.txt")
 	s.keys("Enter")
@@ -106,11 +112,7 @@ func TestTUIMentionCompletesAndAttaches(t *testing.T) {
 	}
 	r.send("and now?")
 	r.waitFor(tuiWait, "and now?")
-	deadline := time.Now().Add(tuiWait)
-	for len(srv.Requests()) < 2 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	msgs := srv.Requests()[1].Messages()
+	msgs := srv.WaitRequests(2, tuiWait)[1].Messages()
 	found := false
 	for _, m := range msgs {
 		if m.Role == "user" && strings.Contains(m.Text(), "3\t// Handle serves one request.") {

@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -159,7 +161,7 @@ func TestKillDashNineLosesNothingOnScreen(t *testing.T) {
 			p.waitFor(tc.waitFor, 10*time.Second)
 			if tc.answer != "" {
 				p.send(tc.answer)
-				time.Sleep(500 * time.Millisecond) // the tool is running
+				waitForDescendant(t, p.cmd.Process.Pid, "sleep", 30*time.Second) // the tool is running
 			}
 			shown := p.stdout.String()
 			_ = p.cmd.Process.Signal(syscall.SIGKILL)
@@ -292,4 +294,62 @@ func assertInOrder(t *testing.T, s string, want []string) {
 		}
 		at += i + len(w)
 	}
+}
+
+// waitForDescendant waits until a process below pid runs a command whose
+// argv[0] base name is name; timeout only detects a hang.
+func waitForDescendant(t *testing.T, pid int, name string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if hasDescendant(pid, name) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q process below pid %d after %v", name, pid, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func hasDescendant(root int, name string) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	parent := map[int]int{}
+	var named []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after its ")".
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		parent[pid] = ppid
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if argv0, _, _ := bytes.Cut(cmdline, []byte{0}); filepath.Base(string(argv0)) == name {
+			named = append(named, pid)
+		}
+	}
+	for _, pid := range named {
+		for p, hops := parent[pid], 0; p > 1 && hops < 64; p, hops = parent[p], hops+1 {
+			if p == root {
+				return true
+			}
+		}
+	}
+	return false
 }

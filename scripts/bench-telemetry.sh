@@ -23,7 +23,7 @@ echo "== span end → side panel (Feed)"
 "$tmp/telemetry.test" -test.run '^$' -test.bench 'FeedLatency' -test.benchtime 500x | grep Benchmark
 
 echo "== span end → co tail (a separate process)"
-(cd .. && go test -count=1 -run 'TestTelemetryTailSeesSpansWithin1s' -v ./e2e/ | grep -E 'co tail|ok|FAIL')
+(cd .. && go test -count=1 -run '^$' -bench 'TelemetryTailLatency' -benchtime 3x ./e2e/ | grep -E 'Benchmark|ok|FAIL')
 
 echo "== tracing's CPU per agent turn: no-op and traced agents alternating in one process ($rounds runs of 1,000 pairs)"
 # The headline figure: alternating turn by turn (each round the other one
