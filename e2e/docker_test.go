@@ -1,18 +1,14 @@
 package e2e
 
 import (
-	"context"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/co-cli/co/sandbox/sandboxtest"
 )
 
 // requireDocker fails (never silently skips) when no Docker engine answers,
@@ -105,14 +101,14 @@ func TestExitWhileContainerIsCreatedIsImmediate(t *testing.T) {
 	// co talks to the engine through a proxy that passes the create request on but holds its
 	// answer until co has exited: the container is being created for as long as co lives, so co
 	// can only exit by not waiting for it (else p.wait's deadline, a hang detector, fails).
-	hold := newCreateHoldProxy(t)
+	hold := sandboxtest.NewCreateHold(t)
 	// GORACE: a -race build otherwise sleeps 1s on exit.
-	p := start(t, t.TempDir(), env(t, nil, "CO_CLI_SANDBOX_BACKEND=docker", "GORACE=atexit_sleep_ms=0", "DOCKER_HOST="+hold.host()), "--plain")
+	p := start(t, t.TempDir(), env(t, nil, "CO_CLI_SANDBOX_BACKEND=docker", "GORACE=atexit_sleep_ms=0", "DOCKER_HOST="+hold.Host()), "--plain")
 	p.waitFor("co> ", 30*time.Second)
 	pid := p.cmd.Process.Pid
 	p.stdin.Close() // EOF: exit
 	code := p.wait(60 * time.Second)
-	hold.release()
+	hold.Release()
 	if code != 0 {
 		t.Fatalf("co exited %d", code)
 	}
@@ -137,61 +133,3 @@ func TestExitWhileContainerIsCreatedIsImmediate(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
-
-// createHoldProxy forwards the Docker API from a unix socket of its own to the engine's, and
-// holds the answers to container create requests until release.
-type createHoldProxy struct {
-	sock     string
-	released chan struct{}
-	once     sync.Once
-}
-
-func newCreateHoldProxy(t *testing.T) *createHoldProxy {
-	t.Helper()
-	target := "/var/run/docker.sock"
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		var ok bool
-		if target, ok = strings.CutPrefix(h, "unix://"); !ok {
-			t.Skipf("DOCKER_HOST %s is not a unix socket", h)
-		}
-	}
-	dir, err := os.MkdirTemp("", "hold")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	p := &createHoldProxy{sock: filepath.Join(dir, "docker.sock"), released: make(chan struct{})}
-	ln, err := net.Listen("unix", p.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			r.Out.URL.Scheme, r.Out.URL.Host = "http", "docker"
-		},
-		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "unix", target)
-		}},
-		FlushInterval: -1,
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/containers/create") {
-			rp.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		rp.ServeHTTP(rec, r) // the engine gets the request now
-		<-p.released
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = w.Write(rec.Body.Bytes())
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { p.release(); _ = srv.Close() })
-	return p
-}
-
-func (p *createHoldProxy) host() string { return "unix://" + p.sock }
-func (p *createHoldProxy) release()     { p.once.Do(func() { close(p.released) }) }

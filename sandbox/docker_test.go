@@ -12,9 +12,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -30,6 +27,8 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
+
+	"github.com/co-cli/co/sandbox/sandboxtest"
 )
 
 // Environment of the helper child process (TestMain), which owns a sandbox the way co does.
@@ -500,64 +499,6 @@ func startChild(t *testing.T, mode string, extraEnv ...string) (*exec.Cmd, strin
 	return cmd, name
 }
 
-// createHoldProxy forwards the Docker API from a unix socket of its own to the engine's, and
-// holds the answers to container create requests until release.
-type createHoldProxy struct {
-	sock     string
-	released chan struct{}
-	once     sync.Once
-}
-
-func newCreateHoldProxy(t *testing.T) *createHoldProxy {
-	t.Helper()
-	target := "/var/run/docker.sock"
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		var ok bool
-		if target, ok = strings.CutPrefix(h, "unix://"); !ok {
-			t.Skipf("DOCKER_HOST %s is not a unix socket", h)
-		}
-	}
-	dir, err := os.MkdirTemp("", "hold")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	p := &createHoldProxy{sock: filepath.Join(dir, "docker.sock"), released: make(chan struct{})}
-	ln, err := net.Listen("unix", p.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			r.Out.URL.Scheme, r.Out.URL.Host = "http", "docker"
-		},
-		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "unix", target)
-		}},
-		FlushInterval: -1,
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/containers/create") {
-			rp.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		rp.ServeHTTP(rec, r) // the engine gets the request now
-		<-p.released
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = w.Write(rec.Body.Bytes())
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { p.release(); _ = srv.Close() })
-	return p
-}
-
-func (p *createHoldProxy) host() string { return "unix://" + p.sock }
-func (p *createHoldProxy) release()     { p.once.Do(func() { close(p.released) }) }
-
 func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) error {
 	t.Helper()
 	done := make(chan error, 1)
@@ -596,13 +537,13 @@ func TestDockerSIGTERMRemovesContainer(t *testing.T) {
 			// its answer until the child has exited, so the creation is under way for as long
 			// as the child lives: it can only exit by not waiting for it (else waitExit's
 			// deadline, a hang detector, fails the test).
-			hold := newCreateHoldProxy(t)
-			cmd, name := startChild(t, mode, "DOCKER_HOST="+hold.host())
+			hold := sandboxtest.NewCreateHold(t)
+			cmd, name := startChild(t, mode, "DOCKER_HOST="+hold.Host())
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
 			err := waitExit(t, cmd, 60*time.Second)
-			hold.release()
+			hold.Release()
 			if err != nil {
 				t.Fatalf("child exited with %v", err)
 			}
