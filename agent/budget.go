@@ -8,7 +8,7 @@ package agent
 //   - Ollama: the num_ctx co asks (ollama.go: the setting or the default,
 //     capped at /api/show's maximum), or /api/ps when it asks none;
 //   - llama.cpp's llama-server: GET /props, default_generation_settings.n_ctx,
-//     the window of one slot (recorded from b10573 in /work/ext/RECORDED.md:
+//     the window of one slot (recorded from b10573 in docs/recordings/local-servers-2026-11-26.md:
 //     "default_generation_settings":{…,"n_ctx":8192} with -c 8192, and 4096
 //     when -c 8192 exceeds a model trained for 4096, which the server caps;
 //     source tools/server/server-context.cpp:4523 {"n_ctx",
@@ -32,7 +32,7 @@ package agent
 // count more: co's first request (system prompt and 14 tool schemas, about
 // 2,530 by characters / 4) rendered to 3,015 tokens on Ollama v0.24.0 and
 // 3,598 on llama-server b10573 with the tiny test models' 3,328-token
-// vocabulary (RECORDED.md, items 2 and 3).
+// vocabulary (docs/recordings/local-servers-2026-11-26.md, items 2 and 3).
 
 import (
 	"context"

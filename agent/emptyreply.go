@@ -1,8 +1,8 @@
 package agent
 
 // Sources: Ollama v0.24.0's source and the answers of a real Ollama
-// v0.24.0 and llama-server b10573 recorded for issue 26 (/work/ext/rec,
-// /work/ext/RECORDED.md), read on 2026-11-26.
+// v0.24.0 and llama-server b10573 recorded for issue 26 (docs/recordings/local-servers-2026-11-26.md, capture ,
+// docs/recordings/local-servers-2026-11-26.md), read on 2026-11-26.
 
 // Replies that say nothing. A small model that writes an unfinished tool
 // call gets it swallowed by Ollama: with tools in the request, /api/chat
@@ -10,7 +10,7 @@ package agent
 // come, and drops it when the model stops first (server/routes.go:2588-2612,
 // tools/tools.go Parser.Content), so the reply is one line with
 // "content":"" and done_reason "stop" (recorded:
-// /work/ext/rec/ollama-chat-malformed.resp). co used to end such a turn as
+// docs/recordings/local-servers-2026-11-26.md, capture ollama-chat-malformed.resp). co used to end such a turn as
 // a success with no text at all. Now a reply with neither text nor a tool
 // call fails the turn with a message that says so (co run: on stderr, exit
 // 1), and a reply whose text holds tool-call markup no parser read (the

@@ -2,7 +2,7 @@ package agent
 
 // Sources: Ollama v0.24.0's source and docs (the snapshot at tag v0.24.0),
 // the answers of a real Ollama v0.24.0 and llama-server b10573 recorded for
-// issue 26 (/work/ext/rec, /work/ext/RECORDED.md), and the documentation
+// issue 26 (docs/recordings/local-servers-2026-11-26.md, capture , docs/recordings/local-servers-2026-11-26.md), and the documentation
 // cited below, read on 2026-11-26.
 
 // A bound on every reply. Local servers put none of their own: Ollama's
@@ -20,7 +20,7 @@ package agent
 // likewise limits "both reasoning and final output tokens")), and never
 // more than the context window leaves after the prompt. The servers honour
 // it and say so: Ollama ends with "done_reason":"length" (recorded:
-// /work/ext/rec/ollama-e-tools-numpredict1.resp, num_predict 1), llama-server
+// docs/recordings/local-servers-2026-11-26.md, capture ollama-e-tools-numpredict1.resp, num_predict 1), llama-server
 // with "finish_reason":"length" (llama-e-malformed-maxtokens2-stream.resp,
 // max_tokens 2).
 

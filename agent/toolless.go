@@ -2,7 +2,7 @@ package agent
 
 // Sources: Ollama v0.24.0's source (the snapshot of github.com/ollama/ollama
 // at tag v0.24.0) and the answers of a real Ollama v0.24.0 built from it,
-// recorded for issue 26 (/work/ext/rec, /work/ext/RECORDED.md), read on
+// recorded for issue 26 (docs/recordings/local-servers-2026-11-26.md, capture , docs/recordings/local-servers-2026-11-26.md), read on
 // 2026-11-26.
 
 // Models without tool support. Ollama refuses any request that carries

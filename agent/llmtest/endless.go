@@ -2,8 +2,8 @@ package llmtest
 
 // Sources: the answers of a real Ollama v0.24.0 and llama-server b10573 to
 // a model that never emits its end token, recorded for co's issue 26 on
-// 2026-11-26 (/work/ext/RECORDED.md, section f; raw captures
-// /work/ext/rec/ollama-f-endless-numctx2048.resp and
+// 2026-11-26 (docs/recordings/local-servers-2026-11-26.md, section f; raw captures
+// docs/recordings/local-servers-2026-11-26.md, capture ollama-f-endless-numctx2048.resp and
 // llama-f-endless-c2048-stream.resp), and the sources named below.
 
 import (

@@ -2,7 +2,7 @@ package llmtest
 
 // The llamacpp profile imitates llama.cpp's llama-server, as recorded from
 // build b10573 (commit d775b8967, 2026-08-22) started with `-c N --jinja`
-// and a one-model GGUF (the recordings: /work/ext/RECORDED.md, "llama.cpp"
+// and a one-model GGUF (the recordings: docs/recordings/local-servers-2026-11-26.md, "llama.cpp"
 // items d and g, on the machine that made them; the sources cited are that
 // tag's):
 //   - GET /props: {"default_generation_settings":{"params":{…},"n_ctx":N},

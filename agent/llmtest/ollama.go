@@ -297,7 +297,7 @@ func ollamaFullName(name string) string {
 // CheckCapabilities' error as "%s %w" with the full name
 // (server/routes.go:161-162; server/images.go:42,44 "does not support",
 // "tools") and handleScheduleError answers 400 (server/routes.go:2715-2718).
-// Recorded from a real v0.24.0 (issue 26, /work/ext/rec/
+// Recorded from a real v0.24.0 (issue 26, docs/recordings/local-servers-2026-11-26.md, capture
 // ollama-a-api-chat-tools-notoolmodel.resp):
 // 400 {"error":"registry.ollama.ai/library/tiny-chat:latest does not support tools"}.
 func ollamaNoTools(m OllamaModel, tools int) string {
@@ -322,7 +322,7 @@ func (s *Server) ollamaOpenAICheck(req Request) *profileError {
 	if msg := ollamaNoTools(m, len(req.Body.Tools)); msg != "" {
 		// The /v1 layer passes ChatHandler's 400 on through NewError:
 		// type invalid_request_error (openai/openai.go:218-222). Recorded:
-		// /work/ext/rec/ollama-a-v1-tools-notoolmodel.resp.
+		// docs/recordings/local-servers-2026-11-26.md, capture ollama-a-v1-tools-notoolmodel.resp.
 		return &profileError{status: http.StatusBadRequest, why: msg, body: map[string]any{"error": map[string]any{
 			"message": msg, "type": "invalid_request_error", "param": nil, "code": nil,
 		}}}
@@ -466,9 +466,9 @@ const ollamaToolTag = "<tool_call>"
 // real v0.24.0 answered a model that wrote `<tool_call>\n{"name":
 // "list_directory", "arguments": {"path": ` and stopped with one line,
 // {"message":{"role":"assistant","content":""},"done":true,
-// "done_reason":"stop",…} (issue 26, /work/ext/rec/ollama-chat-malformed.resp);
+// "done_reason":"stop",…} (issue 26, docs/recordings/local-servers-2026-11-26.md, capture ollama-chat-malformed.resp);
 // without tools the same text came as content
-// (/work/ext/rec/ollama-chat-malformed-notools.resp).
+// (docs/recordings/local-servers-2026-11-26.md, capture ollama-chat-malformed-notools.resp).
 func ollamaToolParser(r Reply) Reply {
 	text := r.Text
 	if len(r.Chunks) > 0 {
