@@ -158,11 +158,7 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 			span.SetAttributes(attribute.String("co.tool.exit_code", fmt.Sprint(code)))
 		}
 		if len(fin.Result.Origins) > 0 {
-			labels := make([]string, len(fin.Result.Origins))
-			for i, o := range fin.Result.Origins {
-				labels[i] = o.Label
-			}
-			span.SetAttributes(attribute.StringSlice("co.provenance", labels))
+			span.SetAttributes(attribute.StringSlice("co.provenance", Labels(fin.Result.Origins)))
 		}
 		if iso, ok := fin.Result.Meta["isolation"]; ok {
 			span.SetAttributes(attribute.String("co.sandbox.isolation", fmt.Sprint(iso)))

@@ -33,9 +33,12 @@ type Risk struct {
 }
 
 // Labels are the untrusted sources' names.
-func (r Risk) Labels() []string {
-	out := make([]string, len(r.Untrusted))
-	for i, o := range r.Untrusted {
+func (r Risk) Labels() []string { return Labels(r.Untrusted) }
+
+// Labels are the names of origins, in order.
+func Labels(origins []tools.Origin) []string {
+	out := make([]string, len(origins))
+	for i, o := range origins {
 		out[i] = o.Label
 	}
 	return out
@@ -146,11 +149,7 @@ func (a *Agent) RiskBrief() (first string, n int) {
 
 // RiskNotice is what a front end says when untrusted content enters.
 func RiskNotice(e RiskRaised) string {
-	labels := make([]string, len(e.New))
-	for i, o := range e.New {
-		labels[i] = o.Label
-	}
-	return "Untrusted content entered the conversation: " + SourceList(labels) +
+	return "Untrusted content entered the conversation: " + SourceList(Labels(e.New)) +
 		". Until /clear, a call that sends data out, posts, or changes what runs later asks you, and only your answer runs it."
 }
 

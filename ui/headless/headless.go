@@ -81,11 +81,7 @@ func Run(ctx context.Context, o Options) int {
 			}
 			r.emit(map[string]any{"type": "memory_recalled", "ids": ids}, "memory: recalled "+safe.Text(strings.Join(ids, ", ")))
 		case agent.RiskRaised:
-			labels := make([]string, len(e.New))
-			for i, o := range e.New {
-				labels[i] = o.Label
-			}
-			r.emit(map[string]any{"type": "untrusted_content", "sources": labels}, "untrusted: "+safe.Text(agent.RiskNotice(e)))
+			r.emit(map[string]any{"type": "untrusted_content", "sources": agent.Labels(e.New)}, "untrusted: "+safe.Text(agent.RiskNotice(e)))
 		case agent.ToolCallStarted:
 			r.emit(map[string]any{"type": "tool_call", "id": e.CallID, "name": e.Name, "args": json.RawMessage(validJSON(e.Args))},
 				"tool: "+present.Call(e.Name, e.Args))
