@@ -293,3 +293,15 @@ func writeSettings(path string, data []byte) error {
 	}
 	return nil
 }
+
+// CheckValue checks value for key as EditFile (and the loader, for the
+// environment variable) would, without writing anything: for a form that
+// asks for one value at a time (the chat's first-run setup).
+func CheckValue(key, value string) error {
+	f := lookupField(key)
+	if f == nil {
+		return unknownSettingError(key)
+	}
+	_, err := f.parseText(value, "", "")
+	return err
+}

@@ -213,3 +213,16 @@ func TestEditFileUnsetNothing(t *testing.T) {
 		t.Errorf("a file was created: %v", err)
 	}
 }
+
+// CheckValue says what EditFile would say, and writes nothing.
+func TestCheckValue(t *testing.T) {
+	if err := CheckValue("openai_base_url", "api.example"); err == nil || err.Error() != `"openai_base_url" must be an http or https URL, got "api.example"` {
+		t.Errorf("CheckValue = %v", err)
+	}
+	if err := CheckValue("openai_base_url", "http://localhost:8080/v1"); err != nil {
+		t.Errorf("CheckValue = %v", err)
+	}
+	if err := CheckValue("ollama_hots", "x"); err == nil || !strings.Contains(err.Error(), `did you mean "ollama_host"`) {
+		t.Errorf("CheckValue = %v", err)
+	}
+}
