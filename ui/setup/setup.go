@@ -195,11 +195,10 @@ const maxListed = 15
 
 func (f *Flow) modelQuestion() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s lists %s. Choose one — its number or its name", providerTitle(f.name), plural(len(f.models), "chat model"))
+	fmt.Fprintf(&b, "%s lists %s. Choose one: type its number or its name.", providerTitle(f.name), plural(len(f.models), "chat model"))
 	if f.def != "" {
-		fmt.Fprintf(&b, "; Enter takes %s", f.def)
+		fmt.Fprintf(&b, "\nPress Enter for %s.", f.def)
 	}
-	b.WriteString(":")
 	for i, m := range f.models {
 		if i == maxListed {
 			fmt.Fprintf(&b, "\n  … and %d more (type a name)", len(f.models)-maxListed)

@@ -54,7 +54,7 @@ func noKey(t *testing.T, r setup.Result) {
 // Gemini: a wrong key is refused with Google's reason and asked again; the
 // right one lists the models (Google's "models/…" ids, from the Gemini
 // profile of agent/llmtest, which cites Google's OpenAI-compatibility docs),
-// Enter takes gemini-flash-latest, and the settings are saved and used.
+// Press Enter for gemini-flash-latest, and the settings are saved and used.
 func TestGeminiSetup(t *testing.T) {
 	srv := llmtest.NewServer()
 	t.Cleanup(srv.Close)
@@ -87,7 +87,7 @@ func TestGeminiSetup(t *testing.T) {
 		t.Fatalf("right key: %+v", r)
 	}
 	q := f.Prompt().Text
-	if !strings.Contains(q, "Enter takes gemini-flash-latest") || !strings.Contains(q, "gemini-3.5-flash") || strings.Contains(q, "models/") {
+	if !strings.Contains(q, "Press Enter for gemini-flash-latest") || !strings.Contains(q, "gemini-3.5-flash") || strings.Contains(q, "models/") {
 		t.Fatalf("model question:\n%s", q)
 	}
 	r = f.Answer(ctx, "")
@@ -131,7 +131,7 @@ func TestOllamaFound(t *testing.T) {
 	if r := f.Answer(ctx, "ollama"); r.Err {
 		t.Fatalf("choosing Ollama: %+v", r)
 	}
-	if q := f.Prompt().Text; !strings.Contains(q, " 1  llama3.2:latest") || !strings.Contains(q, "Enter takes llama3.2:latest") {
+	if q := f.Prompt().Text; !strings.Contains(q, " 1  llama3.2:latest") || !strings.Contains(q, "Press Enter for llama3.2:latest") {
 		t.Fatalf("model question:\n%s", q)
 	}
 	if r := f.Answer(ctx, "9"); !r.Err || !strings.Contains(r.Said, "from 1 to 2") {

@@ -17,6 +17,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -32,6 +33,7 @@ import (
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/ui/setup"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -80,6 +82,12 @@ type App struct {
 	todoCh  <-chan struct{}
 	confirm *slash.Result // a slash command's question awaiting y (memory.go)
 	mem     *memView      // the /memory view, while open (memview.go)
+	// setup is the first-run provider setup, while open (setup.go);
+	// setupEnv what it needs (nil: no setup offered), setupOffered that it
+	// has opened by itself once.
+	setup        *setupView
+	setupEnv     *setup.Env
+	setupOffered bool
 	memOpen func() (*memory.Store, error)
 	agent   *agent.Agent
 	slash   slash.Env
@@ -150,6 +158,7 @@ func New(ctx context.Context, o Options) *App {
 		hideReasoning: o.HideReasoning,
 		notesFn:       o.Notes,
 		memOpen:       o.Memory,
+		setupEnv:      o.Setup,
 		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
 	}
 	// The pump saves streamed text right before each frame shows it.
@@ -310,6 +319,8 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case tea.PasteMsg:
 		switch {
 		case a.modal != nil:
+		case a.setup != nil:
+			cmd = a.setupPaste(msg)
 		case a.mem != nil:
 			cmd = a.mem.Paste(msg)
 		default:
@@ -334,6 +345,16 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		cmd = safeCmd(readFeed(a.feed))
 	case providerMsg:
 		a.setProvider()
+		if errors.Is(msg.Err, agent.ErrNoProvider) && !a.setupOffered {
+			// No provider: offer to set one up here, rather than only
+			// saying what to set and leaving the user to quit.
+			a.setupOffered = true
+			cmd = a.openSetup()
+		}
+	case setupStartedMsg:
+		a.handleSetupStarted()
+	case setupAnsweredMsg:
+		a.handleSetupAnswered(msg)
 	case notesMsg:
 		a.notes = msg.Notes
 		a.showNotes()
@@ -400,6 +421,9 @@ func (a *App) layout() {
 	if a.mem != nil {
 		a.mem.SetSize(a.width, main)
 	}
+	if a.setup != nil {
+		a.setup.SetSize(a.width, main)
+	}
 }
 
 func (a *App) sideShown() bool { return a.sideWanted && a.width >= sidePanelMinWidth }
@@ -416,6 +440,9 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if a.mem != nil {
 		return a.memKey(k)
+	}
+	if a.setup != nil {
+		return a.setupKey(k)
 	}
 	switch {
 	case key.Matches(k, a.keys.Cancel):
@@ -684,6 +711,13 @@ func (a *App) runSlash(line string) tea.Cmd {
 		return a.fetchModels(true)
 	case slash.ModelSwitched:
 		a.modelSwitched()
+	case slash.Setup:
+		if a.setupEnv == nil {
+			r.Output, r.Err = "No setup here: set a provider with co config set (see co config).", true
+			break
+		}
+		a.chat.Bottom()
+		return a.openSetup()
 	}
 	if r.Output != "" {
 		kind := noticeOutput

@@ -16,6 +16,7 @@ import (
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
+	"github.com/co-cli/co/ui/setup"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -57,6 +58,10 @@ type Options struct {
 	// Memory opens the memory store (memory.Lazy.Store) for the /memory
 	// view; nil (memory off): /memory is the line command of Slash.
 	Memory func() (*memory.Store, error)
+	// Setup, when set, is what the first-run provider setup needs: the
+	// chat opens it when co has no provider, and /setup opens it at any
+	// time. Nil: no setup is offered.
+	Setup *setup.Env
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP
