@@ -88,23 +88,23 @@ type App struct {
 	setup        *setupView
 	setupEnv     *setup.Env
 	setupOffered bool
-	memOpen func() (*memory.Store, error)
-	agent   *agent.Agent
-	slash   slash.Env
-	keys    KeyMap
-	mkeys   ModalKeyMap
-	th      *Theme
-	md      *markdown
-	chat    *Chat
-	input   *Input
-	modal   *Modal
-	side    *SidePanel
-	status  *StatusBar
-	welcome *welcomeEntry
-	wel     Welcome
-	feed    <-chan telemetry.SpanEvent
-	unsub   func()
-	done    <-chan struct{} // closed when the program ends
+	memOpen      func() (*memory.Store, error)
+	agent        *agent.Agent
+	slash        slash.Env
+	keys         KeyMap
+	mkeys        ModalKeyMap
+	th           *Theme
+	md           *markdown
+	chat         *Chat
+	input        *Input
+	modal        *Modal
+	side         *SidePanel
+	status       *StatusBar
+	welcome      *welcomeEntry
+	wel          Welcome
+	feed         <-chan telemetry.SpanEvent
+	unsub        func()
+	done         <-chan struct{} // closed when the program ends
 
 	width, height int
 	sideWanted    bool
