@@ -82,29 +82,23 @@ type App struct {
 	todoCh  <-chan struct{}
 	confirm *slash.Result // a slash command's question awaiting y (memory.go)
 	mem     *memView      // the /memory view, while open (memview.go)
-	// setup is the first-run provider setup, while open (setup.go);
-	// setupEnv what it needs (nil: no setup offered), setupOffered that it
-	// has opened by itself once.
-	setup        *setupView
-	setupEnv     *setup.Env
-	setupOffered bool
-	memOpen      func() (*memory.Store, error)
-	agent        *agent.Agent
-	slash        slash.Env
-	keys         KeyMap
-	mkeys        ModalKeyMap
-	th           *Theme
-	md           *markdown
-	chat         *Chat
-	input        *Input
-	modal        *Modal
-	side         *SidePanel
-	status       *StatusBar
-	welcome      *welcomeEntry
-	wel          Welcome
-	feed         <-chan telemetry.SpanEvent
-	unsub        func()
-	done         <-chan struct{} // closed when the program ends
+	memOpen func() (*memory.Store, error)
+	agent   *agent.Agent
+	slash   slash.Env
+	keys    KeyMap
+	mkeys   ModalKeyMap
+	th      *Theme
+	md      *markdown
+	chat    *Chat
+	input   *Input
+	modal   *Modal
+	side    *SidePanel
+	status  *StatusBar
+	welcome *welcomeEntry
+	wel     Welcome
+	feed    <-chan telemetry.SpanEvent
+	unsub   func()
+	done    <-chan struct{} // closed when the program ends
 
 	width, height int
 	sideWanted    bool
@@ -139,6 +133,13 @@ type App struct {
 	// when the transcript is redrawn for the terminal's background.
 	notesFn func() []string
 	notes   []string
+
+	// setup is the first-run provider setup, while open (setup.go);
+	// setupEnv what it needs (nil: no setup offered), setupOffered that it
+	// has opened by itself once.
+	setup        *setupView
+	setupEnv     *setup.Env
+	setupOffered bool
 }
 
 // New makes the root model. ctx bounds every turn it starts.
