@@ -144,6 +144,7 @@ func runPlain(ctx context.Context, c *chat, s env) error {
 		HideReasoning: c.hideReasoning,
 		Color:         colorAllowed(s),
 		Mentions:      c.mentions(),
+		Setup:         c.setupEnv(),
 	})
 }
 

@@ -12,6 +12,7 @@ package plain
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/ui/setup"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -47,6 +49,10 @@ type Options struct {
 	// Mentions is the workspace @path mentions attach files from; nil:
 	// none are attached.
 	Mentions mention.Source
+	// Setup, when set, is what the first-run provider setup needs: with no
+	// provider, a person at a terminal is asked to set one up before the
+	// first prompt, and /setup asks at any time. Nil: no setup.
+	Setup *setup.Env
 }
 
 // AttachedPrefix starts the line that shows a file attached with @path.
@@ -87,6 +93,10 @@ func Run(ctx context.Context, o Options) error {
 		if n := agent.HeldNotice(o.Agent.Risk()); n != "" {
 			s.println("untrusted: " + safe.Text(n))
 		}
+	}
+	if s.offerSetup(ctx) {
+		s.println("")
+		return nil
 	}
 	warmed := false
 	for {
@@ -213,6 +223,9 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 				s.println(lr.Output)
 			}
 		}
+		if r.Action == slash.Setup {
+			return s.runSetup(ctx)
+		}
 		if r.Action == slash.Compact {
 			n, err := s.o.Agent.Compact(ctx)
 			if err != nil {
@@ -310,6 +323,9 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 			s.println("Interrupted.")
 		} else {
 			s.println("error: " + safe.Text(e.Message))
+			if errors.Is(e.Err, agent.ErrNoProvider) && s.o.Setup != nil {
+				s.println("Type /setup to choose a provider here.")
+			}
 		}
 	}
 	return false

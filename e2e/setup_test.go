@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+// co --plain without a provider: /setup chooses Gemini, takes the key
+// (checked against Gemini's model list; the llmtest Gemini profile speaks
+// Google's OpenAI-compatible wire format and refuses other keys), takes
+// the default model, saves with co config set's code (the user file, mode
+// 0600), and the next line is answered by Gemini in the same run. The key
+// is never printed, and never in the data dir (spans, sessions, history).
+// A second run starts with the saved provider and no setup.
+func TestPlainFirstRunSetupGemini(t *testing.T) {
+	const key = "AIzaSyE2E-plain-setup-key-0123456789ab"
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetProfile(llmtest.ProfileGemini)
+	srv.SetAPIKey(key)
+	srv.Script(llmtest.Reply{Text: "Hello from the set-up Gemini."}, llmtest.Reply{Text: "Second run answered."})
+	environ := env(t, nil, "OLLAMA_HOST=http://127.0.0.1:9", "GEMINI_BASE_URL="+srv.URL)
+	home := strings.TrimPrefix(environ[0], "HOME=")
+	dir := t.TempDir()
+
+	out, errOut, code := runCo(t, dir, environ, "hello\n/setup\n1\n"+key+"\n\nhi\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"Type /setup to choose a provider here.",
+		"1  Gemini", "Paste your Gemini API key", "(key not shown)",
+		"Press Enter for gemini-flash-latest.",
+		"Saved to " + filepath.Join(home, ".config", "co-cli", "settings.json"),
+		"Hello from the set-up Gemini.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out+errOut, key) {
+		t.Errorf("the key was printed:\n%s\n%s", out, errOut)
+	}
+	user := filepath.Join(home, ".config", "co-cli", "settings.json")
+	data, err := os.ReadFile(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "{\n  \"llm_provider\": \"gemini\",\n  \"gemini_api_key\": \"" + key + "\",\n  \"gemini_model\": \"gemini-flash-latest\"\n}\n"
+	if string(data) != want {
+		t.Errorf("settings file:\n%s\nwant\n%s", data, want)
+	}
+	if fi, err := os.Stat(user); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("settings file mode: %v, %v", fi, err)
+	}
+
+	out, errOut, code = runCo(t, dir, environ, "again\n", "--plain")
+	if code != 0 || strings.Contains(out, "1  Gemini") || !strings.Contains(out, "Second run answered.") {
+		t.Errorf("second run: exit %d:\n%s\n%s", code, out, errOut)
+	}
+
+	// The data dir (the span store, sessions, input history, logs) never
+	// holds the key.
+	dataDir := filepath.Join(home, ".local", "share")
+	err = filepath.WalkDir(dataDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), key) || strings.Contains(string(b), "plain-setup-key") {
+			t.Errorf("%s holds the key", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An OpenAI-compatible server with no key: the URL, Enter for no key, the
+// one model it lists taken with Enter, and the chat goes on with it.
+func TestPlainFirstRunSetupOpenAICompatible(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "Local server here."})
+	environ := env(t, nil, "OLLAMA_HOST=http://127.0.0.1:9")
+	out, errOut, code := runCo(t, t.TempDir(), environ, "/setup\n3\nlocalhost:8080\n"+srv.URL+"\n\n\nhi\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"No LLM provider is set up: type /setup",
+		"Ollama: models on this machine; not found at http://127.0.0.1:9",
+		`error: "openai_base_url" must be an http or https URL, got "localhost:8080"`,
+		"Press Enter for test.",
+		"llm_provider openai, openai_base_url " + srv.URL + ", openai_model test",
+		"Local server here.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
