@@ -900,6 +900,9 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 			a.chat.Add(newNotice(noticeInfo, interruptedText))
 		} else {
 			a.chat.Add(newNotice(noticeError, e.Message))
+			if errors.Is(e.Err, agent.ErrNoProvider) && a.setupEnv != nil {
+				a.chat.Add(newNotice(noticeInfo, "Type /setup to choose a provider here."))
+			}
 		}
 	}
 	a.refreshStatus()
