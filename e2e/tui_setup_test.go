@@ -53,3 +53,31 @@ func TestTUIFirstRunSetup(t *testing.T) {
 		t.Errorf("the key is in the input history: %q", b)
 	}
 }
+
+// co --plain at a real terminal with no provider: the setup's questions
+// come before the first prompt, and the key typed is not echoed.
+func TestPlainFirstRunSetupAtATerminal(t *testing.T) {
+	const key = "AIzaSyE2E-plain-tty-key-0123456789abcd"
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetProfile(llmtest.ProfileGemini)
+	srv.SetAPIKey(key)
+	srv.Script(llmtest.Reply{Text: "Plain Gemini here."})
+	environ := tuiEnv(t, nil, "OLLAMA_HOST=http://127.0.0.1:9", "GEMINI_BASE_URL="+srv.URL)
+	s := startTUI(t, t.TempDir(), environ, 100, 30, "--plain")
+	s.waitFor(tuiWait, "1  Gemini", "setup>")
+	s.send("1")
+	s.waitFor(tuiWait, "Paste your Gemini API key")
+	s.send(key)
+	scr := s.waitFor(tuiWait, "(key not shown)", "Press Enter for gemini-flash-latest.")
+	if strings.Contains(scr, key) || strings.Contains(scr, "plain-tty-key") {
+		t.Fatalf("the key was echoed:\n%s", scr)
+	}
+	s.keys("Enter")
+	s.waitFor(tuiWait, "Saved to", "co>")
+	s.send("hi")
+	scr = s.waitFor(tuiWait, "Plain Gemini here.")
+	if strings.Contains(scr, "plain-tty-key") {
+		t.Fatalf("the key is on screen:\n%s", scr)
+	}
+}
