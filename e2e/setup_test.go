@@ -87,11 +87,13 @@ func TestPlainFirstRunSetupGemini(t *testing.T) {
 
 // An OpenAI-compatible server with no key: the URL, Enter for no key, the
 // one model it lists taken with Enter, and the chat goes on with it.
+// LLM_PROVIDER=openai was set without a URL: the setup says that variable
+// will still win at the next start.
 func TestPlainFirstRunSetupOpenAICompatible(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	srv.Script(llmtest.Reply{Text: "Local server here."})
-	environ := env(t, nil, "OLLAMA_HOST=http://127.0.0.1:9")
+	environ := env(t, nil, "OLLAMA_HOST=http://127.0.0.1:9", "LLM_PROVIDER=openai")
 	out, errOut, code := runCo(t, t.TempDir(), environ, "/setup\n3\nlocalhost:8080\n"+srv.URL+"\n\n\nhi\n", "--plain")
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
@@ -103,6 +105,7 @@ func TestPlainFirstRunSetupOpenAICompatible(t *testing.T) {
 		"Press Enter for test.",
 		"llm_provider openai, openai_base_url " + srv.URL + ", openai_model test",
 		"Local server here.",
+		"Note: at the next start these come from elsewhere, which wins over your user file: llm_provider ($LLM_PROVIDER)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -46,8 +46,10 @@ type Env struct {
 	// message (config's), before anything is saved; nil checks nothing.
 	Check func(key, value string) error
 	// Save writes the settings (key, value pairs, in order) to the user
-	// file: `co config set` for each, all or nothing.
-	Save func(pairs [][2]string) error
+	// file: `co config set` for each, all or nothing. note, when not "",
+	// says what will still override them at the next start (an
+	// environment variable, the project file).
+	Save func(pairs [][2]string) (note string, err error)
 	// Configure hands the settings to the agent (agent.Agent.Configure).
 	Configure func(ctx context.Context, s agent.ProviderSettings) (agent.Provider, error)
 	// Client makes the HTTP requests; nil: http.DefaultClient.
@@ -359,8 +361,10 @@ func (f *Flow) chooseModel(ctx context.Context, in string) Result {
 		}
 		pairs = append(pairs, [2]string{"openai_model", model})
 	}
+	note := ""
 	if f.env.Save != nil {
-		if err := f.env.Save(pairs); err != nil {
+		var err error
+		if note, err = f.env.Save(pairs); err != nil {
 			return Result{Err: true, Said: "Could not save the settings: " + safe.Text(err.Error())}
 		}
 	}
@@ -377,8 +381,11 @@ func (f *Flow) chooseModel(ctx context.Context, in string) Result {
 		}
 		shown = append(shown, kv[0]+" "+v)
 	}
-	return Result{Done: true, Provider: &p, Said: safe.Text(fmt.Sprintf("Saved to %s: %s. Using %s (%s): type a message.",
-		f.env.UserFile, strings.Join(shown, ", "), p.Name, p.Model))}
+	said := fmt.Sprintf("Saved to %s: %s. Using %s (%s): type a message.", f.env.UserFile, strings.Join(shown, ", "), p.Name, p.Model)
+	if note != "" {
+		said += "\nNote: " + note
+	}
+	return Result{Done: true, Provider: &p, Said: safe.Text(said)}
 }
 
 // printable reports whether a key has no white space or control

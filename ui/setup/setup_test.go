@@ -23,7 +23,7 @@ func (r *recorder) env(s agent.ProviderSettings) setup.Env {
 	return setup.Env{
 		Settings: s,
 		UserFile: "/home/u/.config/co-cli/settings.json",
-		Save:     func(pairs [][2]string) error { r.saved = append(r.saved, pairs...); return nil },
+		Save:     func(pairs [][2]string) (string, error) { r.saved = append(r.saved, pairs...); return "", nil },
 		Configure: func(ctx context.Context, s agent.ProviderSettings) (agent.Provider, error) {
 			r.configured = &s
 			s.ProviderExplicit = true

@@ -39,7 +39,7 @@ func TestFirstRunSetupInTheChat(t *testing.T) {
 	d := newDriver(t, Options{Agent: ag, HistoryPath: hist, Setup: &setup.Env{
 		Settings:  s,
 		UserFile:  "/home/u/.config/co-cli/settings.json",
-		Save:      func(pairs [][2]string) error { saved = append(saved, pairs...); return nil },
+		Save:      func(pairs [][2]string) (string, error) { saved = append(saved, pairs...); return "", nil },
 		Configure: ag.Configure,
 	}}, 120, 40)
 	noKey := func() {
