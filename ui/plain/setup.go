@@ -38,6 +38,7 @@ func (s *session) runSetup(ctx context.Context) (quit bool) {
 	}
 	flow := setup.New(*s.o.Setup)
 	flow.Start(ctx)
+	s.println("Setting up a provider (Ctrl+C skips).")
 	for !flow.Done() {
 		p := flow.Prompt()
 		s.println(p.Text)

@@ -153,8 +153,15 @@ func (f *Flow) Skip() Result {
 		"co config set (see co config)."}
 }
 
-// Prompt is the question for the current step.
+// Prompt is the question for the current step, plain text (an address
+// the user typed, the server's model names: all sanitised).
 func (f *Flow) Prompt() Prompt {
+	p := f.prompt()
+	p.Text = safe.Text(p.Text)
+	return p
+}
+
+func (f *Flow) prompt() Prompt {
 	switch f.step {
 	case stepChoose:
 		ollama := "not found at " + f.ollamaHost() + " (start it with `ollama serve`, or give its address next)"

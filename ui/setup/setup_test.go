@@ -246,3 +246,17 @@ func TestSkip(t *testing.T) {
 		t.Fatalf("skip: %+v, saved %v", r, rec.saved)
 	}
 }
+
+// What the user types (an address) and what a server lists (model names)
+// reach the screen only through the sanitiser.
+func TestPromptIsSanitised(t *testing.T) {
+	var rec recorder
+	f := setup.New(rec.env(agent.ProviderSettings{OllamaHost: "http://127.0.0.1:1"}))
+	ctx := context.Background()
+	f.Start(ctx)
+	f.Answer(ctx, "2")
+	f.Answer(ctx, "http://127.0.0.1:1/\x1b]52;c;ZXZpbA==\x07\x1b[2J")
+	if q := f.Prompt().Text; strings.ContainsAny(q, "\x1b\x07") || !strings.Contains(q, "Ollama does not answer at") {
+		t.Fatalf("raw control characters in the question: %q", q)
+	}
+}
