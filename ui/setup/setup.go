@@ -7,9 +7,23 @@
 // user pick a model, saves the settings to the user file (with the code
 // `co config set` uses, handed in as Env.Save) and hands them to the agent,
 // so the next prompt goes to the new provider without a restart. Gemini CLI
-// does the same on its first run ("Get started": choose an authentication
-// method, paste a Gemini API key; google-gemini/gemini-cli docs/get-started
-// /authentication.md).
+// does the same on its first run: it asks "How would you like to
+// authenticate for this project?" and offers "Use Gemini API key" among
+// the answers (https://geminicli.com/docs/get-started/authentication).
+//
+// The check is each provider's own list of models (agent.ListModels), the
+// request that proves both the address and the key:
+//   - Gemini: GET {gemini_base_url}/models on its OpenAI-compatible endpoint,
+//     ids "models/…" (https://ai.google.dev/gemini-api/docs/openai, "List
+//     models"); a wrong key is Google's 400 API_KEY_INVALID;
+//   - Ollama: GET /api/version to find it, GET /api/tags for its models
+//     (https://github.com/ollama/ollama/blob/main/docs/api.md, "Version",
+//     "List Local Models");
+//   - an OpenAI-compatible server: GET {base}/models with the key as a
+//     bearer token (https://platform.openai.com/docs/api-reference/models/list).
+//
+// The tests run against agent/llmtest's profiles, which speak those wire
+// formats and cite the same sources.
 //
 // A Flow is a small state machine: Prompt says what to ask, Answer takes
 // the user's line. Answer and Start may talk to the network: front ends
