@@ -28,7 +28,10 @@ default, the user file, the project file (./.co-cli/settings.json) or an
 environment variable. Precedence: environment > project file > user file >
 defaults. Secrets are masked. A project file may set only a few settings
 (see the README's "What a project file may set"); a value it sets for any
-other is not in effect, and its row says it was ignored.`,
+other is not in effect, and its row says it was ignored.
+
+co config set KEY VALUE writes one setting to the user file, checked as co
+checks it at start; co config unset KEY takes it out again.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			l, err := loadConfig(s)
