@@ -175,7 +175,7 @@ func (v *setupView) render() {
 	if v.prompt.Text == "" {
 		lines = append(lines, th.Dim.Render("Looking for Ollama…"))
 	} else {
-		q := wrapText(v.prompt.Text, w)
+		q := wrapHanging(v.prompt.Text, w)
 		// A short terminal: the box keeps its field and hints on screen;
 		// the list is cut (a name not shown can still be typed).
 		if room := v.h - 2 - 8; len(q) > room && room > 2 {
