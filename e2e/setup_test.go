@@ -112,3 +112,34 @@ func TestPlainFirstRunSetupOpenAICompatible(t *testing.T) {
 		}
 	}
 }
+
+// Ollama found running at OLLAMA_HOST (the llmtest Ollama profile: its
+// /api/version, /api/tags and native /api/chat): "2", Enter for the model
+// it lists, and the chat goes on with Ollama in the same run.
+func TestPlainFirstRunSetupOllama(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetProfile(llmtest.ProfileOllama)
+	srv.Script(llmtest.Reply{Text: "Ollama answers."})
+	host := strings.TrimSuffix(srv.URL, "/v1")
+	// LLM_PROVIDER=gemini chosen explicitly without a key: co does not
+	// fall back to Ollama by itself, so there is no provider.
+	environ := env(t, nil, "OLLAMA_HOST="+host, "LLM_PROVIDER=gemini")
+	out, errOut, code := runCo(t, t.TempDir(), environ, "/setup\n2\n\nhi\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"Ollama: models on this machine; running at " + host + ", 1 model",
+		"Press Enter for qwen3:8b.",
+		"llm_provider ollama, ollama_model qwen3:8b",
+		"Ollama answers.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if reqs := srv.Requests(); len(reqs) == 0 || reqs[len(reqs)-1].Path != "/api/chat" || reqs[len(reqs)-1].Body.Model != "qwen3:8b" {
+		t.Errorf("the turn did not go to Ollama's /api/chat with qwen3:8b: %+v", reqs)
+	}
+}
