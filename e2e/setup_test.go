@@ -143,3 +143,50 @@ func TestPlainFirstRunSetupOllama(t *testing.T) {
 		t.Errorf("the turn did not go to Ollama's /api/chat with qwen3:8b: %+v", reqs)
 	}
 }
+
+// A key of no known shape, given in the setup and then (carelessly) typed
+// into the chat: the span store of the same run holds it redacted, as it
+// would for a key configured before start-up.
+func TestPlainSetupKeyRedactedFromSpans(t *testing.T) {
+	const key = "zq7-custom-e2e-provider-key-abcdef123"
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "Noted."})
+	environ := env(t, nil, "OLLAMA_HOST=http://127.0.0.1:9")
+	home := strings.TrimPrefix(environ[0], "HOME=")
+	out, errOut, code := runCo(t, t.TempDir(), environ, "/setup\n3\n"+srv.URL+"\n"+key+"\n\nmy key is "+key+"\n", "--plain")
+	if code != 0 || !strings.Contains(out, "Noted.") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	// The setup does not print it back (the chat line is the user's own).
+	if before, _, _ := strings.Cut(out, "co> my key is"); strings.Contains(before, key) || !strings.Contains(before, "(key not shown)") {
+		t.Errorf("the setup printed the key back:\n%s", out)
+	}
+	if got := srv.Requests(); len(got) == 0 || got[len(got)-1].Header.Get("Authorization") != "Bearer "+key {
+		t.Fatalf("the turn did not use the key")
+	}
+	dir := filepath.Join(home, ".local", "share", "co-cli")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spans strings.Builder
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "co-cli.db") {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			spans.Write(b)
+		}
+	}
+	if spans.Len() == 0 {
+		t.Fatalf("no span store in %s: %v", dir, entries)
+	}
+	if strings.Contains(spans.String(), key) {
+		t.Errorf("the span store holds the key")
+	}
+	if !strings.Contains(spans.String(), "my key is [REDACTED]") {
+		t.Errorf("the prompt is not in the span store redacted")
+	}
+}

@@ -25,6 +25,15 @@ func (c *chat) setupEnv() *setup.Env {
 			if err := config.EditFile(l.Paths.UserFile, changes...); err != nil {
 				return "", err
 			}
+			// The spans of the rest of this run are redacted of the new key
+			// too, as those of the next run are (it is a configured secret
+			// then). The memory store keeps the secrets it opened with; it
+			// refuses key shapes (AIza…, sk-…) all the same.
+			for _, kv := range pairs {
+				if strings.HasSuffix(kv[0], "_api_key") {
+					c.Telemetry.Tracing.AddSecrets(kv[1])
+				}
+			}
 			return overriddenNote(pairs), nil
 		},
 		Configure: c.Agent.Configure,
