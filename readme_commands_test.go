@@ -10,8 +10,8 @@ import (
 )
 
 // Every co command line the README shows — in its fenced code blocks and in
-// its inline code — is one co accepts: the built binary is run with the
-// line's words and --help, in an empty home, far enough for cobra to find
+// its inline code — is one co accepts: the built binary is run with --help
+// and the line's words, in an empty home, far enough for cobra to find
 // the command and parse the flags. "co config set context_files
 // CLAUDE.md,GEMINI.md" was documented while co answered `unknown command
 // "set"` (issue 27).
@@ -35,7 +35,9 @@ func TestREADMECommandsExist(t *testing.T) {
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home + "/.config", "XDG_DATA_HOME=" + home + "/.local/share",
 		"XDG_STATE_HOME=" + home + "/.local/state", "PATH=" + os.Getenv("PATH"), "TERM=dumb"}
 	for _, l := range lines {
-		args := append(append([]string{}, l.args...), "--help")
+		// --help first: a command that takes everything after its
+		// arguments as arguments (co config set KEY -1) still sees it.
+		args := append([]string{"--help=true"}, l.args...) // "=": cobra looks for the command before it knows --help takes no value
 		cmd := exec.Command(bin, args...)
 		cmd.Env, cmd.Dir = env, home
 		out, err := cmd.CombinedOutput()

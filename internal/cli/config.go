@@ -47,7 +47,7 @@ checks it at start; co config unset KEY takes it out again.`,
 }
 
 func newConfigSetCmd(s env) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "set KEY [VALUE]",
 		Short: "Set a setting in your user settings file",
 		Long: `co config set KEY VALUE writes KEY to your user settings file
@@ -80,6 +80,10 @@ A project file is never written: edit ./.co-cli/settings.json yourself.`,
 			return editUserFile(s, config.Change{Key: key, Value: value})
 		},
 	}
+	// A value may start with "-" (llm_temperature -1): after KEY nothing
+	// is a flag.
+	cmd.Flags().SetInterspersed(false)
+	return cmd
 }
 
 func newConfigUnsetCmd(s env) *cobra.Command {

@@ -103,6 +103,14 @@ func TestConfigSetAndUnset(t *testing.T) {
 		t.Errorf("co config does not show the value from the user file: %q", row)
 	}
 
+	// A negative number is a value, not a flag.
+	if code, out, errOut := run(t, "v", "config", "set", "llm_temperature", "-1"); code != exitOK || !strings.HasPrefix(out, "set llm_temperature = -1 in ") {
+		t.Errorf("co config set llm_temperature -1 = %d, %q, %q", code, out, errOut)
+	}
+	if code, _, _ := run(t, "v", "config", "unset", "llm_temperature"); code != exitOK {
+		t.Errorf("unset llm_temperature = %d", code)
+	}
+
 	code, out, errOut = run(t, "v", "config", "unset", "context_files")
 	if code != exitOK || out != "unset context_files in "+user+"\n" {
 		t.Fatalf("co config unset = %d, %q, %q", code, out, errOut)
