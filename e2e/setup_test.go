@@ -28,12 +28,12 @@ func TestPlainFirstRunSetupGemini(t *testing.T) {
 	home := strings.TrimPrefix(environ[0], "HOME=")
 	dir := t.TempDir()
 
-	out, errOut, code := runCo(t, dir, environ, "hello\n/setup\n1\n"+key+"\n\nhi\n", "--plain")
+	out, errOut, code := runCo(t, dir, environ, "/setup\n1\n"+key+"\n\nhi\n", "--plain")
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{
-		"Type /setup to choose a provider here.",
+		"No LLM provider is set up: type /setup",
 		"1  Gemini", "Paste your Gemini API key", "(key not shown)",
 		"Press Enter for gemini-flash-latest.",
 		"Saved to " + filepath.Join(home, ".config", "co-cli", "settings.json"),
@@ -188,5 +188,17 @@ func TestPlainSetupKeyRedactedFromSpans(t *testing.T) {
 	}
 	if !strings.Contains(spans.String(), "my key is [REDACTED]") {
 		t.Errorf("the prompt is not in the span store redacted")
+	}
+}
+
+// A prompt that fails for want of a provider says /setup, beside what to
+// set. (The exit code is not this test's: a script's failed turn may end
+// the chat.)
+func TestPlainNoProviderTurnSaysSetup(t *testing.T) {
+	out, errOut, _ := runCo(t, t.TempDir(), env(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), "hello\n", "--plain")
+	for _, want := range []string{"error: no LLM provider is configured", "Type /setup to choose a provider here."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, out, errOut)
+		}
 	}
 }
