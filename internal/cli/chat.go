@@ -35,7 +35,11 @@ Without a subcommand, co starts the chat. It uses the line-based --plain mode
 when standard output is not a terminal or TERM is dumb. Arguments that name
 no command are the chat's first message, sent at once: co "what is 2+2" (as
 co -- status sends "status"). One word close to a command's name is taken
-for a typo of it instead: co stauts says "did you mean status?".`,
+for a typo of it instead: co stauts says "did you mean status?".
+
+When the input is not a terminal (a script pipes it), the line-based chat
+stops at the first turn that fails (no usable provider, a key refused) and
+exits 1.`,
 		Example: `  co                          # the chat
   co "why does make fail?"    # the chat, that question sent first
   co --plain what is 2+2      # line-based; the words are the message

@@ -250,7 +250,7 @@ func sourceExcerpt(p *config.Error) []string {
 		return nil
 	}
 	text := []rune(strings.ReplaceAll(lines[p.Line-1], "\t", " "))
-	col := p.Column - 1 // in runes, 1-based
+	col := p.Column - 1 // 0-based, in runes (Column is 1-based)
 	// Show at most 60 runes of a long line, around the column.
 	const width = 60
 	start := max(0, min(col-width/2, len(text)-width))
