@@ -142,3 +142,15 @@ func TestTUIPromptArgumentIsSentFirst(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// The first message is shown as it was sent, but what it holds cannot
+// drive the terminal (co "$(cat FILE)").
+func TestPromptArgumentIsShownSafely(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "ok"})
+	out, errOut, code := runCo(t, t.TempDir(), env(t, srv), "", "--plain", "look \x1b]0;owned\x07\x1b[2Jhere")
+	if code != 0 || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "co> look ") {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+}

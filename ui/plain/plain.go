@@ -110,7 +110,7 @@ func Run(ctx context.Context, o Options) error {
 		// Not typed, so not echoed: shown after the prompt as a scripted
 		// line is.
 		s.print(o.Prompt)
-		s.println(o.First)
+		s.println(safe.Text(o.First)) // from the command line: maybe $(cat FILE)
 		if quit := s.handle(ctx, o.First); quit || s.stop() {
 			return s.result()
 		}
