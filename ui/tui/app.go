@@ -39,8 +39,13 @@ import (
 // first to exit.
 const ExitWindow = 2 * time.Second
 
-// sidePanelMinWidth is the terminal width below which the side panel hides.
-const sidePanelMinWidth = 100
+// sidePanelMinWidth is the terminal width below which the side panel hides
+// itself; between sidePanelNarrowMin and it, Ctrl+T still opens it (beside
+// a narrower chat), and below sidePanelNarrowMin there is no room for it.
+const (
+	sidePanelMinWidth  = 100
+	sidePanelNarrowMin = 60
+)
 
 // interruptMsg is a SIGINT delivered while the terminal is not in raw mode;
 // it counts as Ctrl+C.
@@ -99,7 +104,8 @@ type App struct {
 	done    <-chan struct{} // closed when the program ends
 
 	width, height int
-	sideWanted    bool
+	sideWanted    bool // the panel at sidePanelMinWidth columns and wider (Ctrl+T)
+	sideNarrow    bool // the panel below that (Ctrl+T); off until asked for
 	mouseOff      bool
 	inputHeight   int
 
@@ -402,7 +408,15 @@ func (a *App) layout() {
 	}
 }
 
-func (a *App) sideShown() bool { return a.sideWanted && a.width >= sidePanelMinWidth }
+func (a *App) sideShown() bool {
+	switch {
+	case a.width >= sidePanelMinWidth:
+		return a.sideWanted
+	case a.width >= sidePanelNarrowMin:
+		return a.sideNarrow
+	}
+	return false
+}
 
 func (a *App) queuedLines() int { return min(len(a.queue), 3) }
 
@@ -453,7 +467,16 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return a.flash("No reasoning to expand", 2*time.Second)
 		}
 	case key.Matches(k, a.keys.ToggleSpans):
-		a.sideWanted = !a.sideWanted
+		// Issue 27: below 100 columns Ctrl+T used to flip a flag that had
+		// no effect there, while the bar advertised it.
+		switch {
+		case a.width >= sidePanelMinWidth:
+			a.sideWanted = !a.sideWanted
+		case a.width >= sidePanelNarrowMin:
+			a.sideNarrow = !a.sideNarrow
+		default:
+			return a.flash(fmt.Sprintf("The spans panel needs %d columns; this terminal has %d", sidePanelNarrowMin, a.width), 3*time.Second)
+		}
 		a.layout()
 		if a.sideShown() {
 			a.side.Tick(a.now())
