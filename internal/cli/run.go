@@ -83,6 +83,6 @@ standard error.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per event, one per line")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve what /yolo would approve in this isolation (denied calls still never run)")
 	cmd.Flags().BoolVar(&noReasoning, "no-reasoning", false, "leave the model's reasoning out (no \"reasoning\" events with --json)")
-	rf.add(cmd)
+	rf.add(cmd, true)
 	return cmd
 }

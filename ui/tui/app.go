@@ -177,7 +177,7 @@ func New(ctx context.Context, o Options) *App {
 	a.welcome = &welcomeEntry{w: o.Welcome}
 	a.chat.Add(a.welcome)
 	if h := o.Agent.History(); len(h) > 0 || len(o.Agent.Asides()) > 0 {
-		a.showHistory(h) // a resumed session
+		a.showHistory(h, "") // a resumed session
 	}
 	if err != nil {
 		a.chat.Add(newNotice(noticeError, "could not read the input history: "+err.Error()))
@@ -287,7 +287,7 @@ func (a *App) setBackground(msg tea.BackgroundColorMsg) {
 	a.welcome = &welcomeEntry{w: a.wel}
 	a.chat.Add(a.welcome)
 	if h := a.agent.History(); len(h) > 0 || len(a.agent.Asides()) > 0 {
-		a.showHistory(h)
+		a.showHistory(h, "")
 	}
 	a.showNotes()
 	a.setProvider()
@@ -692,7 +692,10 @@ func (a *App) runSlash(line string) tea.Cmd {
 	case slash.Switched:
 		a.chat.Clear()
 		a.chat.Add(a.welcome)
-		a.showHistory(a.agent.History())
+		// The switch's own line ends the transcript, once: not a
+		// "Resumed" line and then a "Switched" one (issue 27).
+		a.showHistory(a.agent.History(), r.Output)
+		r.Output = ""
 		a.turnTokens = 0
 	case slash.Compact:
 		a.chat.Add(newNotice(noticeInfo, r.Output))
