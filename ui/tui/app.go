@@ -475,7 +475,8 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		case a.width >= sidePanelNarrowMin:
 			a.sideNarrow = !a.sideNarrow
 		default:
-			return a.flash(fmt.Sprintf("The spans panel needs %d columns; this terminal has %d", sidePanelNarrowMin, a.width), 3*time.Second)
+			// Short enough for the bar of a terminal this narrow.
+			return a.flash(fmt.Sprintf("the spans panel needs %d columns", sidePanelNarrowMin), 3*time.Second)
 		}
 		a.layout()
 		if a.sideShown() {
