@@ -387,7 +387,7 @@ func TestChatAndRunSessionsAreKeptApart(t *testing.T) {
 	}
 
 	// The chat continues its own session, though co run's is more recent.
-	out, errOut, code := runCo(t, dir, e, "/sessions\n/sessions all\n/sessions "+runID[:10]+"\n", "--continue", "--plain")
+	out, errOut, code := runCo(t, dir, e, "/sessions\n/sessions all\n/sessions "+chatID+"\n/sessions "+runID[:10]+"\n", "--continue", "--plain")
 	if code != 0 {
 		t.Fatalf("co --continue: exit %d\n%s%s", code, out, errOut)
 	}
@@ -402,6 +402,10 @@ func TestChatAndRunSessionsAreKeptApart(t *testing.T) {
 		t.Errorf("/sessions:\n%s", plainList)
 	}
 	allList, switched, _ := strings.Cut(rest, "co> /sessions "+runID[:10])
+	allList, same, _ := strings.Cut(allList, "co> /sessions "+chatID)
+	if !strings.Contains(same, "Session "+chatID+" (chat question) is the one this chat is in.") {
+		t.Errorf("/sessions with the current session's id:\n%s", same)
+	}
 	if !strings.Contains(allList, "* "+chatID) || !regexp.MustCompile(`  `+runID+` .* co run +scripted question`).MatchString(allList) {
 		t.Errorf("/sessions all:\n%s", allList)
 	}
