@@ -455,4 +455,10 @@ func TestChatAndRunSessionsAreKeptApart(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "no saved chat session in "+dir2) || !strings.Contains(errOut, "co --resume ") {
 		t.Errorf("--continue with only a co run session: exit %d\n%s", code, errOut)
 	}
+	dir3 := t.TempDir()
+	runCo(t, dir3, e, "only a chat\n", "--plain")
+	_, errOut, code = runCo(t, dir3, e, "", "run", "--continue", "go on")
+	if code != 1 || !strings.Contains(errOut, "no saved co run session in "+dir3) || !strings.Contains(errOut, "co run --resume ") {
+		t.Errorf("co run --continue with only a chat session: exit %d\n%s", code, errOut)
+	}
 }
