@@ -410,7 +410,7 @@ func TestChatAndRunSessionsAreKeptApart(t *testing.T) {
 		t.Errorf("/sessions all:\n%s", allList)
 	}
 	if !strings.Contains(switched, "You said: scripted question") ||
-		strings.Count(switched, runID) != 1 || !strings.Contains(switched, "Switched to session "+runID+" (saved by co run) (scripted question); type to continue.") ||
+		strings.Count(switched, runID) != 1 || !strings.Contains(switched, "Switched to co run's session "+runID+" (scripted question); type to continue.") ||
 		strings.Contains(switched, "esumed") {
 		t.Errorf("/sessions ID: not one line naming the session:\n%s", switched)
 	}
@@ -442,7 +442,7 @@ func TestChatAndRunSessionsAreKeptApart(t *testing.T) {
 	tui.send("/sessions")
 	tui.waitFor(tuiWait, "* "+chatID, "* is this chat's session.", "/sessions all lists them too.")
 	tui.send("/sessions " + runID[:10])
-	scr := tui.waitFor(tuiWait, "Switched to session "+runID)
+	scr := tui.waitFor(tuiWait, "Switched to co run's session "+runID)
 	if strings.Contains(scr, "Resumed session") || strings.Count(scr, runID) != 1 || !strings.Contains(scr, "You said: scripted question") {
 		t.Errorf("the full-screen /sessions ID: not the transcript and one line naming the session:\n%s", scr)
 	}

@@ -59,7 +59,7 @@ func sessionsSlash(a *app.App, arg string, show func([]sessions.Entry) string) s
 	if err != nil {
 		return slash.Result{Output: err.Error(), Err: true}
 	}
-	out := fmt.Sprintf("Switched to session %s%s (%s); type to continue.", info.ID, kindNote(info.Kind), cell(info.Title))
+	out := fmt.Sprintf("Switched to %s %s (%s); type to continue.", kindNote(info.Kind), info.ID, cell(info.Title))
 	if show != nil {
 		out = show(entries) + out
 	}
@@ -123,13 +123,12 @@ func sessionsList(a *app.App, all bool) slash.Result {
 	return slash.Result{Output: b.String()}
 }
 
-// kindNote marks a session co run saved, where chat sessions are the
-// rule.
+// kindNote names a session by its kind, for the line a switch prints.
 func kindNote(k sessions.Kind) string {
 	if k == sessions.Run {
-		return " (saved by co run)"
+		return "co run's session"
 	}
-	return ""
+	return "session"
 }
 
 // cell is text from a saved session (a title from a prompt, a tool's name)
