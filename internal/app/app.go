@@ -93,6 +93,10 @@ type Options struct {
 	ReportOnly bool
 	// Resume names the saved session to continue; zero: a new one.
 	Resume Resume
+	// Kind is what this run is, for the saved session: sessions.Chat
+	// (the zero value) or sessions.Run (co run). A new session is saved as
+	// this kind and --continue continues the latest of it.
+	Kind sessions.Kind
 	// Warnings receives what goes wrong without stopping the run (a store
 	// of saved sessions that cannot be opened for a new chat).
 	Warnings io.Writer

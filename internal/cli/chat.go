@@ -41,7 +41,7 @@ when standard output is not a terminal or TERM is dumb.`,
 		},
 	}
 	f.add(root)
-	rf.add(root)
+	rf.add(root, false)
 	return root
 }
 
@@ -62,7 +62,7 @@ TERM is dumb.`,
 		},
 	}
 	f.add(cmd)
-	rf.add(cmd)
+	rf.add(cmd, false)
 	return cmd
 }
 

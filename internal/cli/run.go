@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/ui/headless"
 )
 
@@ -56,7 +57,7 @@ standard error.`,
 			}
 			ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
+			a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err, Kind: sessions.Run})
 			if err != nil {
 				return err
 			}
@@ -82,6 +83,6 @@ standard error.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per event, one per line")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve what /yolo would approve in this isolation (denied calls still never run)")
 	cmd.Flags().BoolVar(&noReasoning, "no-reasoning", false, "leave the model's reasoning out (no \"reasoning\" events with --json)")
-	rf.add(cmd)
+	rf.add(cmd, true)
 	return cmd
 }

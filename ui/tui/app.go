@@ -39,8 +39,13 @@ import (
 // first to exit.
 const ExitWindow = 2 * time.Second
 
-// sidePanelMinWidth is the terminal width below which the side panel hides.
-const sidePanelMinWidth = 100
+// sidePanelMinWidth is the terminal width below which the side panel hides
+// itself; between sidePanelNarrowMin and it, Ctrl+T still opens it (beside
+// a narrower chat), and below sidePanelNarrowMin there is no room for it.
+const (
+	sidePanelMinWidth  = 100
+	sidePanelNarrowMin = 60
+)
 
 // interruptMsg is a SIGINT delivered while the terminal is not in raw mode;
 // it counts as Ctrl+C.
@@ -99,7 +104,8 @@ type App struct {
 	done    <-chan struct{} // closed when the program ends
 
 	width, height int
-	sideWanted    bool
+	sideWanted    bool // the panel at sidePanelMinWidth columns and wider (Ctrl+T)
+	sideNarrow    bool // the panel below that (Ctrl+T); off until asked for
 	mouseOff      bool
 	inputHeight   int
 
@@ -171,7 +177,7 @@ func New(ctx context.Context, o Options) *App {
 	a.welcome = &welcomeEntry{w: o.Welcome}
 	a.chat.Add(a.welcome)
 	if h := o.Agent.History(); len(h) > 0 || len(o.Agent.Asides()) > 0 {
-		a.showHistory(h) // a resumed session
+		a.showHistory(h, "") // a resumed session
 	}
 	if err != nil {
 		a.chat.Add(newNotice(noticeError, "could not read the input history: "+err.Error()))
@@ -281,7 +287,7 @@ func (a *App) setBackground(msg tea.BackgroundColorMsg) {
 	a.welcome = &welcomeEntry{w: a.wel}
 	a.chat.Add(a.welcome)
 	if h := a.agent.History(); len(h) > 0 || len(a.agent.Asides()) > 0 {
-		a.showHistory(h)
+		a.showHistory(h, "")
 	}
 	a.showNotes()
 	a.setProvider()
@@ -402,7 +408,15 @@ func (a *App) layout() {
 	}
 }
 
-func (a *App) sideShown() bool { return a.sideWanted && a.width >= sidePanelMinWidth }
+func (a *App) sideShown() bool {
+	switch {
+	case a.width >= sidePanelMinWidth:
+		return a.sideWanted
+	case a.width >= sidePanelNarrowMin:
+		return a.sideNarrow
+	}
+	return false
+}
 
 func (a *App) queuedLines() int { return min(len(a.queue), 3) }
 
@@ -453,7 +467,17 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return a.flash("No reasoning to expand", 2*time.Second)
 		}
 	case key.Matches(k, a.keys.ToggleSpans):
-		a.sideWanted = !a.sideWanted
+		// Issue 27: below 100 columns Ctrl+T used to flip a flag that had
+		// no effect there, while the bar advertised it.
+		switch {
+		case a.width >= sidePanelMinWidth:
+			a.sideWanted = !a.sideWanted
+		case a.width >= sidePanelNarrowMin:
+			a.sideNarrow = !a.sideNarrow
+		default:
+			// Short enough for the bar of a terminal this narrow.
+			return a.flash(fmt.Sprintf("the spans panel needs %d columns", sidePanelNarrowMin), 3*time.Second)
+		}
 		a.layout()
 		if a.sideShown() {
 			a.side.Tick(a.now())
@@ -669,7 +693,10 @@ func (a *App) runSlash(line string) tea.Cmd {
 	case slash.Switched:
 		a.chat.Clear()
 		a.chat.Add(a.welcome)
-		a.showHistory(a.agent.History())
+		// The switch's own line ends the transcript, once: not a
+		// "Resumed" line and then a "Switched" one (issue 27).
+		a.showHistory(a.agent.History(), r.Output)
+		r.Output = ""
 		a.turnTokens = 0
 	case slash.Compact:
 		a.chat.Add(newNotice(noticeInfo, r.Output))
