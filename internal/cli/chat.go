@@ -144,6 +144,7 @@ func runPlain(ctx context.Context, c *chat, s env) error {
 		HideReasoning: c.hideReasoning,
 		Color:         colorAllowed(s),
 		Mentions:      c.mentions(),
+		Background:    mcpBackground(ctx, c.MCP),
 	})
 }
 
@@ -192,8 +193,8 @@ func (c *chat) plainBanner() string {
 	cancel()
 	var b strings.Builder
 	level, _ := c.Isolation()
-	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — %s — data: %s\n",
-		c.version, c.providerLine(), c.Selection.Backend, level, plural(c.Tools.Len(), "tool"), c.Config.Paths.DataDir)
+	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — tools: %s — data: %s\n",
+		c.version, c.providerLine(), c.Selection.Backend, level, toolsCount(c.Tools, c.MCP), c.Config.Paths.DataDir)
 	if w := sandboxWarning(c.App); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}

@@ -53,7 +53,7 @@ func TestListenHearsFailuresAtStart(t *testing.T) {
 	refused := mcp.ServerConfig{Name: "refused", URL: refusedURL(t)}
 	f := newFixture(t, junk, missing, unset, refused, stdioServer(t, "ok", nil))
 	ch := make(chan string, 16)
-	f.m.Listen(func(s string) { ch <- s })
+	f.m.Listen(func(s string, _ bool) { ch <- s })
 	f.m.Start()
 	all := strings.Join(collect(t, ch, 5), "\n")
 	for _, want := range []string{
@@ -86,7 +86,7 @@ func TestListenGetsWhatWaitedFirst(t *testing.T) {
 	f.m.Start()
 	waitFor(t, func() bool { return f.m.Statuses()[0].State == mcp.Failed })
 	ch := make(chan string, 4)
-	f.m.Listen(func(s string) { ch <- s })
+	f.m.Listen(func(s string, _ bool) { ch <- s })
 	if got := collect(t, ch, 1); !strings.Contains(got[0], "MCP server unset failed to start") {
 		t.Errorf("notice: %q", got)
 	}
@@ -98,7 +98,7 @@ func TestListenHearsFailureAfterTrust(t *testing.T) {
 	c := mcp.ServerConfig{Name: "repo", Command: filepath.Join(t.TempDir(), "no-such-server"), Project: true, Definition: []byte(`{"command":"x"}`)}
 	f := newFixture(t, c)
 	ch := make(chan string, 4)
-	f.m.Listen(func(s string) { ch <- s })
+	f.m.Listen(func(s string, _ bool) { ch <- s })
 	f.m.Start()
 	if st := f.m.Statuses()[0]; st.State != mcp.AwaitingConsent {
 		t.Fatalf("before consent: %+v", st)

@@ -147,17 +147,18 @@ type Manager struct {
 	notices []notice
 	// listen, once set (Listen), receives each notice as it happens
 	// instead of the queue Wait empties.
-	listen  func(string)
-	outbox  []string // notices not yet given to listen
+	listen  func(text string, problem bool)
+	outbox  []notice // notices not yet given to listen
 	sending bool     // a goroutine is giving them
 }
 
 // notice is one message for the next turn about server srv's attempt gen:
 // one about an attempt a restart has since replaced is dropped.
 type notice struct {
-	srv  *server
-	gen  int
-	text string
+	srv     *server
+	gen     int
+	text    string
+	problem bool // a failure, not news
 }
 
 // server is one configured server and its current connection.
@@ -415,10 +416,15 @@ func (m *Manager) Close() {
 // notice records a notice about s's current attempt. m.mu is held. With a
 // listener (Listen) it goes to the listener at once, in its own goroutine
 // (the listener must not be called under m.mu), in order.
-func (s *server) notice(format string, a ...any) {
-	n := notice{srv: s, gen: s.gen, text: fmt.Sprintf(format, a...)}
+func (s *server) notice(format string, a ...any) { s.say(false, format, a...) }
+
+// problem is notice for a failure.
+func (s *server) problem(format string, a ...any) { s.say(true, format, a...) }
+
+func (s *server) say(problem bool, format string, a ...any) {
+	n := notice{srv: s, gen: s.gen, text: fmt.Sprintf(format, a...), problem: problem}
 	if s.m.listen != nil {
-		s.m.deliver(n.text)
+		s.m.deliver(n)
 		return
 	}
 	s.m.notices = append(s.m.notices, n)
@@ -428,23 +434,24 @@ func (s *server) notice(format string, a ...any) {
 // exited, tools withdrawn or changed) as it happens, from any goroutine,
 // never two at once, in the order they happened: a front end shows them
 // when they happen (at start, right after /mcp trust) instead of at the
-// next turn. Notices already waiting go to f first; Wait then returns
-// none. f must not block for long; it must not call the Manager.
-func (m *Manager) Listen(f func(string)) {
+// next turn; problem is true for a failure. Notices already waiting go
+// to f first; Wait then returns none. f may block (a goroutine of the
+// Manager's waits); it must not call the Manager.
+func (m *Manager) Listen(f func(text string, problem bool)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.listen = f
 	for _, n := range m.notices {
 		if n.srv.gen == n.gen {
-			m.deliver(n.text)
+			m.deliver(n)
 		}
 	}
 	m.notices = nil
 }
 
 // deliver queues text for the listener, started once. m.mu is held.
-func (m *Manager) deliver(text string) {
-	m.outbox = append(m.outbox, text)
+func (m *Manager) deliver(n notice) {
+	m.outbox = append(m.outbox, n)
 	if m.sending {
 		return
 	}
@@ -457,12 +464,12 @@ func (m *Manager) deliver(text string) {
 				m.mu.Unlock()
 				return
 			}
-			text, f := m.outbox[0], m.listen
+			n, f := m.outbox[0], m.listen
 			m.outbox = m.outbox[1:]
 			m.mu.Unlock()
 			func() {
 				defer func() { _ = recover() }()
-				f(text)
+				f(n.text, n.problem)
 			}()
 		}
 	}()
@@ -651,7 +658,7 @@ func (s *server) refresh(gen int) {
 		return
 	}
 	if err != nil {
-		s.notice("MCP server %s changed its tools but listing them failed: %s", s.cfg.Name, s.unexp.text(err.Error()))
+		s.problem("MCP server %s changed its tools but listing them failed: %s", s.cfg.Name, s.unexp.text(err.Error()))
 		return
 	}
 	before := len(s.tools)
@@ -687,7 +694,7 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 	reason = withJunk(s.junk, reason)
 	n := len(s.tools)
 	s.failLocked(reason)
-	s.notice("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
+	s.problem("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
 	s.logLine("failed: " + reason)
 }
 
@@ -701,7 +708,7 @@ func (s *server) fail(gen int, reason string, _ error) {
 	}
 	reason = withJunk(s.junk, s.unexp.text(reason))
 	s.failLocked(reason)
-	s.notice("MCP server %s failed to start: %s", s.cfg.Name, reason)
+	s.problem("MCP server %s failed to start: %s", s.cfg.Name, reason)
 	s.logLine("failed to start: " + reason)
 }
 
