@@ -97,16 +97,16 @@ type chat struct {
 }
 
 func runChat(s env, f chatFlags, rf resumeFlags) error {
-	// The settings' warnings are shown in the chat itself (the full-screen
-	// transcript, the --plain banner): on stderr the full-screen chat
-	// would draw over them.
+	// The settings' warnings, and the app's (startupWarnings), are shown
+	// in the chat itself (the full-screen transcript, the --plain banner):
+	// on stderr the full-screen chat would draw over them.
 	l, err := loadSettings()
 	if err != nil {
 		return err
 	}
 	ctx, stop, received := signalContext(syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
+	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume()})
 	if err != nil {
 		printConfigWarnings(s, l) // no chat to show them in
 		return err
@@ -198,7 +198,7 @@ func (c *chat) plainBanner() string {
 	if w := sandboxWarning(c.App); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
-	for _, n := range configNotes(c.Config) {
+	for _, n := range startupWarnings(c.App) {
 		b.WriteString(n + "\n")
 	}
 	if set := c.extensionsFor(100 * time.Millisecond); set != nil {

@@ -45,7 +45,7 @@ func runFullScreen(ctx context.Context, c *chat, s env) error {
 		HideReasoning: c.hideReasoning,
 		Mentions:      c.mentions(),
 		// The settings' warnings first: they were found before anything ran.
-		Notes: func() []string { return append(configNotes(c.Config), extensionNotes(c.Extensions.Get())...) },
+		Notes: func() []string { return append(startupWarnings(c.App), extensionNotes(c.Extensions.Get())...) },
 	}
 	if c.App.Memory != nil {
 		o.Memory = c.App.Memory.Store // the /memory view (opened on first use)

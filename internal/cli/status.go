@@ -170,7 +170,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		files = strings.Join(a.Config.Files, ", ")
 	}
 	fmt.Fprintf(w, "config files\t%s\n", files)
-	for _, n := range configNotes(a.Config) {
+	for _, n := range startupWarnings(a) {
 		fmt.Fprintf(w, "\t%s\n", n)
 	}
 	fmt.Fprintf(w, "data dir\t%s\n", a.Config.Paths.DataDir)
@@ -280,9 +280,6 @@ func extraStatus(a *app.App, sandboxErr error) []string {
 		}
 		if d := t.Dropped(); d > 0 {
 			rows = append(rows, fmt.Sprintf("\t%d spans dropped (the store could not keep up)", d))
-		}
-		for _, w := range t.Warnings() {
-			rows = append(rows, "\twarning: "+w)
 		}
 	}
 	if a.Sessions != nil {
