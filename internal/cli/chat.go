@@ -194,7 +194,7 @@ func (c *chat) plainBanner() string {
 	var b strings.Builder
 	level, _ := c.Isolation()
 	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — tools: %s — data: %s\n",
-		c.version, c.providerLine(), c.Selection.Backend, level, toolsCount(c.Tools, c.MCP), c.Config.Paths.DataDir)
+		c.version, c.providerLine(), c.Selection.Backend, level, toolsCount(c.Tools, c.MCP, false), c.Config.Paths.DataDir)
 	if w := sandboxWarning(c.App); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}

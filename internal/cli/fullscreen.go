@@ -35,7 +35,7 @@ func runFullScreen(ctx context.Context, c *chat, s env) error {
 			Isolation:   level,
 			Unsandboxed: unsandboxed,
 			Tools:       c.Tools.Len(),
-			ToolsText:   func() string { return toolsCount(c.Tools, c.MCP) },
+			ToolsText:   func() string { return toolsCount(c.Tools, c.MCP, true) },
 		},
 		Background:    mcpBackground(ctx, c.MCP),
 		Theme:         c.Config.Settings.Theme,

@@ -31,15 +31,20 @@ func mcpBackground(ctx context.Context, m *mcp.Manager) <-chan present.Note {
 // toolsCount is how many tools the model is offered, with what the MCP
 // servers add or will add: "27 (13 from MCP)", "14 (MCP: 1 server
 // starting)", "14 (MCP: 2 failed: junk, gone)". reg holds the connected
-// servers' tools already; m may be nil.
-func toolsCount(reg *tools.Registry, m *mcp.Manager) string {
+// servers' tools already; m may be nil. cheap uses Manager.States (no
+// consent check, which reads files: the chat's every frame).
+func toolsCount(reg *tools.Registry, m *mcp.Manager, cheap bool) string {
 	n := fmt.Sprint(reg.Len())
 	if m == nil {
 		return n
 	}
+	sts := m.States()
+	if !cheap {
+		sts = m.Statuses()
+	}
 	var fromMCP int
 	var starting, failed, consent []string
-	for _, st := range m.Statuses() {
+	for _, st := range sts {
 		switch st.State {
 		case mcp.Connected:
 			fromMCP += len(st.Tools)

@@ -182,7 +182,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		// The model takes none: co sends them no tools (agent/toolless.go).
 		fmt.Fprintf(w, "tools\t%s (%d available, not sent)\n", noTools, a.Tools.Len())
 	} else {
-		fmt.Fprintf(w, "tools\t%s\n", toolsCount(a.Tools, a.MCP))
+		fmt.Fprintf(w, "tools\t%s\n", toolsCount(a.Tools, a.MCP, false))
 	}
 	for _, u := range a.Unconfigured {
 		fmt.Fprintf(w, "\t%s\n", u)

@@ -92,8 +92,8 @@ func TestListenGetsWhatWaitedFirst(t *testing.T) {
 	}
 }
 
-// A project server that fails right after the user trusts it is heard of
-// at once.
+// A project server awaiting consent is said to at start; one that fails
+// right after the user trusts it is heard of at once.
 func TestListenHearsFailureAfterTrust(t *testing.T) {
 	c := mcp.ServerConfig{Name: "repo", Command: filepath.Join(t.TempDir(), "no-such-server"), Project: true, Definition: []byte(`{"command":"x"}`)}
 	f := newFixture(t, c)
@@ -102,6 +102,10 @@ func TestListenHearsFailureAfterTrust(t *testing.T) {
 	f.m.Start()
 	if st := f.m.Statuses()[0]; st.State != mcp.AwaitingConsent {
 		t.Fatalf("before consent: %+v", st)
+	}
+	// The chat says at start why it does not start.
+	if got := collect(t, ch, 1); !strings.Contains(got[0], "MCP server repo is declared by this project and waits for your consent before it starts: /mcp shows its definition, /mcp trust repo starts it") {
+		t.Errorf("notice: %q", got)
 	}
 	if err := f.m.Trust("repo"); err != nil {
 		t.Fatal(err)

@@ -251,8 +251,14 @@ func (m *Manager) Start() {
 	m.started = true
 	var todo []*server
 	for _, name := range m.order {
-		if s := m.servers[name]; s.state == NotStarted {
+		s := m.servers[name]
+		switch s.state {
+		case NotStarted:
 			todo = append(todo, s)
+		case AwaitingConsent:
+			if m.listen != nil { // the chat says why it does not start
+				s.notice("MCP server %s is declared by this project and waits for your consent before it starts: /mcp shows its definition, /mcp trust %s starts it", name, name)
+			}
 		}
 	}
 	m.mu.Unlock()
@@ -329,6 +335,21 @@ func (m *Manager) Statuses() []Status {
 			st.Log = m.logPath(name)
 		}
 		out = append(out, st)
+	}
+	return out
+}
+
+// States is Statuses with only each server's Name, State, Project and
+// Tools, and without checking the project servers' consent (which reads
+// the files they name): cheap enough for every frame of the chat. Before
+// Start, a project server not yet checked is NotStarted.
+func (m *Manager) States() []Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Status, 0, len(m.order))
+	for _, name := range m.order {
+		s := m.servers[name]
+		out = append(out, Status{Name: name, State: s.state, Project: s.cfg.Project, Tools: slices.Clone(s.tools)})
 	}
 	return out
 }
