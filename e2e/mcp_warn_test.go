@@ -133,7 +133,11 @@ func TestMCPListExitAndStatusLine(t *testing.T) {
 	if out, errOut, code := runCo(t, t.TempDir(), e, "", "mcp", "list"); code != 0 {
 		t.Errorf("one connected: exit %d\n%s\n%s", code, out, errOut)
 	}
-	out, _, _ = runCo(t, t.TempDir(), e, "", "status")
+	out, errOut, _ = runCo(t, t.TempDir(), e, "", "status")
+	// It says what it waits for, and for its own bound, not the servers'.
+	if !strings.Contains(errOut, "to start (up to 10 s)…") {
+		t.Errorf("co status did not say it waits:\n%s", errOut)
+	}
 	for _, want := range []string{"tools 27 (13 from MCP; MCP: 4 failed: gone, junk, refused, unset)\n", "mcp 1 connected, 4 failed",
 		"\neverything: connected, 13 tools", "\n" + `junk: failed: the server wrote something that is not JSON-RPC to stdout: "hello \x1b[2J world"`} {
 		if !strings.Contains(squeeze(out), want) {

@@ -288,6 +288,9 @@ func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
 		}
 	}
 	m.mu.Unlock()
+	if d, ok := ctx.Deadline(); ok {
+		longest = min(longest, time.Until(d)) // co status waits less
+	}
 	if len(waits) > 0 && waiting != nil {
 		which := "MCP server " + names[0]
 		if len(names) > 1 {
