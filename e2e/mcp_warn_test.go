@@ -173,3 +173,24 @@ func TestPlainMCPTrustFailureShown(t *testing.T) {
 	p.waitFor("Trusted MCP server repo", tuiWait)
 	p.waitFor("warning: MCP server repo failed to start: ", tuiWait)
 }
+
+// The full-screen chat says at start that a project's server waits for
+// consent, and, after /mcp trust and y, that it failed — without a prompt.
+func TestTUIMCPTrustFailureShown(t *testing.T) {
+	dir := t.TempDir()
+	project := `{"mcp_servers": {"repo": {"command": "./no-such-server"}}}`
+	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	s := startTUI(t, dir, tuiEnv(t, srv), 160, 50)
+	s.ready()
+	s.waitFor(tuiWait, "MCP server repo is declared by this project and waits for your consent", "(MCP awaiting consent: repo)")
+	s.send("/mcp trust repo")
+	s.waitFor(tuiWait, "Type y to confirm")
+	s.send("y")
+	s.waitFor(tuiWait, "MCP server repo failed to start: ", "(MCP: 1 failed: repo)")
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests: nothing was asked", n)
+	}
+}
