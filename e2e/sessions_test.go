@@ -104,7 +104,9 @@ func TestDamagedStoreIsReportedAndKept(t *testing.T) {
 		t.Fatalf("--continue on a damaged store: exit %d %s", code, errOut)
 	}
 	out, errOut, code := runCo(t, t.TempDir(), e, "hi\n", "--plain")
-	if code != 0 || !strings.Contains(errOut, "will not be saved") || !strings.Contains(out, "You said: hi") {
+	// The warning is in the banner, with every other warning of the start.
+	banner, _, _ := strings.Cut(out, "Type a message")
+	if code != 0 || !strings.Contains(banner, "warning: this conversation will not be saved") || !strings.Contains(out, "You said: hi") {
 		t.Fatalf("a new chat with a damaged store must warn and work: exit %d\n%s\n%s", code, errOut, out)
 	}
 	if b, _ := os.ReadFile(store); string(b) != string(junk) {

@@ -29,9 +29,7 @@ func (a *App) openSession(r Resume) error {
 		if r.Latest || r.ID != "" {
 			return err
 		}
-		if a.opts.Warnings != nil {
-			fmt.Fprintf(a.opts.Warnings, "co: warning: this conversation will not be saved: %v\n", err)
-		}
+		a.warnings = append(a.warnings, fmt.Sprintf("this conversation will not be saved: %v", err))
 		return nil
 	}
 	a.Sessions = st

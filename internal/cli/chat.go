@@ -97,16 +97,16 @@ type chat struct {
 }
 
 func runChat(s env, f chatFlags, rf resumeFlags) error {
-	// The settings' warnings are shown in the chat itself (the full-screen
-	// transcript, the --plain banner): on stderr the full-screen chat
-	// would draw over them.
+	// The settings' warnings, and the app's (startupWarnings), are shown
+	// in the chat itself (the full-screen transcript, the --plain banner):
+	// on stderr the full-screen chat would draw over them.
 	l, err := loadSettings()
 	if err != nil {
 		return err
 	}
 	ctx, stop, received := signalContext(syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
+	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume()})
 	if err != nil {
 		printConfigWarnings(s, l) // no chat to show them in
 		return err
@@ -144,6 +144,7 @@ func runPlain(ctx context.Context, c *chat, s env) error {
 		HideReasoning: c.hideReasoning,
 		Color:         colorAllowed(s),
 		Mentions:      c.mentions(),
+		Background:    mcpBackground(ctx, c.MCP),
 	})
 }
 
@@ -192,12 +193,12 @@ func (c *chat) plainBanner() string {
 	cancel()
 	var b strings.Builder
 	level, _ := c.Isolation()
-	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — %s — data: %s\n",
-		c.version, c.providerLine(), c.Selection.Backend, level, plural(c.Tools.Len(), "tool"), c.Config.Paths.DataDir)
+	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — tools: %s — data: %s\n",
+		c.version, c.providerLine(), c.Selection.Backend, level, toolsCount(c.Tools, c.MCP, false), c.Config.Paths.DataDir)
 	if w := sandboxWarning(c.App); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
-	for _, n := range configNotes(c.Config) {
+	for _, n := range startupWarnings(c.App) {
 		b.WriteString(n + "\n")
 	}
 	if set := c.extensionsFor(100 * time.Millisecond); set != nil {

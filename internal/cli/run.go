@@ -51,17 +51,23 @@ standard error.`,
 			if strings.TrimSpace(prompt) == "" {
 				return usageError{fmt.Errorf("no prompt: give it as arguments (co run \"what is 2+2\") or on standard input"), cmd.CommandPath()}
 			}
-			l, err := loadConfig(s)
+			l, err := loadSettings()
 			if err != nil {
 				return err
 			}
 			ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err, Kind: sessions.Run})
+			a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Kind: sessions.Run})
 			if err != nil {
+				printConfigWarnings(s, l)
 				return err
 			}
 			defer a.Close()
+			// Every warning of the start, the settings' and the app's, on
+			// stderr (the chat shows the same in its transcript).
+			for _, w := range startupWarnings(a) {
+				fmt.Fprintf(s.Err, "co: %s\n", w)
+			}
 			if w := sandboxWarning(a); w != "" {
 				fmt.Fprintf(s.Err, "co: warning: %s\n", w)
 			}

@@ -47,6 +47,10 @@ type Options struct {
 	// Mentions is the workspace @path mentions attach files from; nil:
 	// none are attached.
 	Mentions mention.Source
+	// Background, when set, delivers what happens outside any turn (an
+	// MCP server that failed or connected): printed when it arrives at
+	// the prompt (which is then shown again) or during a turn.
+	Background <-chan present.Note
 }
 
 // AttachedPrefix starts the line that shows a file attached with @path.
@@ -108,6 +112,11 @@ func Run(ctx context.Context, o Options) error {
 			}
 			s.lastCtrlC = o.Now()
 			s.println("\nPress Ctrl+C again to exit.")
+		case n := <-o.Background:
+			// At the prompt: on a line of its own, then the prompt again.
+			s.newline()
+			s.note(n)
+			continue
 		case line, ok := <-s.lines:
 			if !ok {
 				s.println("")
@@ -124,6 +133,16 @@ func Run(ctx context.Context, o Options) error {
 			}
 		}
 	}
+}
+
+// note prints a note from outside any turn: "warning: " for a failure,
+// "note: " otherwise.
+func (s *session) note(n present.Note) {
+	prefix := "note: "
+	if n.Problem {
+		prefix = "warning: "
+	}
+	s.println(prefix + safe.Text(n.Text))
 }
 
 // isTTYEcho reports whether the input is a terminal that echoes what the
@@ -258,6 +277,9 @@ func (s *session) turn(ctx context.Context, start func(context.Context) <-chan a
 			s.newline()
 			s.println("^C cancelling…")
 			cancel()
+		case n := <-s.o.Background:
+			s.newline()
+			s.note(n)
 		case ev, ok := <-events:
 			if !ok {
 				return quit

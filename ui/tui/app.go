@@ -31,6 +31,7 @@ import (
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
+	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
@@ -137,6 +138,8 @@ type App struct {
 	// when the transcript is redrawn for the terminal's background.
 	notesFn func() []string
 	notes   []string
+	// background delivers notes from outside any turn (Options.Background).
+	background <-chan present.Note
 }
 
 // New makes the root model. ctx bounds every turn it starts.
@@ -155,6 +158,7 @@ func New(ctx context.Context, o Options) *App {
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
 		hideReasoning: o.HideReasoning,
 		notesFn:       o.Notes,
+		background:    o.Background,
 		memOpen:       o.Memory,
 		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
 	}
@@ -231,6 +235,9 @@ func (a *App) Init() tea.Cmd {
 	}))
 	if a.feed != nil {
 		cmds = append(cmds, safeCmd(readFeed(a.feed)))
+	}
+	if a.background != nil {
+		cmds = append(cmds, safeCmd(readBackground(a.background)))
 	}
 	if a.todos != nil {
 		a.todoCh, _ = a.todos.Subscribe() // ends with the process
@@ -344,6 +351,15 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.notes = msg.Notes
 		a.showNotes()
 		a.chat.Bottom()
+	case backgroundMsg:
+		kind := noticeInfo
+		if msg.Note.Problem {
+			kind = noticeError
+		}
+		a.chat.Add(newNotice(kind, msg.Note.Text))
+		a.welcome.invalidate() // its tool count
+		a.chat.Bottom()
+		cmd = safeCmd(readBackground(a.background))
 	case spinTickMsg:
 		cmd = a.status.Update(msg, a.now())
 		a.chat.Tick(a.now())
