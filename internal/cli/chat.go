@@ -52,7 +52,7 @@ exits 1.`,
 		},
 	}
 	f.add(root)
-	rf.add(root)
+	rf.add(root, false)
 	return root
 }
 
@@ -73,7 +73,7 @@ TERM is dumb. Its arguments, if any, are the first message, sent at once.`,
 		},
 	}
 	f.add(cmd)
-	rf.add(cmd)
+	rf.add(cmd, false)
 	return cmd
 }
 
@@ -183,16 +183,16 @@ type chat struct {
 
 // runChat runs the chat; first, when set, is sent as its first message.
 func runChat(s env, f chatFlags, rf resumeFlags, first string) error {
-	// The settings' warnings are shown in the chat itself (the full-screen
-	// transcript, the --plain banner): on stderr the full-screen chat
-	// would draw over them.
+	// The settings' warnings, and the app's (startupWarnings), are shown
+	// in the chat itself (the full-screen transcript, the --plain banner):
+	// on stderr the full-screen chat would draw over them.
 	l, err := loadSettings()
 	if err != nil {
 		return err
 	}
 	ctx, stop, received := signalContext(syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
+	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume()})
 	if err != nil {
 		printConfigWarnings(s, l) // no chat to show them in
 		return err
@@ -234,6 +234,7 @@ func runPlain(ctx context.Context, c *chat, s env, first string) error {
 		Mentions:      c.mentions(),
 		First:         first,
 		StopOnFailure: !isTerminal(s.In),
+		Background:    mcpBackground(ctx, c.MCP),
 	})
 }
 
@@ -288,12 +289,12 @@ func (c *chat) plainBanner() string {
 	cancel()
 	var b strings.Builder
 	level, _ := c.Isolation()
-	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — %s — data: %s\n",
-		c.version, c.providerLine(), c.Selection.Backend, level, plural(c.Tools.Len(), "tool"), c.Config.Paths.DataDir)
+	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — tools: %s — data: %s\n",
+		c.version, c.providerLine(), c.Selection.Backend, level, toolsCount(c.Tools, c.MCP, false), c.Config.Paths.DataDir)
 	if w := sandboxWarning(c.App); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
-	for _, n := range configNotes(c.Config) {
+	for _, n := range startupWarnings(c.App) {
 		b.WriteString(n + "\n")
 	}
 	if set := c.extensionsFor(100 * time.Millisecond); set != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/ui/safe"
 )
 
@@ -269,6 +270,19 @@ func printConfigWarnings(s env, l *config.Loaded) {
 	for _, w := range l.Warnings {
 		fmt.Fprintf(s.Err, "co: warning: %s\n", safe.Text(fmt.Sprint(w)))
 	}
+}
+
+// startupWarnings are every warning of the run's start, one line each,
+// "warning: ...": the settings' (configNotes) and the app's (a store of
+// saved sessions that cannot be opened, telemetry's). Every front end
+// shows all of them: the full-screen transcript, the --plain banner, co
+// run's stderr, co status and /status.
+func startupWarnings(a *app.App) []string {
+	out := configNotes(a.Config)
+	for _, w := range a.Warnings() {
+		out = append(out, safe.Text("warning: "+w))
+	}
+	return out
 }
 
 // configNotes are the settings' warnings (unknown keys, settings a project

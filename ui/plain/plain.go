@@ -54,6 +54,10 @@ type Options struct {
 	// the user interrupted), and Run returns a *Failed: the input is a
 	// script (not a terminal), which must learn that its chat failed.
 	StopOnFailure bool
+	// Background, when set, delivers what happens outside any turn (an
+	// MCP server that failed or connected): printed when it arrives at
+	// the prompt (which is then shown again) or during a turn.
+	Background <-chan present.Note
 }
 
 // Failed is Run's error when a turn failed and Options.StopOnFailure
@@ -135,6 +139,11 @@ func Run(ctx context.Context, o Options) error {
 			}
 			s.lastCtrlC = o.Now()
 			s.println("\nPress Ctrl+C again to exit.")
+		case n := <-o.Background:
+			// At the prompt: on a line of its own, then the prompt again.
+			s.newline()
+			s.note(n)
+			continue
 		case line, ok := <-s.lines:
 			if !ok {
 				s.println("")
@@ -163,6 +172,16 @@ func (s *session) result() error {
 		return &Failed{Message: s.failed}
 	}
 	return nil
+}
+
+// note prints a note from outside any turn: "warning: " for a failure,
+// "note: " otherwise.
+func (s *session) note(n present.Note) {
+	prefix := "note: "
+	if n.Problem {
+		prefix = "warning: "
+	}
+	s.println(prefix + safe.Text(n.Text))
 }
 
 // isTTYEcho reports whether the input is a terminal that echoes what the
@@ -297,6 +316,9 @@ func (s *session) turn(ctx context.Context, start func(context.Context) <-chan a
 			s.newline()
 			s.println("^C cancelling…")
 			cancel()
+		case n := <-s.o.Background:
+			s.newline()
+			s.note(n)
 		case ev, ok := <-events:
 			if !ok {
 				return quit
