@@ -131,7 +131,7 @@ func TestBashCompletionNeedsNoBashCompletionPackage(t *testing.T) {
 	day := time.Now().Format("2006-01-02")
 	for i, want := range [][]string{
 		{"status"},
-		{here + "  (" + title(dir) + " · " + day, there + "  (in " + filepath.Base(other) + ": " + title(other) + " · " + day},
+		{here + "  (co run: " + title(dir) + " · " + day, there + "  (in " + filepath.Base(other) + ": co run: " + title(other) + " · " + day},
 		{here + "  (", there + "  ("},
 		{here},
 		{there},

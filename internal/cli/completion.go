@@ -127,8 +127,8 @@ func bashStandalone(script string) (string, error) {
 
 // completeSessionIDs completes the ids of saved sessions (--resume, co
 // sessions rm): this workspace's first, most recent first, each with its
-// title and last activity (and, for another workspace's, the name of its
-// folder first). It never creates the store.
+// title and last activity, "co run: " before a co run's (and, for another
+// workspace's, the name of its folder first). It never creates the store.
 func completeSessionIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	const directive = cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 	l, _ := loadReport() // a settings problem: complete from what loads
@@ -159,6 +159,9 @@ func completeSessionIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobr
 			desc = "(untitled)"
 		}
 		desc += " · " + i.Updated.Format("2006-01-02 15:04")
+		if i.Kind == sessions.Run {
+			desc = "co run: " + desc
+		}
 		if i.Workspace == ws {
 			here = append(here, completion(i.ID, desc))
 		} else {
