@@ -12,8 +12,9 @@ import (
 	"github.com/co-cli/co/ui/tui"
 )
 
-// runFullScreen runs the full-screen chat.
-func runFullScreen(ctx context.Context, c *chat, s env) error {
+// runFullScreen runs the full-screen chat; first, when set, is sent as
+// its first message.
+func runFullScreen(ctx context.Context, c *chat, s env, first string) error {
 	if os.Getenv("GOGC") == "" {
 		// The chat keeps little live memory (about 4 MB) but renders
 		// (allocates) a lot while a reply streams: collecting at 1.35x the
@@ -37,6 +38,7 @@ func runFullScreen(ctx context.Context, c *chat, s env) error {
 			Tools:       c.Tools.Len(),
 			ToolsText:   func() string { return toolsCount(c.Tools, c.MCP, true) },
 		},
+		First:         first,
 		Background:    mcpBackground(ctx, c.MCP),
 		Theme:         c.Config.Settings.Theme,
 		HistoryPath:   filepath.Join(c.Config.Paths.DataDir, "history.txt"),

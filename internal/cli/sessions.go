@@ -35,6 +35,7 @@ func (f *resumeFlags) add(cmd *cobra.Command, run bool) {
 	}
 	cmd.Flags().BoolVarP(&f.cont, "continue", "c", false, cont)
 	cmd.Flags().StringVar(&f.id, "resume", "", "continue the saved session `ID` (a unique prefix is enough; co sessions lists them)")
+	_ = cmd.RegisterFlagCompletionFunc("resume", completeSessionIDs)
 }
 
 // sessionsSlash is /sessions: the list, or a switch. The list is the
@@ -207,6 +208,8 @@ co --continue; delete one with co sessions rm ID.`,
 		Use:   "rm ID",
 		Short: "Delete a saved session (a unique id prefix is enough)",
 		Args:  usageArgs(cobra.ExactArgs(1)),
+		// Tab completes the ids, with each session's title.
+		ValidArgsFunction: oneArg(completeSessionIDs),
 		RunE: func(_ *cobra.Command, args []string) error {
 			st, _, err := storeForCommand(s)
 			if err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -24,19 +25,24 @@ func newStatusCmd(s env) *cobra.Command {
 it asks for the model list), the config files and their warnings (settings a
 project file may not set, unknown keys), data dir, sandbox, tools and
 telemetry. It reports even when the chat would refuse to start (no usable
-sandbox with sandbox_fallback=error): the sandbox line says what is wrong.`,
+sandbox with sandbox_fallback=error): the sandbox line says what is wrong.
+
+A malformed settings file, or a wrong value in one or in the environment,
+does not stop it: the config files line says what is wrong (file, line and
+column), the rest is reported without it, and co status exits 1.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			// The settings' warnings are part of the report (config files).
-			l, err := loadSettings()
-			if err != nil {
-				return err
+			// The settings' warnings and problems are part of the report
+			// (config files).
+			l, settingsErr := loadReport()
+			if l == nil {
+				return settingsErr
 			}
 			ctx := context.Background()
 			a, sandboxErr, err := reportApp(ctx, l, s.version)
 			if err != nil {
 				printConfigWarnings(s, l) // no report to show them in
-				return err
+				return errors.Join(settingsErr, err)
 			}
 			defer a.Close()
 			// The MCP servers: started as co mcp list does, waited for
@@ -51,7 +57,7 @@ sandbox with sandbox_fallback=error): the sandbox line says what is wrong.`,
 				cancel()
 			}
 			fmt.Fprint(s.Out, statusTextWith(ctx, a, s.version, true, sandboxErr))
-			return nil
+			return settingsErr // exit 1, and said again on stderr
 		},
 	}
 }
@@ -170,6 +176,9 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		files = strings.Join(a.Config.Files, ", ")
 	}
 	fmt.Fprintf(w, "config files\t%s\n", files)
+	for _, n := range settingsProblems(a.Config) {
+		fmt.Fprintf(w, "\t%s\n", n)
+	}
 	for _, n := range startupWarnings(a) {
 		fmt.Fprintf(w, "\t%s\n", n)
 	}

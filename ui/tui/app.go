@@ -138,9 +138,14 @@ type App struct {
 	// when the transcript is redrawn for the terminal's background.
 	notesFn func() []string
 	notes   []string
+	// first is Options.First, submitted by Init.
+	first string
 	// background delivers notes from outside any turn (Options.Background).
 	background <-chan present.Note
 }
+
+// firstMsg submits Options.First.
+type firstMsg struct{ text string }
 
 // New makes the root model. ctx bounds every turn it starts.
 func New(ctx context.Context, o Options) *App {
@@ -158,6 +163,7 @@ func New(ctx context.Context, o Options) *App {
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
 		hideReasoning: o.HideReasoning,
 		notesFn:       o.Notes,
+		first:         o.First,
 		background:    o.Background,
 		memOpen:       o.Memory,
 		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
@@ -258,6 +264,10 @@ func (a *App) Init() tea.Cmd {
 			return notesMsg{Notes: f()}
 		}))
 	}
+	if a.first != "" {
+		first := a.first
+		cmds = append(cmds, func() tea.Msg { return firstMsg{first} })
+	}
 	// The first frame is out by then: open the provider's connection while
 	// the user types (the agent does it in the background, silently).
 	cmds = append(cmds, safeCmd(func() tea.Msg {
@@ -336,6 +346,9 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.setBackground(msg)
 	case interruptMsg:
 		cmd = a.interrupt()
+	case firstMsg:
+		// As if typed and sent: into the history, then handled as Enter is.
+		cmd = a.handleSubmit(Submission{Text: msg.text, save: a.input.record(msg.text)})
 	case agentEventMsg:
 		cmd = a.handleAgentEvent(msg)
 	case turnClosedMsg:

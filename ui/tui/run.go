@@ -63,6 +63,9 @@ type Options struct {
 	// Memory opens the memory store (memory.Lazy.Store) for the /memory
 	// view; nil (memory off): /memory is the line command of Slash.
 	Memory func() (*memory.Store, error)
+	// First, when set, is submitted once the chat is up, as if typed and
+	// sent with Enter (co "what is 2+2"); it joins the input history.
+	First string
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP
