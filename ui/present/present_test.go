@@ -91,3 +91,13 @@ func TestInPreview(t *testing.T) {
 		})
 	}
 }
+
+func TestCallOmitting(t *testing.T) {
+	args := `{"path":"notes/a.txt","content":"line one\nline two","mode":420}`
+	if got, want := CallOmitting("write_file", args, map[string]bool{"content": true}), "write_file(path='notes/a.txt', content=(shown above), mode=420)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := CallOmitting("write_file", args, nil), Call("write_file", args); got != want {
+		t.Errorf("nothing omitted: got %q, want %q", got, want)
+	}
+}

@@ -308,7 +308,7 @@ func commandLines(th *Theme, cmd string, w int) []string {
 
 // wrapWords wraps plain text (no escape sequences) to width columns,
 // breaking at spaces: a word is cut only when it is wider than a line by
-// itself. Unlike ansi.Wrap it never breaks after a hyphen, so
+// itself (and then it starts where the line has room). Unlike ansi.Wrap it never breaks after a hyphen, so
 // /tmp/install-script.sh stays one piece. The spaces at a break are
 // dropped; new lines in s are kept.
 func wrapWords(s string, width int) []string {
@@ -322,8 +322,14 @@ func wrapWords(s string, width int) []string {
 			}
 			cut, next := fit, fit
 			if l[fit] != ' ' {
+				// Break at the last space, unless the word after it is
+				// wider than a line anyway: then it is cut here, filling
+				// this line, rather than on the next.
 				if sp := strings.LastIndexByte(l[:fit], ' '); sp > 0 && strings.TrimLeft(l[:sp], " ") != "" {
-					cut, next = sp, sp+1
+					word, _, _ := strings.Cut(strings.TrimLeft(l[sp:], " "), " ")
+					if xansi.StringWidth(word) <= width {
+						cut, next = sp, sp+1
+					}
 				}
 			}
 			out = append(out, strings.TrimRight(l[:cut], " "))
