@@ -188,19 +188,31 @@ func screenAfter(s *tuiSession, prev string) string {
 // TestPlainShowsALongCommandOnce: --plain prints a long command whole once,
 // on its question, not also as the "tool:" line and as a preview; a command
 // of several lines is printed as its lines once and the question points to
-// it.
+// it; a long call that runs without a question is printed whole once, when
+// it ends.
 func TestPlainShowsALongCommandOnce(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
 	multi := "mkdir -p multi-line-dir\ntouch multi-line-dir/the-second-line-ran.txt"
+	// read_file runs without a question: its cut tool: line is followed,
+	// when it ends, by the whole call.
+	longPath := strings.Repeat("a-directory-with-a-long-name/", 4) + "the-file-at-the-end-of-the-long-path.txt"
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, longPath)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, longPath), []byte("the file's text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	srv.Script(
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", longModalCommand)}},
 		llmtest.Reply{Text: "Ran it."},
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c2", multi)}},
 		llmtest.Reply{Text: "Ran both lines."},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{localCall("c3", "read_file", map[string]any{"path": longPath})}},
+		llmtest.Reply{Text: "Read it."},
 	)
-	out, _, code := runCo(t, dir, unsandboxed(t, srv), "run the long one\ny\nand the other\ny\n", "--plain")
+	out, _, code := runCo(t, dir, unsandboxed(t, srv), "run the long one\ny\nand the other\ny\nread the file\n", "--plain")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -217,6 +229,9 @@ func TestPlainShowsALongCommandOnce(t *testing.T) {
 	// does not print it again.
 	if n := strings.Count(out, "touch multi-line-dir/the-second-line-ran.txt"); n != 2 || !strings.Contains(out, "tool: run_shell_command(cmd='mkdir -p multi-line-dir⏎touch") {
 		t.Fatalf("the second line of the command is printed %d times, want twice (the tool: line, the question):\n%s", n, out)
+	}
+	if n := strings.Count(out, longPath); n != 1 || !strings.Contains(out, "\ncall: read_file(path='"+longPath+"')\nresult: read_file done") {
+		t.Fatalf("a long call that runs without a question is printed whole %d times (want once, before its result):\n%s", n, out)
 	}
 	if !exists(dir, "out-dir/the-last-step-was-reached.txt") || !exists(dir, "multi-line-dir/the-second-line-ran.txt") {
 		t.Fatalf("the approved commands did not run:\n%s", out)
