@@ -70,7 +70,7 @@ func TestTUIApprovalModalAsAUserReadsIt(t *testing.T) {
 	s := startTUI(t, dir, tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess"), 80, 24)
 	s.ready()
 	s.send("run the long one")
-	scr := s.waitFor(tuiWait, "Approve run_shell_command?", "ctrl+c cancel turn")
+	scr := s.waitFor(tuiWait, "Approve run_shell_command?", "Why it asks:")
 
 	box := modalBox(t, scr)
 	text := strings.Join(box, "\n")
@@ -236,4 +236,34 @@ func TestPlainShowsALongCommandOnce(t *testing.T) {
 	if !exists(dir, "out-dir/the-last-step-was-reached.txt") || !exists(dir, "multi-line-dir/the-second-line-ran.txt") {
 		t.Fatalf("the approved commands did not run:\n%s", out)
 	}
+}
+
+// TestTUIMCPApprovalShowsTheArgumentsOnce: the reference MCP server's echo
+// asks at 80×24 with its arguments once (the preview, as sent to the
+// server), not again under "Arguments".
+func TestTUIMCPApprovalShowsTheArgumentsOnce(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "m1", Name: "mcp__everything__echo", Args: `{"message":"the-unique-mcp-message"}`}}},
+		llmtest.Reply{Text: "Echoed."},
+	)
+	e := tuiEnv(t, srv)
+	mcpSettings(t, e, everythingJSON(t))
+	s := startTUI(t, t.TempDir(), e, 80, 24)
+	s.ready()
+	s.send("echo it")
+	scr := s.waitFor(tuiWait, "Approve mcp__everything__echo?", "server: everything")
+	text := strings.Join(modalBox(t, scr), "\n")
+	if n := strings.Count(text, "the-unique-mcp-message"); n != 1 || strings.Contains(text, "Arguments:") {
+		t.Fatalf("the message shows %d times (want once, in the preview):\n%s", n, text)
+	}
+	for _, want := range []string{"a approves for this session: echo on MCP server everything", "(every argument is in the preview above)", "ctrl+c cancel turn"} {
+		if !strings.Contains(strings.Join(strings.Fields(text), " "), want) {
+			t.Errorf("the modal lacks %q:\n%s", want, text)
+		}
+	}
+	time.Sleep(600 * time.Millisecond) // past the grace period
+	s.keys("y")
+	s.waitFor(tuiWait, "Echoed.")
 }
