@@ -201,7 +201,8 @@ func Risk(c tools.Check) []string {
 // shown when its text (or its text trimmed, or JSON-quoted, as the MCP
 // preview prints it) is in the preview, or when a unified diff preview
 // holds it on one side (write_file's content, edit_file's old and new
-// text). When the preview holds the whole arguments object indented (the
+// text). A list of strings is shown when each of them is (a memory's
+// tags). When the preview holds the whole arguments object indented (the
 // MCP tools' preview), every argument is shown. A diff cut short, or a
 // preview that summarises ("too large to show as a diff"), does not hold
 // the text, so that argument is still listed. Keys are as in the JSON.
@@ -223,6 +224,16 @@ func InPreview(args, preview string) map[string]bool {
 	}
 	oldSide, newSide := diffSides(preview)
 	for k, raw := range obj {
+		var list []string
+		if json.Unmarshal(raw, &list) == nil && len(list) > 0 {
+			// A list of strings (a memory's tags): each one in the preview.
+			all := true
+			for _, s := range list {
+				all = all && strings.TrimSpace(s) != "" && strings.Contains(preview, s)
+			}
+			shown[k] = all
+			continue
+		}
 		var s string
 		if json.Unmarshal(raw, &s) != nil || strings.TrimSpace(s) == "" {
 			continue

@@ -68,6 +68,8 @@ func TestInPreview(t *testing.T) {
 		{"a summary does not hold the content", `{"path":"big.bin","content":"xyzzy"}`,
 			"(new file big.bin, 5 B: binary)", []string{"path"}, []string{"content"}},
 		{"memory: trimmed content", `{"content":"  likes tabs \n","tags":["style"]}`,
+			"Remember across sessions:\n\nlikes tabs\n\ntags: style", []string{"content", "tags"}, nil},
+		{"a list with a string the preview lacks", `{"content":"likes tabs","tags":["style","hidden-tag"]}`,
 			"Remember across sessions:\n\nlikes tabs\n\ntags: style", []string{"content"}, []string{"tags"}},
 		{"MCP: the whole object indented", `{"message":"hi\nthere","n":{"a":[1,2]}}`,
 			"server: everything\ntool: echo\narguments:\n{\n  \"message\": \"hi\\nthere\",\n  \"n\": {\n    \"a\": [\n      1,\n      2\n    ]\n  }\n}",
