@@ -12,6 +12,7 @@ package plain
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -89,6 +90,9 @@ type session struct {
 	thinkBOL  bool // at the start of a reasoning line: the prefix is due
 	// failed is the last failed turn's error ("" when none failed).
 	failed string
+	// cut are the calls whose "tool:" line was cut (callLine) and that no
+	// question has shown whole yet: their result line shows them whole.
+	cut map[string]string // call ID → the whole call
 }
 
 // Run runs the line-based chat until EOF, exit/quit, /exit, two Ctrl+C at
@@ -354,9 +358,21 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 		s.println("untrusted: " + safe.Text(agent.RiskNotice(e)))
 	case agent.ToolCallStarted:
 		s.newline()
-		s.println("tool: " + present.Call(e.Name, e.Args))
+		line, whole := callLine(e.Name, e.Args)
+		s.println("tool: " + line)
+		if !whole {
+			if s.cut == nil {
+				s.cut = map[string]string{}
+			}
+			s.cut[e.CallID] = present.Call(e.Name, e.Args)
+		}
 	case agent.ToolCallFinished:
 		s.newline()
+		if whole, ok := s.cut[e.CallID]; ok {
+			// It ran (or not) without a question: the whole call, once.
+			delete(s.cut, e.CallID)
+			s.println("call: " + whole)
+		}
 		s.println("result: " + e.Name + " " + present.Outcome(e))
 		if d := strings.TrimRight(safe.Text(e.Result.Display), "\n"); d != "" && (e.Status == agent.CallDone || e.Status == agent.CallRetry || e.Status == agent.CallFailed) {
 			s.println(indent(d))
@@ -390,8 +406,10 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 		if c.Check.Reason != "" {
 			s.println("why it asks: " + safe.Reveal(c.Check.Reason))
 		}
-		if c.Check.Preview != "" {
-			s.println(indent(safe.Reveal(strings.TrimRight(c.Check.Preview, "\n"))))
+		delete(s.cut, c.CallID) // the question shows it
+		preview, omit := questionParts(c)
+		if preview != "" {
+			s.println(indent(safe.Reveal(preview)))
 		}
 		scope := c.Check.ScopeLabel
 		if c.Check.AlwaysAsk {
@@ -403,7 +421,7 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 			if scope == "" {
 				hint = "[y/n]"
 			}
-			s.print(fmt.Sprintf("Approve %s? %s ", present.Call(c.Tool, c.Args), hint))
+			s.print(fmt.Sprintf("Approve %s? %s ", present.CallOmitting(c.Tool, c.Args, omit), hint))
 			select {
 			case <-ctx.Done():
 				return false
@@ -443,6 +461,73 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 	}
 	req.Reply(verdicts)
 	return false
+}
+
+// maxCallLine is how many characters of a call its "tool:" line shows. A
+// longer call (a long command, a file's content) is cut there with "…": a
+// call that asks is shown whole, once, by its question, and printing it
+// whole on the "tool:" line too made one command read as three.
+const maxCallLine = 120
+
+// callLine is the one-line summary a call's "tool:" line shows; whole is
+// false when it was cut.
+func callLine(name, args string) (line string, whole bool) {
+	c := present.Call(name, args)
+	if r := []rune(c); len(r) > maxCallLine {
+		return string(r[:maxCallLine-1]) + "…", false
+	}
+	return c, true
+}
+
+// questionParts decides what an approval question prints before its call
+// line, so nothing is printed twice: the preview (if any), and the
+// arguments the call line then leaves out as (shown above). A shell
+// command on one line is the call line's and its preview (the same
+// command) is not printed; a command of several lines is printed as its
+// lines, once. Of another tool's arguments, those the preview shows whole
+// and that are long or of several lines (a file's content, a memory) are
+// left out; short ones (a path, a URL) stay, so the call line still says
+// what the call is about.
+func questionParts(c agent.PendingCall) (preview string, omit map[string]bool) {
+	preview = strings.TrimRight(c.Check.Preview, "\n")
+	if c.Tool == agent.BangTool {
+		cmd := present.BangCommand(c.Args)
+		if strings.TrimSpace(preview) != strings.TrimSpace(cmd) {
+			return preview, nil
+		}
+		if !strings.Contains(strings.TrimSpace(cmd), "\n") {
+			return "", nil
+		}
+		return preview, map[string]bool{"cmd": true}
+	}
+	omit = map[string]bool{}
+	values := argStrings(c.Args)
+	for k := range present.InPreview(c.Args, preview) {
+		if v := values[k]; strings.Contains(v, "\n") || len([]rune(v)) > longArg {
+			omit[k] = true
+		}
+	}
+	return preview, omit
+}
+
+// longArg is how long (in characters) an argument the preview shows may be
+// and still be repeated on the call line.
+const longArg = 60
+
+// argStrings are a JSON object's string arguments.
+func argStrings(args string) map[string]string {
+	var obj map[string]json.RawMessage
+	out := map[string]string{}
+	if json.Unmarshal([]byte(args), &obj) != nil {
+		return out
+	}
+	for k, raw := range obj {
+		var v string
+		if json.Unmarshal(raw, &v) == nil {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // confirm asks r's yes/no question and runs r.OnConfirm on yes. It
