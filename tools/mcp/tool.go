@@ -69,8 +69,15 @@ func (t *Tool) Check(_ context.Context, args json.RawMessage) tools.Check {
 		return tools.Check{Decision: tools.Allow, Reason: fmt.Sprintf(`MCP server %s is set to "approve": "auto"`, t.srv.cfg.Name),
 			Scope: t.name, ScopeLabel: label, Preview: preview, Outbound: out}
 	}
-	return tools.Check{Decision: tools.Ask, Reason: fmt.Sprintf("calls tool %s of MCP server %s", t.remote, t.srv.cfg.Name),
+	c := tools.Check{Decision: tools.Ask, Reason: fmt.Sprintf("calls tool %s of MCP server %s", t.remote, t.srv.cfg.Name),
 		Scope: t.name, ScopeLabel: label, Preview: preview, Outbound: out}
+	c.Unattended = fmt.Sprintf(`set "approve": "auto" on the MCP server %q in your user settings (mcp_servers) to run its tools without asking`, t.srv.cfg.Name)
+	if t.srv.cfg.Project {
+		// A project file's "approve": "auto" is ignored (config warns); the
+		// user's own definition of the name replaces the project's.
+		c.Unattended = fmt.Sprintf(`define the MCP server %q in your user settings (mcp_servers) with "approve": "auto" to run its tools without asking`, t.srv.cfg.Name)
+	}
+	return c
 }
 
 // maxWhat bounds the arguments an Outbound shows (the preview has them

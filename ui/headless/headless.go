@@ -104,7 +104,7 @@ func Run(ctx context.Context, o Options) int {
 			}
 			outcome := present.Outcome(e)
 			if e.Status == agent.CallDenied && e.Decision == agent.ByHeadless {
-				outcome = "needs approval: " + hint(r.o.Yes, r.tainted[e.CallID])
+				outcome = "needs approval: " + r.hints[e.CallID]
 			}
 			r.emit(m, "result: "+e.Name+" "+outcome)
 		case agent.TurnFinished:
@@ -137,9 +137,9 @@ type runner struct {
 	midLine  bool
 	denied   bool
 	thinking bool // in a block of reasoning
-	// tainted are the calls that needed approval because they follow
-	// untrusted content.
-	tainted map[string]bool
+	// hints are what the approval line said of each call that needs
+	// approval, said again on its result line.
+	hints map[string]string
 }
 
 func (r *runner) text(t string) {
@@ -168,20 +168,21 @@ func (r *runner) emit(m map[string]any, line string) {
 // approve answers the calls that are still undecided. With --yes the
 // approvals already ran everything /yolo would approve in this isolation
 // (Approvals.SetYes), so what reaches here needs a person, and there is
-// none: it does not run, and the line says how it could be allowed.
+// none: it does not run, and the line says what would let that call run
+// (Approvals.Hint: per tool, isolation and --yes), or that only a person can.
 func (r *runner) approve(req agent.ApprovalRequested) {
 	v := make([]agent.Verdict, len(req.Calls))
 	for i, c := range req.Calls {
 		v[i] = agent.Unattended
 		untrusted := len(c.Check.Untrusted) > 0
-		h := hint(r.o.Yes, untrusted)
+		h := r.o.Agent.Approvals().Hint(c.Check)
+		if r.hints == nil {
+			r.hints = map[string]string{}
+		}
+		r.hints[c.CallID] = h
 		m := map[string]any{"type": "approval", "id": c.CallID, "name": c.Tool, "reason": c.Check.Reason, "answer": "needs approval", "hint": h}
 		line := fmt.Sprintf("needs approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), h)
 		if untrusted {
-			if r.tainted == nil {
-				r.tainted = map[string]bool{}
-			}
-			r.tainted[c.CallID] = true
 			m["untrusted_sources"] = c.Check.Untrusted
 			if o := c.Check.Outbound; o != nil {
 				m["to"], m["sends"] = o.To, o.What
@@ -193,20 +194,6 @@ func (r *runner) approve(req agent.ApprovalRequested) {
 		r.emit(m, line)
 	}
 	req.Reply(v)
-}
-
-// hint says how a call that needs approval could be allowed in co run.
-// One that follows untrusted content can only be answered by a person.
-func hint(yes, untrusted bool) string {
-	if untrusted {
-		return "it follows untrusted content, so only a person can approve it: --yes, /yolo, grants and \"approve\": \"auto\" never do; " +
-			"run the same request in the chat (co, or co --plain) and answer it there"
-	}
-	if !yes {
-		return "pass --yes to approve what /yolo would approve"
-	}
-	return "--yes approves only what /yolo would approve here; allow it with a rule in your user settings " +
-		"(shell_policy in ~/.config/co-cli/settings.json) or run it in the Docker sandbox (sandbox_backend \"docker\")"
 }
 
 func validJSON(s string) string {

@@ -116,12 +116,26 @@ func TestYesUnsandboxedApprovesNothing(t *testing.T) {
 	if code != headless.ExitDenied {
 		t.Errorf("exit code = %d", code)
 	}
+	// Each line names what would let that call run: the ask class
+	// yolo_unsandboxed or the Docker sandbox (with --yes); a call that
+	// always asks or that yolo never approves, only a person. None names
+	// shell_policy, which lets nothing through unsandboxed (issue 27).
+	want := map[string][]string{
+		"c1": {"yolo_unsandboxed", "Docker sandbox", "pass --yes"},
+		"c2": {"only a person can approve"},
+		"c3": {"only a person can approve"},
+	}
 	n := 0
 	for _, r := range rs {
 		if r.Type == "approval" {
 			n++
-			if r.Answer != "needs approval" || !strings.Contains(r.Hint, "shell_policy") || !strings.Contains(r.Hint, "Docker") {
+			if r.Answer != "needs approval" || strings.Contains(r.Hint, "shell_policy") {
 				t.Errorf("approval line = %+v", r)
+			}
+			for _, w := range want[r.ID] {
+				if !strings.Contains(r.Hint, w) {
+					t.Errorf("%s: the hint %q does not say %q", r.ID, r.Hint, w)
+				}
 			}
 		}
 	}
@@ -175,7 +189,7 @@ func TestWithoutYesSaysNeedsApproval(t *testing.T) {
 		t.Fatalf("exit %d, ran %v", code, tt.ran)
 	}
 	e := errOut.String()
-	if strings.Contains(e, "denied by the user") || !strings.Contains(e, "needs approval: touch") || !strings.Contains(e, "result: touch needs approval: pass --yes") {
+	if strings.Contains(e, "denied by the user") || !strings.Contains(e, "needs approval: touch") || !strings.Contains(e, "result: touch needs approval: to let it run: pass --yes") {
 		t.Errorf("stderr:\n%s", e)
 	}
 	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1")}}, llmtest.Reply{Text: "ok"})
