@@ -15,8 +15,9 @@ import (
 )
 
 // MaxResultChars is the most characters of one call's result kept for the
-// model and the screen, as web_fetch's default: the rest is cut with a
-// note saying how much.
+// model and the screen, as web_fetch's default: its first quarter and last
+// three quarters are kept (tools.HeadTail, as for shell output), with a note
+// between saying how much was left out.
 const MaxResultChars = 20000
 
 // Tool is one tool of an MCP server, as co offers it to the model.
@@ -184,10 +185,8 @@ func Render(res *sdk.CallToolResult) tools.Result {
 		b, _ := json.Marshal(res.StructuredContent)
 		text = string(b)
 	}
-	if n := utf8.RuneCountInString(text); n > MaxResultChars {
-		cut := []rune(text)[:MaxResultChars]
-		return tools.Result{Display: string(cut) + fmt.Sprintf("\n… (%d more characters cut)", n-MaxResultChars),
-			Meta: map[string]any{"truncated": true, "total_chars": n}}
+	if kept, cut := tools.HeadTail(text, MaxResultChars); cut {
+		return tools.Result{Display: kept, Meta: map[string]any{"truncated": true, "total_chars": utf8.RuneCountInString(text)}}
 	}
 	return tools.Result{Display: text}
 }
