@@ -49,9 +49,18 @@ func Run(ctx context.Context, o Options) int {
 	r.enc.SetEscapeHTML(false)
 	code := ExitError
 	// First, the conversation's id: the saved session's (co sessions, co
-	// run --resume ID) and the spans' co.session.id (co logs, co traces).
-	if id := o.Agent.SessionID(); id != "" && o.JSON {
-		r.enc.Encode(map[string]any{"type": "session", "id": id})
+	// run --resume ID) and the spans' co.session.id (co logs, co traces);
+	// and the provider and model the turn goes to (once resolved: an
+	// Ollama probe may still be running; unresolved, what was configured).
+	if o.JSON {
+		m := map[string]any{"type": "session"}
+		if id := o.Agent.SessionID(); id != "" {
+			m["id"] = id
+		}
+		o.Agent.WaitProvider(ctx)
+		p, _, _ := o.Agent.Provider() // a model switched to (resumed) included
+		m["provider"], m["model"] = p.Name, p.Model
+		r.encode(m)
 	}
 	for ev := range o.Agent.Submit(ctx, o.Prompt) {
 		_, isThink := ev.(agent.ReasoningDelta)
@@ -144,7 +153,7 @@ type runner struct {
 
 func (r *runner) text(t string) {
 	if r.o.JSON {
-		r.enc.Encode(map[string]any{"type": "text", "text": t})
+		r.encode(map[string]any{"type": "text", "text": t})
 		return
 	}
 	s := safe.Text(t)
@@ -154,10 +163,21 @@ func (r *runner) text(t string) {
 	}
 }
 
+// JSONSchema is the version of co run --json's events, in each one's
+// "schema" field. It changes when a field is removed or changes meaning,
+// never when one is added.
+const JSONSchema = 1
+
+// encode writes m as one JSON line, with the schema version.
+func (r *runner) encode(m map[string]any) {
+	m["schema"] = JSONSchema
+	r.enc.Encode(m)
+}
+
 // emit writes m as a JSON line, or line to stderr in text mode.
 func (r *runner) emit(m map[string]any, line string) {
 	if r.o.JSON {
-		r.enc.Encode(m)
+		r.encode(m)
 		return
 	}
 	if line != "" && r.o.Err != nil {

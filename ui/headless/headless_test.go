@@ -218,3 +218,33 @@ func TestJSONStartsWithTheSessionID(t *testing.T) {
 		t.Fatalf("first event = %+v", rs)
 	}
 }
+
+// Every JSON event carries the schema version, and the session event the
+// provider and model the turn goes to (issue 27).
+func TestJSONEventsCarryTheSchemaAndTheModel(t *testing.T) {
+	srv, ag, _ := setup(t, true)
+	ag.SetRecorder(idRecorder{})
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1")}}, llmtest.Reply{Text: "hi"})
+	var out bytes.Buffer
+	headless.Run(context.Background(), headless.Options{Agent: ag, Prompt: "go", Out: &out, JSON: true})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	types := map[string]bool{}
+	for i, line := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("bad JSON line %q: %v", line, err)
+		}
+		types[m["type"].(string)] = true
+		if m["schema"] != float64(headless.JSONSchema) {
+			t.Errorf("event %d has no schema %d: %s", i, headless.JSONSchema, line)
+		}
+		if i == 0 && (m["type"] != "session" || m["id"] != "sess-42" || m["provider"] != "openai" || m["model"] != "m") {
+			t.Errorf("first event = %s", line)
+		}
+	}
+	for _, want := range []string{"session", "tool_call", "approval", "tool_result", "text", "turn_finished"} {
+		if !types[want] {
+			t.Errorf("no %s event among %v", want, lines)
+		}
+	}
+}
