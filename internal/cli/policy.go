@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/tools"
@@ -43,7 +44,12 @@ usage error.`,
 			}
 			v := p.Evaluate(args[0])
 			code := policyExit(v.Decision)
-			fmt.Fprintf(s.Out, "%s: %s\n", v.Decision, safe.Text(v.Reason))
+			reason := v.Reason
+			if v.Decision == tools.Deny {
+				// "deny: recursive deletion of /", not "deny: denied: …"
+				reason = agent.DenyReason(reason)
+			}
+			fmt.Fprintf(s.Out, "%s: %s\n", v.Decision, safe.Text(reason))
 			if v.Scope != "" {
 				fmt.Fprintf(s.Out, "grant scope: %s (what \"a\" in the approval modal would approve)\n", safe.Text(v.Scope))
 			}
