@@ -417,9 +417,36 @@ func wrapText(s string, width int) []string {
 			out = append(out, l)
 			continue
 		}
-		out = append(out, strings.Split(xansi.Wrap(l, width, ""), "\n")...)
+		out = append(out, wrapWords(l, width)...)
 	}
 	return out
+}
+
+// wrapWords wraps one line to width at spaces only, breaking a word only
+// when it is longer than a line (after a slash or a hyphen if it can). xansi.Wrap also breaks after every hyphen,
+// which cut paths in two ("~/.config/co-" / "cli/settings.json", issue 27).
+func wrapWords(l string, width int) []string {
+	var out []string
+	cur, curW := "", 0
+	for i, w := range strings.Split(l, " ") {
+		ww := xansi.StringWidth(w)
+		switch {
+		case i == 0:
+			cur, curW = w, ww
+		case curW+1+ww <= width:
+			cur, curW = cur+" "+w, curW+1+ww
+		default:
+			out = append(out, cur)
+			cur, curW = w, ww
+		}
+		if curW > width { // a word longer than a line: after a / or -, else anywhere
+			parts := strings.Split(xansi.Wrap(cur, width, "/"), "\n")
+			out = append(out, parts[:len(parts)-1]...)
+			cur = parts[len(parts)-1]
+			curW = xansi.StringWidth(cur)
+		}
+	}
+	return append(out, cur)
 }
 
 // wrapHanging wraps a slash command's output (/status, /tools) to width,
@@ -438,7 +465,7 @@ func wrapHanging(s string, width int) []string {
 		if indent > width/2 {
 			head, indent = "", 0
 		}
-		for i, w := range strings.Split(xansi.Wrap(l[len(head):], width-indent, ""), "\n") {
+		for i, w := range wrapWords(l[len(head):], width-indent) {
 			if i == 0 {
 				out = append(out, head+w)
 				continue
