@@ -74,6 +74,15 @@ type SpanAttributer interface {
 	SpanAttributes() map[string]string
 }
 
+// OwnState is implemented by tools of the ReadOnly class that change
+// something all the same, but only co's own state in this run (the todo
+// list): they run at once, and /tools says what they change rather than
+// calling them read-only.
+type OwnState interface {
+	// Changes names what the tool changes, e.g. "the run's todo list".
+	Changes() string
+}
+
 // Decision is the policy's verdict on one call.
 type Decision int
 
