@@ -845,9 +845,14 @@ func TestNewFallbackMatrix(t *testing.T) {
 		{name: "default is auto warn", host: noDocker, want: BackendSubprocess, warning: "UNSANDBOXED"},
 		{name: "engine hangs", backend: "auto", fallback: "warn", host: "unix://" + silent.Addr().String(), want: BackendSubprocess,
 			warning: "commands run UNSANDBOXED on this machine"},
+		// Only the image is missing: not "Docker is not available", but how
+		// to build the image (issue 27).
 		{name: "image missing", backend: "auto", fallback: "warn", needs: true, image: "co-cli-sandbox-missing", want: BackendSubprocess,
-			warning: "image co-cli-sandbox-missing not found"},
-		{name: "image missing docker", backend: "docker", needs: true, image: "co-cli-sandbox-missing", errSubstr: "scripts/build-sandbox-image.sh"},
+			warning: "Docker is running but has no image co-cli-sandbox-missing: build it from co's source tree with `docker build -t co-cli-sandbox-missing sandbox-image`"},
+		{name: "image missing docker", backend: "docker", needs: true, image: "co-cli-sandbox-missing",
+			errSubstr: "backend is \"docker\": Docker is running but has no image co-cli-sandbox-missing: build it"},
+		{name: "image missing fallback error", backend: "auto", fallback: "error", needs: true, image: "co-cli-sandbox-missing",
+			errSubstr: "no image co-cli-sandbox-missing: build it from co's source tree with `docker build -t co-cli-sandbox-missing sandbox-image`, or offline, as root, with scripts/build-sandbox-image.sh; the fallback policy is \"error\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -98,6 +98,10 @@ var ErrClosed = errors.New("sandbox: closed")
 // (Backend "docker", or "auto" with Fallback "error") and Docker cannot be used.
 var ErrDockerUnavailable = errors.New("Docker is not available")
 
+// ErrImageMissing is wrapped by the errors of an engine that answers but has no sandbox image
+// (Config.Image); they wrap ErrDockerUnavailable too. The message says how to build it.
+var ErrImageMissing = errors.New("the sandbox image is missing")
+
 // Options tune one Run.
 type Options struct {
 	// Timeout is the time the command may take; 0 means DefaultTimeout. It is capped by
@@ -235,8 +239,12 @@ func choose(ctx context.Context, cfg Config) (Selection, *client.Client, error) 
 		return Selection{}, nil, err
 	}
 	switch {
+	case cfg.Backend == BackendDocker && errors.Is(err, ErrImageMissing):
+		return Selection{}, nil, fmt.Errorf("sandbox: backend is \"docker\": %w", err)
 	case cfg.Backend == BackendDocker:
 		return Selection{}, nil, fmt.Errorf("sandbox: backend is \"docker\" but %w", err)
+	case cfg.Fallback == FallbackError && errors.Is(err, ErrImageMissing):
+		return Selection{}, nil, fmt.Errorf("sandbox: %w; the fallback policy is \"error\": refusing to run commands unsandboxed", err)
 	case cfg.Fallback == FallbackError:
 		return Selection{}, nil, fmt.Errorf("sandbox: %w and the fallback policy is \"error\": refusing to run commands unsandboxed", err)
 	}
