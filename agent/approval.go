@@ -306,10 +306,10 @@ func (a *Approvals) Ways(c tools.Check) []Way {
 	}
 	if !c.AlwaysAsk && !c.NoYolo {
 		switch {
-		case !yoloAllowed:
-			ways = append(ways, Way{Yes: true, YoloUnsandboxed: true})
+		case !yoloAllowed: // --yes named only when not given already
+			ways = append(ways, Way{Yes: !yes, YoloUnsandboxed: true})
 			if !c.SandboxAllows { // else the sandbox alone is enough
-				ways = append(ways, Way{Yes: true, Docker: true})
+				ways = append(ways, Way{Yes: !yes, Docker: true})
 			}
 		case !yes:
 			ways = append(ways, Way{Yes: true})

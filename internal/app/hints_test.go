@@ -203,7 +203,10 @@ func TestEveryHeadlessHintIsTrue(t *testing.T) {
 			if docker {
 				return []string{"runs"}
 			}
-			return []string{"docker", "yes+yolo_unsandboxed"}
+			if c.yes {
+				return []string{"docker", "yolo_unsandboxed"}
+			}
+			return []string{"docker", "yolo_unsandboxed+yes"}
 		case "file write, protected":
 			return []string{"person"}
 		case "memory save", "web fetch, a URL the user never gave":
@@ -221,25 +224,20 @@ func TestEveryHeadlessHintIsTrue(t *testing.T) {
 			return []string{"runs"}
 		case docker:
 			return append(w, "yes")
+		case c.yes: // --yes given already: the hint does not ask for it again
+			return append(w, "yolo_unsandboxed", "docker")
 		default:
-			return append(w, "yes+yolo_unsandboxed", "yes+docker")
+			return append(w, "yolo_unsandboxed+yes", "docker+yes")
 		}
 	}
 	name := func(w agent.Way) string {
 		var p []string
-		if w.Tool != "" {
-			p = append(p, "tool")
-		}
-		if w.Docker && !w.Yes {
-			p = append(p, "docker")
-		}
-		if w.Yes {
-			p = append(p, "yes")
-			if w.YoloUnsandboxed {
-				p = append(p, "yolo_unsandboxed")
-			}
-			if w.Docker {
-				p = append(p, "docker")
+		for _, s := range []struct {
+			on   bool
+			name string
+		}{{w.Tool != "", "tool"}, {w.Docker, "docker"}, {w.YoloUnsandboxed, "yolo_unsandboxed"}, {w.Yes, "yes"}} {
+			if s.on {
+				p = append(p, s.name)
 			}
 		}
 		return strings.Join(p, "+")

@@ -121,7 +121,7 @@ func TestYesUnsandboxedApprovesNothing(t *testing.T) {
 	// always asks or that yolo never approves, only a person. None names
 	// shell_policy, which lets nothing through unsandboxed (issue 27).
 	want := map[string][]string{
-		"c1": {"yolo_unsandboxed", "Docker sandbox", "pass --yes"},
+		"c1": {"yolo_unsandboxed", "Docker sandbox"},
 		"c2": {"only a person can approve"},
 		"c3": {"only a person can approve"},
 	}
@@ -129,7 +129,8 @@ func TestYesUnsandboxedApprovesNothing(t *testing.T) {
 	for _, r := range rs {
 		if r.Type == "approval" {
 			n++
-			if r.Answer != "needs approval" || strings.Contains(r.Hint, "shell_policy") {
+			// --yes was given: the hint does not ask for it again.
+			if r.Answer != "needs approval" || strings.Contains(r.Hint, "shell_policy") || strings.Contains(r.Hint, "pass --yes") {
 				t.Errorf("approval line = %+v", r)
 			}
 			for _, w := range want[r.ID] {
