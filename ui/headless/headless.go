@@ -113,7 +113,7 @@ func Run(ctx context.Context, o Options) int {
 			}
 			outcome := present.Outcome(e)
 			if e.Status == agent.CallDenied && e.Decision == agent.ByHeadless {
-				outcome = "needs approval: " + r.hints[e.CallID]
+				outcome = "needs approval: " + safe.Text(r.hints[e.CallID])
 			}
 			r.emit(m, "result: "+e.Name+" "+outcome)
 		case agent.TurnFinished:
@@ -201,7 +201,7 @@ func (r *runner) approve(req agent.ApprovalRequested) {
 		}
 		r.hints[c.CallID] = h
 		m := map[string]any{"type": "approval", "id": c.CallID, "name": c.Tool, "reason": c.Check.Reason, "answer": "needs approval", "hint": h}
-		line := fmt.Sprintf("needs approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), h)
+		line := fmt.Sprintf("needs approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), safe.Text(h)) // h may name an MCP server
 		if untrusted {
 			m["untrusted_sources"] = c.Check.Untrusted
 			if o := c.Check.Outbound; o != nil {

@@ -38,6 +38,9 @@ func (*touchTool) Check(_ context.Context, args json.RawMessage) tools.Check {
 		return tools.Check{Decision: tools.Ask, Reason: "a URL the model made up", NoYolo: true}
 	case "rm":
 		return tools.Check{Decision: tools.Deny, Reason: "denied: never"}
+	case "esc":
+		// A tool's own way may quote what a settings file named.
+		return tools.Check{Decision: tools.Ask, Reason: "asks", AlwaysAsk: true, Unattended: "set \x1b[31mred\x1b[0m on"}
 	}
 	return tools.Check{Decision: tools.Ask, Reason: "writes a file", Scope: "touch"}
 }
@@ -247,5 +250,17 @@ func TestJSONEventsCarryTheSchemaAndTheModel(t *testing.T) {
 		if !types[want] {
 			t.Errorf("no %s event among %v", want, lines)
 		}
+	}
+}
+
+// The hint names what settings named (an MCP server): it reaches the
+// terminal sanitised, as every string from outside does.
+func TestHintIsSanitised(t *testing.T) {
+	srv, ag, _ := setup(t, true)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "esc")}}, llmtest.Reply{Text: "ok"})
+	var out, errOut bytes.Buffer
+	headless.Run(context.Background(), headless.Options{Agent: ag, Prompt: "go", Out: &out, Err: &errOut})
+	if e := errOut.String(); strings.ContainsRune(e, 0x1b) || strings.Count(e, "to let it run: set") != 2 {
+		t.Fatalf("stderr:\n%q", e)
 	}
 }
