@@ -134,6 +134,8 @@ type Agent struct {
 	models   modelCache
 	switched *Provider // a /model switch not yet taken up
 	reported string    // the model the server last reported
+	// reportedFor is the model (and endpoint) that request asked for.
+	reportedFor string
 	// gen counts rewrites of the history (not appends): the request
 	// encoder's cache of finished turns is valid for one generation.
 	gen int

@@ -49,7 +49,28 @@ func TestPolicyCheck(t *testing.T) {
 		t.Errorf("user rule: %s", out)
 	}
 	_, errOut, code := runCo(t, t.TempDir(), env(t, nil), "", "policy", "check")
-	if code != 2 || !strings.Contains(errOut, "accepts 1 arg") || !strings.Contains(errOut, "Run 'co policy check --help' for usage.") {
+	if code != 2 || !strings.Contains(errOut, "no command to check") || !strings.Contains(errOut, "Run 'co policy check --help' for usage.") {
 		t.Errorf("missing arg: exit %d, %s", code, errOut)
+	}
+}
+
+// The command may be given unquoted: its flags are the command's, not
+// check's (co policy check ls -la used to fail on -l), and "--" before it
+// is dropped.
+func TestPolicyCheckUnquoted(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"ls", "-la"}, "allow: ls is on the safe list", 0},
+		{[]string{"rm", "-rf", "/"}, "deny: recursive deletion of /", 4},
+		{[]string{"--", "rm", "-rf", "/"}, "deny: recursive deletion of /", 4},
+		{[]string{"git", "push", "--force", "origin", "main"}, "ask: ", 3},
+	} {
+		out, errOut, code := runCo(t, t.TempDir(), env(t, nil), "", append([]string{"policy", "check"}, tc.args...)...)
+		if code != tc.code || !strings.HasPrefix(out, tc.want) {
+			t.Errorf("co policy check %v: exit %d, want %d and %q first\nstdout:\n%s\nstderr:\n%s", tc.args, code, tc.code, tc.want, out, errOut)
+		}
 	}
 }

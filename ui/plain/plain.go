@@ -47,7 +47,27 @@ type Options struct {
 	// Mentions is the workspace @path mentions attach files from; nil:
 	// none are attached.
 	Mentions mention.Source
+	// First, when set, is handled as the first line, as if typed (co
+	// "what is 2+2"), before any line is read from In.
+	First string
+	// StopOnFailure ends the chat at the first turn that fails (not one
+	// the user interrupted), and Run returns a *Failed: the input is a
+	// script (not a terminal), which must learn that its chat failed.
+	StopOnFailure bool
+	// Background, when set, delivers what happens outside any turn (an
+	// MCP server that failed or connected): printed when it arrives at
+	// the prompt (which is then shown again) or during a turn.
+	Background <-chan present.Note
 }
+
+// Failed is Run's error when a turn failed and Options.StopOnFailure
+// was set.
+type Failed struct {
+	// Message is the turn's error, as the chat printed it.
+	Message string
+}
+
+func (f *Failed) Error() string { return "the turn failed: " + f.Message }
 
 // AttachedPrefix starts the line that shows a file attached with @path.
 const AttachedPrefix = "attached: "
@@ -67,6 +87,8 @@ type session struct {
 	lastCtrlC time.Time
 	thinking  bool // reasoning is being printed
 	thinkBOL  bool // at the start of a reasoning line: the prefix is due
+	// failed is the last failed turn's error ("" when none failed).
+	failed string
 }
 
 // Run runs the line-based chat until EOF, exit/quit, /exit, two Ctrl+C at
@@ -86,6 +108,15 @@ func Run(ctx context.Context, o Options) error {
 	if o.Agent != nil {
 		if n := agent.HeldNotice(o.Agent.Risk()); n != "" {
 			s.println("untrusted: " + safe.Text(n))
+		}
+	}
+	if o.First != "" {
+		// Not typed, so not echoed: shown after the prompt as a scripted
+		// line is.
+		s.print(o.Prompt)
+		s.println(safe.Text(o.First)) // from the command line: maybe $(cat FILE)
+		if quit := s.handle(ctx, o.First); quit || s.stop() {
+			return s.result()
 		}
 	}
 	warmed := false
@@ -108,6 +139,11 @@ func Run(ctx context.Context, o Options) error {
 			}
 			s.lastCtrlC = o.Now()
 			s.println("\nPress Ctrl+C again to exit.")
+		case n := <-o.Background:
+			// At the prompt: on a line of its own, then the prompt again.
+			s.newline()
+			s.note(n)
+			continue
 		case line, ok := <-s.lines:
 			if !ok {
 				s.println("")
@@ -119,11 +155,33 @@ func Run(ctx context.Context, o Options) error {
 				// transcript reads as a conversation.
 				s.println(line)
 			}
-			if quit := s.handle(ctx, line); quit {
-				return nil
+			if quit := s.handle(ctx, line); quit || s.stop() {
+				return s.result()
 			}
 		}
 	}
+}
+
+// stop reports whether the chat ends because a turn failed
+// (StopOnFailure).
+func (s *session) stop() bool { return s.o.StopOnFailure && s.failed != "" }
+
+// result is Run's error: a *Failed when the chat stopped on a failure.
+func (s *session) result() error {
+	if s.stop() {
+		return &Failed{Message: s.failed}
+	}
+	return nil
+}
+
+// note prints a note from outside any turn: "warning: " for a failure,
+// "note: " otherwise.
+func (s *session) note(n present.Note) {
+	prefix := "note: "
+	if n.Problem {
+		prefix = "warning: "
+	}
+	s.println(prefix + safe.Text(n.Text))
 }
 
 // isTTYEcho reports whether the input is a terminal that echoes what the
@@ -258,6 +316,9 @@ func (s *session) turn(ctx context.Context, start func(context.Context) <-chan a
 			s.newline()
 			s.println("^C cancelling…")
 			cancel()
+		case n := <-s.o.Background:
+			s.newline()
+			s.note(n)
 		case ev, ok := <-events:
 			if !ok {
 				return quit
@@ -309,7 +370,8 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 		if e.Interrupted {
 			s.println("Interrupted.")
 		} else {
-			s.println("error: " + safe.Text(e.Message))
+			s.failed = safe.Text(e.Message)
+			s.println("error: " + s.failed)
 		}
 	}
 	return false

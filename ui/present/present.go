@@ -177,3 +177,11 @@ func Risk(c tools.Check) []string {
 	}
 	return lines
 }
+
+// Note is something said outside any turn, when it happens: an MCP server
+// that failed to start, exited or connected. Problem marks a failure. The
+// text is not yet sanitised.
+type Note struct {
+	Text    string
+	Problem bool
+}
