@@ -369,6 +369,9 @@ func approvalClass(t tools.Tool) string {
 	case perCall:
 		return "asks, decided per call by its policy"
 	case t.Class() == tools.ReadOnly:
+		if o, ok := t.(tools.OwnState); ok {
+			return "runs at once: changes only " + o.Changes()
+		}
 		return "read-only: runs at once"
 	}
 	return "asks"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/tools"
@@ -55,7 +56,12 @@ it holds what your shell acts on first: a pipe, a redirection, quotes, ; or &&.`
 			}
 			v := p.Evaluate(strings.Join(args, " "))
 			code := policyExit(v.Decision)
-			fmt.Fprintf(s.Out, "%s: %s\n", v.Decision, safe.Text(v.Reason))
+			reason := v.Reason
+			if v.Decision == tools.Deny {
+				// "deny: recursive deletion of /", not "deny: denied: …"
+				reason = agent.DenyReason(reason)
+			}
+			fmt.Fprintf(s.Out, "%s: %s\n", v.Decision, safe.Text(reason))
 			if v.Scope != "" {
 				fmt.Fprintf(s.Out, "grant scope: %s (what \"a\" in the approval modal would approve)\n", safe.Text(v.Scope))
 			}

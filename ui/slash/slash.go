@@ -280,8 +280,8 @@ func toolsCmd(env Env, _ string) Result {
 }
 
 func compact(env Env, _ string) Result {
-	if env.Agent.Busy() {
-		return Result{Output: "a turn is running; cancel it first", Err: true}
+	if err := env.Agent.CanCompact(); err != nil {
+		return Result{Output: err.Error(), Err: true}
 	}
 	return Result{Output: "Summarising the conversation…", Action: Compact}
 }

@@ -308,8 +308,10 @@ func commandLines(th *Theme, cmd string, w int) []string {
 
 // wrapWords wraps plain text (no escape sequences) to width columns,
 // breaking at spaces: a word is cut only when it is wider than a line by
-// itself (and then it starts where the line has room). Unlike ansi.Wrap it never breaks after a hyphen, so
-// /tmp/install-script.sh stays one piece. The spaces at a break are
+// itself (and then it starts where the line has room, and is cut after a
+// slash where it has one). Unlike ansi.Wrap it never breaks after a hyphen,
+// so /tmp/install-script.sh stays one piece ("~/.config/co-" /
+// "cli/settings.json" in /status, issue 27). The spaces at a break are
 // dropped; new lines in s are kept.
 func wrapWords(s string, width int) []string {
 	width = max(width, 4)
@@ -329,6 +331,14 @@ func wrapWords(s string, width int) []string {
 					word, _, _ := strings.Cut(strings.TrimLeft(l[sp:], " "), " ")
 					if xansi.StringWidth(word) <= width {
 						cut, next = sp, sp+1
+					}
+				}
+				// A word cut anyway (a long path) is cut after its last
+				// slash that fits, so each piece reads as a path.
+				if cut == fit {
+					start := strings.LastIndexByte(l[:fit], ' ') + 1
+					if sl := strings.LastIndexByte(l[start:fit], '/'); sl > 0 {
+						cut, next = start+sl+1, start+sl+1
 					}
 				}
 			}

@@ -323,7 +323,7 @@ func TestWrapWords(t *testing.T) {
 		width int
 		want  []string
 	}{
-		{"rm -rf /tmp/install-script.sh now", 20, []string{"rm -rf /tmp/install-", "script.sh now"}}, // wider than a line: cut
+		{"rm -rf /tmp/install-script.sh now", 20, []string{"rm -rf /tmp/", "install-script.sh", "now"}}, // wider than a line: cut after its last slash that fits
 		{"a /tmp/install-script.sh", 24, []string{"a /tmp/install-script.sh"}},
 		{"a /tmp/install-script.sh", 23, []string{"a", "/tmp/install-script.sh"}},
 		{"one two\nthree", 4, []string{"one", "two", "thre", "e"}},
