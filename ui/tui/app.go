@@ -151,6 +151,7 @@ type App struct {
 	setup        *setupView
 	setupEnv     *setup.Env
 	setupOffered bool
+	firstPending string // Options.First, held until the setup is over
 }
 
 // firstMsg submits Options.First.
@@ -276,7 +277,16 @@ func (a *App) Init() tea.Cmd {
 	}
 	if a.first != "" {
 		first := a.first
-		cmds = append(cmds, func() tea.Msg { return firstMsg{first} })
+		if a.setupEnv != nil {
+			// With no provider the setup comes first (firstMsg waits for
+			// it): find out before the prompt is sent.
+			cmds = append(cmds, safeCmd(func() tea.Msg {
+				_, _, _ = ag.WaitProvider(context.Background())
+				return firstMsg{first}
+			}))
+		} else {
+			cmds = append(cmds, func() tea.Msg { return firstMsg{first} })
+		}
 	}
 	// The first frame is out by then: open the provider's connection while
 	// the user types (the agent does it in the background, silently).
@@ -359,6 +369,12 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case interruptMsg:
 		cmd = a.interrupt()
 	case firstMsg:
+		if _, done, err := a.agent.Provider(); done && errors.Is(err, agent.ErrNoProvider) && a.setupEnv != nil {
+			// Sent when the setup is over (closeSetup): to the provider
+			// it set up, or, skipped, to fail saying what to set.
+			a.firstPending = msg.text
+			break
+		}
 		// As if typed and sent: into the history, then handled as Enter is.
 		cmd = a.handleSubmit(Submission{Text: msg.text, save: a.input.record(msg.text)})
 	case agentEventMsg:
@@ -381,7 +397,7 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case setupStartedMsg:
 		a.handleSetupStarted()
 	case setupAnsweredMsg:
-		a.handleSetupAnswered(msg)
+		cmd = a.handleSetupAnswered(msg)
 	case notesMsg:
 		a.notes = msg.Notes
 		a.showNotes()

@@ -96,9 +96,7 @@ func (a *App) setupKey(k tea.KeyPressMsg) tea.Cmd {
 		if v.busy {
 			return nil
 		}
-		r := v.flow.Skip()
-		a.closeSetup(r)
-		return nil
+		return a.closeSetup(v.flow.Skip())
 	case "enter":
 		if v.busy {
 			return nil
@@ -131,22 +129,23 @@ func (a *App) setupPaste(p tea.PasteMsg) tea.Cmd {
 	return nil
 }
 
-func (a *App) handleSetupAnswered(msg setupAnsweredMsg) {
+func (a *App) handleSetupAnswered(msg setupAnsweredMsg) tea.Cmd {
 	v := a.setup
 	if v == nil {
-		return
+		return nil
 	}
 	if msg.r.Done {
-		a.closeSetup(msg.r)
-		return
+		return a.closeSetup(msg.r)
 	}
 	v.ready()
 	v.said, v.err = msg.r.Said, msg.r.Err
 	v.render()
+	return nil
 }
 
-// closeSetup closes the box and says in the transcript what came of it.
-func (a *App) closeSetup(r setup.Result) {
+// closeSetup closes the box, says in the transcript what came of it, and
+// sends the prompt given on the command line, if it waited for the setup.
+func (a *App) closeSetup(r setup.Result) tea.Cmd {
 	a.setup = nil
 	if r.Said != "" {
 		kind := noticeInfo
@@ -157,6 +156,11 @@ func (a *App) closeSetup(r setup.Result) {
 	}
 	a.setProvider()
 	a.chat.Bottom()
+	if text := a.firstPending; text != "" {
+		a.firstPending = ""
+		return a.handleSubmit(Submission{Text: text, save: a.input.record(text)})
+	}
+	return nil
 }
 
 func (v *setupView) SetSize(w, h int) {

@@ -102,3 +102,32 @@ func TestSetupSkipAndReopen(t *testing.T) {
 	d.key("enter")
 	d.until("the box again", func() bool { return strings.Contains(d.screen(), "1  Gemini") })
 }
+
+// co "a question" with no provider: the question waits for the setup and
+// goes to the provider it set up (it is not sent first, to fail).
+func TestFirstPromptWaitsForTheSetup(t *testing.T) {
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	srv.Script(llmtest.Reply{Text: "Answer to the first question."})
+	s := agent.ProviderSettings{GeminiModel: "gemini-flash-latest", OllamaHost: "http://127.0.0.1:1"}
+	p, _, err := agent.ResolveProvider(context.Background(), s, nil)
+	ag := agent.New(agent.Config{Provider: p, ProviderErr: err, Settings: s})
+	d := newDriver(t, Options{Agent: ag, First: "what is 2+2", Setup: &setup.Env{Settings: s, Configure: ag.Configure}}, 100, 30)
+	d.until("the setup box", func() bool { return strings.Contains(d.screen(), "1  Gemini") })
+	d.typeText("3")
+	d.key("enter")
+	d.until("the URL question", func() bool { return strings.Contains(d.screen(), "base URL") })
+	d.send(tea.PasteMsg{Content: srv.URL})
+	d.key("enter")
+	d.until("the key question", func() bool { return strings.Contains(d.screen(), "Its API key") })
+	d.key("enter")
+	d.until("the model question", func() bool { return strings.Contains(d.screen(), "Press Enter for test.") })
+	if strings.Contains(d.screen(), "no LLM provider is configured") {
+		t.Fatalf("the first question was sent before the setup:\n%s", d.screen())
+	}
+	d.key("enter")
+	d.until("the answer", func() bool { return strings.Contains(d.screen(), "Answer to the first question.") })
+	if got := srv.Requests()[0].LastUserMessage(); got != "what is 2+2" {
+		t.Errorf("the model got %q", got)
+	}
+}
