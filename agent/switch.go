@@ -208,3 +208,29 @@ func (a *Agent) ReportedModel() string {
 	}
 	return a.reported
 }
+
+// Configure makes s the provider settings from now on, as if co had
+// started with them: the provider they name (resolved without probing:
+// s.Provider must be set) is used from the next request on, and /model
+// PROVIDER:NAME switches within them. It is for the chat's first-run setup,
+// which saves the same settings to the user file. It waits for the start-up
+// resolution if that is still under way.
+func (a *Agent) Configure(ctx context.Context, s ProviderSettings) (Provider, error) {
+	s.ProviderExplicit = true
+	p, _, err := ResolveProvider(ctx, s, nil)
+	if err != nil {
+		return Provider{}, err
+	}
+	select {
+	case <-a.resolved:
+	case <-ctx.Done():
+		return Provider{}, ctx.Err()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.Settings = s
+	a.provider, a.note, a.provErr = p, "", nil
+	a.switched = &p // a running turn takes it up at its next request, as after /model
+	a.client = newClient(p, a.cfg.Retry, a.cfg.Transport)
+	return p, nil
+}

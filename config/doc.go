@@ -72,6 +72,11 @@
 // effective settings, or values from the project file and the environment
 // (API keys included) end up copied into the user file.
 //
+// EditFile is the other way to write the user file, and the one `co config
+// set`/`unset` and the chat's first-run setup use: it changes the keys it is
+// given, checked as Load checks them, and keeps the rest of the file byte
+// for byte (order, formatting, keys it does not know).
+//
 // The package imports no other package of co, starts no goroutines and
 // touches no network; Load reads at most two small files.
 package config

@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,15 +21,7 @@ func Save(path string, s *Settings) error {
 	if err != nil {
 		return &Error{Source: path, Msg: "cannot encode settings: " + err.Error(), Err: err}
 	}
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if target, err := filepath.EvalSymlinks(path); err == nil {
-			path = target
-		}
-	}
-	if err := writeAtomic(path, data); err != nil {
-		return &Error{Source: path, Msg: "cannot save settings: " + err.Error(), Err: err}
-	}
-	return nil
+	return writeSettings(path, data)
 }
 
 // marshal encodes the non-default values of s as an indented JSON object

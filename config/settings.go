@@ -96,7 +96,8 @@ func (s *Settings) Validate() error {
 }
 
 // Set parses value as the environment variable for key would be parsed and
-// stores it, for `co config set KEY VALUE`. An empty value sets the default.
+// stores it. An empty value sets the default. (`co config set` edits the
+// file itself with EditFile, which keeps the file's order and other keys.)
 func (s *Settings) Set(key, value string) error {
 	f := lookupField(key)
 	if f == nil {

@@ -63,6 +63,7 @@ type Options struct {
 // exporter (and OTLP when configured) behind batch processors, and the Feed
 // for the side panel.
 type Tracing struct {
+	red      *Redactor // the store's and the OTLP export's
 	tp       *sdktrace.TracerProvider
 	feed     *Feed
 	exporter *Exporter
@@ -94,6 +95,7 @@ func Setup(opts Options) (*Tracing, error) {
 	}
 	t := &Tracing{feed: NewFeed(), exporter: NewExporter(opts.DBPath), bgDone: make(chan struct{})}
 	red := NewRedactor(opts.Secrets)
+	t.red = red
 
 	res := resource.NewWithAttributes("",
 		attribute.String("service.name", ServiceName),
@@ -258,3 +260,12 @@ func (t *Tracing) Shutdown(ctx context.Context) error {
 
 // ForceFlush writes the spans in the batch now.
 func (t *Tracing) ForceFlush(ctx context.Context) error { return t.tp.ForceFlush(ctx) }
+
+// AddSecrets redacts more values from the spans exported from now on (the
+// store's and OTLP's): a key the user gave after start-up (the chat's
+// first-run setup).
+func (t *Tracing) AddSecrets(secrets ...string) {
+	if t != nil {
+		t.red.Add(secrets...)
+	}
+}

@@ -232,6 +232,7 @@ func runPlain(ctx context.Context, c *chat, s env, first string) error {
 		HideReasoning: c.hideReasoning,
 		Color:         colorAllowed(s),
 		Mentions:      c.mentions(),
+		Setup:         c.setupEnv(),
 		First:         first,
 		StopOnFailure: !isTerminal(s.In),
 		Background:    mcpBackground(ctx, c.MCP),

@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
@@ -15,7 +20,7 @@ import (
 )
 
 func newConfigCmd(s env) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Show the effective settings, where each value comes from, secrets masked",
 		Long: `co config lists every setting with its effective value and its source:
@@ -27,7 +32,10 @@ other is not in effect, and its row says it was ignored.
 
 A malformed settings file, or a wrong value in one or in the environment,
 does not stop it: it says what is wrong first (file, line and column), lists
-the settings without it, and exits 1.`,
+the settings without it, and exits 1.
+
+co config set KEY VALUE writes one setting to the user file, checked as co
+checks it at start; co config unset KEY takes it out again.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			l, err := loadReport()
@@ -39,6 +47,130 @@ the settings without it, and exits 1.`,
 			return err // exit 1, and said again on stderr
 		},
 	}
+	cmd.AddCommand(newConfigSetCmd(s), newConfigUnsetCmd(s))
+	return cmd
+}
+
+func newConfigSetCmd(s env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "set KEY [VALUE]",
+		Short: "Set a setting in your user settings file",
+		Long: `co config set KEY VALUE writes KEY to your user settings file
+($XDG_CONFIG_HOME/co-cli/settings.json, or ~/.config/co-cli/settings.json),
+checked as co checks it when it starts. VALUE is written as the setting's
+environment variable is read: true/false (also 1/0, yes/no, on/off), a
+number, a comma-separated list (CLAUDE.md,GEMINI.md) or a JSON array, a
+JSON value for shell_policy and mcp_servers. Without VALUE it is read from
+standard input, one line, not echoed on a terminal: the way to give an API
+key without leaving it in your shell's history.
+
+Only this key changes: every other key keeps its place and formatting, keys
+co does not know included. The file is written atomically with mode 0600.
+A project file is never written: edit ./.co-cli/settings.json yourself.`,
+		Example: `  co config set context_files CLAUDE.md,GEMINI.md
+  co config set llm_provider ollama
+  co config set gemini_api_key          (then paste the key)`,
+		Args: usageArgs(cobra.RangeArgs(1, 2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			key := args[0]
+			var value string
+			if len(args) == 2 {
+				value = args[1]
+			} else {
+				var err error
+				if value, err = readValue(s, key); err != nil {
+					return err
+				}
+			}
+			return editUserFile(s, config.Change{Key: key, Value: value})
+		},
+	}
+	// A value may start with "-" (llm_temperature -1): after KEY nothing
+	// is a flag.
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}
+
+func newConfigUnsetCmd(s env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "unset KEY",
+		Short: "Remove a setting from your user settings file (back to the default)",
+		Long: `co config unset KEY removes KEY from your user settings file, so the
+default applies again (or the project file's value or an environment
+variable, which come after it). Every other key is left as it is.`,
+		Example: `  co config unset theme`,
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return editUserFile(s, config.Change{Key: args[0], Unset: true})
+		},
+	}
+}
+
+// readValue reads a setting's value from standard input: one line, not
+// echoed when standard input is a terminal.
+func readValue(s env, key string) (string, error) {
+	if f, ok := s.In.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		fmt.Fprintf(s.Err, "%s (not echoed): ", key)
+		b, err := term.ReadPassword(f.Fd())
+		fmt.Fprintln(s.Err)
+		if err != nil {
+			return "", fmt.Errorf("cannot read the value of %s: %w", key, err)
+		}
+		return string(b), nil
+	}
+	line, err := bufio.NewReader(s.In).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("cannot read the value of %s from standard input: %w", key, err)
+	}
+	if strings.TrimSpace(line) == "" {
+		return "", usageError{fmt.Errorf("no value for %s: give it after the key, or on standard input", key), "co config set"}
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// editUserFile applies one change to the user file and says what it did,
+// and what, if anything, still overrides it.
+func editUserFile(s env, c config.Change) error {
+	paths, err := config.ResolvePaths(config.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	if err := config.EditFile(paths.UserFile, c); err != nil {
+		// A problem with no file named is one with the command line: the
+		// key or the value given.
+		var ce *config.Error
+		if errors.As(err, &ce) && ce.Source == "" {
+			name := "co config set"
+			if c.Unset {
+				name = "co config unset"
+			}
+			return usageError{err, name}
+		}
+		return err
+	}
+	l, err := config.Load(config.LoadOptions{})
+	if err != nil { // the user file is fine; something else is not
+		fmt.Fprintf(s.Err, "co: warning: %s\n", safe.Text(err.Error()))
+	}
+	shown := ""
+	if l != nil {
+		for _, e := range l.Entries() {
+			if e.Key == c.Key && e.Source.Layer == config.LayerUser {
+				shown = " = " + present.Line(safe.Text(e.Value))
+			}
+		}
+	}
+	if c.Unset {
+		fmt.Fprintf(s.Out, "unset %s in %s\n", c.Key, paths.UserFile)
+	} else {
+		fmt.Fprintf(s.Out, "set %s%s in %s\n", c.Key, shown, paths.UserFile)
+	}
+	if l != nil {
+		if src := l.Sources[c.Key]; src.Layer > config.LayerUser {
+			fmt.Fprintf(s.Err, "co: note: %s still overrides it (co config shows the value in effect)\n", safe.Text(src.String()))
+		}
+	}
+	return nil
 }
 
 func printConfig(s env, l *config.Loaded) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,5 +63,114 @@ func TestConfigShowsIgnoredProjectValues(t *testing.T) {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
+	}
+}
+
+// The README's example, `co config set context_files CLAUDE.md,GEMINI.md`,
+// was "unknown command". It writes the user file, mode 0600, and co config
+// then shows the value from that file; co config unset takes it out again.
+func TestConfigSetAndUnset(t *testing.T) {
+	isolatedHome(t)
+	t.Setenv("CO_CLI_CONTEXT_FILES", "")
+	t.Setenv("GEMINI_API_KEY", "")
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "co-cli", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(user), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte("{\n  \"theme\": \"dark\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "v", "config", "set", "context_files", "CLAUDE.md,GEMINI.md")
+	if code != exitOK || out != `set context_files = ["CLAUDE.md","GEMINI.md"] in `+user+"\n" {
+		t.Fatalf("co config set = %d, %q, %q", code, out, errOut)
+	}
+	data, _ := os.ReadFile(user)
+	const want = "{\n  \"theme\": \"dark\",\n  \"context_files\": [\n    \"CLAUDE.md\",\n    \"GEMINI.md\"\n  ]\n}\n"
+	if string(data) != want {
+		t.Errorf("file =\n%s\nwant\n%s", data, want)
+	}
+	if fi, err := os.Stat(user); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("file mode = %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+	_, out, _ = run(t, "v", "config")
+	row := ""
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "context_files ") {
+			row = strings.Join(strings.Fields(line), " ")
+		}
+	}
+	if row != `context_files `+user+` CO_CLI_CONTEXT_FILES ["CLAUDE.md","GEMINI.md"]` {
+		t.Errorf("co config does not show the value from the user file: %q", row)
+	}
+
+	// A negative number is a value, not a flag.
+	if code, out, errOut := run(t, "v", "config", "set", "llm_temperature", "-1"); code != exitOK || !strings.HasPrefix(out, "set llm_temperature = -1 in ") {
+		t.Errorf("co config set llm_temperature -1 = %d, %q, %q", code, out, errOut)
+	}
+	if code, _, _ := run(t, "v", "config", "unset", "llm_temperature"); code != exitOK {
+		t.Errorf("unset llm_temperature = %d", code)
+	}
+
+	code, out, errOut = run(t, "v", "config", "unset", "context_files")
+	if code != exitOK || out != "unset context_files in "+user+"\n" {
+		t.Fatalf("co config unset = %d, %q, %q", code, out, errOut)
+	}
+	if data, _ := os.ReadFile(user); string(data) != "{\n  \"theme\": \"dark\"\n}\n" {
+		t.Errorf("after unset the file is\n%s", data)
+	}
+}
+
+// A secret read from standard input (no value on the command line, so none
+// in the shell's history) is saved and never echoed back.
+func TestConfigSetSecretFromStdin(t *testing.T) {
+	isolatedHome(t)
+	t.Setenv("GEMINI_API_KEY", "")
+	var o, e bytes.Buffer
+	code := Run([]string{"config", "set", "gemini_api_key"}, Streams{In: strings.NewReader("AIzaSy-very-secret-0123\n"), Out: &o, Err: &e}, "v")
+	if code != exitOK {
+		t.Fatalf("co config set = %d: %s", code, e.String())
+	}
+	if strings.Contains(o.String()+e.String(), "very-secret") {
+		t.Errorf("the key was shown: %q %q", o.String(), e.String())
+	}
+	if !strings.Contains(o.String(), "set gemini_api_key = set (…0123) in ") {
+		t.Errorf("output %q", o.String())
+	}
+	data, _ := os.ReadFile(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "co-cli", "settings.json"))
+	if !strings.Contains(string(data), `"gemini_api_key": "AIzaSy-very-secret-0123"`) {
+		t.Errorf("file = %s", data)
+	}
+}
+
+// Mistakes are usage errors (exit 2) that say what was wrong and how to
+// fix it; nothing is written. An environment variable that still overrides
+// the new value is pointed out.
+func TestConfigSetMistakes(t *testing.T) {
+	isolatedHome(t)
+	t.Setenv("CO_CLI_THEME", "")
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "co-cli", "settings.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"config", "set", "context_file", "CLAUDE.md"}, `unknown setting "context_file" (did you mean "context_files"?)`},
+		{[]string{"config", "set", "tool_retries", "three"}, `"tool_retries" must be an integer, got "three"`},
+		{[]string{"config", "set", "theme", "blue"}, `"theme" must be "auto", "light" or "dark", got "blue"`},
+		{[]string{"config", "unset", "them"}, `unknown setting "them" (did you mean "theme"?)`},
+		{[]string{"config", "sett", "theme", "dark"}, `unknown command "sett" for "co config"`},
+	} {
+		code, _, errOut := run(t, "v", tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("co %v = %d, %q; want exit 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	if _, err := os.Stat(user); !os.IsNotExist(err) {
+		t.Errorf("a mistake wrote the user file: %v", err)
+	}
+
+	t.Setenv("CO_CLI_THEME", "light")
+	code, _, errOut := run(t, "v", "config", "set", "theme", "dark")
+	if code != exitOK || !strings.Contains(errOut, "co: note: $CO_CLI_THEME still overrides it") {
+		t.Errorf("co config set under an env override = %d, %q", code, errOut)
 	}
 }

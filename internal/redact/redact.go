@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -137,8 +139,15 @@ func scan(s string, needles []string, at func(i int) int) []int {
 
 // Redactor removes secrets from text: configured values (API keys, tokens)
 // wherever they appear, and the shapes in patterns. It is safe for
-// concurrent use.
+// concurrent use, Add included.
 type Redactor struct {
+	mu  sync.Mutex // serialises Add
+	cur atomic.Pointer[secretSet]
+}
+
+// secretSet is the configured values and their replacer; never changed
+// once made (Add makes a new one).
+type secretSet struct {
 	secrets  []string
 	replacer *strings.Replacer
 }
@@ -146,6 +155,33 @@ type Redactor struct {
 // NewRedactor returns a Redactor for the secret values (empty and very
 // short values are ignored).
 func NewRedactor(secrets []string) *Redactor {
+	r := &Redactor{}
+	r.cur.Store(newSecretSet(secrets))
+	return r
+}
+
+// Add makes more values secret from now on: a key the user gave after the
+// Redactor was made (the chat's first-run setup).
+func (r *Redactor) Add(secrets ...string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cur.Store(newSecretSet(append(slices.Clone(r.set().secrets), secrets...)))
+}
+
+func (r *Redactor) set() *secretSet {
+	if r == nil {
+		return &secretSet{}
+	}
+	if s := r.cur.Load(); s != nil {
+		return s
+	}
+	return &secretSet{}
+}
+
+func newSecretSet(secrets []string) *secretSet {
 	seen := map[string]bool{}
 	var ss []string
 	for _, s := range secrets {
@@ -157,15 +193,15 @@ func NewRedactor(secrets []string) *Redactor {
 	}
 	// Longest first, so a secret that contains another is replaced whole.
 	sort.Slice(ss, func(i, j int) bool { return len(ss[i]) > len(ss[j]) })
-	r := &Redactor{secrets: ss}
+	set := &secretSet{secrets: ss}
 	if len(ss) > 0 {
 		args := make([]string, 0, 2*len(ss))
 		for _, s := range ss {
 			args = append(args, s, Redacted)
 		}
-		r.replacer = strings.NewReplacer(args...)
+		set.replacer = strings.NewReplacer(args...)
 	}
-	return r
+	return set
 }
 
 // String returns s with every secret replaced.
@@ -173,10 +209,10 @@ func (r *Redactor) String(s string) string {
 	if len(s) < minSecretLen {
 		return s
 	}
-	if r != nil && r.replacer != nil {
-		for _, sec := range r.secrets {
+	if set := r.set(); set.replacer != nil {
+		for _, sec := range set.secrets {
 			if strings.Contains(s, sec) {
-				s = r.replacer.Replace(s)
+				s = set.replacer.Replace(s)
 				break
 			}
 		}
@@ -371,12 +407,10 @@ func asciiEqualFold(s, lower string) bool {
 // the order patterns are tried, each once; nil when there is none.
 func (r *Redactor) Find(s string) []string {
 	var out []string
-	if r != nil {
-		for _, sec := range r.secrets {
-			if strings.Contains(s, sec) {
-				out = append(out, "configured-secret")
-				break
-			}
+	for _, sec := range r.set().secrets {
+		if strings.Contains(s, sec) {
+			out = append(out, "configured-secret")
+			break
 		}
 	}
 	if len(s) < minPatternLen {

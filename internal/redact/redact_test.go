@@ -268,3 +268,25 @@ func TestFind(t *testing.T) {
 		}
 	}
 }
+
+// A value added after the Redactor was made (a key given in the chat's
+// first-run setup) is redacted from then on, the earlier ones still.
+func TestRedactorAdd(t *testing.T) {
+	r := NewRedactor([]string{"first-configured-value"})
+	const later = "custom-provider-token-9f8e7d"
+	if got := r.String("x " + later); got != "x "+later {
+		t.Fatalf("redacted before Add: %q", got)
+	}
+	r.Add(later)
+	if got := r.String("a first-configured-value b " + later); got != "a "+Redacted+" b "+Redacted {
+		t.Errorf("after Add: %q", got)
+	}
+	if got := r.Find(later); len(got) != 1 || got[0] != "configured-secret" {
+		t.Errorf("Find after Add = %v", got)
+	}
+	var nilR *Redactor
+	nilR.Add(later) // no panic
+	if got := nilR.String("ok " + later); got != "ok "+later {
+		t.Errorf("nil Redactor: %q", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/ui/setup"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -48,6 +50,10 @@ type Options struct {
 	// Mentions is the workspace @path mentions attach files from; nil:
 	// none are attached.
 	Mentions mention.Source
+	// Setup, when set, is what the first-run provider setup needs: with no
+	// provider, a person at a terminal is asked to set one up before the
+	// first prompt, and /setup asks at any time. Nil: no setup.
+	Setup *setup.Env
 	// First, when set, is handled as the first line, as if typed (co
 	// "what is 2+2"), before any line is read from In.
 	First string
@@ -113,6 +119,10 @@ func Run(ctx context.Context, o Options) error {
 		if n := agent.HeldNotice(o.Agent.Risk()); n != "" {
 			s.println("untrusted: " + safe.Text(n))
 		}
+	}
+	if s.offerSetup(ctx) {
+		s.println("")
+		return s.result()
 	}
 	if o.First != "" {
 		// Not typed, so not echoed: shown after the prompt as a scripted
@@ -275,6 +285,9 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 				s.println(lr.Output)
 			}
 		}
+		if r.Action == slash.Setup {
+			return s.runSetup(ctx)
+		}
 		if r.Action == slash.Compact {
 			n, err := s.o.Agent.Compact(ctx)
 			if err != nil {
@@ -388,6 +401,9 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 		} else {
 			s.failed = safe.Text(e.Message)
 			s.println("error: " + s.failed)
+			if errors.Is(e.Err, agent.ErrNoProvider) && s.o.Setup != nil {
+				s.println("Type /setup to choose a provider here.")
+			}
 		}
 	}
 	return false

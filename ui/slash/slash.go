@@ -60,6 +60,7 @@ const (
 	ListModels           // list the models: the front end calls Models (it may wait on the network) and shows ModelList
 	ModelSwitched        // /model NAME switched the model for the next request on
 	Send                 // send Prompt as the user's message (a custom command or a skill)
+	Setup                // set up a provider: the front end runs the first-run setup (ui/setup)
 )
 
 // Result of a command.
@@ -100,6 +101,7 @@ func Commands() []Command {
 		{"/memory", "list memories; /memory search Q, /memory pin|unpin ID, /memory edit ID TEXT, /memory rm ID", memoryCmd},
 		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
 		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME", mcpCmd},
+		{"/setup", "set up the LLM provider: Gemini, Ollama or an OpenAI-compatible server (saved to your user settings)", func(Env, string) Result { return Result{Action: Setup} }},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
 		{"/exit", "leave co", func(Env, string) Result { return Result{Action: Exit} }},
 	}

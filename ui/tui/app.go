@@ -17,6 +17,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -33,6 +34,7 @@ import (
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/ui/setup"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -142,6 +144,14 @@ type App struct {
 	first string
 	// background delivers notes from outside any turn (Options.Background).
 	background <-chan present.Note
+
+	// setup is the first-run provider setup, while open (setup.go);
+	// setupEnv what it needs (nil: no setup offered), setupOffered that it
+	// has opened by itself once.
+	setup        *setupView
+	setupEnv     *setup.Env
+	setupOffered bool
+	firstPending string // Options.First, held until the setup is over
 }
 
 // firstMsg submits Options.First.
@@ -166,6 +176,7 @@ func New(ctx context.Context, o Options) *App {
 		first:         o.First,
 		background:    o.Background,
 		memOpen:       o.Memory,
+		setupEnv:      o.Setup,
 		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
 	}
 	// The pump saves streamed text right before each frame shows it.
@@ -266,7 +277,16 @@ func (a *App) Init() tea.Cmd {
 	}
 	if a.first != "" {
 		first := a.first
-		cmds = append(cmds, func() tea.Msg { return firstMsg{first} })
+		if a.setupEnv != nil {
+			// With no provider the setup comes first (firstMsg waits for
+			// it): find out before the prompt is sent.
+			cmds = append(cmds, safeCmd(func() tea.Msg {
+				_, _, _ = ag.WaitProvider(context.Background())
+				return firstMsg{first}
+			}))
+		} else {
+			cmds = append(cmds, func() tea.Msg { return firstMsg{first} })
+		}
 	}
 	// The first frame is out by then: open the provider's connection while
 	// the user types (the agent does it in the background, silently).
@@ -333,6 +353,8 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case tea.PasteMsg:
 		switch {
 		case a.modal != nil:
+		case a.setup != nil:
+			cmd = a.setupPaste(msg)
 		case a.mem != nil:
 			cmd = a.mem.Paste(msg)
 		default:
@@ -347,6 +369,12 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case interruptMsg:
 		cmd = a.interrupt()
 	case firstMsg:
+		if _, done, err := a.agent.Provider(); done && errors.Is(err, agent.ErrNoProvider) && a.setupEnv != nil {
+			// Sent when the setup is over (closeSetup): to the provider
+			// it set up, or, skipped, to fail saying what to set.
+			a.firstPending = msg.text
+			break
+		}
 		// As if typed and sent: into the history, then handled as Enter is.
 		cmd = a.handleSubmit(Submission{Text: msg.text, save: a.input.record(msg.text)})
 	case agentEventMsg:
@@ -360,6 +388,16 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		cmd = safeCmd(readFeed(a.feed))
 	case providerMsg:
 		a.setProvider()
+		if errors.Is(msg.Err, agent.ErrNoProvider) && !a.setupOffered {
+			// No provider: offer to set one up here, rather than only
+			// saying what to set and leaving the user to quit.
+			a.setupOffered = true
+			cmd = a.openSetup()
+		}
+	case setupStartedMsg:
+		a.handleSetupStarted()
+	case setupAnsweredMsg:
+		cmd = a.handleSetupAnswered(msg)
 	case notesMsg:
 		a.notes = msg.Notes
 		a.showNotes()
@@ -435,6 +473,9 @@ func (a *App) layout() {
 	if a.mem != nil {
 		a.mem.SetSize(a.width, main)
 	}
+	if a.setup != nil {
+		a.setup.SetSize(a.width, main)
+	}
 }
 
 func (a *App) sideShown() bool {
@@ -459,6 +500,9 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if a.mem != nil {
 		return a.memKey(k)
+	}
+	if a.setup != nil {
+		return a.setupKey(k)
 	}
 	switch {
 	case key.Matches(k, a.keys.Cancel):
@@ -740,6 +784,13 @@ func (a *App) runSlash(line string) tea.Cmd {
 		return a.fetchModels(true)
 	case slash.ModelSwitched:
 		a.modelSwitched()
+	case slash.Setup:
+		if a.setupEnv == nil {
+			r.Output, r.Err = "No setup here: set a provider with co config set (see co config).", true
+			break
+		}
+		a.chat.Bottom()
+		return a.openSetup()
 	}
 	if r.Output != "" {
 		kind := noticeOutput
@@ -921,6 +972,9 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 			a.chat.Add(newNotice(noticeInfo, interruptedText))
 		} else {
 			a.chat.Add(newNotice(noticeError, e.Message))
+			if errors.Is(e.Err, agent.ErrNoProvider) && a.setupEnv != nil {
+				a.chat.Add(newNotice(noticeInfo, "Type /setup to choose a provider here."))
+			}
 		}
 	}
 	a.refreshStatus()

@@ -100,6 +100,8 @@ func (a *App) overlayBox() string {
 		return a.modal.View()
 	case a.mem != nil:
 		return a.mem.View()
+	case a.setup != nil:
+		return a.setup.View()
 	}
 	return ""
 }

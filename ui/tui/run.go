@@ -17,6 +17,7 @@ import (
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/setup"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -66,6 +67,10 @@ type Options struct {
 	// First, when set, is submitted once the chat is up, as if typed and
 	// sent with Enter (co "what is 2+2"); it joins the input history.
 	First string
+	// Setup, when set, is what the first-run provider setup needs: the
+	// chat opens it when co has no provider, and /setup opens it at any
+	// time. Nil: no setup is offered.
+	Setup *setup.Env
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP
