@@ -1,5 +1,5 @@
 // Package sandboxtest holds what tests of the Docker sandbox share across packages (sandbox's
-// own and e2e's): a proxy of the Docker API that holds container creation.
+// own and e2e's): a proxy of the Docker API that holds container creation, or removal.
 package sandboxtest
 
 import (
@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -22,11 +23,35 @@ type CreateHold struct {
 	sock     string
 	released chan struct{}
 	once     sync.Once
+	armed    atomic.Bool // NewRemoveHold: hold removals
 }
 
 // NewCreateHold starts a CreateHold for t's duration (skipped when DOCKER_HOST is not a unix
 // socket).
 func NewCreateHold(t testing.TB) *CreateHold {
+	t.Helper()
+	return newHold(t, func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/containers/create")
+	})
+}
+
+// NewRemoveHold is a CreateHold that holds the answers to container removals (DELETE
+// /containers/{id}) instead, once Arm is called (before, removals pass: the sweep of stale
+// containers, say): the engine removes the container at once, the client waits until Release.
+// Whoever waits for a removal through it waits until then.
+func NewRemoveHold(t testing.TB) *CreateHold {
+	t.Helper()
+	var p *CreateHold
+	p = newHold(t, func(r *http.Request) bool {
+		return p.armed.Load() && r.Method == http.MethodDelete && strings.Contains(r.URL.Path, "/containers/")
+	})
+	return p
+}
+
+// Arm makes a NewRemoveHold hold removals from now on.
+func (p *CreateHold) Arm() { p.armed.Store(true) }
+
+func newHold(t testing.TB, held func(*http.Request) bool) *CreateHold {
 	t.Helper()
 	target := "/var/run/docker.sock"
 	if h := os.Getenv("DOCKER_HOST"); h != "" {
@@ -55,7 +80,7 @@ func NewCreateHold(t testing.TB) *CreateHold {
 		FlushInterval: -1,
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/containers/create") {
+		if !held(r) {
 			rp.ServeHTTP(w, r)
 			return
 		}
