@@ -23,14 +23,15 @@ type CreateHold struct {
 	sock     string
 	released chan struct{}
 	once     sync.Once
-	armed    atomic.Bool // NewRemoveHold: hold removals
+	armed    atomic.Bool  // NewRemoveHold: hold removals
+	held     atomic.Int64 // requests held so far
 }
 
 // NewCreateHold starts a CreateHold for t's duration (skipped when DOCKER_HOST is not a unix
 // socket).
 func NewCreateHold(t testing.TB) *CreateHold {
 	t.Helper()
-	return newHold(t, func(r *http.Request) bool {
+	return newHold(t, func(_ *CreateHold, r *http.Request) bool {
 		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/containers/create")
 	})
 }
@@ -41,17 +42,15 @@ func NewCreateHold(t testing.TB) *CreateHold {
 // Whoever waits for a removal through it waits until then.
 func NewRemoveHold(t testing.TB) *CreateHold {
 	t.Helper()
-	var p *CreateHold
-	p = newHold(t, func(r *http.Request) bool {
+	return newHold(t, func(p *CreateHold, r *http.Request) bool {
 		return p.armed.Load() && r.Method == http.MethodDelete && strings.Contains(r.URL.Path, "/containers/")
 	})
-	return p
 }
 
 // Arm makes a NewRemoveHold hold removals from now on.
 func (p *CreateHold) Arm() { p.armed.Store(true) }
 
-func newHold(t testing.TB, held func(*http.Request) bool) *CreateHold {
+func newHold(t testing.TB, held func(*CreateHold, *http.Request) bool) *CreateHold {
 	t.Helper()
 	target := "/var/run/docker.sock"
 	if h := os.Getenv("DOCKER_HOST"); h != "" {
@@ -80,10 +79,11 @@ func newHold(t testing.TB, held func(*http.Request) bool) *CreateHold {
 		FlushInterval: -1,
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !held(r) {
+		if !held(p, r) {
 			rp.ServeHTTP(w, r)
 			return
 		}
+		p.held.Add(1)
 		rec := httptest.NewRecorder()
 		rp.ServeHTTP(rec, r) // the engine gets the request now
 		<-p.released
@@ -100,6 +100,9 @@ func newHold(t testing.TB, held func(*http.Request) bool) *CreateHold {
 
 // Host is the DOCKER_HOST value that reaches the engine through the hold.
 func (p *CreateHold) Host() string { return "unix://" + p.sock }
+
+// Held is how many requests the hold has held (their answers sent or not).
+func (p *CreateHold) Held() int { return int(p.held.Load()) }
 
 // Release lets the held answers (and every later one) through.
 func (p *CreateHold) Release() { p.once.Do(func() { close(p.released) }) }
