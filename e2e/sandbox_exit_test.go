@@ -151,3 +151,25 @@ func TestSandboxedCommandSpansEnd(t *testing.T) {
 		t.Errorf("docker exec span = %v; tool span id %v", exec, tool["id"])
 	}
 }
+
+// The full-screen chat at 120×40 shows the notice too while its first command waits for the
+// container (held by the proxy until the notice is on screen), and Ctrl+D then exits with the
+// container killed and, after co, removed.
+func TestTUIFirstCommandSaysStartingTheSandbox(t *testing.T) {
+	requireDocker(t)
+	hold := sandboxtest.NewCreateHold(t)
+	e := tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m",
+		"CO_CLI_SANDBOX_BACKEND=docker", "GORACE=atexit_sleep_ms=0", "DOCKER_HOST="+hold.Host())
+	s := startTUI(t, t.TempDir(), e, 120, 40)
+	s.ready()
+	pid := s.coPID()
+	s.send("!echo from-the-sandbox")
+	s.waitFor(60*time.Second, starting)
+	hold.Release()
+	s.waitFor(3*time.Minute, "✓ ! echo from-the-sandbox")
+	s.keys("C-d")
+	if code := s.exitCode(60 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	waitNoContainers(t, "label=co-cli.pid="+itoa(pid), 2*time.Minute)
+}

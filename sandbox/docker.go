@@ -258,13 +258,13 @@ func (d *Docker) Start() {
 	d.startCreation()
 }
 
-// Pending says that a Run now would wait for the container: none has been started, or its
-// creation is still under way.
+// Pending says that a Run now would wait for the container: none has been started, its creation
+// is still under way, or it failed (the Run tries again).
 func (d *Docker) Pending() bool {
 	d.mu.Lock()
 	c := d.cur
 	d.mu.Unlock()
-	return c == nil || !c.finished()
+	return c == nil || !c.finished() || c.err != nil
 }
 
 func newClient(host string) (*client.Client, error) {
