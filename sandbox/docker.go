@@ -553,15 +553,29 @@ func mounts(cfg Config, nested []string) ([]mount.Mount, map[string]devIno) {
 	return ms, done
 }
 
-// remove force-removes the container with our name; a missing one is not an error.
+// remove force-removes the container with our name, and waits until it is gone: the engine may
+// be removing it already (auto-remove, once it stopped), and the name is free only after. A missing
+// container is not an error.
 func (d *Docker) remove(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(ctx, removeTimeout)
 	defer cancel()
 	err := d.cli.ContainerRemove(rctx, d.name, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) && !isRemovalInProgress(err) {
+	switch {
+	case cerrdefs.IsNotFound(err):
+		return nil
+	case err != nil && !isRemovalInProgress(err):
 		return fmt.Errorf("sandbox: remove container %s: %w", d.name, err)
 	}
-	return nil
+	gone, failed := d.cli.ContainerWait(rctx, d.name, container.WaitConditionRemoved)
+	select {
+	case <-gone:
+		return nil
+	case err := <-failed:
+		if cerrdefs.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("sandbox: remove container %s: waiting for the engine to finish: %w", d.name, err)
+	}
 }
 
 // owns says whether a container's labels are this sandbox's.
