@@ -32,6 +32,11 @@ func main() {
 	bin := flag.String("co", "./bin/co", "the co binary")
 	n := flag.Int("n", 5, "runs of each measurement")
 	flag.Parse()
+	abs, err := filepath.Abs(*bin) // co runs in a directory of its own
+	if err != nil {
+		fail(err)
+	}
+	*bin = abs
 	srv := llmtest.NewServer()
 	defer srv.Close()
 
