@@ -100,7 +100,9 @@ type Config struct {
 	// before the user's message in that turn's requests only (never saved
 	// in the history; see recallView), recalled says what it holds (a
 	// MemoryRecalled event and the turn span's co.memory.recalled).
-	Recall func(ctx context.Context, prompt string) (block string, recalled []Recalled)
+	// notice, when not empty, is sent as a Notice: why the turn goes on
+	// without memories (a damaged store), said once, not on every turn.
+	Recall func(ctx context.Context, prompt string) (block string, recalled []Recalled, notice string)
 }
 
 // Agent is the conversation of one chat session.
@@ -132,6 +134,8 @@ type Agent struct {
 	models   modelCache
 	switched *Provider // a /model switch not yet taken up
 	reported string    // the model the server last reported
+	// reportedFor is the model (and endpoint) that request asked for.
+	reportedFor string
 	// gen counts rewrites of the history (not appends): the request
 	// encoder's cache of finished turns is valid for one generation.
 	gen int

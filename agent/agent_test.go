@@ -867,6 +867,9 @@ func TestUnattendedAndPolicyDenialsSayWhoDecided(t *testing.T) {
 	if got := agent.PolicyDenied("denied: fork bomb"); got != "denied by policy: fork bomb" {
 		t.Errorf("PolicyDenied = %q", got)
 	}
+	if got := agent.PolicyDenied(`denied by rule "git push": ask first`); got != `denied by policy: rule "git push": ask first` {
+		t.Errorf("PolicyDenied = %q", got)
+	}
 }
 
 // Outcome reads back from the saved history exactly what the live events

@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -251,4 +252,87 @@ func (a *Approvals) Clear() {
 	defer a.mu.Unlock()
 	a.grants = map[string]*grant{}
 	a.yolo = false
+}
+
+// Way is one way to let a call that needs approval run with no person
+// there (co run): every step in it together, nothing less.
+type Way struct {
+	// Yes: pass --yes (Approvals.SetYes).
+	Yes bool
+	// YoloUnsandboxed: set yolo_unsandboxed, so that --yes (and /yolo)
+	// approve without a sandbox.
+	YoloUnsandboxed bool
+	// Docker: run shell commands in the Docker sandbox.
+	Docker bool
+	// Tool is the tool's own step (tools.Check.Unattended).
+	Tool string
+}
+
+func (w Way) String() string {
+	var steps []string
+	if w.Tool != "" {
+		steps = append(steps, w.Tool)
+	}
+	if w.Docker {
+		steps = append(steps, `run commands in the Docker sandbox (sandbox_backend "docker" or "auto" with Docker running; co status says whether Docker and its image are ready)`)
+	}
+	if w.YoloUnsandboxed {
+		steps = append(steps, "set yolo_unsandboxed to true in your user settings (or CO_CLI_YOLO_UNSANDBOXED=true)")
+	}
+	if w.Yes {
+		steps = append(steps, "pass --yes")
+	}
+	return strings.Join(steps, ", and ")
+}
+
+// Ways are what would let a call with check c, which asked, run with
+// nobody to answer, in this isolation and with --yes as it is now; none
+// when only a person can answer it (it follows untrusted content, or it
+// always asks and the tool offers no setting). Each is true of Decide:
+// applied, the same call runs without asking.
+func (a *Approvals) Ways(c tools.Check) []Way {
+	if len(c.Untrusted) > 0 || c.Decision != tools.Ask {
+		return nil
+	}
+	a.mu.Lock()
+	isolated, yoloAllowed, yes := a.isolated, a.yoloAllowed, a.yes
+	a.mu.Unlock()
+	var ways []Way
+	if c.Unattended != "" {
+		ways = append(ways, Way{Tool: c.Unattended})
+	}
+	if c.SandboxAllows && !isolated {
+		ways = append(ways, Way{Docker: true})
+	}
+	if !c.AlwaysAsk && !c.NoYolo {
+		switch {
+		case !yoloAllowed: // --yes named only when not given already
+			ways = append(ways, Way{Yes: !yes, YoloUnsandboxed: true})
+			if !c.SandboxAllows { // else the sandbox alone is enough
+				ways = append(ways, Way{Yes: !yes, Docker: true})
+			}
+		case !yes:
+			ways = append(ways, Way{Yes: true})
+		}
+	}
+	return ways
+}
+
+// Hint says, in one line, how a call with check c that needs approval
+// could run in co run (Ways), or why only a person can approve it.
+func (a *Approvals) Hint(c tools.Check) string {
+	if len(c.Untrusted) > 0 {
+		return "it follows untrusted content, so only a person can approve it: --yes, /yolo, grants and \"approve\": \"auto\" never do; " +
+			"run the same request in the chat (co, or co --plain) and answer it there"
+	}
+	ways := a.Ways(c)
+	if len(ways) == 0 {
+		return "only a person can approve this call (no setting or flag does): " +
+			"run the same request in the chat (co, or co --plain) and answer it there"
+	}
+	parts := make([]string, len(ways))
+	for i, w := range ways {
+		parts[i] = w.String()
+	}
+	return "to let it run: " + strings.Join(parts, "; or ")
 }

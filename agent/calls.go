@@ -233,7 +233,20 @@ const NeedsApproval = "needs approval: nobody was asked"
 // PolicyDenied is the error of a call the policy denies: "denied by
 // policy: REASON", without repeating "denied" when the reason starts so.
 func PolicyDenied(reason string) string {
-	return "denied by policy: " + strings.TrimPrefix(reason, "denied: ")
+	return "denied by policy: " + DenyReason(reason)
+}
+
+// DenyReason is a deny's reason without the "denied" it starts with
+// ("denied: fork bomb", "denied by rule \"rm\"": the shell policy's
+// wording), for a line that already says it is a deny.
+func DenyReason(reason string) string {
+	if r, ok := strings.CutPrefix(reason, "denied: "); ok {
+		return r
+	}
+	if r, ok := strings.CutPrefix(reason, "denied by "); ok {
+		return r
+	}
+	return reason
 }
 
 // ToolFamily is the family a tool belongs to, for the spans: its package

@@ -272,6 +272,25 @@ func placeAsides(xs []Aside, headEnd, tailStart, newTail int, notice Aside) []As
 	return out
 }
 
+// ErrTooShortToCompact is Compact's error for a conversation with nothing
+// to summarise.
+var ErrTooShortToCompact = errors.New("nothing to compact yet: the conversation is too short for a summary to shorten it")
+
+// CanCompact says why Compact would refuse now, before it starts (a turn
+// running, a conversation too short), or nil: /compact says so at once
+// rather than "Summarising…" first.
+func (a *Agent) CanCompact() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.busy {
+		return errors.New("a turn is running; wait for it or cancel it first")
+	}
+	if len(a.history) <= 2 {
+		return ErrTooShortToCompact
+	}
+	return nil
+}
+
 // Compact summarises the whole conversation now (/compact), leaving a
 // two-message history: the summary and an acknowledgement.
 func (a *Agent) Compact(ctx context.Context) (int, error) {
@@ -289,7 +308,7 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 		a.mu.Unlock()
 	}()
 	if len(msgs) <= 2 {
-		return 0, errors.New("the conversation is too short to compact")
+		return 0, ErrTooShortToCompact
 	}
 	p, _, err := a.WaitProvider(ctx)
 	if err != nil {

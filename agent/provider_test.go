@@ -135,6 +135,12 @@ func TestConnectionRefusedEndsOnce(t *testing.T) {
 	if !strings.HasSuffix(fl.Message, "is the server running?") || !strings.Contains(fl.Message, "http://"+addr+"/v1") {
 		t.Errorf("message %q", fl.Message)
 	}
+	// co status and /status say it through CheckReachable (issue 27 saw
+	// "is the server running?." there).
+	if ok, msg := agent.CheckReachable(context.Background(), agent.Provider{Name: "openai", BaseURL: "http://" + addr + "/v1", APIKey: "k", Model: "m"}); ok ||
+		!strings.HasSuffix(msg, "is the server running?") {
+		t.Errorf("CheckReachable = %v, %q", ok, msg)
+	}
 }
 
 func TestStreamCutMidwayKeepsPartialText(t *testing.T) {

@@ -22,11 +22,11 @@ func TestRecallBlockIsForItsTurnOnly(t *testing.T) {
 	defer tp.Shutdown(context.Background())
 	f := newFixture(t, func(c *agent.Config) {
 		c.Tracer = tp.Tracer("test")
-		c.Recall = func(_ context.Context, prompt string) (string, []agent.Recalled) {
+		c.Recall = func(_ context.Context, prompt string) (string, []agent.Recalled, string) {
 			if prompt != "first" {
-				return "", nil
+				return "", nil, ""
 			}
-			return "<memories>\n- [m1] fact\n</memories>", []agent.Recalled{{ID: "m1", Text: "fact"}}
+			return "<memories>\n- [m1] fact\n</memories>", []agent.Recalled{{ID: "m1", Text: "fact"}}, ""
 		}
 	})
 	f.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "e1", Name: "echo_text", Args: `{"text":"hi"}`}}}, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "two"})

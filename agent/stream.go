@@ -467,7 +467,7 @@ func (a *Agent) stream(ctx context.Context, p Provider, e *emitter) (res streamR
 		stall.Reset(a.cfg.StallTimeout)
 		if ch.model != "" && res.model == "" {
 			res.model = ch.model
-			a.setReported(ch.model)
+			a.setReported(p, ch.model)
 		}
 		if ch.usage != nil {
 			res.usage = *ch.usage

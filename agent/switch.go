@@ -180,17 +180,31 @@ func (a *Agent) current(p Provider) Provider {
 	return np
 }
 
-// setReported keeps the model name the server reported in its response.
-func (a *Agent) setReported(m string) {
+// setReported keeps the model name the server reported in its response
+// to a request for p's model.
+func (a *Agent) setReported(p Provider, m string) {
 	a.mu.Lock()
-	a.reported = m
+	a.reported, a.reportedFor = m, reportKey(p)
 	a.mu.Unlock()
 }
 
+// reportKey names the model a request asked for, at its endpoint.
+func reportKey(p Provider) string { return p.Origin() + "\x00" + p.Model }
+
 // ReportedModel is the model the server said answered the last request
-// (the "model" of its response), "" before the first.
+// (the "model" of its response) for the model in use now: "" before the
+// first, and "" after a /model switch (taken up or not) until the server
+// answers for the new model, so an alias arrow is never drawn from
+// another model's answer (issue 27).
 func (a *Agent) ReportedModel() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	cur := a.provider
+	if a.switched != nil {
+		cur = *a.switched
+	}
+	if a.reportedFor != reportKey(cur) {
+		return ""
+	}
 	return a.reported
 }

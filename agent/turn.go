@@ -164,7 +164,10 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 	a.appendHistory(e, Message{Role: RoleUser, Content: prompt, Shown: shown})
 	a.recall = ""
 	if a.cfg.Recall != nil {
-		block, recalled := a.cfg.Recall(ctx, prompt)
+		block, recalled, notice := a.cfg.Recall(ctx, prompt)
+		if notice != "" {
+			e.send(Notice{Text: notice})
+		}
 		a.recall = block
 		if len(recalled) > 0 {
 			ids := make([]string, len(recalled))

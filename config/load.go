@@ -26,6 +26,14 @@ type LoadOptions struct {
 	WorkDir string
 	// HomeDir is the home directory. Default os.UserHomeDir.
 	HomeDir string
+	// Partial makes Load go on past the problems that stop co, for the
+	// commands that report (co status, co config): a settings file that
+	// cannot be read or is not a JSON object is left out whole, a value of
+	// the wrong type or out of range (in a file or an environment
+	// variable) is left out alone. Load then returns the settings without
+	// them, each problem in Loaded.Problems, and the same problems as its
+	// error. Without a home or working directory it still fails.
+	Partial bool
 }
 
 func (opts LoadOptions) withDefaults() LoadOptions {
@@ -95,6 +103,44 @@ type Loaded struct {
 	// Ignored are the values a settings file held that are not in effect:
 	// the user-only settings of the project file, in table order.
 	Ignored []Ignored
+	// Problems are what a LoadOptions.Partial load left out, in the order
+	// found: whole files (Key "") and single values.
+	Problems []*Error
+}
+
+// problem records err's problems (LoadOptions.Partial).
+func (l *Loaded) problem(err error) {
+	if e, ok := err.(*Error); ok {
+		l.Problems = append(l.Problems, e)
+		return
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok { // errors.Join
+		for _, x := range j.Unwrap() {
+			l.problem(x)
+		}
+		return
+	}
+	l.Problems = append(l.Problems, &Error{Msg: err.Error(), Err: err})
+}
+
+// Problem returns the problem found in the settings file at path that
+// left the whole file out (LoadOptions.Partial), or nil.
+func (l *Loaded) Problem(path string) *Error {
+	for _, p := range l.Problems {
+		if p.Source == path && p.Key == "" {
+			return p
+		}
+	}
+	return nil
+}
+
+// problems is a Partial load's error: its problems, joined.
+func (l *Loaded) problems() error {
+	errs := make([]error, len(l.Problems))
+	for i, p := range l.Problems {
+		errs[i] = p
+	}
+	return joinErrors(errs)
 }
 
 // Ignored is a value a settings file set that Load ignored.
@@ -144,13 +190,21 @@ func Load(opts LoadOptions) (*Loaded, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &Error{Source: file.path, Msg: "cannot read settings: " + readError(err), Err: err}
+			err := &Error{Source: file.path, Msg: "cannot read settings: " + readError(err), Err: err}
+			if !opts.Partial {
+				return nil, err
+			}
+			l.problem(err)
+			continue
 		}
 		l.Files = append(l.Files, file.path)
 		vals, fileWarns, err := decodeFile(file.path, data, home)
 		l.Warnings = append(l.Warnings, fileWarns...)
 		if err != nil {
-			return nil, err
+			if !opts.Partial {
+				return nil, err
+			}
+			l.problem(err) // vals holds the file's good values, if any
 		}
 		for _, kv := range vals {
 			v := kv.v
@@ -181,7 +235,13 @@ func Load(opts LoadOptions) (*Loaded, error) {
 		l.Sources[f.key] = Source{Layer: LayerEnv, Name: f.env}
 	}
 	if err := joinErrors(errs); err != nil {
-		return nil, err
+		if !opts.Partial {
+			return nil, err
+		}
+		l.problem(err)
+	}
+	if len(l.Problems) > 0 {
+		return l, l.problems()
 	}
 	return l, nil
 }
@@ -320,10 +380,8 @@ func decodeFile(path string, data []byte, home string) ([]keyValue, []Warning, e
 			vals = append(vals, keyValue{f, v})
 		}
 	}
-	if err := joinErrors(errs); err != nil {
-		return nil, warns, err
-	}
-	return vals, warns, nil
+	// The good values too: a Partial load keeps them.
+	return vals, warns, joinErrors(errs)
 }
 
 // position turns a syntax error's byte offset into a 1-based line and

@@ -20,7 +20,8 @@ func TestMCPListTimeoutLeavesNoProcess(t *testing.T) {
 	mcpSettings(t, e, `{"stuck": {"command": "sh", "args": ["-c", "echo $$ > \"$0\"; trap '' TERM; while :; do sleep 1; done", "`+pidFile+`"], "timeout_seconds": 2}}`)
 	start := time.Now()
 	out, errOut, code := runCo(t, t.TempDir(), e, "", "mcp", "list")
-	if code != 0 || !strings.Contains(out, "stuck (local): failed: did not finish starting within 2s") {
+	// Its only server failed: co mcp list exits 1.
+	if code != 1 || !strings.Contains(out, "stuck (local): failed: did not finish starting within 2s") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 	}
 	if d := time.Since(start); d > 8*time.Second {

@@ -365,3 +365,32 @@ func TestDamagedMemoryStoreIsReportedAndKept(t *testing.T) {
 		t.Fatal("the damaged file was changed")
 	}
 }
+
+// A damaged memory.db is said once, during the turn, not left silent
+// (issue 27): co run's stderr and the --plain chat each say it once however
+// many turns follow, and the conversation goes on.
+func TestDamagedMemoryStoreIsSaidOnceInTheChat(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetDefault(llmtest.Reply{Text: "fine"})
+	dir := t.TempDir()
+	e := env(t, srv)
+	var data string
+	for _, kv := range e {
+		if strings.HasPrefix(kv, "XDG_DATA_HOME=") {
+			data = filepath.Join(strings.TrimPrefix(kv, "XDG_DATA_HOME="), "co-cli")
+		}
+	}
+	os.MkdirAll(data, 0o700)
+	path := filepath.Join(data, "memory.db")
+	os.WriteFile(path, []byte(strings.Repeat("this is not a database ", 300)), 0o600)
+	const said = "Memory is unavailable, so this conversation goes on without saved memories: " // then the store's error
+	out, errOut, code := runCo(t, dir, e, "", "run", "hello")
+	if code != 0 || out != "fine\n" || strings.Count(errOut, "note: "+said+path+" cannot be read as a memory store") != 1 {
+		t.Fatalf("co run: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	out, _, code = runCo(t, dir, e, "hello\nagain\n", "--plain")
+	if code != 0 || strings.Count(out, "fine") != 2 || strings.Count(out, said) != 1 {
+		t.Fatalf("--plain: exit %d, the notice %d times (want 1):\n%s", code, strings.Count(out, said), out)
+	}
+}

@@ -77,9 +77,10 @@ func TestPlainEOFEndsCleanly(t *testing.T) {
 
 func TestPlainWithoutProviderSaysWhatToSet(t *testing.T) {
 	// No key, no Ollama, no URL: the chat still starts, slash commands
-	// work, and a prompt gets a message that says what to set.
+	// work, and a prompt gets a message that says what to set. The input
+	// is a script: the failed turn ends the chat with exit 1.
 	out, _, code := runCo(t, t.TempDir(), env(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), "/help\nhello\n", "--plain")
-	if code != 0 {
+	if code != 1 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	for _, want := range []string{"Commands:", "error: no LLM provider is configured", "GEMINI_API_KEY", "ollama serve", "OPENAI_BASE_URL"} {

@@ -20,8 +20,13 @@ func TestSessionIDIsOneIDEverywhere(t *testing.T) {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 	evs := jsonEvents(t, out)
-	if evs[0]["type"] != "session" {
+	if evs[0]["type"] != "session" || evs[0]["provider"] == nil || evs[0]["provider"] == "" || evs[0]["model"] == nil || evs[0]["model"] == "" {
 		t.Fatalf("first event = %v", evs[0])
+	}
+	for _, ev := range evs {
+		if ev["schema"] != float64(1) {
+			t.Errorf("event without schema 1: %v", ev)
+		}
 	}
 	id, _ := evs[0]["id"].(string)
 	if list, _, _ := runCo(t, dir, e, "", "sessions"); id == "" || !strings.Contains(list, id) {

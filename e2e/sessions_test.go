@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -103,7 +104,9 @@ func TestDamagedStoreIsReportedAndKept(t *testing.T) {
 		t.Fatalf("--continue on a damaged store: exit %d %s", code, errOut)
 	}
 	out, errOut, code := runCo(t, t.TempDir(), e, "hi\n", "--plain")
-	if code != 0 || !strings.Contains(errOut, "will not be saved") || !strings.Contains(out, "You said: hi") {
+	// The warning is in the banner, with every other warning of the start.
+	banner, _, _ := strings.Cut(out, "Type a message")
+	if code != 0 || !strings.Contains(banner, "warning: this conversation will not be saved") || !strings.Contains(out, "You said: hi") {
 		t.Fatalf("a new chat with a damaged store must warn and work: exit %d\n%s\n%s", code, errOut, out)
 	}
 	if b, _ := os.ReadFile(store); string(b) != string(junk) {
@@ -352,4 +355,112 @@ func hasDescendant(root int, name string) bool {
 		}
 	}
 	return false
+}
+
+// Issue 27: every co run became a saved session, and co --continue in the
+// chat resumed it. A co run's session is kept apart: the chat's --continue
+// and /sessions take the chat's, co run --continue takes co run's,
+// --resume ID and /sessions ID take either; /sessions marks the current
+// session and a switch says one line.
+func TestChatAndRunSessionsAreKeptApart(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetDefault(llmtest.Reply{Echo: true})
+	dir := t.TempDir()
+	e := env(t, srv)
+	if out, errOut, code := runCo(t, dir, e, "chat question\n", "--plain"); code != 0 {
+		t.Fatalf("chat: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := runCo(t, dir, e, "", "run", "scripted question"); code != 0 {
+		t.Fatalf("co run: exit %d\n%s%s", code, out, errOut)
+	}
+	list, _, _ := runCo(t, dir, e, "", "sessions")
+	var chatID, runID string
+	for _, l := range strings.Split(list, "\n") {
+		switch f := strings.Fields(l); {
+		case strings.Contains(l, "chat question") && strings.Contains(l, " chat "):
+			chatID = f[0]
+		case strings.Contains(l, "scripted question") && strings.Contains(l, " co run "):
+			runID = f[0]
+		}
+	}
+	if chatID == "" || runID == "" {
+		t.Fatalf("co sessions does not tell the chat's session from co run's:\n%s", list)
+	}
+
+	// The chat continues its own session, though co run's is more recent.
+	out, errOut, code := runCo(t, dir, e, "/sessions\n/sessions all\n/sessions "+chatID+"\n/sessions "+runID[:10]+"\n", "--continue", "--plain")
+	if code != 0 {
+		t.Fatalf("co --continue: exit %d\n%s%s", code, out, errOut)
+	}
+	resumed, rest, _ := strings.Cut(out, "(resumed session "+chatID)
+	if !strings.Contains(resumed, "You said: chat question") || strings.Contains(resumed, "scripted question") {
+		t.Fatalf("co --continue did not resume the chat's session %s:\n%s", chatID, out)
+	}
+	// /sessions: the chat's, the current one marked, co run's counted.
+	plainList, rest, _ := strings.Cut(rest, "co> /sessions all")
+	if !strings.Contains(plainList, "* "+chatID) || strings.Contains(plainList, runID) ||
+		!strings.Contains(plainList, "1 session saved by co run is not listed: /sessions all lists them too.") {
+		t.Errorf("/sessions:\n%s", plainList)
+	}
+	allList, switched, _ := strings.Cut(rest, "co> /sessions "+runID[:10])
+	allList, same, _ := strings.Cut(allList, "co> /sessions "+chatID)
+	if !strings.Contains(same, "Session "+chatID+" (chat question) is the one this chat is in.") {
+		t.Errorf("/sessions with the current session's id:\n%s", same)
+	}
+	if !strings.Contains(allList, "* "+chatID) || !regexp.MustCompile(`  `+runID+` .* co run +scripted question`).MatchString(allList) {
+		t.Errorf("/sessions all:\n%s", allList)
+	}
+	if !strings.Contains(switched, "You said: scripted question") ||
+		strings.Count(switched, runID) != 1 || !strings.Contains(switched, "Switched to co run's session "+runID+" (scripted question); type to continue.") ||
+		strings.Contains(switched, "esumed") {
+		t.Errorf("/sessions ID: not one line naming the session:\n%s", switched)
+	}
+
+	// co run --continue continues co run's session, not the chat's.
+	out, errOut, code = runCo(t, dir, e, "", "run", "--continue", "and again")
+	if code != 0 {
+		t.Fatalf("co run --continue: exit %d\n%s%s", code, out, errOut)
+	}
+	last := srv.Requests()[len(srv.Requests())-1]
+	var sent []string
+	for _, m := range last.Body.Messages {
+		sent = append(sent, m.Content)
+	}
+	if s := strings.Join(sent, "\n"); !strings.Contains(s, "scripted question") || strings.Contains(s, "chat question") {
+		t.Errorf("co run --continue sent another conversation:\n%s", s)
+	}
+
+	// The full-screen chat: /sessions marks the current session, and
+	// /sessions ID ends the switched-to transcript with one line.
+	te := append([]string(nil), e...)
+	for i, kv := range te {
+		if strings.HasPrefix(kv, "TERM=") {
+			te[i] = "TERM=xterm-256color"
+		}
+	}
+	tui := startTUI(t, dir, te, 140, 40, "--continue")
+	tui.waitFor(tuiWait, "Resumed session "+chatID)
+	tui.send("/sessions")
+	tui.waitFor(tuiWait, "* "+chatID, "* is this chat's session.", "/sessions all lists them too.")
+	tui.send("/sessions " + runID[:10])
+	scr := tui.waitFor(tuiWait, "Switched to co run's session "+runID)
+	if strings.Contains(scr, "Resumed session") || strings.Count(scr, runID) != 1 || !strings.Contains(scr, "You said: scripted question") {
+		t.Errorf("the full-screen /sessions ID: not the transcript and one line naming the session:\n%s", scr)
+	}
+
+	// With no chat session, the chat's --continue says which co run session
+	// there is and how to take it.
+	dir2 := t.TempDir()
+	runCo(t, dir2, e, "", "run", "only a run")
+	_, errOut, code = runCo(t, dir2, e, "", "--continue", "--plain")
+	if code != 1 || !strings.Contains(errOut, "no saved chat session in "+dir2) || !strings.Contains(errOut, "co --resume ") {
+		t.Errorf("--continue with only a co run session: exit %d\n%s", code, errOut)
+	}
+	dir3 := t.TempDir()
+	runCo(t, dir3, e, "only a chat\n", "--plain")
+	_, errOut, code = runCo(t, dir3, e, "", "run", "--continue", "go on")
+	if code != 1 || !strings.Contains(errOut, "no saved co run session in "+dir3) || !strings.Contains(errOut, "co run --resume ") {
+		t.Errorf("co run --continue with only a chat session: exit %d\n%s", code, errOut)
+	}
 }

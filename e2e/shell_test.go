@@ -149,6 +149,36 @@ func TestRunDeniesWithoutYes(t *testing.T) {
 	}
 }
 
+// Issue 27: unsandboxed, `co run "what files are here?"` said "pass --yes",
+// then with --yes "a shell_policy rule", and neither let ls run. The hint
+// names what does (yolo_unsandboxed with --yes, or the Docker sandbox), and
+// taking it runs the command.
+func TestRunUnsandboxedHintIsWhatWorks(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "here.txt"), []byte("x"), 0o644)
+	ls := func() {
+		srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "ls")}}, llmtest.Reply{Text: "done"})
+	}
+	for _, args := range [][]string{{"run", "what files are here?"}, {"run", "--yes", "what files are here?"}} {
+		ls()
+		_, errOut, code := runCo(t, dir, unsandboxed(t, srv), "", args...)
+		if code != 3 {
+			t.Fatalf("%v: exit %d, want 3: %s", args, code, errOut)
+		}
+		if strings.Contains(errOut, "shell_policy") || !strings.Contains(errOut, "CO_CLI_YOLO_UNSANDBOXED=true") ||
+			!strings.Contains(errOut, `sandbox_backend "docker"`) {
+			t.Errorf("%v: the hint must name yolo_unsandboxed and the Docker sandbox, not shell_policy:\n%s", args, errOut)
+		}
+	}
+	ls()
+	out, errOut, code := runCo(t, dir, append(unsandboxed(t, srv), "CO_CLI_YOLO_UNSANDBOXED=true"), "", "run", "--yes", "--json", "what files are here?")
+	if code != 0 || !strings.Contains(out, "here.txt") {
+		t.Fatalf("with the hint's fix, ls did not run (exit %d): %s\n%s", code, out, errOut)
+	}
+}
+
 // With the real Docker sandbox, a read-only command runs without asking
 // (full isolation), inside the container, on the mounted workspace.
 func TestPlainDockerSandboxAllowsSafeCommands(t *testing.T) {

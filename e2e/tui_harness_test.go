@@ -222,3 +222,19 @@ func fileExists(dir, name string) bool {
 	_, err := os.Stat(filepath.Join(dir, name))
 	return err == nil
 }
+
+// waitUntil waits until cond holds for the screen and returns it.
+func (s *tuiSession) waitUntil(timeout time.Duration, what string, cond func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		scr := s.screen()
+		if cond(scr) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, scr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -344,3 +344,26 @@ func displayWidth(s string) int {
 	}
 	return w
 }
+
+// Issue 27: in a terminal of 80 columns Ctrl+T did nothing. It opens the
+// spans panel beside the chat and closes it; below 60 columns it says
+// there is no room.
+func TestTUICtrlTAtEightyColumns(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "The reply is here."})
+	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 80, 24)
+	s.ready()
+	s.send("hi")
+	scr := s.waitFor(tuiWait, "The reply is here.")
+	if strings.Contains(scr, "Spans") {
+		t.Fatalf("the panel shows at 80 columns before ctrl+t:\n%s", scr)
+	}
+	s.keys("C-t")
+	s.waitFor(tuiWait, "Spans", "invoke_agent", "The reply is here.")
+	s.keys("C-t")
+	s.waitUntil(tuiWait, "the second ctrl+t to close the panel", func(scr string) bool { return !strings.Contains(scr, "Spans") })
+	s.resize(50, 24)
+	s.keys("C-t")
+	s.waitFor(tuiWait, "the spans panel needs 60 columns")
+}

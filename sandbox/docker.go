@@ -214,7 +214,9 @@ func probeDocker(ctx context.Context, cfg Config) (*client.Client, error) {
 	if _, err := cli.ImageInspect(pctx, cfg.Image); err != nil {
 		cli.Close()
 		if cerrdefs.IsNotFound(err) {
-			err = fmt.Errorf("image %s not found; build it with scripts/build-sandbox-image.sh, or docker build -t %s sandbox-image", cfg.Image, cfg.Image)
+			// Docker itself is fine: saying "Docker is not available" sent
+			// people to start an engine that was running (issue 27).
+			return nil, imageMissing{cfg.Image}
 		}
 		return nil, unavailable(err)
 	}
@@ -277,6 +279,20 @@ func newClient(host string) (*client.Client, error) {
 
 func unavailable(err error) error {
 	return fmt.Errorf("%w (%v)", ErrDockerUnavailable, err)
+}
+
+// imageMissing is the error of an engine that answers but has no sandbox
+// image. It is ErrImageMissing, and ErrDockerUnavailable as far as the
+// choice of backend goes.
+type imageMissing struct{ image string }
+
+func (e imageMissing) Error() string {
+	return fmt.Sprintf("Docker is running but has no image %s: build it from co's source tree with `docker build -t %s sandbox-image`, "+
+		"or offline, as root, with scripts/build-sandbox-image.sh", e.image, e.image)
+}
+
+func (e imageMissing) Is(target error) bool {
+	return target == ErrImageMissing || target == ErrDockerUnavailable
 }
 
 // ContainerName is the name of the container for a session: co-runner-<first 8 of sessionID>,

@@ -21,9 +21,11 @@
 // A command gets min(Options.Timeout or 120 s, Config.MaxTimeout) seconds. When it runs out, the
 // command and everything it started are killed, Output.TimedOut is true, Output.ExitCode is 124 and
 // Output.Text ends with "[command timed out after Ns]". Standard output and standard error are
-// interleaved into Output.Text; only the first Options.MaxOutput bytes (default 64 KiB) are kept,
-// and then Output.Truncated is true and the text ends with
-// "[… output truncated: kept first N of M bytes …]". A non-zero exit code is not an error: Run returns
+// interleaved into Output.Text; only Options.MaxOutput bytes (default 64 KiB) are kept, the first
+// quarter and the last three quarters (errors are usually at the end), and then Output.Truncated is
+// true and a line between the two says
+// "[… output truncated: kept the first H and the last T of M bytes; the N between are left out …]".
+// A non-zero exit code is not an error: Run returns
 // an error only when the command could not be run or waited for (the infrastructure failed), or when
 // ctx was cancelled (the error is then ctx.Err(), the command has been killed, and the Output holds
 // what it printed so far).
@@ -97,6 +99,10 @@ var ErrClosed = errors.New("sandbox: closed")
 // (Backend "docker", or "auto" with Fallback "error") and Docker cannot be used.
 var ErrDockerUnavailable = errors.New("Docker is not available")
 
+// ErrImageMissing is wrapped by the errors of an engine that answers but has no sandbox image
+// (Config.Image); they wrap ErrDockerUnavailable too. The message says how to build it.
+var ErrImageMissing = errors.New("the sandbox image is missing")
+
 // Options tune one Run.
 type Options struct {
 	// Timeout is the time the command may take; 0 means DefaultTimeout. It is capped by
@@ -108,11 +114,12 @@ type Options struct {
 
 // Output is what a command did.
 type Output struct {
-	// Text is stdout and stderr interleaved, possibly truncated, plus the timeout or truncation note.
+	// Text is stdout and stderr interleaved, possibly truncated (head and tail kept, the
+	// truncation note between them), plus the timeout note.
 	Text string
 	// ExitCode is the command's exit status (128+n when killed by signal n; 124 on timeout).
 	ExitCode int
-	// Truncated is true when output beyond MaxOutput was dropped.
+	// Truncated is true when output beyond MaxOutput was dropped from its middle.
 	Truncated bool
 	// TimedOut is true when the command was killed because it ran out of time.
 	TimedOut bool
@@ -243,8 +250,12 @@ func choose(ctx context.Context, cfg Config) (Selection, *client.Client, error) 
 		return Selection{}, nil, err
 	}
 	switch {
+	case cfg.Backend == BackendDocker && errors.Is(err, ErrImageMissing):
+		return Selection{}, nil, fmt.Errorf("sandbox: backend is \"docker\": %w", err)
 	case cfg.Backend == BackendDocker:
 		return Selection{}, nil, fmt.Errorf("sandbox: backend is \"docker\" but %w", err)
+	case cfg.Fallback == FallbackError && errors.Is(err, ErrImageMissing):
+		return Selection{}, nil, fmt.Errorf("sandbox: %w; the fallback policy is \"error\": refusing to run commands unsandboxed", err)
 	case cfg.Fallback == FallbackError:
 		return Selection{}, nil, fmt.Errorf("sandbox: %w and the fallback policy is \"error\": refusing to run commands unsandboxed", err)
 	}
@@ -329,42 +340,70 @@ func maxOutput(opts Options) int {
 	return DefaultMaxOutput
 }
 
-// capture is an io.Writer keeping the first max bytes written and counting the rest.
-// It is not safe for concurrent use; each backend writes from one goroutine at a time.
+// capture is an io.Writer keeping the first quarter of max bytes written
+// and the last three quarters, and counting all of them: a command's
+// errors are usually at the end of what it prints (a build's failure after
+// 100,000 lines of progress), its context at the start. It is not safe for
+// concurrent use; each backend writes from one goroutine at a time.
 type capture struct {
-	max   int
-	buf   []byte
+	max, headMax, tailMax int
+	head                  []byte
+	// tail holds at least the last tailMax bytes written after head
+	// filled (trimmed when it grows past twice that).
+	tail  []byte
 	total int64
 }
 
-func newCapture(max int) *capture { return &capture{max: max} }
+func newCapture(max int) *capture {
+	h := max / 4
+	return &capture{max: max, headMax: h, tailMax: max - h}
+}
 
 func (c *capture) Write(p []byte) (int, error) {
 	c.total += int64(len(p))
-	if room := c.max - len(c.buf); room > 0 {
-		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	n := len(p)
+	if room := c.headMax - len(c.head); room > 0 {
+		k := min(room, len(p))
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
 	}
-	return len(p), nil
+	if len(p) > 0 {
+		c.tail = append(c.tail, p...)
+		if len(c.tail) > 2*c.tailMax {
+			c.tail = append(c.tail[:0:0], c.tail[len(c.tail)-c.tailMax:]...)
+		}
+	}
+	return n, nil
 }
 
 // text renders the kept output plus the notes the contract promises, and whether it was truncated.
 func (c *capture) text(timedOut bool, timeoutSecs int) (string, bool) {
-	kept := c.buf
-	truncated := c.total > int64(len(c.buf))
-	if truncated {
-		// Do not cut a UTF-8 sequence in half: drop an incomplete last rune.
-		for i := 1; i <= utf8.UTFMax && i <= len(kept); i++ {
-			if utf8.RuneStart(kept[len(kept)-i]) {
-				if !utf8.FullRune(kept[len(kept)-i:]) {
-					kept = kept[:len(kept)-i]
+	truncated := c.total > int64(c.max)
+	var s string
+	if !truncated {
+		s = string(c.head) + string(c.tail)
+	} else {
+		head, tail := c.head, c.tail[max(0, len(c.tail)-c.tailMax):]
+		// Do not cut a UTF-8 sequence in half: drop an incomplete last
+		// rune of the head and the continuation bytes starting the tail.
+		for i := 1; i <= utf8.UTFMax && i <= len(head); i++ {
+			if utf8.RuneStart(head[len(head)-i]) {
+				if !utf8.FullRune(head[len(head)-i:]) {
+					head = head[:len(head)-i]
 				}
 				break
 			}
 		}
-	}
-	s := string(kept)
-	if truncated {
-		s = appendNote(s, fmt.Sprintf("[… output truncated: kept first %d of %d bytes …]", len(kept), c.total))
+		for i := 0; i < utf8.UTFMax && len(tail) > 0 && !utf8.RuneStart(tail[0]); i++ {
+			tail = tail[1:]
+		}
+		kept := len(head) + len(tail)
+		note := fmt.Sprintf("[… output truncated: kept the first %d and the last %d of %d bytes; the %d between are left out …]",
+			len(head), len(tail), c.total, c.total-int64(kept))
+		s = appendNote(string(head), note)
+		if len(tail) > 0 {
+			s += "\n" + string(tail)
+		}
 	}
 	if timedOut {
 		s = appendNote(s, "[command timed out after "+strconv.Itoa(timeoutSecs)+"s]")

@@ -77,11 +77,15 @@ func TestCaptureText(t *testing.T) {
 	}{
 		{name: "fits", max: 10, writes: []string{"abc", "def"}, want: "abcdef"},
 		{name: "exact", max: 6, writes: []string{"abc", "def"}, want: "abcdef"},
-		{name: "truncated", max: 4, writes: []string{"abc", "def\n"}, want: "abcd\n[… output truncated: kept first 4 of 7 bytes …]", truncated: true},
-		{name: "utf8 boundary", max: 2, writes: []string{"aé"}, want: "a\n[… output truncated: kept first 1 of 3 bytes …]", truncated: true},
+		// The head (a quarter) and the tail (the rest) are kept, the
+		// middle dropped: errors are usually at the end (issue 27).
+		{name: "truncated", max: 4, writes: []string{"abc", "def\n"}, want: "a\n[… output truncated: kept the first 1 and the last 3 of 7 bytes; the 3 between are left out …]\nef\n", truncated: true},
+		{name: "head and tail across writes", max: 8, writes: []string{"start\n", "noise\n", "noise\n", "error: x\n"},
+			want: "st\n[… output truncated: kept the first 2 and the last 6 of 27 bytes; the 19 between are left out …]\nor: x\n", truncated: true},
+		{name: "utf8 boundary", max: 8, writes: []string{"aé", "0123456", "é12345"}, want: "a\n[… output truncated: kept the first 1 and the last 5 of 17 bytes; the 11 between are left out …]\n12345", truncated: true},
 		{name: "timed out", max: 10, writes: []string{"x\n"}, timedOut: true, want: "x\n[command timed out after 7s]"},
 		{name: "timed out silent", max: 10, timedOut: true, want: "[command timed out after 7s]"},
-		{name: "both", max: 1, writes: []string{"xy"}, timedOut: true, want: "x\n[… output truncated: kept first 1 of 2 bytes …]\n[command timed out after 7s]", truncated: true},
+		{name: "both", max: 1, writes: []string{"xy"}, timedOut: true, want: "[… output truncated: kept the first 0 and the last 1 of 2 bytes; the 1 between are left out …]\ny\n[command timed out after 7s]", truncated: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -341,8 +345,16 @@ func TestSubprocessRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !out.Truncated || !strings.HasSuffix(out.Text, "[… output truncated: kept first 1000 of 22000 bytes …]") {
-			t.Fatalf("got Truncated=%v, tail %q", out.Truncated, out.Text[max(0, len(out.Text)-80):])
+		if !out.Truncated || !strings.Contains(out.Text, "\n[… output truncated: kept the first 250 and the last 750 of 22000 bytes; the 21000 between are left out …]\n") {
+			t.Fatalf("got Truncated=%v, text %q", out.Truncated, out.Text)
+		}
+		// A build's 100,000 lines of progress, then its error: the error is kept.
+		out, err = sb.Run(ctx, "seq 1 100000; echo 'error: the build failed' >&2; exit 2", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !out.Truncated || out.ExitCode != 2 || !strings.HasPrefix(out.Text, "1\n2\n3\n") || !strings.HasSuffix(out.Text, "100000\nerror: the build failed\n") {
+			t.Fatalf("Truncated=%v exit %d, head %q, tail %q", out.Truncated, out.ExitCode, out.Text[:min(40, len(out.Text))], out.Text[max(0, len(out.Text)-80):])
 		}
 	})
 }

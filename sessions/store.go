@@ -89,7 +89,22 @@ var migrations = []string{
 		data       TEXT NOT NULL,
 		created_at INTEGER NOT NULL
 	);`,
+	// 3 → 4: what started the session, chat or co run (Kind), so that
+	// co --continue in the chat does not resume a co run and the other way
+	// round. Sessions saved before are counted as the chat's: which ones
+	// a co run saved was not recorded.
+	`ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'chat';`,
 }
+
+// Kind is what started a saved session: the chat (co, co --plain) or co
+// run. --continue continues the latest of its own kind; --resume ID and
+// /sessions ID take either.
+type Kind string
+
+const (
+	Chat Kind = "chat"
+	Run  Kind = "run"
+)
 
 // asideData is the data column of an aside.
 type asideData struct {
@@ -187,14 +202,15 @@ type Info struct {
 	Turns        int
 	InputTokens  int
 	OutputTokens int
+	Kind         Kind // what started it: Chat or Run
 }
 
-const infoCols = `id, workspace, title, created_at, updated_at, turns, input_tokens, output_tokens`
+const infoCols = `id, workspace, title, created_at, updated_at, turns, input_tokens, output_tokens, kind`
 
 func scanInfo(sc interface{ Scan(...any) error }) (Info, error) {
 	var i Info
 	var created, updated int64
-	err := sc.Scan(&i.ID, &i.Workspace, &i.Title, &created, &updated, &i.Turns, &i.InputTokens, &i.OutputTokens)
+	err := sc.Scan(&i.ID, &i.Workspace, &i.Title, &created, &updated, &i.Turns, &i.InputTokens, &i.OutputTokens, &i.Kind)
 	i.Created, i.Updated = time.Unix(0, created), time.Unix(0, updated)
 	return i, err
 }
@@ -202,11 +218,24 @@ func scanInfo(sc interface{ Scan(...any) error }) (Info, error) {
 // List returns saved sessions, most recently active first: those of
 // workspace, or all when workspace is "". limit <= 0 means no limit.
 func (s *Store) List(workspace string, limit int) ([]Info, error) {
+	return s.ListKind(workspace, "", limit)
+}
+
+// ListKind is List of the sessions of kind k only ("": every kind).
+func (s *Store) ListKind(workspace string, k Kind, limit int) ([]Info, error) {
 	q := `SELECT ` + infoCols + ` FROM sessions`
+	var where []string
 	var args []any
 	if workspace != "" {
-		q += ` WHERE workspace = ?`
+		where = append(where, `workspace = ?`)
 		args = append(args, workspace)
+	}
+	if k != "" {
+		where = append(where, `kind = ?`)
+		args = append(args, string(k))
+	}
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, ` AND `)
 	}
 	q += ` ORDER BY updated_at DESC`
 	if limit > 0 {
@@ -228,14 +257,22 @@ func (s *Store) List(workspace string, limit int) ([]Info, error) {
 	return out, rows.Err()
 }
 
-// Latest returns the most recently active session of workspace.
-func (s *Store) Latest(workspace string) (Info, error) {
-	l, err := s.List(workspace, 1)
+// Latest returns the most recently active session of workspace of kind k
+// ("": of any kind).
+func (s *Store) Latest(workspace string, k Kind) (Info, error) {
+	l, err := s.ListKind(workspace, k, 1)
 	if err != nil {
 		return Info{}, err
 	}
 	if len(l) == 0 {
-		return Info{}, fmt.Errorf("%w: no saved session in %s", ErrNotFound, workspace)
+		what := "saved session"
+		switch k {
+		case Chat:
+			what = "saved chat session"
+		case Run:
+			what = "saved co run session"
+		}
+		return Info{}, fmt.Errorf("%w: no %s in %s", ErrNotFound, what, workspace)
 	}
 	return l[0], nil
 }
@@ -491,14 +528,21 @@ type Session struct {
 	store     *Store
 	id        string
 	workspace string
+	kind      Kind
 	seq       int
 	created   bool
 	draft     *os.File // open while a reply streams
 }
 
-// New starts a new session of workspace.
-func (s *Store) New(workspace string) *Session {
-	return &Session{store: s, id: newID(), workspace: workspace}
+// New starts a new chat session of workspace.
+func (s *Store) New(workspace string) *Session { return s.NewKind(workspace, Chat) }
+
+// NewKind starts a new session of workspace, started by k.
+func (s *Store) NewKind(workspace string, k Kind) *Session {
+	if k == "" {
+		k = Chat
+	}
+	return &Session{store: s, id: newID(), workspace: workspace, kind: k}
 }
 
 // Resume continues saving into an existing session. It first repairs what
@@ -587,7 +631,7 @@ func (r *Session) tx(f func(tx *sql.Tx, now int64) error) error {
 	defer tx.Rollback()
 	now := time.Now().UnixNano()
 	if !r.created {
-		if _, err := tx.Exec(`INSERT INTO sessions (id, workspace, created_at, updated_at) VALUES (?, ?, ?, ?)`, r.id, r.workspace, now, now); err != nil {
+		if _, err := tx.Exec(`INSERT INTO sessions (id, workspace, kind, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`, r.id, r.workspace, string(r.kind), now, now); err != nil {
 			return err
 		}
 	}

@@ -117,12 +117,12 @@ func TestListFindDelete(t *testing.T) {
 	if all, _ := s.List("", 0); len(all) != 3 {
 		t.Fatalf("List all = %d", len(all))
 	}
-	latest, err := s.Latest("/b")
+	latest, err := s.Latest("/b", "")
 	must(t, err)
 	if latest.ID != ids[1] {
 		t.Errorf("Latest(/b) = %s", latest.ID)
 	}
-	if _, err := s.Latest("/none"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Latest("/none", ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Latest of an empty workspace: %v", err)
 	}
 	f, err := s.Find(ids[0][:12])

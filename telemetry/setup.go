@@ -114,15 +114,7 @@ func Setup(opts Options) (*Tracing, error) {
 		if err != nil {
 			t.warnings = append(t.warnings, "OTLP export is off: "+err.Error())
 		} else {
-			switch p := strings.ToLower(strings.TrimSpace(firstNonEmpty(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL")))); p {
-			case "", "http/protobuf":
-			case "grpc":
-				t.warnings = append(t.warnings, "OTLP over gRPC is not supported; spans are sent as HTTP/protobuf")
-			case "http/json":
-				t.warnings = append(t.warnings, "OTLP http/json is not supported; spans are sent as HTTP/protobuf")
-			default:
-				t.warnings = append(t.warnings, "OTLP protocol "+strconv.Quote(p)+" is unknown; spans are sent as HTTP/protobuf")
-			}
+			t.warnings = append(t.warnings, protocolWarnings(getenv)...)
 			keep := strings.EqualFold(getenv(ExportContentEnv), "true") || getenv(ExportContentEnv) == "1"
 			remote := &filterExporter{next: exp, f: spanFilter{redactor: red, keepContent: keep && opts.CaptureContent, maxValueLen: DefaultMaxValueLen}}
 			popts = append(popts, sdktrace.WithSpanProcessor(newBatcher(remote, t.Handle, opts.BatchTimeout, maxQueue, 512)))
@@ -153,6 +145,38 @@ func Setup(opts Options) (*Tracing, error) {
 
 // otlpWanted: the standard variables name an endpoint and do not turn
 // traces off.
+// OTLPWarnings are the warnings Setup gives about the OTEL_EXPORTER_OTLP_*
+// settings (an unsupported protocol, an unreadable certificate, …),
+// without setting anything up: for co status, which exports nothing.
+// getenv is os.Getenv when nil.
+func OTLPWarnings(getenv func(string) string) []string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if !otlpWanted(getenv) {
+		return nil
+	}
+	_, warnings, err := otlpConfigFromEnv(getenv, os.ReadFile)
+	if err != nil {
+		return append(warnings, "OTLP export is off: "+err.Error())
+	}
+	return append(warnings, protocolWarnings(getenv)...)
+}
+
+// protocolWarnings: co sends HTTP/protobuf whatever the protocol setting.
+func protocolWarnings(getenv func(string) string) []string {
+	switch p := strings.ToLower(strings.TrimSpace(firstNonEmpty(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL")))); p {
+	case "", "http/protobuf":
+		return nil
+	case "grpc":
+		return []string{"OTLP over gRPC is not supported; spans are sent as HTTP/protobuf"}
+	case "http/json":
+		return []string{"OTLP http/json is not supported; spans are sent as HTTP/protobuf"}
+	default:
+		return []string{"OTLP protocol " + strconv.Quote(p) + " is unknown; spans are sent as HTTP/protobuf"}
+	}
+}
+
 func otlpWanted(getenv func(string) string) bool {
 	if getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
 		return false

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Clamp is a tool's count argument made safe: v, or def when v <= 0 (the
@@ -29,4 +30,26 @@ func Size(n int64) string {
 		return strconv.FormatInt(int64(f), 10) + " " + units[i]
 	}
 	return fmt.Sprintf("%.1f %s", f, units[i])
+}
+
+// HeadTail keeps at most max characters of s, as the shell keeps a
+// command's output (sandbox): the first quarter and the last three
+// quarters, a line between them saying how many characters were left out,
+// since what went wrong is usually at the end. cut is false when s fits.
+func HeadTail(s string, max int) (kept string, cut bool) {
+	n := 0
+	for range s {
+		n++
+	}
+	if n <= max {
+		return s, false
+	}
+	r := []rune(s)
+	h := max / 4
+	head, tail := string(r[:h]), string(r[n-(max-h):])
+	note := fmt.Sprintf("[… output truncated: kept the first %d and the last %d of %d characters; the %d between are left out …]", h, max-h, n, n-max)
+	if head != "" && !strings.HasSuffix(head, "\n") {
+		head += "\n"
+	}
+	return head + note + "\n" + tail, true
 }

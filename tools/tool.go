@@ -74,6 +74,15 @@ type SpanAttributer interface {
 	SpanAttributes() map[string]string
 }
 
+// OwnState is implemented by tools of the ReadOnly class that change
+// something all the same, but only co's own state in this run (the todo
+// list): they run at once, and /tools says what they change rather than
+// calling them read-only.
+type OwnState interface {
+	// Changes names what the tool changes, e.g. "the run's todo list".
+	Changes() string
+}
+
 // Decision is the policy's verdict on one call.
 type Decision int
 
@@ -128,6 +137,15 @@ type Check struct {
 	// Untrusted, set by the agent on a call that asks because it follows
 	// untrusted content, names those sources ("web 127.0.0.1:8765/page").
 	Untrusted []string
+	// Unattended, on a call that asks, says what of the tool's own lets
+	// such a call run without asking anyone ("set memory_auto_save to true
+	// …", "write the URL in your request"); empty when nothing of the
+	// tool's does. co run's hints name it (agent.Approvals.Ways).
+	Unattended string
+	// SandboxAllows, on a shell command that asks only because commands run
+	// unsandboxed, says the command policy runs it without asking in the
+	// Docker sandbox.
+	SandboxAllows bool
 }
 
 // Decide returns the Check for a call of t with args: the tool's own Checker

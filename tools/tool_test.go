@@ -176,3 +176,18 @@ func TestClampAndSize(t *testing.T) {
 		}
 	}
 }
+
+// Long output keeps its head and its tail, where errors usually are
+// (issue 27: a 100,000-line output kept only its head).
+func TestHeadTail(t *testing.T) {
+	if s, cut := tools.HeadTail("short", 10); cut || s != "short" {
+		t.Errorf("fits: %q, %v", s, cut)
+	}
+	long := "first line\n" + strings.Repeat("é", 100) + "\nerror: the end"
+	s, cut := tools.HeadTail(long, 40)
+	want := "first line\n[… output truncated: kept the first 10 and the last 30 of 126 characters; the 86 between are left out …]\n" +
+		strings.Repeat("é", 15) + "\nerror: the end"
+	if !cut || s != want {
+		t.Errorf("HeadTail = %q, %v;\nwant %q", s, cut, want)
+	}
+}

@@ -17,8 +17,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/co-cli/co/agent"
@@ -27,6 +27,7 @@ import (
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/sessions"
+	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/files"
 	"github.com/co-cli/co/tools/mcp"
@@ -81,6 +82,23 @@ type App struct {
 	closers  []func()
 	resumeID string            // the saved session to resume (openSession)
 	newRec   *sessions.Session // or the new one to save into
+	warnings []string          // Warnings' own
+}
+
+// Warnings are what went wrong at start without stopping the run, beyond
+// the settings' own (config.Loaded.Warnings): a store of saved sessions
+// that cannot be opened for a new chat, telemetry's (an OTLP setting co
+// does not support; in a report-only run, as telemetry.OTLPWarnings says
+// them). Every front end shows them with the settings' warnings.
+func (a *App) Warnings() []string {
+	out := slices.Clone(a.warnings)
+	if t := a.Telemetry.Tracing; t != nil {
+		return append(out, t.Warnings()...)
+	}
+	if a.opts.ReportOnly {
+		out = append(out, telemetry.OTLPWarnings(nil)...)
+	}
+	return out
 }
 
 // Options are what New needs beyond the settings.
@@ -93,9 +111,10 @@ type Options struct {
 	ReportOnly bool
 	// Resume names the saved session to continue; zero: a new one.
 	Resume Resume
-	// Warnings receives what goes wrong without stopping the run (a store
-	// of saved sessions that cannot be opened for a new chat).
-	Warnings io.Writer
+	// Kind is what this run is, for the saved session: sessions.Chat
+	// (the zero value) or sessions.Run (co run). A new session is saved as
+	// this kind and --continue continues the latest of it.
+	Kind sessions.Kind
 }
 
 // Resume picks the saved session a run continues.

@@ -2,7 +2,10 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/co-cli/co/agent"
@@ -41,30 +44,37 @@ func (a *App) memoryTools() ([]tools.Tool, []tools.Unconfigured) {
 const recallTimeout = 500 * time.Millisecond
 
 // memoryRecall is the agent's Config.Recall: the memories relevant to the
-// turn's prompt (and the pinned ones), as a block before it.
-func (a *App) memoryRecall() func(ctx context.Context, prompt string) (string, []agent.Recalled) {
+// turn's prompt (and the pinned ones), as a block before it. A store that
+// cannot be opened or read (damaged, written by a newer co) is said once
+// per run, as a notice, and the turns go on without memories; a store busy
+// in another co is not a fault and is not said.
+func (a *App) memoryRecall() func(ctx context.Context, prompt string) (string, []agent.Recalled, string) {
 	if a.Memory == nil {
 		return nil
 	}
 	lazy := a.Memory
-	return func(ctx context.Context, prompt string) (string, []agent.Recalled) {
-		type res struct{ ms []memory.Memory }
+	var said atomic.Bool
+	return func(ctx context.Context, prompt string) (string, []agent.Recalled, string) {
+		type res struct {
+			ms  []memory.Memory
+			err error
+		}
 		ch := make(chan res, 1)
 		octx, cancel := context.WithTimeout(ctx, recallTimeout)
 		defer cancel()
 		go func() {
 			defer func() {
-				if recover() != nil {
-					ch <- res{}
+				if p := recover(); p != nil {
+					ch <- res{err: fmt.Errorf("recall failed: %v", p)}
 				}
 			}()
 			s, err := lazy.StoreContext(octx) // the open goes on for the next turn
 			if err != nil {
-				ch <- res{}
+				ch <- res{err: err}
 				return
 			}
-			ms, _ := s.Recall(prompt)
-			ch <- res{ms}
+			ms, err := s.Recall(prompt)
+			ch <- res{ms, err}
 		}()
 		var r res
 		select {
@@ -72,13 +82,17 @@ func (a *App) memoryRecall() func(ctx context.Context, prompt string) (string, [
 		case <-time.After(recallTimeout):
 		case <-ctx.Done():
 		}
+		notice := ""
+		if r.err != nil && !errors.Is(r.err, memory.ErrBusy) && ctx.Err() == nil && !said.Swap(true) {
+			notice = "Memory is unavailable, so this conversation goes on without saved memories: " + r.err.Error()
+		}
 		if len(r.ms) == 0 {
-			return "", nil
+			return "", nil, notice
 		}
 		out := make([]agent.Recalled, len(r.ms))
 		for i, m := range r.ms {
 			out[i] = agent.Recalled{ID: m.ID, Text: m.Content}
 		}
-		return memory.Block(r.ms), out
+		return memory.Block(r.ms), out, notice
 	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -43,6 +44,9 @@ func (a *App) startSandbox(ctx context.Context) error {
 		sb, sel, err = sandbox.New(ctx, cfg)
 	}
 	if err != nil {
+		if errors.Is(err, sandbox.ErrImageMissing) { // Docker runs: the error says how to build the image
+			return fmt.Errorf("%w\nTo run commands without isolation instead, set CO_CLI_SANDBOX_BACKEND=subprocess (every command will then ask)", err)
+		}
 		return fmt.Errorf("%w\nTo run commands without isolation instead, set CO_CLI_SANDBOX_BACKEND=subprocess (every command will then ask), or start Docker (scripts/docker-up.sh builds the sandbox image)", err)
 	}
 	a.Sandbox, a.Selection = sb, sel

@@ -29,9 +29,7 @@ func (a *App) openSession(r Resume) error {
 		if r.Latest || r.ID != "" {
 			return err
 		}
-		if a.opts.Warnings != nil {
-			fmt.Fprintf(a.opts.Warnings, "co: warning: this conversation will not be saved: %v\n", err)
-		}
+		a.warnings = append(a.warnings, fmt.Sprintf("this conversation will not be saved: %v", err))
 		return nil
 	}
 	a.Sessions = st
@@ -44,13 +42,16 @@ func (a *App) openSession(r Resume) error {
 		}
 		a.resumeID = info.ID
 	case r.Latest:
-		info, err := st.Latest(a.Workspace)
+		// The chat continues the latest chat, co run the latest co run
+		// (issue 27): a script's co run never becomes the chat's
+		// --continue. --resume ID takes either.
+		info, err := st.Latest(a.Workspace, a.kind())
 		if err != nil {
-			return fmt.Errorf("%w (start one with co, or pick another with co sessions --all and co --resume ID)", err)
+			return fmt.Errorf("%w%s", err, continueHint(st, a.Workspace, a.kind()))
 		}
 		a.resumeID = info.ID
 	default:
-		a.newRec = st.New(a.Workspace)
+		a.newRec = st.NewKind(a.Workspace, a.kind())
 		a.SessionID = a.newRec.ID()
 		return nil
 	}
@@ -125,6 +126,30 @@ func (a *App) replayTodos(h []agent.Message) {
 // NewConversation saves what follows /clear as a new session.
 func (a *App) NewConversation() {
 	if a.Sessions != nil {
-		a.Agent.SetRecorder(a.Sessions.New(a.Workspace))
+		a.Agent.SetRecorder(a.Sessions.NewKind(a.Workspace, a.kind()))
 	}
+}
+
+// kind is what this run saves its sessions as.
+func (a *App) kind() sessions.Kind {
+	if a.opts.Kind == "" {
+		return sessions.Chat
+	}
+	return a.opts.Kind
+}
+
+// continueHint says how to go on when --continue finds no session of the
+// run's kind: the latest of the other kind, if there is one, by its id.
+func continueHint(st *sessions.Store, ws string, k sessions.Kind) string {
+	other, cmd, otherName := sessions.Run, "co --resume", "co run"
+	if k == sessions.Run {
+		other, cmd, otherName = sessions.Chat, "co run --resume", "the chat"
+	}
+	if info, err := st.Latest(ws, other); err == nil {
+		return fmt.Sprintf(" (the latest session of %s here is %s: %s %s continues it)", otherName, info.ID, cmd, info.ID)
+	}
+	if k == sessions.Run {
+		return " (start one with co run PROMPT, or pick another with co sessions --all and co run --resume ID)"
+	}
+	return " (start one with co, or pick another with co sessions --all and co --resume ID)"
 }

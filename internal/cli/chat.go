@@ -25,23 +25,34 @@ func newChatCmd(s env) *cobra.Command {
 	var f chatFlags
 	var rf resumeFlags
 	root := &cobra.Command{
-		Use:   "co",
+		Use:   "co [PROMPT]",
 		Short: "co — a personal AI assistant in your terminal",
 		Long: `co opens a chat with an LLM (Gemini, Ollama or any OpenAI-compatible server)
 that can call tools: shell commands in a Docker sandbox, workspace files,
 notes, the web, Google and Slack. Side-effecting calls stop for your approval.
 
 Without a subcommand, co starts the chat. It uses the line-based --plain mode
-when standard output is not a terminal or TERM is dumb.`,
-		Args:          usageArgs(cobra.NoArgs),
+when standard output is not a terminal or TERM is dumb. Arguments that name
+no command are the chat's first message, sent at once: co "what is 2+2" (as
+co -- status sends "status"). One word close to a command's name is taken
+for a typo of it instead: co stauts says "did you mean status?".
+
+When the input is not a terminal (a script pipes it), the line-based chat
+stops at the first turn that fails (no usable provider, a key refused) and
+exits 1.`,
+		Example: `  co                          # the chat
+  co "why does make fail?"    # the chat, that question sent first
+  co --plain what is 2+2      # line-based; the words are the message
+  co -- status                # "status" as a message, not the command`,
+		Args:          promptArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(*cobra.Command, []string) error {
-			return runChat(s, f, rf)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runChat(s, f, rf, strings.Join(args, " "))
 		},
 	}
 	f.add(root)
-	rf.add(root)
+	rf.add(root, false)
 	return root
 }
 
@@ -51,19 +62,93 @@ func newChatSubCmd(s env) *cobra.Command {
 	var f chatFlags
 	var rf resumeFlags
 	cmd := &cobra.Command{
-		Use:   "chat",
+		Use:   "chat [PROMPT]",
 		Short: "Start the chat (the same as co without a subcommand)",
 		Long: `co chat opens the chat, exactly as co without a subcommand does: full-screen
 in a terminal, line-based (--plain) when standard output is not a terminal or
-TERM is dumb.`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(*cobra.Command, []string) error {
-			return runChat(s, f, rf)
+TERM is dumb. Its arguments, if any, are the first message, sent at once.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return runChat(s, f, rf, strings.Join(args, " "))
 		},
 	}
 	f.add(cmd)
-	rf.add(cmd)
+	rf.add(cmd, false)
 	return cmd
+}
+
+// promptArgs checks co's own arguments: words that name no command are the
+// chat's first message (co "what is 2+2"), as in Claude Code and Codex:
+// `claude "query"` starts the REPL with an initial prompt
+// (https://docs.anthropic.com/en/docs/claude-code/cli-reference), `codex
+// "..."` the TUI (https://github.com/openai/codex/blob/main/docs/getting-started.md,
+// "Initial prompt for interactive TUI"). But one bare
+// word close to a command's name (co stauts) is a usage error that names
+// the command meant: sent to the model it would cost a request and answer
+// nothing the user wanted. "--" before the words sends them whatever they
+// are (co -- status).
+func promptArgs(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 || cmd.Flags().ArgsLenAtDash() == 0 {
+		return nil
+	}
+	if meant := commandsNear(cmd, args[0]); len(meant) > 0 {
+		return usageError{fmt.Errorf("unknown command %q for %q\n\nDid you mean this?\n\t%s\n\n(To send %q to the model as your first message: %s -- %s)",
+			args[0], cmd.CommandPath(), strings.Join(meant, "\n\t"), args[0], cmd.CommandPath(), args[0]), ""}
+	}
+	return nil
+}
+
+// commandsNear are the names of cmd's commands that word may be a typo of:
+// a bare word (letters, digits, - and _) that starts a command's name
+// (sta, log) or is one slip from it (stats, chta: an insertion, deletion,
+// substitution or swap of neighbours), two when it is six letters or more
+// (stauts, memroy). Shorter words need to be closer: "hello" is two slips
+// from "help" and is a greeting.
+func commandsNear(cmd *cobra.Command, word string) []string {
+	w := strings.ToLower(word)
+	if w == "" || strings.TrimLeft(w, "abcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+		return nil
+	}
+	limit := 1
+	if len(w) >= 6 {
+		limit = 2
+	}
+	var near []string
+	for _, c := range cmd.Commands() {
+		if !c.IsAvailableCommand() && c.Name() != "help" {
+			continue
+		}
+		if strings.HasPrefix(c.Name(), w) || slips(w, c.Name()) <= limit {
+			near = append(near, c.Name())
+		}
+	}
+	return near
+}
+
+// slips is the optimal-string-alignment distance between a and b
+// (Levenshtein's plus the swap of two neighbours), over bytes.
+func slips(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // wantPlain reports whether the chat must be line-based: asked for, or
@@ -96,17 +181,18 @@ type chat struct {
 	hideReasoning bool
 }
 
-func runChat(s env, f chatFlags, rf resumeFlags) error {
-	// The settings' warnings are shown in the chat itself (the full-screen
-	// transcript, the --plain banner): on stderr the full-screen chat
-	// would draw over them.
+// runChat runs the chat; first, when set, is sent as its first message.
+func runChat(s env, f chatFlags, rf resumeFlags, first string) error {
+	// The settings' warnings, and the app's (startupWarnings), are shown
+	// in the chat itself (the full-screen transcript, the --plain banner):
+	// on stderr the full-screen chat would draw over them.
 	l, err := loadSettings()
 	if err != nil {
 		return err
 	}
 	ctx, stop, received := signalContext(syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
+	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume()})
 	if err != nil {
 		printConfigWarnings(s, l) // no chat to show them in
 		return err
@@ -115,10 +201,10 @@ func runChat(s env, f chatFlags, rf resumeFlags) error {
 	if !wantPlain(f.plain, s) {
 		// The full-screen chat reads the skills and commands once its
 		// first frame is out (tui.Options.Notes).
-		err = runFullScreen(ctx, c, s)
+		err = runFullScreen(ctx, c, s, first)
 	} else {
 		a.Extensions.Start()
-		err = runPlain(ctx, c, s)
+		err = runPlain(ctx, c, s, first)
 	}
 	a.Close()
 	if sig := received(); sig != 0 && err == nil {
@@ -129,7 +215,9 @@ func runChat(s env, f chatFlags, rf resumeFlags) error {
 }
 
 // runPlain runs the line-based chat.
-func runPlain(ctx context.Context, c *chat, s env) error {
+// A script's chat (input not a terminal) stops at the first failed turn
+// and exits 1: the script must learn it failed.
+func runPlain(ctx context.Context, c *chat, s env, first string) error {
 	ints := make(chan os.Signal, 4)
 	signal.Notify(ints, os.Interrupt)
 	defer signal.Stop(ints)
@@ -144,7 +232,16 @@ func runPlain(ctx context.Context, c *chat, s env) error {
 		HideReasoning: c.hideReasoning,
 		Color:         colorAllowed(s),
 		Mentions:      c.mentions(),
+		First:         first,
+		StopOnFailure: !isTerminal(s.In),
+		Background:    mcpBackground(ctx, c.MCP),
 	})
+}
+
+// isTerminal reports whether r is a terminal.
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // colorAllowed reports whether the output may carry SGR colour: a
@@ -192,12 +289,12 @@ func (c *chat) plainBanner() string {
 	cancel()
 	var b strings.Builder
 	level, _ := c.Isolation()
-	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — %s — data: %s\n",
-		c.version, c.providerLine(), c.Selection.Backend, level, plural(c.Tools.Len(), "tool"), c.Config.Paths.DataDir)
+	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — tools: %s — data: %s\n",
+		c.version, c.providerLine(), c.Selection.Backend, level, toolsCount(c.Tools, c.MCP, false), c.Config.Paths.DataDir)
 	if w := sandboxWarning(c.App); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
-	for _, n := range configNotes(c.Config) {
+	for _, n := range startupWarnings(c.App) {
 		b.WriteString(n + "\n")
 	}
 	if set := c.extensionsFor(100 * time.Millisecond); set != nil {
@@ -272,6 +369,9 @@ func approvalClass(t tools.Tool) string {
 	case perCall:
 		return "asks, decided per call by its policy"
 	case t.Class() == tools.ReadOnly:
+		if o, ok := t.(tools.OwnState); ok {
+			return "runs at once: changes only " + o.Changes()
+		}
 		return "read-only: runs at once"
 	}
 	return "asks"

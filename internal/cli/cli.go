@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/ui/safe"
 )
 
@@ -207,11 +209,80 @@ func loadSettings() (*config.Loaded, error) {
 	return config.Load(config.LoadOptions{})
 }
 
+// loadReport loads the settings for the commands that report on them (co
+// status, co config): past a malformed file or a wrong value, which it
+// leaves out, so they can show what they can. l is nil only when nothing
+// could be loaded (no home directory); err holds the problems.
+func loadReport() (l *config.Loaded, err error) {
+	return config.Load(config.LoadOptions{Partial: true})
+}
+
+// settingsProblems describe what a partial load left out (loadReport), one
+// line each, plus, for a JSON syntax error, the line of the file and a
+// caret under the column; "" lines never. Each problem's first line starts
+// "ERROR: "; the text is safe to print.
+func settingsProblems(l *config.Loaded) []string {
+	var out []string
+	for _, p := range l.Problems {
+		what := "this value is left out here (the row shows the value in effect without it)"
+		if p.Key == "" {
+			what = "the whole file is left out here"
+		}
+		out = append(out, safe.Text("ERROR: "+p.Error()))
+		out = append(out, sourceExcerpt(p)...)
+		out = append(out, "  "+what+"; co and co run refuse to start until it is fixed")
+	}
+	return out
+}
+
+// sourceExcerpt is the line of the file a syntax error is on, and a caret
+// under its column, or nothing when the error has no position or the
+// line cannot be read.
+func sourceExcerpt(p *config.Error) []string {
+	if p.Line <= 0 || p.Source == "" {
+		return nil
+	}
+	data, err := os.ReadFile(p.Source)
+	if err != nil {
+		return nil
+	}
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	if p.Line > len(lines) {
+		return nil
+	}
+	text := []rune(strings.ReplaceAll(lines[p.Line-1], "\t", " "))
+	col := p.Column - 1 // 0-based, in runes (Column is 1-based)
+	// Show at most 60 runes of a long line, around the column.
+	const width = 60
+	start := max(0, min(col-width/2, len(text)-width))
+	end := min(len(text), start+width)
+	shown := safe.Text(string(text[start:end]))
+	if len([]rune(shown)) != end-start {
+		// The sanitiser changed the line's length: the caret cannot be placed.
+		return []string{fmt.Sprintf("  %d | %s", p.Line, shown)}
+	}
+	prefix := fmt.Sprintf("  %d | ", p.Line)
+	return []string{prefix + shown, strings.Repeat(" ", len(prefix)-2) + "| " + strings.Repeat(" ", max(0, col-start)) + "^"}
+}
+
 // printConfigWarnings prints the settings' warnings on stderr.
 func printConfigWarnings(s env, l *config.Loaded) {
 	for _, w := range l.Warnings {
 		fmt.Fprintf(s.Err, "co: warning: %s\n", safe.Text(fmt.Sprint(w)))
 	}
+}
+
+// startupWarnings are every warning of the run's start, one line each,
+// "warning: ...": the settings' (configNotes) and the app's (a store of
+// saved sessions that cannot be opened, telemetry's). Every front end
+// shows all of them: the full-screen transcript, the --plain banner, co
+// run's stderr, co status and /status.
+func startupWarnings(a *app.App) []string {
+	out := configNotes(a.Config)
+	for _, w := range a.Warnings() {
+		out = append(out, safe.Text("warning: "+w))
+	}
+	return out
 }
 
 // configNotes are the settings' warnings (unknown keys, settings a project

@@ -23,20 +23,28 @@ default, the user file, the project file (./.co-cli/settings.json) or an
 environment variable. Precedence: environment > project file > user file >
 defaults. Secrets are masked. A project file may set only a few settings
 (see the README's "What a project file may set"); a value it sets for any
-other is not in effect, and its row says it was ignored.`,
+other is not in effect, and its row says it was ignored.
+
+A malformed settings file, or a wrong value in one or in the environment,
+does not stop it: it says what is wrong first (file, line and column), lists
+the settings without it, and exits 1.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			l, err := loadConfig(s)
-			if err != nil {
+			l, err := loadReport()
+			if l == nil {
 				return err
 			}
+			printConfigWarnings(s, l)
 			printConfig(s, l)
-			return nil
+			return err // exit 1, and said again on stderr
 		},
 	}
 }
 
 func printConfig(s env, l *config.Loaded) {
+	if problems := settingsProblems(l); len(problems) > 0 {
+		fmt.Fprintf(s.Out, "%s\n\n", strings.Join(problems, "\n"))
+	}
 	fmt.Fprintf(s.Out, "user file:    %s%s\nproject file: %s%s\ndata dir:     %s\n\n",
 		l.Paths.UserFile, fileState(l, l.Paths.UserFile), l.Paths.ProjectFile, fileState(l, l.Paths.ProjectFile), l.Paths.DataDir)
 	w := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
@@ -45,6 +53,12 @@ func printConfig(s env, l *config.Loaded) {
 		v := fmt.Sprint(e.Value)
 		if e.Key == "shell_safe_commands" {
 			v += " (added to the built-in list: see below)"
+		}
+		for _, p := range l.Problems {
+			if p.Key == e.Key {
+				// What is shown is in effect without it; say what is not.
+				v += fmt.Sprintf("  [left out, see ERROR above: %s]", p.Source)
+			}
 		}
 		for _, src := range e.Ignored {
 			// Value and source are what is in effect; say what is not.
@@ -99,8 +113,11 @@ func wrapWords(words []string, width int, indent string) string {
 }
 
 // fileState is "" for a settings file that was read, else says it does
-// not exist (Load reads every file there is, or fails).
+// not exist, or that it was left out (a partial load: see the ERROR).
 func fileState(l *config.Loaded, path string) string {
+	if l.Problem(path) != nil {
+		return "  (LEFT OUT: see ERROR above)"
+	}
 	if slices.Contains(l.Files, path) {
 		return ""
 	}

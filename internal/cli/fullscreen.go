@@ -12,8 +12,9 @@ import (
 	"github.com/co-cli/co/ui/tui"
 )
 
-// runFullScreen runs the full-screen chat.
-func runFullScreen(ctx context.Context, c *chat, s env) error {
+// runFullScreen runs the full-screen chat; first, when set, is sent as
+// its first message.
+func runFullScreen(ctx context.Context, c *chat, s env, first string) error {
 	if os.Getenv("GOGC") == "" {
 		// The chat keeps little live memory (about 4 MB) but renders
 		// (allocates) a lot while a reply streams: collecting at 1.35x the
@@ -35,7 +36,10 @@ func runFullScreen(ctx context.Context, c *chat, s env) error {
 			Isolation:   level,
 			Unsandboxed: unsandboxed,
 			Tools:       c.Tools.Len(),
+			ToolsText:   func() string { return toolsCount(c.Tools, c.MCP, true) },
 		},
+		First:         first,
+		Background:    mcpBackground(ctx, c.MCP),
 		Theme:         c.Config.Settings.Theme,
 		HistoryPath:   filepath.Join(c.Config.Paths.DataDir, "history.txt"),
 		Feed:          c.Telemetry.Feed,
@@ -43,7 +47,7 @@ func runFullScreen(ctx context.Context, c *chat, s env) error {
 		HideReasoning: c.hideReasoning,
 		Mentions:      c.mentions(),
 		// The settings' warnings first: they were found before anything ran.
-		Notes: func() []string { return append(configNotes(c.Config), extensionNotes(c.Extensions.Get())...) },
+		Notes: func() []string { return append(startupWarnings(c.App), extensionNotes(c.Extensions.Get())...) },
 	}
 	if c.App.Memory != nil {
 		o.Memory = c.App.Memory.Store // the /memory view (opened on first use)

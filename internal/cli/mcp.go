@@ -28,7 +28,10 @@ func newMCPCmd(s env) *cobra.Command {
 		Short: "Start the configured MCP servers and show each one's state and tools",
 		Long: `co mcp list starts every enabled MCP server in mcp_servers (waiting at most each
 server's timeout_seconds), shows its state (connected with its tools, failed and
-why, awaiting consent for a project's server, disabled), then stops them.`,
+why, awaiting consent for a project's server, disabled), then stops them.
+
+It exits 1 when no server connected and at least one failed (so a script
+or a CI job notices), 0 otherwise.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(_ *cobra.Command, _ []string) error {
 			m, err := mcpManager(s)
@@ -39,7 +42,7 @@ why, awaiting consent for a project's server, disabled), then stops them.`,
 			m.Start()
 			mcpWait(s, m)
 			fmt.Fprint(s.Out, mcpText(m, true))
-			return nil
+			return allFailed(m.Statuses())
 		},
 	})
 	var yes bool
@@ -104,11 +107,57 @@ func confirmTrust(s env, m *mcp.Manager, name string, yes bool) error {
 	return nil
 }
 
+// allFailed is the error of co mcp list when no server connected and at
+// least one failed: every server co tried is unusable.
+func allFailed(sts []mcp.Status) error {
+	var failed []string
+	for _, st := range sts {
+		switch st.State {
+		case mcp.Connected, mcp.Starting:
+			return nil
+		case mcp.Failed:
+			failed = append(failed, st.Name)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("no MCP server connected: %d failed (%s); why is said above", len(failed), strings.Join(failed, ", "))
+}
+
 // mcpWait waits for the servers still starting, saying first on stderr
 // which and for how long at most: a slow server otherwise leaves co mcp
 // list silent for up to its timeout.
-func mcpWait(s env, m *mcp.Manager) {
-	m.Ready(context.Background(), func(msg string) { fmt.Fprintln(s.Err, safe.Text(msg)) })
+func mcpWait(s env, m *mcp.Manager) { mcpWaitCtx(context.Background(), s, m) }
+
+// mcpWaitCtx is mcpWait until ctx ends.
+func mcpWaitCtx(ctx context.Context, s env, m *mcp.Manager) {
+	m.Ready(ctx, func(msg string) { fmt.Fprintln(s.Err, safe.Text(msg)) })
+}
+
+// mcpStatusRows are co status's and /status's rows about the MCP servers:
+// how many are connected, failed, …, then one row each with its state.
+// None when no server is configured.
+func mcpStatusRows(m *mcp.Manager) []string {
+	if m == nil {
+		return nil
+	}
+	sts := m.Statuses()
+	count := map[mcp.State]int{}
+	for _, st := range sts {
+		count[st.State]++
+	}
+	var parts []string
+	for _, k := range []mcp.State{mcp.Connected, mcp.Failed, mcp.Starting, mcp.NotStarted, mcp.AwaitingConsent, mcp.Disabled} {
+		if count[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
+		}
+	}
+	rows := []string{"mcp\t" + strings.Join(parts, ", ") + " (/mcp or co mcp list for more)"}
+	for _, st := range sts {
+		rows = append(rows, "\t"+safe.Text(st.Name)+": "+mcpState(st))
+	}
+	return rows
 }
 
 // mcpManager builds the manager of the configured servers, or nil (having

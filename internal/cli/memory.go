@@ -209,6 +209,7 @@ pins and edits them.`,
 				return nil
 			})},
 		&cobra.Command{Use: "rm ID", Short: "Forget a memory (a unique id prefix is enough)", Args: usageArgs(cobra.ExactArgs(1)),
+			ValidArgsFunction: oneArg(completeMemoryIDs), // the ids, with each memory's text
 			RunE: with(func(st *memory.Store, args []string) error {
 				m, err := st.Forget(args[0])
 				if err != nil {

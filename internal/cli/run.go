@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/ui/headless"
 )
 
@@ -50,17 +51,23 @@ standard error.`,
 			if strings.TrimSpace(prompt) == "" {
 				return usageError{fmt.Errorf("no prompt: give it as arguments (co run \"what is 2+2\") or on standard input"), cmd.CommandPath()}
 			}
-			l, err := loadConfig(s)
+			l, err := loadSettings()
 			if err != nil {
 				return err
 			}
 			ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Warnings: s.Err})
+			a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Kind: sessions.Run})
 			if err != nil {
+				printConfigWarnings(s, l)
 				return err
 			}
 			defer a.Close()
+			// Every warning of the start, the settings' and the app's, on
+			// stderr (the chat shows the same in its transcript).
+			for _, w := range startupWarnings(a) {
+				fmt.Fprintf(s.Err, "co: %s\n", w)
+			}
 			if w := sandboxWarning(a); w != "" {
 				fmt.Fprintf(s.Err, "co: warning: %s\n", w)
 			}
@@ -82,6 +89,6 @@ standard error.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per event, one per line")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve what /yolo would approve in this isolation (denied calls still never run)")
 	cmd.Flags().BoolVar(&noReasoning, "no-reasoning", false, "leave the model's reasoning out (no \"reasoning\" events with --json)")
-	rf.add(cmd)
+	rf.add(cmd, true)
 	return cmd
 }

@@ -36,7 +36,7 @@ func TestPolicyCheckOutputIsSanitised(t *testing.T) {
 
 // Session titles come from prompts: tables keep them safe and on one line.
 func TestSessionTableCellsAreSanitised(t *testing.T) {
-	got := sessionTable([]sessions.Info{{ID: "abc", Title: "fix\u202eit\nnow\x1b[2J", Updated: time.Unix(0, 0)}}, false)
+	got := sessionTable([]sessions.Info{{ID: "abc", Title: "fix\u202eit\nnow\x1b[2J", Updated: time.Unix(0, 0)}}, false, "")
 	if strings.ContainsAny(got, "\x1b\u202e") || strings.Count(got, "\n") != 1 {
 		t.Fatalf("table = %q", got)
 	}

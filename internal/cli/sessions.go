@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -26,59 +27,146 @@ type resumeFlags struct {
 // resume is the saved session the flags pick.
 func (f resumeFlags) resume() app.Resume { return app.Resume{Latest: f.cont, ID: f.id} }
 
-func (f *resumeFlags) add(cmd *cobra.Command) {
-	cmd.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest saved session of this workspace")
+// add adds the flags to cmd, the chat's (run false) or co run's.
+func (f *resumeFlags) add(cmd *cobra.Command, run bool) {
+	cont := "continue the latest chat session of this workspace (not a co run's: --resume ID takes any)"
+	if run {
+		cont = "continue the latest co run session of this workspace (not the chat's: --resume ID takes any)"
+	}
+	cmd.Flags().BoolVarP(&f.cont, "continue", "c", false, cont)
 	cmd.Flags().StringVar(&f.id, "resume", "", "continue the saved session `ID` (a unique prefix is enough; co sessions lists them)")
+	_ = cmd.RegisterFlagCompletionFunc("resume", completeSessionIDs)
 }
 
-// sessionsSlash is /sessions: the list, or a switch.
+// sessionsSlash is /sessions: the list, or a switch. The list is the
+// chat's sessions of this workspace (/sessions all: co run's too, marked),
+// the current one marked "*"; the switch says one line (issue 27).
 func sessionsSlash(a *app.App, arg string, show func([]sessions.Entry) string) slash.Result {
 	if a.Sessions == nil {
 		return slash.Result{Output: "sessions are not being saved in this chat", Err: true}
 	}
-	if arg == "" {
-		l, err := a.Sessions.List(a.Workspace, 20)
-		if err != nil {
-			return slash.Result{Output: err.Error(), Err: true}
-		}
-		if len(l) == 0 {
-			return slash.Result{Output: "no saved sessions in this workspace yet"}
-		}
-		return slash.Result{Output: sessionTable(l, false) + "\nType /sessions ID to switch to one."}
+	arg = strings.TrimSpace(arg)
+	if arg == "" || arg == "all" {
+		return sessionsList(a, arg == "all")
 	}
 	info, err := a.Sessions.Find(arg)
 	if err != nil {
 		return slash.Result{Output: err.Error(), Err: true}
 	}
+	if info.ID == a.Agent.SessionID() {
+		return slash.Result{Output: fmt.Sprintf("Session %s (%s) is the one this chat is in.", info.ID, cell(info.Title))}
+	}
 	entries, err := a.SwitchTo(info.ID)
 	if err != nil {
 		return slash.Result{Output: err.Error(), Err: true}
 	}
-	out := fmt.Sprintf("Switched to session %s (%s).", info.ID, cell(info.Title))
+	out := fmt.Sprintf("Switched to %s %s (%s); type to continue.", kindNote(info.Kind), info.ID, cell(info.Title))
 	if show != nil {
 		out = show(entries) + out
 	}
 	return slash.Result{Output: out, Action: slash.Switched}
 }
 
+// sessionsListLimit is how many sessions /sessions lists.
+const sessionsListLimit = 20
+
+func sessionsList(a *app.App, all bool) slash.Result {
+	kind := sessions.Chat
+	if all {
+		kind = ""
+	}
+	l, err := a.Sessions.ListKind(a.Workspace, kind, sessionsListLimit)
+	if err != nil {
+		return slash.Result{Output: err.Error(), Err: true}
+	}
+	cur := a.Agent.SessionID()
+	// The current session is listed even when it is co run's (resumed
+	// with --resume) or older than the last twenty.
+	if cur != "" && !slices.ContainsFunc(l, func(i sessions.Info) bool { return i.ID == cur }) {
+		if i, err := a.Sessions.Find(cur); err == nil && i.ID == cur {
+			l = append(l, i)
+			slices.SortStableFunc(l, func(x, y sessions.Info) int { return y.Updated.Compare(x.Updated) })
+		}
+	}
+	var b strings.Builder
+	if len(l) == 0 {
+		b.WriteString("No saved chat sessions in this workspace yet.")
+	} else {
+		b.WriteString(sessionTable(l, false, cur))
+	}
+	saved := slices.ContainsFunc(l, func(i sessions.Info) bool { return i.ID == cur })
+	switch {
+	case saved:
+		b.WriteString("\n* is this chat's session.")
+	case len(l) > 0:
+		b.WriteString("\nThis chat is not saved yet: it is once you send a message.")
+	}
+	if !all {
+		if runs, err := a.Sessions.ListKind(a.Workspace, sessions.Run, 0); err == nil {
+			n := 0
+			for _, r := range runs {
+				if r.ID != cur {
+					n++
+				}
+			}
+			if n > 0 {
+				are := "are"
+				if n == 1 {
+					are = "is"
+				}
+				fmt.Fprintf(&b, "\n%s saved by co run %s not listed: /sessions all lists them too.", plural(n, "session"), are)
+			}
+		}
+	}
+	if len(l) > 0 {
+		b.WriteString("\nType /sessions ID to switch to one.")
+	}
+	return slash.Result{Output: b.String()}
+}
+
+// kindNote names a session by its kind, for the line a switch prints.
+func kindNote(k sessions.Kind) string {
+	if k == sessions.Run {
+		return "co run's session"
+	}
+	return "session"
+}
+
 // cell is text from a saved session (a title from a prompt, a tool's name)
 // made safe and kept on one line, for tables and one-line summaries.
 func cell(s string) string { return present.Line(safe.Text(s)) }
 
-func sessionTable(l []sessions.Info, withWorkspace bool) string {
+// sessionTable lays out saved sessions; current, if not "", is marked "*"
+// (the chat's /sessions).
+func sessionTable(l []sessions.Info, withWorkspace bool, current string) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	head := "ID\tLAST ACTIVITY\tTURNS\tTOKENS\tTITLE"
+	head := "ID\tLAST ACTIVITY\tTURNS\tTOKENS\tFROM\tTITLE"
 	if withWorkspace {
-		head = "ID\tWORKSPACE\tLAST ACTIVITY\tTURNS\tTOKENS\tTITLE"
+		head = "ID\tWORKSPACE\tLAST ACTIVITY\tTURNS\tTOKENS\tFROM\tTITLE"
+	}
+	if current != "" {
+		head = "  " + head
 	}
 	fmt.Fprintln(w, head)
 	for _, i := range l {
-		row := []string{i.ID}
+		id := i.ID
+		if current != "" {
+			mark := "  "
+			if i.ID == current {
+				mark = "* "
+			}
+			id = mark + id
+		}
+		row := []string{id}
 		if withWorkspace {
 			row = append(row, cell(i.Workspace))
 		}
-		row = append(row, i.Updated.Format("2006-01-02 15:04"), fmt.Sprint(i.Turns), present.Tokens(i.InputTokens+i.OutputTokens), cell(i.Title))
+		from := "chat"
+		if i.Kind == sessions.Run {
+			from = "co run"
+		}
+		row = append(row, i.Updated.Format("2006-01-02 15:04"), fmt.Sprint(i.Turns), present.Tokens(i.InputTokens+i.OutputTokens), from, cell(i.Title))
 		fmt.Fprintln(w, strings.Join(row, "\t"))
 	}
 	w.Flush()
@@ -111,7 +199,7 @@ co --continue; delete one with co sessions rm ID.`,
 				fmt.Fprintln(s.Out, "No saved sessions yet.")
 				return nil
 			}
-			fmt.Fprintln(s.Out, sessionTable(l, true))
+			fmt.Fprintln(s.Out, sessionTable(l, true, ""))
 			return nil
 		},
 	}
@@ -120,6 +208,8 @@ co --continue; delete one with co sessions rm ID.`,
 		Use:   "rm ID",
 		Short: "Delete a saved session (a unique id prefix is enough)",
 		Args:  usageArgs(cobra.ExactArgs(1)),
+		// Tab completes the ids, with each session's title.
+		ValidArgsFunction: oneArg(completeSessionIDs),
 		RunE: func(_ *cobra.Command, args []string) error {
 			st, _, err := storeForCommand(s)
 			if err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -24,26 +25,46 @@ func newStatusCmd(s env) *cobra.Command {
 it asks for the model list), the config files and their warnings (settings a
 project file may not set, unknown keys), data dir, sandbox, tools and
 telemetry. It reports even when the chat would refuse to start (no usable
-sandbox with sandbox_fallback=error): the sandbox line says what is wrong.`,
+sandbox with sandbox_fallback=error): the sandbox line says what is wrong.
+
+A malformed settings file, or a wrong value in one or in the environment,
+does not stop it: the config files line says what is wrong (file, line and
+column), the rest is reported without it, and co status exits 1.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			// The settings' warnings are part of the report (config files).
-			l, err := loadSettings()
-			if err != nil {
-				return err
+			// The settings' warnings and problems are part of the report
+			// (config files).
+			l, settingsErr := loadReport()
+			if l == nil {
+				return settingsErr
 			}
 			ctx := context.Background()
 			a, sandboxErr, err := reportApp(ctx, l, s.version)
 			if err != nil {
 				printConfigWarnings(s, l) // no report to show them in
-				return err
+				return errors.Join(settingsErr, err)
 			}
 			defer a.Close()
+			// The MCP servers: started as co mcp list does, waited for
+			// (each at most its timeout, all at most statusMCPWait), so the
+			// report says which connect and which fail, and counts their
+			// tools.
+			if a.MCP = app.NewMCP(l, a.Tools, s.version); a.MCP != nil {
+				defer a.MCP.Close()
+				a.MCP.Start()
+				wctx, cancel := context.WithTimeout(ctx, statusMCPWait)
+				mcpWaitCtx(wctx, s, a.MCP)
+				cancel()
+			}
 			fmt.Fprint(s.Out, statusTextWith(ctx, a, s.version, true, sandboxErr))
-			return nil
+			return settingsErr // exit 1, and said again on stderr
 		},
 	}
 }
+
+// statusMCPWait bounds how long co status waits for MCP servers still
+// starting: a server still starting then is reported so.
+const statusMCPWait = 10 * time.Second
 
 // reportApp builds the report-only app of co status. When no sandbox is
 // usable (Docker missing with sandbox_fallback=error, or backend docker)
@@ -155,7 +176,10 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		files = strings.Join(a.Config.Files, ", ")
 	}
 	fmt.Fprintf(w, "config files\t%s\n", files)
-	for _, n := range configNotes(a.Config) {
+	for _, n := range settingsProblems(a.Config) {
+		fmt.Fprintf(w, "\t%s\n", n)
+	}
+	for _, n := range startupWarnings(a) {
 		fmt.Fprintf(w, "\t%s\n", n)
 	}
 	fmt.Fprintf(w, "data dir\t%s\n", a.Config.Paths.DataDir)
@@ -167,10 +191,13 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		// The model takes none: co sends them no tools (agent/toolless.go).
 		fmt.Fprintf(w, "tools\t%s (%d available, not sent)\n", noTools, a.Tools.Len())
 	} else {
-		fmt.Fprintf(w, "tools\t%d\n", a.Tools.Len())
+		fmt.Fprintf(w, "tools\t%s\n", toolsCount(a.Tools, a.MCP, false))
 	}
 	for _, u := range a.Unconfigured {
 		fmt.Fprintf(w, "\t%s\n", u)
+	}
+	for _, line := range mcpStatusRows(a.MCP) {
+		fmt.Fprintln(w, line)
 	}
 	for _, line := range extensionStatus(a.Extensions.Get()) {
 		fmt.Fprintln(w, line)
@@ -262,9 +289,6 @@ func extraStatus(a *app.App, sandboxErr error) []string {
 		}
 		if d := t.Dropped(); d > 0 {
 			rows = append(rows, fmt.Sprintf("\t%d spans dropped (the store could not keep up)", d))
-		}
-		for _, w := range t.Warnings() {
-			rows = append(rows, "\twarning: "+w)
 		}
 	}
 	if a.Sessions != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/tools/todo"
 )
 
 type named string
@@ -54,5 +55,25 @@ func TestToolsListingNotSent(t *testing.T) {
 	}
 	if got := notSentLine(reg, files, ""); !strings.Contains(got, "(llm_tool_groups)") {
 		t.Fatalf("setting: %q", got)
+	}
+}
+
+// The todo tools that write the list run at once but are not called
+// read-only (issue 27); todo_list is.
+func TestToolsListingTodoToolsAreNotReadOnly(t *testing.T) {
+	reg, err := tools.NewRegistry(todo.NewList().Tools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := toolsListing(reg, nil)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		name := strings.Fields(line)[0]
+		readOnly := strings.Contains(line, "read-only")
+		if name == "todo_list" != readOnly || !strings.Contains(line, "runs at once") {
+			t.Errorf("%s: %q", name, line)
+		}
+		if name != "todo_list" && !strings.Contains(line, "changes only the run's todo list") {
+			t.Errorf("%s: %q", name, line)
+		}
 	}
 }

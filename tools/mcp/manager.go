@@ -145,14 +145,20 @@ type Manager struct {
 	started bool
 	closed  bool
 	notices []notice
+	// listen, once set (Listen), receives each notice as it happens
+	// instead of the queue Wait empties.
+	listen  func(text string, problem bool)
+	outbox  []notice // notices not yet given to listen
+	sending bool     // a goroutine is giving them
 }
 
 // notice is one message for the next turn about server srv's attempt gen:
 // one about an attempt a restart has since replaced is dropped.
 type notice struct {
-	srv  *server
-	gen  int
-	text string
+	srv     *server
+	gen     int
+	text    string
+	problem bool // a failure, not news
 }
 
 // server is one configured server and its current connection.
@@ -177,6 +183,9 @@ type server struct {
 	// unexp turns expanded ${VAR} values in error text back into the
 	// settings as written (set by transport).
 	unexp *unexpander
+	// junk watches the current attempt's stdout for lines that are not
+	// JSON-RPC (a local server).
+	junk *junkWatch
 	// files are the project files the consent covers (Status.Files).
 	files []string
 	// deadline is when the current start attempt gives up.
@@ -242,8 +251,14 @@ func (m *Manager) Start() {
 	m.started = true
 	var todo []*server
 	for _, name := range m.order {
-		if s := m.servers[name]; s.state == NotStarted {
+		s := m.servers[name]
+		switch s.state {
+		case NotStarted:
 			todo = append(todo, s)
+		case AwaitingConsent:
+			if m.listen != nil { // the chat says why it does not start
+				s.notice("MCP server %s is declared by this project and waits for your consent before it starts: /mcp shows its definition, /mcp trust %s starts it", name, name)
+			}
 		}
 	}
 	m.mu.Unlock()
@@ -273,6 +288,9 @@ func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
 		}
 	}
 	m.mu.Unlock()
+	if d, ok := ctx.Deadline(); ok {
+		longest = min(longest, time.Until(d)) // co status waits less
+	}
 	if len(waits) > 0 && waiting != nil {
 		which := "MCP server " + names[0]
 		if len(names) > 1 {
@@ -320,6 +338,21 @@ func (m *Manager) Statuses() []Status {
 			st.Log = m.logPath(name)
 		}
 		out = append(out, st)
+	}
+	return out
+}
+
+// States is Statuses with only each server's Name, State, Project and
+// Tools, and without checking the project servers' consent (which reads
+// the files they name): cheap enough for every frame of the chat. Before
+// Start, a project server not yet checked is NotStarted.
+func (m *Manager) States() []Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Status, 0, len(m.order))
+	for _, name := range m.order {
+		s := m.servers[name]
+		out = append(out, Status{Name: name, State: s.state, Project: s.cfg.Project, Tools: slices.Clone(s.tools)})
 	}
 	return out
 }
@@ -404,9 +437,66 @@ func (m *Manager) Close() {
 	wg.Wait()
 }
 
-// notice records a notice about s's current attempt. m.mu is held.
-func (s *server) notice(format string, a ...any) {
-	s.m.notices = append(s.m.notices, notice{srv: s, gen: s.gen, text: fmt.Sprintf(format, a...)})
+// notice records a notice about s's current attempt. m.mu is held. With a
+// listener (Listen) it goes to the listener at once, in its own goroutine
+// (the listener must not be called under m.mu), in order.
+func (s *server) notice(format string, a ...any) { s.say(false, format, a...) }
+
+// problem is notice for a failure.
+func (s *server) problem(format string, a ...any) { s.say(true, format, a...) }
+
+func (s *server) say(problem bool, format string, a ...any) {
+	n := notice{srv: s, gen: s.gen, text: fmt.Sprintf(format, a...), problem: problem}
+	if s.m.listen != nil {
+		s.m.deliver(n)
+		return
+	}
+	s.m.notices = append(s.m.notices, n)
+}
+
+// Listen makes f receive every notice (a server that failed to start or
+// exited, tools withdrawn or changed) as it happens, from any goroutine,
+// never two at once, in the order they happened: a front end shows them
+// when they happen (at start, right after /mcp trust) instead of at the
+// next turn; problem is true for a failure. Notices already waiting go
+// to f first; Wait then returns none. f may block (a goroutine of the
+// Manager's waits); it must not call the Manager.
+func (m *Manager) Listen(f func(text string, problem bool)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.listen = f
+	for _, n := range m.notices {
+		if n.srv.gen == n.gen {
+			m.deliver(n)
+		}
+	}
+	m.notices = nil
+}
+
+// deliver queues text for the listener, started once. m.mu is held.
+func (m *Manager) deliver(n notice) {
+	m.outbox = append(m.outbox, n)
+	if m.sending {
+		return
+	}
+	m.sending = true
+	go func() {
+		for {
+			m.mu.Lock()
+			if len(m.outbox) == 0 {
+				m.sending = false
+				m.mu.Unlock()
+				return
+			}
+			n, f := m.outbox[0], m.listen
+			m.outbox = m.outbox[1:]
+			m.mu.Unlock()
+			func() {
+				defer func() { _ = recover() }()
+				f(n.text, n.problem)
+			}()
+		}
+	}()
 }
 
 func (m *Manager) logPath(name string) string {
@@ -523,6 +613,15 @@ func (s *server) connect(gen int) {
 		s.protocol = ir.ProtocolVersion
 	}
 	s.setTools(r.tools)
+	if m.listen != nil {
+		// A front end that shows notices as they happen says so: its
+		// banner counted the tools before the server's were in.
+		tools := fmt.Sprintf("%d tools", len(s.tools))
+		if len(s.tools) == 1 {
+			tools = "1 tool"
+		}
+		s.notice("MCP server %s connected: %s", s.cfg.Name, tools)
+	}
 	m.mu.Unlock()
 	go s.watch(gen, r.cs)
 }
@@ -583,7 +682,7 @@ func (s *server) refresh(gen int) {
 		return
 	}
 	if err != nil {
-		s.notice("MCP server %s changed its tools but listing them failed: %s", s.cfg.Name, s.unexp.text(err.Error()))
+		s.problem("MCP server %s changed its tools but listing them failed: %s", s.cfg.Name, s.unexp.text(err.Error()))
 		return
 	}
 	before := len(s.tools)
@@ -616,9 +715,10 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 		!strings.Contains(reason, err.Error()) {
 		reason += ": " + s.unexp.text(err.Error())
 	}
+	reason = withJunk(s.junk, reason)
 	n := len(s.tools)
 	s.failLocked(reason)
-	s.notice("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
+	s.problem("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
 	s.logLine("failed: " + reason)
 }
 
@@ -630,10 +730,25 @@ func (s *server) fail(gen int, reason string, _ error) {
 	if s.gen != gen {
 		return
 	}
-	reason = s.unexp.text(reason)
+	reason = withJunk(s.junk, s.unexp.text(reason))
 	s.failLocked(reason)
-	s.notice("MCP server %s failed to start: %s", s.cfg.Name, reason)
+	s.problem("MCP server %s failed to start: %s", s.cfg.Name, reason)
 	s.logLine("failed to start: " + reason)
+}
+
+// withJunk is reason, said in words when the server wrote something
+// that is not JSON-RPC to stdout (the decoder's "invalid character 'h'
+// looking for beginning of value" says nothing to a user): that first, then
+// reason unless it is only the decoder's complaint.
+func withJunk(j *junkWatch, reason string) string {
+	why := j.explain()
+	if why == "" {
+		return reason
+	}
+	if strings.Contains(reason, "invalid character") || strings.Contains(reason, "invalid trailing data") {
+		return why
+	}
+	return why + "; " + reason
 }
 
 // logLine appends one line of co's about a local server (why it failed or
@@ -796,6 +911,7 @@ func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) 
 	get := s.m.opts.Getenv
 	s.m.mu.Lock()
 	s.unexp = newUnexpander(s.cfg, get)
+	s.junk = nil
 	s.m.mu.Unlock()
 	x := func(v string) string { return expand(v, get, missing) }
 	if s.cfg.Remote() {
@@ -845,24 +961,11 @@ func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) 
 	if cmd.Stderr == nil {
 		cmd.Stderr = io.Discard // never the terminal
 	}
-	return procTransport{CommandTransport: &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second},
-		started: func(pid int) { s.started(gen, pid) }}, cmd, logFile, nil
-}
-
-// procTransport is the SDK's CommandTransport telling the manager the
-// process it started: a server still starting (initialize unanswered) has
-// a process co must end when it stops or exits.
-type procTransport struct {
-	*sdk.CommandTransport
-	started func(pid int)
-}
-
-func (t procTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	c, err := t.CommandTransport.Connect(ctx)
-	if p := t.Command.Process; p != nil { // set by Start, in this goroutine
-		t.started(p.Pid)
-	}
-	return c, err
+	s.m.mu.Lock()
+	s.junk = newJunkWatch()
+	s.m.mu.Unlock()
+	return stdioTransport{cmd: cmd, started: func(pid int) { s.started(gen, pid) }, junk: s.junk, terminate: 2 * time.Second},
+		cmd, logFile, nil
 }
 
 func missingVars(missing map[string]bool) error {

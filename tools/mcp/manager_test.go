@@ -104,9 +104,10 @@ func TestStdioServerTools(t *testing.T) {
 		t.Errorf("isError: %v", err)
 	}
 
-	// 1 MB is cut like other tools' output.
+	// 1 MB is cut like other tools' output: head and tail kept.
 	res, err = run(t, f.tool(t, "mcp__fx__big"), `{}`)
-	if err != nil || len([]rune(res.Display)) > mcp.MaxResultChars+100 || res.Meta["truncated"] != true || res.Meta["total_chars"] != 1<<20 {
+	if err != nil || len([]rune(res.Display)) > mcp.MaxResultChars+200 || res.Meta["truncated"] != true || res.Meta["total_chars"] != 1<<20 ||
+		!strings.HasSuffix(res.Display, "characters; the 1028576 between are left out …]\n"+strings.Repeat("x", mcp.MaxResultChars-mcp.MaxResultChars/4)) {
 		t.Errorf("big: %d chars, meta %v, %v", len(res.Display), res.Meta, err)
 	}
 

@@ -27,6 +27,13 @@ func TestMain(m *testing.M) {
 	case "hang-start":
 		fmt.Fprintln(os.Stderr, "test server: never answering initialize")
 		time.Sleep(time.Hour)
+	case "junk":
+		// A server that prints a banner, with an escape sequence, to
+		// stdout before it serves: stdout is the protocol's.
+		fmt.Print("hello from the server \x1b[2J, version 1.0\n")
+		if err := newTestServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			os.Exit(1)
+		}
 	case "stubborn":
 		// Serves, then ignores both the end of stdin and SIGTERM.
 		signal.Ignore(syscall.SIGTERM)

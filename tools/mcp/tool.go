@@ -15,8 +15,9 @@ import (
 )
 
 // MaxResultChars is the most characters of one call's result kept for the
-// model and the screen, as web_fetch's default: the rest is cut with a
-// note saying how much.
+// model and the screen, as web_fetch's default: its first quarter and last
+// three quarters are kept (tools.HeadTail, as for shell output), with a note
+// between saying how much was left out.
 const MaxResultChars = 20000
 
 // Tool is one tool of an MCP server, as co offers it to the model.
@@ -69,8 +70,15 @@ func (t *Tool) Check(_ context.Context, args json.RawMessage) tools.Check {
 		return tools.Check{Decision: tools.Allow, Reason: fmt.Sprintf(`MCP server %s is set to "approve": "auto"`, t.srv.cfg.Name),
 			Scope: t.name, ScopeLabel: label, Preview: preview, Outbound: out}
 	}
-	return tools.Check{Decision: tools.Ask, Reason: fmt.Sprintf("calls tool %s of MCP server %s", t.remote, t.srv.cfg.Name),
+	c := tools.Check{Decision: tools.Ask, Reason: fmt.Sprintf("calls tool %s of MCP server %s", t.remote, t.srv.cfg.Name),
 		Scope: t.name, ScopeLabel: label, Preview: preview, Outbound: out}
+	c.Unattended = fmt.Sprintf(`set "approve": "auto" on the MCP server %q in your user settings (mcp_servers) to run its tools without asking`, t.srv.cfg.Name)
+	if t.srv.cfg.Project {
+		// A project file's "approve": "auto" is ignored (config warns); the
+		// user's own definition of the name replaces the project's.
+		c.Unattended = fmt.Sprintf(`define the MCP server %q in your user settings (mcp_servers) with "approve": "auto" to run its tools without asking`, t.srv.cfg.Name)
+	}
+	return c
 }
 
 // maxWhat bounds the arguments an Outbound shows (the preview has them
@@ -177,10 +185,8 @@ func Render(res *sdk.CallToolResult) tools.Result {
 		b, _ := json.Marshal(res.StructuredContent)
 		text = string(b)
 	}
-	if n := utf8.RuneCountInString(text); n > MaxResultChars {
-		cut := []rune(text)[:MaxResultChars]
-		return tools.Result{Display: string(cut) + fmt.Sprintf("\n… (%d more characters cut)", n-MaxResultChars),
-			Meta: map[string]any{"truncated": true, "total_chars": n}}
+	if kept, cut := tools.HeadTail(text, MaxResultChars); cut {
+		return tools.Result{Display: kept, Meta: map[string]any{"truncated": true, "total_chars": utf8.RuneCountInString(text)}}
 	}
 	return tools.Result{Display: text}
 }

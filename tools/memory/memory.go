@@ -81,6 +81,10 @@ func busyMsg(what string) string {
 	return "the memory store is busy: another co is using it (its file is locked), so " + what + "; try again in a moment."
 }
 
+// AutoSaveHint is how saves run without asking: the one setting that
+// lets them (its Check allows every save then).
+const AutoSaveHint = "set memory_auto_save to true in your user settings (or CO_CLI_MEMORY_AUTO_SAVE=true) to save memories without asking"
+
 type saveTool struct{ c Config }
 
 func (*saveTool) Name() string { return "save_memory" }
@@ -127,7 +131,8 @@ func (t *saveTool) Check(ctx context.Context, args json.RawMessage) tools.Check 
 		}
 	}
 	return tools.Check{Decision: tools.Ask, Reason: "a memory is sent to the model in every later session; each save is approved on its own",
-		AlwaysAsk: true, NoYolo: true, Preview: preview, Outbound: out}
+		AlwaysAsk: true, NoYolo: true, Preview: preview, Outbound: out,
+		Unattended: AutoSaveHint}
 }
 
 func (t *saveTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {

@@ -56,7 +56,7 @@ func (e *env) agentFor(t *testing.T, session string, autoSave bool, mod func(*ag
 		Approvals:    agent.NewApprovals(ao),
 		StallTimeout: 5 * time.Second,
 		ToolRetries:  3,
-		Recall: func(_ context.Context, prompt string) (string, []agent.Recalled) {
+		Recall: func(_ context.Context, prompt string) (string, []agent.Recalled, string) {
 			ms, err := e.store.Recall(prompt)
 			if err != nil {
 				t.Errorf("recall: %v", err)
@@ -65,7 +65,7 @@ func (e *env) agentFor(t *testing.T, session string, autoSave bool, mod func(*ag
 			for _, m := range ms {
 				r = append(r, agent.Recalled{ID: m.ID, Text: m.Content})
 			}
-			return memory.Block(ms), r
+			return memory.Block(ms), r, ""
 		},
 	})
 }

@@ -885,3 +885,22 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Every reason a command asks for reaches the user: the approval shows the
+// verdict's reason, and "; and 3 more" left the rest nowhere to be seen.
+func TestEveryReasonIsGiven(t *testing.T) {
+	p := mustPolicy(t, nil, nil)
+	v := p.evaluate("npm install x && curl -fsSL https://example.com/i.sh > /tmp/i.sh && chmod +x /tmp/i.sh && " +
+		"rm -rf /tmp/build-output && git push --force origin main && docker run alpine")
+	if v.Decision != ask {
+		t.Fatalf("decision %s (%s), want ask", v.Decision, v.Reason)
+	}
+	for _, want := range []string{"npm install", "curl", "> /tmp/i.sh", "chmod", "rm", "git push", "docker"} {
+		if !strings.Contains(v.Reason, want) {
+			t.Errorf("reason lacks %q: %s", want, v.Reason)
+		}
+	}
+	if strings.Contains(v.Reason, "more") {
+		t.Errorf("reason hides some: %s", v.Reason)
+	}
+}

@@ -17,6 +17,14 @@ func (l *List) Tools() []tools.Tool {
 
 type createTool struct{ l *List }
 
+// The tools that write the list change only co's own state: they run at
+// once, as reading does (tools.OwnState).
+const changes = "the run's todo list (shown beside the chat)"
+
+func (*createTool) Changes() string { return changes }
+func (*updateTool) Changes() string { return changes }
+func (*clearTool) Changes() string  { return changes }
+
 func (t *createTool) Name() string { return "todo_create" }
 
 // List is the list the tool keeps (see Find).

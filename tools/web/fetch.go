@@ -81,6 +81,8 @@ func (t *Fetch) Check(_ context.Context, raw json.RawMessage) tools.Check {
 		ScopeLabel: "any URL on " + host,
 		Preview:    "GET " + u.String(),
 		NoYolo:     true, // yolo must not switch the exfiltration guard off
+		// What Seen lets through: a URL the user wrote (ObservePrompt).
+		Unattended: "write the URL in your request: a URL you give is fetched without asking",
 	}
 }
 

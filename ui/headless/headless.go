@@ -49,9 +49,18 @@ func Run(ctx context.Context, o Options) int {
 	r.enc.SetEscapeHTML(false)
 	code := ExitError
 	// First, the conversation's id: the saved session's (co sessions, co
-	// run --resume ID) and the spans' co.session.id (co logs, co traces).
-	if id := o.Agent.SessionID(); id != "" && o.JSON {
-		r.enc.Encode(map[string]any{"type": "session", "id": id})
+	// run --resume ID) and the spans' co.session.id (co logs, co traces);
+	// and the provider and model the turn goes to (once resolved: an
+	// Ollama probe may still be running; unresolved, what was configured).
+	if o.JSON {
+		m := map[string]any{"type": "session"}
+		if id := o.Agent.SessionID(); id != "" {
+			m["id"] = id
+		}
+		o.Agent.WaitProvider(ctx)
+		p, _, _ := o.Agent.Provider() // a model switched to (resumed) included
+		m["provider"], m["model"] = p.Name, p.Model
+		r.encode(m)
 	}
 	for ev := range o.Agent.Submit(ctx, o.Prompt) {
 		_, isThink := ev.(agent.ReasoningDelta)
@@ -104,7 +113,7 @@ func Run(ctx context.Context, o Options) int {
 			}
 			outcome := present.Outcome(e)
 			if e.Status == agent.CallDenied && e.Decision == agent.ByHeadless {
-				outcome = "needs approval: " + hint(r.o.Yes, r.tainted[e.CallID])
+				outcome = "needs approval: " + safe.Text(r.hints[e.CallID])
 			}
 			r.emit(m, "result: "+e.Name+" "+outcome)
 		case agent.TurnFinished:
@@ -137,14 +146,14 @@ type runner struct {
 	midLine  bool
 	denied   bool
 	thinking bool // in a block of reasoning
-	// tainted are the calls that needed approval because they follow
-	// untrusted content.
-	tainted map[string]bool
+	// hints are what the approval line said of each call that needs
+	// approval, said again on its result line.
+	hints map[string]string
 }
 
 func (r *runner) text(t string) {
 	if r.o.JSON {
-		r.enc.Encode(map[string]any{"type": "text", "text": t})
+		r.encode(map[string]any{"type": "text", "text": t})
 		return
 	}
 	s := safe.Text(t)
@@ -154,10 +163,21 @@ func (r *runner) text(t string) {
 	}
 }
 
+// JSONSchema is the version of co run --json's events, in each one's
+// "schema" field. It changes when a field is removed or changes meaning,
+// never when one is added.
+const JSONSchema = 1
+
+// encode writes m as one JSON line, with the schema version.
+func (r *runner) encode(m map[string]any) {
+	m["schema"] = JSONSchema
+	r.enc.Encode(m)
+}
+
 // emit writes m as a JSON line, or line to stderr in text mode.
 func (r *runner) emit(m map[string]any, line string) {
 	if r.o.JSON {
-		r.enc.Encode(m)
+		r.encode(m)
 		return
 	}
 	if line != "" && r.o.Err != nil {
@@ -168,20 +188,21 @@ func (r *runner) emit(m map[string]any, line string) {
 // approve answers the calls that are still undecided. With --yes the
 // approvals already ran everything /yolo would approve in this isolation
 // (Approvals.SetYes), so what reaches here needs a person, and there is
-// none: it does not run, and the line says how it could be allowed.
+// none: it does not run, and the line says what would let that call run
+// (Approvals.Hint: per tool, isolation and --yes), or that only a person can.
 func (r *runner) approve(req agent.ApprovalRequested) {
 	v := make([]agent.Verdict, len(req.Calls))
 	for i, c := range req.Calls {
 		v[i] = agent.Unattended
 		untrusted := len(c.Check.Untrusted) > 0
-		h := hint(r.o.Yes, untrusted)
+		h := r.o.Agent.Approvals().Hint(c.Check)
+		if r.hints == nil {
+			r.hints = map[string]string{}
+		}
+		r.hints[c.CallID] = h
 		m := map[string]any{"type": "approval", "id": c.CallID, "name": c.Tool, "reason": c.Check.Reason, "answer": "needs approval", "hint": h}
-		line := fmt.Sprintf("needs approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), h)
+		line := fmt.Sprintf("needs approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), safe.Text(h)) // h may name an MCP server
 		if untrusted {
-			if r.tainted == nil {
-				r.tainted = map[string]bool{}
-			}
-			r.tainted[c.CallID] = true
 			m["untrusted_sources"] = c.Check.Untrusted
 			if o := c.Check.Outbound; o != nil {
 				m["to"], m["sends"] = o.To, o.What
@@ -193,20 +214,6 @@ func (r *runner) approve(req agent.ApprovalRequested) {
 		r.emit(m, line)
 	}
 	req.Reply(v)
-}
-
-// hint says how a call that needs approval could be allowed in co run.
-// One that follows untrusted content can only be answered by a person.
-func hint(yes, untrusted bool) string {
-	if untrusted {
-		return "it follows untrusted content, so only a person can approve it: --yes, /yolo, grants and \"approve\": \"auto\" never do; " +
-			"run the same request in the chat (co, or co --plain) and answer it there"
-	}
-	if !yes {
-		return "pass --yes to approve what /yolo would approve"
-	}
-	return "--yes approves only what /yolo would approve here; allow it with a rule in your user settings " +
-		"(shell_policy in ~/.config/co-cli/settings.json) or run it in the Docker sandbox (sandbox_backend \"docker\")"
 }
 
 func validJSON(s string) string {

@@ -38,6 +38,9 @@ func (*touchTool) Check(_ context.Context, args json.RawMessage) tools.Check {
 		return tools.Check{Decision: tools.Ask, Reason: "a URL the model made up", NoYolo: true}
 	case "rm":
 		return tools.Check{Decision: tools.Deny, Reason: "denied: never"}
+	case "esc":
+		// A tool's own way may quote what a settings file named.
+		return tools.Check{Decision: tools.Ask, Reason: "asks", AlwaysAsk: true, Unattended: "set \x1b[31mred\x1b[0m on"}
 	}
 	return tools.Check{Decision: tools.Ask, Reason: "writes a file", Scope: "touch"}
 }
@@ -116,12 +119,27 @@ func TestYesUnsandboxedApprovesNothing(t *testing.T) {
 	if code != headless.ExitDenied {
 		t.Errorf("exit code = %d", code)
 	}
+	// Each line names what would let that call run: the ask class
+	// yolo_unsandboxed or the Docker sandbox (with --yes); a call that
+	// always asks or that yolo never approves, only a person. None names
+	// shell_policy, which lets nothing through unsandboxed (issue 27).
+	want := map[string][]string{
+		"c1": {"yolo_unsandboxed", "Docker sandbox"},
+		"c2": {"only a person can approve"},
+		"c3": {"only a person can approve"},
+	}
 	n := 0
 	for _, r := range rs {
 		if r.Type == "approval" {
 			n++
-			if r.Answer != "needs approval" || !strings.Contains(r.Hint, "shell_policy") || !strings.Contains(r.Hint, "Docker") {
+			// --yes was given: the hint does not ask for it again.
+			if r.Answer != "needs approval" || strings.Contains(r.Hint, "shell_policy") || strings.Contains(r.Hint, "pass --yes") {
 				t.Errorf("approval line = %+v", r)
+			}
+			for _, w := range want[r.ID] {
+				if !strings.Contains(r.Hint, w) {
+					t.Errorf("%s: the hint %q does not say %q", r.ID, r.Hint, w)
+				}
 			}
 		}
 	}
@@ -175,7 +193,7 @@ func TestWithoutYesSaysNeedsApproval(t *testing.T) {
 		t.Fatalf("exit %d, ran %v", code, tt.ran)
 	}
 	e := errOut.String()
-	if strings.Contains(e, "denied by the user") || !strings.Contains(e, "needs approval: touch") || !strings.Contains(e, "result: touch needs approval: pass --yes") {
+	if strings.Contains(e, "denied by the user") || !strings.Contains(e, "needs approval: touch") || !strings.Contains(e, "result: touch needs approval: to let it run: pass --yes") {
 		t.Errorf("stderr:\n%s", e)
 	}
 	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1")}}, llmtest.Reply{Text: "ok"})
@@ -202,5 +220,47 @@ func TestJSONStartsWithTheSessionID(t *testing.T) {
 	_, rs := runJSON(t, ag, false)
 	if len(rs) == 0 || rs[0].Type != "session" || rs[0].ID != "sess-42" {
 		t.Fatalf("first event = %+v", rs)
+	}
+}
+
+// Every JSON event carries the schema version, and the session event the
+// provider and model the turn goes to (issue 27).
+func TestJSONEventsCarryTheSchemaAndTheModel(t *testing.T) {
+	srv, ag, _ := setup(t, true)
+	ag.SetRecorder(idRecorder{})
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1")}}, llmtest.Reply{Text: "hi"})
+	var out bytes.Buffer
+	headless.Run(context.Background(), headless.Options{Agent: ag, Prompt: "go", Out: &out, JSON: true})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	types := map[string]bool{}
+	for i, line := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("bad JSON line %q: %v", line, err)
+		}
+		types[m["type"].(string)] = true
+		if m["schema"] != float64(headless.JSONSchema) {
+			t.Errorf("event %d has no schema %d: %s", i, headless.JSONSchema, line)
+		}
+		if i == 0 && (m["type"] != "session" || m["id"] != "sess-42" || m["provider"] != "openai" || m["model"] != "m") {
+			t.Errorf("first event = %s", line)
+		}
+	}
+	for _, want := range []string{"session", "tool_call", "approval", "tool_result", "text", "turn_finished"} {
+		if !types[want] {
+			t.Errorf("no %s event among %v", want, lines)
+		}
+	}
+}
+
+// The hint names what settings named (an MCP server): it reaches the
+// terminal sanitised, as every string from outside does.
+func TestHintIsSanitised(t *testing.T) {
+	srv, ag, _ := setup(t, true)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "esc")}}, llmtest.Reply{Text: "ok"})
+	var out, errOut bytes.Buffer
+	headless.Run(context.Background(), headless.Options{Agent: ag, Prompt: "go", Out: &out, Err: &errOut})
+	if e := errOut.String(); strings.ContainsRune(e, 0x1b) || strings.Count(e, "to let it run: set") != 2 {
+		t.Fatalf("stderr:\n%q", e)
 	}
 }

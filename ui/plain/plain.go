@@ -12,6 +12,7 @@ package plain
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -47,7 +48,27 @@ type Options struct {
 	// Mentions is the workspace @path mentions attach files from; nil:
 	// none are attached.
 	Mentions mention.Source
+	// First, when set, is handled as the first line, as if typed (co
+	// "what is 2+2"), before any line is read from In.
+	First string
+	// StopOnFailure ends the chat at the first turn that fails (not one
+	// the user interrupted), and Run returns a *Failed: the input is a
+	// script (not a terminal), which must learn that its chat failed.
+	StopOnFailure bool
+	// Background, when set, delivers what happens outside any turn (an
+	// MCP server that failed or connected): printed when it arrives at
+	// the prompt (which is then shown again) or during a turn.
+	Background <-chan present.Note
 }
+
+// Failed is Run's error when a turn failed and Options.StopOnFailure
+// was set.
+type Failed struct {
+	// Message is the turn's error, as the chat printed it.
+	Message string
+}
+
+func (f *Failed) Error() string { return "the turn failed: " + f.Message }
 
 // AttachedPrefix starts the line that shows a file attached with @path.
 const AttachedPrefix = "attached: "
@@ -67,6 +88,11 @@ type session struct {
 	lastCtrlC time.Time
 	thinking  bool // reasoning is being printed
 	thinkBOL  bool // at the start of a reasoning line: the prefix is due
+	// failed is the last failed turn's error ("" when none failed).
+	failed string
+	// cut are the calls whose "tool:" line was cut (callLine) and that no
+	// question has shown whole yet: their result line shows them whole.
+	cut map[string]string // call ID → the whole call
 }
 
 // Run runs the line-based chat until EOF, exit/quit, /exit, two Ctrl+C at
@@ -86,6 +112,15 @@ func Run(ctx context.Context, o Options) error {
 	if o.Agent != nil {
 		if n := agent.HeldNotice(o.Agent.Risk()); n != "" {
 			s.println("untrusted: " + safe.Text(n))
+		}
+	}
+	if o.First != "" {
+		// Not typed, so not echoed: shown after the prompt as a scripted
+		// line is.
+		s.print(o.Prompt)
+		s.println(safe.Text(o.First)) // from the command line: maybe $(cat FILE)
+		if quit := s.handle(ctx, o.First); quit || s.stop() {
+			return s.result()
 		}
 	}
 	warmed := false
@@ -108,6 +143,11 @@ func Run(ctx context.Context, o Options) error {
 			}
 			s.lastCtrlC = o.Now()
 			s.println("\nPress Ctrl+C again to exit.")
+		case n := <-o.Background:
+			// At the prompt: on a line of its own, then the prompt again.
+			s.newline()
+			s.note(n)
+			continue
 		case line, ok := <-s.lines:
 			if !ok {
 				s.println("")
@@ -119,11 +159,33 @@ func Run(ctx context.Context, o Options) error {
 				// transcript reads as a conversation.
 				s.println(line)
 			}
-			if quit := s.handle(ctx, line); quit {
-				return nil
+			if quit := s.handle(ctx, line); quit || s.stop() {
+				return s.result()
 			}
 		}
 	}
+}
+
+// stop reports whether the chat ends because a turn failed
+// (StopOnFailure).
+func (s *session) stop() bool { return s.o.StopOnFailure && s.failed != "" }
+
+// result is Run's error: a *Failed when the chat stopped on a failure.
+func (s *session) result() error {
+	if s.stop() {
+		return &Failed{Message: s.failed}
+	}
+	return nil
+}
+
+// note prints a note from outside any turn: "warning: " for a failure,
+// "note: " otherwise.
+func (s *session) note(n present.Note) {
+	prefix := "note: "
+	if n.Problem {
+		prefix = "warning: "
+	}
+	s.println(prefix + safe.Text(n.Text))
 }
 
 // isTTYEcho reports whether the input is a terminal that echoes what the
@@ -258,6 +320,9 @@ func (s *session) turn(ctx context.Context, start func(context.Context) <-chan a
 			s.newline()
 			s.println("^C cancelling…")
 			cancel()
+		case n := <-s.o.Background:
+			s.newline()
+			s.note(n)
 		case ev, ok := <-events:
 			if !ok {
 				return quit
@@ -293,9 +358,21 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 		s.println("untrusted: " + safe.Text(agent.RiskNotice(e)))
 	case agent.ToolCallStarted:
 		s.newline()
-		s.println("tool: " + present.Call(e.Name, e.Args))
+		line, whole := callLine(e.Name, e.Args)
+		s.println("tool: " + line)
+		if !whole {
+			if s.cut == nil {
+				s.cut = map[string]string{}
+			}
+			s.cut[e.CallID] = present.Call(e.Name, e.Args)
+		}
 	case agent.ToolCallFinished:
 		s.newline()
+		if whole, ok := s.cut[e.CallID]; ok {
+			// It ran (or not) without a question: the whole call, once.
+			delete(s.cut, e.CallID)
+			s.println("call: " + whole)
+		}
 		s.println("result: " + e.Name + " " + present.Outcome(e))
 		if d := strings.TrimRight(safe.Text(e.Result.Display), "\n"); d != "" && (e.Status == agent.CallDone || e.Status == agent.CallRetry || e.Status == agent.CallFailed) {
 			s.println(indent(d))
@@ -309,7 +386,8 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 		if e.Interrupted {
 			s.println("Interrupted.")
 		} else {
-			s.println("error: " + safe.Text(e.Message))
+			s.failed = safe.Text(e.Message)
+			s.println("error: " + s.failed)
 		}
 	}
 	return false
@@ -328,8 +406,10 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 		if c.Check.Reason != "" {
 			s.println("why it asks: " + safe.Reveal(c.Check.Reason))
 		}
-		if c.Check.Preview != "" {
-			s.println(indent(safe.Reveal(strings.TrimRight(c.Check.Preview, "\n"))))
+		delete(s.cut, c.CallID) // the question shows it
+		preview, omit := questionParts(c)
+		if preview != "" {
+			s.println(indent(safe.Reveal(preview)))
 		}
 		scope := c.Check.ScopeLabel
 		if c.Check.AlwaysAsk {
@@ -341,7 +421,7 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 			if scope == "" {
 				hint = "[y/n]"
 			}
-			s.print(fmt.Sprintf("Approve %s? %s ", present.Call(c.Tool, c.Args), hint))
+			s.print(fmt.Sprintf("Approve %s? %s ", present.CallOmitting(c.Tool, c.Args, omit), hint))
 			select {
 			case <-ctx.Done():
 				return false
@@ -381,6 +461,73 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 	}
 	req.Reply(verdicts)
 	return false
+}
+
+// maxCallLine is how many characters of a call its "tool:" line shows. A
+// longer call (a long command, a file's content) is cut there with "…": a
+// call that asks is shown whole, once, by its question, and printing it
+// whole on the "tool:" line too made one command read as three.
+const maxCallLine = 120
+
+// callLine is the one-line summary a call's "tool:" line shows; whole is
+// false when it was cut.
+func callLine(name, args string) (line string, whole bool) {
+	c := present.Call(name, args)
+	if r := []rune(c); len(r) > maxCallLine {
+		return string(r[:maxCallLine-1]) + "…", false
+	}
+	return c, true
+}
+
+// questionParts decides what an approval question prints before its call
+// line, so nothing is printed twice: the preview (if any), and the
+// arguments the call line then leaves out as (shown above). A shell
+// command on one line is the call line's and its preview (the same
+// command) is not printed; a command of several lines is printed as its
+// lines, once. Of another tool's arguments, those the preview shows whole
+// and that are long or of several lines (a file's content, a memory) are
+// left out; short ones (a path, a URL) stay, so the call line still says
+// what the call is about.
+func questionParts(c agent.PendingCall) (preview string, omit map[string]bool) {
+	preview = strings.TrimRight(c.Check.Preview, "\n")
+	if c.Tool == agent.BangTool {
+		cmd := present.BangCommand(c.Args)
+		if strings.TrimSpace(preview) != strings.TrimSpace(cmd) {
+			return preview, nil
+		}
+		if !strings.Contains(strings.TrimSpace(cmd), "\n") {
+			return "", nil
+		}
+		return preview, map[string]bool{"cmd": true}
+	}
+	omit = map[string]bool{}
+	values := argStrings(c.Args)
+	for k := range present.InPreview(c.Args, preview) {
+		if v := values[k]; strings.Contains(v, "\n") || len([]rune(v)) > longArg {
+			omit[k] = true
+		}
+	}
+	return preview, omit
+}
+
+// longArg is how long (in characters) an argument the preview shows may be
+// and still be repeated on the call line.
+const longArg = 60
+
+// argStrings are a JSON object's string arguments.
+func argStrings(args string) map[string]string {
+	var obj map[string]json.RawMessage
+	out := map[string]string{}
+	if json.Unmarshal([]byte(args), &obj) != nil {
+		return out
+	}
+	for k, raw := range obj {
+		var v string
+		if json.Unmarshal(raw, &v) == nil {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // confirm asks r's yes/no question and runs r.OnConfirm on yes. It

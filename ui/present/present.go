@@ -41,9 +41,22 @@ func Line(s string) string {
 
 var lineReplacer = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\t", `\t`, "\r", "")
 
+// ShownAbove stands for an argument a question leaves out of its call
+// line because the lines above it show that argument whole (CallOmitting).
+const ShownAbove = "(shown above)"
+
+// CallOmitting is Call with the arguments in omit written key=(shown
+// above): an approval question that printed them (the preview, a command
+// of several lines) does not print them again.
+func CallOmitting(name, args string, omit map[string]bool) string {
+	return Line(safe.Reveal(name) + "(" + args2(args, omit) + ")")
+}
+
 // Args renders a JSON arguments object as key='value', key=3. String
 // values keep their newlines; Call puts them on one line.
-func Args(args string) string {
+func Args(args string) string { return args2(args, nil) }
+
+func args2(args string, omit map[string]bool) string {
 	dec := json.NewDecoder(strings.NewReader(args))
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -60,6 +73,10 @@ func Args(args string) string {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return safe.Reveal(strings.TrimSpace(args))
+		}
+		if omit[key] {
+			parts = append(parts, safe.Reveal(key)+"="+ShownAbove)
+			continue
 		}
 		parts = append(parts, safe.Reveal(key)+"="+value(raw))
 	}
@@ -176,4 +193,12 @@ func Risk(c tools.Check) []string {
 		}
 	}
 	return lines
+}
+
+// Note is something said outside any turn, when it happens: an MCP server
+// that failed to start, exited or connected. Problem marks a failure. The
+// text is not yet sanitised.
+type Note struct {
+	Text    string
+	Problem bool
 }

@@ -51,3 +51,55 @@ func TestOutcomeOfAnUnattendedCall(t *testing.T) {
 		t.Errorf("Outcome = %q, want %q", got, agent.NeedsApproval)
 	}
 }
+
+func TestInPreview(t *testing.T) {
+	diff := "--- /dev/null\n+++ b/notes/long-file-name.txt\n@@ -0,0 +1,3 @@\n+hello\n+world\n+the end\n"
+	cases := []struct {
+		name, args, preview string
+		shown, listed       []string
+	}{
+		{"new file's diff holds path and content", `{"path":"notes/long-file-name.txt","content":"hello\nworld\nthe end\n","mode":420}`, diff,
+			[]string{"path", "content"}, []string{"mode"}},
+		{"edit: old and new text on their sides", `{"path":"a.go","old_string":"x := 1\ny := 2","new_string":"x := 3\ny := 2"}`,
+			"--- a/a.go\n+++ b/a.go\n@@ -1,3 +1,3 @@\n package a\n-x := 1\n+x := 3\n y := 2\n",
+			[]string{"path", "old_string", "new_string"}, nil},
+		{"a diff cut short does not hold the content", `{"path":"f","content":"a\nb\nc\nd\n"}`,
+			"--- /dev/null\n+++ b/f\n@@ -0,0 +1,4 @@\n+a\n+b\n… (2 more lines of diff)\n", []string{"path"}, []string{"content"}},
+		{"a summary does not hold the content", `{"path":"big.bin","content":"xyzzy"}`,
+			"(new file big.bin, 5 B: binary)", []string{"path"}, []string{"content"}},
+		{"memory: trimmed content", `{"content":"  likes tabs \n","tags":["style"]}`,
+			"Remember across sessions:\n\nlikes tabs\n\ntags: style", []string{"content", "tags"}, nil},
+		{"a list with a string the preview lacks", `{"content":"likes tabs","tags":["style","hidden-tag"]}`,
+			"Remember across sessions:\n\nlikes tabs\n\ntags: style", []string{"content"}, []string{"tags"}},
+		{"MCP: the whole object indented", `{"message":"hi\nthere","n":{"a":[1,2]}}`,
+			"server: everything\ntool: echo\narguments:\n{\n  \"message\": \"hi\\nthere\",\n  \"n\": {\n    \"a\": [\n      1,\n      2\n    ]\n  }\n}",
+			[]string{"message", "n"}, nil},
+		{"no preview", `{"path":"a"}`, "", nil, []string{"path"}},
+		{"not an object", `["a"]`, "a", nil, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := InPreview(tc.args, tc.preview)
+			for _, k := range tc.shown {
+				if !got[k] {
+					t.Errorf("%s: not counted as in the preview", k)
+				}
+			}
+			for _, k := range tc.listed {
+				if got[k] {
+					t.Errorf("%s: counted as in the preview, which lacks it", k)
+				}
+			}
+		})
+	}
+}
+
+func TestCallOmitting(t *testing.T) {
+	args := `{"path":"notes/a.txt","content":"line one\nline two","mode":420}`
+	if got, want := CallOmitting("write_file", args, map[string]bool{"content": true}), "write_file(path='notes/a.txt', content=(shown above), mode=420)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := CallOmitting("write_file", args, nil), Call("write_file", args); got != want {
+		t.Errorf("nothing omitted: got %q, want %q", got, want)
+	}
+}

@@ -96,7 +96,7 @@ func Commands() []Command {
 		{"/tools", "list tools with their approval class", toolsCmd},
 		{"/history", "turns, messages and tokens of this conversation", history},
 		{"/compact", "summarise the conversation so far to free context", compact},
-		{"/sessions", "list saved sessions of this workspace; /sessions ID switches to one", sessionsCmd},
+		{"/sessions", "list the chat's saved sessions of this workspace (* the current one; /sessions all: co run's too); /sessions ID switches to one", sessionsCmd},
 		{"/memory", "list memories; /memory search Q, /memory pin|unpin ID, /memory edit ID TEXT, /memory rm ID", memoryCmd},
 		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
 		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME", mcpCmd},
@@ -280,8 +280,8 @@ func toolsCmd(env Env, _ string) Result {
 }
 
 func compact(env Env, _ string) Result {
-	if env.Agent.Busy() {
-		return Result{Output: "a turn is running; cancel it first", Err: true}
+	if err := env.Agent.CanCompact(); err != nil {
+		return Result{Output: err.Error(), Err: true}
 	}
 	return Result{Output: "Summarising the conversation…", Action: Compact}
 }

@@ -3,6 +3,8 @@ package slash
 import (
 	"strings"
 	"testing"
+
+	"github.com/co-cli/co/agent"
 )
 
 func customEnv() Env {
@@ -42,5 +44,15 @@ func TestCustomCommands(t *testing.T) {
 	}
 	if r := Dispatch(env, "/fi"); !r.Err || !strings.Contains(r.Output, "did you mean /fix?") {
 		t.Errorf("/fi = %+v", r)
+	}
+}
+
+// /compact on a conversation too short to compact says so at once, not
+// "Summarising…" first and then that it is too short (issue 27).
+func TestCompactTooShortSaysSoAtOnce(t *testing.T) {
+	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}})
+	r := Dispatch(Env{Agent: ag}, "/compact")
+	if !r.Err || r.Action == Compact || strings.Contains(r.Output, "Summarising") || !strings.Contains(r.Output, "nothing to compact yet") {
+		t.Fatalf("/compact = %+v", r)
 	}
 }

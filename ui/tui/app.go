@@ -31,6 +31,7 @@ import (
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
+	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
@@ -39,8 +40,13 @@ import (
 // first to exit.
 const ExitWindow = 2 * time.Second
 
-// sidePanelMinWidth is the terminal width below which the side panel hides.
-const sidePanelMinWidth = 100
+// sidePanelMinWidth is the terminal width below which the side panel hides
+// itself; between sidePanelNarrowMin and it, Ctrl+T still opens it (beside
+// a narrower chat), and below sidePanelNarrowMin there is no room for it.
+const (
+	sidePanelMinWidth  = 100
+	sidePanelNarrowMin = 60
+)
 
 // interruptMsg is a SIGINT delivered while the terminal is not in raw mode;
 // it counts as Ctrl+C.
@@ -99,7 +105,8 @@ type App struct {
 	done    <-chan struct{} // closed when the program ends
 
 	width, height int
-	sideWanted    bool
+	sideWanted    bool // the panel at sidePanelMinWidth columns and wider (Ctrl+T)
+	sideNarrow    bool // the panel below that (Ctrl+T); off until asked for
 	mouseOff      bool
 	inputHeight   int
 
@@ -131,7 +138,14 @@ type App struct {
 	// when the transcript is redrawn for the terminal's background.
 	notesFn func() []string
 	notes   []string
+	// first is Options.First, submitted by Init.
+	first string
+	// background delivers notes from outside any turn (Options.Background).
+	background <-chan present.Note
 }
+
+// firstMsg submits Options.First.
+type firstMsg struct{ text string }
 
 // New makes the root model. ctx bounds every turn it starts.
 func New(ctx context.Context, o Options) *App {
@@ -149,6 +163,8 @@ func New(ctx context.Context, o Options) *App {
 		sideWanted: true, tools: map[string]*toolEntry{}, now: now, done: ctx.Done(), todos: o.Todos,
 		hideReasoning: o.HideReasoning,
 		notesFn:       o.Notes,
+		first:         o.First,
+		background:    o.Background,
 		memOpen:       o.Memory,
 		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
 	}
@@ -171,7 +187,7 @@ func New(ctx context.Context, o Options) *App {
 	a.welcome = &welcomeEntry{w: o.Welcome}
 	a.chat.Add(a.welcome)
 	if h := o.Agent.History(); len(h) > 0 || len(o.Agent.Asides()) > 0 {
-		a.showHistory(h) // a resumed session
+		a.showHistory(h, "") // a resumed session
 	}
 	if err != nil {
 		a.chat.Add(newNotice(noticeError, "could not read the input history: "+err.Error()))
@@ -226,6 +242,9 @@ func (a *App) Init() tea.Cmd {
 	if a.feed != nil {
 		cmds = append(cmds, safeCmd(readFeed(a.feed)))
 	}
+	if a.background != nil {
+		cmds = append(cmds, safeCmd(readBackground(a.background)))
+	}
 	if a.todos != nil {
 		a.todoCh, _ = a.todos.Subscribe() // ends with the process
 		cmds = append(cmds, safeCmd(watchTodos(a.todoCh)))
@@ -244,6 +263,10 @@ func (a *App) Init() tea.Cmd {
 			time.Sleep(warmDelay)
 			return notesMsg{Notes: f()}
 		}))
+	}
+	if a.first != "" {
+		first := a.first
+		cmds = append(cmds, func() tea.Msg { return firstMsg{first} })
 	}
 	// The first frame is out by then: open the provider's connection while
 	// the user types (the agent does it in the background, silently).
@@ -281,7 +304,7 @@ func (a *App) setBackground(msg tea.BackgroundColorMsg) {
 	a.welcome = &welcomeEntry{w: a.wel}
 	a.chat.Add(a.welcome)
 	if h := a.agent.History(); len(h) > 0 || len(a.agent.Asides()) > 0 {
-		a.showHistory(h)
+		a.showHistory(h, "")
 	}
 	a.showNotes()
 	a.setProvider()
@@ -323,6 +346,9 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.setBackground(msg)
 	case interruptMsg:
 		cmd = a.interrupt()
+	case firstMsg:
+		// As if typed and sent: into the history, then handled as Enter is.
+		cmd = a.handleSubmit(Submission{Text: msg.text, save: a.input.record(msg.text)})
 	case agentEventMsg:
 		cmd = a.handleAgentEvent(msg)
 	case turnClosedMsg:
@@ -338,6 +364,15 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.notes = msg.Notes
 		a.showNotes()
 		a.chat.Bottom()
+	case backgroundMsg:
+		kind := noticeInfo
+		if msg.Note.Problem {
+			kind = noticeError
+		}
+		a.chat.Add(newNotice(kind, msg.Note.Text))
+		a.welcome.invalidate() // its tool count
+		a.chat.Bottom()
+		cmd = safeCmd(readBackground(a.background))
 	case spinTickMsg:
 		cmd = a.status.Update(msg, a.now())
 		a.chat.Tick(a.now())
@@ -402,7 +437,15 @@ func (a *App) layout() {
 	}
 }
 
-func (a *App) sideShown() bool { return a.sideWanted && a.width >= sidePanelMinWidth }
+func (a *App) sideShown() bool {
+	switch {
+	case a.width >= sidePanelMinWidth:
+		return a.sideWanted
+	case a.width >= sidePanelNarrowMin:
+		return a.sideNarrow
+	}
+	return false
+}
 
 func (a *App) queuedLines() int { return min(len(a.queue), 3) }
 
@@ -453,7 +496,17 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return a.flash("No reasoning to expand", 2*time.Second)
 		}
 	case key.Matches(k, a.keys.ToggleSpans):
-		a.sideWanted = !a.sideWanted
+		// Issue 27: below 100 columns Ctrl+T used to flip a flag that had
+		// no effect there, while the bar advertised it.
+		switch {
+		case a.width >= sidePanelMinWidth:
+			a.sideWanted = !a.sideWanted
+		case a.width >= sidePanelNarrowMin:
+			a.sideNarrow = !a.sideNarrow
+		default:
+			// Short enough for the bar of a terminal this narrow.
+			return a.flash(fmt.Sprintf("the spans panel needs %d columns", sidePanelNarrowMin), 3*time.Second)
+		}
 		a.layout()
 		if a.sideShown() {
 			a.side.Tick(a.now())
@@ -669,7 +722,10 @@ func (a *App) runSlash(line string) tea.Cmd {
 	case slash.Switched:
 		a.chat.Clear()
 		a.chat.Add(a.welcome)
-		a.showHistory(a.agent.History())
+		// The switch's own line ends the transcript, once: not a
+		// "Resumed" line and then a "Switched" one (issue 27).
+		a.showHistory(a.agent.History(), r.Output)
+		r.Output = ""
 		a.turnTokens = 0
 	case slash.Compact:
 		a.chat.Add(newNotice(noticeInfo, r.Output))

@@ -526,3 +526,47 @@ func TestTinyAndOddSizesDrawWithoutPanicking(t *testing.T) {
 		}
 	}
 }
+
+// Issue 27: at 80 columns the bar advertised ctrl+t, which did nothing.
+// Below 100 columns the panel stays hidden until Ctrl+T opens it beside a
+// narrower chat; below 60 there is no room, the bar does not offer it and
+// Ctrl+T says why.
+func TestCtrlTOpensThePanelAtEightyColumns(t *testing.T) {
+	f := newTracedFixture(t)
+	f.srv.Script(llmtest.Reply{Text: "ok"})
+	d := newDriver(t, Options{Agent: f.ag, Feed: f.feed}, 80, 24)
+	d.typeText("go")
+	d.key("enter")
+	d.until("the turn to end", d.idle)
+	d.settle()
+	s := d.screen()
+	if strings.Contains(s, "Spans") {
+		t.Fatalf("panel shown at 80 columns before ctrl+t:\n%s", s)
+	}
+	d.key("ctrl+t")
+	d.settle()
+	s = d.screen()
+	for _, want := range []string{"Spans", "invoke_agent"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("ctrl+t at 80 columns: the panel lacks %q:\n%s", want, s)
+		}
+	}
+	for i, line := range strings.Split(s, "\n") {
+		if w := lineWidth(line); w > 80 {
+			t.Errorf("line %d is %d columns wide:\n%s", i, w, line)
+		}
+	}
+	d.key("ctrl+t")
+	if s := d.screen(); strings.Contains(s, "Spans") {
+		t.Errorf("the second ctrl+t did not hide the panel:\n%s", s)
+	}
+	d.send(windowSize(50, 24))
+	s = d.screen()
+	if strings.Contains(s, "ctrl+t") {
+		t.Errorf("the bar offers ctrl+t at 50 columns, where the panel has no room:\n%s", s)
+	}
+	d.key("ctrl+t")
+	if s := d.screen(); !strings.Contains(s, "the spans panel needs 60 columns ") || strings.Contains(s, "Spans") {
+		t.Errorf("ctrl+t at 50 columns says nothing:\n%s", s)
+	}
+}

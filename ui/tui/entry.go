@@ -417,7 +417,7 @@ func wrapText(s string, width int) []string {
 			out = append(out, l)
 			continue
 		}
-		out = append(out, strings.Split(xansi.Wrap(l, width, ""), "\n")...)
+		out = append(out, wrapWords(l, width)...)
 	}
 	return out
 }
@@ -438,7 +438,7 @@ func wrapHanging(s string, width int) []string {
 		if indent > width/2 {
 			head, indent = "", 0
 		}
-		for i, w := range strings.Split(xansi.Wrap(l[len(head):], width-indent, ""), "\n") {
+		for i, w := range wrapWords(l[len(head):], width-indent) {
 			if i == 0 {
 				out = append(out, head+w)
 				continue

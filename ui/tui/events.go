@@ -10,6 +10,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/ui/present"
 )
 
 // frameInterval is how often streamed text reaches the model at most
@@ -56,6 +57,20 @@ type providerMsg struct {
 
 // notesMsg carries the start-up notes (Options.Notes).
 type notesMsg struct{ Notes []string }
+
+// backgroundMsg carries one note from outside any turn (Options.Background).
+type backgroundMsg struct{ Note present.Note }
+
+// readBackground is the command that waits for the next background note.
+func readBackground(ch <-chan present.Note) tea.Cmd {
+	return func() tea.Msg {
+		n, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return backgroundMsg{Note: n}
+	}
+}
 
 // panicMsg reports a panic recovered in a command.
 type panicMsg struct{ Err string }

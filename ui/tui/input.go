@@ -257,6 +257,14 @@ func (in *Input) submit() *Submission {
 	return &Submission{Text: text, save: save}
 }
 
+// record puts text into the history as if it had been typed and sent
+// (Options.First), returning the history's save function.
+func (in *Input) record(text string) func() error {
+	save := in.hist.Add(text)
+	in.histPos = in.hist.Len()
+	return save
+}
+
 // Clear empties the prompt, keeping what it held in the history (Ctrl+C
 // on a draft). It returns the history's save function, or nil when the
 // prompt was blank.

@@ -168,26 +168,47 @@ func (m *Modal) boxWidth() int { return max(min(m.w-4, 100), 24) }
 // innerWidth is the text width inside the border and padding.
 func (m *Modal) innerWidth() int { return m.boxWidth() - 4 }
 
-// bodyHeight is how many body lines fit on screen.
+// bodyRoom is how many rows the body may take: the screen less the border,
+// the title and the footer, each wrapped to the modal's width.
+func (m *Modal) bodyRoom() int {
+	// border 2, a blank line under the title and one over the footer
+	return max(m.h-2-len(m.titleLines())-2-len(m.footerLines()), 4)
+}
+
+// bodyHeight is how many body lines show at once: all of them when they
+// fit, otherwise the room less the line that says how to scroll.
 func (m *Modal) bodyHeight() int {
-	// border 2, title 2, footer 3 (blank, note/scope, keys)
-	return max(m.h-2-7, 3)
+	room := m.bodyRoom()
+	if len(m.body) <= room {
+		return room
+	}
+	return room - 1
 }
 
 func (m *Modal) maxScroll() int { return max(len(m.body)-m.bodyHeight(), 0) }
 
 var hiddenMarker = regexp.MustCompile(`<U\+[0-9A-F]{4}>`)
 
+// Continuation marks in the command: a wrapped line starts with
+// commandWrapMark where the command was cut to fit, and with two spaces
+// where the command itself has a new line. Only the first line has "$ ".
+const (
+	commandPrompt   = "$ "
+	commandWrapMark = "↪ "
+	commandNewLine  = "  "
+)
+
 // renderBody lays out the current call: the exact command for the shell,
-// the policy's reason, the preview (a diff, a draft) and every argument,
-// wrapped and never truncated. Everything from the model goes through
-// safe.Reveal, so hidden characters show as <U+…>.
+// the policy's reason, the preview (a diff, a draft) and the arguments the
+// preview does not already show, wrapped at spaces and never truncated.
+// Everything from the model goes through safe.Reveal, so hidden characters
+// show as <U+…>.
 func (m *Modal) renderBody() []string {
 	th, w := m.th, m.innerWidth()
 	call := m.req.Calls[m.idx]
 	var out []string
 	add := func(style lipgloss.Style, s string) {
-		for _, l := range wrapText(s, w) {
+		for _, l := range wrapWords(s, w) {
 			out = append(out, markHidden(th, style.Render(l)))
 		}
 	}
@@ -211,37 +232,42 @@ func (m *Modal) renderBody() []string {
 	cmd, isShell := shellCommand(call)
 	if isShell {
 		out = append(out, th.Dim.Render("Command:"))
-		for _, l := range wrapText(safe.Reveal(cmd), w-2) {
-			out = append(out, markHidden(th, th.Accent.Render("$ ")+th.User.Render(l)))
-		}
+		out = append(out, commandLines(th, cmd, w)...)
 		blank()
 	}
 	if r := call.Check.Reason; r != "" {
 		add(th.Warn, "Why it asks: "+safe.Reveal(r))
 		blank()
 	}
-	if p := strings.TrimRight(call.Check.Preview, "\n"); p != "" && !(isShell && strings.TrimSpace(p) == strings.TrimSpace(cmd)) {
+	preview := strings.TrimRight(call.Check.Preview, "\n")
+	if isShell && strings.TrimSpace(preview) == strings.TrimSpace(cmd) {
+		preview = "" // the command above is the preview
+	}
+	if preview != "" {
 		out = append(out, th.Dim.Render("Preview:"))
-		out = append(out, previewLines(th, expandTabs(safe.Reveal(p)), w)...)
+		out = append(out, previewLines(th, expandTabs(safe.Reveal(preview)), w)...)
 		blank()
 	}
 	args := argLines(call.Args)
-	if isShell {
-		// The command is shown above; list only the other arguments.
-		kept := args[:0]
-		for _, a := range args {
-			if a.key != "cmd" {
-				kept = append(kept, a)
-			}
-		}
-		args = kept
-	}
-	if len(args) > 0 {
-		out = append(out, th.Dim.Render("Arguments:"))
-	}
+	inPreview := present.InPreview(call.Args, preview)
+	kept := args[:0]
 	for _, a := range args {
+		// The command is shown above, and what the preview shows is not
+		// shown twice.
+		if !(isShell && a.raw == "cmd") && !inPreview[a.raw] {
+			kept = append(kept, a)
+		}
+	}
+	if len(kept) > 0 {
+		out = append(out, th.Dim.Render("Arguments:"))
+	} else if len(args) > 0 && len(inPreview) > 0 {
+		out = append(out, th.Dim.Render("(every argument is in the preview above)"))
+	}
+	for _, a := range kept {
 		if a.key == "" {
-			add(lipgloss.NewStyle(), "  "+a.value)
+			for _, l := range wrapWords(expandTabs(a.value), w-2) {
+				out = append(out, markHidden(th, "  "+l))
+			}
 			continue
 		}
 		if !strings.Contains(a.value, "\n") && xansi.StringWidth(a.key)+xansi.StringWidth(a.value)+4 <= w {
@@ -249,9 +275,77 @@ func (m *Modal) renderBody() []string {
 			continue
 		}
 		out = append(out, "  "+th.ToolName.Render(a.key)+":")
-		for _, l := range wrapText(expandTabs(a.value), w-4) {
+		for _, l := range wrapWords(expandTabs(a.value), w-4) {
 			out = append(out, markHidden(th, "    "+l))
 		}
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1] // View puts the one blank line over the footer
+	}
+	return out
+}
+
+// commandLines shows a shell command once: "$ " on its first line, "↪ " on
+// each line wrapped to fit, two spaces on each line of its own. A break
+// falls at a space where the line has one, so a path stays whole unless it
+// is wider than the modal.
+func commandLines(th *Theme, cmd string, w int) []string {
+	var out []string
+	for i, line := range strings.Split(expandTabs(safe.Reveal(cmd)), "\n") {
+		for j, l := range wrapWords(line, w-2) {
+			mark := th.Accent.Render(commandPrompt)
+			switch {
+			case j > 0:
+				mark = th.Dim.Render(commandWrapMark)
+			case i > 0:
+				mark = commandNewLine
+			}
+			out = append(out, markHidden(th, mark+th.User.Render(l)))
+		}
+	}
+	return out
+}
+
+// wrapWords wraps plain text (no escape sequences) to width columns,
+// breaking at spaces: a word is cut only when it is wider than a line by
+// itself (and then it starts where the line has room, and is cut after a
+// slash where it has one). Unlike ansi.Wrap it never breaks after a hyphen,
+// so /tmp/install-script.sh stays one piece ("~/.config/co-" /
+// "cli/settings.json" in /status, issue 27). The spaces at a break are
+// dropped; new lines in s are kept.
+func wrapWords(s string, width int) []string {
+	width = max(width, 4)
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		for xansi.StringWidth(l) > width {
+			fit := len(xansi.Truncate(l, width, "")) // bytes of the widest prefix that fits
+			if fit == 0 {
+				fit = len(string([]rune(l)[:1]))
+			}
+			cut, next := fit, fit
+			if l[fit] != ' ' {
+				// Break at the last space, unless the word after it is
+				// wider than a line anyway: then it is cut here, filling
+				// this line, rather than on the next.
+				if sp := strings.LastIndexByte(l[:fit], ' '); sp > 0 && strings.TrimLeft(l[:sp], " ") != "" {
+					word, _, _ := strings.Cut(strings.TrimLeft(l[sp:], " "), " ")
+					if xansi.StringWidth(word) <= width {
+						cut, next = sp, sp+1
+					}
+				}
+				// A word cut anyway (a long path) is cut after its last
+				// slash that fits, so each piece reads as a path.
+				if cut == fit {
+					start := strings.LastIndexByte(l[:fit], ' ') + 1
+					if sl := strings.LastIndexByte(l[start:fit], '/'); sl > 0 {
+						cut, next = start+sl+1, start+sl+1
+					}
+				}
+			}
+			out = append(out, strings.TrimRight(l[:cut], " "))
+			l = strings.TrimLeft(l[next:], " ")
+		}
+		out = append(out, l)
 	}
 	return out
 }
@@ -282,7 +376,7 @@ func previewLines(th *Theme, p string, w int) []string {
 				st = th.DiffDel
 			}
 		}
-		for _, wl := range wrapText(l, w-2) {
+		for _, wl := range wrapWords(l, w-2) {
 			out = append(out, markHidden(th, "  "+st.Render(wl)))
 		}
 	}
@@ -303,7 +397,9 @@ func shellCommand(c agent.PendingCall) (string, bool) {
 	return *a.Cmd, true
 }
 
-type argLine struct{ key, value string }
+// argLine is one argument: its key revealed for the screen, its key as
+// in the JSON, and its value revealed.
+type argLine struct{ key, raw, value string }
 
 // argLines lists a JSON object's arguments in the model's order, values
 // revealed in full; anything else is shown raw.
@@ -328,7 +424,7 @@ func argLines(args string) []argLine {
 		}
 		var s string
 		if json.Unmarshal(v, &s) == nil {
-			out = append(out, argLine{safe.Reveal(k), safe.Reveal(s)})
+			out = append(out, argLine{safe.Reveal(k), k, safe.Reveal(s)})
 			continue
 		}
 		var buf bytes.Buffer
@@ -336,7 +432,7 @@ func argLines(args string) []argLine {
 			buf.Reset()
 			buf.Write(v)
 		}
-		out = append(out, argLine{safe.Reveal(k), safe.Reveal(buf.String())})
+		out = append(out, argLine{safe.Reveal(k), k, safe.Reveal(buf.String())})
 	}
 	if len(out) == 0 {
 		return []argLine{{value: "(none)"}}
@@ -344,47 +440,109 @@ func argLines(args string) []argLine {
 	return out
 }
 
+// titleLines are "Approve <tool>?" and, for several calls, "2 of 3" on
+// the right; a tool name too long for one line wraps rather than being cut.
+func (m *Modal) titleLines() []string {
+	th, w := m.th, m.innerWidth()
+	call := m.req.Calls[m.idx]
+	count := ""
+	if n := len(m.req.Calls); n > 1 {
+		count = fmt.Sprintf("%d of %d", m.idx+1, n)
+	}
+	text := "Approve " + safe.Reveal(call.Tool) + "?"
+	room := w
+	if count != "" {
+		room = w - xansi.StringWidth(count) - 1
+	}
+	var out []string
+	for i, l := range wrapWords(text, room) {
+		l = th.Title.Render(l)
+		if i == 0 && count != "" {
+			l += strings.Repeat(" ", max(w-xansi.StringWidth(l)-xansi.StringWidth(count), 1)) + th.Dim.Render(count)
+		}
+		out = append(out, markHidden(th, l))
+	}
+	return out
+}
+
+// footerLines are the answer to a refused key or what "a" would grant, then
+// the keys, each wrapped to the modal's width: nothing in them is cut.
+func (m *Modal) footerLines() []string {
+	th, w := m.th, m.innerWidth()
+	call := m.req.Calls[m.idx]
+	var out []string
+	wrapped := func(style lipgloss.Style, s string) {
+		for _, l := range wrapWords(s, w) {
+			out = append(out, markHidden(th, style.Render(l)))
+		}
+	}
+	switch scope := call.Check.ScopeLabel; {
+	case m.note != "":
+		wrapped(th.Warn, m.note)
+	case call.Check.AlwaysAsk:
+		wrapped(th.Warn, "This call must be approved each time (no session grant).")
+	case scope != "":
+		const lead = "a approves for this session: "
+		for i, l := range wrapWords(lead+safe.Reveal(scope), w) {
+			if rest, ok := strings.CutPrefix(l, lead); i == 0 && ok {
+				out = append(out, th.Dim.Render(lead)+markHidden(th, th.ToolName.Render(rest)))
+				continue
+			}
+			out = append(out, markHidden(th, th.ToolName.Render(l)))
+		}
+	}
+	keyStyle, textStyle := th.KeyHint, lipgloss.NewStyle()
+	if !m.armed {
+		keyStyle, textStyle = th.Dim, th.Dim
+	}
+	type hint struct{ key, text string }
+	hints := []hint{{"y", "approve once"}, {"n/esc", "deny"}}
+	if !call.Check.AlwaysAsk {
+		hints = append(hints, hint{"a", "approve for the session"})
+	}
+	hints = append(hints, hint{"ctrl+c", "cancel turn"})
+	// The hints are packed into as few lines as fit, never cut inside one.
+	line, lineW := "", 0
+	for i, h := range hints {
+		ks, ts := keyStyle, textStyle
+		if i == len(hints)-1 {
+			ks, ts = th.Dim, th.Dim // cancelling is always there, never the point
+		}
+		hw := xansi.StringWidth(h.key) + 1 + xansi.StringWidth(h.text)
+		if lineW > 0 && lineW+2+hw > w {
+			out = append(out, line)
+			line, lineW = "", 0
+		}
+		if lineW > 0 {
+			line += textStyle.Render("  ")
+			lineW += 2
+		}
+		line += ks.Render(h.key) + ts.Render(" "+h.text)
+		lineW += hw
+	}
+	return append(out, line)
+}
+
 // View draws the modal's box (not yet placed on the screen).
 func (m *Modal) View() string {
 	th, w := m.th, m.innerWidth()
-	call := m.req.Calls[m.idx]
-	title := th.Title.Render("Approve " + truncate(safe.Reveal(call.Tool), w-12) + "?")
-	if n := len(m.req.Calls); n > 1 {
-		count := th.Dim.Render(fmt.Sprintf("%d of %d", m.idx+1, n))
-		title += strings.Repeat(" ", max(w-xansi.StringWidth(title)-xansi.StringWidth(count), 1)) + count
-	}
-	lines := []string{title, ""}
+	lines := append(m.titleLines(), "")
 
 	bh := m.bodyHeight()
 	body := m.body
 	if len(body) > bh {
 		end := min(m.scroll+bh, len(body))
 		body = append([]string(nil), body[m.scroll:end]...)
-		more := fmt.Sprintf("↑↓ %d–%d of %d lines", m.scroll+1, end, len(m.body))
-		body = append(body, th.Dim.Render(more))
+		// The way to the rest, where the eye ends: the keys are below.
+		more := fmt.Sprintf("↑↓ pgup pgdn scroll · lines %d–%d of %d", m.scroll+1, end, len(m.body))
+		if end < len(m.body) {
+			more += " · more below"
+		}
+		body = append(body, th.Dim.Render(truncate(more, w)))
 	}
 	lines = append(lines, body...)
 	lines = append(lines, "")
-
-	scope := call.Check.ScopeLabel
-	switch {
-	case m.note != "":
-		lines = append(lines, th.Warn.Render(truncate(m.note, w)))
-	case call.Check.AlwaysAsk:
-		lines = append(lines, th.Warn.Render(truncate("This call must be approved each time (no session grant).", w)))
-	case scope != "":
-		lines = append(lines, truncate(th.Dim.Render("a approves for this session: ")+th.ToolName.Render(safe.Reveal(scope)), w))
-	}
-	keyStyle, textStyle := th.KeyHint, lipgloss.NewStyle()
-	if !m.armed {
-		keyStyle, textStyle = th.Dim, th.Dim
-	}
-	hint := keyStyle.Render("y") + textStyle.Render(" approve once  ") + keyStyle.Render("n/esc") + textStyle.Render(" deny  ")
-	if !call.Check.AlwaysAsk {
-		hint += keyStyle.Render("a") + textStyle.Render(" approve for the session  ")
-	}
-	hint += th.Dim.Render("ctrl+c cancel turn")
-	lines = append(lines, truncate(hint, w))
+	lines = append(lines, m.footerLines()...)
 
 	for i, l := range lines {
 		if pad := w - xansi.StringWidth(l); pad > 0 {

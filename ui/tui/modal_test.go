@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -228,5 +229,227 @@ func TestStatusBarShowsUntrustedContentWhileItLasts(t *testing.T) {
 	s.SetInfo(StatusInfo{Provider: "openai", Model: "gpt", Isolation: "full"})
 	if strings.Contains(xansi.Strip(s.View()), "UNTRUSTED") {
 		t.Fatal("the badge stayed after /clear")
+	}
+}
+
+// longCommand is one shell command wider than the modal at any width, with
+// hyphenated paths (each narrower than the modal at 80 columns) and many
+// reasons to ask.
+const longCommand = "cd /home/user/projects/my-long-project/sub-directory-with-hyphens && npm install --save-dev typescript-eslint-plugin-config && curl -fsSL https://example.com/install-script.sh > /tmp/install-script.sh && chmod +x /tmp/install-script.sh && rm -rf /home/user/projects/my-very-long-project-name/build-output-directory && git push --force origin feature/very-long-branch-name-here"
+
+// modalAt is the modal for calls on a w×h screen, armed.
+func modalAt(w, h int, calls ...agent.PendingCall) *Modal {
+	th := NewTheme("dark", false)
+	m := NewModal(agent.ApprovalRequested{Calls: calls}, &th, DefaultModalKeyMap(), w, h, t0)
+	m.armed = true
+	return m
+}
+
+// boxText is the modal's box as the user reads it: the lines inside the
+// border, without the border and the padding.
+func boxText(m *Modal) []string {
+	var out []string
+	for _, l := range strings.Split(xansi.Strip(m.View()), "\n") {
+		if strings.HasPrefix(l, "╭") || strings.HasPrefix(l, "╰") {
+			continue
+		}
+		l = strings.TrimPrefix(strings.TrimSuffix(l, "│"), "│")
+		out = append(out, strings.TrimRight(strings.TrimPrefix(l, " "), " "))
+	}
+	return out
+}
+
+func TestModalShowsALongCommandOnceWrappedAtSpaces(t *testing.T) {
+	for _, w := range []int{80, 120} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			m := modalAt(w, 40, shellPending(longCommand))
+			lines := boxText(m)
+			var cmdLines []string
+			for i, l := range lines {
+				if strings.HasPrefix(l, "$ ") {
+					for _, c := range lines[i:] {
+						if c == "" {
+							break
+						}
+						cmdLines = append(cmdLines, c)
+					}
+					break
+				}
+			}
+			if len(cmdLines) < 2 {
+				t.Fatalf("the command is not wrapped:\n%s", strings.Join(lines, "\n"))
+			}
+			if n := strings.Count(strings.Join(lines, "\n"), "$ "); n != 1 {
+				t.Errorf("%d lines start with $ (the command reads as %d commands):\n%s", n, n, strings.Join(cmdLines, "\n"))
+			}
+			var words []string
+			for i, l := range cmdLines {
+				mark := "$ "
+				if i > 0 {
+					mark = "↪ "
+				}
+				if !strings.HasPrefix(l, mark) {
+					t.Errorf("line %d does not start with %q: %q", i, mark, l)
+				}
+				words = append(words, strings.Fields(strings.TrimPrefix(l, mark))...)
+			}
+			// Every word whole, in order: no path cut at a hyphen.
+			if got, want := strings.Join(words, " "), longCommand; got != want {
+				t.Errorf("the command as shown:\n%s\nwant its words whole:\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestModalCutsAWordOnlyWhenItIsWiderThanALine(t *testing.T) {
+	path := "/srv/" + strings.Repeat("very-long-directory-name/", 6) + "file.txt" // 160 columns
+	m := modalAt(80, 40, shellPending("cat "+path))
+	var got string
+	for _, l := range boxText(m) {
+		if strings.HasPrefix(l, "$ ") || strings.HasPrefix(l, "↪ ") {
+			got += strings.TrimPrefix(strings.TrimPrefix(l, "$ "), "↪ ") + "|"
+		}
+	}
+	// Wider than a line, the path is cut where it must be, filling each
+	// line: three lines of 70 columns for its 164.
+	if strings.Count(got, "|") != 3 || strings.ReplaceAll(got, "|", "") != "cat "+path {
+		t.Fatalf("shown as %q", got)
+	}
+}
+
+func TestWrapWords(t *testing.T) {
+	cases := []struct {
+		in    string
+		width int
+		want  []string
+	}{
+		{"rm -rf /tmp/install-script.sh now", 20, []string{"rm -rf /tmp/", "install-script.sh", "now"}}, // wider than a line: cut after its last slash that fits
+		{"a /tmp/install-script.sh", 24, []string{"a /tmp/install-script.sh"}},
+		{"a /tmp/install-script.sh", 23, []string{"a", "/tmp/install-script.sh"}},
+		{"one two\nthree", 4, []string{"one", "two", "thre", "e"}},
+		{"    indented-long-word", 10, []string{"    indent", "ed-long-wo", "rd"}},
+		{"ab  cd", 3, []string{"ab", "cd"}},
+		{"日本語のテキスト", 6, []string{"日本語", "のテキ", "スト"}},
+	}
+	for _, tc := range cases {
+		got := wrapWords(tc.in, tc.width)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("wrapWords(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
+		}
+		for _, l := range got {
+			if xansi.StringWidth(l) > max(tc.width, 4) {
+				t.Errorf("wrapWords(%q, %d): %q is wider than the width", tc.in, tc.width, l)
+			}
+		}
+	}
+}
+
+func TestModalEveryReasonIsReachable(t *testing.T) {
+	var reasons []string
+	for i := 1; i <= 30; i++ {
+		reasons = append(reasons, fmt.Sprintf("reason-number-%02d is not on the safe list", i))
+	}
+	c := shellPending(longCommand)
+	c.Check.Reason = strings.Join(reasons, "; ")
+	for _, w := range []int{80, 120} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			m := modalAt(w, 24, c)
+			v := strings.Join(boxText(m), "\n")
+			if !strings.Contains(v, "↑↓ pgup pgdn scroll") || !strings.Contains(v, "more below") {
+				t.Fatalf("a body longer than the screen does not say how to scroll:\n%s", v)
+			}
+			seen := map[string]bool{}
+			for range 100 {
+				for _, l := range boxText(m) {
+					for _, r := range reasons {
+						if strings.Contains(l, r[:len("reason-number-00")]) {
+							seen[r] = true
+						}
+					}
+				}
+				if m.scroll == m.maxScroll() {
+					break
+				}
+				m.HandleKey(keyMsg("down"), t0)
+			}
+			for _, r := range reasons {
+				if !seen[r] {
+					t.Errorf("never shown: %s", r)
+				}
+			}
+			if last := strings.Join(boxText(m), "\n"); strings.Contains(last, "more below") {
+				t.Errorf("scrolled to the end, still \"more below\":\n%s", last)
+			}
+		})
+	}
+}
+
+func TestModalFitsAt80Columns(t *testing.T) {
+	long := pending("mcp__everything__longRunningOperationWithAVeryLongNameIndeed", `{"duration":10,"steps":5}`,
+		tools.Check{Decision: tools.Ask, Reason: "calls tool longRunningOperationWithAVeryLongNameIndeed of MCP server everything",
+			ScopeLabel: "longRunningOperationWithAVeryLongNameIndeed on MCP server everything-reference-server"})
+	for _, w := range []int{80, 120} {
+		for _, c := range []agent.PendingCall{shellPending(longCommand), long} {
+			t.Run(fmt.Sprint(w, c.Tool), func(t *testing.T) {
+				m := modalAt(w, 24, c, c)
+				view := m.View()
+				if n := strings.Count(view, "\n") + 1; n > 24 {
+					t.Errorf("the modal is %d rows on a 24-row screen", n)
+				}
+				for _, l := range strings.Split(view, "\n") {
+					if lw := xansi.StringWidth(l); lw > w {
+						t.Errorf("a row is %d columns on a %d-column screen: %q", lw, w, xansi.Strip(l))
+					}
+				}
+				text := strings.Join(boxText(m), "\n")
+				if strings.Contains(text, "…") {
+					t.Errorf("something is cut:\n%s", text)
+				}
+				flat := strings.Join(strings.Fields(text), " ")
+				for _, want := range []string{
+					"Approve", c.Tool + "?", "1 of 2",
+					"y approve once", "n/esc deny", "a approve for the session", "ctrl+c cancel turn",
+					"a approves for this session: " + c.Check.ScopeLabel,
+				} {
+					if !strings.Contains(flat, want) {
+						t.Errorf("the modal lacks %q:\n%s", want, text)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestModalShowsContentOnce(t *testing.T) {
+	content := "The user prefers tabs over spaces in Go code and wants long explanations."
+	calls := map[string]agent.PendingCall{
+		"write_file": pending("write_file", `{"path":"notes/long-file-name.txt","content":"hello\nunique-content-line\n"}`,
+			tools.Check{Decision: tools.Ask, Reason: "creates notes/long-file-name.txt (2 lines)", ScopeLabel: "write_file under notes/",
+				Preview: "--- /dev/null\n+++ b/notes/long-file-name.txt\n@@ -0,0 +1,2 @@\n+hello\n+unique-content-line\n"}),
+		"save_memory": pending("save_memory", `{"content":`+quote(content)+`,"tags":["style"]}`,
+			tools.Check{Decision: tools.Ask, AlwaysAsk: true, Reason: "a memory is sent to the model in every later session",
+				Preview: "Remember across sessions:\n\n" + content + "\n\ntags: style"}),
+		"mcp": pending("mcp__everything__echo", `{"message":"unique-content-line"}`,
+			tools.Check{Decision: tools.Ask, Reason: "calls tool echo of MCP server everything",
+				Preview: "server: everything\ntool: echo\narguments:\n{\n  \"message\": \"unique-content-line\"\n}"}),
+	}
+	for _, w := range []int{80, 120} {
+		for name, c := range calls {
+			t.Run(fmt.Sprint(w, name), func(t *testing.T) {
+				text := strings.Join(boxText(modalAt(w, 40, c)), "\n")
+				flat := strings.Join(strings.Fields(text), " ")
+				for _, once := range []string{"unique-content-line", "prefers tabs over spaces"} {
+					if n := strings.Count(flat, once); n > 1 {
+						t.Errorf("%q shown %d times:\n%s", once, n, text)
+					}
+				}
+				if strings.Contains(text, "Arguments:") {
+					t.Errorf("arguments listed again under the preview:\n%s", text)
+				}
+				if name == "save_memory" && strings.Count(text, "style") != 1 {
+					t.Errorf("the tags are not shown once:\n%s", text)
+				}
+			})
+		}
 	}
 }

@@ -1,10 +1,14 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/tools"
 )
 
 func TestModelListsSwitchesAndTheNextRequestCarriesIt(t *testing.T) {
@@ -97,5 +101,80 @@ func TestReportedModelShown(t *testing.T) {
 	d.key("enter")
 	if s := d.screen(); strings.Contains(s, "→ test-model-2025") || !strings.Contains(s, "openai · next") {
 		t.Errorf("after the switch:\n%s", s)
+	}
+}
+
+// Issue 27: after /model other (answered as other-model) and /model back,
+// nothing may say the model is answered as other-model: not the status
+// bar, not the banner, not /model's list, not while the next turn waits
+// for its first request. The arrow comes back only when a server says so.
+func TestReportedModelBelongsToTheModelItWasReportedFor(t *testing.T) {
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	reg, err := tools.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The third turn's request waits here, as a turn waits for an MCP
+	// server still starting: the bar is drawn meanwhile.
+	hold, held := make(chan struct{}), make(chan struct{}, 4)
+	turns := 0
+	ag := agent.New(agent.Config{
+		Provider:  agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "test-model"},
+		Tools:     reg,
+		Approvals: agent.NewApprovals(agent.ApprovalOptions{}),
+		ToolsReady: func(ctx context.Context, _ func(string)) []string {
+			turns++
+			if turns == 3 {
+				held <- struct{}{}
+				select {
+				case <-hold:
+				case <-ctx.Done():
+				}
+			}
+			return nil
+		},
+		StallTimeout: 10 * time.Second,
+	})
+	srv.Script(llmtest.Reply{Text: "one"},
+		llmtest.Reply{Raw: reasoningSSE("other-model", nil, []string{"two"})},
+		llmtest.Reply{Text: "three"})
+	d := newDriver(t, Options{Agent: ag}, 130, 40)
+	d.typeText("hi")
+	d.key("enter")
+	d.until("the first turn to end", d.idle)
+	d.typeText("/model other")
+	d.key("enter")
+	d.typeText("hi")
+	d.key("enter")
+	d.until("the second turn to end", d.idle)
+	d.settle()
+	if s := d.screen(); strings.Count(s, "openai · other → other-model") != 2 {
+		t.Fatalf("the alias other → other-model not in the banner and the bar:\n%s", s)
+	}
+	d.typeText("/model test-model")
+	d.key("enter")
+	d.typeText("/model")
+	d.key("enter")
+	d.until("the list", func() bool { return strings.Contains(d.screen(), "Models of openai (* current):") })
+	if s := d.screen(); strings.Contains(s, "answers test-model as other-model") || strings.Contains(s, "test-model → other-model") {
+		t.Fatalf("after /model test-model, other-model's answer is still put on test-model:\n%s", s)
+	}
+	d.typeText("hi")
+	d.key("enter")
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the third turn never reached its request")
+	}
+	d.settle()
+	if s := d.screen(); strings.Contains(s, "→ other-model") {
+		t.Errorf("while test-model's first request waits, the bar shows other-model's alias:\n%s", s)
+	}
+	close(hold)
+	d.until("the third turn to end", d.idle)
+	d.settle()
+	if s := d.screen(); strings.Contains(s, "test-model →") {
+		t.Errorf("test-model answered as itself, yet an arrow is shown:\n%s", s)
 	}
 }

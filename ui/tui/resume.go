@@ -16,8 +16,9 @@ import (
 // session, or one picked with /sessions): what was said, each tool call
 // with its outcome, replies cut short marked interrupted, a summary as the
 // notice it was, and a last line naming the session. Entries render
-// lazily, so a long conversation costs little until it is scrolled.
-func (a *App) showHistory(h []agent.Message) {
+// lazily, so a long conversation costs little until it is scrolled. last
+// is that line ("": "Resumed session ID; type to continue.").
+func (a *App) showHistory(h []agent.Message, last string) {
 	results := make(map[string]agent.Message)
 	for _, m := range h {
 		if m.Role == agent.RoleTool {
@@ -82,8 +83,11 @@ func (a *App) showHistory(h []agent.Message) {
 		}
 	}
 	showAsides(len(h))
-	if id := a.agent.SessionID(); id != "" {
-		a.chat.Add(newNotice(noticeInfo, "Resumed session "+id+"; type to continue."))
+	if id := a.agent.SessionID(); last == "" && id != "" {
+		last = "Resumed session " + id + "; type to continue."
+	}
+	if last != "" {
+		a.chat.Add(newNotice(noticeInfo, last))
 	}
 	if n := agent.HeldNotice(a.agent.Risk()); n != "" {
 		a.chat.Add(newNotice(noticeWarn, n))

@@ -16,6 +16,7 @@ import (
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
+	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -54,9 +55,17 @@ type Options struct {
 	// files); it is called off the loop once the first frame is out, and
 	// may read files and wait.
 	Notes func() []string
+	// Background, when set, delivers what happens outside any turn (an
+	// MCP server that failed or connected): each is shown in the
+	// transcript when it arrives, and the welcome banner is drawn again
+	// (Welcome.ToolsText may have changed).
+	Background <-chan present.Note
 	// Memory opens the memory store (memory.Lazy.Store) for the /memory
 	// view; nil (memory off): /memory is the line command of Slash.
 	Memory func() (*memory.Store, error)
+	// First, when set, is submitted once the chat is up, as if typed and
+	// sent with Enter (co "what is 2+2"); it joins the input history.
+	First string
 }
 
 // Run runs the chat until the user exits or ctx ends. SIGTERM and SIGHUP

@@ -195,3 +195,22 @@ func TestSlashOutputKeepsHangingIndent(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A path with a hyphen is not cut at it: "~/.config/co-" at the end of one
+// line and "cli/settings.json" on the next (issue 27, /status at 80
+// columns); only a word longer than the line is broken.
+func TestSlashOutputKeepsHyphenatedPathsWhole(t *testing.T) {
+	rc := screenRC()
+	text := "config files   the user file ~/.config/co-cli/settings.json\n" +
+		"long           /a-very-long-path-without-spaces/that-cannot-fit/in-one-line.json"
+	got := plainLines(newNotice(noticeOutput, text).render(50, rc))
+	want := []string{
+		"config files   the user file",
+		"               ~/.config/co-cli/settings.json",
+		"long           /a-very-long-path-without-spaces/",
+		"               that-cannot-fit/in-one-line.json",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -191,6 +191,8 @@ func (s *StatusBar) refresh() {
 		right = seg(spinFrames[s.frame] + " Co is thinking… " + present.Duration(s.now.Sub(s.started)))
 	case in.MouseOff:
 		right = seg("mouse released · f2 to capture")
+	case s.width < sidePanelNarrowMin: // no room for the panel: Ctrl+T opens nothing
+		right, hint = seg("/help"), true
 	default:
 		right, hint = seg("/help · ctrl+t spans"), true
 	}

@@ -19,6 +19,17 @@ type Welcome struct {
 	// Unsandboxed is true when shell commands run without isolation.
 	Unsandboxed bool
 	Tools       int
+	// ToolsText, when set, is the tools row instead of Tools, read at
+	// each drawing (the count changes as MCP servers connect).
+	ToolsText func() string
+}
+
+// tools is the tools row.
+func (w Welcome) tools() string {
+	if w.ToolsText != nil {
+		return safe.Text(w.ToolsText())
+	}
+	return fmt.Sprint(w.Tools)
 }
 
 // welcomeEntry is the banner at the top of the transcript and, when no
@@ -63,7 +74,7 @@ func (e *welcomeEntry) render(width int, rc *renderCtx) []string {
 		"",
 		row("provider", prov, provStyle),
 		row("sandbox", sandbox, sbStyle),
-		row("tools", fmt.Sprint(e.w.Tools), lipgloss.NewStyle()),
+		row("tools", e.w.tools(), lipgloss.NewStyle()),
 		row("data", safe.Text(e.w.DataDir), lipgloss.NewStyle()),
 		"",
 		th.Dim.Render(truncate("Type a message · /help for commands and keys · ctrl+c twice to quit", inner)),
@@ -116,5 +127,5 @@ func padLines(lines []string, w int) string {
 }
 
 func (e *welcomeEntry) plain() string {
-	return fmt.Sprintf("co %s — %s — sandbox %s — %d tools — data %s", e.w.Version, e.provider, e.w.Isolation, e.w.Tools, e.w.DataDir)
+	return fmt.Sprintf("co %s — %s — sandbox %s — tools %s — data %s", e.w.Version, e.provider, e.w.Isolation, e.w.tools(), e.w.DataDir)
 }
