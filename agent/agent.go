@@ -83,7 +83,7 @@ type Config struct {
 	// Settings are the providers' settings, for /model PROVIDER:NAME.
 	Settings ProviderSettings
 	// ToolsStart, when set, starts the tools that come up in the
-	// background (MCP servers) and returns at once; Warm calls it once,
+	// background (MCP servers, the sandbox's container) and returns at once; Warm calls it once,
 	// after the front end's first frame, and the first turn calls it if
 	// Warm did not.
 	ToolsStart func()
@@ -175,10 +175,11 @@ func (a *Agent) startTools() {
 // toolsReady waits for tools still starting and sends what Config.ToolsReady
 // has to say as Notices.
 func (a *Agent) toolsReady(ctx context.Context, e *emitter) {
+	// A front end that never called Warm (co run) starts them here.
+	a.startTools()
 	if a.cfg.ToolsReady == nil {
 		return
 	}
-	a.startTools()
 	waiting := func(n string) { e.send(Notice{Text: n}) }
 	for _, n := range a.cfg.ToolsReady(ctx, waiting) {
 		e.send(Notice{Text: n})

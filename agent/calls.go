@@ -99,7 +99,7 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 
 	fins := make([]ToolCallFinished, 0, len(items))
 	for _, it := range items {
-		fin, content := a.runOne(ctx, it, st)
+		fin, content := a.runOne(ctx, e, it, st)
 		fin.Bang = bang
 		if bang && fin.Status == CallRetry {
 			// No model is involved in a !cmd: nothing is sent back to
@@ -125,7 +125,7 @@ func (a *Agent) recordDecision(e *emitter, it *callItem, v Verdict) {
 	}
 }
 
-func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin ToolCallFinished, content string) {
+func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnState) (fin ToolCallFinished, content string) {
 	fin = ToolCallFinished{CallID: it.call.ID, Name: it.call.Name, Decision: it.by}
 	ctx, span := a.tracer.Start(ctx, "execute_tool "+it.call.Name, trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "execute_tool"),
@@ -190,6 +190,9 @@ func (a *Agent) runOne(ctx context.Context, it *callItem, st *turnState) (fin To
 		return fin, deniedJSON("user", it.check.Reason, "The user denied this call; it did not run. Do not repeat it unchanged: propose another way or ask the user.")
 	}
 
+	// What the tool has to say while it runs (tools.Notify) is a Notice,
+	// before the call's result.
+	ctx = tools.WithNotice(ctx, func(text string) { e.send(Notice{Text: text}) })
 	res, err := safeRun(ctx, it.tool, json.RawMessage(it.call.Args))
 	fin.Result = res
 	switch {

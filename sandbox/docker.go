@@ -26,6 +26,10 @@ import (
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/co-cli/co/internal/protect"
 )
@@ -163,7 +167,8 @@ type Docker struct {
 
 	mu     sync.Mutex
 	closed bool
-	cur    *creation // the latest container creation
+	cur    *creation     // the latest container creation; nil until the first starts
+	begun  chan struct{} // closed when the first creation starts
 	swept  bool
 
 	closeOnce sync.Once
@@ -237,10 +242,31 @@ func newDocker(cli *client.Client, cfg Config) *Docker {
 	d.guard = newGuard(cfg.Workspace, protect.New(cfg.InstructionFiles), !cfg.GitReadOnly)
 	d.life, d.endLife = context.WithCancel(context.Background())
 	d.build, d.endBuild = context.WithCancel(context.Background())
-	d.mu.Lock()
-	d.startCreation()
-	d.mu.Unlock()
+	d.begun = make(chan struct{})
+	if !cfg.Defer {
+		d.Start()
+	}
 	return d
+}
+
+// Start begins creating the container in the background unless a creation has begun already
+// (or the sandbox is closed); see [Starter].
+func (d *Docker) Start() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || d.cur != nil {
+		return
+	}
+	d.startCreation()
+}
+
+// Pending says that a Run now would wait for the container: none has been started, its creation
+// is still under way, or it failed (the Run tries again).
+func (d *Docker) Pending() bool {
+	d.mu.Lock()
+	c := d.cur
+	d.mu.Unlock()
+	return c == nil || !c.finished() || c.err != nil
 }
 
 func newClient(host string) (*client.Client, error) {
@@ -296,6 +322,9 @@ func (d *Docker) Isolation() Isolation { return Full }
 // startCreation starts a new creation in the background. d.mu must be held.
 func (d *Docker) startCreation() *creation {
 	c := &creation{done: make(chan struct{}), begin: time.Now()}
+	if d.cur == nil {
+		close(d.begun)
+	}
 	d.cur = c
 	sweep := !d.swept
 	d.swept = true
@@ -320,11 +349,12 @@ func (d *Docker) startCreation() *creation {
 
 // create replaces any container with our name by a fresh, started one.
 func (d *Docker) create(ctx context.Context, c *creation, seccompOK bool) (string, error) {
-	if err := d.checkNameFree(ctx); err != nil {
+	if exists, err := d.checkNameFree(ctx); err != nil {
 		return "", err
-	}
-	if err := d.remove(ctx); err != nil {
-		return "", err
+	} else if exists {
+		if err := d.remove(ctx); err != nil {
+			return "", err
+		}
 	}
 	security := []string{"no-new-privileges"}
 	profile, err := seccompProfile()
@@ -362,7 +392,10 @@ func (d *Docker) create(ctx context.Context, c *creation, seccompOK bool) (strin
 		Tmpfs:          map[string]string{"/tmp": tmpfsOptions},
 		Mounts:         ms,
 		Init:           &init, // an init reaps the orphans (and fork-bomb debris) of every exec
-		LogConfig:      container.LogConfig{Type: "none"},
+		// The engine removes the container once it has stopped: Close only kills it, and co
+		// exits without waiting for the removal (seconds with the vfs storage driver).
+		AutoRemove: true,
+		LogConfig:  container.LogConfig{Type: "none"},
 		Resources: container.Resources{
 			PidsLimit: &pids,
 			NanoCPUs:  int64(d.cfg.CPUs * 1e9),
@@ -428,16 +461,17 @@ func (d *Docker) security(ctx context.Context) (rootless, seccomp bool) {
 
 // checkNameFree refuses to replace a container with our name that is not ours to replace: one
 // co did not make, or one that another live co process on this machine (or any co process on
-// another machine) uses. Ours from an earlier attempt, or a dead co's, may go.
-func (d *Docker) checkNameFree(ctx context.Context) error {
+// another machine) uses. Ours from an earlier attempt, or a dead co's, may go. It says whether a
+// container has the name (which must then be removed).
+func (d *Docker) checkNameFree(ctx context.Context) (exists bool, err error) {
 	ictx, cancel := context.WithTimeout(ctx, apiTimeout)
 	defer cancel()
 	info, err := d.cli.ContainerInspect(ictx, d.name)
 	if cerrdefs.IsNotFound(err) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("sandbox: inspect container %s: %w", d.name, err)
+		return true, fmt.Errorf("sandbox: inspect container %s: %w", d.name, err)
 	}
 	var l map[string]string
 	if info.Config != nil {
@@ -445,16 +479,16 @@ func (d *Docker) checkNameFree(ctx context.Context) error {
 	}
 	switch {
 	case l[LabelSandbox] != "1":
-		return fmt.Errorf("sandbox: a container named %s exists and co did not create it; remove it or use another session", d.name)
+		return true, fmt.Errorf("sandbox: a container named %s exists and co did not create it; remove it or use another session", d.name)
 	case d.owns(l):
-		return nil // ours, from an earlier attempt
+		return true, nil // ours, from an earlier attempt
 	case l[LabelHost] != d.labels[LabelHost]:
-		return fmt.Errorf("sandbox: container %s belongs to co on host %q; remove it or use another session", d.name, l[LabelHost])
+		return true, fmt.Errorf("sandbox: container %s belongs to co on host %q; remove it or use another session", d.name, l[LabelHost])
 	}
 	if pid, err := strconv.Atoi(l[LabelPID]); err == nil && pid > 0 && processAlive(pid, l[LabelPIDStart]) {
-		return fmt.Errorf("sandbox: container %s is in use by co process %d (session %s)", d.name, pid, l[LabelSession])
+		return true, fmt.Errorf("sandbox: container %s is in use by co process %d (session %s)", d.name, pid, l[LabelSession])
 	}
-	return nil
+	return true, nil
 }
 
 // mounts are the workspace at /workspace (rw) and, read-only on top, the protected folders at
@@ -535,39 +569,29 @@ func mounts(cfg Config, nested []string) ([]mount.Mount, map[string]devIno) {
 	return ms, done
 }
 
-// remove force-removes the container with our name; a missing one is not an error.
+// remove force-removes the container with our name, and waits until it is gone: the engine may
+// be removing it already (auto-remove, once it stopped), and the name is free only after. A missing
+// container is not an error.
 func (d *Docker) remove(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(ctx, removeTimeout)
 	defer cancel()
 	err := d.cli.ContainerRemove(rctx, d.name, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) && !isRemovalInProgress(err) {
+	switch {
+	case cerrdefs.IsNotFound(err):
+		return nil
+	case err != nil && !isRemovalInProgress(err):
 		return fmt.Errorf("sandbox: remove container %s: %w", d.name, err)
 	}
-	return nil
-}
-
-// removeOurs force-removes the container with our name if this process made it (its labels say
-// so): never a container that creation refused to replace.
-func (d *Docker) removeOurs(ctx context.Context) error {
-	ictx, cancel := context.WithTimeout(ctx, apiTimeout)
-	defer cancel()
-	info, err := d.cli.ContainerInspect(ictx, d.name)
-	if cerrdefs.IsNotFound(err) {
+	gone, failed := d.cli.ContainerWait(rctx, d.name, container.WaitConditionRemoved)
+	select {
+	case <-gone:
 		return nil
+	case err := <-failed:
+		if cerrdefs.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("sandbox: remove container %s: waiting for the engine to finish: %w", d.name, err)
 	}
-	if err != nil {
-		return fmt.Errorf("sandbox: inspect container %s: %w", d.name, err)
-	}
-	if info.Config == nil || !d.owns(info.Config.Labels) {
-		return nil
-	}
-	rctx, cancel := context.WithTimeout(ctx, removeTimeout)
-	defer cancel()
-	err = d.cli.ContainerRemove(rctx, info.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) && !isRemovalInProgress(err) {
-		return fmt.Errorf("sandbox: remove container %s: %w", d.name, err)
-	}
-	return nil
 }
 
 // owns says whether a container's labels are this sandbox's.
@@ -577,8 +601,14 @@ func isRemovalInProgress(err error) bool {
 	return cerrdefs.IsConflict(err) && strings.Contains(err.Error(), "already in progress")
 }
 
-// Ready waits for the container; see [Starter].
+// Ready waits for the container; see [Starter]. Before Start (or the first Run), it waits for
+// one of them.
 func (d *Docker) Ready(ctx context.Context) error {
+	select {
+	case <-d.begun:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	_, err := d.container(ctx)
 	return err
 }
@@ -589,6 +619,9 @@ func (d *Docker) Started() (time.Time, time.Duration, error) {
 	d.mu.Lock()
 	c := d.cur
 	d.mu.Unlock()
+	if c == nil {
+		return time.Time{}, 0, ErrNotReady
+	}
 	if !c.finished() {
 		return c.begin, 0, ErrNotReady
 	}
@@ -603,7 +636,7 @@ func (d *Docker) container(ctx context.Context) (*creation, error) {
 		return nil, ErrClosed
 	}
 	c := d.cur
-	if c.finished() && c.err != nil {
+	if c == nil || c.finished() && c.err != nil {
 		c = d.startCreation()
 	}
 	d.mu.Unlock()
@@ -765,7 +798,7 @@ func (d *Docker) runError(ctx context.Context, err error) error {
 
 // exec runs one command in container c. It returns errGone (wrapped) when the container is not
 // there or not running, in which case the command did not start.
-func (d *Docker) exec(ctx context.Context, c *creation, cmd string, secs, max int) (Output, error) {
+func (d *Docker) exec(ctx context.Context, c *creation, cmd string, secs, max int) (_ Output, err error) {
 	id := c.id
 	runID := randomHex(16)
 	cctx, cancel := context.WithTimeout(ctx, apiTimeout)
@@ -791,7 +824,10 @@ func (d *Docker) exec(ctx context.Context, c *creation, cmd string, secs, max in
 	hctx, hcancel := context.WithTimeout(ctx, hostDeadline)
 	defer hcancel()
 	start := time.Now()
-	att, err := d.cli.ContainerExecAttach(hctx, created.ID, container.ExecAttachOptions{})
+	actx, span := execSpan(hctx, created.ID)
+	var code int
+	defer func() { endExecSpan(span, code, err) }()
+	att, err := d.cli.ContainerExecAttach(actx, created.ID, container.ExecAttachOptions{})
 	if err != nil {
 		if cerrdefs.IsNotFound(err) || cerrdefs.IsConflict(err) {
 			return Output{}, fmt.Errorf("%w: %v", errGone, err)
@@ -820,7 +856,7 @@ func (d *Docker) exec(ctx context.Context, c *creation, cmd string, secs, max in
 		return out, fmt.Errorf("sandbox: reading command output: %w", copyErr)
 	}
 
-	code, err := d.exitCode(ctx, created.ID)
+	code, err = d.exitCode(ctx, created.ID)
 	out := Output{Duration: elapsed, ExitCode: code}
 	// 124: `timeout` sent TERM; 137: it had to send KILL as well. Either only counts as a timeout
 	// when the time was really up (the command itself may exit 124, or be OOM-killed: 137).
@@ -830,6 +866,53 @@ func (d *Docker) exec(ctx context.Context, c *creation, cmd string, secs, max in
 	out.Text, out.Truncated = capt.text(out.TimedOut, secs)
 	return out, err
 }
+
+// execSpan starts the span of one exec's start and output (a child of the span in ctx, a tool
+// call's, with its tracer provider; none when ctx has no recording span), and returns the context
+// the attach request must go with: one whose span makes no spans.
+//
+// Why: the Docker client traces each request with otelhttp, which takes its tracer provider from
+// the span in the request's context. The exec start (POST /exec/{id}/start) is answered
+// "101 Switching Protocols" and the connection hijacked; otelhttp ends that request's span when
+// the response body is closed, which the client never does for a hijacked connection (client/
+// hijack.go in github.com/docker/docker v28.5.2; otelhttp and protocol upgrades:
+// https://github.com/open-telemetry/opentelemetry-go-contrib/issues/1329). That span was never
+// ended: the side panel showed "◌ HTTP POST running" forever and the span store never got it.
+// Here the request makes no span, and ours ends when the command's output has been read.
+func execSpan(ctx context.Context, execID string) (context.Context, trace.Span) {
+	parent := trace.SpanFromContext(ctx)
+	if !parent.IsRecording() {
+		return ctx, nil
+	}
+	ctx, span := parent.TracerProvider().Tracer("github.com/co-cli/co/sandbox").Start(ctx, "docker exec",
+		trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(
+			attribute.String("http.request.method", "POST"),
+			attribute.String("url.path", "/exec/"+execID+"/start"),
+			attribute.String("co.sandbox.exec.id", execID),
+		))
+	return trace.ContextWithSpan(ctx, quietSpan{span}), span
+}
+
+// endExecSpan ends an execSpan with the command's exit code or what went wrong.
+func endExecSpan(span trace.Span, code int, err error) {
+	if span == nil {
+		return
+	}
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	} else {
+		span.SetAttributes(attribute.Int("co.sandbox.exit_code", code))
+	}
+	span.End()
+}
+
+// quietSpan is a span whose tracer provider makes no spans: the Docker client's instrumentation
+// (otelhttp) then traces nothing under it. Everything else is the span's own.
+type quietSpan struct{ trace.Span }
+
+func (quietSpan) TracerProvider() trace.TracerProvider { return noop.NewTracerProvider() }
 
 // deadlineError explains why an exec stopped early: the caller's ctx, or the host deadline.
 func (d *Docker) deadlineError(ctx, hctx context.Context, hostDeadline time.Duration, err error) error {
@@ -889,14 +972,20 @@ func (d *Docker) kill(c *creation, runID string) {
 	_, _ = io.Copy(io.Discard, att.Reader) // EOF when the kill script is done
 }
 
-// Close removes the container (force) if this sandbox made it, and releases the client. It cancels
-// in-flight Runs, and is safe to call concurrently, repeatedly and from a signal handler's
-// goroutine: every call returns the first call's result.
+// Close ends the container this sandbox made and releases the client. It cancels in-flight Runs,
+// and is safe to call concurrently, repeatedly and from a signal handler's goroutine: every call
+// returns the first call's result.
 //
-// A container creation still under way is cancelled rather than waited for (it takes seconds with
-// the vfs storage driver, and co would sit on exit with nothing on screen). The engine may still
-// finish a create it has received; that container is left to a detached remover process (see
-// reapLater) and, should that fail, to the next start's sweep (its owner, this process, is gone).
+// Close never waits for the container's removal, which takes seconds with the vfs storage driver
+// (4–14 s were seen on exit) while co would sit with nothing on screen: the container is made with
+// AutoRemove, so Close only kills it (SIGKILL to its whole process tree: tens of milliseconds, and
+// then no command's process is left to change the workspace) and the engine removes it after co
+// is gone. Where the kill cannot be done (the engine does not answer in time, the container is not
+// running), a detached remover process does the removal (see reapLater); should that fail too, the
+// next start's sweep does (its owner, this process, is gone).
+//
+// A container creation still under way is cancelled rather than waited for. The engine may still
+// finish a create it has received; that container is left to the detached remover too.
 func (d *Docker) Close() error {
 	d.closeOnce.Do(func() {
 		d.mu.Lock()
@@ -904,24 +993,38 @@ func (d *Docker) Close() error {
 		c := d.cur
 		d.mu.Unlock()
 		d.endLife()
-		under := !c.finished()
 		d.endBuild() // cancels a creation under way: its API calls return at once
 		d.wg.Wait()
-		if under {
+		switch {
+		case c == nil: // nothing was started
+		case !c.finished() || c.err != nil:
 			if c.sent.Load() {
 				d.reapLater()
 			}
-			d.cli.Close()
-			d.guard.final() // the container commands ran in, if any, is gone
-			return
+		default:
+			d.closeErr = d.stop(c)
 		}
-		d.closeErr = d.removeOurs(context.Background())
 		d.cli.Close()
 		// No process of any command is left: what they did to protected paths after the last
 		// check is undone now.
 		d.guard.final()
 	})
 	return d.closeErr
+}
+
+// stop kills the running container c, which the engine then removes (AutoRemove); when the kill
+// fails, the detached remover takes over.
+func (d *Docker) stop(c *creation) error {
+	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
+	defer cancel()
+	err := d.cli.ContainerKill(ctx, c.id, "KILL")
+	if err == nil || cerrdefs.IsNotFound(err) {
+		return nil
+	}
+	if !d.reapLater() {
+		return fmt.Errorf("sandbox: kill container %s: %w (the next co removes it)", d.name, err)
+	}
+	return nil
 }
 
 // Environment of the detached remover: this package's init runs it instead of the program.
@@ -938,21 +1041,23 @@ func init() {
 }
 
 // reapLater starts, detached (own session, no stdio), a copy of this executable that waits for the
-// container a cancelled creation may still produce and removes it. Best effort: without it the
-// next start's sweep removes the container.
-func (d *Docker) reapLater() {
+// container a cancelled creation may still produce, or that Close could not kill, and removes it.
+// Best effort (it says whether the remover started): without it the next start's sweep removes the
+// container.
+func (d *Docker) reapLater() bool {
 	exe, err := os.Executable()
 	if err != nil {
-		return
+		return false
 	}
 	labels, _ := json.Marshal(d.labels)
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), reapNameEnv+"="+d.name, reapLabelsEnv+"="+string(labels), reapHostEnv+"="+d.cfg.DockerHost)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return
+		return false
 	}
 	go func() { _ = cmd.Wait() }() // reaped if this process outlives it
+	return true
 }
 
 // reapMain is the detached remover: it polls for the container name until the creation could have

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -27,6 +28,8 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/co-cli/co/sandbox/sandboxtest"
 )
@@ -181,12 +184,20 @@ func newTestDocker(t testing.TB, cfg Config) *Docker {
 	return d
 }
 
+// assertNoContainer waits for the container to be gone: Close kills it and the engine removes it
+// (AutoRemove) after Close has returned. The engine says when (a wait for "removed"); the deadline
+// only detects a container that is never removed.
 func assertNoContainer(t testing.TB, cli *client.Client, name string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := cli.ContainerInspect(ctx, name); !cerrdefs.IsNotFound(err) {
-		t.Errorf("container %s still there (inspect error: %v)", name, err)
+	done, errc := cli.ContainerWait(ctx, name, container.WaitConditionRemoved)
+	select {
+	case <-done:
+	case err := <-errc:
+		if !cerrdefs.IsNotFound(err) {
+			t.Errorf("container %s still there (%v)", name, err)
+		}
 	}
 }
 
@@ -509,6 +520,148 @@ func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) error {
 	case <-time.After(within):
 		t.Fatalf("child still running %v after the signal", within)
 		return nil
+	}
+}
+
+// Close does not wait for the container's removal (seconds with the vfs storage driver, with
+// nothing on co's screen): it kills the container and the engine removes it afterwards. The
+// sandbox talks to the engine through a proxy that holds every removal's answer until Close has
+// returned: a Close waiting for a removal would wait until the deadline, a hang detector, fails
+// the test. The container is gone all the same, soon after.
+func TestDockerCloseDoesNotWaitForRemoval(t *testing.T) {
+	t.Parallel()
+	cli := needDocker(t)
+	hold := sandboxtest.NewRemoveHold(t)
+	sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t),
+		SessionID: "norm" + randomHex(8), DockerHost: hold.Host()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sb.(*Docker)
+	mustRun(t, d, "true", Options{})
+	hold.Arm()
+	closed := make(chan error, 1)
+	go func() { closed <- d.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Error("Close waited for the container's removal")
+	}
+	hold.Release()
+	assertNoContainer(t, cli, d.Name())
+}
+
+// With Config.Defer nothing is created until Start or the first Run: the front end starts the
+// container after its first frame. Pending says a Run would wait; Ready waits for Start.
+func TestDockerDeferStartsOnStart(t *testing.T) {
+	t.Parallel()
+	cli := needDocker(t)
+	d := newTestDocker(t, Config{Defer: true})
+	if _, _, err := d.Started(); !errors.Is(err, ErrNotReady) {
+		t.Fatalf("Started before Start: %v, want ErrNotReady", err)
+	}
+	if !d.Pending() {
+		t.Fatal("Pending before Start = false")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := d.Ready(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ready before Start with a cancelled context: %v", err)
+	}
+	if _, err := cli.ContainerInspect(context.Background(), d.Name()); !cerrdefs.IsNotFound(err) {
+		t.Fatalf("container %s exists before Start (%v)", d.Name(), err)
+	}
+	ready := make(chan error, 1)
+	go func() { ready <- d.Ready(context.Background()) }()
+	d.Start()
+	d.Start() // once
+	if err := <-ready; err != nil {
+		t.Fatal(err)
+	}
+	if d.Pending() {
+		t.Error("Pending after Ready = true")
+	}
+	if out := mustRun(t, d, "echo ok", Options{}); out.Text != "ok\n" {
+		t.Errorf("Run: %+v", out)
+	}
+}
+
+// Without Start, the first Run creates the container (co run, a !cmd before the first frame).
+func TestDockerDeferStartsOnRun(t *testing.T) {
+	t.Parallel()
+	d := newTestDocker(t, Config{Defer: true})
+	if out := mustRun(t, d, "echo ok", Options{}); out.Text != "ok\n" {
+		t.Errorf("Run: %+v", out)
+	}
+}
+
+// spanLedger records which spans started and which ended.
+type spanLedger struct {
+	mu    sync.Mutex
+	open  map[trace.SpanID]string
+	ended []sdktrace.ReadOnlySpan
+}
+
+func (l *spanLedger) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.open[s.SpanContext().SpanID()] = s.Name()
+}
+
+func (l *spanLedger) OnEnd(s sdktrace.ReadOnlySpan) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.open, s.SpanContext().SpanID())
+	l.ended = append(l.ended, s)
+}
+func (l *spanLedger) Shutdown(context.Context) error   { return nil }
+func (l *spanLedger) ForceFlush(context.Context) error { return nil }
+
+// Every span a command makes ends with it. The Docker client traces its requests under the
+// tool call's span (otelhttp); the hijacked exec start's span used to stay open forever (the side
+// panel's "◌ HTTP POST running"). Spans end synchronously in span.End, so once Run has returned,
+// an open one will never end.
+func TestDockerRunEndsEverySpan(t *testing.T) {
+	t.Parallel()
+	d := newTestDocker(t, Config{})
+	if err := d.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ledger := &spanLedger{open: map[trace.SpanID]string{}}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(ledger))
+	defer tp.Shutdown(context.Background())
+	ctx, tool := tp.Tracer("test").Start(context.Background(), "execute_tool run_shell_command")
+	out, err := d.Run(ctx, "echo ok; exit 3", Options{})
+	if err != nil || out.ExitCode != 3 {
+		t.Fatalf("Run: %+v, %v", out, err)
+	}
+	tool.End()
+	ledger.mu.Lock()
+	defer ledger.mu.Unlock()
+	if len(ledger.open) > 0 {
+		t.Errorf("spans never ended: %v", slices.Sorted(maps.Values(ledger.open)))
+	}
+	var exec sdktrace.ReadOnlySpan
+	for _, s := range ledger.ended {
+		if s.Name() == "docker exec" {
+			exec = s
+		}
+	}
+	if exec == nil {
+		t.Fatalf("no docker exec span among %d ended spans", len(ledger.ended))
+	}
+	if exec.Parent().SpanID() != tool.SpanContext().SpanID() {
+		t.Errorf("docker exec's parent = %v, want the tool call's span", exec.Parent().SpanID())
+	}
+	attrs := map[string]string{}
+	for _, a := range exec.Attributes() {
+		attrs[string(a.Key)] = a.Value.Emit()
+	}
+	if attrs["co.sandbox.exit_code"] != "3" || !strings.HasSuffix(attrs["url.path"], "/start") {
+		t.Errorf("docker exec's attributes = %v", attrs)
 	}
 }
 

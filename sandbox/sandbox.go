@@ -36,12 +36,13 @@
 // serialised: concurrent Runs are concurrent commands (in the same container for Docker, sharing its
 // pids and memory limits). Close may be called at any time, from any goroutine, any number of times
 // (e.g. from a SIGTERM handler while a Run is in flight): it cancels in-flight Runs, which return an
-// error, removes what the sandbox created, and every call returns the result of the first. Run after
-// Close returns [ErrClosed].
+// error, removes what the sandbox created (Docker: kills the container, whose removal the engine
+// then does by itself, without co waiting for it), and every call returns the result of the first.
+// Run after Close returns [ErrClosed].
 //
-// The Docker backend starts creating its container in a background goroutine inside New, so New
-// returns within the ~1.5 s availability probe; the first Run (or [Docker.Ready]) waits for the
-// container. That goroutine first sweeps containers left by co processes that died (see [SweepStale]).
+// The Docker backend starts creating its container in a background goroutine inside New (or, with
+// Config.Defer, in [Docker.Start] or the first Run), so New returns within the ~1.5 s availability
+// probe; the first Run (or [Docker.Ready]) waits for the container. That goroutine first sweeps containers left by co processes that died (see [SweepStale]).
 // It is the only goroutine the package leaves running between calls, and Close waits for it.
 package sandbox
 
@@ -138,9 +139,16 @@ type Sandbox interface {
 }
 
 // Starter is implemented by backends that prepare their environment in the background ([Docker]).
-// Callers use it to wait for readiness and to record the preparation in a telemetry span.
+// Callers use it to start the preparation, to wait for readiness and to record the preparation in
+// a telemetry span.
 type Starter interface {
-	// Ready blocks until the environment is ready (nil), failed (its error) or ctx is done.
+	// Start begins preparing the environment in the background, if nothing has yet (New does
+	// unless Config.Defer; the first Run does in any case). It returns at once.
+	Start()
+	// Pending says that a Run now would wait for the environment: it is not ready yet.
+	Pending() bool
+	// Ready blocks until the environment is ready (nil), failed (its error) or ctx is done. It
+	// starts nothing: before Start (or the first Run) it waits for one.
 	Ready(ctx context.Context) error
 	// Started reports when preparation began and how long it took until the environment was
 	// ready; err is [ErrNotReady] while it is still under way, or the error that made it fail.
@@ -166,6 +174,9 @@ type Config struct {
 	// protected like it (see internal/protect).
 	InstructionFiles []string
 	DockerHost       string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
+	// Defer leaves the container's creation to [Docker.Start] or the first Run, instead of New:
+	// a front end starts it after its first frame, which then does not compete with it.
+	Defer bool
 }
 
 // Selection reports which backend New chose.

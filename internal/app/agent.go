@@ -70,6 +70,17 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 	if a.MCP != nil {
 		cfg.ToolsStart, cfg.ToolsReady = a.MCP.Start, a.MCP.Ready
 	}
+	if st, ok := a.Sandbox.(sandbox.Starter); ok {
+		// The container is created after the first frame (agent.Warm), or
+		// when co run's turn begins, not while co starts.
+		mcpStart := cfg.ToolsStart
+		cfg.ToolsStart = func() {
+			st.Start()
+			if mcpStart != nil {
+				mcpStart()
+			}
+		}
+	}
 	if st.LLMTemperature >= 0 {
 		t := st.LLMTemperature
 		cfg.Request.Temperature = &t

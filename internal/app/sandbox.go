@@ -30,6 +30,9 @@ func (a *App) startSandbox(ctx context.Context) error {
 		GitReadOnly: st.SandboxGitReadonly,
 		// Protected from commands like AGENTS.md (internal/protect), as from the file tools.
 		InstructionFiles: st.ContextFiles,
+		// Created after the front end's first frame (agent.Config.ToolsStart),
+		// or by the first command, whichever comes first.
+		Defer: true,
 	}
 	var sb sandbox.Sandbox
 	var sel sandbox.Selection

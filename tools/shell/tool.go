@@ -115,6 +115,13 @@ func (t *Tool) where() string {
 	return "the sandbox, with its network on (sandbox_network)"
 }
 
+// StartingNotice is what a command that has to wait for the sandbox's
+// container says first (see sandbox.Starter).
+const StartingNotice = "starting the sandbox… (its container is being created; the command runs once it is up)"
+
+// pender is a sandbox that prepares itself in the background (sandbox.Starter).
+type pender interface{ Pending() bool }
+
 // Run runs the command. A non-zero exit returns the output with a Retry
 // error carrying the exit code, so the model sees both.
 func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
@@ -131,6 +138,10 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 	}
 	if timeout > t.maxTimeout {
 		timeout = t.maxTimeout
+	}
+	if p, ok := t.sb.(pender); ok && p.Pending() {
+		// The first command waits for the container: say so rather than sit silent.
+		tools.Notify(ctx, StartingNotice)
 	}
 	out, err := t.sb.Run(ctx, a.Cmd, sandbox.Options{Timeout: timeout})
 	if err != nil {
