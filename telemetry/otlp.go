@@ -53,6 +53,14 @@ var otlpRetry = otlptracehttp.RetryConfig{
 // variables read with getenv. The warnings are values it ignored; an error
 // means it cannot export.
 func newOTLPExporter(getenv func(string) string, version string) (*otlpExporter, []string, error) {
+	return newOTLPExporterOver(getenv, version, nil)
+}
+
+// newOTLPExporterOver is newOTLPExporter sending its requests through base
+// instead of a network transport of its own when base is not nil: tests
+// run the exporter and an http.Handler in one testing/synctest bubble,
+// where retries and timeouts take no real time.
+func newOTLPExporterOver(getenv func(string) string, version string, base http.RoundTripper) (*otlpExporter, []string, error) {
 	cfg, warnings, err := otlpConfigFromEnv(getenv, os.ReadFile)
 	if err != nil {
 		return nil, warnings, err
@@ -76,8 +84,12 @@ func newOTLPExporter(getenv func(string) string, version string) (*otlpExporter,
 		ExpectContinueTimeout: 1 * time.Second,
 		TLSClientConfig:       cfg.tls,
 	}
+	var next http.RoundTripper = tr
+	if base != nil {
+		next = base
+	}
 	client := &http.Client{
-		Transport:     &endpointTransport{next: tr, rawQuery: u.RawQuery, user: u.User},
+		Transport:     &endpointTransport{next: next, rawQuery: u.RawQuery, user: u.User},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	headers := map[string]string{"User-Agent": "co/" + version + " (OTLP/HTTP trace exporter)"}
