@@ -14,9 +14,10 @@
 // export, or when a batch is full, passes it through a filter (secrets
 // redacted by value and by shape, content dropped unless kept, long values
 // cut) and hands it to the exporter: the SQLite Exporter writes one
-// transaction per batch; the OTLP exporter (otlp.go: otlptracehttp,
-// configured from co's reading of the variables, with a client that
-// follows no redirect) posts one OTLP/HTTP protobuf request per batch.
+// transaction per batch; the OTLP exporter (otlp.go: OpenTelemetry's
+// otlptrace over co's HTTP client, otlpclient.go, configured from co's
+// one reading of the variables, following no redirect) posts one
+// OTLP/HTTP protobuf request per batch.
 // Nothing on the agent's goroutine waits for I/O: a span's End is a
 // channel send, and a full queue drops spans rather than block.
 //

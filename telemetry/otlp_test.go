@@ -29,6 +29,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -357,9 +360,9 @@ func newBubbleOTLP(t *testing.T, env map[string]string, h http.Handler) *otlpExp
 	return exp
 }
 
-// TestOTLPRetries: what co configures on otlptracehttp's retries and
-// errors. A throttled collector is waited out (Retry-After, within the
-// timeout), other failures are errors naming the status and the body, and
+// TestOTLPRetries: the client's retries and errors (otlpclient.go). A
+// throttled collector is waited out (Retry-After, within the timeout),
+// other failures are errors naming the status and the body, and
 // credentials in the endpoint are sent as Basic auth but never shown.
 // Time is the synctest bubble's: the waits are asserted exactly.
 func TestOTLPRetries(t *testing.T) {
@@ -424,10 +427,9 @@ func TestOTLPRetries(t *testing.T) {
 					if want != 0 && gap != want {
 						t.Errorf("retry %d after %v, want %v (Retry-After)", i+1, gap, want)
 					}
-					// github.com/cenkalti/backoff/v5, which otlptracehttp
-					// uses: the interval grows ×1.5 to MaxInterval, each
+					// otlpRetry: the interval grows ×1.5 to max, each
 					// wait randomised ±50 % around it.
-					iv := min(time.Duration(float64(otlpRetry.InitialInterval)*math.Pow(1.5, float64(i))), otlpRetry.MaxInterval)
+					iv := min(time.Duration(float64(otlpRetry.initial)*math.Pow(1.5, float64(i))), otlpRetry.max)
 					if lo, hi := iv/2, iv*3/2; want == 0 && (gap < lo || gap > hi) {
 						t.Errorf("retry %d after %v, want a backoff in [%v, %v]", i+1, gap, lo, hi)
 					}
@@ -705,5 +707,46 @@ func TestOTLPProtocolWarnings(t *testing.T) {
 				t.Errorf("OTLP %v, warnings %q, want %q", tr.OTLP(), tr.Warnings(), want)
 			}
 		})
+	}
+}
+
+// TestOTLPBadValueWarnedOnce: the variables are read once, by co: a bad
+// value is one warning in co's words, and nothing reads the process's
+// variables again to log about them through OpenTelemetry's global logger
+// (which writes to stderr, over the chat; co no longer silences it).
+func TestOTLPBadValueWarnedOnce(t *testing.T) {
+	var mu sync.Mutex
+	var logged []string
+	otel.SetLogger(funcr.New(func(prefix, args string) {
+		mu.Lock()
+		logged = append(logged, prefix+" "+args)
+		mu.Unlock()
+	}, funcr.Options{Verbosity: 1})) // errors and warnings
+	defer otel.SetLogger(logr.Discard())
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "soon")
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-tenant=acme,broken")
+	tr := setupT(t, Options{}) // Getenv: the process's
+	turn(tr.Tracer(), 1, "read_file", false)
+	if err := tr.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`OTEL_EXPORTER_OTLP_HEADERS: pair 2 is left out: no '=' in it (write name=value, pairs separated by commas)`,
+		`OTEL_EXPORTER_OTLP_TIMEOUT="soon" is ignored: not a whole number of milliseconds`,
+	}
+	if got := tr.Warnings(); !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	if len(rc.spans) != 3 {
+		t.Errorf("collector got %d spans, want 3", len(rc.spans))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) > 0 {
+		t.Errorf("OpenTelemetry's logger got %q", logged)
 	}
 }
