@@ -10,8 +10,8 @@
 // (synchronous, in-process, for the side panel) and one processor per
 // exporter: the SDK's BatchSpanProcessor, with co's count of the spans a
 // full queue drops (processor.go). An ended span waits in its queue; the
-// SDK's goroutine takes a batch BatchTimeout (500 ms) after the last
-// export, or when a batch is full, passes it through a filter (secrets
+// SDK's goroutine takes what waits every BatchTimeout (500 ms), or at once
+// when a batch is full, passes it through a filter (secrets
 // redacted by value and by shape, content dropped unless kept, long values
 // cut) and hands it to the exporter: the SQLite Exporter writes one
 // transaction per batch; the OTLP exporter (otlp.go: OpenTelemetry's
