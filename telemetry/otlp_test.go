@@ -620,6 +620,31 @@ func TestOTLPShutdown(t *testing.T) {
 	})
 }
 
+// TestOTLPRetriesEnd: with no timeout (*_TIMEOUT=0), a collector that is
+// always unavailable is retried for otlpRetry.maxElapsed, then given up;
+// never for ever. On the bubble's clock: the last retry starts within the
+// minute, and the export ends there.
+func TestOTLPRetriesEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &scripted{responses: []func(http.ResponseWriter){status(503, "", "", "down")}}
+		exp := newBubbleOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector.test", "OTEL_EXPORTER_OTLP_TIMEOUT": "0"}, s)
+		start := time.Now()
+		err := exp.ExportSpans(context.Background(), testSpans(1))
+		took := time.Since(start)
+		if err == nil || !strings.Contains(err.Error(), "gave up retrying after 1m0s") || !strings.Contains(err.Error(), "503 Service Unavailable (body: down)") {
+			t.Errorf("error %v, want one saying it gave up on the 503", err)
+		}
+		// The last wait may start just before the minute: it is at most
+		// the longest backoff, 1.5 × max.
+		if limit := otlpRetry.maxElapsed + otlpRetry.max*3/2; took <= otlpRetry.maxElapsed || took > limit {
+			t.Errorf("gave up after %v, want after %v and by %v", took, otlpRetry.maxElapsed, limit)
+		}
+		if n := s.requests(); n < 8 {
+			t.Errorf("%d requests in a minute of backoff from 1 s", n)
+		}
+	})
+}
+
 // TestOTLPTimeout: the traces-specific timeout bounds one export to a
 // collector that never answers; on the bubble's clock it ends exactly then.
 func TestOTLPTimeout(t *testing.T) {

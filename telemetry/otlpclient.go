@@ -87,6 +87,9 @@ func (c *otlpClient) UploadTraces(ctx context.Context, spans []*tracepb.Resource
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w: %w", context.Cause(ctx), err)
 		}
+		if time.Since(start) > c.retry.maxElapsed {
+			return fmt.Errorf("gave up retrying after %s: %w", c.retry.maxElapsed, err)
+		}
 		// The wait: the backoff randomised ±50 %, or Retry-After if
 		// longer; none that would end past maxElapsed.
 		wait := max(throttle, interval/2+rand.N(interval+1))
