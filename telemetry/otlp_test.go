@@ -338,7 +338,7 @@ func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	sr.RequestURI = r.URL.RequestURI()
 	t.h.ServeHTTP(rec, sr)
 	if r.Body != nil {
-		r.Body.Close()
+		_ = r.Body.Close()
 	}
 	if err := r.Context().Err(); err != nil {
 		return nil, err

@@ -128,7 +128,7 @@ func (c *otlpClient) post(ctx context.Context, body []byte) (throttle time.Durat
 		}
 		return 0, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, otlpMaxResponse))
 	if err != nil {
 		return 0, err

@@ -113,7 +113,7 @@ func TestProcessorExportsInBatchesAndFreesTheQueue(t *testing.T) {
 	spans := ended(t, 12)
 	rec := &recorder{}
 	p := newProcessor(rec, func(err error) { t.Error(err) }, time.Hour, 12, 5)
-	defer p.Shutdown(context.Background())
+	defer func() { _ = p.Shutdown(context.Background()) }()
 	for round := 1; round <= 3; round++ {
 		for _, s := range spans {
 			p.OnEnd(s)
