@@ -558,7 +558,7 @@ func benchWorkspace(b *testing.B) string {
 	return ws
 }
 
-// BenchmarkDockerProtectOverhead measures a warm `true` in the session's container on a
+// BenchmarkDockerProtectOverhead measures a warm `true` in the run's container on a
 // 10,000-file workspace, alternating co before the guard (no guard, no reaper: asBefore) and with
 // it, in one run and one container, and reports both medians and their difference.
 func BenchmarkDockerProtectOverhead(b *testing.B) {

@@ -17,7 +17,7 @@ import (
 
 func newTool(t *testing.T, backend string) *Tool {
 	t.Helper()
-	sb, _, err := sandbox.New(context.Background(), sandbox.Config{Backend: backend, Workspace: t.TempDir(), SessionID: "shelltool" + backend})
+	sb, _, err := sandbox.New(context.Background(), sandbox.Config{Backend: backend, Workspace: t.TempDir(), RunID: "shelltool" + backend})
 	if err != nil {
 		t.Fatal(err)
 	}
