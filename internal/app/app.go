@@ -1,7 +1,8 @@
 // Package app is the container a front end runs against. New builds, from
 // the loaded settings, everything one run of co uses, in one visible order:
 //
-//	config → telemetry → sandbox → approvals → tools → agent → saved session
+//	config → saved session (picked) → telemetry → sandbox → approvals →
+//	tools → agent → saved session (attached)
 //
 // and Close undoes it in reverse. The approvals are made knowing the
 // sandbox's isolation; nothing is set afterwards. New never waits on the

@@ -19,7 +19,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -163,7 +162,7 @@ func New(ctx context.Context, o Options) *App {
 	if now == nil {
 		now = time.Now
 	}
-	th := NewTheme(o.Theme, noColor(o.Environ))
+	th := NewTheme(o.Theme, o.NoColor || noColor(o.Environ))
 	keys, mkeys := DefaultKeyMap(), DefaultModalKeyMap()
 	md := newMarkdown(th.Markdown)
 	hist, err := LoadHistory(o.HistoryPath)
@@ -218,10 +217,9 @@ func New(ctx context.Context, o Options) *App {
 	return a
 }
 
+// noColor reports whether a NO_COLOR in environ (a test's, given as
+// Options.Environ) asks for no colours.
 func noColor(environ []string) bool {
-	if environ == nil {
-		return os.Getenv("NO_COLOR") != ""
-	}
 	for _, kv := range environ {
 		if v, ok := strings.CutPrefix(kv, "NO_COLOR="); ok && v != "" {
 			return true
