@@ -31,6 +31,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/co-cli/co/internal/testneeds"
 	"github.com/co-cli/co/sandbox/sandboxtest"
 )
 
@@ -125,11 +126,7 @@ func needDocker(t testing.TB) *client.Client {
 		}
 	})
 	if docker.err != nil {
-		if os.Getenv("CO_TEST_NO_DOCKER") == "1" {
-			t.Skipf("Docker not usable (%v); skipped because CO_TEST_NO_DOCKER=1", docker.err)
-		}
-		t.Fatalf("Docker not usable: %v\nRun scripts/docker-up.sh (as root) to start an engine and build the %s image, "+
-			"or set CO_TEST_NO_DOCKER=1 to skip the Docker tests.", docker.err, testImage())
+		testneeds.Docker.Missing(t, docker.err)
 	}
 	cli, err := newClient("")
 	if err != nil {
