@@ -29,10 +29,10 @@ func TestImportsPointDownward(t *testing.T) {
 	ours := func(p string) bool { return p == mod || strings.HasPrefix(p, mod+"/") }
 	rel := func(p string) string { return strings.TrimPrefix(strings.TrimPrefix(p, mod), "/") }
 	under := func(r, dir string) bool { return r == dir || strings.HasPrefix(r, dir+"/") }
-	// leaf: internal/ packages other than the command line and the container.
-	leaf := func(r string) bool {
-		return under(r, "internal") && !under(r, "internal/cli") && !under(r, "internal/app")
-	}
+	// leaf: the ground floor, lib/: any package may use them, they use
+	// nothing of ours. internal/ is the roof only (the command line and
+	// the container).
+	leaf := func(r string) bool { return under(r, "lib") }
 	drivers := map[string]bool{"agent": true, "agent/llmtest": true, "tools": true}
 
 	// rule says why pkg may not import d, or "" when it may; test is true
@@ -42,9 +42,9 @@ func TestImportsPointDownward(t *testing.T) {
 		case pkg == d:
 			return ""
 		case leaf(d):
-			return "" // leaves (internal/jsonstr, internal/retryafter): any package may use them
+			return "" // leaves (lib/jsonstr, lib/retryafter, …): any package may use them
 		case leaf(pkg):
-			return "internal/ leaves import nothing else of ours"
+			return "lib/ is the ground floor: its packages import nothing of ours"
 		case under(pkg, "e2e") || under(pkg, "scripts"):
 			if under(d, "internal") || under(d, "ui") {
 				return "e2e tests and scripts drive the built binary, not the command line, the container or the front ends"
@@ -71,7 +71,7 @@ func TestImportsPointDownward(t *testing.T) {
 		case pkg == "memory":
 			return "memory imports nothing of ours but leaves"
 		case under(pkg, "sandbox") && !under(d, "sandbox"):
-			return "sandbox imports no other package of ours but leaves (internal/protect, internal/redact)"
+			return "sandbox imports no other package of ours but leaves (lib/protect, lib/redact)"
 		case under(pkg, "telemetry") && !under(d, "telemetry") && !under(d, "config"):
 			return "telemetry may read config types only"
 		case under(pkg, "tools") && (under(d, "agent") || under(d, "ui") || under(d, "telemetry")):
@@ -89,6 +89,9 @@ func TestImportsPointDownward(t *testing.T) {
 			t.Fatalf("go list line %q", line)
 		}
 		pkg := rel(f[0])
+		if under(pkg, "internal") && !under(pkg, "internal/cli") && !under(pkg, "internal/app") {
+			t.Errorf("%s is in internal/, which holds only the roof (internal/cli, internal/app): a package that imports nothing of ours goes in lib/", pkg)
+		}
 		for i, kind := range []string{"", " (in its test files)", " (in its external tests)"} {
 			for _, d := range strings.Fields(f[1+i]) {
 				if !ours(d) {
@@ -97,6 +100,10 @@ func TestImportsPointDownward(t *testing.T) {
 				checked++
 				dr := rel(d)
 				if i == 2 && (drivers[dr] || dr == pkg) {
+					continue
+				}
+				if leaf(pkg) && leaf(dr) && dr != pkg {
+					t.Errorf("%s imports %s%s: lib/ packages import nothing of ours, not even each other", pkg, dr, kind)
 					continue
 				}
 				if why := rule(pkg, dr, i > 0); why != "" {
@@ -314,7 +321,7 @@ func TestImportDiagramIsTrue(t *testing.T) {
 		for p, ds := range imports {
 			if match(name, p) {
 				for _, d := range ds {
-					if !match(name, d) && !strings.HasPrefix(d, "internal/") || d == "internal/cli" || d == "internal/app" {
+					if !match(name, d) && !strings.HasPrefix(d, "lib/") {
 						got[d] = true
 					}
 				}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
-	"github.com/co-cli/co/internal/testneeds"
+	"github.com/co-cli/co/lib/testneeds"
 	"github.com/co-cli/co/memory"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/co-cli/co/internal/testneeds"
+	"github.com/co-cli/co/lib/testneeds"
 	"github.com/co-cli/co/sandbox/sandboxtest"
 )
 

@@ -25,7 +25,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/co-cli/co/agent/llmtest"
-	"github.com/co-cli/co/internal/testneeds"
+	"github.com/co-cli/co/lib/testneeds"
 )
 
 // browser is one headless Chromium with one page, recording the page's

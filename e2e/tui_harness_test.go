@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
-	"github.com/co-cli/co/internal/testneeds"
+	"github.com/co-cli/co/lib/testneeds"
 )
 
 // tuiSession is co's full-screen chat running in a tmux pane of a tmux

@@ -31,7 +31,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/co-cli/co/internal/protect"
+	"github.com/co-cli/co/lib/protect"
 )
 
 // Labels put on every container co creates; SweepStale finds leftovers by them.
@@ -492,7 +492,7 @@ func (d *Docker) checkNameFree(ctx context.Context) (exists bool, err error) {
 }
 
 // mounts are the workspace at /workspace (rw) and, read-only on top, the protected folders at
-// its top that exist when the container is made (see internal/protect): .co-cli, .agents,
+// its top that exist when the container is made (see lib/protect): .co-cli, .agents,
 // .vscode, .idea, .github (whole, so that its workflows/ cannot be moved away by renaming it)
 // and, when cfg.GitReadOnly, .git (a folder, or a file pointing to one). Names are matched
 // without case. A read-only mount cannot be written, removed or renamed in the container, so the

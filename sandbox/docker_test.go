@@ -31,7 +31,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/co-cli/co/internal/testneeds"
+	"github.com/co-cli/co/lib/testneeds"
 	"github.com/co-cli/co/sandbox/sandboxtest"
 )
 

@@ -125,7 +125,7 @@ type Output struct {
 	TimedOut bool
 	// Duration is how long the command ran (for Docker, excluding the wait for the container).
 	Duration time.Duration
-	// Protected lists the changes the command made to protected paths (internal/protect), which
+	// Protected lists the changes the command made to protected paths (lib/protect), which
 	// the Docker backend undid (unless an item's Failed says why not); Text ends with a note
 	// saying so.
 	Protected []Protected
@@ -174,7 +174,7 @@ type Config struct {
 	MaxTimeout  time.Duration // cap on Options.Timeout; default 10 min
 	GitReadOnly bool          // mount <workspace>/.git read-only (co's settings default it to true); off, the guard leaves it alone
 	// InstructionFiles are the context_files names: read into the prompt beside AGENTS.md, so
-	// protected like it (see internal/protect).
+	// protected like it (see lib/protect).
 	InstructionFiles []string
 	DockerHost       string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
 	// Defer leaves the container's creation to [Docker.Start] or the first Run, instead of New:

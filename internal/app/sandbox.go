@@ -28,7 +28,7 @@ func (a *App) startSandbox(ctx context.Context) error {
 		CPUs:        st.SandboxCPUs,
 		MaxTimeout:  time.Duration(st.SandboxMaxTimeout) * time.Second,
 		GitReadOnly: st.SandboxGitReadonly,
-		// Protected from commands like AGENTS.md (internal/protect), as from the file tools.
+		// Protected from commands like AGENTS.md (lib/protect), as from the file tools.
 		InstructionFiles: st.ContextFiles,
 		// Created after the front end's first frame (agent.Config.ToolsStart),
 		// or by the first command, whichever comes first.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/config"
-	"github.com/co-cli/co/internal/testneeds"
+	"github.com/co-cli/co/lib/testneeds"
 	"github.com/co-cli/co/sandbox"
 )
 

@@ -22,7 +22,7 @@ import (
 
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/internal/app"
-	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/lib/safe"
 )
 
 // Exit codes shared by every command (co run documents its own on top).

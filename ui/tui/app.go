@@ -7,7 +7,7 @@
 // banner (welcome.go).
 //
 // Every string that came from the model, a tool, a file or the network
-// goes through ui/safe before it is drawn.
+// goes through lib/safe before it is drawn.
 //
 // Concurrency: the model is used by Bubble Tea's event loop only. Each turn
 // has a pump goroutine (events.go) that reads the agent's channel and hands
@@ -28,11 +28,11 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/setup"
 	"github.com/co-cli/co/ui/slash"
 )

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/co-cli/co/internal/testneeds"
+	"github.com/co-cli/co/lib/testneeds"
 )
 
 // Everything returns the entry point of the reference server
