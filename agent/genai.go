@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/co-cli/co/internal/jsonstr"
+	"github.com/co-cli/co/lib/jsonstr"
 )
 
 // genaiMessages is a gen_ai.input.messages / gen_ai.output.messages value

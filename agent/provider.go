@@ -13,7 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/co-cli/co/internal/retryafter"
+	"github.com/co-cli/co/lib/retryafter"
 )
 
 // Provider is a resolved LLM endpoint.

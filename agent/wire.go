@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/co-cli/co/internal/jsonstr"
+	"github.com/co-cli/co/lib/jsonstr"
 )
 
 // The chat-completions request as co sends it. go-openai's request types

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/lib/testneeds"
 	"github.com/co-cli/co/memory"
 )
 
@@ -171,7 +172,7 @@ func must(stdout, stderr string, code int) string {
 // bash-completion package (--norc), in tmux, with real Tab presses.
 func TestBashCompletionAtARealPrompt(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is needed for this test (apt-get install tmux)")
+		testneeds.Tmux.Missing(t, err)
 	}
 	srv := llmtest.NewServer()
 	defer srv.Close()

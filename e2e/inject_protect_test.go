@@ -15,7 +15,7 @@ import (
 	"github.com/co-cli/co/agent/llmtest"
 )
 
-// protectedPaths are paths on the shared list (internal/protect) with the
+// protectedPaths are paths on the shared list (lib/protect) with the
 // reason the question gives.
 var protectedPaths = []struct{ path, why string }{
 	{"CLAUDE.md", "CLAUDE.md is read into Claude Code's instructions in every session"},

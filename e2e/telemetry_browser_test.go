@@ -25,6 +25,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/lib/testneeds"
 )
 
 // browser is one headless Chromium with one page, recording the page's
@@ -57,10 +58,7 @@ func findChromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("CO_TEST_NO_BROWSER") == "1" {
-		t.Skip("no Chromium, and CO_TEST_NO_BROWSER=1")
-	}
-	t.Fatal("these tests need Debian's headless Chromium: apt-get install -y chromium (or set CO_TEST_NO_BROWSER=1 to skip them)")
+	testneeds.Browser.Missing(t, "no chromium, chromium-browser, google-chrome or google-chrome-stable on PATH")
 	return ""
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/lib/testneeds"
 )
 
 // tuiSession is co's full-screen chat running in a tmux pane of a tmux
@@ -44,7 +45,7 @@ func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'
 func startTUI(t *testing.T, dir string, environ []string, w, h int, args ...string) *tuiSession {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is needed for the full-screen tests (apt-get install tmux)")
+		testneeds.Tmux.Missing(t, err)
 	}
 	tmp := t.TempDir()
 	s := &tuiSession{t: t, sock: filepath.Join(tmp, "tmux.sock"), dir: dir, sttyOut: filepath.Join(tmp, "stty.txt")}

@@ -37,8 +37,8 @@ import (
 
 	"github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
 
-	"github.com/co-cli/co/internal/redact"
-	"github.com/co-cli/co/internal/sqlitefile"
+	"github.com/co-cli/co/lib/redact"
+	"github.com/co-cli/co/lib/sqlitefile"
 )
 
 // FileName is the store's file in the data dir.
@@ -90,7 +90,7 @@ type Memory struct {
 // Options configure a Store.
 type Options struct {
 	// Secrets are configured values (API keys, tokens) a memory must never
-	// contain, besides the shapes internal/redact knows.
+	// contain, besides the shapes lib/redact knows.
 	Secrets []string
 }
 

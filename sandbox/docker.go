@@ -31,13 +31,13 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/co-cli/co/internal/protect"
+	"github.com/co-cli/co/lib/protect"
 )
 
 // Labels put on every container co creates; SweepStale finds leftovers by them.
 const (
 	LabelSandbox  = "co-cli.sandbox"  // "1"
-	LabelSession  = "co-cli.session"  // the full session id
+	LabelRun      = "co-cli.run"      // the full run id (Config.RunID)
 	LabelHost     = "co-cli.host"     // hostname of the machine running co
 	LabelPID      = "co-cli.pid"      // pid of the co process that owns the container
 	LabelPIDStart = "co-cli.pidstart" // its start time (Linux /proc/<pid>/stat field 22), against pid reuse
@@ -146,7 +146,7 @@ true`
 // errGone means the container is no longer there or no longer running.
 var errGone = errors.New("sandbox: container vanished")
 
-// Docker runs commands in one hardened container per session (Isolation Full). It implements
+// Docker runs commands in one hardened container per run of co (Isolation Full). It implements
 // [Sandbox] and [Starter]. Create it with [New].
 type Docker struct {
 	cli    *client.Client
@@ -175,7 +175,7 @@ type Docker struct {
 	closeErr  error
 }
 
-// creation is one attempt to create and start the session container.
+// creation is one attempt to create and start the run's container.
 type creation struct {
 	done  chan struct{} // closed when the fields below are final
 	begin time.Time
@@ -230,10 +230,10 @@ func newDocker(cli *client.Client, cfg Config) *Docker {
 	d := &Docker{
 		cli:  cli,
 		cfg:  cfg,
-		name: ContainerName(cfg.SessionID),
+		name: ContainerName(cfg.RunID),
 		labels: map[string]string{
 			LabelSandbox:  "1",
-			LabelSession:  cfg.SessionID,
+			LabelRun:      cfg.RunID,
 			LabelHost:     host,
 			LabelPID:      strconv.Itoa(pid),
 			LabelPIDStart: procStart(pid),
@@ -295,11 +295,11 @@ func (e imageMissing) Is(target error) bool {
 	return target == ErrImageMissing || target == ErrDockerUnavailable
 }
 
-// ContainerName is the name of the container for a session: co-runner-<first 8 of sessionID>,
+// ContainerName is the name of the container for a run of co: co-runner-<first 8 of runID>,
 // keeping only the characters Docker allows in names.
-func ContainerName(sessionID string) string {
+func ContainerName(runID string) string {
 	var b strings.Builder
-	for _, r := range sessionID {
+	for _, r := range runID {
 		if b.Len() == 8 {
 			break
 		}
@@ -333,7 +333,7 @@ func (d *Docker) startCreation() *creation {
 		defer d.wg.Done()
 		defer close(c.done)
 		if sweep {
-			_, _ = sweepStale(d.build, d.cli) // best effort: leftovers must not block this session
+			_, _ = sweepStale(d.build, d.cli) // best effort: leftovers must not block this run
 		}
 		var seccompOK bool
 		c.user, seccompOK = d.runAs(d.build)
@@ -479,20 +479,20 @@ func (d *Docker) checkNameFree(ctx context.Context) (exists bool, err error) {
 	}
 	switch {
 	case l[LabelSandbox] != "1":
-		return true, fmt.Errorf("sandbox: a container named %s exists and co did not create it; remove it or use another session", d.name)
+		return true, fmt.Errorf("sandbox: a container named %s exists and co did not create it; remove it, or run co again (another run gets another name)", d.name)
 	case d.owns(l):
 		return true, nil // ours, from an earlier attempt
 	case l[LabelHost] != d.labels[LabelHost]:
-		return true, fmt.Errorf("sandbox: container %s belongs to co on host %q; remove it or use another session", d.name, l[LabelHost])
+		return true, fmt.Errorf("sandbox: container %s belongs to co on host %q; remove it, or run co again (another run gets another name)", d.name, l[LabelHost])
 	}
 	if pid, err := strconv.Atoi(l[LabelPID]); err == nil && pid > 0 && processAlive(pid, l[LabelPIDStart]) {
-		return true, fmt.Errorf("sandbox: container %s is in use by co process %d (session %s)", d.name, pid, l[LabelSession])
+		return true, fmt.Errorf("sandbox: container %s is in use by co process %d (run %s)", d.name, pid, l[LabelRun])
 	}
 	return true, nil
 }
 
 // mounts are the workspace at /workspace (rw) and, read-only on top, the protected folders at
-// its top that exist when the container is made (see internal/protect): .co-cli, .agents,
+// its top that exist when the container is made (see lib/protect): .co-cli, .agents,
 // .vscode, .idea, .github (whole, so that its workflows/ cannot be moved away by renaming it)
 // and, when cfg.GitReadOnly, .git (a folder, or a file pointing to one). Names are matched
 // without case. A read-only mount cannot be written, removed or renamed in the container, so the
@@ -667,7 +667,7 @@ func (d *Docker) wait(ctx context.Context, c *creation) (*creation, error) {
 	}
 }
 
-// Run runs cmd with `timeout N sh -c cmd` (see runScript) as the workspace's owner (see runAs) in /workspace of the session container,
+// Run runs cmd with `timeout N sh -c cmd` (see runScript) as the workspace's owner (see runAs) in /workspace of the run's container,
 // waiting first for the container if it is still being created. If the container vanished
 // (removed or stopped behind co's back) it is recreated once, before the command starts.
 // See the package documentation for the rest of the contract.
@@ -1098,7 +1098,7 @@ func reapMain(name string) int {
 }
 
 func sameLabels(have, want map[string]string) bool {
-	for _, k := range []string{LabelSandbox, LabelHost, LabelPID, LabelPIDStart, LabelSession} {
+	for _, k := range []string{LabelSandbox, LabelHost, LabelPID, LabelPIDStart, LabelRun} {
 		if have[k] != want[k] {
 			return false
 		}

@@ -31,6 +31,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/co-cli/co/lib/testneeds"
 	"github.com/co-cli/co/sandbox/sandboxtest"
 )
 
@@ -38,7 +39,7 @@ import (
 const (
 	childEnv          = "CO_SANDBOX_TEST_CHILD"           // "ready": wait for the container first; "now": don't; "sent": wait for the create request
 	childWorkspaceEnv = "CO_SANDBOX_TEST_CHILD_WORKSPACE" //
-	childSessionEnv   = "CO_SANDBOX_TEST_CHILD_SESSION"   //
+	childRunEnv       = "CO_SANDBOX_TEST_CHILD_RUN"       //
 )
 
 func TestMain(m *testing.M) {
@@ -60,7 +61,7 @@ func sandboxChild(mode string) int {
 		Backend:   BackendDocker,
 		Image:     testImage(),
 		Workspace: os.Getenv(childWorkspaceEnv),
-		SessionID: os.Getenv(childSessionEnv),
+		RunID:     os.Getenv(childRunEnv),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
@@ -125,11 +126,7 @@ func needDocker(t testing.TB) *client.Client {
 		}
 	})
 	if docker.err != nil {
-		if os.Getenv("CO_TEST_NO_DOCKER") == "1" {
-			t.Skipf("Docker not usable (%v); skipped because CO_TEST_NO_DOCKER=1", docker.err)
-		}
-		t.Fatalf("Docker not usable: %v\nRun scripts/docker-up.sh (as root) to start an engine and build the %s image, "+
-			"or set CO_TEST_NO_DOCKER=1 to skip the Docker tests.", docker.err, testImage())
+		testneeds.Docker.Missing(t, docker.err)
 	}
 	cli, err := newClient("")
 	if err != nil {
@@ -164,8 +161,8 @@ func newTestDocker(t testing.TB, cfg Config) *Docker {
 	if cfg.Workspace == "" {
 		cfg.Workspace = testWorkspace(t)
 	}
-	if cfg.SessionID == "" {
-		cfg.SessionID = "test" + randomHex(12)
+	if cfg.RunID == "" {
+		cfg.RunID = "test" + randomHex(12)
 	}
 	sb, sel, err := New(context.Background(), cfg)
 	if err != nil {
@@ -286,7 +283,7 @@ func TestDockerSandbox(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := info.Config.Labels
-		if l[LabelSandbox] != "1" || l[LabelPID] != fmt.Sprint(os.Getpid()) || l[LabelSession] != d.cfg.SessionID {
+		if l[LabelSandbox] != "1" || l[LabelPID] != fmt.Sprint(os.Getpid()) || l[LabelRun] != d.cfg.RunID {
 			t.Errorf("labels = %v", l)
 		}
 		hc := info.HostConfig
@@ -436,7 +433,7 @@ func TestDockerMemoryLimit(t *testing.T) {
 func TestDockerCloseRemovesContainer(t *testing.T) {
 	t.Parallel()
 	cli := needDocker(t)
-	sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), SessionID: "close" + randomHex(8)})
+	sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), RunID: "close" + randomHex(8)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,7 +486,7 @@ func startChild(t *testing.T, mode string, extraEnv ...string) (*exec.Cmd, strin
 	cmd.Env = append(append(os.Environ(), extraEnv...),
 		childEnv+"="+mode,
 		childWorkspaceEnv+"="+testWorkspace(t),
-		childSessionEnv+"="+"child"+randomHex(8),
+		childRunEnv+"="+"child"+randomHex(8),
 		"GORACE=atexit_sleep_ms=0", // under -race a process otherwise sleeps 1s on exit
 	)
 	cmd.Stderr = os.Stderr
@@ -533,7 +530,7 @@ func TestDockerCloseDoesNotWaitForRemoval(t *testing.T) {
 	cli := needDocker(t)
 	hold := sandboxtest.NewRemoveHold(t)
 	sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t),
-		SessionID: "norm" + randomHex(8), DockerHost: hold.Host()})
+		RunID: "norm" + randomHex(8), DockerHost: hold.Host()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -757,13 +754,13 @@ func TestDockerRefusesForeignContainerName(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("not made by co", func(t *testing.T) {
-		session := "foreign" + randomHex(8)
-		name := ContainerName(session)
+		run := "foreign" + randomHex(8)
+		name := ContainerName(run)
 		if _, err := cli.ContainerCreate(ctx, &container.Config{Image: testImage(), Cmd: []string{"true"}}, nil, nil, nil, name); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = cli.ContainerRemove(ctx, name, container.RemoveOptions{Force: true}) })
-		sb, _, err := New(ctx, Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), SessionID: session})
+		sb, _, err := New(ctx, Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), RunID: run})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -778,8 +775,8 @@ func TestDockerRefusesForeignContainerName(t *testing.T) {
 
 	t.Run("in use by a live co", func(t *testing.T) {
 		cmd, name := startChild(t, "ready")
-		session := strings.TrimPrefix(name, "co-runner-")
-		sb, _, err := New(ctx, Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), SessionID: session})
+		run := strings.TrimPrefix(name, "co-runner-")
+		sb, _, err := New(ctx, Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), RunID: run})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1017,7 +1014,7 @@ func TestNewFallbackMatrix(t *testing.T) {
 			}
 			cfg := Config{
 				Backend: tt.backend, Fallback: tt.fallback, DockerHost: tt.host, Image: tt.image,
-				Workspace: ws, SessionID: "matrix" + randomHex(8),
+				Workspace: ws, RunID: "matrix" + randomHex(8),
 			}
 			// Select reports the same choice without creating anything.
 			selOnly, selErr := Select(context.Background(), cfg)
@@ -1067,7 +1064,7 @@ func TestNewFallbackMatrix(t *testing.T) {
 func TestNewReturnsBeforeContainerIsReady(t *testing.T) {
 	t.Parallel()
 	needDocker(t)
-	cfg := Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), SessionID: "bg" + randomHex(8)}
+	cfg := Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), RunID: "bg" + randomHex(8)}
 	start := time.Now()
 	sb, _, err := New(context.Background(), cfg)
 	newTook := time.Since(start)
@@ -1094,7 +1091,7 @@ func TestNewReturnsBeforeContainerIsReady(t *testing.T) {
 	}
 }
 
-// BenchmarkDockerRunTrue measures a warm `true` round-trip in the session container and reports
+// BenchmarkDockerRunTrue measures a warm `true` round-trip in the run's container and reports
 // the median as well as the mean.
 func BenchmarkDockerRunTrue(b *testing.B) {
 	d := newTestDocker(b, Config{})
@@ -1122,7 +1119,7 @@ func BenchmarkDockerNew(b *testing.B) {
 	var newTotal, readyTotal time.Duration
 	for b.Loop() {
 		start := time.Now()
-		sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: ws, SessionID: "bench" + randomHex(8)})
+		sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: ws, RunID: "bench" + randomHex(8)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,11 +16,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/co-cli/co/internal/protect"
+	"github.com/co-cli/co/lib/protect"
 )
 
 // The guard keeps shell commands from leaving changes to the protected paths of the workspace
-// (internal/protect: what runs code on the host later, what steers later sessions) on the host.
+// (lib/protect: what runs code on the host later, what steers later sessions) on the host.
 //
 // Why a check after each command, and not only read-only mounts: a bind mount can only cover a
 // path that exists when the container is made (runc would create a missing target on the host),

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/co-cli/co/internal/protect"
+	"github.com/co-cli/co/lib/protect"
 )
 
 func newTestGuard(t *testing.T, files map[string]string) (*guard, string) {

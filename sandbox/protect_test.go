@@ -1,7 +1,7 @@
 package sandbox
 
 // Tests of what commands may leave in the workspace (issue 25): no change to a protected path
-// (internal/protect) and no set-user-ID or set-group-ID bit survives a command. They run against
+// (lib/protect) and no set-user-ID or set-group-ID bit survives a command. They run against
 // the real engine, as docker_test.go's do.
 
 import (
@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/co-cli/co/internal/protect"
+	"github.com/co-cli/co/lib/protect"
 )
 
 func write(t *testing.T, ws, rel, content string) {
@@ -558,7 +558,7 @@ func benchWorkspace(b *testing.B) string {
 	return ws
 }
 
-// BenchmarkDockerProtectOverhead measures a warm `true` in the session's container on a
+// BenchmarkDockerProtectOverhead measures a warm `true` in the run's container on a
 // 10,000-file workspace, alternating co before the guard (no guard, no reaper: asBefore) and with
 // it, in one run and one container, and reports both medians and their difference.
 func BenchmarkDockerProtectOverhead(b *testing.B) {

@@ -2,8 +2,8 @@
 //
 // Two backends implement [Sandbox]:
 //
-//   - [Docker] (Isolation [Full]): one long-lived container per session, named co-runner-<first 8 of
-//     the session id>, hardened (all capabilities dropped, no-new-privileges, Docker's seccomp profile
+//   - [Docker] (Isolation [Full]): one long-lived container per run of co, named co-runner-<first 8 of
+//     the run id, [Config.RunID]>, hardened (all capabilities dropped, no-new-privileges, Docker's seccomp profile
 //     refusing set-user-ID and set-group-ID bits, pids limit, the workspace owner's uid:gid,
 //     read-only root filesystem, network "none" by default, memory and CPU limits) with the
 //     workspace bind-mounted at /workspace and its protected folders (.git among them) read-only
@@ -125,7 +125,7 @@ type Output struct {
 	TimedOut bool
 	// Duration is how long the command ran (for Docker, excluding the wait for the container).
 	Duration time.Duration
-	// Protected lists the changes the command made to protected paths (internal/protect), which
+	// Protected lists the changes the command made to protected paths (lib/protect), which
 	// the Docker backend undid (unless an item's Failed says why not); Text ends with a note
 	// saying so.
 	Protected []Protected
@@ -160,18 +160,21 @@ var ErrNotReady = errors.New("sandbox: not ready yet")
 
 // Config chooses and configures the backend. Zero fields get the defaults noted.
 type Config struct {
-	Backend     string        // auto (default) | docker | subprocess
-	Fallback    string        // warn (default) | error; only for auto
-	Image       string        // default co-cli-sandbox
-	Workspace   string        // host dir mounted at /workspace; default the current directory
-	SessionID   string        // container name co-runner-<first 8 of SessionID>; default random
+	Backend   string // auto (default) | docker | subprocess
+	Fallback  string // warn (default) | error; only for auto
+	Image     string // default co-cli-sandbox
+	Workspace string // host dir mounted at /workspace; default the current directory
+	// RunID is the id of this run of co (not a saved session's: two runs of one saved session
+	// get two containers): the container is named co-runner-<first 8 of RunID> and labelled
+	// with it whole ([LabelRun]); default random.
+	RunID       string
 	Network     string        // none (default) | bridge
 	MemLimit    string        // e.g. "512m", "1g"; empty means no limit
 	CPUs        float64       // e.g. 1.5; 0 means no limit
 	MaxTimeout  time.Duration // cap on Options.Timeout; default 10 min
 	GitReadOnly bool          // mount <workspace>/.git read-only (co's settings default it to true); off, the guard leaves it alone
 	// InstructionFiles are the context_files names: read into the prompt beside AGENTS.md, so
-	// protected like it (see internal/protect).
+	// protected like it (see lib/protect).
 	InstructionFiles []string
 	DockerHost       string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
 	// Defer leaves the container's creation to [Docker.Start] or the first Run, instead of New:
@@ -316,8 +319,8 @@ func normalize(cfg Config) (Config, error) {
 		return cfg, fmt.Errorf("sandbox: workspace %s is not a directory", ws)
 	}
 	cfg.Workspace = ws
-	if cfg.SessionID == "" {
-		cfg.SessionID = randomHex(8)
+	if cfg.RunID == "" {
+		cfg.RunID = randomHex(8)
 	}
 	return cfg, nil
 }

@@ -128,14 +128,14 @@ func TestEffectiveTimeout(t *testing.T) {
 }
 
 func TestContainerName(t *testing.T) {
-	tests := []struct{ session, want string }{
+	tests := []struct{ run, want string }{
 		{"0123456789abcdef", "co-runner-01234567"},
 		{"abc", "co-runner-abc"},
 		{"a/b c:d;e$f_g.h-i", "co-runner-abcdef_g"},
 	}
 	for _, tt := range tests {
-		if got := ContainerName(tt.session); got != tt.want {
-			t.Errorf("ContainerName(%q) = %q, want %q", tt.session, got, tt.want)
+		if got := ContainerName(tt.run); got != tt.want {
+			t.Errorf("ContainerName(%q) = %q, want %q", tt.run, got, tt.want)
 		}
 	}
 	if got := ContainerName("///"); len(got) != len("co-runner-")+8 {
@@ -170,7 +170,7 @@ func TestNormalize(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.Backend != BackendAuto || got.Fallback != FallbackWarn || got.Image != DefaultImage ||
-				got.Network != "none" || got.MaxTimeout != DefaultMaxTimeout || got.SessionID == "" {
+				got.Network != "none" || got.MaxTimeout != DefaultMaxTimeout || got.RunID == "" {
 				t.Fatalf("defaults not applied: %+v", got)
 			}
 		})

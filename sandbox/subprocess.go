@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/co-cli/co/internal/redact"
+	"github.com/co-cli/co/lib/redact"
 )
 
 // Subprocess runs commands on this machine with `sh -c` in the workspace directory (Isolation

@@ -33,7 +33,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/internal/sqlitefile"
+	"github.com/co-cli/co/lib/sqlitefile"
 	"github.com/co-cli/co/tools"
 )
 

@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/co-cli/co/internal/sqlitefile"
+	"github.com/co-cli/co/lib/sqlitefile"
 )
 
 // writerEnv makes the test binary a span writer (see writerMain).

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/co-cli/co/internal/termsafe"
+	"github.com/co-cli/co/lib/safe"
 )
 
 // dashboardCSP lets the page load its own assets and call its own API, and
@@ -146,7 +146,7 @@ func (d *Dashboard) trace(ctx context.Context, r *http.Request) (any, error) {
 	if len(spans) > 0 {
 		tid = spans[0].TraceID
 	}
-	return traceDoc{TraceID: termsafe.Text(tid), Spans: safeSpans(spans)}, nil
+	return traceDoc{TraceID: safe.Text(tid), Spans: safeSpans(spans)}, nil
 }
 
 // Serve runs the dashboard on addr (host:port; port 0 picks one) until ctx

@@ -21,7 +21,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/co-cli/co/internal/jsonstr"
+	"github.com/co-cli/co/lib/jsonstr"
 )
 
 // Exporter is an sdktrace.SpanExporter that writes spans to the spans table

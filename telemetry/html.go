@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/co-cli/co/internal/termsafe"
+	"github.com/co-cli/co/lib/safe"
 )
 
 // web holds the viewers' assets, compiled into the binary: the pages work
@@ -60,7 +60,7 @@ func WriteTraceHTML(w io.Writer, traceID string, spans []Span) error {
 	fmt.Fprintf(&b, "<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n", staticCSP)
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	b.WriteString("<link rel=\"icon\" href=\"data:,\">\n")
-	traceID = termsafe.Text(traceID)
+	traceID = safe.Text(traceID)
 	fmt.Fprintf(&b, "<title>co trace %s</title>\n", html.EscapeString(short(traceID)))
 	b.WriteString("<style>\n" + asset("style.css") + "</style>\n</head>\n<body class=\"static\">\n")
 	fmt.Fprintf(&b, "<header class=\"top\" id=\"summary\"><h1>co trace <span class=\"mono\">%s</span></h1>"+

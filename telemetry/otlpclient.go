@@ -18,7 +18,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/co-cli/co/internal/retryafter"
+	"github.com/co-cli/co/lib/retryafter"
 )
 
 // otlpClient posts OTLP/HTTP protobuf exports (an otlptrace.Client): what

@@ -1,8 +1,8 @@
 package telemetry
 
-import "github.com/co-cli/co/internal/redact"
+import "github.com/co-cli/co/lib/redact"
 
-// The redaction itself lives in internal/redact, shared with the memory
+// The redaction itself lives in lib/redact, shared with the memory
 // store (which refuses secrets rather than storing them redacted).
 
 // Redacted replaces a secret found by value (a configured key or token).

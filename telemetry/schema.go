@@ -11,7 +11,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
 
-	"github.com/co-cli/co/internal/sqlitefile"
+	"github.com/co-cli/co/lib/sqlitefile"
 )
 
 // DBFile is the name of co's database in the data dir.
@@ -85,7 +85,7 @@ func openWriter(ctx context.Context, path string) (*sql.DB, error) {
 	// Another co creating the file at this moment can hold it in a state
 	// the busy timeout does not wait out (its switch to WAL): "database is
 	// locked" while preparing is retried for a while, as the session and
-	// memory stores do (internal/sqlitefile).
+	// memory stores do (lib/sqlitefile).
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		db, err := sql.Open("sqlite3", writerDSN(path))

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/co-cli/co/internal/termsafe"
+	"github.com/co-cli/co/lib/safe"
 )
 
 // TailOptions configure Tail.
@@ -121,7 +121,7 @@ func (p *tailPrinter) print(s *Span) error {
 		}
 		// Lossless, and no raw C1 control or bidi override reaches the
 		// terminal (encoding/json escapes only the C0 controls).
-		_, err = fmt.Fprintf(p.w, "%s\n", termsafe.EscapeJSON(b))
+		_, err = fmt.Fprintf(p.w, "%s\n", safe.EscapeJSON(b))
 		return err
 	}
 	var b strings.Builder
@@ -152,7 +152,7 @@ func (p *tailPrinter) print(s *Span) error {
 
 // FormatLine is a span's line in co tail: time, kind, name, key
 // attributes, duration. Every text in it from the span has been through the
-// sanitiser (internal/termsafe) and is kept on one line.
+// sanitiser (lib/safe) and is kept on one line.
 func FormatLine(s *Span) string {
 	kind := strings.ToUpper(s.Category())
 	if kind == "OTHER" {
@@ -170,7 +170,7 @@ func KeyAttrs(s *Span) string {
 	var parts []string
 	add := func(label, key string) {
 		if v := s.Attr(key); v != "" {
-			v = termsafe.Text(v)
+			v = safe.Text(v)
 			if strings.ContainsAny(v, " \t\n") {
 				v = fmt.Sprintf("%q", v)
 			}
@@ -281,7 +281,7 @@ func writeDetail(b *strings.Builder, label, text string, max int) {
 		}
 		text = text[:max] + fmt.Sprintf("… (%d more bytes; co traces shows all)", len(text)-max)
 	}
-	text = termsafe.Text(text) // newlines kept: each is a line of its own below
+	text = safe.Text(text) // newlines kept: each is a line of its own below
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	fmt.Fprintf(b, "    %s: %s\n", label, lines[0])
 	pad := strings.Repeat(" ", 6+len(label))
@@ -303,9 +303,9 @@ func firstLine(s string, max int) string {
 	return s
 }
 
-// oneLine is text from a span made safe for the terminal (internal/termsafe,
-// the rules of ui/safe) and kept on one line: a newline shows as ⏎, a tab as
+// oneLine is text from a span made safe for the terminal (lib/safe)
+// and kept on one line: a newline shows as ⏎, a tab as
 // a space.
 func oneLine(s string) string {
-	return strings.NewReplacer("\n", "⏎", "\t", " ").Replace(termsafe.Text(s))
+	return strings.NewReplacer("\n", "⏎", "\t", " ").Replace(safe.Text(s))
 }

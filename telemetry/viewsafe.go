@@ -1,25 +1,25 @@
 package telemetry
 
-import "github.com/co-cli/co/internal/termsafe"
+import "github.com/co-cli/co/lib/safe"
 
 // The web viewers (co traces' page, co logs' API) show span text with
 // textContent, so it is never HTML; it goes through the same sanitiser as
-// the terminal's (internal/termsafe, the rules of ui/safe) so that escape
+// the terminal's (lib/safe) so that escape
 // sequences, C1 controls and bidi overrides from tools and models are shown
 // as visible marks (␛, <U+202E>), not hidden in, or reordering, the page.
 
 func safeSpans(spans []Span) []Span {
 	out := make([]Span, len(spans))
 	for i, s := range spans {
-		s.ID, s.TraceID, s.ParentID = termsafe.Text(s.ID), termsafe.Text(s.TraceID), termsafe.Text(s.ParentID)
-		s.Name, s.Kind = termsafe.Text(s.Name), termsafe.Text(s.Kind)
-		s.StatusCode, s.StatusDescription = termsafe.Text(s.StatusCode), termsafe.Text(s.StatusDescription)
+		s.ID, s.TraceID, s.ParentID = safe.Text(s.ID), safe.Text(s.TraceID), safe.Text(s.ParentID)
+		s.Name, s.Kind = safe.Text(s.Name), safe.Text(s.Kind)
+		s.StatusCode, s.StatusDescription = safe.Text(s.StatusCode), safe.Text(s.StatusDescription)
 		s.Attributes = safeMap(s.Attributes)
 		s.Resource = safeMap(s.Resource)
 		if s.Events != nil {
 			evs := make([]StoredEvent, len(s.Events))
 			for j, ev := range s.Events {
-				ev.Name = termsafe.Text(ev.Name)
+				ev.Name = safe.Text(ev.Name)
 				ev.Attributes = safeMap(ev.Attributes)
 				evs[j] = ev
 			}
@@ -36,7 +36,7 @@ func safeMap(m map[string]any) map[string]any {
 	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		out[termsafe.Text(k)] = safeValue(v)
+		out[safe.Text(k)] = safeValue(v)
 	}
 	return out
 }
@@ -44,7 +44,7 @@ func safeMap(m map[string]any) map[string]any {
 func safeValue(v any) any {
 	switch x := v.(type) {
 	case string:
-		return termsafe.Text(x)
+		return safe.Text(x)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -60,7 +60,7 @@ func safeValue(v any) any {
 func safeStrings(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = termsafe.Text(s)
+		out[i] = safe.Text(s)
 	}
 	return out
 }
@@ -68,8 +68,8 @@ func safeStrings(ss []string) []string {
 func safeTraces(ts []TraceSummary) []TraceSummary {
 	out := make([]TraceSummary, len(ts))
 	for i, t := range ts {
-		t.TraceID, t.SessionID = termsafe.Text(t.TraceID), termsafe.Text(t.SessionID)
-		t.Root, t.Prompt = termsafe.Text(t.Root), termsafe.Text(t.Prompt)
+		t.TraceID, t.SessionID = safe.Text(t.TraceID), safe.Text(t.SessionID)
+		t.Root, t.Prompt = safe.Text(t.Root), safe.Text(t.Prompt)
 		t.Tools = safeStrings(t.Tools)
 		out[i] = t
 	}
@@ -79,7 +79,7 @@ func safeTraces(ts []TraceSummary) []TraceSummary {
 func safeSessions(ss []SessionSummary) []SessionSummary {
 	out := make([]SessionSummary, len(ss))
 	for i, s := range ss {
-		s.SessionID, s.Version = termsafe.Text(s.SessionID), termsafe.Text(s.Version)
+		s.SessionID, s.Version = safe.Text(s.SessionID), safe.Text(s.Version)
 		out[i] = s
 	}
 	return out

@@ -1,7 +1,8 @@
 // Package app is the container a front end runs against. New builds, from
 // the loaded settings, everything one run of co uses, in one visible order:
 //
-//	config → telemetry → sandbox → approvals → tools → agent → saved session
+//	config → saved session (picked) → telemetry → sandbox → approvals →
+//	tools → agent → saved session (attached)
 //
 // and Close undoes it in reverse. The approvals are made knowing the
 // sandbox's isolation; nothing is set afterwards. New never waits on the
@@ -37,7 +38,9 @@ import (
 type App struct {
 	Config *config.Loaded
 	// RunID is the random id of this run of co: it names its sandbox
-	// container (co-runner-…; two runs of one saved session get two).
+	// container (co-runner-…; two runs of one saved session get two) and
+	// is the co.run.id of its sandbox_start span. It is never called a
+	// session: a session is a saved conversation.
 	RunID string
 	// SessionID is the id of the saved session the run starts with (new
 	// or resumed; RunID when none is saved): the session.id resource of
@@ -182,6 +185,9 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 	a.startMCP() // the servers start after the first frame (agent.Warm)
 	// agent
 	a.Agent = agent.New(a.agentConfig(ctx))
+	if !o.ReportOnly {
+		a.traceSandboxStart() // its span names the saved session: after the agent
+	}
 	// saved session
 	if !o.ReportOnly {
 		if a.Resumed, err = a.attachSessions(); err != nil {

@@ -67,7 +67,7 @@ func TestYoloNeverWritesPromptFiles(t *testing.T) {
 			}
 		}
 	}
-	// GEMINI.md is protected whatever context_files says (internal/protect), so it is not here.
+	// GEMINI.md is protected whatever context_files says (lib/protect), so it is not here.
 	for _, p := range []string{"notes.md", "src/agents.go", "GEMINI.md.bak", "docs/AGENTS.md.bak"} {
 		if ran, c := decide("write_file", map[string]any{"path": p, "content": "x"}); !ran {
 			t.Errorf("yolo asked for an ordinary file %s: %+v", p, c)

@@ -22,13 +22,13 @@ func (a *App) startSandbox(ctx context.Context) error {
 		Fallback:    st.SandboxFallback,
 		Image:       st.DockerImage,
 		Workspace:   a.Workspace,
-		SessionID:   a.RunID,
+		RunID:       a.RunID,
 		Network:     st.SandboxNetwork,
 		MemLimit:    st.SandboxMemLimit,
 		CPUs:        st.SandboxCPUs,
 		MaxTimeout:  time.Duration(st.SandboxMaxTimeout) * time.Second,
 		GitReadOnly: st.SandboxGitReadonly,
-		// Protected from commands like AGENTS.md (internal/protect), as from the file tools.
+		// Protected from commands like AGENTS.md (lib/protect), as from the file tools.
 		InstructionFiles: st.ContextFiles,
 		// Created after the front end's first frame (agent.Config.ToolsStart),
 		// or by the first command, whichever comes first.
@@ -51,9 +51,6 @@ func (a *App) startSandbox(ctx context.Context) error {
 	}
 	a.Sandbox, a.Selection = sb, sel
 	a.onClose(func() { _ = sb.Close() })
-	if !a.opts.ReportOnly {
-		a.traceSandboxStart()
-	}
 	return nil
 }
 
@@ -79,13 +76,16 @@ func (r reportOnly) Close() error                 { return nil }
 
 // traceSandboxStart records the container's creation as a sandbox_start
 // span, with its real start and end, once it is ready (creation runs in the
-// background; the chat never waits for it).
+// background; the chat never waits for it). It runs once the agent exists:
+// the span's co.session.id is the saved session's id, as on every other
+// span (agent.Agent.SessionID, when the container is ready), and co.run.id
+// the run's, which names the container.
 func (a *App) traceSandboxStart() {
 	st, ok := a.Sandbox.(sandbox.Starter)
 	if !ok {
 		return
 	}
-	tracer, image, id := a.Telemetry.Tracer, a.Config.Settings.DockerImage, a.RunID
+	tracer, image, runID, ag := a.Telemetry.Tracer, a.Config.Settings.DockerImage, a.RunID, a.Agent
 	ctx, cancel := context.WithCancel(context.Background())
 	a.onClose(cancel)
 	go func() {
@@ -97,7 +97,8 @@ func (a *App) traceSandboxStart() {
 		_, span := tracer.Start(context.Background(), "sandbox_start", trace.WithTimestamp(begin), trace.WithAttributes(
 			attribute.String("co.sandbox.backend", "docker"),
 			attribute.String("co.sandbox.image", image),
-			attribute.String("co.session.id", id),
+			attribute.String("co.run.id", runID),
+			attribute.String("co.session.id", ag.SessionID()),
 		))
 		if err != nil {
 			span.RecordError(err)

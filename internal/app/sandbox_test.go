@@ -2,12 +2,12 @@ package app
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/lib/testneeds"
 	"github.com/co-cli/co/sandbox"
 )
 
@@ -26,10 +26,7 @@ func TestSandboxStartsAfterTheFirstFrame(t *testing.T) {
 	}
 	a, err := New(context.Background(), l, Options{})
 	if err != nil {
-		if os.Getenv("CO_TEST_NO_DOCKER") == "1" {
-			t.Skipf("no Docker (%v); skipped because CO_TEST_NO_DOCKER=1", err)
-		}
-		t.Fatalf("%v\nRun scripts/docker-up.sh (as root), or set CO_TEST_NO_DOCKER=1 to skip the Docker tests.", err)
+		testneeds.Docker.Missing(t, err)
 	}
 	t.Cleanup(a.Close)
 	st, ok := a.Sandbox.(sandbox.Starter)

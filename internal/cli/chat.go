@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/plain"
-	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -154,7 +154,7 @@ func slips(a, b string) int {
 // wantPlain reports whether the chat must be line-based: asked for, or
 // standard output is not a terminal, or TERM is dumb.
 func wantPlain(flag bool, s env) bool {
-	if flag || os.Getenv("TERM") == "dumb" {
+	if flag || termDumb() {
 		return true
 	}
 	f, ok := s.Out.(*os.File)
@@ -248,7 +248,7 @@ func isTerminal(r any) bool {
 // colorAllowed reports whether the output may carry SGR colour: a
 // terminal, not dumb, and NO_COLOR unset.
 func colorAllowed(s env) bool {
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+	if noColor() || termDumb() {
 		return false
 	}
 	f, ok := s.Out.(*os.File)

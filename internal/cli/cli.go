@@ -22,7 +22,7 @@ import (
 
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/internal/app"
-	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/lib/safe"
 )
 
 // Exit codes shared by every command (co run documents its own on top).
@@ -138,6 +138,16 @@ func Run(args []string, s Streams, version string) int {
 		return exitError
 	}
 }
+
+// noColor reports whether NO_COLOR (https://no-color.org: set and not
+// empty) asks for output without colour. It is read here only, for every
+// front end and command (the full-screen chat as tui.Options.NoColor,
+// --plain, co tail).
+func noColor() bool { return os.Getenv("NO_COLOR") != "" }
+
+// termDumb reports whether TERM says the terminal cannot draw (TERM=dumb):
+// no full-screen chat, no colour. Read here only.
+func termDumb() bool { return os.Getenv("TERM") == "dumb" }
 
 // newRootCmd is the cobra tree: co (the chat, chat.go) and its commands.
 func newRootCmd(s env) *cobra.Command {

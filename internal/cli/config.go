@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/tools/shell"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 )
 
 func newConfigCmd(s env) *cobra.Command {

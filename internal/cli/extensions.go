@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/extensions"
-	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/slash"
 )
 

@@ -16,9 +16,9 @@ import (
 
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 )
 
 // newGoogleCmd is co google auth and co google check.

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
-	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/memory"
-	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 )
 
 func newModelsCmd(s env) *cobra.Command {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/tools"
-	"github.com/co-cli/co/ui/safe"
 )
 
 func newPolicyCmd(s env) *cobra.Command {

@@ -10,11 +10,11 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/plain"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
 

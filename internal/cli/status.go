@@ -13,8 +13,8 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/telemetry"
-	"github.com/co-cli/co/ui/safe"
 )
 
 func newStatusCmd(s env) *cobra.Command {

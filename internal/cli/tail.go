@@ -60,7 +60,7 @@ client's requests), which are left out by default.`,
 			o.Filter.CoKinds = !all
 			o.Follow = !noFollow
 			o.Waiting = s.Err
-			if f, ok := s.Out.(*os.File); ok && !o.JSON && os.Getenv("NO_COLOR") == "" && term.IsTerminal(f.Fd()) {
+			if f, ok := s.Out.(*os.File); ok && !o.JSON && !noColor() && term.IsTerminal(f.Fd()) {
 				o.Color = true
 			}
 			path, err := storePath()

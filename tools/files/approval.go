@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/co-cli/co/internal/protect"
+	"github.com/co-cli/co/lib/protect"
 	"github.com/co-cli/co/tools"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -13,7 +13,7 @@ import (
 
 // alwaysAsk says why a write to rel must always ask (no grant, no yolo), or
 // "" when it need not: rel is on the list of protected paths
-// (internal/protect), places that run code later outside co's approval (git
+// (lib/protect), places that run code later outside co's approval (git
 // hooks and config, direnv, editor tasks, CI, co's own settings) or that
 // steer the model in later sessions (AGENTS.md and its kin, skills): a lasting
 // prompt injection, which is why memory saves ask too. The shell sandbox

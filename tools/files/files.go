@@ -7,7 +7,7 @@
 // out, NUL bytes, backslashes and drive letters are refused with a message
 // the model can act on; only regular files are read or written; sizes are
 // capped. Writes never go through a symlink and never to a file with more
-// than one hard link. Writes to the protected paths (internal/protect:
+// than one hard link. Writes to the protected paths (lib/protect:
 // places that run code later, such as .git/, .envrc, .vscode/, and files
 // that steer later sessions, such as AGENTS.md) always ask, whatever grants
 // or yolo say.
@@ -28,7 +28,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/co-cli/co/internal/protect"
+	"github.com/co-cli/co/lib/protect"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/internal/pathsafe"
 )
@@ -68,7 +68,7 @@ const (
 type Workspace struct {
 	root *pathsafe.Root
 	// protected are the paths writes to which always ask
-	// (internal/protect), with the context_files names.
+	// (lib/protect), with the context_files names.
 	protected protect.Set
 }
 

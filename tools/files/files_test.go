@@ -382,7 +382,7 @@ func TestWritesToPlacesThatRunCodeAlwaysAsk(t *testing.T) {
 		".Github/Workflows/x.yml",
 		// read into later sessions' prompts: instruction files and skills
 		"AGENTS.md", "sub/dir/agents.md", ".agents/skills/x/SKILL.md", "sub/.Agents/skills/y/helper.sh",
-		// the rest of the shared list (internal/protect): other agents' instructions, JetBrains
+		// the rest of the shared list (lib/protect): other agents' instructions, JetBrains
 		// run configurations, MCP servers other agents start
 		"CLAUDE.md", "sub/GEMINI.md", ".idea/workspace.xml", "sub/.idea/runConfigurations/x.xml", ".mcp.json",
 	}

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/co-cli/co/internal/retryafter"
+	"github.com/co-cli/co/lib/retryafter"
 )
 
 // rateLimited waits out HTTP 429 answers: it honours Retry-After (seconds or

@@ -20,7 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/co-cli/co/internal/redact"
+	"github.com/co-cli/co/lib/redact"
 	"github.com/co-cli/co/tools"
 )
 

@@ -11,13 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/co-cli/co/lib/testneeds"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/tools"
 )
 
 func newTool(t *testing.T, backend string) *Tool {
 	t.Helper()
-	sb, _, err := sandbox.New(context.Background(), sandbox.Config{Backend: backend, Workspace: t.TempDir(), SessionID: "shelltool" + backend})
+	sb, _, err := sandbox.New(context.Background(), sandbox.Config{Backend: backend, Workspace: t.TempDir(), RunID: "shelltool" + backend})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,10 +63,7 @@ func TestCheckUnsandboxedAsksForEverything(t *testing.T) {
 
 func TestCheckInTheSandboxAllowsSafeCommands(t *testing.T) {
 	if err := exec.Command("docker", "info").Run(); err != nil {
-		if os.Getenv("CO_TEST_NO_DOCKER") == "1" {
-			t.Skip("CO_TEST_NO_DOCKER=1")
-		}
-		t.Fatal("no Docker engine answers: run scripts/docker-up.sh, or set CO_TEST_NO_DOCKER=1")
+		testneeds.Docker.Missing(t, fmt.Errorf("docker info: %w", err))
 	}
 	tool := newTool(t, "docker")
 	if c := tools.Decide(context.Background(), tool, call("git status")); c.Decision != tools.Allow || c.Scope != "run_shell_command:git status" {

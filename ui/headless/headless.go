@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 )
 
 // Exit codes of co run.

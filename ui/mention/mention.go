@@ -33,7 +33,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/lib/safe"
 )
 
 // Attachment is one file attached to a message.

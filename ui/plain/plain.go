@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/setup"
 	"github.com/co-cli/co/ui/slash"
 )

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/tools"
-	"github.com/co-cli/co/ui/safe"
 )
 
 // Call renders a call on one line as name(key='value', n=3), keeping the

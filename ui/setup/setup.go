@@ -42,7 +42,7 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/lib/safe"
 )
 
 // GeminiKeyURL is where a Gemini API key is made (Google AI Studio), as

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/lib/safe"
 )
 
 // Env is what commands may use.
@@ -42,7 +42,7 @@ type Env struct {
 // Built-in commands win over custom ones with the same name.
 type Custom struct {
 	Name  string // with the slash
-	Help  string // its description (from a file: shown through ui/safe)
+	Help  string // its description (from a file: shown through lib/safe)
 	Skill bool   // a skill (else a custom command)
 	// Message is what /NAME ARGS sends to the model as the user's message.
 	Message func(args string) (string, error)

@@ -7,7 +7,7 @@
 // banner (welcome.go).
 //
 // Every string that came from the model, a tool, a file or the network
-// goes through ui/safe before it is drawn.
+// goes through lib/safe before it is drawn.
 //
 // Concurrency: the model is used by Bubble Tea's event loop only. Each turn
 // has a pump goroutine (events.go) that reads the agent's channel and hands
@@ -19,7 +19,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -29,11 +28,11 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/setup"
 	"github.com/co-cli/co/ui/slash"
 )
@@ -163,7 +162,7 @@ func New(ctx context.Context, o Options) *App {
 	if now == nil {
 		now = time.Now
 	}
-	th := NewTheme(o.Theme, noColor(o.Environ))
+	th := NewTheme(o.Theme, o.NoColor || noColor(o.Environ))
 	keys, mkeys := DefaultKeyMap(), DefaultModalKeyMap()
 	md := newMarkdown(th.Markdown)
 	hist, err := LoadHistory(o.HistoryPath)
@@ -218,10 +217,9 @@ func New(ctx context.Context, o Options) *App {
 	return a
 }
 
+// noColor reports whether a NO_COLOR in environ (a test's, given as
+// Options.Environ) asks for no colours.
 func noColor(environ []string) bool {
-	if environ == nil {
-		return os.Getenv("NO_COLOR") != ""
-	}
 	for _, kv := range environ {
 		if v, ok := strings.CutPrefix(kv, "NO_COLOR="); ok && v != "" {
 			return true

@@ -180,5 +180,14 @@ func TestGoldenNoColor(t *testing.T) {
 	if strings.Contains(v, "\x1b[38;") || strings.Contains(v, "\x1b[48;") {
 		t.Errorf("NO_COLOR view has colours")
 	}
+	// internal/cli reads NO_COLOR (once, for every front end) and says it
+	// as Options.NoColor: the same view.
+	b := New(context.Background(), Options{Agent: ag, Environ: []string{}, NoColor: true, Now: clock.Now,
+		Welcome: Welcome{Version: "1.2.3", DataDir: "/d", Isolation: "none", Unsandboxed: true}})
+	b.Update(windowSize(80, 30))
+	fillTranscript(b)
+	if w := b.View().Content; w != v {
+		t.Errorf("Options.NoColor draws another view than NO_COLOR in the environment:\n%s", w)
+	}
 	golden.RequireEqual(t, v)
 }

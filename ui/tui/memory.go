@@ -6,8 +6,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 	"github.com/co-cli/co/ui/slash"
 )
 

@@ -11,9 +11,9 @@ import (
 	"charm.land/lipgloss/v2"
 	xansi "github.com/charmbracelet/x/ansi"
 
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 )
 
 // The /memory view: `/memory` with nothing after it opens a box over the

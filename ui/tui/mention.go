@@ -8,8 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	xansi "github.com/charmbracelet/x/ansi"
 
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/mention"
-	"github.com/co-cli/co/ui/safe"
 )
 
 // @ completion: typing "@" at the start of a word opens a list of the

@@ -14,8 +14,8 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 )
 
 // ApprovalGrace is how long after an approval appears (and after each key

@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/slash"
 )
 

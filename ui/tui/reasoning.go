@@ -7,7 +7,7 @@ import (
 
 	xansi "github.com/charmbracelet/x/ansi"
 
-	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/lib/safe"
 )
 
 // reasoningEntry is the model's reasoning ("thinking") before an answer

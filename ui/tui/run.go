@@ -40,8 +40,12 @@ type Options struct {
 	// Input and Output default to the terminal (os.Stdin, os.Stdout).
 	Input  io.Reader
 	Output io.Writer
-	// Environ defaults to the process's environment (NO_COLOR, TERM).
+	// Environ defaults to the process's environment (TERM, for Bubble
+	// Tea); a NO_COLOR in it takes the colours away, as NoColor does.
 	Environ []string
+	// NoColor draws without colours: NO_COLOR is set (internal/cli reads
+	// it, once for every front end).
+	NoColor bool
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Todos, when set, is shown live in the side panel.

@@ -7,9 +7,9 @@ import (
 
 	xansi "github.com/charmbracelet/x/ansi"
 
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 )
 
 // SidePanel shows this session's spans as a tree: name, duration, status;

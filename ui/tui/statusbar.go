@@ -8,8 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	xansi "github.com/charmbracelet/x/ansi"
 
+	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/safe"
 )
 
 // StatusInfo is what the status bar shows; the root model fills it from

@@ -3,7 +3,7 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/co-cli/co/ui/safe"
+	"github.com/co-cli/co/lib/safe"
 )
 
 // Todos is the session's todo list as the chat shows it: the side panel

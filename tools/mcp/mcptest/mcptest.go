@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/co-cli/co/lib/testneeds"
 )
 
 // Everything returns the entry point of the reference server
@@ -29,10 +31,10 @@ func Everything(t testing.TB) string {
 	if err == nil && nodeErr == nil {
 		return p
 	}
-	if os.Getenv("CO_TEST_NO_NPM") == "1" {
-		t.Skip("CO_TEST_NO_NPM=1: skipping a test that needs the MCP reference server")
+	if err == nil {
+		err = nodeErr
 	}
-	t.Fatalf("the MCP reference server is not installed at %s (node: %v): run scripts/test.sh, which installs it, or set CO_TEST_NO_NPM=1 to skip", p, nodeErr)
+	testneeds.NPM.Missing(t, err)
 	return ""
 }
 

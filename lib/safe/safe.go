@@ -1,22 +1,21 @@
-// Package termsafe is the core of the one sanitiser (ui/safe) that text from
-// the LLM, tools, files or the network passes through before it reaches the
-// terminal. It is a leaf so that packages below ui (telemetry's viewers:
-// co tail, co traces, co logs) use the very same rules; everything else
-// calls it through ui/safe. It neutralises
-// everything that could drive the terminal instead of being shown: escape
-// sequences (CSI, OSC — including OSC 52 clipboard writes and OSC 8 links —,
-// DCS, APC, PM, SOS), C1 controls, and the C0 controls other than newline and
-// tab (a lone carriage return or backspace could overwrite what the user
-// sees). ESC becomes a visible ␛ so a hostile reply is noticed, not obeyed.
-// Bidirectional overrides, embeddings, isolates and marks and the
-// zero-width characters that hide text (U+202E, U+200B, …) are shown as
-// visible markers such as <U+202E> everywhere, so a reply cannot reorder or
-// hide what the user reads; only the joiners U+200C and U+200D, which
-// scripts and emoji need, are kept in ordinary text (Reveal marks them too).
+// Package safe is the one sanitiser that text from the LLM, tools, files or
+// the network passes through before it reaches the terminal, in every front
+// end and in telemetry's viewers (co tail, co traces, co logs) alike. It
+// neutralises everything that could drive the terminal instead of being
+// shown: escape sequences (CSI, OSC — including OSC 52 clipboard writes and
+// OSC 8 links —, DCS, APC, PM, SOS), C1 controls, and the C0 controls other
+// than newline and tab (a lone carriage return or backspace could overwrite
+// what the user sees). ESC becomes a visible ␛ so a hostile reply is
+// noticed, not obeyed. Bidirectional overrides, embeddings, isolates and
+// marks and the zero-width characters that hide text (U+202E, U+200B, …)
+// are shown as visible markers such as <U+202E> everywhere, so a reply
+// cannot reorder or hide what the user reads; only the joiners U+200C and
+// U+200D, which scripts and emoji need, are kept in ordinary text (Reveal
+// marks them too).
 //
 // Text is stateless: it may be applied to a stream chunk by chunk with the
 // same result as to the whole text.
-package termsafe
+package safe
 
 import (
 	"fmt"

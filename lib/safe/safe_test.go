@@ -1,4 +1,4 @@
-package termsafe
+package safe
 
 import (
 	"encoding/json"
