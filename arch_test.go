@@ -12,7 +12,8 @@ const mod = "github.com/co-cli/co"
 // TestImportsPointDownward keeps docs/ARCHITECTURE.md's import rules true,
 // for production files and test files alike. A package's own test files
 // (package x) compile into it and follow its rules; external tests
-// (package x_test) may in addition drive it with the agent, the scripted
+// (package x_test) may in addition drive it with the agent (and its
+// conversation model, message), the scripted
 // LLM server (agent/llmtest) and the tools interface.
 func TestImportsPointDownward(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f",
@@ -27,7 +28,7 @@ func TestImportsPointDownward(t *testing.T) {
 	leaf := func(r string) bool {
 		return under(r, "internal") && !under(r, "internal/cli") && !under(r, "internal/app")
 	}
-	drivers := map[string]bool{"agent": true, "agent/llmtest": true, "tools": true}
+	drivers := map[string]bool{"agent": true, "agent/llmtest": true, "message": true, "tools": true}
 
 	// rule says why pkg may not import d, or "" when it may; test is true
 	// for the imports of test files.
@@ -62,6 +63,10 @@ func TestImportsPointDownward(t *testing.T) {
 			return "config imports no other package of ours"
 		case under(pkg, "extensions") && !under(d, "extensions"):
 			return "extensions imports no other package of ours"
+		case pkg == "message" && d != "tools":
+			return "message is the conversation's plain data: it imports nothing of ours but tools' types and leaves"
+		case under(pkg, "sessions") && under(d, "agent"):
+			return "the session store stands on message, not on the turn loop"
 		case pkg == "memory":
 			return "memory imports nothing of ours but leaves"
 		case under(pkg, "sandbox") && !under(d, "sandbox"):

@@ -36,6 +36,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -118,11 +119,11 @@ type Agent struct {
 	client   *openai.Client
 
 	mu        sync.Mutex
-	history   []Message
-	asides    []Aside // in order; After counts history
-	risk      Risk    // what the history holds: untrusted sources, private data (risk.go)
+	history   []message.Message
+	asides    []message.Aside // in order; After counts history
+	risk      Risk            // what the history holds: untrusted sources, private data (risk.go)
 	busy      bool
-	session   Usage
+	session   message.Usage
 	turns     int
 	lastInput int // input tokens of the last request, for the context window
 	rec       Recorder
@@ -267,28 +268,28 @@ func (a *Agent) Tools() *tools.Registry { return a.cfg.Tools }
 func (a *Agent) Approvals() *Approvals { return a.cfg.Approvals }
 
 // History returns a copy of the conversation.
-func (a *Agent) History() []Message {
+func (a *Agent) History() []message.Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]Message(nil), a.history...)
+	return append([]message.Message(nil), a.history...)
 }
 
 // SetHistory replaces the conversation (resume, /compact). Dangling tool
 // calls are patched so the history is valid to send.
-func (a *Agent) SetHistory(h []Message) {
+func (a *Agent) SetHistory(h []message.Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.history = PatchDangling(h)
+	a.history = message.PatchDangling(h)
 	a.risk = riskOf(a.history)
 	a.gen++
 }
 
 // Restore continues a saved conversation: its history (patched so it is
 // valid to send), its token usage and its number of turns.
-func (a *Agent) Restore(h []Message, u Usage, turns int) {
+func (a *Agent) Restore(h []message.Message, u message.Usage, turns int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.history = PatchDangling(h)
+	a.history = message.PatchDangling(h)
 	a.risk = riskOf(a.history)
 	a.asides = nil
 	a.gen++
@@ -297,23 +298,23 @@ func (a *Agent) Restore(h []Message, u Usage, turns int) {
 
 // RestoreAsides gives a restored conversation the asides it showed (saved
 // !cmd runs and notices), After counting the history Restore was given.
-func (a *Agent) RestoreAsides(x []Aside) {
+func (a *Agent) RestoreAsides(x []message.Aside) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.asides = append([]Aside(nil), x...)
+	a.asides = append([]message.Aside(nil), x...)
 }
 
 // Asides are the !cmd runs and notices of the conversation, in order, each
 // placed by the number of history messages before it.
-func (a *Agent) Asides() []Aside {
+func (a *Agent) Asides() []message.Aside {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]Aside(nil), a.asides...)
+	return append([]message.Aside(nil), a.asides...)
 }
 
 // addAside keeps x in the conversation (placed after the history so far)
 // and saves it.
-func (a *Agent) addAside(e *emitter, x Aside) {
+func (a *Agent) addAside(e *emitter, x message.Aside) {
 	a.mu.Lock()
 	x.After = len(a.history)
 	a.asides = append(a.asides, x)
@@ -332,13 +333,13 @@ func (a *Agent) Reset() {
 	a.asides = nil
 	a.risk = Risk{}
 	a.gen++
-	a.session = Usage{}
+	a.session = message.Usage{}
 	a.turns = 0
 	a.lastInput = 0
 }
 
 // Usage is the session's token usage so far.
-func (a *Agent) Usage() Usage {
+func (a *Agent) Usage() message.Usage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.session
@@ -360,7 +361,7 @@ func (a *Agent) Busy() bool {
 
 // appendHistory adds completed messages and saves them, each in its own
 // transaction, before anything else happens.
-func (a *Agent) appendHistory(e *emitter, ms ...Message) {
+func (a *Agent) appendHistory(e *emitter, ms ...message.Message) {
 	a.mu.Lock()
 	a.history = append(a.history, ms...)
 	var fresh []tools.Origin
@@ -385,8 +386,8 @@ func (a *Agent) appendHistory(e *emitter, ms ...Message) {
 // user." and saves those results.
 func (a *Agent) patchDangling(e *emitter) {
 	a.mu.Lock()
-	patched := PatchDangling(a.history)
-	var added []Message
+	patched := message.PatchDangling(a.history)
+	var added []message.Message
 	if len(patched) > len(a.history) {
 		// Only the last assistant message can have dangling calls here, so
 		// the missing results are the tail of the patched history.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
 )
@@ -22,14 +23,14 @@ import (
 const benchChunks = 2000
 
 // history makes n earlier messages of ordinary size.
-func history(n int) []agent.Message {
-	h := make([]agent.Message, 0, n)
+func history(n int) []message.Message {
+	h := make([]message.Message, 0, n)
 	for i := 0; i < n; i++ {
-		role := agent.RoleUser
+		role := message.RoleUser
 		if i%2 == 1 {
-			role = agent.RoleAssistant
+			role = message.RoleAssistant
 		}
-		h = append(h, agent.Message{Role: role, Content: strings.Repeat("earlier message text ", 10)})
+		h = append(h, message.Message{Role: role, Content: strings.Repeat("earlier message text ", 10)})
 	}
 	return h
 }
@@ -59,7 +60,7 @@ func (t bytesTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		Body: io.NopCloser(bytes.NewReader(t.body)), Request: r}, nil
 }
 
-func runBenchTurns(b *testing.B, ag *agent.Agent, hist []agent.Message) {
+func runBenchTurns(b *testing.B, ag *agent.Agent, hist []message.Message) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

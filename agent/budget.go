@@ -44,6 +44,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/co-cli/co/message"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -439,7 +440,7 @@ func (a *Agent) fitBudget(ctx context.Context, p Provider, e *emitter) (rawEst i
 }
 
 // rawEstimate is the uncalibrated token estimate of a request.
-func rawEstimate(system string, tools []byte, msgs []Message) int {
+func rawEstimate(system string, tools []byte, msgs []message.Message) int {
 	n := len(system) + len(tools)
 	for _, m := range msgs {
 		n += len(m.Content) + len(m.Reasoning)
@@ -456,7 +457,7 @@ func rawEstimate(system string, tools []byte, msgs []Message) int {
 // new=2048`) and answers 200 with prompt_eval_count equal to num_ctx
 // (recorded: "prompt_eval_count":2048 for num_ctx 2048). co then says so and
 // summarises before the next request. It reports whether the prompt was cut.
-func (a *Agent) checkTruncated(p Provider, u Usage, rawEst int, e *emitter) bool {
+func (a *Agent) checkTruncated(p Provider, u message.Usage, rawEst int, e *emitter) bool {
 	if !a.ollamaNative(p) {
 		return false
 	}

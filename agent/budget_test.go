@@ -11,6 +11,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -108,10 +109,10 @@ func TestContextExceededSummarisesAndRetriesOnce(t *testing.T) {
 		Transport: hideWindow{}, StallTimeout: 5 * time.Second, Retry: agent.RetryPolicy{Base: 10 * time.Millisecond},
 	})
 	_ = ag
-	var h []agent.Message
+	var h []message.Message
 	for i := range 8 {
-		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("x", 600))},
-			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+		h = append(h, message.Message{Role: message.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("x", 600))},
+			message.Message{Role: message.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
 	}
 	ag2.SetHistory(h)
 	srv.Script(llmtest.Reply{Text: "- short summary"}, llmtest.Reply{Text: "fits now"})
@@ -170,10 +171,10 @@ func TestOllamaTruncationDetected(t *testing.T) {
 	p := agent.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny"}
 	ag := agent.New(agent.Config{Provider: p, SystemPrompt: "You are a test.", StallTimeout: 5 * time.Second,
 		Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true})})
-	var h []agent.Message
+	var h []message.Message
 	for i := range 6 {
-		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 1000))},
-			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+		h = append(h, message.Message{Role: message.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 1000))},
+			message.Message{Role: message.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
 	}
 	ag.SetHistory(h)
 	srv.Script(llmtest.Reply{Text: "cut"}, llmtest.Reply{Text: "- summary"}, llmtest.Reply{Text: "whole"})
@@ -257,10 +258,10 @@ func TestOllamaBudgetAvoidsTruncation(t *testing.T) {
 	srv.SetOllamaModels(llmtest.OllamaModel{Name: "tiny:latest", Family: "llama", ContextLength: 2048, Capabilities: []string{"completion", "tools"}})
 	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny"},
 		SystemPrompt: "You are a test.", StallTimeout: 5 * time.Second})
-	var h []agent.Message
+	var h []message.Message
 	for i := range 6 {
-		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 2000))},
-			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+		h = append(h, message.Message{Role: message.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 2000))},
+			message.Message{Role: message.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
 	}
 	ag.SetHistory(h)
 	srv.Script(llmtest.Reply{Text: "- summary"}, llmtest.Reply{Text: "whole"})
@@ -283,10 +284,10 @@ func TestOllamaBudgetAvoidsTruncation(t *testing.T) {
 func TestContextExceededCalibrates(t *testing.T) {
 	srv, ag := llamaFixture(t, 2048)
 	srv.SetTokenScale(1.6)
-	var h []agent.Message
+	var h []message.Message
 	for i := range 6 {
-		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("w", 900))},
-			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+		h = append(h, message.Message{Role: message.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("w", 900))},
+			message.Message{Role: message.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
 	}
 	ag.SetHistory(h)
 	srv.Script(llmtest.Reply{Text: "- summary"}, llmtest.Reply{Text: "fits"})

@@ -59,6 +59,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/co-cli/co/message"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -322,7 +323,7 @@ func ollamaArgs(args string) json.RawMessage {
 // gather every chunk of thinking, content, and tool_calls, then return
 // those fields together with any tool results in the follow-up request"
 // (docs/capabilities/tool-calling.mdx, "Tool calling with streaming").
-func ollamaMessages(origin, system string, msgs []Message) []ollamaMessage {
+func ollamaMessages(origin, system string, msgs []message.Message) []ollamaMessage {
 	out := make([]ollamaMessage, 0, len(msgs)+1)
 	if system != "" {
 		out = append(out, ollamaMessage{Role: "system", Content: system})
@@ -330,9 +331,9 @@ func ollamaMessages(origin, system string, msgs []Message) []ollamaMessage {
 	ti := turns(msgs, origin, 0)
 	for i, m := range msgs {
 		switch m.Role {
-		case RoleUser:
+		case message.RoleUser:
 			out = append(out, ollamaMessage{Role: "user", Content: m.Content})
-		case RoleTool:
+		case message.RoleTool:
 			out = append(out, ollamaMessage{Role: "tool", Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID})
 		default:
 			om := ollamaMessage{Role: "assistant", Content: m.Content}
@@ -359,7 +360,7 @@ func ollamaMessages(origin, system string, msgs []Message) []ollamaMessage {
 // maximum context and capabilities (once), chooses num_ctx and records it
 // as the window in force. inForce is 0 when co could not choose one (no
 // /api/show and no setting): Ollama's own default applies then.
-func (a *Agent) ollamaRequest(ctx context.Context, p Provider, model, system string, msgs []Message, tools []byte, stream bool) (body []byte, inForce int, err error) {
+func (a *Agent) ollamaRequest(ctx context.Context, p Provider, model, system string, msgs []message.Message, tools []byte, stream bool) (body []byte, inForce int, err error) {
 	q := p
 	q.Model = model
 	info := a.ollamaModelInfo(ctx, q)
@@ -390,7 +391,7 @@ func (a *Agent) ollamaRequest(ctx context.Context, p Provider, model, system str
 }
 
 // startOllama starts a streaming /api/chat request.
-func (a *Agent) startOllama(ctx context.Context, p Provider, system string, msgs []Message) (chatStream, error) {
+func (a *Agent) startOllama(ctx context.Context, p Provider, system string, msgs []message.Message) (chatStream, error) {
 	// The model's capabilities first (/api/show, once): a model without
 	// "tools" gets none (toolless.go).
 	a.ollamaModelInfo(ctx, p)
@@ -568,7 +569,7 @@ func (s *ollamaStream) decode(line []byte) (streamChunk, error) {
 		// prompt_eval_count counts the whole prompt, cached or not
 		// (ollama/ollama#16428 (2026-06-02) kept that meaning), so the summarising
 		// threshold compares like with like.
-		c.usage = &Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
+		c.usage = &message.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
 		// Ollama ends a tool-calling reply with "stop"; say what the other
 		// routes say.
 		c.finish = l.DoneReason
@@ -598,28 +599,28 @@ func newCallID() string {
 
 // ollamaComplete asks /api/chat for one whole answer (the summariser), with
 // the same context window as the chat.
-func (a *Agent) ollamaComplete(ctx context.Context, p Provider, model, system, user string) (string, Usage, error) {
-	body, _, err := a.ollamaRequest(ctx, p, model, system, []Message{{Role: RoleUser, Content: user}}, nil, false)
+func (a *Agent) ollamaComplete(ctx context.Context, p Provider, model, system, user string) (string, message.Usage, error) {
+	body, _, err := a.ollamaRequest(ctx, p, model, system, []message.Message{{Role: message.RoleUser, Content: user}}, nil, false)
 	if err != nil {
-		return "", Usage{}, err
+		return "", message.Usage{}, err
 	}
 	resp, err := a.ollamaPost(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
 	if err != nil {
-		return "", Usage{}, err
+		return "", message.Usage{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxOllamaLine))
 	if err != nil {
-		return "", Usage{}, err
+		return "", message.Usage{}, err
 	}
 	var l ollamaLine
 	if err := json.Unmarshal(b, &l); err != nil {
-		return "", Usage{}, err
+		return "", message.Usage{}, err
 	}
 	if l.Error != "" {
-		return "", Usage{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
+		return "", message.Usage{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
 	}
-	u := Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
+	u := message.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
 	if l.Message == nil {
 		return "", u, nil
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -264,7 +265,7 @@ func TestOllamaToolTurnWithThinking(t *testing.T) {
 		t.Fatalf("reasoning = %q", got)
 	}
 	cs := calls(evs)
-	if len(cs) != 1 || cs[0].Name != "echo_text" || cs[0].Status != agent.CallDone {
+	if len(cs) != 1 || cs[0].Name != "echo_text" || cs[0].Status != message.CallDone {
 		t.Fatalf("calls = %+v", cs)
 	}
 	if fin.Usage.InputTokens != 280 || fin.Usage.OutputTokens != 23 {
@@ -280,7 +281,7 @@ func TestOllamaToolTurnWithThinking(t *testing.T) {
 		step.ToolCalls[0].Args != `{"text":"hi"}` || step.ToolCalls[0].ID == "" {
 		t.Fatalf("tool step kept as %+v", step)
 	}
-	if h[2].Role != agent.RoleTool || h[2].ToolCallID != step.ToolCalls[0].ID || h[2].ToolName != "echo_text" {
+	if h[2].Role != message.RoleTool || h[2].ToolCallID != step.ToolCalls[0].ID || h[2].ToolName != "echo_text" {
 		t.Fatalf("tool result kept as %+v", h[2])
 	}
 	if h[3].Reasoning != "It echoed." || h[3].ReasoningField != "thinking" {

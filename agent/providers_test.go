@@ -10,6 +10,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 )
 
@@ -46,7 +47,7 @@ func echoCall(text string) llmtest.ToolCall {
 	return llmtest.ToolCall{Name: "echo_text", Args: `{"text":"` + text + `"}`}
 }
 
-func signedCalls(t *testing.T, h []agent.Message) int {
+func signedCalls(t *testing.T, h []message.Message) int {
 	t.Helper()
 	n := 0
 	for _, m := range h {
@@ -168,7 +169,7 @@ func TestSessionsKeepReasoningAndSignatures(t *testing.T) {
 	// Resume in a new agent (as --continue does) and make another tool
 	// turn: DeepSeek checks the earlier tool turn's reasoning.
 	g2 := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: f.srv.URL, APIKey: "test-key", Model: "deepseek-v4-flash"}, Tools: f.ag.Tools(), Approvals: f.ag.Approvals()})
-	g2.Restore(loaded, agent.Usage{}, 1)
+	g2.Restore(loaded, message.Usage{}, 1)
 	f.srv.Script(
 		llmtest.Reply{Reasoning: "again", ToolCalls: []llmtest.ToolCall{echoCall("b")}},
 		llmtest.Reply{Text: "done again"},
@@ -235,7 +236,7 @@ func TestGeminiParallelCallsRunApart(t *testing.T) {
 			t.Fatalf("same index %v: %+v", same, fin)
 		}
 		c := calls(evs)
-		if len(c) != 2 || c[0].Status != agent.CallDone || c[1].Status != agent.CallDone || c[0].CallID == c[1].CallID {
+		if len(c) != 2 || c[0].Status != message.CallDone || c[1].Status != message.CallDone || c[0].CallID == c[1].CallID {
 			t.Fatalf("same index %v: calls = %+v", same, c)
 		}
 	}

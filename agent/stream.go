@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/co-cli/co/message"
 	openai "github.com/sashabaranov/go-openai"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -31,7 +32,7 @@ type streamChunk struct {
 	field     string // the wire field reasoning came in
 	calls     []callDelta
 	finish    string
-	usage     *Usage
+	usage     *message.Usage
 }
 
 // callDelta is a piece of a tool call: the first names it, later ones add
@@ -164,7 +165,7 @@ func decodeChunk(raw []byte) (streamChunk, error) {
 	}
 	c := streamChunk{model: w.Model}
 	if w.Usage != nil {
-		c.usage = &Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}
+		c.usage = &message.Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}
 	}
 	if len(w.Choices) == 0 {
 		return c, nil
@@ -210,7 +211,7 @@ func decodeChunk(raw []byte) (streamChunk, error) {
 // name while the call at that index already has its name and complete
 // arguments; later deltas of that index go to the new call.
 type callAccumulator struct {
-	list []*ToolCall
+	list []*message.ToolCall
 	last int
 	// moved maps a provider's index to the call it now means, once a
 	// reused index started a new call.
@@ -255,7 +256,7 @@ func (c *callAccumulator) add(tc callDelta) {
 	}
 	x := c.list[idx]
 	if x == nil {
-		x = &ToolCall{}
+		x = &message.ToolCall{}
 		c.list[idx] = x
 	}
 	c.last = idx
@@ -271,7 +272,7 @@ func (c *callAccumulator) add(tc callDelta) {
 
 // reused reports whether tc, sent with the index of call x, is another
 // call: it has another id, or (no id) a name while x is complete.
-func (c *callAccumulator) reused(x *ToolCall, tc callDelta) bool {
+func (c *callAccumulator) reused(x *message.ToolCall, tc callDelta) bool {
 	if tc.id != "" && x.ID != "" {
 		return tc.id != x.ID
 	}
@@ -291,8 +292,8 @@ func (c *callAccumulator) byID(id string) int {
 	return -1
 }
 
-func (c *callAccumulator) calls() []ToolCall {
-	var out []ToolCall
+func (c *callAccumulator) calls() []message.ToolCall {
+	var out []message.ToolCall
 	for i, x := range c.list {
 		if x == nil || x.Name == "" {
 			continue
@@ -313,8 +314,8 @@ type streamResult struct {
 	text      string
 	reasoning string
 	field     string // the wire field reasoning came in
-	calls     []ToolCall
-	usage     Usage
+	calls     []message.ToolCall
+	usage     message.Usage
 	finish    string
 	model     string // the model the server reported
 	// messages is the chat span's gen_ai.output.messages (when traced); the
@@ -326,8 +327,8 @@ var errStalled = errors.New("stream stalled")
 
 // reply is the assistant message a request produced, with what must travel
 // with it: its reasoning, where it came from.
-func (a *Agent) reply(p Provider, res streamResult, interrupted bool) Message {
-	return Message{Role: RoleAssistant, Content: res.text, ToolCalls: res.calls, Interrupted: interrupted,
+func (a *Agent) reply(p Provider, res streamResult, interrupted bool) message.Message {
+	return message.Message{Role: message.RoleAssistant, Content: res.text, ToolCalls: res.calls, Interrupted: interrupted,
 		Reasoning: res.reasoning, ReasoningField: res.field, Origin: p.Origin(), Model: p.Model}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/internal/jsonstr"
+	"github.com/co-cli/co/message"
 )
 
 // The chat-completions request as co sends it. go-openai's request types
@@ -92,16 +93,16 @@ func (ti turnInfo) fieldOf(i int) string { return ti.field[i-ti.off] }
 
 // turns groups msgs[from:] by user turn (a turn starts at a user message
 // and runs to the next one), starting with the turn that holds msgs[from].
-func turns(msgs []Message, origin string, from int) turnInfo {
+func turns(msgs []message.Message, origin string, from int) turnInfo {
 	start := from
-	for start > 0 && (start >= len(msgs) || msgs[start].Role != RoleUser) {
+	for start > 0 && (start >= len(msgs) || msgs[start].Role != message.RoleUser) {
 		start--
 	}
 	ti := turnInfo{off: start, usedTools: make([]bool, len(msgs)-start), field: make([]string, len(msgs)-start)}
 	flush := func(end int) {
 		used, field := false, ""
 		for _, m := range msgs[start:end] {
-			if m.Role != RoleAssistant {
+			if m.Role != message.RoleAssistant {
 				continue
 			}
 			if len(m.ToolCalls) > 0 {
@@ -116,7 +117,7 @@ func turns(msgs []Message, origin string, from int) turnInfo {
 		}
 	}
 	for i := start; i < len(msgs); i++ {
-		if msgs[i].Role == RoleUser && i > start {
+		if msgs[i].Role == message.RoleUser && i > start {
 			flush(i)
 			start = i
 		}
@@ -126,9 +127,9 @@ func turns(msgs []Message, origin string, from int) turnInfo {
 }
 
 // latestField is the reasoning field origin's messages in msgs used last.
-func latestField(msgs []Message, origin string) string {
+func latestField(msgs []message.Message, origin string) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if m := msgs[i]; m.Role == RoleAssistant && m.Origin == origin && m.ReasoningField != "" {
+		if m := msgs[i]; m.Role == message.RoleAssistant && m.Origin == origin && m.ReasoningField != "" {
 			return m.ReasoningField
 		}
 	}
@@ -193,7 +194,7 @@ func deepseekThinking(p Provider) bool {
 //     0.16 and Ollama read "reasoning". Turns without tool calls send none
 //     (the providers ignore it; it only costs tokens). Reasoning from
 //     another endpoint is never sent: its messages carry "" instead.
-func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []Message, tools []byte, stream bool) []byte {
+func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []message.Message, tools []byte, stream bool) []byte {
 	return bytes.Join(encodeChatRequestCached(nil, "", p, o, system, msgs, tools, stream), nil)
 }
 
@@ -215,11 +216,11 @@ type prefixCache struct {
 // The body comes in three pieces, the cached prefix shared rather than
 // copied: a new request only appends to the cache after this one is over,
 // and appending never changes bytes already written.
-func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOptions, system string, msgs []Message, tools []byte, stream bool) [][]byte {
+func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOptions, system string, msgs []message.Message, tools []byte, stream bool) [][]byte {
 	origin := p.Origin()
 	split := 0 // msgs[:split] are finished turns
 	for i := len(msgs) - 1; i > 0; i-- {
-		if msgs[i].Role == RoleUser {
+		if msgs[i].Role == message.RoleUser {
 			split = i
 			break
 		}
@@ -315,13 +316,13 @@ type msgEncoder struct {
 }
 
 // appendMessage writes msgs[i] (m).
-func (e *msgEncoder) appendMessage(b []byte, i int, m Message) []byte {
+func (e *msgEncoder) appendMessage(b []byte, i int, m message.Message) []byte {
 	switch m.Role {
-	case RoleUser:
+	case message.RoleUser:
 		b = append(b, `{"role":"user","content":`...)
 		b = jsonstr.Append(b, m.Content)
 		return append(b, '}')
-	case RoleTool:
+	case message.RoleTool:
 		b = append(b, `{"role":"tool","tool_call_id":`...)
 		b = jsonstr.Append(b, m.ToolCallID)
 		b = append(b, `,"content":`...)
@@ -404,3 +405,6 @@ func (e *msgEncoder) appendMessage(b []byte, i int, m Message) []byte {
 func hasSignature(extra json.RawMessage) bool {
 	return len(extra) > 0 && bytes.Contains(extra, []byte(`"thought_signature"`))
 }
+
+// interruptedNote ends an interrupted assistant reply as the model sees it.
+const interruptedNote = "\n\n[reply interrupted by the user]"

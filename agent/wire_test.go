@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/co-cli/co/message"
 )
 
 // wireReq is the request body as a provider decodes it, keeping "absent"
@@ -42,15 +44,15 @@ var gemini = Provider{Name: "gemini", BaseURL: "https://generativelanguage.googl
 const sig1 = `{"google":{"thought_signature":"c2lnLW9uZQ=="}}`
 
 // A parallel step from Gemini: the first call signed, the second not.
-func signedStep(p Provider) []Message {
-	return []Message{
-		{Role: RoleUser, Content: "weather in Paris and Rome?"},
-		{Role: RoleAssistant, Origin: p.Origin(), Model: p.Model, ToolCalls: []ToolCall{
+func signedStep(p Provider) []message.Message {
+	return []message.Message{
+		{Role: message.RoleUser, Content: "weather in Paris and Rome?"},
+		{Role: message.RoleAssistant, Origin: p.Origin(), Model: p.Model, ToolCalls: []message.ToolCall{
 			{ID: "a", Name: "weather", Args: `{"city":"Paris"}`, Extra: json.RawMessage(sig1)},
 			{ID: "b", Name: "weather", Args: `{"city":"Rome"}`},
 		}},
-		{Role: RoleTool, ToolCallID: "a", ToolName: "weather", Content: "sunny"},
-		{Role: RoleTool, ToolCallID: "b", ToolName: "weather", Content: "rain"},
+		{Role: message.RoleTool, ToolCallID: "a", ToolName: "weather", Content: "sunny"},
+		{Role: message.RoleTool, ToolCallID: "b", ToolName: "weather", Content: "rain"},
 	}
 }
 
@@ -70,10 +72,10 @@ func TestSignaturesGoBackVerbatimOnlyOnTheFirstCall(t *testing.T) {
 
 func TestUnsignedHistoryGetsGooglesPlaceholder(t *testing.T) {
 	other := Provider{Name: "openai", BaseURL: "http://127.0.0.1:1/v1", Model: "gpt-4o"}
-	for name, msgs := range map[string][]Message{
+	for name, msgs := range map[string][]message.Message{
 		"another provider": signedStep(other),
 		"another model":    signedStep(Provider{Name: gemini.Name, BaseURL: gemini.BaseURL, Model: "gemini-3-pro-preview"}),
-		"an older session": {{Role: RoleUser, Content: "x"}, {Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a", Name: "f", Args: "{}"}}}, {Role: RoleTool, ToolCallID: "a", Content: "ok"}},
+		"an older session": {{Role: message.RoleUser, Content: "x"}, {Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "a", Name: "f", Args: "{}"}}}, {Role: message.RoleTool, ToolCallID: "a", Content: "ok"}},
 	} {
 		r := decodeReq(t, encodeChatRequest(gemini, RequestOptions{}, "", msgs, nil, true))
 		calls := r.Messages[1].ToolCalls
@@ -98,14 +100,14 @@ func TestUnsignedHistoryGetsGooglesPlaceholder(t *testing.T) {
 func TestReasoningGoesBackForToolTurnsOnly(t *testing.T) {
 	ds := Provider{Name: "openai", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-reasoner"}
 	o := ds.Origin()
-	msgs := []Message{
-		{Role: RoleUser, Content: "plain question"},
-		{Role: RoleAssistant, Content: "plain answer", Reasoning: "think A", ReasoningField: "reasoning_content", Origin: o, Model: ds.Model},
-		{Role: RoleUser, Content: "use a tool"},
-		{Role: RoleAssistant, Reasoning: "think B", ReasoningField: "reasoning_content", Origin: o, Model: ds.Model, ToolCalls: []ToolCall{{ID: "c1", Name: "f", Args: "{}"}}},
-		{Role: RoleTool, ToolCallID: "c1", Content: "r"},
-		{Role: RoleAssistant, Content: "done", Origin: o, Model: ds.Model}, // no reasoning streamed
-		{Role: RoleUser, Content: "next"},
+	msgs := []message.Message{
+		{Role: message.RoleUser, Content: "plain question"},
+		{Role: message.RoleAssistant, Content: "plain answer", Reasoning: "think A", ReasoningField: "reasoning_content", Origin: o, Model: ds.Model},
+		{Role: message.RoleUser, Content: "use a tool"},
+		{Role: message.RoleAssistant, Reasoning: "think B", ReasoningField: "reasoning_content", Origin: o, Model: ds.Model, ToolCalls: []message.ToolCall{{ID: "c1", Name: "f", Args: "{}"}}},
+		{Role: message.RoleTool, ToolCallID: "c1", Content: "r"},
+		{Role: message.RoleAssistant, Content: "done", Origin: o, Model: ds.Model}, // no reasoning streamed
+		{Role: message.RoleUser, Content: "next"},
 	}
 	r := decodeReq(t, encodeChatRequest(ds, RequestOptions{}, "", msgs, nil, true))
 	if m := r.Messages[1]; m.ReasoningContent != nil || m.Reasoning != nil {
@@ -120,7 +122,7 @@ func TestReasoningGoesBackForToolTurnsOnly(t *testing.T) {
 
 	// vLLM ≥ 0.16 streams and reads "reasoning".
 	vl := Provider{Name: "openai", BaseURL: "http://vllm:8000/v1", Model: "qwen3"}
-	vmsgs := []Message{{Role: RoleUser, Content: "x"}, {Role: RoleAssistant, Reasoning: "R", ReasoningField: "reasoning", Origin: vl.Origin(), ToolCalls: []ToolCall{{ID: "c", Name: "f", Args: "{}"}}}, {Role: RoleTool, ToolCallID: "c", Content: "r"}}
+	vmsgs := []message.Message{{Role: message.RoleUser, Content: "x"}, {Role: message.RoleAssistant, Reasoning: "R", ReasoningField: "reasoning", Origin: vl.Origin(), ToolCalls: []message.ToolCall{{ID: "c", Name: "f", Args: "{}"}}}, {Role: message.RoleTool, ToolCallID: "c", Content: "r"}}
 	r = decodeReq(t, encodeChatRequest(vl, RequestOptions{}, "", vmsgs, nil, true))
 	if m := r.Messages[1]; m.Reasoning == nil || *m.Reasoning != "R" || m.ReasoningContent != nil {
 		t.Errorf("vLLM: reasoning = %v, reasoning_content = %v", m.Reasoning, m.ReasoningContent)
@@ -138,7 +140,7 @@ func TestReasoningGoesBackForToolTurnsOnly(t *testing.T) {
 func TestReasoningModelsGetNeitherMaxTokensNorTemperature(t *testing.T) {
 	temp := 0.2
 	o := RequestOptions{MaxTokens: 500, Temperature: &temp, ReasoningEffort: "low"}
-	msgs := []Message{{Role: RoleUser, Content: "hi"}}
+	msgs := []message.Message{{Role: message.RoleUser, Content: "hi"}}
 	for _, model := range []string{"gpt-5", "gpt-5-mini", "o3", "o4-mini", "openai/gpt-5.1"} {
 		r := decodeReq(t, encodeChatRequest(Provider{Name: "openai", Model: model}, o, "", msgs, nil, true))
 		if r.MaxTokens != nil || r.Temperature != nil || r.MaxCompletionTokens == nil || *r.MaxCompletionTokens != 500 {
@@ -230,7 +232,7 @@ func TestChunksKeepWhatGoOpenAIDrops(t *testing.T) {
 func TestCachedEncodingMatchesFullEncoding(t *testing.T) {
 	ds := Provider{Name: "openai", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-v4-flash"}
 	var c prefixCache
-	var msgs []Message
+	var msgs []message.Message
 	gen := 0
 	check := func(step string) {
 		t.Helper()
@@ -243,17 +245,17 @@ func TestCachedEncodingMatchesFullEncoding(t *testing.T) {
 		decodeReq(t, got)
 	}
 	for turn := 0; turn < 4; turn++ {
-		msgs = append(msgs, Message{Role: RoleUser, Content: "question " + strings.Repeat("x", turn)})
+		msgs = append(msgs, message.Message{Role: message.RoleUser, Content: "question " + strings.Repeat("x", turn)})
 		check("user")
 		id := "c" + string(rune('a'+turn))
-		msgs = append(msgs, Message{Role: RoleAssistant, Origin: ds.Origin(), Model: ds.Model, Reasoning: "think", ReasoningField: "reasoning_content", ToolCalls: []ToolCall{{ID: id, Name: "f", Args: "{}"}}})
-		msgs = append(msgs, Message{Role: RoleTool, ToolCallID: id, Content: strings.Repeat("long tool output ", 5)})
+		msgs = append(msgs, message.Message{Role: message.RoleAssistant, Origin: ds.Origin(), Model: ds.Model, Reasoning: "think", ReasoningField: "reasoning_content", ToolCalls: []message.ToolCall{{ID: id, Name: "f", Args: "{}"}}})
+		msgs = append(msgs, message.Message{Role: message.RoleTool, ToolCallID: id, Content: strings.Repeat("long tool output ", 5)})
 		check("tool step")
-		msgs = append(msgs, Message{Role: RoleAssistant, Origin: ds.Origin(), Model: ds.Model, Content: "answer"})
+		msgs = append(msgs, message.Message{Role: message.RoleAssistant, Origin: ds.Origin(), Model: ds.Model, Content: "answer"})
 		check("answer")
 	}
 	// A rewrite (summarising) with a new generation.
-	msgs = append([]Message{{Role: RoleUser, Content: SummaryIntro + "s"}, {Role: RoleAssistant, Content: "Understood."}}, msgs[8:]...)
+	msgs = append([]message.Message{{Role: message.RoleUser, Content: SummaryIntro + "s"}, {Role: message.RoleAssistant, Content: "Understood."}}, msgs[8:]...)
 	gen++
 	check("after a rewrite")
 	// Another endpoint: the key changes too.

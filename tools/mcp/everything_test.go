@@ -17,6 +17,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
 	"github.com/co-cli/co/tools/mcp/mcptest"
@@ -147,7 +148,7 @@ func TestEverythingThroughAgentGemini(t *testing.T) {
 		evs = append(evs, ev)
 		if req, ok := ev.(agent.ApprovalRequested); ok {
 			asked = append(asked, req.Calls...)
-			req.Reply([]agent.Verdict{agent.ApproveOnce})
+			req.Reply([]message.Verdict{message.ApproveOnce})
 		}
 	}
 	if fin, ok := evs[len(evs)-1].(agent.TurnFinished); !ok || fin.Text != "42" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
 )
@@ -141,7 +142,7 @@ func TestMCPCallAfterUntrustedResultAsks(t *testing.T) {
 			switch e := ev.(type) {
 			case agent.ApprovalRequested:
 				asked = append(asked, e.Calls...)
-				e.Reply([]agent.Verdict{agent.Deny})
+				e.Reply([]message.Verdict{message.Deny})
 			case agent.TurnFailed:
 				t.Fatalf("turn failed: %+v", e)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/headless"
 )
@@ -156,7 +157,7 @@ func TestYesIsolatedApprovesLikeYolo(t *testing.T) {
 		t.Fatalf("ran %v, want only a1", tt.ran)
 	}
 	m := results(rs)
-	if m["c1"].Decision != string(agent.ByYes) {
+	if m["c1"].Decision != string(message.ByYes) {
 		t.Errorf("c1 decided by %q", m["c1"].Decision)
 	}
 	for _, id := range []string{"c2", "c3", "c4"} {
@@ -164,7 +165,7 @@ func TestYesIsolatedApprovesLikeYolo(t *testing.T) {
 			t.Errorf("%s = %+v", id, m[id])
 		}
 	}
-	if m["c4"].Decision != string(agent.ByPolicyDeny) {
+	if m["c4"].Decision != string(message.ByPolicyDeny) {
 		t.Errorf("deny must beat --yes: %+v", m["c4"])
 	}
 	if ag.Approvals().Yolo() {
@@ -198,19 +199,19 @@ func TestWithoutYesSaysNeedsApproval(t *testing.T) {
 	}
 	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1")}}, llmtest.Reply{Text: "ok"})
 	_, rs := runJSON(t, ag, false)
-	if r := results(rs)["c1"]; r.Decision != string(agent.ByHeadless) || r.Status != "denied" {
+	if r := results(rs)["c1"]; r.Decision != string(message.ByHeadless) || r.Status != "denied" {
 		t.Errorf("tool_result = %+v", r)
 	}
 }
 
 type idRecorder struct{}
 
-func (idRecorder) ID() string                                   { return "sess-42" }
-func (idRecorder) Append(agent.Message) error                   { return nil }
-func (idRecorder) Draft(string) error                           { return nil }
-func (idRecorder) Aside(agent.Aside) error                      { return nil }
-func (idRecorder) Decision(string, string, agent.Verdict) error { return nil }
-func (idRecorder) Usage(agent.Usage) error                      { return nil }
+func (idRecorder) ID() string                                     { return "sess-42" }
+func (idRecorder) Append(message.Message) error                   { return nil }
+func (idRecorder) Draft(string) error                             { return nil }
+func (idRecorder) Aside(message.Aside) error                      { return nil }
+func (idRecorder) Decision(string, string, message.Verdict) error { return nil }
+func (idRecorder) Usage(message.Usage) error                      { return nil }
 
 // The first JSON event names the saved session, the id --resume takes.
 func TestJSONStartsWithTheSessionID(t *testing.T) {

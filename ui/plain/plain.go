@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/safe"
@@ -387,7 +388,7 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 			s.println("call: " + whole)
 		}
 		s.println("result: " + e.Name + " " + present.Outcome(e))
-		if d := strings.TrimRight(safe.Text(e.Result.Display), "\n"); d != "" && (e.Status == agent.CallDone || e.Status == agent.CallRetry || e.Status == agent.CallFailed) {
+		if d := strings.TrimRight(safe.Text(e.Result.Display), "\n"); d != "" && (e.Status == message.CallDone || e.Status == message.CallRetry || e.Status == message.CallFailed) {
 			s.println(indent(d))
 		}
 	case agent.ApprovalRequested:
@@ -410,7 +411,7 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 }
 
 func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req agent.ApprovalRequested) (inputEnded bool) {
-	verdicts := make([]agent.Verdict, len(req.Calls))
+	verdicts := make([]message.Verdict, len(req.Calls))
 	for i, c := range req.Calls {
 		s.newline()
 		if len(req.Calls) > 1 {
@@ -456,17 +457,17 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 				}
 				switch strings.ToLower(strings.TrimSpace(line)) {
 				case "y", "yes":
-					verdicts[i] = agent.ApproveOnce
+					verdicts[i] = message.ApproveOnce
 					break ask
 				case "n", "no", "":
-					verdicts[i] = agent.Deny
+					verdicts[i] = message.Deny
 					break ask
 				case "a", "always":
 					if scope == "" {
 						s.println("this call cannot be approved for the session; answer y or n")
 						continue
 					}
-					verdicts[i] = agent.ApproveSession
+					verdicts[i] = message.ApproveSession
 					s.println(fmt.Sprintf("approved for this session: %s", safe.Text(scope)))
 					break ask
 				default:
@@ -506,7 +507,7 @@ func callLine(name, args string) (line string, whole bool) {
 // what the call is about.
 func questionParts(c agent.PendingCall) (preview string, omit map[string]bool) {
 	preview = strings.TrimRight(c.Check.Preview, "\n")
-	if c.Tool == agent.BangTool {
+	if c.Tool == message.BangTool {
 		cmd := present.BangCommand(c.Args)
 		if strings.TrimSpace(preview) != strings.TrimSpace(cmd) {
 			return preview, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/safe"
 )
 
@@ -293,9 +294,9 @@ func history(env Env, _ string) Result {
 	var users, tools int
 	for _, m := range h {
 		switch m.Role {
-		case agent.RoleUser:
+		case message.RoleUser:
 			users++
-		case agent.RoleTool:
+		case message.RoleTool:
 			tools++
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 )
@@ -29,7 +30,7 @@ type fakeShell struct {
 	runs []string
 }
 
-func (*fakeShell) Name() string        { return agent.BangTool }
+func (*fakeShell) Name() string        { return message.BangTool }
 func (*fakeShell) Description() string { return "Run a shell command." }
 func (*fakeShell) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}`)
@@ -299,7 +300,7 @@ func keyMsg(s string) tea.KeyPressMsg {
 // shellCall scripts a run_shell_command call.
 func shellCall(id, cmd string) llmtest.ToolCall {
 	b, _ := json.Marshal(map[string]string{"cmd": cmd})
-	return llmtest.ToolCall{ID: id, Name: agent.BangTool, Args: string(b)}
+	return llmtest.ToolCall{ID: id, Name: message.BangTool, Args: string(b)}
 }
 
 type tea_Msg = tea.Msg
