@@ -144,7 +144,7 @@ type Agent struct {
 	// ctxInForce is the context window the provider applies, when known
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
-	ollama     ollamaCache // what Ollama said of its models (ollama.go)
+	ollama     *Ollama     // Ollama's native API and what it said of its models (ollama.go)
 	budget     budgetState // the context budget (budget.go)
 	// noTools are the models (by endpoint) that take no tools, with why
 	// (toolless.go); toolNoticed is the one last said so of.
@@ -205,7 +205,8 @@ func New(cfg Config) *Agent {
 	if cfg.Tools == nil {
 		cfg.Tools, _ = tools.NewRegistry()
 	}
-	a := &Agent{cfg: cfg, validator: tools.NewValidator(), resolved: make(chan struct{}), tracer: cfg.Tracer, rec: cfg.Recorder}
+	a := &Agent{cfg: cfg, validator: tools.NewValidator(), resolved: make(chan struct{}), tracer: cfg.Tracer, rec: cfg.Recorder,
+		ollama: NewOllama(cfg.Transport, cfg.Retry)}
 	if a.tracer == nil {
 		a.tracer = noop.NewTracerProvider().Tracer("co")
 	}

@@ -158,7 +158,7 @@ func (a *Agent) LearnWindow(ctx context.Context) {
 	if !done || err != nil {
 		return
 	}
-	if a.ollamaNative(p) {
+	if OllamaNative(p) {
 		a.awaitWindow(ctx, p) // /api/show and num_ctx
 		return
 	}
@@ -176,12 +176,12 @@ func (a *Agent) learnWindow(ctx context.Context, p Provider) {
 // the first request can use it; a server slow to answer does not hold the
 // turn up: the answer is used from the next request on.
 func (a *Agent) awaitWindow(ctx context.Context, p Provider) {
-	if a.ollamaNative(p) {
+	if OllamaNative(p) {
 		// The num_ctx co will ask, known before the first request from
 		// /api/show (asked once a model, and needed by the request anyway).
-		info := a.ollamaModelInfo(ctx, p)
-		if o := a.cfg.Request.OllamaNumCtx; info.err == nil || o > 0 {
-			a.setCtxInForce(OllamaNumCtx(o, info.max))
+		info := a.ollama.Model(ctx, p)
+		if o := a.cfg.Request.OllamaNumCtx; info.Err == nil || o > 0 {
+			a.setCtxInForce(OllamaNumCtx(o, info.Max))
 		}
 		return
 	}
@@ -458,7 +458,7 @@ func rawEstimate(system string, tools []byte, msgs []message.Message) int {
 // (recorded: "prompt_eval_count":2048 for num_ctx 2048). co then says so and
 // summarises before the next request. It reports whether the prompt was cut.
 func (a *Agent) checkTruncated(p Provider, u message.Usage, rawEst int, e *emitter) bool {
-	if !a.ollamaNative(p) {
+	if !OllamaNative(p) {
 		return false
 	}
 	n := a.ContextInForce()

@@ -354,7 +354,7 @@ func (a *Agent) summarize(ctx context.Context, p Provider, msgs []message.Messag
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	text := a.fitTranscript(transcript(msgs))
-	if a.ollamaNative(p) {
+	if OllamaNative(p) {
 		// The same route and num_ctx as the chat: through /v1 Ollama
 		// would reload the model with its default window and cut the
 		// transcript (ollama.go).

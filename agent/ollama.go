@@ -70,34 +70,40 @@ import (
 // but defaults to 4096 below 24 GiB of VRAM: docs/context-length.mdx).
 const OllamaDefaultNumCtx = 32768
 
-// ollamaCache holds what co learned of each Ollama model, once a session.
-type ollamaCache struct {
-	mu    sync.Mutex
-	shown map[string]ollamaShown // by ollamaKey
-	ps    map[string]int         // context_length /api/ps reported, by ollamaKey
+// Ollama is a client of Ollama's native API for one run, and what it
+// learned of each model (once a run).
+type Ollama struct {
+	chat, info *http.Client
+	mu         sync.Mutex
+	shown      map[string]OllamaModel // by ollamaKey
+	ps         map[string]int         // context_length /api/ps reported, by ollamaKey
 }
 
-type ollamaShown struct {
-	max  int      // the model's maximum context, 0 when not said
-	caps []string // capabilities: completion, tools, thinking, vision…
-	err  error    // /api/show failed for good (not cached otherwise)
+// NewOllama returns a client over base (http.DefaultTransport when nil):
+// /api/chat with rp's retries of 429 and 5xx, as NewClient's for
+// go-openai; the small questions (/api/show, /api/ps) without.
+func NewOllama(base http.RoundTripper, rp RetryPolicy) *Ollama {
+	info := http.DefaultClient
+	if base != nil {
+		info = &http.Client{Transport: base}
+	} else {
+		base = http.DefaultTransport
+	}
+	return &Ollama{chat: &http.Client{Transport: &retryTransport{next: base, policy: rp.withDefaults()}}, info: info}
+}
+
+// OllamaModel is what /api/show said of a model.
+type OllamaModel struct {
+	Max  int      // the model's maximum context, 0 when not said
+	Caps []string // capabilities: completion, tools, thinking, vision…
+	Err  error    // /api/show failed for good (not cached otherwise)
 }
 
 func ollamaKey(p Provider) string { return p.Origin() + " " + p.Model }
 
-// ollamaNative reports whether p's chats go through Ollama's native
+// OllamaNative reports whether p's chats go through Ollama's native
 // /api/chat: always for the ollama provider (see the top of this file).
-func (a *Agent) ollamaNative(p Provider) bool { return p.Name == "ollama" }
-
-// ollamaClient is the client for /api/chat: retries of 429 and 5xx over
-// the configured transport, as newClient's for go-openai.
-func (a *Agent) ollamaClient() *http.Client {
-	base := a.cfg.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return &http.Client{Transport: &retryTransport{next: base, policy: a.cfg.Retry.withDefaults()}}
-}
+func OllamaNative(p Provider) bool { return p.Name == "ollama" }
 
 // OllamaShow is what POST /api/show says of a model.
 type OllamaShow struct {
@@ -195,33 +201,44 @@ func ollamaDo(ctx context.Context, client *http.Client, method, url string, body
 	return err
 }
 
-// ollamaModelInfo returns what /api/show says of p.Model, asked once per
-// model and session, lazily: on the first request, never at start-up. A
-// failure is kept when the server answered with a status other than 404
-// (it will not change); otherwise (no such model yet, a network error)
-// the next request asks again.
-func (a *Agent) ollamaModelInfo(ctx context.Context, p Provider) ollamaShown {
-	key := ollamaKey(p)
-	a.ollama.mu.Lock()
-	s, ok := a.ollama.shown[key]
-	a.ollama.mu.Unlock()
-	if ok {
+// Model returns what /api/show says of p.Model, asked once per model and
+// run, lazily: on the first request, never at start-up. A failure is kept
+// when the server answered with a status other than 404 (it will not
+// change); otherwise (no such model yet, a network error) the next
+// request asks again.
+func (o *Ollama) Model(ctx context.Context, p Provider) OllamaModel {
+	if s, ok := o.Known(p); ok {
 		return s
 	}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	info, err := ollamaShow(sctx, a.httpClient(), ollamaRoot(p.BaseURL), p.Model)
-	s = ollamaShown{max: info.MaxContext, caps: info.Capabilities, err: err}
+	info, err := ollamaShow(sctx, o.info, ollamaRoot(p.BaseURL), p.Model)
+	s := OllamaModel{Max: info.MaxContext, Caps: info.Capabilities, Err: err}
 	var apiErr *openai.APIError
 	if err == nil || errors.As(err, &apiErr) && apiErr.HTTPStatusCode != http.StatusNotFound {
-		a.ollama.mu.Lock()
-		if a.ollama.shown == nil {
-			a.ollama.shown = map[string]ollamaShown{}
+		o.mu.Lock()
+		if o.shown == nil {
+			o.shown = map[string]OllamaModel{}
 		}
-		a.ollama.shown[key] = s
-		a.ollama.mu.Unlock()
+		o.shown[ollamaKey(p)] = s
+		o.mu.Unlock()
 	}
 	return s
+}
+
+// Known is what /api/show said of p.Model, if it was asked (Model).
+func (o *Ollama) Known(p Provider) (OllamaModel, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s, ok := o.shown[ollamaKey(p)]
+	return s, ok
+}
+
+// NoTools reports whether /api/show lists capabilities for the model and
+// "tools" is not among them (an older Ollama that lists none is given the
+// tools).
+func (m OllamaModel) NoTools() bool {
+	return m.Err == nil && len(m.Caps) > 0 && !slices.Contains(m.Caps, "tools")
 }
 
 // OllamaNumCtx is the context window co asks Ollama for: the setting
@@ -238,22 +255,6 @@ func OllamaNumCtx(setting, max int) int {
 		n = max
 	}
 	return n
-}
-
-// setCtxInForce records the context window in force at the provider, for
-// ContextWindow and so the summarising threshold.
-func (a *Agent) setCtxInForce(n int) {
-	a.mu.Lock()
-	a.ctxInForce = n
-	a.mu.Unlock()
-}
-
-// ContextInForce is the context window co knows the provider applies
-// (Ollama's num_ctx, known after the first request), 0 when unknown.
-func (a *Agent) ContextInForce() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.ctxInForce
 }
 
 // ollamaThink is the "think" value for a model with capabilities caps:
@@ -356,102 +357,99 @@ func ollamaMessages(origin, system string, msgs []message.Message) []ollamaMessa
 	return out
 }
 
-// ollamaRequest builds the /api/chat body for p: it learns the model's
-// maximum context and capabilities (once), chooses num_ctx and records it
-// as the window in force. inForce is 0 when co could not choose one (no
-// /api/show and no setting): Ollama's own default applies then.
-func (a *Agent) ollamaRequest(ctx context.Context, p Provider, model, system string, msgs []message.Message, tools []byte, stream bool) (body []byte, inForce int, err error) {
+// OllamaRequest is one /api/chat request to encode.
+type OllamaRequest struct {
+	Model, System string
+	Msgs          []message.Message
+	Tools         []byte
+	Stream        bool
+	Options       RequestOptions
+	// Window is the context window to bound the reply by when co sends no
+	// num_ctx; Bound the reply's bound (num_predict) for a window and the
+	// model's capabilities.
+	Window func() int
+	Bound  func(window int, caps []string) int
+}
+
+// Encode encodes r for p: it asks /api/show for the model's maximum
+// context and capabilities (once), and chooses num_ctx and num_predict.
+// numCtx is 0 when co could not choose one (no /api/show and no setting):
+// Ollama's own default applies then.
+func (o *Ollama) Encode(ctx context.Context, p Provider, r OllamaRequest) (body []byte, numCtx, numPredict int, err error) {
 	q := p
-	q.Model = model
-	info := a.ollamaModelInfo(ctx, q)
-	o := a.cfg.Request
-	opts := &ollamaOptions{Temperature: o.Temperature}
-	if info.err == nil || o.OllamaNumCtx > 0 {
-		opts.NumCtx = OllamaNumCtx(o.OllamaNumCtx, info.max)
+	q.Model = r.Model
+	info := o.Model(ctx, q)
+	opts := &ollamaOptions{Temperature: r.Options.Temperature}
+	if info.Err == nil || r.Options.OllamaNumCtx > 0 {
+		opts.NumCtx = OllamaNumCtx(r.Options.OllamaNumCtx, info.Max)
 	}
 	window := opts.NumCtx
 	if window == 0 {
-		window = a.ContextWindow()
+		window = r.Window()
 	}
 	// Ollama's own num_predict is -1, "infinite generation" (replybound.go).
-	opts.NumPredict = a.replyBound(q, window, info.caps)
-	a.setBound(opts.NumPredict)
+	opts.NumPredict = r.Bound(window, info.Caps)
 	req := ollamaChatRequest{
-		Model:    model,
-		Messages: ollamaMessages(p.Origin(), system, msgs),
-		Tools:    tools,
-		Stream:   stream,
-		Think:    ollamaThink(model, o.ReasoningEffort, info.caps),
+		Model:    r.Model,
+		Messages: ollamaMessages(p.Origin(), r.System, r.Msgs),
+		Tools:    r.Tools,
+		Stream:   r.Stream,
+		Think:    ollamaThink(r.Model, r.Options.ReasoningEffort, info.Caps),
 	}
 	if *opts != (ollamaOptions{}) {
 		req.Options = opts
 	}
 	body, err = json.Marshal(req)
-	return body, opts.NumCtx, err
+	return body, opts.NumCtx, opts.NumPredict, err
 }
 
-// startOllama starts a streaming /api/chat request.
-func (a *Agent) startOllama(ctx context.Context, p Provider, system string, msgs []message.Message) (chatStream, error) {
-	// The model's capabilities first (/api/show, once): a model without
-	// "tools" gets none (toolless.go).
-	a.ollamaModelInfo(ctx, p)
-	body, numCtx, err := a.ollamaRequest(ctx, p, p.Model, system, msgs, a.toolsFor(p), true)
-	if err != nil {
-		return nil, err
+// LoadedCtx is the context window /api/ps reported for p.Model (AskLoaded),
+// and whether it was asked.
+func (o *Ollama) LoadedCtx(p Provider) (n int, asked bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n, asked = o.ps[ollamaKey(p)]
+	return n, asked
+}
+
+// AskLoaded asks /api/ps for the context window p.Model runs with (when co
+// sent no num_ctx), and keeps the answer for LoadedCtx.
+func (o *Ollama) AskLoaded(p Provider) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	n, _, err := ollamaLoaded(ctx, o.info, ollamaRoot(p.BaseURL), p.Model)
+	o.mu.Lock()
+	if o.ps == nil {
+		o.ps = map[string]int{}
 	}
-	key := ollamaKey(p)
-	var onDone func()
-	if numCtx > 0 {
-		a.setCtxInForce(numCtx)
-	} else {
-		// No num_ctx sent: the window in force is Ollama's default, which
-		// /api/ps reports once the model is loaded (asked once a model).
-		a.ollama.mu.Lock()
-		known, asked := a.ollama.ps[key]
-		a.ollama.mu.Unlock()
-		a.setCtxInForce(known)
-		if !asked {
-			onDone = func() { a.ollamaAskLoaded(p) }
-		}
+	if err == nil {
+		o.ps[ollamaKey(p)] = n
 	}
-	resp, err := a.ollamaPost(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
+	o.mu.Unlock()
+	return n, err
+}
+
+// Start sends body (Encode's) to p's /api/chat as a streaming request;
+// onDone, when not nil, runs after the stream's last line.
+func (o *Ollama) Start(ctx context.Context, p Provider, body []byte, onDone func()) (chatStream, error) {
+	resp, err := o.post(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
 	if err != nil {
 		return nil, err
 	}
 	return &ollamaStream{body: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), onDone: onDone}, nil
 }
 
-// ollamaAskLoaded learns the window in force from /api/ps after a reply,
-// when co sent no num_ctx.
-func (a *Agent) ollamaAskLoaded(p Provider) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	n, _, err := ollamaLoaded(ctx, a.httpClient(), ollamaRoot(p.BaseURL), p.Model)
-	a.ollama.mu.Lock()
-	if a.ollama.ps == nil {
-		a.ollama.ps = map[string]int{}
-	}
-	if err == nil {
-		a.ollama.ps[ollamaKey(p)] = n
-	}
-	a.ollama.mu.Unlock()
-	// Asked in the background: a /model switch may have come meanwhile.
-	if cur, _, _ := a.Provider(); err == nil && n > 0 && ollamaKey(cur) == ollamaKey(p) {
-		a.setCtxInForce(n)
-	}
-}
-
-// ollamaPost sends body and returns the 200 answer; any other status is an
+// post sends body and returns the 200 answer; any other status is an
 // *openai.APIError with Ollama's message (a 404 "model 'x' not found" is
 // described with `ollama pull NAME` by describeError).
-func (a *Agent) ollamaPost(ctx context.Context, url string, body []byte) (*http.Response, error) {
+func (o *Ollama) post(ctx context.Context, url string, body []byte) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/x-ndjson")
-	resp, err := a.ollamaClient().Do(req)
+	resp, err := o.chat.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -597,14 +595,10 @@ func newCallID() string {
 	return "call_" + hex.EncodeToString(b[:])
 }
 
-// ollamaComplete asks /api/chat for one whole answer (the summariser), with
-// the same context window as the chat.
-func (a *Agent) ollamaComplete(ctx context.Context, p Provider, model, system, user string) (string, message.Usage, error) {
-	body, _, err := a.ollamaRequest(ctx, p, model, system, []message.Message{{Role: message.RoleUser, Content: user}}, nil, false)
-	if err != nil {
-		return "", message.Usage{}, err
-	}
-	resp, err := a.ollamaPost(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
+// Complete sends body (Encode's, not streaming) to p's /api/chat and
+// returns the whole answer (the summariser).
+func (o *Ollama) Complete(ctx context.Context, p Provider, body []byte) (string, message.Usage, error) {
+	resp, err := o.post(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
 	if err != nil {
 		return "", message.Usage{}, err
 	}

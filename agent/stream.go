@@ -516,7 +516,7 @@ func (a *Agent) open(ctx context.Context, p Provider) (chatStream, error) {
 	msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)
 	client, gen := a.client, a.gen
 	a.mu.Unlock()
-	if a.ollamaNative(p) {
+	if OllamaNative(p) {
 		return a.startOllama(ctx, p, system, msgs)
 	}
 	// Only the turn goroutine encodes, so the cache needs no lock.

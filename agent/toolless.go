@@ -26,7 +26,6 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -52,13 +51,11 @@ func (a *Agent) toolsOff(p Provider) bool {
 	a.mu.Lock()
 	_, off := a.noTools[noToolsKey(p)]
 	a.mu.Unlock()
-	if off || !a.ollamaNative(p) {
+	if off || !OllamaNative(p) {
 		return off
 	}
-	a.ollama.mu.Lock()
-	s, ok := a.ollama.shown[ollamaKey(p)]
-	a.ollama.mu.Unlock()
-	return ok && s.err == nil && len(s.caps) > 0 && !slices.Contains(s.caps, "tools")
+	s, ok := a.ollama.Known(p)
+	return ok && s.NoTools()
 }
 
 // NoTools says, for the current provider's model, why co sends it no

@@ -27,7 +27,7 @@ func (a *Agent) Warm() {
 			return
 		}
 		u := strings.TrimRight(p.BaseURL, "/") + "/"
-		if a.ollamaNative(p) {
+		if OllamaNative(p) {
 			u = ollamaRoot(p.BaseURL) + "/"
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodHead, u, nil)
