@@ -36,6 +36,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
@@ -44,17 +45,17 @@ import (
 type Config struct {
 	// Provider is the LLM endpoint. When Resolve is set it is used instead,
 	// called once in the background by New.
-	Provider Provider
+	Provider provider.Provider
 	// ProviderErr, when set, makes every turn fail with it (no provider is
 	// usable; its message says what to set).
 	ProviderErr error
-	Resolve     func(ctx context.Context) (Provider, string, error)
+	Resolve     func(ctx context.Context) (provider.Provider, string, error)
 	// Transport, when set, carries the provider's HTTP requests in place
 	// of http.DefaultTransport (tests, benchmarks).
 	Transport http.RoundTripper
 	// Request shapes each chat request (reasoning effort, token cap,
 	// temperature, Ollama's context window).
-	Request RequestOptions
+	Request provider.RequestOptions
 	// SystemPrompt is sent first on every request.
 	SystemPrompt string
 	// MorePrompt, when set, gives what follows SystemPrompt (project
@@ -74,7 +75,7 @@ type Config struct {
 	ToolRetries int
 	// StallTimeout ends a turn when the stream sends nothing for this long.
 	StallTimeout time.Duration
-	Retry        RetryPolicy
+	Retry        provider.RetryPolicy
 	Tracer       trace.Tracer
 	SessionID    string
 	// History configures what is sent: trimming, the sliding window.
@@ -82,7 +83,7 @@ type Config struct {
 	// Recorder, when set, saves every completed step as it happens.
 	Recorder Recorder
 	// Settings are the providers' settings, for /model PROVIDER:NAME.
-	Settings ProviderSettings
+	Settings provider.ProviderSettings
 	// ToolsStart, when set, starts the tools that come up in the
 	// background (MCP servers, the sandbox's container) and returns at once; Warm calls it once,
 	// after the front end's first frame, and the first turn calls it if
@@ -113,7 +114,7 @@ type Agent struct {
 	tracer    trace.Tracer
 
 	resolved chan struct{}
-	provider Provider
+	provider provider.Provider
 	note     string
 	provErr  error
 	client   *openai.Client
@@ -133,19 +134,19 @@ type Agent struct {
 	drafts draftBuffer
 
 	models   modelCache
-	switched *Provider // a /model switch not yet taken up
-	reported string    // the model the server last reported
+	switched *provider.Provider // a /model switch not yet taken up
+	reported string             // the model the server last reported
 	// reportedFor is the model (and endpoint) that request asked for.
 	reportedFor string
 	// gen counts rewrites of the history (not appends): the request
 	// encoder's cache of finished turns is valid for one generation.
 	gen int
-	enc prefixCache
+	enc provider.PrefixCache
 	// ctxInForce is the context window the provider applies, when known
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
-	ollama     *Ollama     // Ollama's native API and what it said of its models (ollama.go)
-	budget     budgetState // the context budget (budget.go)
+	ollama     *provider.Ollama // Ollama's native API and what it said of its models (ollama.go)
+	budget     budgetState      // the context budget (budget.go)
 	// noTools are the models (by endpoint) that take no tools, with why
 	// (toolless.go); toolNoticed is the one last said so of.
 	noTools     map[string]string
@@ -206,7 +207,7 @@ func New(cfg Config) *Agent {
 		cfg.Tools, _ = tools.NewRegistry()
 	}
 	a := &Agent{cfg: cfg, validator: tools.NewValidator(), resolved: make(chan struct{}), tracer: cfg.Tracer, rec: cfg.Recorder,
-		ollama: NewOllama(cfg.Transport, cfg.Retry)}
+		ollama: provider.NewOllama(cfg.Transport, cfg.Retry)}
 	if a.tracer == nil {
 		a.tracer = noop.NewTracerProvider().Tracer("co")
 	}
@@ -216,7 +217,7 @@ func New(cfg Config) *Agent {
 		go func() {
 			defer func() {
 				if r := recover(); r != nil {
-					a.setProvider(Provider{}, "", fmt.Errorf("resolving the provider panicked: %v", r))
+					a.setProvider(provider.Provider{}, "", fmt.Errorf("resolving the provider panicked: %v", r))
 				}
 			}()
 			p, note, err := cfg.Resolve(context.Background())
@@ -226,17 +227,17 @@ func New(cfg Config) *Agent {
 	return a
 }
 
-func (a *Agent) setProvider(p Provider, note string, err error) {
+func (a *Agent) setProvider(p provider.Provider, note string, err error) {
 	a.provider, a.note, a.provErr = p, note, err
 	if err == nil {
-		a.client = newClient(p, a.cfg.Retry, a.cfg.Transport)
+		a.client = provider.NewClient(p, a.cfg.Retry, a.cfg.Transport)
 	}
 	close(a.resolved)
 }
 
 // Provider returns the provider, whether resolution has finished, and the
 // error that makes it unusable, if any.
-func (a *Agent) Provider() (p Provider, done bool, err error) {
+func (a *Agent) Provider() (p provider.Provider, done bool, err error) {
 	select {
 	case <-a.resolved:
 		a.mu.Lock()
@@ -251,14 +252,14 @@ func (a *Agent) Provider() (p Provider, done bool, err error) {
 }
 
 // WaitProvider blocks until the provider is resolved or ctx ends.
-func (a *Agent) WaitProvider(ctx context.Context) (Provider, string, error) {
+func (a *Agent) WaitProvider(ctx context.Context) (provider.Provider, string, error) {
 	select {
 	case <-a.resolved:
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		return a.provider, a.note, a.provErr
 	case <-ctx.Done():
-		return Provider{}, "", ctx.Err()
+		return provider.Provider{}, "", ctx.Err()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
@@ -124,12 +125,12 @@ func newFixture(t *testing.T, mod func(*agent.Config)) *fixture {
 		t.Fatal(err)
 	}
 	cfg := agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "test-key", Model: "test-model", KeyEnv: "OPENAI_API_KEY"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "test-key", Model: "test-model", KeyEnv: "OPENAI_API_KEY"},
 		SystemPrompt: "You are a test.",
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
 		ToolRetries:  3,
-		Retry:        agent.RetryPolicy{Base: 10 * time.Millisecond},
+		Retry:        provider.RetryPolicy{Base: 10 * time.Millisecond},
 		StallTimeout: 5 * time.Second,
 	}
 	if mod != nil {
@@ -758,7 +759,7 @@ func TestToolsObserveUserPrompts(t *testing.T) {
 	defer srv.Close()
 	obs := &observer{}
 	reg, _ := tools.NewRegistry(obs)
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Tools: reg})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Tools: reg})
 	srv.Script(llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
 	finished(t, run(t, context.Background(), ag, "fetch https://example.com/a", nil))
 	finished(t, run(t, context.Background(), ag, "and https://example.org/b", nil))
@@ -785,7 +786,7 @@ func TestRunBangGoesThroughApprovals(t *testing.T) {
 	defer srv.Close()
 	sh := &bangShell{}
 	reg, _ := tools.NewRegistry(sh)
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Tools: reg})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Tools: reg})
 	var evs []agent.Event
 	for ev := range ag.RunBang(context.Background(), "touch x") {
 		evs = append(evs, ev)
@@ -828,7 +829,7 @@ func (b *bangShell) Run(_ context.Context, args json.RawMessage) (tools.Result, 
 func TestFailedBangIsFailedNotRetry(t *testing.T) {
 	sh := &bangShell{}
 	reg, _ := tools.NewRegistry(sh)
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}, Tools: reg})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m"}, Tools: reg})
 	var evs []agent.Event
 	for ev := range ag.RunBang(context.Background(), "false") {
 		evs = append(evs, ev)

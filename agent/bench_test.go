@@ -15,6 +15,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
@@ -90,7 +91,7 @@ func BenchmarkAgentChunk(b *testing.B) {
 	body := sseBody(benchChunks)
 	for _, n := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
-			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}})
+			ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}})
 			runBenchTurns(b, ag, history(n))
 		})
 	}
@@ -104,7 +105,7 @@ func BenchmarkAgentChunkLoopback(b *testing.B) {
 			srv := llmtest.NewServer()
 			defer srv.Close()
 			srv.SetDefault(llmtest.Reply{Text: strings.Repeat("abcd", benchChunks), ChunkSize: 4, Reusable: true})
-			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"}})
+			ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"}})
 			runBenchTurns(b, ag, history(n))
 		})
 	}
@@ -120,7 +121,7 @@ func BenchmarkAgentChunkRecorded(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}, Recorder: st.New("/bench")})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}, Recorder: st.New("/bench")})
 	runBenchTurns(b, ag, history(10))
 }
 
@@ -143,7 +144,7 @@ func BenchmarkSubmitToFirstByte(b *testing.B) {
 			}))
 			defer srv.Close()
 			reg, _ := tools.NewRegistry()
-			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: srv.URL + "/v1"}, Tools: reg})
+			ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m", BaseURL: srv.URL + "/v1"}, Tools: reg})
 			// Set once: as in a session, each prompt follows the earlier
 			// ones (the history grows by two messages a prompt).
 			ag.SetHistory(history(n))

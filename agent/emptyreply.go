@@ -20,6 +20,8 @@ package agent
 import (
 	"fmt"
 	"strings"
+
+	"github.com/co-cli/co/agent/provider"
 )
 
 // callMarkup are the tool-call openings of common chat templates: Qwen2.5
@@ -29,7 +31,7 @@ var callMarkup = []string{"<tool_call>", "<|python_tag|>", "[TOOL_CALLS]", "<fun
 
 // unreadCallNotice is the notice for a reply whose text holds tool-call
 // markup that reached co as text ("" when it holds none).
-func unreadCallNotice(p Provider, text string) string {
+func unreadCallNotice(p provider.Provider, text string) string {
 	for _, m := range callMarkup {
 		if strings.Contains(text, m) {
 			return fmt.Sprintf("%s wrote a tool call as text (%s…) that the server did not turn into a call, so nothing ran; its raw text is kept above. Ask again, or use a model that handles tools better.", p.Model, m)
@@ -40,7 +42,7 @@ func unreadCallNotice(p Provider, text string) string {
 
 // describeEmptyReply is the message for a reply with no text and no tool
 // call. maxTokens is the llm_max_tokens setting (0: co's default bound).
-func describeEmptyReply(p Provider, res streamResult, maxTokens int) string {
+func describeEmptyReply(p provider.Provider, res streamResult, maxTokens int) string {
 	if res.finish == "length" {
 		return fmt.Sprintf("%s's reply reached the length limit before it said anything (%s); raise llm_max_tokens, or ask for something shorter.", p.Model, replyLimitSetting(maxTokens))
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	openai "github.com/sashabaranov/go-openai"
 	"go.opentelemetry.io/otel/attribute"
@@ -178,12 +179,12 @@ func (a *Agent) ContextWindow() int {
 	if n := a.learnedWindowOf(p); n > 0 {
 		return n
 	}
-	return ContextWindow(p.Model)
+	return provider.ContextWindow(p.Model)
 }
 
 // compactWindow replaces the middle of the history by a summary. If
 // summarising fails, a plain marker takes its place and the turn goes on.
-func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
+func (a *Agent) compactWindow(ctx context.Context, p provider.Provider, e *emitter) {
 	max := a.cfg.History.MaxMessages
 	a.mu.Lock()
 	if n := len(a.history) / 2; max <= 0 || max > n && a.budget.truncated {
@@ -197,13 +198,13 @@ func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
 // compactKeep replaces the middle of the history by a summary, keeping
 // about max/2 recent messages (at least 4); false when there was nothing
 // to summarise.
-func (a *Agent) compactKeep(ctx context.Context, p Provider, e *emitter, max int) bool {
+func (a *Agent) compactKeep(ctx context.Context, p provider.Provider, e *emitter, max int) bool {
 	return a.compactSplit(ctx, p, e, func(msgs []message.Message) (int, int, bool) { return windowSplit(msgs, max) })
 }
 
 // compactSplit replaces msgs[headEnd:tailStart], as split chooses them, by
 // a summary; false when split finds nothing to summarise.
-func (a *Agent) compactSplit(ctx context.Context, p Provider, e *emitter, split func([]message.Message) (headEnd, tailStart int, ok bool)) bool {
+func (a *Agent) compactSplit(ctx context.Context, p provider.Provider, e *emitter, split func([]message.Message) (headEnd, tailStart int, ok bool)) bool {
 	a.mu.Lock()
 	msgs := append([]message.Message(nil), a.history...)
 	a.mu.Unlock()
@@ -334,7 +335,7 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 
 // summarize asks the model (the summarization model when set) for a
 // summary of msgs, with no tools.
-func (a *Agent) summarize(ctx context.Context, p Provider, msgs []message.Message) (summary string, err error) {
+func (a *Agent) summarize(ctx context.Context, p provider.Provider, msgs []message.Message) (summary string, err error) {
 	model := a.cfg.History.SummaryModel
 	if model == "" {
 		model = p.Model
@@ -354,13 +355,13 @@ func (a *Agent) summarize(ctx context.Context, p Provider, msgs []message.Messag
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	text := a.fitTranscript(transcript(msgs))
-	if OllamaNative(p) {
+	if provider.OllamaNative(p) {
 		// The same route and num_ctx as the chat: through /v1 Ollama
 		// would reload the model with its default window and cut the
 		// transcript (ollama.go).
 		text, u, err := a.ollamaComplete(ctx, p, model, summaryPrompt, text)
 		if err != nil {
-			return "", errors.New(describeError(p, err))
+			return "", errors.New(provider.DescribeError(p, err))
 		}
 		a.mu.Lock()
 		a.session = a.session.Add(u)
@@ -378,7 +379,7 @@ func (a *Agent) summarize(ctx context.Context, p Provider, msgs []message.Messag
 		},
 	})
 	if err != nil {
-		return "", errors.New(describeError(p, err))
+		return "", errors.New(provider.DescribeError(p, err))
 	}
 	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
 		return "", errors.New("the model returned an empty summary")

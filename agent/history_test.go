@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 )
 
@@ -97,7 +98,7 @@ func TestContextWindow(t *testing.T) {
 		"llama3.1:8b": 131_072, "llama3:8b": 8_192, "models/gemini-2.5-pro": 1_048_576, "unknown-model": 0,
 		// The -latest aliases (co's default) follow Google's current models.
 		"gemini-flash-latest": 1_048_576, "gemini-flash-lite-latest": 1_048_576, "gemini-pro-latest": 1_048_576, "models/gemini-3.5-flash": 1_048_576} {
-		if got := ContextWindow(model); got != want {
+		if got := provider.ContextWindow(model); got != want {
 			t.Errorf("ContextWindow(%q) = %d, want %d", model, got, want)
 		}
 	}

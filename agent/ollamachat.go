@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 )
 
@@ -27,10 +28,10 @@ func (a *Agent) ContextInForce() int {
 
 // ollamaEncode encodes a request to /api/chat for model with the run's
 // request options, and records the reply's bound.
-func (a *Agent) ollamaEncode(ctx context.Context, p Provider, model, system string, msgs []message.Message, tools []byte, stream bool) (body []byte, numCtx int, err error) {
+func (a *Agent) ollamaEncode(ctx context.Context, p provider.Provider, model, system string, msgs []message.Message, tools []byte, stream bool) (body []byte, numCtx int, err error) {
 	q := p
 	q.Model = model
-	body, numCtx, bound, err := a.ollama.Encode(ctx, p, OllamaRequest{
+	body, numCtx, bound, err := a.ollama.Encode(ctx, p, provider.OllamaRequest{
 		Model: model, System: system, Msgs: msgs, Tools: tools, Stream: stream, Options: a.cfg.Request,
 		Window: a.ContextWindow,
 		Bound:  func(window int, caps []string) int { return a.replyBound(q, window, caps) },
@@ -40,7 +41,7 @@ func (a *Agent) ollamaEncode(ctx context.Context, p Provider, model, system stri
 }
 
 // startOllama starts a streaming /api/chat request.
-func (a *Agent) startOllama(ctx context.Context, p Provider, system string, msgs []message.Message) (chatStream, error) {
+func (a *Agent) startOllama(ctx context.Context, p provider.Provider, system string, msgs []message.Message) (provider.Stream, error) {
 	// The model's capabilities first (/api/show, once): a model without
 	// "tools" gets none (toolless.go).
 	a.ollama.Model(ctx, p)
@@ -65,17 +66,17 @@ func (a *Agent) startOllama(ctx context.Context, p Provider, system string, msgs
 
 // ollamaAskLoaded learns the window in force from /api/ps after a reply,
 // when co sent no num_ctx.
-func (a *Agent) ollamaAskLoaded(p Provider) {
+func (a *Agent) ollamaAskLoaded(p provider.Provider) {
 	n, err := a.ollama.AskLoaded(p)
 	// Asked in the background: a /model switch may have come meanwhile.
-	if cur, _, _ := a.Provider(); err == nil && n > 0 && ollamaKey(cur) == ollamaKey(p) {
+	if cur, _, _ := a.Provider(); err == nil && n > 0 && provider.OllamaKey(cur) == provider.OllamaKey(p) {
 		a.setCtxInForce(n)
 	}
 }
 
 // ollamaComplete asks /api/chat for one whole answer (the summariser), with
 // the same context window as the chat.
-func (a *Agent) ollamaComplete(ctx context.Context, p Provider, model, system, user string) (string, message.Usage, error) {
+func (a *Agent) ollamaComplete(ctx context.Context, p provider.Provider, model, system, user string) (string, message.Usage, error) {
 	body, _, err := a.ollamaEncode(ctx, p, model, system, []message.Message{{Role: message.RoleUser, Content: user}}, nil, false)
 	if err != nil {
 		return "", message.Usage{}, err

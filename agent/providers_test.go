@@ -10,6 +10,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 )
@@ -28,12 +29,12 @@ func profileFixture(t *testing.T, p llmtest.Profile, model string, mod func(*age
 		name = "gemini"
 	}
 	cfg := agent.Config{
-		Provider:     agent.Provider{Name: name, BaseURL: f.srv.URL, APIKey: "test-key", Model: model},
+		Provider:     provider.Provider{Name: name, BaseURL: f.srv.URL, APIKey: "test-key", Model: model},
 		SystemPrompt: "You are a test.",
 		Tools:        f.ag.Tools(),
 		Approvals:    f.ag.Approvals(),
 		ToolRetries:  3,
-		Retry:        agent.RetryPolicy{Base: 10 * time.Millisecond},
+		Retry:        provider.RetryPolicy{Base: 10 * time.Millisecond},
 		StallTimeout: 5 * time.Second,
 	}
 	if mod != nil {
@@ -168,7 +169,7 @@ func TestSessionsKeepReasoningAndSignatures(t *testing.T) {
 	}
 	// Resume in a new agent (as --continue does) and make another tool
 	// turn: DeepSeek checks the earlier tool turn's reasoning.
-	g2 := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: f.srv.URL, APIKey: "test-key", Model: "deepseek-v4-flash"}, Tools: f.ag.Tools(), Approvals: f.ag.Approvals()})
+	g2 := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: f.srv.URL, APIKey: "test-key", Model: "deepseek-v4-flash"}, Tools: f.ag.Tools(), Approvals: f.ag.Approvals()})
 	g2.Restore(loaded, message.Usage{}, 1)
 	f.srv.Script(
 		llmtest.Reply{Reasoning: "again", ToolCalls: []llmtest.ToolCall{echoCall("b")}},
@@ -209,8 +210,8 @@ func TestSetModelSwitchesTheNextRequest(t *testing.T) {
 	defer other.Close()
 	other.SetModels("elsewhere-1", "elsewhere-2")
 	g := agent.New(agent.Config{
-		Provider: agent.Provider{Name: "openai", BaseURL: f.srv.URL, Model: "test-model"},
-		Settings: agent.ProviderSettings{OllamaHost: strings.TrimSuffix(other.URL, "/v1")},
+		Provider: provider.Provider{Name: "openai", BaseURL: f.srv.URL, Model: "test-model"},
+		Settings: provider.ProviderSettings{OllamaHost: strings.TrimSuffix(other.URL, "/v1")},
 	})
 	if _, err := g.SetModel("ollama:elsewhere-1"); err != nil {
 		t.Fatal(err)

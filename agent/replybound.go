@@ -28,6 +28,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/co-cli/co/agent/provider"
 )
 
 const (
@@ -45,12 +47,12 @@ const (
 // can tell: OpenAI's reasoning models, DeepSeek's (thinking by default),
 // Gemini 2.5 and later, and an Ollama model whose capabilities (caps) list
 // "thinking".
-func thinks(p Provider, caps []string) bool {
+func thinks(p provider.Provider, caps []string) bool {
 	m := strings.ToLower(p.Model)
 	switch {
-	case slices.Contains(caps, "thinking"), fixedSamplingModel(p.Model), deepseekThinking(p):
+	case slices.Contains(caps, "thinking"), provider.FixedSamplingModel(p.Model), provider.DeepseekThinking(p):
 		return true
-	case p.isGemini():
+	case p.IsGemini():
 		return !strings.Contains(m, "gemini-1") && !strings.Contains(m, "gemini-2.0")
 	}
 	return false
@@ -59,7 +61,7 @@ func thinks(p Provider, caps []string) bool {
 // replyBound is the reply's bound for p: the setting (llm_max_tokens) when
 // above 0; else the default, at most what window (0: unknown) leaves after
 // the last request's prompt (half the window before the first reply).
-func (a *Agent) replyBound(p Provider, window int, caps []string) int {
+func (a *Agent) replyBound(p provider.Provider, window int, caps []string) int {
 	if n := a.cfg.Request.MaxTokens; n > 0 {
 		return n
 	}
@@ -87,7 +89,7 @@ func (a *Agent) replyBound(p Provider, window int, caps []string) int {
 
 // cutNotice is the notice for a reply the bound cut (finish reason
 // "length"), "" otherwise.
-func cutNotice(p Provider, res streamResult, setting, bound int) string {
+func cutNotice(p provider.Provider, res streamResult, setting, bound int) string {
 	if res.finish != "length" {
 		return ""
 	}

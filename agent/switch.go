@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/co-cli/co/agent/provider"
 )
 
 // Model switching (/model) and what the server says about its models.
@@ -38,7 +40,7 @@ func (a *Agent) Models(ctx context.Context) ([]string, error) {
 	return a.modelsOf(ctx, p)
 }
 
-func (a *Agent) modelsOf(ctx context.Context, p Provider) ([]string, error) {
+func (a *Agent) modelsOf(ctx context.Context, p provider.Provider) ([]string, error) {
 	a.models.mu.Lock()
 	if a.models.lists == nil {
 		a.models.lists = map[string]*modelList{}
@@ -56,7 +58,7 @@ func (a *Agent) modelsOf(ctx context.Context, p Provider) ([]string, error) {
 			}()
 			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			l.names, l.err = ListModels(cctx, p, a.httpClient())
+			l.names, l.err = provider.ListModels(cctx, p, a.httpClient())
 		}()
 	}
 	a.models.mu.Unlock()
@@ -111,14 +113,14 @@ func (a *Agent) httpClient() *http.Client {
 // and address. Reasoning and signatures of the earlier messages stay in
 // the history and on screen but are only sent back to where they came
 // from.
-func (a *Agent) SetModel(spec string) (Provider, error) {
+func (a *Agent) SetModel(spec string) (provider.Provider, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
-		return Provider{}, fmt.Errorf("no model given: /model NAME, or /model PROVIDER:NAME (gemini, ollama, openai)")
+		return provider.Provider{}, fmt.Errorf("no model given: /model NAME, or /model PROVIDER:NAME (gemini, ollama, openai)")
 	}
 	cur, done, err := a.Provider()
 	if !done {
-		return Provider{}, fmt.Errorf("the provider is still being resolved; try again in a moment")
+		return provider.Provider{}, fmt.Errorf("the provider is still being resolved; try again in a moment")
 	}
 	name, model := "", spec
 	if i := strings.IndexByte(spec, ':'); i > 0 {
@@ -128,11 +130,11 @@ func (a *Agent) SetModel(spec string) (Provider, error) {
 		}
 	}
 	if model == "" {
-		return Provider{}, fmt.Errorf("no model name after %q: /model %s:NAME", name+":", name)
+		return provider.Provider{}, fmt.Errorf("no model name after %q: /model %s:NAME", name+":", name)
 	}
 	next := cur
 	if err != nil {
-		next = Provider{}
+		next = provider.Provider{}
 	}
 	if name != "" && name != cur.Name || err != nil {
 		if name == "" {
@@ -148,9 +150,9 @@ func (a *Agent) SetModel(spec string) (Provider, error) {
 		case "openai":
 			s.OpenAIModel = model
 		}
-		p, _, rerr := ResolveProvider(context.Background(), s, nil)
+		p, _, rerr := provider.ResolveProvider(context.Background(), s, nil)
 		if rerr != nil {
-			return Provider{}, rerr
+			return provider.Provider{}, rerr
 		}
 		next = p
 	}
@@ -164,7 +166,7 @@ func (a *Agent) SetModel(spec string) (Provider, error) {
 
 // current returns the provider for the next request: a /model switch, if
 // any, else the resolved one. The client follows it.
-func (a *Agent) current(p Provider) Provider {
+func (a *Agent) current(p provider.Provider) provider.Provider {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.switched == nil {
@@ -173,7 +175,7 @@ func (a *Agent) current(p Provider) Provider {
 	np := *a.switched
 	a.switched = nil
 	a.provider, a.provErr = np, nil
-	a.client = newClient(np, a.cfg.Retry, a.cfg.Transport)
+	a.client = provider.NewClient(np, a.cfg.Retry, a.cfg.Transport)
 	a.reported = ""
 	a.ctxInForce = 0 // learned again from the new model's first request
 	a.budget.reduced, a.budget.compact = false, false
@@ -182,14 +184,14 @@ func (a *Agent) current(p Provider) Provider {
 
 // setReported keeps the model name the server reported in its response
 // to a request for p's model.
-func (a *Agent) setReported(p Provider, m string) {
+func (a *Agent) setReported(p provider.Provider, m string) {
 	a.mu.Lock()
 	a.reported, a.reportedFor = m, reportKey(p)
 	a.mu.Unlock()
 }
 
 // reportKey names the model a request asked for, at its endpoint.
-func reportKey(p Provider) string { return p.Origin() + "\x00" + p.Model }
+func reportKey(p provider.Provider) string { return p.Origin() + "\x00" + p.Model }
 
 // ReportedModel is the model the server said answered the last request
 // (the "model" of its response) for the model in use now: "" before the
@@ -215,22 +217,22 @@ func (a *Agent) ReportedModel() string {
 // PROVIDER:NAME switches within them. It is for the chat's first-run setup,
 // which saves the same settings to the user file. It waits for the start-up
 // resolution if that is still under way.
-func (a *Agent) Configure(ctx context.Context, s ProviderSettings) (Provider, error) {
+func (a *Agent) Configure(ctx context.Context, s provider.ProviderSettings) (provider.Provider, error) {
 	s.ProviderExplicit = true
-	p, _, err := ResolveProvider(ctx, s, nil)
+	p, _, err := provider.ResolveProvider(ctx, s, nil)
 	if err != nil {
-		return Provider{}, err
+		return provider.Provider{}, err
 	}
 	select {
 	case <-a.resolved:
 	case <-ctx.Done():
-		return Provider{}, ctx.Err()
+		return provider.Provider{}, ctx.Err()
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.cfg.Settings = s
 	a.provider, a.note, a.provErr = p, "", nil
 	a.switched = &p // a running turn takes it up at its next request, as after /model
-	a.client = newClient(p, a.cfg.Retry, a.cfg.Transport)
+	a.client = provider.NewClient(p, a.cfg.Retry, a.cfg.Transport)
 	return p, nil
 }

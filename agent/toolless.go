@@ -28,14 +28,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/co-cli/co/agent/provider"
 	openai "github.com/sashabaranov/go-openai"
 )
 
 // noToolsKey names a model at an endpoint.
-func noToolsKey(p Provider) string { return p.Origin() + " " + p.Model }
+func noToolsKey(p provider.Provider) string { return p.Origin() + " " + p.Model }
 
 // markNoTools records that p.Model takes no tools, and why.
-func (a *Agent) markNoTools(p Provider, why string) {
+func (a *Agent) markNoTools(p provider.Provider, why string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.noTools == nil {
@@ -47,11 +48,11 @@ func (a *Agent) markNoTools(p Provider, why string) {
 // toolsOff reports whether co sends p.Model no tools: it is known to take
 // none (a 400 said so, or Ollama's /api/show lists capabilities without
 // "tools"; an older Ollama that lists none is given the tools).
-func (a *Agent) toolsOff(p Provider) bool {
+func (a *Agent) toolsOff(p provider.Provider) bool {
 	a.mu.Lock()
 	_, off := a.noTools[noToolsKey(p)]
 	a.mu.Unlock()
-	if off || !OllamaNative(p) {
+	if off || !provider.OllamaNative(p) {
 		return off
 	}
 	s, ok := a.ollama.Known(p)
@@ -78,7 +79,7 @@ func NoToolsLine(model string) string {
 
 // toolsFor is the tools' definitions to send to p: none when its model
 // takes none.
-func (a *Agent) toolsFor(p Provider) []byte {
+func (a *Agent) toolsFor(p provider.Provider) []byte {
 	if a.toolsOff(p) {
 		return nil
 	}
@@ -87,7 +88,7 @@ func (a *Agent) toolsFor(p Provider) []byte {
 
 // toolNotice returns the notice that p's model is used without tools, once
 // for each stretch of requests to such a model ("" otherwise).
-func (a *Agent) toolNotice(p Provider) string {
+func (a *Agent) toolNotice(p provider.Provider) string {
 	off := a.toolsOff(p) && len(a.cfg.Tools.All()) > 0
 	key := noToolsKey(p)
 	a.mu.Lock()
@@ -111,7 +112,7 @@ func toolsRefused(err error) bool {
 	status, msg := 0, ""
 	switch {
 	case errors.As(err, &reqErr):
-		status, msg = reqErr.HTTPStatusCode, PlainError(reqErr.Body)
+		status, msg = reqErr.HTTPStatusCode, provider.PlainError(reqErr.Body)
 	case errors.As(err, &apiErr):
 		status, msg = apiErr.HTTPStatusCode, apiErr.Message
 	}

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
@@ -213,7 +214,7 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 		if !a.checkTruncated(p, res.usage, rawEst, e) {
 			a.observeUsage(rawEst, res.usage.InputTokens)
 		}
-		if ce, ok := contextExceeded(err); ok && res.text == "" && len(res.calls) == 0 && ctx.Err() == nil {
+		if ce, ok := provider.AsContextExceeded(err); ok && res.text == "" && len(res.calls) == 0 && ctx.Err() == nil {
 			if a.exceededRetry(ctx, p, e, st, ce, rawEst) {
 				continue
 			}
@@ -230,7 +231,7 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 				fail("Interrupted.", err, true)
 				return
 			}
-			fail(describeStreamError(p, err, a.cfg.StallTimeout, res.text != ""), err, false)
+			fail(provider.DescribeStreamError(p, err, a.cfg.StallTimeout, res.text != ""), err, false)
 			return
 		}
 		a.appendHistory(e, a.reply(p, res, false))

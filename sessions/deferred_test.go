@@ -11,6 +11,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/sessions"
 )
 
@@ -45,7 +46,7 @@ func TestDeferredDraftsHoldWhatWasHandedOut(t *testing.T) {
 
 	s := open(t)
 	r := s.New("/w")
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: r})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: r})
 	ag.DeferDrafts()
 
 	events := ag.Submit(context.Background(), "talk")
@@ -112,7 +113,7 @@ func TestDraftsAreSavedPerChunkByDefault(t *testing.T) {
 	srv.Script(llmtest.Reply{Text: strings.Repeat("abc ", 50), ChunkSize: 4, ChunkDelay: time.Millisecond})
 	s := open(t)
 	r := s.New("/w")
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: r})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: r})
 	var handed strings.Builder
 	checked := 0
 	for ev := range ag.Submit(context.Background(), "talk") {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
@@ -168,7 +169,7 @@ func benchAgent(b *testing.B, shape, variant string, turns int) (*benchAgentT, *
 	ba := &benchAgentT{b: b, prompt: "please check the thing"}
 	switch shape {
 	case "stream":
-		cfg.Provider = agent.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1", APIKey: "sk-bench-key-0123456789"}
+		cfg.Provider = provider.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1", APIKey: "sk-bench-key-0123456789"}
 		cfg.Transport = sseTransport{sseBody(2000)}
 		for i := 0; i < 10; i++ {
 			role := message.RoleUser
@@ -183,7 +184,7 @@ func benchAgent(b *testing.B, shape, variant string, turns int) (*benchAgentT, *
 			benchLLM = startLLM(b, turns)
 		}
 		cfg.Tools, _ = tools.NewRegistry(echoTool{})
-		cfg.Provider = agent.Provider{Name: "openai", BaseURL: benchLLM, APIKey: "sk-bench-key-0123456789", Model: "test-model"}
+		cfg.Provider = provider.Provider{Name: "openai", BaseURL: benchLLM, APIKey: "sk-bench-key-0123456789", Model: "test-model"}
 	}
 	var tr *telemetry.Tracing
 	if variant != "noop" {

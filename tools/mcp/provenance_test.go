@@ -14,6 +14,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
@@ -122,7 +123,7 @@ func TestMCPCallAfterUntrustedResultAsks(t *testing.T) {
 	llm := llmtest.NewServer()
 	t.Cleanup(llm.Close)
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
 		SystemPrompt: "test",
 		Tools:        f.reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),

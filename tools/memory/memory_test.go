@@ -11,6 +11,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
@@ -51,7 +52,7 @@ func (e *env) agentFor(t *testing.T, session string, autoSave bool, mod func(*ag
 		mod(&ao)
 	}
 	return agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: e.srv.URL, APIKey: "k", Model: "m"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: e.srv.URL, APIKey: "k", Model: "m"},
 		SystemPrompt: "You are a test.",
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(ao),
@@ -344,7 +345,7 @@ func TestMemoryCallsFailFastWhileTheStoreIsLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"},
 		SystemPrompt: "You are a test.",
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
@@ -402,7 +403,7 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 		} else {
 			s.failed = safe.Text(e.Message)
 			s.println("error: " + s.failed)
-			if errors.Is(e.Err, agent.ErrNoProvider) && s.o.Setup != nil {
+			if errors.Is(e.Err, provider.ErrNoProvider) && s.o.Setup != nil {
 				s.println("Type /setup to choose a provider here.")
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
@@ -25,7 +26,7 @@ func goldenApp(t *testing.T, theme string, width int, prov agent.Config) *App {
 	t.Helper()
 	clock := newClock()
 	if prov.Provider.Name == "" && prov.ProviderErr == nil {
-		prov.Provider = agent.Provider{Name: "openai", Model: "test-model", BaseURL: "http://127.0.0.1:9/v1"}
+		prov.Provider = provider.Provider{Name: "openai", Model: "test-model", BaseURL: "http://127.0.0.1:9/v1"}
 	}
 	ag := agent.New(prov)
 	a := New(context.Background(), Options{
@@ -172,7 +173,7 @@ func TestGoldenFirstRun(t *testing.T) {
 
 func TestGoldenNoColor(t *testing.T) {
 	clock := newClock()
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m"}})
 	a := New(context.Background(), Options{Agent: ag, Environ: []string{"NO_COLOR=1"}, Now: clock.Now,
 		Welcome: Welcome{Version: "1.2.3", DataDir: "/d", Isolation: "none", Unsandboxed: true}})
 	a.Update(windowSize(80, 30))

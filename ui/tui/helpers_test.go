@@ -18,6 +18,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
@@ -132,7 +133,7 @@ func newFixtureTraced(t *testing.T, tracer trace.Tracer) *fixture {
 		t.Fatal(err)
 	}
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "test-model"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "test-model"},
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{}),
 		ToolRetries:  2,

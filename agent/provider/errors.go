@@ -1,4 +1,4 @@
-package agent
+package provider
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
@@ -148,7 +148,7 @@ func (e *QuotaError) Error() string {
 // quota, please check your plan and billing details", is also the first
 // sentence of Gemini's per-minute 429, so only the type is trusted.
 func (e errorBody) quotaExhausted() *QuotaError {
-	q := &QuotaError{Message: plainMessage(e.Message)}
+	q := &QuotaError{Message: PlainMessage(e.Message)}
 	for _, d := range e.Details {
 		for _, v := range d.Violations {
 			if strings.Contains(strings.ToLower(v.QuotaID), "perday") {
@@ -277,7 +277,7 @@ func modelMissing(status int, code, detail string) bool {
 func describeMissingModel(p Provider, status int, detail string) string {
 	var b strings.Builder
 	if p.Name == "ollama" {
-		fmt.Fprintf(&b, "Ollama at %s has no model %q (HTTP %d: %s).", ollamaRoot(p.BaseURL), p.Model, status, detail)
+		fmt.Fprintf(&b, "Ollama at %s has no model %q (HTTP %d: %s).", OllamaRoot(p.BaseURL), p.Model, status, detail)
 	} else {
 		fmt.Fprintf(&b, "%s has no model %q at %s (HTTP %d: %s).", p.Name, p.Model, p.BaseURL, status, detail)
 	}
@@ -288,7 +288,7 @@ func describeMissingModel(p Provider, status int, detail string) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		fmt.Fprintf(&b, " Its model list did not come within %s either; check the address.", listTimeout)
 	case err != nil:
-		fmt.Fprintf(&b, " Listing its models failed too (%s); check the address.", strings.TrimSuffix(plainMessage(err.Error()), "."))
+		fmt.Fprintf(&b, " Listing its models failed too (%s); check the address.", strings.TrimSuffix(PlainMessage(err.Error()), "."))
 	case len(models) == 0 && p.Name == "ollama":
 		b.WriteString(" Ollama has no models pulled yet.")
 	case len(models) == 0:
@@ -407,7 +407,7 @@ func describeWrongAddress(p Provider, url, detail string) string {
 // chatURL is where co sends p's chat requests.
 func chatURL(p Provider) string {
 	if p.Name == "ollama" {
-		return ollamaRoot(p.BaseURL) + "/api/chat"
+		return OllamaRoot(p.BaseURL) + "/api/chat"
 	}
 	return strings.TrimRight(p.BaseURL, "/") + "/chat/completions"
 }
@@ -415,7 +415,7 @@ func chatURL(p Provider) string {
 // modelsURL is where co lists p's models.
 func modelsURL(p Provider) string {
 	if p.Name == "ollama" {
-		return ollamaRoot(p.BaseURL) + "/api/tags"
+		return OllamaRoot(p.BaseURL) + "/api/tags"
 	}
 	return strings.TrimRight(p.BaseURL, "/") + "/models"
 }

@@ -1,4 +1,4 @@
-package agent
+package provider
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
@@ -99,7 +99,7 @@ type OllamaModel struct {
 	Err  error    // /api/show failed for good (not cached otherwise)
 }
 
-func ollamaKey(p Provider) string { return p.Origin() + " " + p.Model }
+func OllamaKey(p Provider) string { return p.Origin() + " " + p.Model }
 
 // OllamaNative reports whether p's chats go through Ollama's native
 // /api/chat: always for the ollama provider (see the top of this file).
@@ -194,7 +194,7 @@ func ollamaVersion(ctx context.Context, client *http.Client, root string) (strin
 // *openai.APIError with Ollama's {"error": "…"} as its message, so that
 // describeError treats it like the /v1 route's.
 func ollamaDo(ctx context.Context, client *http.Client, method, url string, body []byte, out any) error {
-	status, msg, err := doJSON(ctx, client, method, url, "", body, out)
+	status, msg, err := DoJSON(ctx, client, method, url, "", body, out)
 	if err == nil && status != http.StatusOK {
 		return &openai.APIError{HTTPStatusCode: status, Message: msg}
 	}
@@ -212,7 +212,7 @@ func (o *Ollama) Model(ctx context.Context, p Provider) OllamaModel {
 	}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	info, err := ollamaShow(sctx, o.info, ollamaRoot(p.BaseURL), p.Model)
+	info, err := ollamaShow(sctx, o.info, OllamaRoot(p.BaseURL), p.Model)
 	s := OllamaModel{Max: info.MaxContext, Caps: info.Capabilities, Err: err}
 	var apiErr *openai.APIError
 	if err == nil || errors.As(err, &apiErr) && apiErr.HTTPStatusCode != http.StatusNotFound {
@@ -220,7 +220,7 @@ func (o *Ollama) Model(ctx context.Context, p Provider) OllamaModel {
 		if o.shown == nil {
 			o.shown = map[string]OllamaModel{}
 		}
-		o.shown[ollamaKey(p)] = s
+		o.shown[OllamaKey(p)] = s
 		o.mu.Unlock()
 	}
 	return s
@@ -230,7 +230,7 @@ func (o *Ollama) Model(ctx context.Context, p Provider) OllamaModel {
 func (o *Ollama) Known(p Provider) (OllamaModel, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	s, ok := o.shown[ollamaKey(p)]
+	s, ok := o.shown[OllamaKey(p)]
 	return s, ok
 }
 
@@ -408,7 +408,7 @@ func (o *Ollama) Encode(ctx context.Context, p Provider, r OllamaRequest) (body 
 func (o *Ollama) LoadedCtx(p Provider) (n int, asked bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	n, asked = o.ps[ollamaKey(p)]
+	n, asked = o.ps[OllamaKey(p)]
 	return n, asked
 }
 
@@ -417,13 +417,13 @@ func (o *Ollama) LoadedCtx(p Provider) (n int, asked bool) {
 func (o *Ollama) AskLoaded(p Provider) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	n, _, err := ollamaLoaded(ctx, o.info, ollamaRoot(p.BaseURL), p.Model)
+	n, _, err := ollamaLoaded(ctx, o.info, OllamaRoot(p.BaseURL), p.Model)
 	o.mu.Lock()
 	if o.ps == nil {
 		o.ps = map[string]int{}
 	}
 	if err == nil {
-		o.ps[ollamaKey(p)] = n
+		o.ps[OllamaKey(p)] = n
 	}
 	o.mu.Unlock()
 	return n, err
@@ -431,8 +431,8 @@ func (o *Ollama) AskLoaded(p Provider) (int, error) {
 
 // Start sends body (Encode's) to p's /api/chat as a streaming request;
 // onDone, when not nil, runs after the stream's last line.
-func (o *Ollama) Start(ctx context.Context, p Provider, body []byte, onDone func()) (chatStream, error) {
-	resp, err := o.post(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
+func (o *Ollama) Start(ctx context.Context, p Provider, body []byte, onDone func()) (Stream, error) {
+	resp, err := o.post(ctx, OllamaRoot(p.BaseURL)+"/api/chat", body)
 	if err != nil {
 		return nil, err
 	}
@@ -487,25 +487,25 @@ type ollamaStream struct {
 	onDone func()
 }
 
-func (s *ollamaStream) close() { s.body.Close() }
+func (s *ollamaStream) Close() { s.body.Close() }
 
 // maxOllamaLine bounds one NDJSON line (a whole tool call can be long).
 const maxOllamaLine = 16 << 20
 
-func (s *ollamaStream) recv() (streamChunk, error) {
+func (s *ollamaStream) Recv() (Chunk, error) {
 	for {
 		switch {
 		case s.done:
-			return streamChunk{}, io.EOF
+			return Chunk{}, io.EOF
 		case s.eof:
 			// The stream ended without its done line: it was cut short.
-			return streamChunk{}, io.ErrUnexpectedEOF
+			return Chunk{}, io.ErrUnexpectedEOF
 		}
 		line, err := s.readLine()
 		if err == io.EOF {
 			s.eof = true
 		} else if err != nil {
-			return streamChunk{}, err
+			return Chunk{}, err
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -529,20 +529,20 @@ func (s *ollamaStream) readLine() ([]byte, error) {
 	}
 }
 
-func (s *ollamaStream) decode(line []byte) (streamChunk, error) {
+func (s *ollamaStream) decode(line []byte) (Chunk, error) {
 	var l ollamaLine
 	if err := json.Unmarshal(line, &l); err != nil {
-		return streamChunk{}, err
+		return Chunk{}, err
 	}
 	if l.Error != "" {
 		// docs/api/errors.mdx: an error mid-stream is a line {"error": …}.
-		return streamChunk{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
+		return Chunk{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
 	}
-	c := streamChunk{model: l.Model}
+	c := Chunk{Model: l.Model}
 	if m := l.Message; m != nil {
-		c.text = m.Content
+		c.Text = m.Content
 		if m.Thinking != "" {
-			c.reasoning, c.field = m.Thinking, "thinking"
+			c.Reasoning, c.Field = m.Thinking, "thinking"
 		}
 		// Ollama sends each call whole (name and arguments) in one chunk,
 		// and older servers number none (function.index is recent): co
@@ -559,7 +559,7 @@ func (s *ollamaStream) decode(line []byte) (streamChunk, error) {
 			if a := bytes.TrimSpace(tc.Function.Arguments); len(a) > 0 && !bytes.Equal(a, []byte("null")) {
 				args = string(a)
 			}
-			c.calls = append(c.calls, callDelta{index: &idx, id: id, name: tc.Function.Name, args: args})
+			c.Calls = append(c.Calls, CallDelta{index: &idx, id: id, name: tc.Function.Name, args: args})
 		}
 	}
 	if l.Done {
@@ -567,14 +567,14 @@ func (s *ollamaStream) decode(line []byte) (streamChunk, error) {
 		// prompt_eval_count counts the whole prompt, cached or not
 		// (ollama/ollama#16428 (2026-06-02) kept that meaning), so the summarising
 		// threshold compares like with like.
-		c.usage = &message.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
+		c.Usage = &message.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
 		// Ollama ends a tool-calling reply with "stop"; say what the other
 		// routes say.
-		c.finish = l.DoneReason
-		if s.called && (c.finish == "" || c.finish == "stop") {
-			c.finish = "tool_calls"
-		} else if c.finish == "" {
-			c.finish = "stop"
+		c.Finish = l.DoneReason
+		if s.called && (c.Finish == "" || c.Finish == "stop") {
+			c.Finish = "tool_calls"
+		} else if c.Finish == "" {
+			c.Finish = "stop"
 		}
 		if f := s.onDone; f != nil {
 			// Network I/O: not on the stream's path.
@@ -598,7 +598,7 @@ func newCallID() string {
 // Complete sends body (Encode's, not streaming) to p's /api/chat and
 // returns the whole answer (the summariser).
 func (o *Ollama) Complete(ctx context.Context, p Provider, body []byte) (string, message.Usage, error) {
-	resp, err := o.post(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
+	resp, err := o.post(ctx, OllamaRoot(p.BaseURL)+"/api/chat", body)
 	if err != nil {
 		return "", message.Usage{}, err
 	}
@@ -672,7 +672,7 @@ func OllamaStatus(ctx context.Context, p Provider, numCtx int, client *http.Clie
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	root := ollamaRoot(p.BaseURL)
+	root := OllamaRoot(p.BaseURL)
 	var (
 		info            OllamaInfo
 		verErr, showErr error

@@ -1,4 +1,4 @@
-package agent
+package provider
 
 // Sources: the documentation and bug reports cited in this file were read
 // on 2026-11-24, from stored copies whose own age varies; a bug report is
@@ -53,7 +53,7 @@ func (p Provider) Origin() string { return p.Name + " " + strings.TrimRight(p.Ba
 
 // isGemini reports whether p speaks to Google's Gemini API (directly or
 // through LLM_PROVIDER=openai with Google's base URL).
-func (p Provider) isGemini() bool {
+func (p Provider) IsGemini() bool {
 	if p.Name == "gemini" {
 		return true
 	}
@@ -68,7 +68,7 @@ func (p Provider) isGemini() bool {
 // 'max_completion_tokens' instead.", as reported in
 // griptape-ai/ComfyUI-Griptape#312 (2025-08-22) and cline/cline#341
 // (2024-09-21)).
-func fixedSamplingModel(model string) bool {
+func FixedSamplingModel(model string) bool {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
@@ -141,7 +141,7 @@ func latestField(msgs []message.Message, origin string) string {
 // for DeepSeek, whose thinking models require it, reasoning_content even
 // before the first.
 func sessionField(p Provider, latest string) string {
-	if latest == "" && deepseekThinking(p) {
+	if latest == "" && DeepseekThinking(p) {
 		return "reasoning_content"
 	}
 	return latest
@@ -163,7 +163,7 @@ func sessionField(p Provider, latest string) string {
 // prefix", docs.litellm.ai providers/deepseek), deepseek/deepseek-v4-flash
 // on OpenRouter. Servers that are not DeepSeek ignore the extra empty
 // field.
-func deepseekThinking(p Provider) bool {
+func DeepseekThinking(p Provider) bool {
 	if strings.Contains(strings.ToLower(p.BaseURL), "deepseek.com") {
 		return true
 	}
@@ -195,7 +195,7 @@ func deepseekThinking(p Provider) bool {
 //     (the providers ignore it; it only costs tokens). Reasoning from
 //     another endpoint is never sent: its messages carry "" instead.
 func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []message.Message, tools []byte, stream bool) []byte {
-	return bytes.Join(encodeChatRequestCached(nil, "", p, o, system, msgs, tools, stream), nil)
+	return bytes.Join(EncodeChatRequestCached(nil, "", p, o, system, msgs, tools, stream), nil)
 }
 
 // prefixCache keeps the encoding of the conversation's finished turns (the
@@ -205,7 +205,7 @@ func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []messa
 // history (SetHistory, summarising, /clear) bumps the agent's generation,
 // which is part of the key with the endpoint and model; the reasoning
 // field the prefix was written with is checked too.
-type prefixCache struct {
+type PrefixCache struct {
 	key    string
 	n      int    // messages encoded
 	buf    []byte // their encoding, each followed by a comma
@@ -216,7 +216,7 @@ type prefixCache struct {
 // The body comes in three pieces, the cached prefix shared rather than
 // copied: a new request only appends to the cache after this one is over,
 // and appending never changes bytes already written.
-func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOptions, system string, msgs []message.Message, tools []byte, stream bool) [][]byte {
+func EncodeChatRequestCached(c *PrefixCache, key string, p Provider, o RequestOptions, system string, msgs []message.Message, tools []byte, stream bool) [][]byte {
 	origin := p.Origin()
 	split := 0 // msgs[:split] are finished turns
 	for i := len(msgs) - 1; i > 0; i-- {
@@ -226,11 +226,11 @@ func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOp
 		}
 	}
 	if c == nil {
-		c = &prefixCache{}
+		c = &PrefixCache{}
 		split = 0
 	}
 	if c.key != key || c.n > split {
-		*c = prefixCache{key: key, buf: c.buf[:0]}
+		*c = PrefixCache{key: key, buf: c.buf[:0]}
 	}
 	if f := latestField(msgs[c.n:split], origin); f != "" {
 		c.latest = f
@@ -243,7 +243,7 @@ func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOp
 	if c.n > 0 && sfield != c.sfield {
 		c.n, c.buf = 0, c.buf[:0]
 	}
-	e := msgEncoder{p: p, origin: origin, gemini: p.isGemini(), ti: turns(msgs, origin, c.n), sfield: sfield}
+	e := msgEncoder{p: p, origin: origin, gemini: p.IsGemini(), ti: turns(msgs, origin, c.n), sfield: sfield}
 	for i := c.n; i < split; i++ {
 		c.buf = e.appendMessage(c.buf, i, msgs[i])
 		c.buf = append(c.buf, ',')
@@ -284,7 +284,7 @@ func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOp
 		b = append(b, `,"reasoning_effort":`...)
 		b = jsonstr.Append(b, o.ReasoningEffort)
 	}
-	fixed := fixedSamplingModel(p.Model)
+	fixed := FixedSamplingModel(p.Model)
 	if o.MaxTokens > 0 {
 		if fixed {
 			b = append(b, `,"max_completion_tokens":`...)
@@ -302,7 +302,7 @@ func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOp
 
 // cacheKey is what the encoding of finished turns depends on besides the
 // messages themselves and the reasoning field.
-func cacheKey(gen int, p Provider) string {
+func CacheKey(gen int, p Provider) string {
 	return strconv.Itoa(gen) + "\x00" + p.Origin() + "\x00" + p.Model
 }
 

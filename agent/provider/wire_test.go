@@ -1,4 +1,4 @@
-package agent
+package provider
 
 import (
 	"bytes"
@@ -167,19 +167,19 @@ func TestChunksKeepWhatGoOpenAIDrops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc := &callAccumulator{}
-	for _, d := range c.calls {
-		acc.add(d)
+	acc := &CallAccumulator{}
+	for _, d := range c.Calls {
+		acc.Add(d)
 	}
-	calls := acc.calls()
+	calls := acc.Calls()
 	if len(calls) != 2 || calls[0].Args != `{"city":"Paris"}` || calls[1].Args != `{"city":"Rome"}` {
 		t.Fatalf("parallel calls without index were merged or lost: %+v", calls)
 	}
 	if string(calls[0].Extra) != `{"google":{"thought_signature":"AAA="}}` || calls[1].Extra != nil {
 		t.Errorf("extra_content: %s / %s", calls[0].Extra, calls[1].Extra)
 	}
-	if c.model != "gemini-3.5-flash" {
-		t.Errorf("model = %q", c.model)
+	if c.Model != "gemini-3.5-flash" {
+		t.Errorf("model = %q", c.Model)
 	}
 
 	for field, raw := range map[string]string{
@@ -187,13 +187,13 @@ func TestChunksKeepWhatGoOpenAIDrops(t *testing.T) {
 		"reasoning":         `{"choices":[{"delta":{"reasoning":"hmm"}}]}`,
 	} {
 		c, err := decodeChunk([]byte(raw))
-		if err != nil || c.reasoning != "hmm" || c.field != field {
-			t.Errorf("%s: reasoning %q in %q, err %v", field, c.reasoning, c.field, err)
+		if err != nil || c.Reasoning != "hmm" || c.Field != field {
+			t.Errorf("%s: reasoning %q in %q, err %v", field, c.Reasoning, c.Field, err)
 		}
 	}
 
 	// Qwen on vLLM ends a call with "arguments": null.
-	acc = &callAccumulator{}
+	acc = &CallAccumulator{}
 	for _, raw := range []string{
 		`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"q","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]}}]}`,
 		`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}}]}`,
@@ -203,42 +203,61 @@ func TestChunksKeepWhatGoOpenAIDrops(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		for _, d := range c.calls {
-			acc.add(d)
+		for _, d := range c.Calls {
+			acc.Add(d)
 		}
 	}
-	if calls := acc.calls(); len(calls) != 1 || calls[0].Args != `{"a":1}` {
+	if calls := acc.Calls(); len(calls) != 1 || calls[0].Args != `{"a":1}` {
 		t.Errorf("null arguments: %+v", calls)
 	}
 
 	// A signature that arrives in a delta of its own, after the call.
-	acc = &callAccumulator{}
+	acc = &CallAccumulator{}
 	for _, raw := range []string{
 		`{"choices":[{"delta":{"tool_calls":[{"id":"g","type":"function","function":{"name":"f","arguments":"{}"}}]}}]}`,
 		`{"choices":[{"delta":{"tool_calls":[{"extra_content":{"google":{"thought_signature":"QQ=="}}}]}}]}`,
 	} {
 		c, _ := decodeChunk([]byte(raw))
-		for _, d := range c.calls {
-			acc.add(d)
+		for _, d := range c.Calls {
+			acc.Add(d)
 		}
 	}
-	if calls := acc.calls(); len(calls) != 1 || !hasSignature(calls[0].Extra) {
+	if calls := acc.Calls(); len(calls) != 1 || !hasSignature(calls[0].Extra) {
 		t.Errorf("a metadata-only delta was lost: %+v", calls)
 	}
+}
+
+// trimmed cuts the tool results before the last user message to limit
+// bytes, as the agent's trimmedView does: a turn already encoded (and
+// cached) changes once the next one starts.
+func trimmed(msgs []message.Message, limit int) []message.Message {
+	last := -1
+	for i, m := range msgs {
+		if m.Role == message.RoleUser {
+			last = i
+		}
+	}
+	out := append([]message.Message(nil), msgs...)
+	for i := 0; i < last; i++ {
+		if out[i].Role == message.RoleTool && len(out[i].Content) > limit {
+			out[i].Content = out[i].Content[:limit] + "[trimmed]"
+		}
+	}
+	return out
 }
 
 // The cache of finished turns gives exactly the bytes a full encoding
 // gives, turn after turn, and across a rewrite of the history.
 func TestCachedEncodingMatchesFullEncoding(t *testing.T) {
 	ds := Provider{Name: "openai", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-v4-flash"}
-	var c prefixCache
+	var c PrefixCache
 	var msgs []message.Message
 	gen := 0
 	check := func(step string) {
 		t.Helper()
-		view := trimmedView(msgs, 20)
+		view := trimmed(msgs, 20)
 		full := encodeChatRequest(ds, RequestOptions{}, "sys", view, nil, true)
-		got := bytes.Join(encodeChatRequestCached(&c, cacheKey(gen, ds), ds, RequestOptions{}, "sys", view, nil, true), nil)
+		got := bytes.Join(EncodeChatRequestCached(&c, CacheKey(gen, ds), ds, RequestOptions{}, "sys", view, nil, true), nil)
 		if string(full) != string(got) {
 			t.Fatalf("%s: cached encoding differs\n got %s\nwant %s", step, got, full)
 		}
@@ -255,7 +274,7 @@ func TestCachedEncodingMatchesFullEncoding(t *testing.T) {
 		check("answer")
 	}
 	// A rewrite (summarising) with a new generation.
-	msgs = append([]message.Message{{Role: message.RoleUser, Content: SummaryIntro + "s"}, {Role: message.RoleAssistant, Content: "Understood."}}, msgs[8:]...)
+	msgs = append([]message.Message{{Role: message.RoleUser, Content: "[Summary of the earlier conversation]\ns"}, {Role: message.RoleAssistant, Content: "Understood."}}, msgs[8:]...)
 	gen++
 	check("after a rewrite")
 	// Another endpoint: the key changes too.
@@ -270,7 +289,7 @@ func TestWholeResponseKeepsSignatureAndReasoning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.calls) != 1 || string(c.calls[0].extra) != `{"google":{"thought_signature":"Zm9v"}}` || c.reasoning != "why" || c.usage == nil || c.usage.InputTokens != 3 {
+	if len(c.Calls) != 1 || string(c.Calls[0].extra) != `{"google":{"thought_signature":"Zm9v"}}` || c.Reasoning != "why" || c.Usage == nil || c.Usage.InputTokens != 3 {
 		t.Errorf("decoded %+v", c)
 	}
 }
@@ -292,24 +311,24 @@ func TestParallelCallsSharingAnIndexStayApart(t *testing.T) {
 			`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"CET\"}"}}]}}]}`,
 		},
 	} {
-		acc := &callAccumulator{}
+		acc := &CallAccumulator{}
 		for _, raw := range chunks {
 			c, err := decodeChunk([]byte(raw))
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, d := range c.calls {
-				acc.add(d)
+			for _, d := range c.Calls {
+				acc.Add(d)
 			}
 		}
-		calls := acc.calls()
+		calls := acc.Calls()
 		if len(calls) != 2 || calls[0].Name != "weather" || calls[0].Args != `{"city":"Paris"}` || calls[1].Name != "time" || calls[1].Args != `{"zone":"CET"}` || calls[0].ID == calls[1].ID {
 			t.Errorf("%s: calls sharing index 0 were run together: %+v", name, calls)
 		}
 	}
 	// An ordinary stream (OpenAI: one index per call, the arguments in
 	// pieces without id or name) is unchanged.
-	acc := &callAccumulator{}
+	acc := &CallAccumulator{}
 	for _, raw := range []string{
 		`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"weather","arguments":""}}]}}]}`,
 		`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]}`,
@@ -317,11 +336,11 @@ func TestParallelCallsSharingAnIndexStayApart(t *testing.T) {
 		`{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"b","type":"function","function":{"name":"time","arguments":"{}"}}]}}]}`,
 	} {
 		c, _ := decodeChunk([]byte(raw))
-		for _, d := range c.calls {
-			acc.add(d)
+		for _, d := range c.Calls {
+			acc.Add(d)
 		}
 	}
-	if calls := acc.calls(); len(calls) != 2 || calls[0].Args != `{"city":"Paris"}` || calls[1].Name != "time" {
+	if calls := acc.Calls(); len(calls) != 2 || calls[0].Args != `{"city":"Paris"}` || calls[1].Name != "time" {
 		t.Errorf("an indexed stream: %+v", calls)
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package provider
 
 import (
 	"bytes"
@@ -66,7 +66,7 @@ func ListModels(ctx context.Context, p Provider, client *http.Client) ([]string,
 				Name string `json:"name"`
 			} `json:"models"`
 		}
-		if err := getJSON(ctx, client, "listing Ollama's models", ollamaRoot(p.BaseURL)+"/api/tags", "", &tags); err != nil {
+		if err := getJSON(ctx, client, "listing Ollama's models", OllamaRoot(p.BaseURL)+"/api/tags", "", &tags); err != nil {
 			return nil, err
 		}
 		var out []string
@@ -112,7 +112,7 @@ func (e *ListError) Error() string {
 // when set) into v; an error status is a *ListError about what, with the
 // body's message in plain words.
 func getJSON(ctx context.Context, client *http.Client, what, url, key string, v any) error {
-	status, msg, err := doJSON(ctx, client, http.MethodGet, url, key, nil, v)
+	status, msg, err := DoJSON(ctx, client, http.MethodGet, url, key, nil, v)
 	switch {
 	case err != nil && status == http.StatusOK:
 		return fmt.Errorf("%s: %w", what, err)
@@ -129,7 +129,7 @@ func getJSON(ctx context.Context, client *http.Client, what, url, key string, v 
 // body's message in plain words (PlainError) and no error; err with status
 // 200 means the answer did not decode, with status 0 that the request
 // failed.
-func doJSON(ctx context.Context, client *http.Client, method, url, key string, body []byte, out any) (status int, msg string, err error) {
+func DoJSON(ctx context.Context, client *http.Client, method, url, key string, body []byte, out any) (status int, msg string, err error) {
 	var r io.Reader
 	if body != nil {
 		r = bytes.NewReader(body)
@@ -161,7 +161,7 @@ func doJSON(ctx context.Context, client *http.Client, method, url, key string, b
 
 // ollamaRoot is Ollama's address without the /v1 of its OpenAI-compatible
 // API.
-func ollamaRoot(base string) string {
+func OllamaRoot(base string) string {
 	return strings.TrimSuffix(strings.TrimRight(base, "/"), "/v1")
 }
 
@@ -190,7 +190,7 @@ func PlainError(body []byte) string {
 	if msg == "" {
 		msg = htmlText(string(body))
 	}
-	return plainMessage(msg)
+	return PlainMessage(msg)
 }
 
 // ollamaError is the message of Ollama's error body, {"error": "…"}.
@@ -236,7 +236,7 @@ func htmlText(s string) string {
 // itself an error body (Gemini's errors passed through another layer
 // arrive as {"error":{"message":"{\n  \"error\": {…}}"}}:
 // continuedev/continue#9939, earendil-works/pi#2893) is unwrapped.
-func plainMessage(msg string) string {
+func PlainMessage(msg string) string {
 	msg = strings.TrimSpace(msg)
 	for range 3 {
 		if msg == "" || (msg[0] != '{' && msg[0] != '[') {
