@@ -1,11 +1,8 @@
 package provider
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -108,63 +105,6 @@ func (e *ListError) Error() string {
 	return fmt.Sprintf("%s: HTTP %d: %s", e.What, e.Status, e.Message)
 }
 
-// getJSON decodes the JSON answer to GET url (with key as a bearer token
-// when set) into v; an error status is a *ListError about what, with the
-// body's message in plain words.
-func getJSON(ctx context.Context, client *http.Client, what, url, key string, v any) error {
-	status, msg, err := DoJSON(ctx, client, http.MethodGet, url, key, nil, v)
-	switch {
-	case err != nil && status == http.StatusOK:
-		return fmt.Errorf("%s: %w", what, err)
-	case err != nil:
-		return err
-	case status != http.StatusOK:
-		return &ListError{What: what, Status: status, Message: msg}
-	}
-	return nil
-}
-
-// doJSON makes one small JSON request (a bearer key and a body when set)
-// and decodes a 200 answer into out. Another status is returned with the
-// body's message in plain words (PlainError) and no error; err with status
-// 200 means the answer did not decode, with status 0 that the request
-// failed.
-func DoJSON(ctx context.Context, client *http.Client, method, url, key string, body []byte, out any) (status int, msg string, err error) {
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, r)
-	if err != nil {
-		return 0, "", err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return 0, "", err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return resp.StatusCode, PlainError(b), nil
-	}
-	return http.StatusOK, "", json.Unmarshal(b, out)
-}
-
-// ollamaRoot is Ollama's address without the /v1 of its OpenAI-compatible
-// API.
-func OllamaRoot(base string) string {
-	return strings.TrimSuffix(strings.TrimRight(base, "/"), "/v1")
-}
-
 // chatModel reports whether a listed model id is one that chats.
 func chatModel(id string) bool {
 	l := strings.ToLower(id)
@@ -174,83 +114,4 @@ func chatModel(id string) bool {
 		}
 	}
 	return true
-}
-
-// PlainError turns a provider's error body into one plain sentence: the
-// message of OpenAI's {"error":{…}}, of Google's [{"error":{…}}], or of
-// Ollama's {"error":"…"}; otherwise the body itself, cut short.
-func PlainError(body []byte) string {
-	body = bytes.TrimSpace(body)
-	msg := ""
-	if e, ok := parseErrorBody(body); ok {
-		msg = e.Message
-	} else if m, ok := ollamaError(body); ok {
-		msg = m
-	}
-	if msg == "" {
-		msg = htmlText(string(body))
-	}
-	return PlainMessage(msg)
-}
-
-// ollamaError is the message of Ollama's error body, {"error": "…"}.
-func ollamaError(body []byte) (string, bool) {
-	var s struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(body), &s) != nil || s.Error == "" {
-		return "", false
-	}
-	return s.Error, true
-}
-
-// htmlText is the title of an HTML error page (a proxy's "502 Bad
-// Gateway"), or its text without tags; anything else is returned as it is.
-func htmlText(s string) string {
-	l := strings.ToLower(strings.TrimSpace(s))
-	if !strings.HasPrefix(l, "<") {
-		return s
-	}
-	if i := strings.Index(l, "<title>"); i >= 0 {
-		if j := strings.Index(l[i:], "</title>"); j > len("<title>") {
-			return strings.TrimSpace(s[i+len("<title>") : i+j])
-		}
-	}
-	var b strings.Builder
-	in := false
-	for _, r := range s {
-		switch {
-		case r == '<':
-			in = true
-			b.WriteByte(' ')
-		case r == '>':
-			in = false
-		case !in:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// plainMessage makes msg one line of at most 300 runes. A message that is
-// itself an error body (Gemini's errors passed through another layer
-// arrive as {"error":{"message":"{\n  \"error\": {…}}"}}:
-// continuedev/continue#9939, earendil-works/pi#2893) is unwrapped.
-func PlainMessage(msg string) string {
-	msg = strings.TrimSpace(msg)
-	for range 3 {
-		if msg == "" || (msg[0] != '{' && msg[0] != '[') {
-			break
-		}
-		e, ok := parseErrorBody([]byte(msg))
-		if !ok || e.Message == "" {
-			break
-		}
-		msg = strings.TrimSpace(e.Message)
-	}
-	msg = strings.Join(strings.Fields(msg), " ")
-	if r := []rune(msg); len(r) > 300 {
-		msg = string(r[:300]) + "…"
-	}
-	return msg
 }
