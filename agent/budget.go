@@ -3,36 +3,18 @@ package agent
 // The context budget: co learns the window of the model it talks to and
 // never sends a request that does not fit it.
 //
-// Where the window comes from, first found wins (ContextWindowSource):
-//   - the setting llm_context_window (HistoryOptions.ContextWindow);
-//   - Ollama: the num_ctx co asks (ollama.go: the setting or the default,
-//     capped at /api/show's maximum), or /api/ps when it asks none;
-//   - llama.cpp's llama-server: GET /props, default_generation_settings.n_ctx,
-//     the window of one slot (recorded from b10573 in docs/recordings/local-servers-2026-11-26.md:
-//     "default_generation_settings":{…,"n_ctx":8192} with -c 8192, and 4096
-//     when -c 8192 exceeds a model trained for 4096, which the server caps;
-//     source tools/server/server-context.cpp:4523 {"n_ctx",
-//     meta.slot_n_ctx}; there is no top-level n_ctx in that version, older
-//     ones had one), else GET /v1/models, data[].meta.n_ctx, the same slot
-//     window (n_ctx_train is the model's; server-context.cpp:4459-4512);
-//   - vLLM: GET /v1/models, data[].max_model_len (vllm/entrypoints/openai
-//     protocol.py ModelCard.max_model_len);
-//   - LM Studio: GET /api/v0/models, data[].max_context_length
-//     (lmstudio-ai/docs 1_developer/2_rest/endpoints.mdx, "REST API v0") —
-//     the model's maximum, not the loaded context, so it is the last resort;
-//   - the sizes of model families co knows (models.go).
-// The window is asked once per endpoint and model, in the background: from
-// Warm, after the first frame, or with the first request, which waits for
-// the answer at most learnWait.
+// Where the window comes from, first found wins (ContextWindowSource): the
+// setting llm_context_window; Ollama's num_ctx as co asks it, or /api/ps
+// when it asks none; llama-server's /props or /v1/models meta.n_ctx; vLLM's
+// max_model_len; LM Studio's max_context_length (the model's maximum, so
+// the last resort); the table of model families (provider.ContextWindow).
+// It is asked once per endpoint and model, in the background (Warm, or the
+// first request, waiting at most learnWait). Sources: docs/providers.md.
 //
-// The size of a request is estimated as co does elsewhere (and as
-// agent/llmtest counts): characters / 4, then calibrated by the ratio of
-// the prompt tokens the server reported for the last request (or named in
-// its "context exceeded" answer) to co's estimate of it. Real tokenizers
-// count more: co's first request (system prompt and 14 tool schemas, about
-// 2,530 by characters / 4) rendered to 3,015 tokens on Ollama v0.24.0 and
-// 3,598 on llama-server b10573 with the tiny test models' 3,328-token
-// vocabulary (docs/recordings/local-servers-2026-11-26.md, items 2 and 3).
+// A request's size is estimated as characters / 4 (as agent/llmtest
+// counts), then calibrated by the ratio of the prompt tokens the server
+// reported for the last request to co's estimate of it: real tokenizers
+// count more (docs/providers.md, llama.cpp: the calibration figures).
 
 import (
 	"context"

@@ -1,21 +1,12 @@
 package agent
 
-// Sources: Ollama v0.24.0's source and the answers of a real Ollama
-// v0.24.0 and llama-server b10573 recorded for issue 26 (docs/recordings/local-servers-2026-11-26.md, capture ,
-// docs/recordings/local-servers-2026-11-26.md), read on 2026-11-26.
-
 // Replies that say nothing. A small model that writes an unfinished tool
-// call gets it swallowed by Ollama: with tools in the request, /api/chat
-// holds back the text from the tool-call tag on until a whole call has
-// come, and drops it when the model stops first (server/routes.go:2588-2612,
-// tools/tools.go Parser.Content), so the reply is one line with
-// "content":"" and done_reason "stop" (recorded:
-// docs/recordings/local-servers-2026-11-26.md, capture ollama-chat-malformed.resp). co used to end such a turn as
-// a success with no text at all. Now a reply with neither text nor a tool
-// call fails the turn with a message that says so (co run: on stderr, exit
-// 1), and a reply whose text holds tool-call markup no parser read (the
-// same model without tools in the request, or a server without a parser
-// for it) is kept as text, with a notice that nothing ran.
+// call gets it swallowed by Ollama (with tools in the request, the text
+// from the tool-call tag on is held back and dropped when the model stops
+// first: docs/providers.md, Ollama), so the reply is empty with done_reason
+// "stop". Such a reply fails the turn with a message that says so (co run:
+// on stderr, exit 1), and a reply whose text holds tool-call markup no
+// parser read is kept as text, with a notice that nothing ran.
 
 import (
 	"fmt"

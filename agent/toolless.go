@@ -1,27 +1,15 @@
 package agent
 
-// Sources: Ollama v0.24.0's source (the snapshot of github.com/ollama/ollama
-// at tag v0.24.0) and the answers of a real Ollama v0.24.0 built from it,
-// recorded for issue 26 (docs/recordings/local-servers-2026-11-26.md, capture , docs/recordings/local-servers-2026-11-26.md), read on
-// 2026-11-26.
-
 // Models without tool support. Ollama refuses any request that carries
-// tools for a model whose capabilities lack "tools": ChatHandler asks for
-// model.CapabilityTools "if len(req.Tools) > 0" (server/routes.go:2349),
-// scheduleRunner wraps CheckCapabilities' error as "%s %w" with the model's
-// full name (server/routes.go:161-162; errCapabilities "does not support"
-// and errCapabilityTools "tools", server/images.go:42,44), and
-// handleScheduleError answers it with 400 (server/routes.go:2715-2718). The
-// real server answered, for a model named tiny-chat:
+// tools for a model whose capabilities lack "tools", on both routes:
 //
 //	/api/chat             400 {"error":"registry.ollama.ai/library/tiny-chat:latest does not support tools"}
 //	/v1/chat/completions  400 {"error":{"message":"registry.ollama.ai/library/tiny-chat:latest does not support tools","type":"invalid_request_error","param":null,"code":null}}
 //
-// and "tools": [] is not a request for tools (len 0). So co sends no tools
-// to such a model: for Ollama it knows beforehand from /api/show's
-// capabilities; from any other server it learns it from that 400, retries
-// the request once without tools and remembers it for the model (per
-// endpoint and model, for the session).
+// So co sends no tools to such a model: for Ollama it knows beforehand from
+// /api/show's capabilities; from any other server it learns it from that
+// 400, retries the request once without tools and remembers it per
+// endpoint and model. Sources: docs/providers.md, Ollama.
 
 import (
 	"errors"

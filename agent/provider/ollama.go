@@ -1,47 +1,12 @@
 package provider
 
-// Sources: the documentation and bug reports cited in this file were read
-// on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known (dates checked
-// 2026-11-25).
-
 // Ollama's native API. co chats with Ollama through POST /api/chat rather
 // than its OpenAI-compatible /v1, because only the native route lets a
-// request set the context window: "The OpenAI API does not have a way of
-// setting the context size for a model" (ollama/ollama
-// docs/api/openai-compatibility.mdx, "Setting the context size"; asked for
-// in ollama/ollama#4447 (2024-05-15, still open) and declined in #5356
-// (2024-06-28, closed: "OpenAI's API doesn't have a way to do this")), while
-// /api/chat takes "options": {"num_ctx": N} per request (docs/api.md,
-// "Generate a chat completion", options = the Modelfile parameters of
-// docs/modelfile.mdx). Without it Ollama runs the model at its own default
-// (4k to 256k tokens by VRAM, docs/context-length.mdx) and silently cuts
-// longer prompts (server/routes.go truncates the messages to num_ctx;
-// ollama/ollama#5902 (2024-07-24) shows the "input truncated | n_ctx=2048" log of a /v1
-// caller). /api/chat also has "think" and message.thinking (docs/api.md;
-// docs/capabilities/thinking.mdx) and returns tool calls whole, with their
-// arguments as a JSON object (docs/api.md, "Chat request (Streaming with
-// tools)").
-//
-// The wire format, as relied on here (docs/api.md unless said otherwise):
-//   - Request: {"model", "messages", "tools", "stream": true, "think",
-//     "options": {"num_ctx", "num_predict", "temperature"}}. "tools" takes
-//     the OpenAI shape, [{"type":"function","function":{"name",
-//     "description","parameters"}}] (the "Chat request (with tools)"
-//     example), so a.toolDefs() is sent as is.
-//   - Messages: role system|user|assistant|tool; content; thinking (the
-//     reasoning of an earlier assistant message); tool_calls
-//     [{"function":{"name","arguments":{…}}}]; tool_name on a tool result
-//     ("add the name of the tool that was executed to inform the model of
-//     the result"). Newer servers also read tool_calls[].id and
-//     tool_call_id (api/types.go Message, ToolCall), older ones ignore
-//     them.
-//   - Response: NDJSON, one {"model","message":{"content","thinking",
-//     "tool_calls"},"done":false} per line, and a last line with
-//     "done":true, "done_reason", "prompt_eval_count" and "eval_count".
-//     An error after the stream started comes as a line {"error":"…"}
-//     with the status unchanged (docs/api/errors.mdx, "Errors that occur
-//     while streaming"); before it, as a status with {"error":"…"}.
+// request set the context window (options.num_ctx); without it Ollama
+// silently cuts longer prompts. /api/chat also has "think" and
+// message.thinking, and returns tool calls whole with their arguments as a
+// JSON object. The request, message and NDJSON response shapes co relies
+// on, and where each was read: docs/providers.md, Ollama.
 
 import (
 	"bufio"
@@ -565,8 +530,8 @@ func (s *ollamaStream) decode(line []byte) (Chunk, error) {
 	if l.Done {
 		s.done = true
 		// prompt_eval_count counts the whole prompt, cached or not
-		// (ollama/ollama#16428 (2026-06-02) kept that meaning), so the summarising
-		// threshold compares like with like.
+		// (docs/providers.md, Ollama), so the summarising threshold
+		// compares like with like.
 		c.Usage = &message.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
 		// Ollama ends a tool-calling reply with "stop"; say what the other
 		// routes say.

@@ -136,11 +136,10 @@ func CheckReachable(ctx context.Context, p Provider) (ok bool, msg string) {
 
 // CheckReachableModel is CheckReachable, and warning is set when the list
 // came but does not name p.Model: a server that serves one model answers
-// with it whatever the request names (llama.cpp's llama-server b10573 lists
-// only its --alias or model path in GET /v1/models, data[].id, and answered
-// a request for "no-such-model" with its own model, "model":
-// "gguf/tiny-tools-8k.gguf": recorded in docs/recordings/local-servers-2026-11-26.md, capture llama-g-model-ignored
-// for issue 26), so the name co shows may not be the model that answers.
+// with it whatever the request names (llama.cpp's llama-server lists only
+// its --alias or model path in GET /v1/models and answers a request for
+// "no-such-model" with its own model: docs/providers.md, llama.cpp), so the
+// name co shows may not be the model that answers.
 func CheckReachableModel(ctx context.Context, p Provider) (ok bool, msg, warning string) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc

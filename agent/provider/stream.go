@@ -1,10 +1,5 @@
 package provider
 
-// Sources: the documentation and bug reports cited in this file were read
-// on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known (dates checked
-// 2026-11-25).
-
 import (
 	"bytes"
 	"context"
@@ -196,14 +191,8 @@ func decodeChunk(raw []byte) (Chunk, error) {
 // callAccumulator joins tool-call deltas, whether a provider sends the
 // arguments in one chunk or many, with an index (OpenAI) or without.
 // Gemini's OpenAI layer sends each parallel call whole in a chunk of its
-// own, with its id and no index (open-webui/computer#224 (2026-08-17): it
-// can "omit tool_calls[].index"; noho/dayu-agent PR #91 (2026-04-27): "one
-// call per chunk"; brainlid/langchain#620 (2026-08-18): "each parallel call
-// in its own SSE chunk, and its parts carry no index"), or gives every
-// parallel call the same index (NousResearch/hermes-agent#62937
-// (2026-07-12): the index is not incremented, so a client keyed by index
-// concatenates the calls; PR #67507 (2026-07-19): "the same index and no
-// tool call id"). So a delta starts a new
+// own, with its id and no index, or gives every parallel call the same
+// index (docs/providers.md, Gemini). So a delta starts a new
 // call, whatever its index says, when it carries another call's id, or a
 // name while the call at that index already has its name and complete
 // arguments; later deltas of that index go to the new call.

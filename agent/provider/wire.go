@@ -1,10 +1,5 @@
 package provider
 
-// Sources: the documentation and bug reports cited in this file were read
-// on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known (dates checked
-// 2026-11-25).
-
 import (
 	"bytes"
 	"encoding/json"
@@ -51,7 +46,7 @@ var skipSignatureExtra = json.RawMessage(`{"google":{"thought_signature":"` + sk
 // back only to the endpoint it came from.
 func (p Provider) Origin() string { return p.Name + " " + strings.TrimRight(p.BaseURL, "/") }
 
-// isGemini reports whether p speaks to Google's Gemini API (directly or
+// IsGemini reports whether p speaks to Google's Gemini API (directly or
 // through LLM_PROVIDER=openai with Google's base URL).
 func (p Provider) IsGemini() bool {
 	if p.Name == "gemini" {
@@ -65,9 +60,7 @@ func (p Provider) IsGemini() bool {
 // gpt-5* and the o-series reject max_tokens (they take
 // max_completion_tokens) and any temperature but the default ("Unsupported
 // parameter: 'max_tokens' is not supported with this model. Use
-// 'max_completion_tokens' instead.", as reported in
-// griptape-ai/ComfyUI-Griptape#312 (2025-08-22) and cline/cline#341
-// (2024-09-21)).
+// 'max_completion_tokens' instead.": docs/providers.md, OpenAI).
 func FixedSamplingModel(model string) bool {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
@@ -147,22 +140,15 @@ func sessionField(p Provider, latest string) string {
 	return latest
 }
 
-// deepseekThinking reports whether p may be a DeepSeek model in thinking
-// mode, which answers 400 "The `reasoning_content` in the thinking mode
-// must be passed back to the API" when an assistant message of a
-// tool-calling turn comes back without reasoning_content, even one that
-// streamed none: "Thinking mode is enabled by default", and "between two
-// user messages, if the model performed a tool call, the intermediate
-// assistant's reasoning_content must participate in the context
-// concatenation and must be passed back to the API in all subsequent user
-// interaction turns" (https://api-docs.deepseek.com/guides/thinking_mode,
-// "Thinking Mode Toggle" and "Tool calls"). Decided by the host
-// (api.deepseek.com) or by the model's name, since gateways and proxies
-// serve DeepSeek's models under their own hosts with the name kept or
-// prefixed: deepseek/deepseek-chat in LiteLLM ("just set deepseek/ as a
-// prefix", docs.litellm.ai providers/deepseek), deepseek/deepseek-v4-flash
-// on OpenRouter. Servers that are not DeepSeek ignore the extra empty
-// field.
+// DeepseekThinking reports whether p may be a DeepSeek model in thinking
+// mode (on by default), which answers 400 "The `reasoning_content` in the
+// thinking mode must be passed back to the API" when an assistant message
+// of a tool-calling turn comes back without reasoning_content, even one
+// that streamed none (docs/providers.md, DeepSeek). Decided by the host
+// (api.deepseek.com) or by the model's name, since gateways serve
+// DeepSeek's models under their own hosts with the name kept or prefixed
+// (deepseek/deepseek-v4-flash). Servers that are not DeepSeek ignore the
+// extra empty field.
 func DeepseekThinking(p Provider) bool {
 	if strings.Contains(strings.ToLower(p.BaseURL), "deepseek.com") {
 		return true
@@ -178,22 +164,16 @@ func DeepseekThinking(p Provider) bool {
 // system prompt, msgs (already trimmed for sending), the tool definitions
 // (a JSON array, or nil) and the options.
 //
-// What goes back with each assistant message:
-//   - A tool call's extra_content goes back verbatim to the endpoint and
-//     model it came from. To Gemini, the first call of a step that has no
-//     signature (another model's or provider's history, an older session)
+// What goes back with each assistant message (docs/providers.md, Gemini
+// and DeepSeek):
+//   - A tool call's extra_content, verbatim, to the endpoint and model it
+//     came from. To Gemini, the first call of a step without a signature
 //     gets Google's documented placeholder; the other calls of a parallel
-//     step carry none, as Gemini sends them
-//     (https://ai.google.dev/gemini-api/docs/thought-signatures).
-//   - Reasoning goes back, in the field this endpoint streams it in, for
-//     every assistant message of a user turn that called tools, as an
-//     empty string when there was none: DeepSeek answers 400 otherwise
-//     (https://api-docs.deepseek.com/guides/thinking_mode; the bug threads
-//     of agents that dropped it: anomalyco/opencode#24722 (2026-04-28),
-//     crewAIInc/crewAI#5878 (2026-05-21)); vLLM ≥
-//     0.16 and Ollama read "reasoning". Turns without tool calls send none
-//     (the providers ignore it; it only costs tokens). Reasoning from
-//     another endpoint is never sent: its messages carry "" instead.
+//     step carry none, as Gemini sends them.
+//   - Reasoning, in the field this endpoint streams it in, for every
+//     assistant message of a user turn that called tools ("" when there was
+//     none: DeepSeek answers 400 otherwise). Turns without tool calls and
+//     other endpoints' messages send none.
 func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []message.Message, tools []byte, stream bool) []byte {
 	return bytes.Join(EncodeChatRequestCached(nil, "", p, o, system, msgs, tools, stream), nil)
 }
