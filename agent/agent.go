@@ -145,7 +145,7 @@ type Agent struct {
 	// ctxInForce is the context window the provider applies, when known
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
-	ollama     *provider.Ollama // Ollama's native API and what it said of its models (ollama.go)
+	ollama     *provider.Ollama // Ollama's native API and what it said of its models (provider/ollama.go)
 	budget     budgetState      // the context budget (budget.go)
 	// noTools are the models (by endpoint) that take no tools, with why
 	// (toolless.go); toolNoticed is the one last said so of.

@@ -17,7 +17,7 @@ import (
 )
 
 // Bodies as the providers send them; the sources are cited in
-// agent/errors.go.
+// agent/provider/errors.go.
 
 // geminiNotFound is Gemini's OpenAI-compatible endpoint on a retired
 // model: Google's error wrapped in an array.

@@ -46,7 +46,7 @@ const SummaryIntro = "[Summary of the earlier conversation]\n"
 // recallView returns msgs with block (the turn's recalled memories) put
 // before the text of the last user message, the turn's own. msgs is not
 // modified. Only the current turn's message changes, so the request
-// encoder's cache of finished turns (wire.go) still holds; the next turn's
+// encoder's cache of finished turns (provider/wire.go) still holds; the next turn's
 // requests no longer carry this block (it is not in the history), which
 // changes the provider's view of one finished turn only.
 func recallView(msgs []message.Message, block string) []message.Message {
@@ -358,7 +358,7 @@ func (a *Agent) summarize(ctx context.Context, p provider.Provider, msgs []messa
 	if provider.OllamaNative(p) {
 		// The same route and num_ctx as the chat: through /v1 Ollama
 		// would reload the model with its default window and cut the
-		// transcript (ollama.go).
+		// transcript (provider/ollama.go).
 		text, u, err := a.ollamaComplete(ctx, p, model, summaryPrompt, text)
 		if err != nil {
 			return "", errors.New(provider.DescribeError(p, err))

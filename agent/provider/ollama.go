@@ -352,7 +352,7 @@ func (o *Ollama) Encode(ctx context.Context, p Provider, r OllamaRequest) (body 
 	if window == 0 {
 		window = r.Window()
 	}
-	// Ollama's own num_predict is -1, "infinite generation" (replybound.go).
+	// Ollama's own num_predict is -1, "infinite generation" (agent/replybound.go).
 	opts.NumPredict = r.Bound(window, info.Caps)
 	req := ollamaChatRequest{
 		Model:    r.Model,
@@ -604,7 +604,7 @@ type OllamaInfo struct {
 }
 
 // NoTools reports whether the model takes no tools: /api/show lists its
-// capabilities and "tools" is not among them (toolless.go).
+// capabilities and "tools" is not among them (agent/toolless.go).
 func (i OllamaInfo) NoTools() bool {
 	return i.ShowErr == nil && len(i.Capabilities) > 0 && !slices.Contains(i.Capabilities, "tools")
 }

@@ -24,7 +24,7 @@ type RequestOptions struct {
 	// default (reasoning_effort).
 	ReasoningEffort string
 	// MaxTokens caps the reply (llm_max_tokens); 0 means co's default
-	// bound (replybound.go).
+	// bound (agent/replybound.go).
 	MaxTokens int
 	// Temperature, when set, is sent as is (llm_temperature).
 	Temperature *float64

@@ -11,7 +11,7 @@
 // authenticate for this project?" and offers "Use Gemini API key" among
 // the answers (https://geminicli.com/docs/get-started/authentication).
 //
-// The check is each provider's own list of models (agent.ListModels), the
+// The check is each provider's own list of models (provider.ListModels), the
 // request that proves both the address and the key:
 //   - Gemini: GET {gemini_base_url}/models on its OpenAI-compatible endpoint,
 //     ids "models/…" (https://ai.google.dev/gemini-api/docs/openai, "List
@@ -69,7 +69,7 @@ type Env struct {
 	// Client makes the HTTP requests; nil: http.DefaultClient.
 	Client *http.Client
 	// Probe reports whether Ollama answers at a /v1 base URL; nil:
-	// agent.ProbeHTTP.
+	// provider.ProbeHTTP.
 	Probe func(ctx context.Context, url string) bool
 }
 
