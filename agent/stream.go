@@ -96,7 +96,7 @@ func (a *Agent) stream(ctx context.Context, p provider.Provider, e *emitter) (re
 	sctx = provider.WithNotify(sctx, func(s string) { e.send(Notice{Text: s}) })
 
 	stream, err := a.open(sctx, p)
-	if err != nil && toolsRefused(err) && !a.toolsOff(p) && len(a.cfg.Tools.All()) > 0 {
+	if err != nil && provider.ToolsRefused(err) && !a.toolsOff(p) && len(a.cfg.Tools.All()) > 0 {
 		// The server could not be asked beforehand (toolless.go): the same
 		// request again, without tools, and never again with them.
 		a.markNoTools(p, err.Error())

@@ -12,12 +12,9 @@ package agent
 // endpoint and model. Sources: docs/providers.md, Ollama.
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/co-cli/co/agent/provider"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // noToolsKey names a model at an endpoint.
@@ -90,19 +87,4 @@ func (a *Agent) toolNotice(p provider.Provider) string {
 	}
 	a.toolNoticed = key
 	return fmt.Sprintf("%s does not support tools, so co chats with it without them: it cannot read files, run commands or search for you. To use tools, switch to a model that supports them (/model).", p.Model)
-}
-
-// toolsRefused reports whether err is a provider's 400 saying the model
-// does not support tools (Ollama's words, above, on either route).
-func toolsRefused(err error) bool {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	status, msg := 0, ""
-	switch {
-	case errors.As(err, &reqErr):
-		status, msg = reqErr.HTTPStatusCode, provider.PlainError(reqErr.Body)
-	case errors.As(err, &apiErr):
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
-	}
-	return status == 400 && strings.Contains(strings.ToLower(msg), "does not support tools")
 }

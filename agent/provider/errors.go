@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // errorBody is a provider's error, in either shape providers send it:
@@ -402,4 +404,19 @@ func modelsURL(p Provider) string {
 		return OllamaRoot(p.BaseURL) + "/api/tags"
 	}
 	return strings.TrimRight(p.BaseURL, "/") + "/models"
+}
+
+// ToolsRefused reports whether err is a provider's 400 saying the model
+// does not support tools (Ollama's words on either route; agent/toolless.go).
+func ToolsRefused(err error) bool {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	status, msg := 0, ""
+	switch {
+	case errors.As(err, &reqErr):
+		status, msg = reqErr.HTTPStatusCode, PlainError(reqErr.Body)
+	case errors.As(err, &apiErr):
+		status, msg = apiErr.HTTPStatusCode, apiErr.Message
+	}
+	return status == 400 && strings.Contains(strings.ToLower(msg), "does not support tools")
 }
