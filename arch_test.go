@@ -18,7 +18,9 @@ const mod = "github.com/co-cli/co"
 // TestImportsPointDownward keeps docs/ARCHITECTURE.md's import rules true,
 // for production files and test files alike. A package's own test files
 // (package x) compile into it and follow its rules; external tests
-// (package x_test) may in addition drive it with the agent, the scripted
+// (package x_test) may in addition drive it with the agent (and its
+// conversation model, message, and provider layer, agent/provider), the
+// scripted
 // LLM server (agent/llmtest) and the tools interface.
 func TestImportsPointDownward(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f",
@@ -33,7 +35,7 @@ func TestImportsPointDownward(t *testing.T) {
 	// nothing of ours. internal/ is the roof only (the command line and
 	// the container).
 	leaf := func(r string) bool { return under(r, "lib") }
-	drivers := map[string]bool{"agent": true, "agent/llmtest": true, "tools": true}
+	drivers := map[string]bool{"agent": true, "agent/llmtest": true, "agent/provider": true, "message": true, "tools": true}
 
 	// rule says why pkg may not import d, or "" when it may; test is true
 	// for the imports of test files.
@@ -68,6 +70,12 @@ func TestImportsPointDownward(t *testing.T) {
 			return "config imports no other package of ours but leaves"
 		case under(pkg, "extensions") && !under(d, "extensions"):
 			return "extensions imports no other package of ours but leaves"
+		case pkg == "message" && d != "tools":
+			return "message is the conversation's plain data: it imports nothing of ours but tools' types and leaves"
+		case under(pkg, "agent/provider") && !under(d, "agent/provider") && d != "message":
+			return "the provider layer stands below the turn loop: it imports message and leaves, never agent"
+		case under(pkg, "sessions") && under(d, "agent"):
+			return "the session store stands on message, not on the turn loop"
 		case pkg == "memory":
 			return "memory imports nothing of ours but leaves"
 		case under(pkg, "sandbox") && !under(d, "sandbox"):

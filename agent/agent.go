@@ -36,6 +36,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -43,17 +45,17 @@ import (
 type Config struct {
 	// Provider is the LLM endpoint. When Resolve is set it is used instead,
 	// called once in the background by New.
-	Provider Provider
+	Provider provider.Provider
 	// ProviderErr, when set, makes every turn fail with it (no provider is
 	// usable; its message says what to set).
 	ProviderErr error
-	Resolve     func(ctx context.Context) (Provider, string, error)
+	Resolve     func(ctx context.Context) (provider.Provider, string, error)
 	// Transport, when set, carries the provider's HTTP requests in place
 	// of http.DefaultTransport (tests, benchmarks).
 	Transport http.RoundTripper
 	// Request shapes each chat request (reasoning effort, token cap,
 	// temperature, Ollama's context window).
-	Request RequestOptions
+	Request provider.RequestOptions
 	// SystemPrompt is sent first on every request.
 	SystemPrompt string
 	// MorePrompt, when set, gives what follows SystemPrompt (project
@@ -73,7 +75,7 @@ type Config struct {
 	ToolRetries int
 	// StallTimeout ends a turn when the stream sends nothing for this long.
 	StallTimeout time.Duration
-	Retry        RetryPolicy
+	Retry        provider.RetryPolicy
 	Tracer       trace.Tracer
 	SessionID    string
 	// History configures what is sent: trimming, the sliding window.
@@ -81,7 +83,7 @@ type Config struct {
 	// Recorder, when set, saves every completed step as it happens.
 	Recorder Recorder
 	// Settings are the providers' settings, for /model PROVIDER:NAME.
-	Settings ProviderSettings
+	Settings provider.ProviderSettings
 	// ToolsStart, when set, starts the tools that come up in the
 	// background (MCP servers, the sandbox's container) and returns at once; Warm calls it once,
 	// after the front end's first frame, and the first turn calls it if
@@ -112,17 +114,17 @@ type Agent struct {
 	tracer    trace.Tracer
 
 	resolved chan struct{}
-	provider Provider
+	provider provider.Provider
 	note     string
 	provErr  error
 	client   *openai.Client
 
 	mu        sync.Mutex
-	history   []Message
-	asides    []Aside // in order; After counts history
-	risk      Risk    // what the history holds: untrusted sources, private data (risk.go)
+	history   []message.Message
+	asides    []message.Aside // in order; After counts history
+	risk      Risk            // what the history holds: untrusted sources, private data (risk.go)
 	busy      bool
-	session   Usage
+	session   message.Usage
 	turns     int
 	lastInput int // input tokens of the last request, for the context window
 	rec       Recorder
@@ -132,19 +134,19 @@ type Agent struct {
 	drafts draftBuffer
 
 	models   modelCache
-	switched *Provider // a /model switch not yet taken up
-	reported string    // the model the server last reported
+	switched *provider.Provider // a /model switch not yet taken up
+	reported string             // the model the server last reported
 	// reportedFor is the model (and endpoint) that request asked for.
 	reportedFor string
 	// gen counts rewrites of the history (not appends): the request
 	// encoder's cache of finished turns is valid for one generation.
 	gen int
-	enc prefixCache
+	enc provider.PrefixCache
 	// ctxInForce is the context window the provider applies, when known
 	// (Ollama's num_ctx); 0 otherwise.
 	ctxInForce int
-	ollama     ollamaCache // what Ollama said of its models (ollama.go)
-	budget     budgetState // the context budget (budget.go)
+	ollama     *provider.Ollama // Ollama's native API and what it said of its models (provider/ollama.go)
+	budget     budgetState      // the context budget (budget.go)
 	// noTools are the models (by endpoint) that take no tools, with why
 	// (toolless.go); toolNoticed is the one last said so of.
 	noTools     map[string]string
@@ -204,7 +206,8 @@ func New(cfg Config) *Agent {
 	if cfg.Tools == nil {
 		cfg.Tools, _ = tools.NewRegistry()
 	}
-	a := &Agent{cfg: cfg, validator: tools.NewValidator(), resolved: make(chan struct{}), tracer: cfg.Tracer, rec: cfg.Recorder}
+	a := &Agent{cfg: cfg, validator: tools.NewValidator(), resolved: make(chan struct{}), tracer: cfg.Tracer, rec: cfg.Recorder,
+		ollama: provider.NewOllama(cfg.Transport, cfg.Retry)}
 	if a.tracer == nil {
 		a.tracer = noop.NewTracerProvider().Tracer("co")
 	}
@@ -214,7 +217,7 @@ func New(cfg Config) *Agent {
 		go func() {
 			defer func() {
 				if r := recover(); r != nil {
-					a.setProvider(Provider{}, "", fmt.Errorf("resolving the provider panicked: %v", r))
+					a.setProvider(provider.Provider{}, "", fmt.Errorf("resolving the provider panicked: %v", r))
 				}
 			}()
 			p, note, err := cfg.Resolve(context.Background())
@@ -224,17 +227,17 @@ func New(cfg Config) *Agent {
 	return a
 }
 
-func (a *Agent) setProvider(p Provider, note string, err error) {
+func (a *Agent) setProvider(p provider.Provider, note string, err error) {
 	a.provider, a.note, a.provErr = p, note, err
 	if err == nil {
-		a.client = newClient(p, a.cfg.Retry, a.cfg.Transport)
+		a.client = provider.NewClient(p, a.cfg.Retry, a.cfg.Transport)
 	}
 	close(a.resolved)
 }
 
 // Provider returns the provider, whether resolution has finished, and the
 // error that makes it unusable, if any.
-func (a *Agent) Provider() (p Provider, done bool, err error) {
+func (a *Agent) Provider() (p provider.Provider, done bool, err error) {
 	select {
 	case <-a.resolved:
 		a.mu.Lock()
@@ -249,14 +252,14 @@ func (a *Agent) Provider() (p Provider, done bool, err error) {
 }
 
 // WaitProvider blocks until the provider is resolved or ctx ends.
-func (a *Agent) WaitProvider(ctx context.Context) (Provider, string, error) {
+func (a *Agent) WaitProvider(ctx context.Context) (provider.Provider, string, error) {
 	select {
 	case <-a.resolved:
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		return a.provider, a.note, a.provErr
 	case <-ctx.Done():
-		return Provider{}, "", ctx.Err()
+		return provider.Provider{}, "", ctx.Err()
 	}
 }
 
@@ -267,28 +270,28 @@ func (a *Agent) Tools() *tools.Registry { return a.cfg.Tools }
 func (a *Agent) Approvals() *Approvals { return a.cfg.Approvals }
 
 // History returns a copy of the conversation.
-func (a *Agent) History() []Message {
+func (a *Agent) History() []message.Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]Message(nil), a.history...)
+	return append([]message.Message(nil), a.history...)
 }
 
 // SetHistory replaces the conversation (resume, /compact). Dangling tool
 // calls are patched so the history is valid to send.
-func (a *Agent) SetHistory(h []Message) {
+func (a *Agent) SetHistory(h []message.Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.history = PatchDangling(h)
+	a.history = message.PatchDangling(h)
 	a.risk = riskOf(a.history)
 	a.gen++
 }
 
 // Restore continues a saved conversation: its history (patched so it is
 // valid to send), its token usage and its number of turns.
-func (a *Agent) Restore(h []Message, u Usage, turns int) {
+func (a *Agent) Restore(h []message.Message, u message.Usage, turns int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.history = PatchDangling(h)
+	a.history = message.PatchDangling(h)
 	a.risk = riskOf(a.history)
 	a.asides = nil
 	a.gen++
@@ -297,23 +300,23 @@ func (a *Agent) Restore(h []Message, u Usage, turns int) {
 
 // RestoreAsides gives a restored conversation the asides it showed (saved
 // !cmd runs and notices), After counting the history Restore was given.
-func (a *Agent) RestoreAsides(x []Aside) {
+func (a *Agent) RestoreAsides(x []message.Aside) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.asides = append([]Aside(nil), x...)
+	a.asides = append([]message.Aside(nil), x...)
 }
 
 // Asides are the !cmd runs and notices of the conversation, in order, each
 // placed by the number of history messages before it.
-func (a *Agent) Asides() []Aside {
+func (a *Agent) Asides() []message.Aside {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]Aside(nil), a.asides...)
+	return append([]message.Aside(nil), a.asides...)
 }
 
 // addAside keeps x in the conversation (placed after the history so far)
 // and saves it.
-func (a *Agent) addAside(e *emitter, x Aside) {
+func (a *Agent) addAside(e *emitter, x message.Aside) {
 	a.mu.Lock()
 	x.After = len(a.history)
 	a.asides = append(a.asides, x)
@@ -332,13 +335,13 @@ func (a *Agent) Reset() {
 	a.asides = nil
 	a.risk = Risk{}
 	a.gen++
-	a.session = Usage{}
+	a.session = message.Usage{}
 	a.turns = 0
 	a.lastInput = 0
 }
 
 // Usage is the session's token usage so far.
-func (a *Agent) Usage() Usage {
+func (a *Agent) Usage() message.Usage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.session
@@ -360,7 +363,7 @@ func (a *Agent) Busy() bool {
 
 // appendHistory adds completed messages and saves them, each in its own
 // transaction, before anything else happens.
-func (a *Agent) appendHistory(e *emitter, ms ...Message) {
+func (a *Agent) appendHistory(e *emitter, ms ...message.Message) {
 	a.mu.Lock()
 	a.history = append(a.history, ms...)
 	var fresh []tools.Origin
@@ -385,8 +388,8 @@ func (a *Agent) appendHistory(e *emitter, ms ...Message) {
 // user." and saves those results.
 func (a *Agent) patchDangling(e *emitter) {
 	a.mu.Lock()
-	patched := PatchDangling(a.history)
-	var added []Message
+	patched := message.PatchDangling(a.history)
+	var added []message.Message
 	if len(patched) > len(a.history) {
 		// Only the last assistant message can have dangling calls here, so
 		// the missing results are the tail of the patched history.

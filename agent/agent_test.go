@@ -12,6 +12,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -123,12 +125,12 @@ func newFixture(t *testing.T, mod func(*agent.Config)) *fixture {
 		t.Fatal(err)
 	}
 	cfg := agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "test-key", Model: "test-model", KeyEnv: "OPENAI_API_KEY"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "test-key", Model: "test-model", KeyEnv: "OPENAI_API_KEY"},
 		SystemPrompt: "You are a test.",
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
 		ToolRetries:  3,
-		Retry:        agent.RetryPolicy{Base: 10 * time.Millisecond},
+		Retry:        provider.RetryPolicy{Base: 10 * time.Millisecond},
 		StallTimeout: 5 * time.Second,
 	}
 	if mod != nil {
@@ -139,7 +141,7 @@ func newFixture(t *testing.T, mod func(*agent.Config)) *fixture {
 
 // run submits prompt and collects its events, answering approvals with
 // answer (nil: fail the test on any approval request).
-func run(t *testing.T, ctx context.Context, ag *agent.Agent, prompt string, answer func(agent.ApprovalRequested) []agent.Verdict) []agent.Event {
+func run(t *testing.T, ctx context.Context, ag *agent.Agent, prompt string, answer func(agent.ApprovalRequested) []message.Verdict) []agent.Event {
 	t.Helper()
 	var evs []agent.Event
 	timeout := time.After(20 * time.Second)
@@ -259,7 +261,7 @@ func TestStreamedTextArrivesInOrder(t *testing.T) {
 		t.Errorf("got %d deltas; the reply should arrive in pieces", deltas)
 	}
 	fin := finished(t, evs)
-	if fin.Text != reply || fin.Usage != (agent.Usage{InputTokens: 12, OutputTokens: 34}) || fin.Requests != 1 {
+	if fin.Text != reply || fin.Usage != (message.Usage{InputTokens: 12, OutputTokens: 34}) || fin.Requests != 1 {
 		t.Errorf("TurnFinished = %+v", fin)
 	}
 	req := f.srv.Requests()[0]
@@ -287,10 +289,10 @@ func TestToolCallSplitOverManyChunks(t *testing.T) {
 		t.Errorf("TurnFinished = %+v", fin)
 	}
 	cs := calls(evs)
-	if len(cs) != 1 || cs[0].Status != agent.CallDone || cs[0].Result.Display != "echo: a long argument that the server splits into many small pieces" {
+	if len(cs) != 1 || cs[0].Status != message.CallDone || cs[0].Result.Display != "echo: a long argument that the server splits into many small pieces" {
 		t.Fatalf("calls = %+v", cs)
 	}
-	if cs[0].Decision != agent.ByPolicy {
+	if cs[0].Decision != message.ByPolicy {
 		t.Errorf("read-only call decided by %q", cs[0].Decision)
 	}
 	reqs := f.srv.Requests()
@@ -323,9 +325,9 @@ func writeCall(id, name string) llmtest.ToolCall {
 	return llmtest.ToolCall{ID: id, Name: "write_note", Args: `{"name":"` + name + `","text":"x"}`}
 }
 
-func answerAll(v agent.Verdict) func(agent.ApprovalRequested) []agent.Verdict {
-	return func(r agent.ApprovalRequested) []agent.Verdict {
-		out := make([]agent.Verdict, len(r.Calls))
+func answerAll(v message.Verdict) func(agent.ApprovalRequested) []message.Verdict {
+	return func(r agent.ApprovalRequested) []message.Verdict {
+		out := make([]message.Verdict, len(r.Calls))
 		for i := range out {
 			out[i] = v
 		}
@@ -340,16 +342,16 @@ func TestApproveOnceRunsAndAsksAgainNextTime(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeCall("w2", "b.txt")}}, llmtest.Reply{Text: "written"},
 	)
 	var seen []agent.PendingCall
-	ans := func(r agent.ApprovalRequested) []agent.Verdict {
+	ans := func(r agent.ApprovalRequested) []message.Verdict {
 		seen = append(seen, r.Calls...)
-		return []agent.Verdict{agent.ApproveOnce}
+		return []message.Verdict{message.ApproveOnce}
 	}
 	evs := run(t, context.Background(), f.ag, "write a", ans)
 	finished(t, evs)
 	if !f.write.exists("a.txt") {
 		t.Fatal("approved write did not happen")
 	}
-	if cs := calls(evs); cs[0].Decision != agent.ByUser || cs[0].Status != agent.CallDone {
+	if cs := calls(evs); cs[0].Decision != message.ByUser || cs[0].Status != message.CallDone {
 		t.Errorf("call = %+v", cs[0])
 	}
 	evs = run(t, context.Background(), f.ag, "write b", ans)
@@ -368,13 +370,13 @@ func TestDenyReachesTheModel(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeCall("w1", "a.txt")}},
 		llmtest.Reply{Text: "OK, I will not write it."},
 	)
-	evs := run(t, context.Background(), f.ag, "write a", answerAll(agent.Deny))
+	evs := run(t, context.Background(), f.ag, "write a", answerAll(message.Deny))
 	finished(t, evs)
 	if f.write.exists("a.txt") {
 		t.Fatal("denied write happened")
 	}
 	cs := calls(evs)
-	if cs[0].Status != agent.CallDenied || cs[0].Decision != agent.ByUserDenied {
+	if cs[0].Status != message.CallDenied || cs[0].Decision != message.ByUserDenied {
 		t.Errorf("call = %+v", cs[0])
 	}
 	res := toolMessages(f.srv.Requests()[1])["w1"]
@@ -391,17 +393,17 @@ func TestApproveForSessionIsScoped(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeCall("w3", "other/c.txt")}}, llmtest.Reply{Text: "3"},
 	)
 	asked := 0
-	ans := func(r agent.ApprovalRequested) []agent.Verdict {
+	ans := func(r agent.ApprovalRequested) []message.Verdict {
 		asked++
 		if asked == 1 {
-			return []agent.Verdict{agent.ApproveSession}
+			return []message.Verdict{message.ApproveSession}
 		}
-		return []agent.Verdict{agent.Deny}
+		return []message.Verdict{message.Deny}
 	}
 	finished(t, run(t, context.Background(), f.ag, "1", ans))
 	evs := run(t, context.Background(), f.ag, "2", ans)
 	finished(t, evs)
-	if approvals(evs) != 0 || !f.write.exists("notes/b.txt") || calls(evs)[0].Decision != agent.BySessionGrant {
+	if approvals(evs) != 0 || !f.write.exists("notes/b.txt") || calls(evs)[0].Decision != message.BySessionGrant {
 		t.Fatalf("grant for notes should approve notes/b.txt without asking: %+v", calls(evs))
 	}
 	evs = run(t, context.Background(), f.ag, "3", ans)
@@ -419,7 +421,7 @@ func TestGrantsExpireByCountAndTime(t *testing.T) {
 	c := tools.Check{Decision: tools.Ask, Scope: "s"}
 	ap.Grant(c)
 	for i := 0; i < 2; i++ {
-		if d, run, by := ap.Decide(c); !d || !run || by != agent.BySessionGrant {
+		if d, run, by := ap.Decide(c); !d || !run || by != message.BySessionGrant {
 			t.Fatalf("use %d: decided=%v run=%v by=%v", i, d, run, by)
 		}
 	}
@@ -445,7 +447,7 @@ func TestYoloExpiresByCountAndTime(t *testing.T) {
 		t.Fatalf("YoloLeft = %d, %v", uses, left)
 	}
 	for i := 0; i < 2; i++ {
-		if d, run, by := ap.Decide(c); !d || !run || by != agent.ByYolo {
+		if d, run, by := ap.Decide(c); !d || !run || by != message.ByYolo {
 			t.Fatalf("use %d: decided=%v run=%v by=%v", i, d, run, by)
 		}
 	}
@@ -477,10 +479,10 @@ func TestYoloApprovesAskButNeverDeny(t *testing.T) {
 	evs := run(t, context.Background(), f.ag, "write", nil)
 	finished(t, evs)
 	cs := calls(evs)
-	if cs[0].Decision != agent.ByYolo || !f.write.exists("a.txt") {
+	if cs[0].Decision != message.ByYolo || !f.write.exists("a.txt") {
 		t.Errorf("yolo should approve the ask call: %+v", cs[0])
 	}
-	if cs[1].Status != agent.CallDenied || cs[1].Decision != agent.ByPolicyDeny || f.write.exists("forbidden") {
+	if cs[1].Status != message.CallDenied || cs[1].Decision != message.ByPolicyDeny || f.write.exists("forbidden") {
 		t.Errorf("deny must beat yolo: %+v", cs[1])
 	}
 	res := toolMessages(f.srv.Requests()[1])["w2"]
@@ -493,7 +495,7 @@ func TestAlwaysAskBeatsYoloAndGrants(t *testing.T) {
 	f := newFixture(t, nil)
 	_ = f.ag.Approvals().SetYolo(true)
 	f.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeCall("w1", ".git/hooks/x")}}, llmtest.Reply{Text: "ok"})
-	evs := run(t, context.Background(), f.ag, "hook", answerAll(agent.ApproveSession))
+	evs := run(t, context.Background(), f.ag, "hook", answerAll(message.ApproveSession))
 	if approvals(evs) != 1 {
 		t.Fatal("a write into .git must ask even under yolo")
 	}
@@ -552,7 +554,7 @@ func TestInterruptWhileStreaming(t *testing.T) {
 		t.Fatalf("failure = %+v", fl)
 	}
 	h := f.ag.History()
-	if len(h) != 2 || h[1].Role != agent.RoleAssistant || !h[1].Interrupted || h[1].Content == "" {
+	if len(h) != 2 || h[1].Role != message.RoleAssistant || !h[1].Interrupted || h[1].Content == "" {
 		t.Fatalf("history after interrupt = %+v", h)
 	}
 	f.srv.Script(llmtest.Reply{Text: "resumed"})
@@ -578,7 +580,7 @@ func TestInterruptWhileToolRuns(t *testing.T) {
 		t.Fatalf("failure = %+v", fl)
 	}
 	for _, c := range calls(evs) {
-		if c.Status != agent.CallInterrupted {
+		if c.Status != message.CallInterrupted {
 			t.Errorf("call %s status %v, want interrupted", c.CallID, c.Status)
 		}
 	}
@@ -587,7 +589,7 @@ func TestInterruptWhileToolRuns(t *testing.T) {
 	req := f.srv.Requests()[1]
 	assertValidHistory(t, req)
 	tm := toolMessages(req)
-	if tm["b1"] != agent.InterruptedResult || tm["e1"] != agent.InterruptedResult {
+	if tm["b1"] != message.InterruptedResult || tm["e1"] != message.InterruptedResult {
 		t.Errorf("tool results = %+v", tm)
 	}
 }
@@ -596,7 +598,7 @@ func TestInterruptWhileWaitingForApproval(t *testing.T) {
 	f := newFixture(t, nil)
 	f.srv.Script(llmtest.Reply{Text: "I'll write.", ToolCalls: []llmtest.ToolCall{writeCall("w1", "a.txt")}})
 	ctx, cancel := context.WithCancel(context.Background())
-	evs := run(t, ctx, f.ag, "write", func(agent.ApprovalRequested) []agent.Verdict { cancel(); return nil })
+	evs := run(t, ctx, f.ag, "write", func(agent.ApprovalRequested) []message.Verdict { cancel(); return nil })
 	if fl := failed(t, evs); !fl.Interrupted {
 		t.Fatalf("failure = %+v", fl)
 	}
@@ -607,7 +609,7 @@ func TestInterruptWhileWaitingForApproval(t *testing.T) {
 	finished(t, run(t, context.Background(), f.ag, "never mind", nil))
 	req := f.srv.Requests()[1]
 	assertValidHistory(t, req)
-	if got := toolMessages(req)["w1"]; got != agent.InterruptedResult {
+	if got := toolMessages(req)["w1"]; got != message.InterruptedResult {
 		t.Errorf("tool result = %q", got)
 	}
 }
@@ -639,7 +641,7 @@ func TestMalformedArgumentsGoBackToTheModel(t *testing.T) {
 		}
 	}
 	cs := calls(evs)
-	if cs[0].Status != agent.CallRetry || cs[3].Status != agent.CallDone {
+	if cs[0].Status != message.CallRetry || cs[3].Status != message.CallDone {
 		t.Errorf("statuses: %v %v", cs[0].Status, cs[3].Status)
 	}
 }
@@ -663,7 +665,7 @@ func TestPanickingToolIsAFailedCall(t *testing.T) {
 	f.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "p", Name: "explode", Args: `{}`}}}, llmtest.Reply{Text: "it failed"})
 	evs := run(t, context.Background(), f.ag, "go", nil)
 	finished(t, evs)
-	if c := calls(evs)[0]; c.Status != agent.CallFailed || !strings.Contains(c.Err, "panicked: boom") {
+	if c := calls(evs)[0]; c.Status != message.CallFailed || !strings.Contains(c.Err, "panicked: boom") {
 		t.Errorf("call = %+v", c)
 	}
 }
@@ -695,11 +697,11 @@ func TestUsageIsSummed(t *testing.T) {
 		llmtest.Reply{Text: "b", Usage: &llmtest.Usage{PromptTokens: 30, CompletionTokens: 1}},
 	)
 	fin := finished(t, run(t, context.Background(), f.ag, "1", nil))
-	if fin.Usage != (agent.Usage{InputTokens: 30, OutputTokens: 12}) {
+	if fin.Usage != (message.Usage{InputTokens: 30, OutputTokens: 12}) {
 		t.Errorf("turn usage = %+v", fin.Usage)
 	}
 	fin = finished(t, run(t, context.Background(), f.ag, "2", nil))
-	if fin.Session != (agent.Usage{InputTokens: 60, OutputTokens: 13}) || f.ag.Usage() != fin.Session {
+	if fin.Session != (message.Usage{InputTokens: 60, OutputTokens: 13}) || f.ag.Usage() != fin.Session {
 		t.Errorf("session usage = %+v", fin.Session)
 	}
 }
@@ -757,7 +759,7 @@ func TestToolsObserveUserPrompts(t *testing.T) {
 	defer srv.Close()
 	obs := &observer{}
 	reg, _ := tools.NewRegistry(obs)
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Tools: reg})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Tools: reg})
 	srv.Script(llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
 	finished(t, run(t, context.Background(), ag, "fetch https://example.com/a", nil))
 	finished(t, run(t, context.Background(), ag, "and https://example.org/b", nil))
@@ -774,7 +776,7 @@ func TestYoloDoesNotApproveNoYoloCalls(t *testing.T) {
 		t.Fatal("yolo approved a NoYolo call")
 	}
 	ap.Grant(c)
-	if d, run, by := ap.Decide(c); !d || !run || by != agent.BySessionGrant {
+	if d, run, by := ap.Decide(c); !d || !run || by != message.BySessionGrant {
 		t.Fatal("a session grant should still approve a NoYolo call")
 	}
 }
@@ -784,19 +786,19 @@ func TestRunBangGoesThroughApprovals(t *testing.T) {
 	defer srv.Close()
 	sh := &bangShell{}
 	reg, _ := tools.NewRegistry(sh)
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Tools: reg})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Tools: reg})
 	var evs []agent.Event
 	for ev := range ag.RunBang(context.Background(), "touch x") {
 		evs = append(evs, ev)
 		if r, ok := ev.(agent.ApprovalRequested); ok {
-			r.Reply([]agent.Verdict{agent.ApproveOnce})
+			r.Reply([]message.Verdict{message.ApproveOnce})
 		}
 	}
 	finished(t, evs)
 	if approvals(evs) != 1 || sh.ran != "touch x" {
 		t.Fatalf("!cmd must ask and then run: %d approvals, ran %q", approvals(evs), sh.ran)
 	}
-	if c := calls(evs); len(c) != 1 || c[0].Status != agent.CallDone || !c[0].Bang {
+	if c := calls(evs); len(c) != 1 || c[0].Status != message.CallDone || !c[0].Bang {
 		t.Fatalf("calls = %+v", c)
 	}
 	if len(ag.History()) != 0 || len(srv.Requests()) != 0 {
@@ -807,7 +809,7 @@ func TestRunBangGoesThroughApprovals(t *testing.T) {
 // bangShell stands in for run_shell_command: it records what it ran.
 type bangShell struct{ ran string }
 
-func (*bangShell) Name() string        { return agent.BangTool }
+func (*bangShell) Name() string        { return message.BangTool }
 func (*bangShell) Description() string { return "shell" }
 func (*bangShell) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}`)
@@ -827,15 +829,15 @@ func (b *bangShell) Run(_ context.Context, args json.RawMessage) (tools.Result, 
 func TestFailedBangIsFailedNotRetry(t *testing.T) {
 	sh := &bangShell{}
 	reg, _ := tools.NewRegistry(sh)
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}, Tools: reg})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m"}, Tools: reg})
 	var evs []agent.Event
 	for ev := range ag.RunBang(context.Background(), "false") {
 		evs = append(evs, ev)
 		if r, ok := ev.(agent.ApprovalRequested); ok {
-			r.Reply([]agent.Verdict{agent.ApproveOnce})
+			r.Reply([]message.Verdict{message.ApproveOnce})
 		}
 	}
-	if c := calls(evs); len(c) != 1 || c[0].Status != agent.CallFailed || !strings.Contains(c[0].Err, "exited with code 1") {
+	if c := calls(evs); len(c) != 1 || c[0].Status != message.CallFailed || !strings.Contains(c[0].Err, "exited with code 1") {
 		t.Fatalf("calls = %+v", c)
 	}
 }
@@ -845,9 +847,9 @@ func TestFailedBangIsFailedNotRetry(t *testing.T) {
 func TestUnattendedAndPolicyDenialsSayWhoDecided(t *testing.T) {
 	f := newFixture(t, nil)
 	f.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeCall("w1", "a.txt")}}, llmtest.Reply{Text: "ok"})
-	evs := run(t, context.Background(), f.ag, "write", answerAll(agent.Unattended))
+	evs := run(t, context.Background(), f.ag, "write", answerAll(message.Unattended))
 	c := calls(evs)[0]
-	if c.Status != agent.CallDenied || c.Decision != agent.ByHeadless || c.Err != agent.NeedsApproval || f.write.exists("a.txt") {
+	if c.Status != message.CallDenied || c.Decision != message.ByHeadless || c.Err != agent.NeedsApproval || f.write.exists("a.txt") {
 		t.Fatalf("unattended call = %+v", c)
 	}
 	res := toolMessages(f.srv.Requests()[1])["w1"]
@@ -855,13 +857,13 @@ func TestUnattendedAndPolicyDenialsSayWhoDecided(t *testing.T) {
 		t.Errorf("sent to the model: %s", res)
 	}
 	h := f.ag.History()
-	var tc agent.ToolCall
+	var tc message.ToolCall
 	for _, m := range h {
 		if len(m.ToolCalls) > 0 {
 			tc = m.ToolCalls[0]
 		}
 	}
-	if o := agent.Outcome(tc, h[len(h)-2]); o.Decision != agent.ByHeadless || o.Err != agent.NeedsApproval {
+	if o := agent.Outcome(tc, h[len(h)-2]); o.Decision != message.ByHeadless || o.Err != agent.NeedsApproval {
 		t.Errorf("read back = %+v", o)
 	}
 	if got := agent.PolicyDenied("denied: fork bomb"); got != "denied by policy: fork bomb" {
@@ -886,17 +888,17 @@ func TestOutcomeMatchesTheLiveEvents(t *testing.T) {
 		}},
 		llmtest.Reply{Text: "ok"},
 	)
-	evs := run(t, context.Background(), f.ag, "go", answerAll(agent.Deny))
+	evs := run(t, context.Background(), f.ag, "go", answerAll(message.Deny))
 	finished(t, evs)
 	live := map[string]agent.ToolCallFinished{}
 	for _, c := range calls(evs) {
 		live[c.CallID] = c
 	}
-	results := map[string]agent.Message{}
-	var saved []agent.ToolCall
+	results := map[string]message.Message{}
+	var saved []message.ToolCall
 	for _, m := range f.ag.History() {
 		saved = append(saved, m.ToolCalls...)
-		if m.Role == agent.RoleTool {
+		if m.Role == message.RoleTool {
 			results[m.ToolCallID] = m
 		}
 	}
@@ -906,12 +908,12 @@ func TestOutcomeMatchesTheLiveEvents(t *testing.T) {
 	for _, c := range saved {
 		got, want := agent.Outcome(c, results[c.ID]), live[c.ID]
 		if got.Status != want.Status || got.Result.Display != want.Result.Display || got.Err != want.Err ||
-			(want.Status == agent.CallDenied && got.Decision != want.Decision) {
+			(want.Status == message.CallDenied && got.Decision != want.Decision) {
 			t.Errorf("%s: read back %+v, live %+v", c.ID, got, want)
 		}
 	}
 	// Interrupted calls, too.
-	if o := agent.Outcome(agent.ToolCall{ID: "x"}, agent.Message{Content: agent.InterruptedResult}); o.Status != agent.CallInterrupted {
+	if o := agent.Outcome(message.ToolCall{ID: "x"}, message.Message{Content: message.InterruptedResult}); o.Status != message.CallInterrupted {
 		t.Errorf("interrupted: %+v", o)
 	}
 }

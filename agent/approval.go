@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -106,12 +107,12 @@ func NewApprovals(o ApprovalOptions) *Approvals {
 // Decide says whether a call with this check runs without asking. When
 // decided is false the user must be asked. A call the policy denies is
 // decided and never runs.
-func (a *Approvals) Decide(c tools.Check) (decided, run bool, by Source) {
+func (a *Approvals) Decide(c tools.Check) (decided, run bool, by message.Source) {
 	switch c.Decision {
 	case tools.Deny:
-		return true, false, ByPolicyDeny
+		return true, false, message.ByPolicyDeny
 	case tools.Allow:
-		return true, true, ByPolicy
+		return true, true, message.ByPolicy
 	}
 	if c.AlwaysAsk {
 		return false, false, ""
@@ -124,7 +125,7 @@ func (a *Approvals) Decide(c tools.Check) (decided, run bool, by Source) {
 			if g.uses == 0 {
 				delete(a.grants, c.Scope)
 			}
-			return true, true, BySessionGrant
+			return true, true, message.BySessionGrant
 		}
 		delete(a.grants, c.Scope)
 	}
@@ -133,10 +134,10 @@ func (a *Approvals) Decide(c tools.Check) (decided, run bool, by Source) {
 		if a.yoloUses == 0 {
 			a.yolo = false
 		}
-		return true, true, ByYolo
+		return true, true, message.ByYolo
 	}
 	if a.yes && a.yoloAllowed && !c.NoYolo {
-		return true, true, ByYes
+		return true, true, message.ByYes
 	}
 	return false, false, ""
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 )
 
@@ -29,7 +30,7 @@ func TestBangsAndSummaryNoticesAreKeptAndSaved(t *testing.T) {
 	bang := func(cmd string) {
 		for ev := range f.ag.RunBang(context.Background(), cmd) {
 			if r, ok := ev.(agent.ApprovalRequested); ok {
-				r.Reply([]agent.Verdict{agent.ApproveOnce})
+				r.Reply([]message.Verdict{message.ApproveOnce})
 			}
 		}
 	}
@@ -67,7 +68,7 @@ func TestBangsAndSummaryNoticesAreKeptAndSaved(t *testing.T) {
 	if sx[2].After != 1 || saved[0].Content != "next" {
 		t.Errorf("the saved notice is not after the prompt that caused it: after %d, history %+v", sx[2].After, saved)
 	}
-	if bc := sx[1].Bang; bc == nil || !strings.Contains(bc.Args, "echo second") || bc.Finished.Status != agent.CallDone {
+	if bc := sx[1].Bang; bc == nil || !strings.Contains(bc.Args, "echo second") || bc.Finished.Status != message.CallDone {
 		t.Errorf("the saved !cmd: %+v", bc)
 	}
 }
@@ -80,7 +81,7 @@ func TestResetForgetsAsides(t *testing.T) {
 	}
 	for ev := range f.ag.RunBang(context.Background(), "echo x") {
 		if r, ok := ev.(agent.ApprovalRequested); ok {
-			r.Reply([]agent.Verdict{agent.ApproveOnce})
+			r.Reply([]message.Verdict{message.ApproveOnce})
 		}
 	}
 	if len(f.ag.Asides()) != 1 {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
 )
@@ -22,14 +24,14 @@ import (
 const benchChunks = 2000
 
 // history makes n earlier messages of ordinary size.
-func history(n int) []agent.Message {
-	h := make([]agent.Message, 0, n)
+func history(n int) []message.Message {
+	h := make([]message.Message, 0, n)
 	for i := 0; i < n; i++ {
-		role := agent.RoleUser
+		role := message.RoleUser
 		if i%2 == 1 {
-			role = agent.RoleAssistant
+			role = message.RoleAssistant
 		}
-		h = append(h, agent.Message{Role: role, Content: strings.Repeat("earlier message text ", 10)})
+		h = append(h, message.Message{Role: role, Content: strings.Repeat("earlier message text ", 10)})
 	}
 	return h
 }
@@ -59,7 +61,7 @@ func (t bytesTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		Body: io.NopCloser(bytes.NewReader(t.body)), Request: r}, nil
 }
 
-func runBenchTurns(b *testing.B, ag *agent.Agent, hist []agent.Message) {
+func runBenchTurns(b *testing.B, ag *agent.Agent, hist []message.Message) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -89,7 +91,7 @@ func BenchmarkAgentChunk(b *testing.B) {
 	body := sseBody(benchChunks)
 	for _, n := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
-			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}})
+			ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}})
 			runBenchTurns(b, ag, history(n))
 		})
 	}
@@ -103,7 +105,7 @@ func BenchmarkAgentChunkLoopback(b *testing.B) {
 			srv := llmtest.NewServer()
 			defer srv.Close()
 			srv.SetDefault(llmtest.Reply{Text: strings.Repeat("abcd", benchChunks), ChunkSize: 4, Reusable: true})
-			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"}})
+			ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"}})
 			runBenchTurns(b, ag, history(n))
 		})
 	}
@@ -119,7 +121,7 @@ func BenchmarkAgentChunkRecorded(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}, Recorder: st.New("/bench")})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1"}, Transport: bytesTransport{body}, Recorder: st.New("/bench")})
 	runBenchTurns(b, ag, history(10))
 }
 
@@ -142,7 +144,7 @@ func BenchmarkSubmitToFirstByte(b *testing.B) {
 			}))
 			defer srv.Close()
 			reg, _ := tools.NewRegistry()
-			ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: srv.URL + "/v1"}, Tools: reg})
+			ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m", BaseURL: srv.URL + "/v1"}, Tools: reg})
 			// Set once: as in a session, each prompt follows the earlier
 			// ones (the history grows by two messages a prompt).
 			ag.SetHistory(history(n))

@@ -3,48 +3,26 @@ package agent
 // The context budget: co learns the window of the model it talks to and
 // never sends a request that does not fit it.
 //
-// Where the window comes from, first found wins (ContextWindowSource):
-//   - the setting llm_context_window (HistoryOptions.ContextWindow);
-//   - Ollama: the num_ctx co asks (ollama.go: the setting or the default,
-//     capped at /api/show's maximum), or /api/ps when it asks none;
-//   - llama.cpp's llama-server: GET /props, default_generation_settings.n_ctx,
-//     the window of one slot (recorded from b10573 in docs/recordings/local-servers-2026-11-26.md:
-//     "default_generation_settings":{…,"n_ctx":8192} with -c 8192, and 4096
-//     when -c 8192 exceeds a model trained for 4096, which the server caps;
-//     source tools/server/server-context.cpp:4523 {"n_ctx",
-//     meta.slot_n_ctx}; there is no top-level n_ctx in that version, older
-//     ones had one), else GET /v1/models, data[].meta.n_ctx, the same slot
-//     window (n_ctx_train is the model's; server-context.cpp:4459-4512);
-//   - vLLM: GET /v1/models, data[].max_model_len (vllm/entrypoints/openai
-//     protocol.py ModelCard.max_model_len);
-//   - LM Studio: GET /api/v0/models, data[].max_context_length
-//     (lmstudio-ai/docs 1_developer/2_rest/endpoints.mdx, "REST API v0") —
-//     the model's maximum, not the loaded context, so it is the last resort;
-//   - the sizes of model families co knows (models.go).
-// The window is asked once per endpoint and model, in the background: from
-// Warm, after the first frame, or with the first request, which waits for
-// the answer at most learnWait.
+// Where the window comes from, first found wins (ContextWindowSource): the
+// setting llm_context_window; Ollama's num_ctx as co asks it, or /api/ps
+// when it asks none; llama-server's /props or /v1/models meta.n_ctx; vLLM's
+// max_model_len; LM Studio's max_context_length (the model's maximum, so
+// the last resort); the table of model families (provider.ContextWindow).
+// It is asked once per endpoint and model, in the background (Warm, or the
+// first request, waiting at most learnWait). Sources: docs/providers.md.
 //
-// The size of a request is estimated as co does elsewhere (and as
-// agent/llmtest counts): characters / 4, then calibrated by the ratio of
-// the prompt tokens the server reported for the last request (or named in
-// its "context exceeded" answer) to co's estimate of it. Real tokenizers
-// count more: co's first request (system prompt and 14 tool schemas, about
-// 2,530 by characters / 4) rendered to 3,015 tokens on Ollama v0.24.0 and
-// 3,598 on llama-server b10573 with the tiny test models' 3,328-token
-// vocabulary (docs/recordings/local-servers-2026-11-26.md, items 2 and 3).
+// A request's size is estimated as characters / 4 (as agent/llmtest
+// counts), then calibrated by the ratio of the prompt tokens the server
+// reported for the last request to co's estimate of it: real tokenizers
+// count more (docs/providers.md, llama.cpp: the calibration figures).
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
-	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 )
 
 // budgetState is what co knows of the context budget.
@@ -132,16 +110,16 @@ func (a *Agent) ContextWindowSource() string {
 		return "Ollama's num_ctx for this model"
 	case ok && lw.tokens > 0:
 		return lw.source
-	case ContextWindow(p.Model) > 0:
+	case provider.ContextWindow(p.Model) > 0:
 		return "co's table of known models"
 	}
 	return ""
 }
 
-func windowKey(p Provider) string { return p.Origin() + " " + p.Model }
+func windowKey(p provider.Provider) string { return p.Origin() + " " + p.Model }
 
 // learnedWindow is the window learned from p's server, 0 when none.
-func (a *Agent) learnedWindowOf(p Provider) int {
+func (a *Agent) learnedWindowOf(p provider.Provider) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.budget.learned[windowKey(p)].tokens
@@ -157,14 +135,14 @@ func (a *Agent) LearnWindow(ctx context.Context) {
 	if !done || err != nil {
 		return
 	}
-	if a.ollamaNative(p) {
+	if provider.OllamaNative(p) {
 		a.awaitWindow(ctx, p) // /api/show and num_ctx
 		return
 	}
 	a.learnWindow(ctx, p)
 }
 
-func (a *Agent) learnWindow(ctx context.Context, p Provider) {
+func (a *Agent) learnWindow(ctx context.Context, p provider.Provider) {
 	select {
 	case <-a.startLearn(p):
 	case <-ctx.Done():
@@ -174,13 +152,13 @@ func (a *Agent) learnWindow(ctx context.Context, p Provider) {
 // awaitWindow waits a little for the window being learned (startLearn) so
 // the first request can use it; a server slow to answer does not hold the
 // turn up: the answer is used from the next request on.
-func (a *Agent) awaitWindow(ctx context.Context, p Provider) {
-	if a.ollamaNative(p) {
+func (a *Agent) awaitWindow(ctx context.Context, p provider.Provider) {
+	if provider.OllamaNative(p) {
 		// The num_ctx co will ask, known before the first request from
 		// /api/show (asked once a model, and needed by the request anyway).
-		info := a.ollamaModelInfo(ctx, p)
-		if o := a.cfg.Request.OllamaNumCtx; info.err == nil || o > 0 {
-			a.setCtxInForce(OllamaNumCtx(o, info.max))
+		info := a.ollama.Model(ctx, p)
+		if o := a.cfg.Request.OllamaNumCtx; info.Err == nil || o > 0 {
+			a.setCtxInForce(provider.OllamaNumCtx(o, info.Max))
 		}
 		return
 	}
@@ -199,7 +177,7 @@ const learnWait = 500 * time.Millisecond
 // startLearn starts asking p's server for its window, once per endpoint
 // and model, in the background; the channel is closed when it is known (or
 // not to be known).
-func (a *Agent) startLearn(p Provider) <-chan struct{} {
+func (a *Agent) startLearn(p provider.Provider) <-chan struct{} {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.budget.asking == nil {
@@ -221,7 +199,7 @@ func (a *Agent) startLearn(p Provider) <-chan struct{} {
 		defer func() { _ = recover() }()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		n, src := askWindow(ctx, client, p)
+		n, src := provider.AskWindow(ctx, client, p)
 		if n > 0 {
 			a.mu.Lock()
 			if a.budget.learned == nil {
@@ -236,143 +214,9 @@ func (a *Agent) startLearn(p Provider) <-chan struct{} {
 	return ch
 }
 
-// askWindow asks an OpenAI-compatible server for its context window.
-func askWindow(ctx context.Context, client *http.Client, p Provider) (int, string) {
-	base := strings.TrimRight(p.BaseURL, "/")
-	root := strings.TrimSuffix(base, "/v1")
-	// llama-server: GET /props (tools/server/README.md, "GET /props"; the
-	// slot's n_ctx is default_generation_settings.n_ctx, older servers
-	// also put n_ctx at the top level).
-	var props struct {
-		Default struct {
-			NCtx int `json:"n_ctx"`
-		} `json:"default_generation_settings"`
-		NCtx int `json:"n_ctx"`
-	}
-	if status, _, err := doJSON(ctx, client, http.MethodGet, root+"/props", p.APIKey, nil, &props); err == nil && status == http.StatusOK {
-		if n := props.Default.NCtx; n > 0 {
-			return n, "llama.cpp /props n_ctx"
-		}
-		if props.NCtx > 0 {
-			return props.NCtx, "llama.cpp /props n_ctx"
-		}
-	}
-	var list struct {
-		Data []struct {
-			ID          string `json:"id"`
-			MaxModelLen int    `json:"max_model_len"`
-			Meta        *struct {
-				NCtx      int `json:"n_ctx"`
-				NCtxTrain int `json:"n_ctx_train"`
-			} `json:"meta"`
-		} `json:"data"`
-	}
-	if status, _, err := doJSON(ctx, client, http.MethodGet, base+"/models", p.APIKey, nil, &list); err == nil && status == http.StatusOK {
-		for _, m := range list.Data {
-			// llama-server serves one model whatever the name asked; take
-			// its entry when the name does not match.
-			if m.ID != p.Model && len(list.Data) > 1 {
-				continue
-			}
-			switch {
-			case m.MaxModelLen > 0:
-				return m.MaxModelLen, "/v1/models max_model_len (vLLM)"
-			case m.Meta != nil && m.Meta.NCtx > 0:
-				return m.Meta.NCtx, "llama.cpp /v1/models meta.n_ctx"
-			case m.Meta != nil && m.Meta.NCtxTrain > 0:
-				return m.Meta.NCtxTrain, "llama.cpp /v1/models meta.n_ctx_train"
-			}
-		}
-	}
-	var lms struct {
-		Data []struct {
-			ID               string `json:"id"`
-			MaxContextLength int    `json:"max_context_length"`
-		} `json:"data"`
-	}
-	if status, _, err := doJSON(ctx, client, http.MethodGet, root+"/api/v0/models", p.APIKey, nil, &lms); err == nil && status == http.StatusOK {
-		for _, m := range lms.Data {
-			if m.ID == p.Model && m.MaxContextLength > 0 {
-				return m.MaxContextLength, "LM Studio /api/v0/models max_context_length"
-			}
-		}
-	}
-	return 0, ""
-}
-
-// ContextExceeded is a request the provider refused as longer than its
-// context window. Sent and Window are 0 when the answer did not say.
-type ContextExceeded struct {
-	Sent, Window int
-	Message      string
-}
-
-func (e *ContextExceeded) Error() string { return e.Message }
-
-var (
-	// llama.cpp: "request (12754 tokens) exceeds the available context
-	// size (8192 tokens), try increasing it" (tools/server/server-context.cpp).
-	llamaExceeded = regexp.MustCompile(`request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)`)
-	// OpenAI and vLLM: "This model's maximum context length is 8192
-	// tokens. However, your messages resulted in 9000 tokens".
-	openaiExceeded = regexp.MustCompile(`maximum context length is (\d+) tokens.*?(?:resulted in|requested) (\d+) tokens`)
-)
-
-// contextExceeded recognises a provider's "context exceeded" answer:
-// llama.cpp's HTTP 400 of type exceed_context_size_error, sent before any
-// output when n_tokens >= n_ctx (server-context.cpp:3135-3144; the body
-// carries n_prompt_tokens and n_ctx for this type only, server-task.cpp:
-// 1503-1510), recorded from b10573:
-// {"error":{"code":400,"message":"request (12754 tokens) exceeds the
-// available context size (8192 tokens), try increasing it","type":
-// "exceed_context_size_error","n_prompt_tokens":12754,"n_ctx":8192}}),
-// OpenAI's code context_length_exceeded, and the same words from vLLM.
-func contextExceeded(err error) (*ContextExceeded, bool) {
-	if err == nil {
-		return nil, false
-	}
-	var ce *ContextExceeded
-	if errors.As(err, &ce) {
-		return ce, true
-	}
-	msg, typ, code := "", "", ""
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &reqErr):
-		b, _ := parseErrorBody(reqErr.Body)
-		msg, typ, code = b.Message, b.Type, b.code()
-		if msg == "" {
-			msg = string(reqErr.Body)
-		}
-	case errors.As(err, &apiErr):
-		msg, typ = apiErr.Message, apiErr.Type
-		if s, ok := apiErr.Code.(string); ok {
-			code = s
-		}
-	default:
-		return nil, false
-	}
-	out := &ContextExceeded{Message: plainMessage(msg)}
-	if m := llamaExceeded.FindStringSubmatch(msg); m != nil {
-		out.Sent, _ = strconv.Atoi(m[1])
-		out.Window, _ = strconv.Atoi(m[2])
-		return out, true
-	}
-	if m := openaiExceeded.FindStringSubmatch(msg); m != nil {
-		out.Window, _ = strconv.Atoi(m[1])
-		out.Sent, _ = strconv.Atoi(m[2])
-		return out, true
-	}
-	if typ == "exceed_context_size_error" || code == "context_length_exceeded" || strings.Contains(strings.ToLower(msg), "context length") && strings.Contains(strings.ToLower(msg), "exceed") {
-		return out, true
-	}
-	return nil, false
-}
-
 // describeExceeded is the message of a request that does not fit, even
 // after summarising.
-func describeExceeded(p Provider, sent, window int, source string) string {
+func describeExceeded(p provider.Provider, sent, window int, source string) string {
 	what := "the model's context window"
 	if window > 0 {
 		what = fmt.Sprintf("the model's context window (%d tokens", window)
@@ -395,7 +239,7 @@ func describeExceeded(p Provider, sent, window int, source string) string {
 // It returns the uncalibrated estimate of the request (to calibrate with
 // the usage the server reports), and a message when the request still
 // does not fit: then nothing is sent.
-func (a *Agent) fitBudget(ctx context.Context, p Provider, e *emitter) (rawEst int, over string) {
+func (a *Agent) fitBudget(ctx context.Context, p provider.Provider, e *emitter) (rawEst int, over string) {
 	window := a.ContextWindow()
 	full, _ := a.fullPrompt(ctx)
 	a.sendLess(p, full, window, e)
@@ -439,7 +283,7 @@ func (a *Agent) fitBudget(ctx context.Context, p Provider, e *emitter) (rawEst i
 }
 
 // rawEstimate is the uncalibrated token estimate of a request.
-func rawEstimate(system string, tools []byte, msgs []Message) int {
+func rawEstimate(system string, tools []byte, msgs []message.Message) int {
 	n := len(system) + len(tools)
 	for _, m := range msgs {
 		n += len(m.Content) + len(m.Reasoning)
@@ -456,8 +300,8 @@ func rawEstimate(system string, tools []byte, msgs []Message) int {
 // new=2048`) and answers 200 with prompt_eval_count equal to num_ctx
 // (recorded: "prompt_eval_count":2048 for num_ctx 2048). co then says so and
 // summarises before the next request. It reports whether the prompt was cut.
-func (a *Agent) checkTruncated(p Provider, u Usage, rawEst int, e *emitter) bool {
-	if !a.ollamaNative(p) {
+func (a *Agent) checkTruncated(p provider.Provider, u message.Usage, rawEst int, e *emitter) bool {
+	if !provider.OllamaNative(p) {
 		return false
 	}
 	n := a.ContextInForce()
@@ -476,7 +320,7 @@ func (a *Agent) checkTruncated(p Provider, u Usage, rawEst int, e *emitter) bool
 // exceededRetry handles the provider's "context exceeded" answer: the
 // first time in a turn, it learns the numbers the answer gives, summarises
 // older messages and reports true (send again); after that, false.
-func (a *Agent) exceededRetry(ctx context.Context, p Provider, e *emitter, st *turnState, ce *ContextExceeded, rawEst int) bool {
+func (a *Agent) exceededRetry(ctx context.Context, p provider.Provider, e *emitter, st *turnState, ce *provider.ContextExceeded, rawEst int) bool {
 	if st.exceeded {
 		return false
 	}

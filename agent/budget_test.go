@@ -11,6 +11,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -24,10 +26,10 @@ func llamaFixture(t *testing.T, nCtx int) (*llmtest.Server, *agent.Agent) {
 	srv.SetLlamaContext(nCtx)
 	reg, _ := tools.NewRegistry(echoTool{})
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "whatever-name"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "whatever-name"},
 		SystemPrompt: "You are a test.", Tools: reg,
 		Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
-		Retry:     agent.RetryPolicy{Base: 10 * time.Millisecond}, StallTimeout: 5 * time.Second,
+		Retry:     provider.RetryPolicy{Base: 10 * time.Millisecond}, StallTimeout: 5 * time.Second,
 		History: agent.HistoryOptions{MaxMessages: 1000},
 	})
 	return srv, ag
@@ -60,7 +62,7 @@ func TestWindowLearnedFromVLLMModels(t *testing.T) {
 	srv := llmtest.NewServer()
 	t.Cleanup(srv.Close)
 	srv.SetProfile(llmtest.ProfileVLLM)
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "Qwen/Qwen3-8B"}})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "Qwen/Qwen3-8B"}})
 	ag.LearnWindow(context.Background())
 	if w, src := ag.ContextWindow(), ag.ContextWindowSource(); w != 40960 || !strings.Contains(src, "max_model_len") {
 		t.Fatalf("window %d from %q, want 40960 from max_model_len", w, src)
@@ -104,14 +106,14 @@ func TestContextExceededSummarisesAndRetriesOnce(t *testing.T) {
 	srv, ag := llamaFixture(t, 1024)
 	// The server does not say its window: co learns it from the 400.
 	ag2 := agent.New(agent.Config{
-		Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"}, SystemPrompt: "You are a test.",
-		Transport: hideWindow{}, StallTimeout: 5 * time.Second, Retry: agent.RetryPolicy{Base: 10 * time.Millisecond},
+		Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"}, SystemPrompt: "You are a test.",
+		Transport: hideWindow{}, StallTimeout: 5 * time.Second, Retry: provider.RetryPolicy{Base: 10 * time.Millisecond},
 	})
 	_ = ag
-	var h []agent.Message
+	var h []message.Message
 	for i := range 8 {
-		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("x", 600))},
-			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+		h = append(h, message.Message{Role: message.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("x", 600))},
+			message.Message{Role: message.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
 	}
 	ag2.SetHistory(h)
 	srv.Script(llmtest.Reply{Text: "- short summary"}, llmtest.Reply{Text: "fits now"})
@@ -131,8 +133,8 @@ func TestContextExceededSummarisesAndRetriesOnce(t *testing.T) {
 	// A single message that cannot fit even after summarising: one retry at
 	// most, then the numbers.
 	ag3 := agent.New(agent.Config{
-		Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"}, SystemPrompt: "You are a test.",
-		Transport: hideWindow{}, StallTimeout: 5 * time.Second, Retry: agent.RetryPolicy{Base: 10 * time.Millisecond},
+		Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"}, SystemPrompt: "You are a test.",
+		Transport: hideWindow{}, StallTimeout: 5 * time.Second, Retry: provider.RetryPolicy{Base: 10 * time.Millisecond},
 	})
 	before := len(srv.Requests())
 	f := failed(t, run(t, context.Background(), ag3, strings.Repeat("y", 8000), nil))
@@ -167,13 +169,13 @@ func TestOllamaTruncationDetected(t *testing.T) {
 	// estimate (characters / 4): co's request fits by its count, not by
 	// Ollama's.
 	srv.SetTokenScale(1.5)
-	p := agent.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny"}
+	p := provider.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny"}
 	ag := agent.New(agent.Config{Provider: p, SystemPrompt: "You are a test.", StallTimeout: 5 * time.Second,
 		Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true})})
-	var h []agent.Message
+	var h []message.Message
 	for i := range 6 {
-		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 1000))},
-			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+		h = append(h, message.Message{Role: message.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 1000))},
+			message.Message{Role: message.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
 	}
 	ag.SetHistory(h)
 	srv.Script(llmtest.Reply{Text: "cut"}, llmtest.Reply{Text: "- summary"}, llmtest.Reply{Text: "whole"})
@@ -204,7 +206,7 @@ func TestSmallWindowSendsLess(t *testing.T) {
 	srv.SetLlamaContext(1024)
 	reg, _ := tools.NewRegistry(echoTool{})
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"},
 		SystemPrompt: strings.Repeat("A long system prompt with many rules. ", 60), // ~2,300 chars
 		Tools:        reg, Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
 		StallTimeout: 5 * time.Second,
@@ -255,12 +257,12 @@ func TestOllamaBudgetAvoidsTruncation(t *testing.T) {
 	t.Cleanup(srv.Close)
 	srv.SetProfile(llmtest.ProfileOllama)
 	srv.SetOllamaModels(llmtest.OllamaModel{Name: "tiny:latest", Family: "llama", ContextLength: 2048, Capabilities: []string{"completion", "tools"}})
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny"},
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny"},
 		SystemPrompt: "You are a test.", StallTimeout: 5 * time.Second})
-	var h []agent.Message
+	var h []message.Message
 	for i := range 6 {
-		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 2000))},
-			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+		h = append(h, message.Message{Role: message.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("z", 2000))},
+			message.Message{Role: message.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
 	}
 	ag.SetHistory(h)
 	srv.Script(llmtest.Reply{Text: "- summary"}, llmtest.Reply{Text: "whole"})
@@ -283,10 +285,10 @@ func TestOllamaBudgetAvoidsTruncation(t *testing.T) {
 func TestContextExceededCalibrates(t *testing.T) {
 	srv, ag := llamaFixture(t, 2048)
 	srv.SetTokenScale(1.6)
-	var h []agent.Message
+	var h []message.Message
 	for i := range 6 {
-		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("w", 900))},
-			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+		h = append(h, message.Message{Role: message.RoleUser, Content: fmt.Sprintf("q%d %s", i, strings.Repeat("w", 900))},
+			message.Message{Role: message.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
 	}
 	ag.SetHistory(h)
 	srv.Script(llmtest.Reply{Text: "- summary"}, llmtest.Reply{Text: "fits"})

@@ -13,22 +13,23 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
 type callItem struct {
-	call    ToolCall
+	call    message.ToolCall
 	tool    tools.Tool
 	check   tools.Check
 	retry   string // set when the call is malformed
 	decided bool
 	run     bool
-	by      Source
+	by      message.Source
 }
 
 // runCalls decides, asks about and runs one batch of calls, appending their
 // results to the history (unless bang).
-func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls []ToolCall, bang bool) []ToolCallFinished {
+func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls []message.ToolCall, bang bool) []ToolCallFinished {
 	items := make([]*callItem, len(calls))
 	for i, c := range calls {
 		it := &callItem{call: c}
@@ -63,18 +64,18 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 		}
 	}
 	if len(pending) > 0 {
-		req := ApprovalRequested{reply: make(chan []Verdict, 1)}
+		req := ApprovalRequested{reply: make(chan []message.Verdict, 1)}
 		for _, it := range pending {
 			req.Calls = append(req.Calls, PendingCall{CallID: it.call.ID, Tool: it.call.Name, Args: it.call.Args, Check: it.check})
 		}
 		e.send(req)
-		var verdicts []Verdict
+		var verdicts []message.Verdict
 		select {
 		case <-ctx.Done():
 		case verdicts = <-req.reply:
 		}
 		for k, it := range pending {
-			v := Deny
+			v := message.Deny
 			if k < len(verdicts) {
 				v = verdicts[k]
 			}
@@ -84,15 +85,15 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 				a.recordDecision(e, it, v)
 			}
 			switch v {
-			case ApproveSession:
+			case message.ApproveSession:
 				a.cfg.Approvals.Grant(it.check)
-				it.run, it.by = true, ByUser
-			case ApproveOnce:
-				it.run, it.by = true, ByUser
-			case Unattended:
-				it.run, it.by = false, ByHeadless
+				it.run, it.by = true, message.ByUser
+			case message.ApproveOnce:
+				it.run, it.by = true, message.ByUser
+			case message.Unattended:
+				it.run, it.by = false, message.ByHeadless
 			default:
-				it.run, it.by = false, ByUserDenied
+				it.run, it.by = false, message.ByUserDenied
 			}
 		}
 	}
@@ -101,14 +102,14 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 	for _, it := range items {
 		fin, content := a.runOne(ctx, e, it, st)
 		fin.Bang = bang
-		if bang && fin.Status == CallRetry {
+		if bang && fin.Status == message.CallRetry {
 			// No model is involved in a !cmd: nothing is sent back to
 			// one, so a call the model would retry simply failed.
-			fin.Status = CallFailed
+			fin.Status = message.CallFailed
 		}
 		if !bang {
 			// Saved before it is shown: what is on screen is on disk.
-			a.appendHistory(e, Message{Role: RoleTool, ToolCallID: it.call.ID, ToolName: it.call.Name, Content: content, Sources: fin.Result.Origins})
+			a.appendHistory(e, message.Message{Role: message.RoleTool, ToolCallID: it.call.ID, ToolName: it.call.Name, Content: content, Sources: fin.Result.Origins})
 		}
 		e.send(fin)
 		fins = append(fins, fin)
@@ -116,7 +117,7 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 	return fins
 }
 
-func (a *Agent) recordDecision(e *emitter, it *callItem, v Verdict) {
+func (a *Agent) recordDecision(e *emitter, it *callItem, v message.Verdict) {
 	a.mu.Lock()
 	rec := a.rec
 	a.mu.Unlock()
@@ -163,7 +164,7 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 		if iso, ok := fin.Result.Meta["isolation"]; ok {
 			span.SetAttributes(attribute.String("co.sandbox.isolation", fmt.Sprint(iso)))
 		}
-		if fin.Status == CallFailed || fin.Status == CallRetry {
+		if fin.Status == message.CallFailed || fin.Status == message.CallRetry {
 			span.SetStatus(codes.Error, fin.Err)
 			span.RecordError(errors.New(fin.Err))
 		}
@@ -172,17 +173,17 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 
 	switch {
 	case ctx.Err() != nil:
-		fin.Status, fin.Err = CallInterrupted, InterruptedResult
-		return fin, InterruptedResult
+		fin.Status, fin.Err = message.CallInterrupted, message.InterruptedResult
+		return fin, message.InterruptedResult
 	case it.retry != "":
 		return a.retryResult(fin, it.call.Name, it.retry, st)
 	case !it.run:
-		fin.Status = CallDenied
+		fin.Status = message.CallDenied
 		switch it.by {
-		case ByPolicyDeny:
+		case message.ByPolicyDeny:
 			fin.Err = PolicyDenied(it.check.Reason)
 			return fin, deniedJSON("policy", it.check.Reason, "This call is forbidden by co's policy and will never run. Do not retry it; find another way or tell the user.")
-		case ByHeadless:
+		case message.ByHeadless:
 			fin.Err = NeedsApproval
 			return fin, deniedJSON("nobody", it.check.Reason, "This call needs approval and no one is present to give it (a headless run), so it did not run. Do not retry it; do what you can without it and tell the user what needs approval.")
 		}
@@ -197,8 +198,8 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 	fin.Result = res
 	switch {
 	case ctx.Err() != nil:
-		fin.Status, fin.Err = CallInterrupted, InterruptedResult
-		return fin, InterruptedResult
+		fin.Status, fin.Err = message.CallInterrupted, message.InterruptedResult
+		return fin, message.InterruptedResult
 	case tools.IsRetry(err):
 		msg := err.Error()
 		if res.Display != "" {
@@ -206,16 +207,16 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 		}
 		return a.retryResult(fin, it.call.Name, msg, st)
 	case err != nil:
-		fin.Status, fin.Err = CallFailed, err.Error()
+		fin.Status, fin.Err = message.CallFailed, err.Error()
 		return fin, errorPrefix + failedPrefix + err.Error()
 	}
 	st.retries[it.call.Name] = 0
-	fin.Status = CallDone
+	fin.Status = message.CallDone
 	return fin, res.ForModel()
 }
 
 func (a *Agent) retryResult(fin ToolCallFinished, name, msg string, st *turnState) (ToolCallFinished, string) {
-	fin.Status, fin.Err = CallRetry, msg
+	fin.Status, fin.Err = message.CallRetry, msg
 	if st.retries == nil {
 		st.retries = map[string]int{}
 	}

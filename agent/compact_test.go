@@ -8,18 +8,19 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 )
 
 // longHistory is a valid conversation of n exchanges, each with a tool call.
-func longHistory(n int) []agent.Message {
-	var h []agent.Message
+func longHistory(n int) []message.Message {
+	var h []message.Message
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("h%d", i)
 		h = append(h,
-			agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("question %d", i)},
-			agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: id, Name: "echo_text", Args: `{"text":"x"}`}}},
-			agent.Message{Role: agent.RoleTool, ToolCallID: id, ToolName: "echo_text", Content: "echo: x"},
-			agent.Message{Role: agent.RoleAssistant, Content: fmt.Sprintf("answer %d", i)},
+			message.Message{Role: message.RoleUser, Content: fmt.Sprintf("question %d", i)},
+			message.Message{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: id, Name: "echo_text", Args: `{"text":"x"}`}}},
+			message.Message{Role: message.RoleTool, ToolCallID: id, ToolName: "echo_text", Content: "echo: x"},
+			message.Message{Role: message.RoleAssistant, Content: fmt.Sprintf("answer %d", i)},
 		)
 	}
 	return h

@@ -7,6 +7,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 )
 
 // A chat that started without a provider gets one from the first-run setup
@@ -15,13 +16,13 @@ func TestConfigureAfterNoProvider(t *testing.T) {
 	srv := llmtest.NewServer()
 	t.Cleanup(srv.Close)
 	srv.Script(llmtest.Reply{Text: "hello from the new provider"})
-	s := agent.ProviderSettings{Provider: "gemini", GeminiModel: "gemini-flash-latest"}
-	p, _, err := agent.ResolveProvider(context.Background(), s, nil)
+	s := provider.ProviderSettings{Provider: "gemini", GeminiModel: "gemini-flash-latest"}
+	p, _, err := provider.ResolveProvider(context.Background(), s, nil)
 	a := agent.New(agent.Config{Provider: p, ProviderErr: err, Settings: s})
-	if _, _, err := a.Provider(); !errors.Is(err, agent.ErrNoProvider) {
+	if _, _, err := a.Provider(); !errors.Is(err, provider.ErrNoProvider) {
 		t.Fatalf("before: %v, want ErrNoProvider", err)
 	}
-	got, err := a.Configure(context.Background(), agent.ProviderSettings{
+	got, err := a.Configure(context.Background(), provider.ProviderSettings{
 		Provider: "openai", OpenAIBaseURL: srv.URL, OpenAIModel: "test-model", OpenAIAPIKey: "k",
 	})
 	if err != nil || got.Name != "openai" || got.Model != "test-model" {

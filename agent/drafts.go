@@ -105,29 +105,3 @@ func (a *Agent) record(e *emitter, f func() error) {
 	a.drafts.mu.Unlock()
 	a.saved(e, err)
 }
-
-// SetRecorder switches where the conversation is saved (a new session
-// after /clear, or none).
-//
-// A recorder with an ID (a saved session) gives the conversation its id:
-// the spans' co.session.id and gen_ai.conversation.id from then on, so the
-// traces of a saved session are found by the id `co sessions` shows.
-func (a *Agent) SetRecorder(r Recorder) {
-	a.mu.Lock()
-	a.rec, a.recFailed = r, false
-	if idr, ok := r.(interface{ ID() string }); ok && idr.ID() != "" {
-		a.sessionID = idr.ID()
-	}
-	a.mu.Unlock()
-}
-
-// SessionID is the id of the conversation: the saved session's when one
-// is recorded, Config.SessionID otherwise.
-func (a *Agent) SessionID() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.sessionID != "" {
-		return a.sessionID
-	}
-	return a.cfg.SessionID
-}

@@ -1,25 +1,18 @@
 package agent
 
-// Sources: Ollama v0.24.0's source and the answers of a real Ollama
-// v0.24.0 and llama-server b10573 recorded for issue 26 (docs/recordings/local-servers-2026-11-26.md, capture ,
-// docs/recordings/local-servers-2026-11-26.md), read on 2026-11-26.
-
 // Replies that say nothing. A small model that writes an unfinished tool
-// call gets it swallowed by Ollama: with tools in the request, /api/chat
-// holds back the text from the tool-call tag on until a whole call has
-// come, and drops it when the model stops first (server/routes.go:2588-2612,
-// tools/tools.go Parser.Content), so the reply is one line with
-// "content":"" and done_reason "stop" (recorded:
-// docs/recordings/local-servers-2026-11-26.md, capture ollama-chat-malformed.resp). co used to end such a turn as
-// a success with no text at all. Now a reply with neither text nor a tool
-// call fails the turn with a message that says so (co run: on stderr, exit
-// 1), and a reply whose text holds tool-call markup no parser read (the
-// same model without tools in the request, or a server without a parser
-// for it) is kept as text, with a notice that nothing ran.
+// call gets it swallowed by Ollama (with tools in the request, the text
+// from the tool-call tag on is held back and dropped when the model stops
+// first: docs/providers.md, Ollama), so the reply is empty with done_reason
+// "stop". Such a reply fails the turn with a message that says so (co run:
+// on stderr, exit 1), and a reply whose text holds tool-call markup no
+// parser read is kept as text, with a notice that nothing ran.
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/co-cli/co/agent/provider"
 )
 
 // callMarkup are the tool-call openings of common chat templates: Qwen2.5
@@ -29,7 +22,7 @@ var callMarkup = []string{"<tool_call>", "<|python_tag|>", "[TOOL_CALLS]", "<fun
 
 // unreadCallNotice is the notice for a reply whose text holds tool-call
 // markup that reached co as text ("" when it holds none).
-func unreadCallNotice(p Provider, text string) string {
+func unreadCallNotice(p provider.Provider, text string) string {
 	for _, m := range callMarkup {
 		if strings.Contains(text, m) {
 			return fmt.Sprintf("%s wrote a tool call as text (%s…) that the server did not turn into a call, so nothing ran; its raw text is kept above. Ask again, or use a model that handles tools better.", p.Model, m)
@@ -40,7 +33,7 @@ func unreadCallNotice(p Provider, text string) string {
 
 // describeEmptyReply is the message for a reply with no text and no tool
 // call. maxTokens is the llm_max_tokens setting (0: co's default bound).
-func describeEmptyReply(p Provider, res streamResult, maxTokens int) string {
+func describeEmptyReply(p provider.Provider, res streamResult, maxTokens int) string {
 	if res.finish == "length" {
 		return fmt.Sprintf("%s's reply reached the length limit before it said anything (%s); raise llm_max_tokens, or ask for something shorter.", p.Model, replyLimitSetting(maxTokens))
 	}

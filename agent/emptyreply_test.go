@@ -8,6 +8,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/tools"
 )
 
@@ -21,7 +22,7 @@ func ollamaAgent(t *testing.T, models ...llmtest.OllamaModel) (*llmtest.Server, 
 	srv.SetProfile(llmtest.ProfileOllama)
 	srv.SetOllamaModels(models...)
 	reg, _ := tools.NewRegistry(echoTool{})
-	p := agent.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: models[0].Name}
+	p := provider.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: models[0].Name}
 	return srv, agent.New(agent.Config{Provider: p, Tools: reg, Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}), StallTimeout: 5 * time.Second})
 }
 

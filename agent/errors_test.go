@@ -13,10 +13,11 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 )
 
 // Bodies as the providers send them; the sources are cited in
-// agent/errors.go.
+// agent/provider/errors.go.
 
 // geminiNotFound is Gemini's OpenAI-compatible endpoint on a retired
 // model: Google's error wrapped in an array.
@@ -63,7 +64,7 @@ const geminiPerDay = `[{
 
 // withURL points the fixture's provider at its server (newFixture builds
 // the provider before the server is known to the modifier).
-func withURL(t *testing.T, p agent.Provider, mod func(*agent.Config)) *fixture {
+func withURL(t *testing.T, p provider.Provider, mod func(*agent.Config)) *fixture {
 	t.Helper()
 	srv := llmtest.NewServer()
 	t.Cleanup(srv.Close)
@@ -115,7 +116,7 @@ func assertPlain(t *testing.T, msg string) {
 
 func TestRetiredGeminiModelNamesCurrentOnes(t *testing.T) {
 	var w waits
-	f := withURL(t, agent.Provider{Name: "gemini", APIKey: "k", Model: "gemini-2.0-flash", KeyEnv: "GEMINI_API_KEY"}, w.install)
+	f := withURL(t, provider.Provider{Name: "gemini", APIKey: "k", Model: "gemini-2.0-flash", KeyEnv: "GEMINI_API_KEY"}, w.install)
 	f.srv.SetModels("models/gemini-3.5-flash", "models/gemini-flash-latest", "models/gemini-3.5-pro", "models/text-embedding-004", "models/imagen-4.0-generate-001")
 	f.srv.Script(llmtest.Reply{Status: http.StatusNotFound, Raw: geminiNotFound, Header: jsonHeader()})
 
@@ -142,7 +143,7 @@ func TestRetiredGeminiModelNamesCurrentOnes(t *testing.T) {
 
 func TestDeepSeekModelNotExist(t *testing.T) {
 	// DeepSeek answers an unknown model with 400, not 404.
-	f := withURL(t, agent.Provider{Name: "openai", APIKey: "k", Model: "deepseek-r1", KeyEnv: "OPENAI_API_KEY"}, nil)
+	f := withURL(t, provider.Provider{Name: "openai", APIKey: "k", Model: "deepseek-r1", KeyEnv: "OPENAI_API_KEY"}, nil)
 	f.srv.SetModels("deepseek-flash", "deepseek-v4-pro")
 	f.srv.Script(llmtest.Reply{Status: http.StatusBadRequest, Raw: `{"error":{"message":"Model Not Exist","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`, Header: jsonHeader()})
 
@@ -157,7 +158,7 @@ func TestDeepSeekModelNotExist(t *testing.T) {
 }
 
 func TestBadRequestIsNotAMissingModel(t *testing.T) {
-	f := withURL(t, agent.Provider{Name: "openai", APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"}, nil)
+	f := withURL(t, provider.Provider{Name: "openai", APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"}, nil)
 	f.srv.Script(llmtest.Reply{Status: http.StatusBadRequest, ErrorMessage: "messages: too many tools"})
 	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
 	t.Log(fl.Message)
@@ -191,7 +192,7 @@ func TestOllamaMissingModelSuggestsPull(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	f := newFixture(t, func(c *agent.Config) {
-		c.Provider = agent.Provider{Name: "ollama", BaseURL: srv.URL + "/v1", APIKey: "ollama", Model: "llama9"}
+		c.Provider = provider.Provider{Name: "ollama", BaseURL: srv.URL + "/v1", APIKey: "ollama", Model: "llama9"}
 	})
 	if n := tags.Load(); n != 0 {
 		t.Fatalf("the model list was fetched %d times before any failure", n)
@@ -228,7 +229,7 @@ func TestMissingModelWhenListingFails(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	f := newFixture(t, func(c *agent.Config) {
-		c.Provider = agent.Provider{Name: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Model: "gpt-9", KeyEnv: "OPENAI_API_KEY"}
+		c.Provider = provider.Provider{Name: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Model: "gpt-9", KeyEnv: "OPENAI_API_KEY"}
 	})
 	// The listing hangs (5 s) and co gives up on it after listTimeout:
 	// "did not come within 1s" says it did, with no clock read here.
@@ -256,7 +257,7 @@ func TestErrorBodiesBecomePlainSentences(t *testing.T) {
 		{"HTML from a proxy", 502, `<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>`, "HTTP 502: 502 Bad Gateway)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := withURL(t, agent.Provider{Name: "openai", APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"}, nil)
+			f := withURL(t, provider.Provider{Name: "openai", APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"}, nil)
 			for range 4 { // a 5xx is retried
 				f.srv.Script(llmtest.Reply{Status: tc.status, Raw: tc.body, Header: jsonHeader()})
 			}
@@ -278,7 +279,7 @@ func TestGeminiRetryDelayIsHonoured(t *testing.T) {
 	for _, delay := range []time.Duration{1500 * time.Millisecond, 1 * time.Second} {
 		t.Run(delay.String(), func(t *testing.T) {
 			var w waits
-			f := withURL(t, agent.Provider{Name: "gemini", APIKey: "k", Model: "gemini-3.5-flash", KeyEnv: "GEMINI_API_KEY"}, w.install)
+			f := withURL(t, provider.Provider{Name: "gemini", APIKey: "k", Model: "gemini-3.5-flash", KeyEnv: "GEMINI_API_KEY"}, w.install)
 			proto := fmt.Sprintf("%gs", delay.Seconds())
 			f.srv.Script(
 				llmtest.Reply{Status: http.StatusTooManyRequests, Raw: fmt.Sprintf(geminiPerMinute, proto), Header: jsonHeader()},
@@ -309,7 +310,7 @@ func TestGeminiRetryDelayIsHonoured(t *testing.T) {
 
 func TestGeminiDailyQuotaIsNotRetried(t *testing.T) {
 	var w waits
-	f := withURL(t, agent.Provider{Name: "gemini", APIKey: "k", Model: "gemini-flash-latest", KeyEnv: "GEMINI_API_KEY"}, w.install)
+	f := withURL(t, provider.Provider{Name: "gemini", APIKey: "k", Model: "gemini-flash-latest", KeyEnv: "GEMINI_API_KEY"}, w.install)
 	f.srv.Script(
 		llmtest.Reply{Status: http.StatusTooManyRequests, Raw: geminiPerDay, Header: jsonHeader()},
 		llmtest.Reply{Text: "a retry got through"},
@@ -333,7 +334,7 @@ func TestGeminiDailyQuotaIsNotRetried(t *testing.T) {
 
 func TestOpenAIInsufficientQuotaIsNotRetried(t *testing.T) {
 	var w waits
-	f := withURL(t, agent.Provider{Name: "openai", APIKey: "k", Model: "gpt-5", KeyEnv: "OPENAI_API_KEY"}, w.install)
+	f := withURL(t, provider.Provider{Name: "openai", APIKey: "k", Model: "gpt-5", KeyEnv: "OPENAI_API_KEY"}, w.install)
 	f.srv.Script(
 		llmtest.Reply{Status: http.StatusTooManyRequests, Raw: `{"error":{"message":"You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`, Header: jsonHeader()},
 		llmtest.Reply{Text: "a retry got through"},
@@ -355,7 +356,7 @@ func TestOpenAIInsufficientQuotaIsNotRetried(t *testing.T) {
 
 func TestLongRetryDelayIsReported(t *testing.T) {
 	var w waits
-	f := withURL(t, agent.Provider{Name: "gemini", APIKey: "k", Model: "gemini-3.5-flash", KeyEnv: "GEMINI_API_KEY"}, func(c *agent.Config) {
+	f := withURL(t, provider.Provider{Name: "gemini", APIKey: "k", Model: "gemini-3.5-flash", KeyEnv: "GEMINI_API_KEY"}, func(c *agent.Config) {
 		c.Retry.MaxWait = 200 * time.Millisecond
 		w.install(c)
 	})

@@ -1,8 +1,7 @@
 package agent
 
 import (
-	"time"
-
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -44,61 +43,9 @@ type ToolCallStarted struct {
 	Bang bool
 }
 
-// CallStatus is how a tool call ended.
-type CallStatus int
-
-const (
-	CallDone        CallStatus = iota // ran and returned a result
-	CallFailed                        // ran and failed (infrastructure error or a non-zero exit)
-	CallRetry                         // the model called it wrongly; the message went back to it
-	CallDenied                        // denied by the user or by policy; it did not run
-	CallInterrupted                   // cancelled by the user
-)
-
-func (s CallStatus) String() string {
-	return [...]string{"done", "failed", "retry", "denied", "interrupted"}[s]
-}
-
-// Source says who decided that a call runs (or does not).
-type Source string
-
-const (
-	ByPolicy       Source = "policy allow"
-	ByUser         Source = "user approved"
-	ByUserDenied   Source = "user denied"
-	BySessionGrant Source = "session grant"
-	ByYolo         Source = "yolo"
-	ByPolicyDeny   Source = "policy deny"
-	// ByYes is `co run --yes`: approved as /yolo would have been.
-	ByYes Source = "--yes"
-	// ByHeadless is a call that needed approval with nobody there to give
-	// it (co run): it did not run, and no one denied it.
-	ByHeadless Source = "needs approval"
-)
-
-// ToolCallFinished says a tool call ended, whichever way.
-type ToolCallFinished struct {
-	CallID   string
-	Name     string
-	Status   CallStatus
-	Result   tools.Result // what the tool returned (Display is shown verbatim)
-	Err      string       // why it failed, was denied or must be retried
-	Decision Source       // who let it run, or who stopped it
-	Duration time.Duration
-	Bang     bool
-}
-
-// Verdict is the user's answer for one call awaiting approval.
-type Verdict int
-
-const (
-	Deny           Verdict = iota // do not run it
-	ApproveOnce                   // run it this time
-	ApproveSession                // run it and grant its scope for the session
-	// Unattended: nobody was there to ask (co run); it does not run, and
-	// it is recorded as needing approval, not as denied by the user.
-	Unattended
-)
+// ToolCallFinished says a tool call ended, whichever way (the event; the
+// outcome a conversation keeps is message.ToolCallFinished).
+type ToolCallFinished message.ToolCallFinished
 
 // PendingCall is one call in an approval request.
 type PendingCall struct {
@@ -113,38 +60,24 @@ type PendingCall struct {
 // (which denies them all as interrupted).
 type ApprovalRequested struct {
 	Calls []PendingCall
-	reply chan []Verdict
+	reply chan []message.Verdict
 }
 
 // Reply answers the request: one Verdict per call, in order; missing ones
 // are Deny. Only the first Reply counts; it never blocks.
-func (r ApprovalRequested) Reply(v []Verdict) {
+func (r ApprovalRequested) Reply(v []message.Verdict) {
 	select {
 	case r.reply <- v:
 	default:
 	}
 }
 
-// Usage counts tokens as the provider reported them.
-type Usage struct {
-	InputTokens  int
-	OutputTokens int
-}
-
-// Add returns u + o.
-func (u Usage) Add(o Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
-}
-
-// Total is input + output.
-func (u Usage) Total() int { return u.InputTokens + u.OutputTokens }
-
 // TurnFinished ends a successful turn.
 type TurnFinished struct {
-	Text     string // the final assistant text of the turn
-	Usage    Usage  // this turn
-	Session  Usage  // the session so far
-	Requests int    // LLM round-trips in this turn
+	Text     string        // the final assistant text of the turn
+	Usage    message.Usage // this turn
+	Session  message.Usage // the session so far
+	Requests int           // LLM round-trips in this turn
 }
 
 // TurnFailed ends a turn that could not finish. Message is for the user and
@@ -153,8 +86,8 @@ type TurnFailed struct {
 	Message     string
 	Err         error
 	Interrupted bool // the user cancelled the turn
-	Usage       Usage
-	Session     Usage
+	Usage       message.Usage
+	Session     message.Usage
 	Requests    int
 }
 

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/co-cli/co/lib/jsonstr"
+	"github.com/co-cli/co/message"
 )
 
 // genaiMessages is a gen_ai.input.messages / gen_ai.output.messages value
@@ -13,7 +14,7 @@ import (
 // A message without tool calls (every prompt and most answers) is written
 // by hand: escaping the text is most of the work, and jsonstr skips plain
 // text eight bytes at a time (encoding/json goes byte by byte).
-func genaiMessages(role, reasoning, text string, calls []ToolCall, finish string) string {
+func genaiMessages(role, reasoning, text string, calls []message.ToolCall, finish string) string {
 	if len(calls) == 0 && reasoning == "" {
 		b := make([]byte, 0, len(text)+len(role)+len(finish)+80)
 		b = append(b, `[{"role":`...)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	openai "github.com/sashabaranov/go-openai"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -44,16 +46,16 @@ const SummaryIntro = "[Summary of the earlier conversation]\n"
 // recallView returns msgs with block (the turn's recalled memories) put
 // before the text of the last user message, the turn's own. msgs is not
 // modified. Only the current turn's message changes, so the request
-// encoder's cache of finished turns (wire.go) still holds; the next turn's
+// encoder's cache of finished turns (provider/wire.go) still holds; the next turn's
 // requests no longer carry this block (it is not in the history), which
 // changes the provider's view of one finished turn only.
-func recallView(msgs []Message, block string) []Message {
+func recallView(msgs []message.Message, block string) []message.Message {
 	if block == "" {
 		return msgs
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == RoleUser {
-			out := append([]Message(nil), msgs...)
+		if msgs[i].Role == message.RoleUser {
+			out := append([]message.Message(nil), msgs...)
 			out[i].Content = block + "\n\n" + msgs[i].Content
 			return out
 		}
@@ -63,25 +65,25 @@ func recallView(msgs []Message, block string) []Message {
 
 // trimmedView returns msgs with tool results before the current turn (the
 // last user message) cut to limit characters. msgs is not modified.
-func trimmedView(msgs []Message, limit int) []Message {
+func trimmedView(msgs []message.Message, limit int) []message.Message {
 	if limit <= 0 {
 		return msgs
 	}
 	lastUser := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == RoleUser {
+		if msgs[i].Role == message.RoleUser {
 			lastUser = i
 			break
 		}
 	}
-	var out []Message
+	var out []message.Message
 	for i := 0; i < lastUser; i++ {
 		m := msgs[i]
-		if m.Role != RoleTool || len(m.Content) <= limit {
+		if m.Role != message.RoleTool || len(m.Content) <= limit {
 			continue
 		}
 		if out == nil {
-			out = append([]Message(nil), msgs...)
+			out = append([]message.Message(nil), msgs...)
 		}
 		cut := limit
 		for cut > 0 && !utf8Start(m.Content[cut]) {
@@ -100,16 +102,16 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 // windowSplit finds where the sliding window cuts msgs: head is
 // msgs[:headEnd] (the first exchange), tail is msgs[tailStart:] (about the
 // last max/2 messages). ok is false when there is nothing to summarise.
-func windowSplit(msgs []Message, max int) (headEnd, tailStart int, ok bool) {
+func windowSplit(msgs []message.Message, max int) (headEnd, tailStart int, ok bool) {
 	// The first exchange: up to and including the first assistant message
 	// that makes no tool calls (or up to the second user message).
 	headEnd = len(msgs)
 	for i, m := range msgs {
-		if i > 0 && m.Role == RoleUser {
+		if i > 0 && m.Role == message.RoleUser {
 			headEnd = i
 			break
 		}
-		if m.Role == RoleAssistant && len(m.ToolCalls) == 0 {
+		if m.Role == message.RoleAssistant && len(m.ToolCalls) == 0 {
 			headEnd = i + 1
 			break
 		}
@@ -120,7 +122,7 @@ func windowSplit(msgs []Message, max int) (headEnd, tailStart int, ok bool) {
 	}
 	tailStart = len(msgs) - keep
 	// Never start the tail with tool results: their call must come along.
-	for tailStart > 0 && msgs[tailStart].Role == RoleTool {
+	for tailStart > 0 && msgs[tailStart].Role == message.RoleTool {
 		tailStart--
 	}
 	if tailStart <= headEnd {
@@ -132,9 +134,9 @@ func windowSplit(msgs []Message, max int) (headEnd, tailStart int, ok bool) {
 // turnSplit summarises everything before the current turn (the last user
 // message), the first exchange too: what the context budget does when the
 // sliding window's split leaves too much.
-func turnSplit(msgs []Message) (headEnd, tailStart int, ok bool) {
+func turnSplit(msgs []message.Message) (headEnd, tailStart int, ok bool) {
 	for i := len(msgs) - 1; i > 0; i-- {
-		if msgs[i].Role == RoleUser {
+		if msgs[i].Role == message.RoleUser {
 			// Only an earlier summary and its acknowledgement before this
 			// turn: summarising them again gains nothing.
 			if i <= 2 && strings.HasPrefix(msgs[0].Content, SummaryIntro) {
@@ -177,12 +179,12 @@ func (a *Agent) ContextWindow() int {
 	if n := a.learnedWindowOf(p); n > 0 {
 		return n
 	}
-	return ContextWindow(p.Model)
+	return provider.ContextWindow(p.Model)
 }
 
 // compactWindow replaces the middle of the history by a summary. If
 // summarising fails, a plain marker takes its place and the turn goes on.
-func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
+func (a *Agent) compactWindow(ctx context.Context, p provider.Provider, e *emitter) {
 	max := a.cfg.History.MaxMessages
 	a.mu.Lock()
 	if n := len(a.history) / 2; max <= 0 || max > n && a.budget.truncated {
@@ -196,15 +198,15 @@ func (a *Agent) compactWindow(ctx context.Context, p Provider, e *emitter) {
 // compactKeep replaces the middle of the history by a summary, keeping
 // about max/2 recent messages (at least 4); false when there was nothing
 // to summarise.
-func (a *Agent) compactKeep(ctx context.Context, p Provider, e *emitter, max int) bool {
-	return a.compactSplit(ctx, p, e, func(msgs []Message) (int, int, bool) { return windowSplit(msgs, max) })
+func (a *Agent) compactKeep(ctx context.Context, p provider.Provider, e *emitter, max int) bool {
+	return a.compactSplit(ctx, p, e, func(msgs []message.Message) (int, int, bool) { return windowSplit(msgs, max) })
 }
 
 // compactSplit replaces msgs[headEnd:tailStart], as split chooses them, by
 // a summary; false when split finds nothing to summarise.
-func (a *Agent) compactSplit(ctx context.Context, p Provider, e *emitter, split func([]Message) (headEnd, tailStart int, ok bool)) bool {
+func (a *Agent) compactSplit(ctx context.Context, p provider.Provider, e *emitter, split func([]message.Message) (headEnd, tailStart int, ok bool)) bool {
 	a.mu.Lock()
-	msgs := append([]Message(nil), a.history...)
+	msgs := append([]message.Message(nil), a.history...)
 	a.mu.Unlock()
 	headEnd, tailStart, ok := split(msgs)
 	if !ok {
@@ -223,14 +225,14 @@ func (a *Agent) compactSplit(ctx context.Context, p Provider, e *emitter, split 
 		notice = fmt.Sprintf("Summarised %d older messages to stay within the context.", len(middle))
 	}
 	e.send(Notice{Text: notice})
-	out := append([]Message(nil), msgs[:headEnd]...)
-	out = append(out, Message{Role: RoleUser, Content: SummaryIntro + summary, Sources: summarySources(middle)})
-	if msgs[tailStart].Role == RoleUser {
-		out = append(out, Message{Role: RoleAssistant, Content: "Understood."})
+	out := append([]message.Message(nil), msgs[:headEnd]...)
+	out = append(out, message.Message{Role: message.RoleUser, Content: SummaryIntro + summary, Sources: summarySources(middle)})
+	if msgs[tailStart].Role == message.RoleUser {
+		out = append(out, message.Message{Role: message.RoleAssistant, Content: "Understood."})
 	}
 	newTail := len(out)
 	out = append(out, msgs[tailStart:]...)
-	x := Aside{After: headEnd, Notice: notice}
+	x := message.Aside{After: headEnd, Notice: notice}
 	a.mu.Lock()
 	// Messages appended meanwhile (none: the turn goroutine is the only
 	// writer) would follow the tail.
@@ -250,8 +252,8 @@ func (a *Agent) compactSplit(ctx context.Context, p Provider, e *emitter, split 
 // tailStart) were replaced so that the tail now starts at newTail: those
 // in the replaced middle go before the summary, those after it move with
 // the tail, and notice goes before the summary, after the rest there.
-func placeAsides(xs []Aside, headEnd, tailStart, newTail int, notice Aside) []Aside {
-	out := make([]Aside, 0, len(xs)+1)
+func placeAsides(xs []message.Aside, headEnd, tailStart, newTail int, notice message.Aside) []message.Aside {
+	out := make([]message.Aside, 0, len(xs)+1)
 	placed := false
 	for _, x := range xs {
 		switch {
@@ -300,7 +302,7 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 		return 0, errors.New("a turn is running; wait for it or cancel it first")
 	}
 	a.busy = true
-	msgs := append([]Message(nil), a.history...)
+	msgs := append([]message.Message(nil), a.history...)
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
@@ -323,9 +325,9 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 	for i := range a.asides {
 		a.asides[i].After = 0 // before the summary
 	}
-	a.history = []Message{
-		{Role: RoleUser, Content: SummaryIntro + summary, Sources: summarySources(msgs)},
-		{Role: RoleAssistant, Content: "Understood. I have the summary of our conversation so far."},
+	a.history = []message.Message{
+		{Role: message.RoleUser, Content: SummaryIntro + summary, Sources: summarySources(msgs)},
+		{Role: message.RoleAssistant, Content: "Understood. I have the summary of our conversation so far."},
 	}
 	a.mu.Unlock()
 	return len(msgs), nil
@@ -333,7 +335,7 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 
 // summarize asks the model (the summarization model when set) for a
 // summary of msgs, with no tools.
-func (a *Agent) summarize(ctx context.Context, p Provider, msgs []Message) (summary string, err error) {
+func (a *Agent) summarize(ctx context.Context, p provider.Provider, msgs []message.Message) (summary string, err error) {
 	model := a.cfg.History.SummaryModel
 	if model == "" {
 		model = p.Model
@@ -353,13 +355,13 @@ func (a *Agent) summarize(ctx context.Context, p Provider, msgs []Message) (summ
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	text := a.fitTranscript(transcript(msgs))
-	if a.ollamaNative(p) {
+	if provider.OllamaNative(p) {
 		// The same route and num_ctx as the chat: through /v1 Ollama
 		// would reload the model with its default window and cut the
-		// transcript (ollama.go).
+		// transcript (provider/ollama.go).
 		text, u, err := a.ollamaComplete(ctx, p, model, summaryPrompt, text)
 		if err != nil {
-			return "", errors.New(describeError(p, err))
+			return "", errors.New(provider.DescribeError(p, err))
 		}
 		a.mu.Lock()
 		a.session = a.session.Add(u)
@@ -377,12 +379,12 @@ func (a *Agent) summarize(ctx context.Context, p Provider, msgs []Message) (summ
 		},
 	})
 	if err != nil {
-		return "", errors.New(describeError(p, err))
+		return "", errors.New(provider.DescribeError(p, err))
 	}
 	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
 		return "", errors.New("the model returned an empty summary")
 	}
-	u := Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+	u := message.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
 	a.mu.Lock()
 	a.session = a.session.Add(u)
 	a.mu.Unlock()
@@ -390,20 +392,20 @@ func (a *Agent) summarize(ctx context.Context, p Provider, msgs []Message) (summ
 }
 
 // transcript renders msgs as plain text for the summariser.
-func transcript(msgs []Message) string {
+func transcript(msgs []message.Message) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		switch m.Role {
-		case RoleUser:
+		case message.RoleUser:
 			b.WriteString("USER: " + m.Content + "\n\n")
-		case RoleAssistant:
+		case message.RoleAssistant:
 			if m.Content != "" {
 				b.WriteString("ASSISTANT: " + m.Content + "\n\n")
 			}
 			for _, tc := range m.ToolCalls {
 				fmt.Fprintf(&b, "ASSISTANT CALLED %s(%s)\n\n", tc.Name, tc.Args)
 			}
-		case RoleTool:
+		case message.RoleTool:
 			c := m.Content
 			if len(c) > 2000 {
 				c = c[:2000] + " […]"

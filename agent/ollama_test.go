@@ -16,6 +16,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -213,12 +215,12 @@ func newOllamaAgent(t *testing.T, f *fakeOllama, model string, mod func(*agent.C
 		t.Fatal(err)
 	}
 	cfg := agent.Config{
-		Provider:     agent.Provider{Name: "ollama", BaseURL: f.URL + "/v1", APIKey: "ollama", Model: model},
+		Provider:     provider.Provider{Name: "ollama", BaseURL: f.URL + "/v1", APIKey: "ollama", Model: model},
 		SystemPrompt: "You are a test.",
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
 		ToolRetries:  3,
-		Retry:        agent.RetryPolicy{Base: 10 * time.Millisecond},
+		Retry:        provider.RetryPolicy{Base: 10 * time.Millisecond},
 		StallTimeout: 5 * time.Second,
 	}
 	if mod != nil {
@@ -264,7 +266,7 @@ func TestOllamaToolTurnWithThinking(t *testing.T) {
 		t.Fatalf("reasoning = %q", got)
 	}
 	cs := calls(evs)
-	if len(cs) != 1 || cs[0].Name != "echo_text" || cs[0].Status != agent.CallDone {
+	if len(cs) != 1 || cs[0].Name != "echo_text" || cs[0].Status != message.CallDone {
 		t.Fatalf("calls = %+v", cs)
 	}
 	if fin.Usage.InputTokens != 280 || fin.Usage.OutputTokens != 23 {
@@ -280,7 +282,7 @@ func TestOllamaToolTurnWithThinking(t *testing.T) {
 		step.ToolCalls[0].Args != `{"text":"hi"}` || step.ToolCalls[0].ID == "" {
 		t.Fatalf("tool step kept as %+v", step)
 	}
-	if h[2].Role != agent.RoleTool || h[2].ToolCallID != step.ToolCalls[0].ID || h[2].ToolName != "echo_text" {
+	if h[2].Role != message.RoleTool || h[2].ToolCallID != step.ToolCalls[0].ID || h[2].ToolName != "echo_text" {
 		t.Fatalf("tool result kept as %+v", h[2])
 	}
 	if h[3].Reasoning != "It echoed." || h[3].ReasoningField != "thinking" {
@@ -500,7 +502,7 @@ func TestOllamaSummaryGoesThroughAPIChat(t *testing.T) {
 
 func TestOllamaProbeByVersion(t *testing.T) {
 	f := newFakeOllama(t)
-	if !agent.ProbeHTTP(context.Background(), f.URL+"/v1") {
+	if !provider.ProbeHTTP(context.Background(), f.URL+"/v1") {
 		t.Fatal("Ollama not detected by /api/version")
 	}
 	// An OpenAI-compatible server that is not Ollama answers /models but
@@ -513,20 +515,20 @@ func TestOllamaProbeByVersion(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	defer other.Close()
-	if agent.ProbeHTTP(context.Background(), other.URL+"/v1") {
+	if provider.ProbeHTTP(context.Background(), other.URL+"/v1") {
 		t.Fatal("a server without /api/version taken for Ollama")
 	}
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	if agent.ProbeHTTP(context.Background(), "http://"+addr+"/v1") {
+	if provider.ProbeHTTP(context.Background(), "http://"+addr+"/v1") {
 		t.Fatal("probe of a closed port succeeded")
 	}
 }
 
 func TestOllamaListModelsByTags(t *testing.T) {
 	f := newFakeOllama(t)
-	got, err := agent.ListModels(context.Background(), agent.Provider{Name: "ollama", BaseURL: f.URL + "/v1", Model: "x"}, nil)
+	got, err := provider.ListModels(context.Background(), provider.Provider{Name: "ollama", BaseURL: f.URL + "/v1", Model: "x"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,8 +540,8 @@ func TestOllamaListModelsByTags(t *testing.T) {
 
 func TestOllamaStatus(t *testing.T) {
 	f := newFakeOllama(t)
-	p := agent.Provider{Name: "ollama", BaseURL: f.URL + "/v1", Model: "qwen3:8b"}
-	info, err := agent.OllamaStatus(context.Background(), p, 0, nil)
+	p := provider.Provider{Name: "ollama", BaseURL: f.URL + "/v1", Model: "qwen3:8b"}
+	info, err := provider.OllamaStatus(context.Background(), p, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -552,13 +554,13 @@ func TestOllamaStatus(t *testing.T) {
 	f.mu.Lock()
 	f.loaded, f.loadedCtx = "qwen3:8b", 32768
 	f.mu.Unlock()
-	info, _ = agent.OllamaStatus(context.Background(), p, 0, nil)
+	info, _ = provider.OllamaStatus(context.Background(), p, 0, nil)
 	if got := info.ContextLine(); got != "32768 tokens asked (model max 40960; loaded: 32768)" {
 		t.Fatalf("line = %q", got)
 	}
 
 	p.Model = "nope:1b"
-	info, err = agent.OllamaStatus(context.Background(), p, 0, nil)
+	info, err = provider.OllamaStatus(context.Background(), p, 0, nil)
 	if err != nil || !strings.Contains(info.ContextLine(), "ollama pull nope:1b") {
 		t.Fatalf("unknown model: %v, %q", err, info.ContextLine())
 	}
@@ -566,7 +568,7 @@ func TestOllamaStatus(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	if _, err := agent.OllamaStatus(context.Background(), agent.Provider{Name: "ollama", BaseURL: "http://" + addr + "/v1", Model: "x"}, 0, nil); err == nil {
+	if _, err := provider.OllamaStatus(context.Background(), provider.Provider{Name: "ollama", BaseURL: "http://" + addr + "/v1", Model: "x"}, 0, nil); err == nil {
 		t.Fatal("no error from a closed port")
 	}
 }
@@ -578,11 +580,11 @@ func TestOllamaProfileToolTurn(t *testing.T) {
 	srv := llmtest.NewServer()
 	t.Cleanup(srv.Close)
 	srv.SetProfile(llmtest.ProfileOllama) // qwen3:8b, 40960 tokens, tools and thinking
-	if !agent.ProbeHTTP(context.Background(), srv.URL) {
+	if !provider.ProbeHTTP(context.Background(), srv.URL) {
 		t.Fatal("the ollama profile is not detected by /api/version")
 	}
-	p := agent.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "qwen3:8b"}
-	if got, err := agent.ListModels(context.Background(), p, nil); err != nil || !slices.Contains(got, "qwen3:8b") {
+	p := provider.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "qwen3:8b"}
+	if got, err := provider.ListModels(context.Background(), p, nil); err != nil || !slices.Contains(got, "qwen3:8b") {
 		t.Fatalf("ListModels = %v, %v", got, err)
 	}
 	srv.Script(
@@ -620,7 +622,7 @@ func TestOllamaProfileToolTurn(t *testing.T) {
 		t.Fatalf("tool result: %v", raw.Messages[3])
 	}
 
-	ag2 := agent.New(agent.Config{Provider: agent.Provider{Name: "ollama", BaseURL: srv.URL, Model: "nope:1b"}, StallTimeout: 5 * time.Second})
+	ag2 := agent.New(agent.Config{Provider: provider.Provider{Name: "ollama", BaseURL: srv.URL, Model: "nope:1b"}, StallTimeout: 5 * time.Second})
 	fail := failed(t, run(t, context.Background(), ag2, "hi", nil))
 	if !strings.Contains(fail.Message, "ollama pull nope:1b") {
 		t.Fatalf("unknown model: %q", fail.Message)

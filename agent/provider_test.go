@@ -9,6 +9,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 )
 
 func TestProviderFailuresAreMessages(t *testing.T) {
@@ -105,7 +106,7 @@ func TestConnectionRefusedNamesURLAndOllamaServe(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	f := newFixture(t, func(c *agent.Config) {
-		c.Provider = agent.Provider{Name: "ollama", BaseURL: "http://" + addr + "/v1", APIKey: "ollama", Model: "llama"}
+		c.Provider = provider.Provider{Name: "ollama", BaseURL: "http://" + addr + "/v1", APIKey: "ollama", Model: "llama"}
 	})
 	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
 	// The address co talks to (Ollama's root: /api/chat), not the /v1 it
@@ -129,7 +130,7 @@ func TestConnectionRefusedEndsOnce(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	f := newFixture(t, func(c *agent.Config) {
-		c.Provider = agent.Provider{Name: "openai", BaseURL: "http://" + addr + "/v1", APIKey: "k", Model: "m"}
+		c.Provider = provider.Provider{Name: "openai", BaseURL: "http://" + addr + "/v1", APIKey: "k", Model: "m"}
 	})
 	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
 	if !strings.HasSuffix(fl.Message, "is the server running?") || !strings.Contains(fl.Message, "http://"+addr+"/v1") {
@@ -137,7 +138,7 @@ func TestConnectionRefusedEndsOnce(t *testing.T) {
 	}
 	// co status and /status say it through CheckReachable (issue 27 saw
 	// "is the server running?." there).
-	if ok, msg := agent.CheckReachable(context.Background(), agent.Provider{Name: "openai", BaseURL: "http://" + addr + "/v1", APIKey: "k", Model: "m"}); ok ||
+	if ok, msg := provider.CheckReachable(context.Background(), provider.Provider{Name: "openai", BaseURL: "http://" + addr + "/v1", APIKey: "k", Model: "m"}); ok ||
 		!strings.HasSuffix(msg, "is the server running?") {
 		t.Errorf("CheckReachable = %v, %q", ok, msg)
 	}
@@ -192,28 +193,28 @@ func TestMalformedChunkEndsTheTurn(t *testing.T) {
 func TestResolveProvider(t *testing.T) {
 	up := func(context.Context, string) bool { return true }
 	down := func(context.Context, string) bool { return false }
-	base := agent.ProviderSettings{Provider: "gemini", GeminiModel: "gm", GeminiBaseURL: "https://g/v1beta/openai/", OllamaHost: "http://localhost:11434", OllamaModel: "om"}
+	base := provider.ProviderSettings{Provider: "gemini", GeminiModel: "gm", GeminiBaseURL: "https://g/v1beta/openai/", OllamaHost: "http://localhost:11434", OllamaModel: "om"}
 	cases := []struct {
 		name    string
-		mod     func(*agent.ProviderSettings)
+		mod     func(*provider.ProviderSettings)
 		probe   func(context.Context, string) bool
 		want    string
 		noteHas string
 		errHas  string
 	}{
-		{"gemini with key", func(s *agent.ProviderSettings) { s.GeminiAPIKey = "k" }, nil, "gemini", "", ""},
+		{"gemini with key", func(s *provider.ProviderSettings) { s.GeminiAPIKey = "k" }, nil, "gemini", "", ""},
 		{"default without key falls back to ollama", nil, up, "ollama", "Ollama answers", ""},
-		{"explicit gemini without key does not fall back", func(s *agent.ProviderSettings) { s.ProviderExplicit = true }, up, "gemini", "", "GEMINI_API_KEY"},
+		{"explicit gemini without key does not fall back", func(s *provider.ProviderSettings) { s.ProviderExplicit = true }, up, "gemini", "", "GEMINI_API_KEY"},
 		{"nothing usable says what to set", nil, down, "gemini", "", "OPENAI_BASE_URL"},
-		{"ollama explicit", func(s *agent.ProviderSettings) { s.Provider = "ollama" }, nil, "ollama", "", ""},
-		{"openai needs a URL", func(s *agent.ProviderSettings) { s.Provider = "openai" }, nil, "openai", "", "OPENAI_BASE_URL"},
-		{"openai needs a model", func(s *agent.ProviderSettings) { s.Provider = "openai"; s.OpenAIBaseURL = "http://x/v1" }, nil, "openai", "", "OPENAI_MODEL"},
-		{"openai complete", func(s *agent.ProviderSettings) {
+		{"ollama explicit", func(s *provider.ProviderSettings) { s.Provider = "ollama" }, nil, "ollama", "", ""},
+		{"openai needs a URL", func(s *provider.ProviderSettings) { s.Provider = "openai" }, nil, "openai", "", "OPENAI_BASE_URL"},
+		{"openai needs a model", func(s *provider.ProviderSettings) { s.Provider = "openai"; s.OpenAIBaseURL = "http://x/v1" }, nil, "openai", "", "OPENAI_MODEL"},
+		{"openai complete", func(s *provider.ProviderSettings) {
 			s.Provider = "openai"
 			s.OpenAIBaseURL = "http://x/v1"
 			s.OpenAIModel = "m"
 		}, nil, "openai", "", ""},
-		{"unknown provider", func(s *agent.ProviderSettings) { s.Provider = "claude" }, nil, "", "", "gemini, ollama or openai"},
+		{"unknown provider", func(s *provider.ProviderSettings) { s.Provider = "claude" }, nil, "", "", "gemini, ollama or openai"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -221,7 +222,7 @@ func TestResolveProvider(t *testing.T) {
 			if tc.mod != nil {
 				tc.mod(&s)
 			}
-			p, note, err := agent.ResolveProvider(context.Background(), s, tc.probe)
+			p, note, err := provider.ResolveProvider(context.Background(), s, tc.probe)
 			if p.Name != tc.want {
 				t.Errorf("provider = %q, want %q", p.Name, tc.want)
 			}
@@ -241,13 +242,13 @@ func TestResolveProvider(t *testing.T) {
 func TestReachable(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
-	if ok, msg := agent.CheckReachable(context.Background(), agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "test"}); !ok {
+	if ok, msg := provider.CheckReachable(context.Background(), provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "test"}); !ok {
 		t.Fatalf("a live server is not reachable: %s", msg)
 	}
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	if ok, msg := agent.CheckReachable(context.Background(), agent.Provider{Name: "openai", BaseURL: "http://" + addr + "/v1", Model: "test"}); ok || !strings.Contains(msg, "connection refused") {
+	if ok, msg := provider.CheckReachable(context.Background(), provider.Provider{Name: "openai", BaseURL: "http://" + addr + "/v1", Model: "test"}); ok || !strings.Contains(msg, "connection refused") {
 		t.Fatalf("a closed port: %v, %q", ok, msg)
 	}
 }

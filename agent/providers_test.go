@@ -10,6 +10,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 )
 
@@ -27,12 +29,12 @@ func profileFixture(t *testing.T, p llmtest.Profile, model string, mod func(*age
 		name = "gemini"
 	}
 	cfg := agent.Config{
-		Provider:     agent.Provider{Name: name, BaseURL: f.srv.URL, APIKey: "test-key", Model: model},
+		Provider:     provider.Provider{Name: name, BaseURL: f.srv.URL, APIKey: "test-key", Model: model},
 		SystemPrompt: "You are a test.",
 		Tools:        f.ag.Tools(),
 		Approvals:    f.ag.Approvals(),
 		ToolRetries:  3,
-		Retry:        agent.RetryPolicy{Base: 10 * time.Millisecond},
+		Retry:        provider.RetryPolicy{Base: 10 * time.Millisecond},
 		StallTimeout: 5 * time.Second,
 	}
 	if mod != nil {
@@ -46,7 +48,7 @@ func echoCall(text string) llmtest.ToolCall {
 	return llmtest.ToolCall{Name: "echo_text", Args: `{"text":"` + text + `"}`}
 }
 
-func signedCalls(t *testing.T, h []agent.Message) int {
+func signedCalls(t *testing.T, h []message.Message) int {
 	t.Helper()
 	n := 0
 	for _, m := range h {
@@ -167,8 +169,8 @@ func TestSessionsKeepReasoningAndSignatures(t *testing.T) {
 	}
 	// Resume in a new agent (as --continue does) and make another tool
 	// turn: DeepSeek checks the earlier tool turn's reasoning.
-	g2 := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: f.srv.URL, APIKey: "test-key", Model: "deepseek-v4-flash"}, Tools: f.ag.Tools(), Approvals: f.ag.Approvals()})
-	g2.Restore(loaded, agent.Usage{}, 1)
+	g2 := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: f.srv.URL, APIKey: "test-key", Model: "deepseek-v4-flash"}, Tools: f.ag.Tools(), Approvals: f.ag.Approvals()})
+	g2.Restore(loaded, message.Usage{}, 1)
 	f.srv.Script(
 		llmtest.Reply{Reasoning: "again", ToolCalls: []llmtest.ToolCall{echoCall("b")}},
 		llmtest.Reply{Text: "done again"},
@@ -208,8 +210,8 @@ func TestSetModelSwitchesTheNextRequest(t *testing.T) {
 	defer other.Close()
 	other.SetModels("elsewhere-1", "elsewhere-2")
 	g := agent.New(agent.Config{
-		Provider: agent.Provider{Name: "openai", BaseURL: f.srv.URL, Model: "test-model"},
-		Settings: agent.ProviderSettings{OllamaHost: strings.TrimSuffix(other.URL, "/v1")},
+		Provider: provider.Provider{Name: "openai", BaseURL: f.srv.URL, Model: "test-model"},
+		Settings: provider.ProviderSettings{OllamaHost: strings.TrimSuffix(other.URL, "/v1")},
 	})
 	if _, err := g.SetModel("ollama:elsewhere-1"); err != nil {
 		t.Fatal(err)
@@ -235,7 +237,7 @@ func TestGeminiParallelCallsRunApart(t *testing.T) {
 			t.Fatalf("same index %v: %+v", same, fin)
 		}
 		c := calls(evs)
-		if len(c) != 2 || c[0].Status != agent.CallDone || c[1].Status != agent.CallDone || c[0].CallID == c[1].CallID {
+		if len(c) != 2 || c[0].Status != message.CallDone || c[1].Status != message.CallDone || c[0].CallID == c[1].CallID {
 			t.Fatalf("same index %v: calls = %+v", same, c)
 		}
 	}

@@ -1,5 +1,7 @@
 package agent
 
+import "github.com/co-cli/co/message"
+
 // Recorder saves a conversation as it happens, so that a crash or kill -9
 // loses nothing that was on screen and the saved history is always valid to
 // resume (dangling tool calls are patched on load, as after an interrupt).
@@ -8,7 +10,7 @@ package agent
 // drafts from its own goroutine.
 type Recorder interface {
 	// Append saves one completed message, in its own transaction.
-	Append(m Message) error
+	Append(m message.Message) error
 	// Draft saves a piece of the assistant text being streamed, before it
 	// is shown; the next Append of an assistant message replaces the
 	// draft. A draft found on load is a reply cut short: it is resumed as an
@@ -17,45 +19,37 @@ type Recorder interface {
 	// a file, not a transaction).
 	Draft(chunk string) error
 	// Decision saves the user's answer to an approval request.
-	Decision(callID, tool string, v Verdict) error
+	Decision(callID, tool string, v message.Verdict) error
 	// Usage saves the session's token usage so far.
-	Usage(session Usage) error
+	Usage(session message.Usage) error
 	// Aside saves a !cmd's run or a notice, in its place between the
 	// messages saved so far (Aside.After counts the agent's history,
 	// which summarising shortens: a store places it by what it saved).
-	Aside(x Aside) error
+	Aside(x message.Aside) error
 }
 
-// String names a verdict for the saved record.
-func (v Verdict) String() string {
-	switch v {
-	case ApproveOnce:
-		return "approved once"
-	case ApproveSession:
-		return "approved for the session"
-	case Unattended:
-		return "needs approval (no one to ask)"
-	default:
-		return "denied"
+// SetRecorder switches where the conversation is saved (a new session
+// after /clear, or none).
+//
+// A recorder with an ID (a saved session) gives the conversation its id:
+// the spans' co.session.id and gen_ai.conversation.id from then on, so the
+// traces of a saved session are found by the id `co sessions` shows.
+func (a *Agent) SetRecorder(r Recorder) {
+	a.mu.Lock()
+	a.rec, a.recFailed = r, false
+	if idr, ok := r.(interface{ ID() string }); ok && idr.ID() != "" {
+		a.sessionID = idr.ID()
 	}
+	a.mu.Unlock()
 }
 
-// Aside is something a conversation showed that is not a message to the
-// model: a !cmd the user ran, or the notice that older messages were
-// summarised. Sessions save asides so that a resumed conversation shows
-// them again where they happened; the model never sees them.
-type Aside struct {
-	// After is the number of history messages before it.
-	After int
-	// Notice is the notice's text; empty for a command.
-	Notice string
-	// Bang is the !cmd's call (its arguments) and outcome; nil for a
-	// notice.
-	Bang *BangRun
-}
-
-// BangRun is a !cmd as it ran.
-type BangRun struct {
-	Args     string // the shell tool's JSON arguments
-	Finished ToolCallFinished
+// SessionID is the id of the conversation: the saved session's when one
+// is recorded, Config.SessionID otherwise.
+func (a *Agent) SessionID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.sessionID != "" {
+		return a.sessionID
+	}
+	return a.cfg.SessionID
 }

@@ -1,33 +1,20 @@
 package agent
 
-// Sources: Ollama v0.24.0's source and docs (the snapshot at tag v0.24.0),
-// the answers of a real Ollama v0.24.0 and llama-server b10573 recorded for
-// issue 26 (docs/recordings/local-servers-2026-11-26.md, capture , docs/recordings/local-servers-2026-11-26.md), and the documentation
-// cited below, read on 2026-11-26.
-
-// A bound on every reply. Local servers put none of their own: Ollama's
-// num_predict defaults to -1, "infinite generation" (docs/modelfile.mdx;
-// api/types.go DefaultOptions NumPredict: -1), llama-server's n_predict to
-// -1 too, and a model that never emits its end token streams until co is
-// stopped (issue 26: `co run` still going at 90 s against a model that
-// answers " tick tock …" forever; the stall timeout never fires since
-// tokens keep coming). So without llm_max_tokens co asks for at most
-// DefaultMaxTokens (DefaultMaxTokensThinking for a model that thinks:
-// reasoning counts against the same bound, and a thinking model given too
-// small a one "can spend all of it on reasoning and return an empty reply
-// with finish_reason: \"length\"" (you.com inference-router docs,
-// "Reasoning Counts Against the Output Limit"; OpenAI's max_output_tokens
-// likewise limits "both reasoning and final output tokens")), and never
-// more than the context window leaves after the prompt. The servers honour
-// it and say so: Ollama ends with "done_reason":"length" (recorded:
-// docs/recordings/local-servers-2026-11-26.md, capture ollama-e-tools-numpredict1.resp, num_predict 1), llama-server
-// with "finish_reason":"length" (llama-e-malformed-maxtokens2-stream.resp,
-// max_tokens 2).
+// A bound on every reply. Local servers put none of their own (Ollama's
+// num_predict and llama-server's n_predict default to -1), and a model that
+// never emits its end token streams until co is stopped; the stall timeout
+// never fires since tokens keep coming. So without llm_max_tokens co asks
+// for at most DefaultMaxTokens (DefaultMaxTokensThinking for a model that
+// thinks: reasoning counts against the same bound), and never more than
+// the context window leaves after the prompt. The servers honour it and
+// end with "length". Sources: docs/providers.md, Ollama, llama.cpp, OpenAI.
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/co-cli/co/agent/provider"
 )
 
 const (
@@ -45,12 +32,12 @@ const (
 // can tell: OpenAI's reasoning models, DeepSeek's (thinking by default),
 // Gemini 2.5 and later, and an Ollama model whose capabilities (caps) list
 // "thinking".
-func thinks(p Provider, caps []string) bool {
+func thinks(p provider.Provider, caps []string) bool {
 	m := strings.ToLower(p.Model)
 	switch {
-	case slices.Contains(caps, "thinking"), fixedSamplingModel(p.Model), deepseekThinking(p):
+	case slices.Contains(caps, "thinking"), provider.FixedSamplingModel(p.Model), provider.DeepseekThinking(p):
 		return true
-	case p.isGemini():
+	case p.IsGemini():
 		return !strings.Contains(m, "gemini-1") && !strings.Contains(m, "gemini-2.0")
 	}
 	return false
@@ -59,7 +46,7 @@ func thinks(p Provider, caps []string) bool {
 // replyBound is the reply's bound for p: the setting (llm_max_tokens) when
 // above 0; else the default, at most what window (0: unknown) leaves after
 // the last request's prompt (half the window before the first reply).
-func (a *Agent) replyBound(p Provider, window int, caps []string) int {
+func (a *Agent) replyBound(p provider.Provider, window int, caps []string) int {
 	if n := a.cfg.Request.MaxTokens; n > 0 {
 		return n
 	}
@@ -87,7 +74,7 @@ func (a *Agent) replyBound(p Provider, window int, caps []string) int {
 
 // cutNotice is the notice for a reply the bound cut (finish reason
 // "length"), "" otherwise.
-func cutNotice(p Provider, res streamResult, setting, bound int) string {
+func cutNotice(p provider.Provider, res streamResult, setting, bound int) string {
 	if res.finish != "length" {
 		return ""
 	}

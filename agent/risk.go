@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -60,9 +61,9 @@ const AttachTag = "<attached-file path="
 // public (a result that names none is the workspace or the machine); a user
 // message is, when it carries an attached file or a private source (a summary
 // of private messages).
-func privateMessage(m Message) bool {
+func privateMessage(m message.Message) bool {
 	switch m.Role {
-	case RoleTool:
+	case message.RoleTool:
 		if len(m.Sources) == 0 {
 			return true
 		}
@@ -72,7 +73,7 @@ func privateMessage(m Message) bool {
 			}
 		}
 		return false
-	case RoleUser:
+	case message.RoleUser:
 		if strings.Contains(m.Content, AttachTag) {
 			return true
 		}
@@ -86,7 +87,7 @@ func privateMessage(m Message) bool {
 }
 
 // add takes m's sources into r and returns the untrusted ones that are new.
-func (r *Risk) add(m Message) (fresh []tools.Origin) {
+func (r *Risk) add(m message.Message) (fresh []tools.Origin) {
 	if privateMessage(m) {
 		r.Private = true
 	}
@@ -109,7 +110,7 @@ func (r Risk) clone() Risk {
 }
 
 // riskOf is the Risk of a whole history (a resumed conversation).
-func riskOf(msgs []Message) Risk {
+func riskOf(msgs []message.Message) Risk {
 	var r Risk
 	for _, m := range msgs {
 		r.add(m)
@@ -120,7 +121,7 @@ func riskOf(msgs []Message) Risk {
 // summarySources are what a summary of msgs carries: their untrusted
 // sources, and a private one when any of them was private, so a summarised
 // conversation keeps its risk (and so does its saved copy).
-func summarySources(msgs []Message) []tools.Origin {
+func summarySources(msgs []message.Message) []tools.Origin {
 	r := riskOf(msgs)
 	out := slices.Clone(r.Untrusted)
 	if r.Private {

@@ -3,107 +3,12 @@ package agent
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
-	"time"
+
+	"github.com/co-cli/co/agent/provider"
 )
 
-// Model switching (/model) and what the server says about its models.
-
-// modelCache holds each endpoint's model list, fetched once a session.
-type modelCache struct {
-	mu    sync.Mutex
-	lists map[string]*modelList // by Provider.Origin
-}
-
-type modelList struct {
-	done  chan struct{}
-	names []string
-	err   error
-}
-
-// Models returns the chat models of the current provider, fetched in the
-// background the first time and then cached for the session.
-func (a *Agent) Models(ctx context.Context) ([]string, error) {
-	if _, _, err := a.WaitProvider(ctx); err != nil && ctx.Err() != nil {
-		return nil, err
-	}
-	// After /model PROVIDER:NAME, the provider switched to, before its
-	// first request.
-	p, _, err := a.Provider()
-	if err != nil {
-		return nil, err
-	}
-	return a.modelsOf(ctx, p)
-}
-
-func (a *Agent) modelsOf(ctx context.Context, p Provider) ([]string, error) {
-	a.models.mu.Lock()
-	if a.models.lists == nil {
-		a.models.lists = map[string]*modelList{}
-	}
-	l, ok := a.models.lists[p.Origin()]
-	if !ok {
-		l = &modelList{done: make(chan struct{})}
-		a.models.lists[p.Origin()] = l
-		go func() {
-			defer close(l.done)
-			defer func() {
-				if r := recover(); r != nil {
-					l.err = fmt.Errorf("listing models panicked: %v", r)
-				}
-			}()
-			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			l.names, l.err = ListModels(cctx, p, a.httpClient())
-		}()
-	}
-	a.models.mu.Unlock()
-	select {
-	case <-l.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if l.err != nil {
-		// Not cached: the next /model asks again.
-		a.models.mu.Lock()
-		if a.models.lists[p.Origin()] == l {
-			delete(a.models.lists, p.Origin())
-		}
-		a.models.mu.Unlock()
-	}
-	return l.names, l.err
-}
-
-// CachedModels returns the current provider's model list if it has been
-// fetched, without waiting (Tab completion).
-func (a *Agent) CachedModels() []string {
-	p, done, err := a.Provider()
-	if !done || err != nil {
-		return nil
-	}
-	a.models.mu.Lock()
-	l := a.models.lists[p.Origin()]
-	a.models.mu.Unlock()
-	if l == nil {
-		return nil
-	}
-	select {
-	case <-l.done:
-		return l.names
-	default:
-		return nil
-	}
-}
-
-// httpClient is a plain client over the configured transport.
-func (a *Agent) httpClient() *http.Client {
-	if a.cfg.Transport != nil {
-		return &http.Client{Transport: a.cfg.Transport}
-	}
-	return http.DefaultClient
-}
+// Model switching (/model) and the provider set up again (Configure).
 
 // SetModel switches the model for the next request on. spec is a model
 // name of the current provider, or "PROVIDER:NAME" (gemini, ollama,
@@ -111,14 +16,14 @@ func (a *Agent) httpClient() *http.Client {
 // and address. Reasoning and signatures of the earlier messages stay in
 // the history and on screen but are only sent back to where they came
 // from.
-func (a *Agent) SetModel(spec string) (Provider, error) {
+func (a *Agent) SetModel(spec string) (provider.Provider, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
-		return Provider{}, fmt.Errorf("no model given: /model NAME, or /model PROVIDER:NAME (gemini, ollama, openai)")
+		return provider.Provider{}, fmt.Errorf("no model given: /model NAME, or /model PROVIDER:NAME (gemini, ollama, openai)")
 	}
 	cur, done, err := a.Provider()
 	if !done {
-		return Provider{}, fmt.Errorf("the provider is still being resolved; try again in a moment")
+		return provider.Provider{}, fmt.Errorf("the provider is still being resolved; try again in a moment")
 	}
 	name, model := "", spec
 	if i := strings.IndexByte(spec, ':'); i > 0 {
@@ -128,11 +33,11 @@ func (a *Agent) SetModel(spec string) (Provider, error) {
 		}
 	}
 	if model == "" {
-		return Provider{}, fmt.Errorf("no model name after %q: /model %s:NAME", name+":", name)
+		return provider.Provider{}, fmt.Errorf("no model name after %q: /model %s:NAME", name+":", name)
 	}
 	next := cur
 	if err != nil {
-		next = Provider{}
+		next = provider.Provider{}
 	}
 	if name != "" && name != cur.Name || err != nil {
 		if name == "" {
@@ -148,9 +53,9 @@ func (a *Agent) SetModel(spec string) (Provider, error) {
 		case "openai":
 			s.OpenAIModel = model
 		}
-		p, _, rerr := ResolveProvider(context.Background(), s, nil)
+		p, _, rerr := provider.ResolveProvider(context.Background(), s, nil)
 		if rerr != nil {
-			return Provider{}, rerr
+			return provider.Provider{}, rerr
 		}
 		next = p
 	}
@@ -164,7 +69,7 @@ func (a *Agent) SetModel(spec string) (Provider, error) {
 
 // current returns the provider for the next request: a /model switch, if
 // any, else the resolved one. The client follows it.
-func (a *Agent) current(p Provider) Provider {
+func (a *Agent) current(p provider.Provider) provider.Provider {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.switched == nil {
@@ -173,7 +78,7 @@ func (a *Agent) current(p Provider) Provider {
 	np := *a.switched
 	a.switched = nil
 	a.provider, a.provErr = np, nil
-	a.client = newClient(np, a.cfg.Retry, a.cfg.Transport)
+	a.client = provider.NewClient(np, a.cfg.Retry, a.cfg.Transport)
 	a.reported = ""
 	a.ctxInForce = 0 // learned again from the new model's first request
 	a.budget.reduced, a.budget.compact = false, false
@@ -182,14 +87,14 @@ func (a *Agent) current(p Provider) Provider {
 
 // setReported keeps the model name the server reported in its response
 // to a request for p's model.
-func (a *Agent) setReported(p Provider, m string) {
+func (a *Agent) setReported(p provider.Provider, m string) {
 	a.mu.Lock()
 	a.reported, a.reportedFor = m, reportKey(p)
 	a.mu.Unlock()
 }
 
 // reportKey names the model a request asked for, at its endpoint.
-func reportKey(p Provider) string { return p.Origin() + "\x00" + p.Model }
+func reportKey(p provider.Provider) string { return p.Origin() + "\x00" + p.Model }
 
 // ReportedModel is the model the server said answered the last request
 // (the "model" of its response) for the model in use now: "" before the
@@ -215,22 +120,22 @@ func (a *Agent) ReportedModel() string {
 // PROVIDER:NAME switches within them. It is for the chat's first-run setup,
 // which saves the same settings to the user file. It waits for the start-up
 // resolution if that is still under way.
-func (a *Agent) Configure(ctx context.Context, s ProviderSettings) (Provider, error) {
+func (a *Agent) Configure(ctx context.Context, s provider.ProviderSettings) (provider.Provider, error) {
 	s.ProviderExplicit = true
-	p, _, err := ResolveProvider(ctx, s, nil)
+	p, _, err := provider.ResolveProvider(ctx, s, nil)
 	if err != nil {
-		return Provider{}, err
+		return provider.Provider{}, err
 	}
 	select {
 	case <-a.resolved:
 	case <-ctx.Done():
-		return Provider{}, ctx.Err()
+		return provider.Provider{}, ctx.Err()
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.cfg.Settings = s
 	a.provider, a.note, a.provErr = p, "", nil
 	a.switched = &p // a running turn takes it up at its next request, as after /model
-	a.client = newClient(p, a.cfg.Retry, a.cfg.Transport)
+	a.client = provider.NewClient(p, a.cfg.Retry, a.cfg.Transport)
 	return p, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/co-cli/co/agent/provider"
 )
 
 // Tool groups: the families of tools, so that fewer can be sent to a model
@@ -82,7 +84,7 @@ const compactPrompt = `You are Co, a personal assistant in the user's terminal. 
 // prompt and tool schemas) leaves room for the conversation in window:
 // when it takes more than half of it, only the core tools are sent, then
 // a compact system prompt; the user is told once.
-func (a *Agent) sendLess(p Provider, full string, window int, e *emitter) {
+func (a *Agent) sendLess(p provider.Provider, full string, window int, e *emitter) {
 	if window <= 0 {
 		return
 	}

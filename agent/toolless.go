@@ -1,42 +1,27 @@
 package agent
 
-// Sources: Ollama v0.24.0's source (the snapshot of github.com/ollama/ollama
-// at tag v0.24.0) and the answers of a real Ollama v0.24.0 built from it,
-// recorded for issue 26 (docs/recordings/local-servers-2026-11-26.md, capture , docs/recordings/local-servers-2026-11-26.md), read on
-// 2026-11-26.
-
 // Models without tool support. Ollama refuses any request that carries
-// tools for a model whose capabilities lack "tools": ChatHandler asks for
-// model.CapabilityTools "if len(req.Tools) > 0" (server/routes.go:2349),
-// scheduleRunner wraps CheckCapabilities' error as "%s %w" with the model's
-// full name (server/routes.go:161-162; errCapabilities "does not support"
-// and errCapabilityTools "tools", server/images.go:42,44), and
-// handleScheduleError answers it with 400 (server/routes.go:2715-2718). The
-// real server answered, for a model named tiny-chat:
+// tools for a model whose capabilities lack "tools", on both routes:
 //
 //	/api/chat             400 {"error":"registry.ollama.ai/library/tiny-chat:latest does not support tools"}
 //	/v1/chat/completions  400 {"error":{"message":"registry.ollama.ai/library/tiny-chat:latest does not support tools","type":"invalid_request_error","param":null,"code":null}}
 //
-// and "tools": [] is not a request for tools (len 0). So co sends no tools
-// to such a model: for Ollama it knows beforehand from /api/show's
-// capabilities; from any other server it learns it from that 400, retries
-// the request once without tools and remembers it for the model (per
-// endpoint and model, for the session).
+// So co sends no tools to such a model: for Ollama it knows beforehand from
+// /api/show's capabilities; from any other server it learns it from that
+// 400, retries the request once without tools and remembers it per
+// endpoint and model. Sources: docs/providers.md, Ollama.
 
 import (
-	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/co-cli/co/agent/provider"
 )
 
 // noToolsKey names a model at an endpoint.
-func noToolsKey(p Provider) string { return p.Origin() + " " + p.Model }
+func noToolsKey(p provider.Provider) string { return p.Origin() + " " + p.Model }
 
 // markNoTools records that p.Model takes no tools, and why.
-func (a *Agent) markNoTools(p Provider, why string) {
+func (a *Agent) markNoTools(p provider.Provider, why string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.noTools == nil {
@@ -48,17 +33,15 @@ func (a *Agent) markNoTools(p Provider, why string) {
 // toolsOff reports whether co sends p.Model no tools: it is known to take
 // none (a 400 said so, or Ollama's /api/show lists capabilities without
 // "tools"; an older Ollama that lists none is given the tools).
-func (a *Agent) toolsOff(p Provider) bool {
+func (a *Agent) toolsOff(p provider.Provider) bool {
 	a.mu.Lock()
 	_, off := a.noTools[noToolsKey(p)]
 	a.mu.Unlock()
-	if off || !a.ollamaNative(p) {
+	if off || !provider.OllamaNative(p) {
 		return off
 	}
-	a.ollama.mu.Lock()
-	s, ok := a.ollama.shown[ollamaKey(p)]
-	a.ollama.mu.Unlock()
-	return ok && s.err == nil && len(s.caps) > 0 && !slices.Contains(s.caps, "tools")
+	s, ok := a.ollama.Known(p)
+	return ok && s.NoTools()
 }
 
 // NoTools says, for the current provider's model, why co sends it no
@@ -81,7 +64,7 @@ func NoToolsLine(model string) string {
 
 // toolsFor is the tools' definitions to send to p: none when its model
 // takes none.
-func (a *Agent) toolsFor(p Provider) []byte {
+func (a *Agent) toolsFor(p provider.Provider) []byte {
 	if a.toolsOff(p) {
 		return nil
 	}
@@ -90,7 +73,7 @@ func (a *Agent) toolsFor(p Provider) []byte {
 
 // toolNotice returns the notice that p's model is used without tools, once
 // for each stretch of requests to such a model ("" otherwise).
-func (a *Agent) toolNotice(p Provider) string {
+func (a *Agent) toolNotice(p provider.Provider) string {
 	off := a.toolsOff(p) && len(a.cfg.Tools.All()) > 0
 	key := noToolsKey(p)
 	a.mu.Lock()
@@ -104,19 +87,4 @@ func (a *Agent) toolNotice(p Provider) string {
 	}
 	a.toolNoticed = key
 	return fmt.Sprintf("%s does not support tools, so co chats with it without them: it cannot read files, run commands or search for you. To use tools, switch to a model that supports them (/model).", p.Model)
-}
-
-// toolsRefused reports whether err is a provider's 400 saying the model
-// does not support tools (Ollama's words, above, on either route).
-func toolsRefused(err error) bool {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	status, msg := 0, ""
-	switch {
-	case errors.As(err, &reqErr):
-		status, msg = reqErr.HTTPStatusCode, PlainError(reqErr.Body)
-	case errors.As(err, &apiErr):
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
-	}
-	return status == 400 && strings.Contains(strings.ToLower(msg), "does not support tools")
 }

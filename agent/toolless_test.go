@@ -10,6 +10,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/tools"
 )
 
@@ -45,7 +46,7 @@ func TestOllamaToollessModel(t *testing.T) {
 		llmtest.OllamaModel{Name: "tiny-chat:latest", Family: "llama", ContextLength: 4096, Capabilities: []string{"completion"}},
 	)
 	reg, _ := tools.NewRegistry(echoTool{})
-	p := agent.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny-chat"}
+	p := provider.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny-chat"}
 	ag := agent.New(agent.Config{Provider: p, Tools: reg, Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}), StallTimeout: 5 * time.Second})
 	srv.Script(llmtest.Reply{Text: "Hello."}, llmtest.Reply{Text: "Again."}, llmtest.Reply{Text: "Tools."}, llmtest.Reply{Text: "Back."})
 
@@ -123,7 +124,7 @@ func TestToolsRefusedRetriedWithout(t *testing.T) {
 	srv.SetOllamaModels(llmtest.OllamaModel{Name: "tiny-chat:latest", Family: "llama", ContextLength: 4096, Capabilities: []string{"completion"}})
 	srv.Script(llmtest.Reply{Text: "Hello."}, llmtest.Reply{Text: "Again."})
 	reg, _ := tools.NewRegistry(echoTool{})
-	p := agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "tiny-chat"}
+	p := provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "tiny-chat"}
 	ag := agent.New(agent.Config{Provider: p, Tools: reg, Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}), StallTimeout: 5 * time.Second})
 	evs := run(t, context.Background(), ag, "hi", nil)
 	if finished(t, evs).Text != "Hello." || toolNotices(evs) != 1 {

@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -26,13 +28,6 @@ func (a *Agent) SubmitShown(ctx context.Context, prompt, shown string) <-chan Ev
 	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turn(ctx, prompt, shown, e) })
 }
 
-// BangTool is the tool a !cmd runs through, and BangCallID the id of its
-// call.
-const (
-	BangTool   = "run_shell_command"
-	BangCallID = "bang"
-)
-
 // RunBang runs a command the user typed as !cmd through the shell tool, with
 // exactly the same approval path as the model's calls and no LLM. The
 // conversation history is not changed.
@@ -40,10 +35,10 @@ func (a *Agent) RunBang(ctx context.Context, cmd string) <-chan Event {
 	return a.start(ctx, func(ctx context.Context, e *emitter) {
 		args, _ := json.Marshal(map[string]any{"cmd": cmd})
 		st := &turnState{retries: map[string]int{}}
-		fins := a.runCalls(ctx, e, st, []ToolCall{{ID: BangCallID, Name: BangTool, Args: string(args)}}, true)
+		fins := a.runCalls(ctx, e, st, []message.ToolCall{{ID: message.BangCallID, Name: message.BangTool, Args: string(args)}}, true)
 		for _, f := range fins {
 			// Kept and saved, so a resumed conversation shows it.
-			a.addAside(e, Aside{Bang: &BangRun{Args: string(args), Finished: f}})
+			a.addAside(e, message.Aside{Bang: &message.BangRun{Args: string(args), Finished: message.ToolCallFinished(f)}})
 		}
 		if ctx.Err() != nil {
 			e.send(TurnFailed{Message: "Interrupted.", Err: ctx.Err(), Interrupted: true, Session: a.Usage()})
@@ -83,7 +78,7 @@ func (a *Agent) start(ctx context.Context, body func(context.Context, *emitter))
 }
 
 type turnState struct {
-	usage    Usage
+	usage    message.Usage
 	requests int
 	retries  map[string]int
 	failed   string // set when tool retries ran out
@@ -161,7 +156,7 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 			o.ObservePrompt(prompt)
 		}
 	}
-	a.appendHistory(e, Message{Role: RoleUser, Content: prompt, Shown: shown})
+	a.appendHistory(e, message.Message{Role: message.RoleUser, Content: prompt, Shown: shown})
 	a.recall = ""
 	if a.cfg.Recall != nil {
 		block, recalled, notice := a.cfg.Recall(ctx, prompt)
@@ -213,13 +208,13 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 		}
 		session, rec := a.session, a.rec
 		a.mu.Unlock()
-		if rec != nil && res.usage != (Usage{}) {
+		if rec != nil && res.usage != (message.Usage{}) {
 			a.record(e, func() error { return rec.Usage(session) })
 		}
 		if !a.checkTruncated(p, res.usage, rawEst, e) {
 			a.observeUsage(rawEst, res.usage.InputTokens)
 		}
-		if ce, ok := contextExceeded(err); ok && res.text == "" && len(res.calls) == 0 && ctx.Err() == nil {
+		if ce, ok := provider.AsContextExceeded(err); ok && res.text == "" && len(res.calls) == 0 && ctx.Err() == nil {
 			if a.exceededRetry(ctx, p, e, st, ce, rawEst) {
 				continue
 			}
@@ -236,7 +231,7 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 				fail("Interrupted.", err, true)
 				return
 			}
-			fail(describeStreamError(p, err, a.cfg.StallTimeout, res.text != ""), err, false)
+			fail(provider.DescribeStreamError(p, err, a.cfg.StallTimeout, res.text != ""), err, false)
 			return
 		}
 		a.appendHistory(e, a.reply(p, res, false))

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/co-cli/co/agent/provider"
 )
 
 // Warm opens the connection to the provider in the background (DNS, TCP,
@@ -27,8 +29,8 @@ func (a *Agent) Warm() {
 			return
 		}
 		u := strings.TrimRight(p.BaseURL, "/") + "/"
-		if a.ollamaNative(p) {
-			u = ollamaRoot(p.BaseURL) + "/"
+		if provider.OllamaNative(p) {
+			u = provider.OllamaRoot(p.BaseURL) + "/"
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodHead, u, nil)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 )
 
 // slowLink is a TCP relay to target that delays every byte by oneWay in
@@ -105,7 +106,7 @@ func firstPromptLatency(t testing.TB, warm bool) time.Duration {
 	defer tr.CloseIdleConnections()
 
 	ag := agent.New(agent.Config{
-		Provider:  agent.Provider{Name: "openai", BaseURL: "https://" + link.ln.Addr().String() + "/v1", APIKey: "k", Model: "m"},
+		Provider:  provider.Provider{Name: "openai", BaseURL: "https://" + link.ln.Addr().String() + "/v1", APIKey: "k", Model: "m"},
 		Transport: tr,
 	})
 	if warm {
@@ -191,7 +192,7 @@ func TestWarmConnectionIsReused(t *testing.T) {
 	t.Cleanup(tr.CloseIdleConnections)
 
 	ag := agent.New(agent.Config{
-		Provider:  agent.Provider{Name: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"},
+		Provider:  provider.Provider{Name: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"},
 		Transport: tr,
 	})
 	if n := conns.Load(); n != 0 {

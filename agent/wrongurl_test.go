@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 )
 
 // A base URL that points at no API (here: without its /v1) gets a 404
@@ -34,7 +35,7 @@ func TestWrongBaseURLSaysCheckTheAddress(t *testing.T) {
 			srv := httptest.NewServer(mux)
 			t.Cleanup(srv.Close)
 			f := newFixture(t, func(c *agent.Config) {
-				c.Provider = agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "test", KeyEnv: "OPENAI_API_KEY"}
+				c.Provider = provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "test", KeyEnv: "OPENAI_API_KEY"}
 			})
 			fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
 			t.Log(fl.Message)
@@ -58,8 +59,8 @@ func TestWrongBaseURLSaysCheckTheAddress(t *testing.T) {
 func TestCheckReachableUsesTheModelList(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(srv.Close)
-	p := agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"}
-	ok, msg := agent.CheckReachable(context.Background(), p)
+	p := provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"}
+	ok, msg := provider.CheckReachable(context.Background(), p)
 	if ok || !strings.Contains(msg, "HTTP 404 at "+srv.URL+"/models") || !strings.Contains(msg, "check OPENAI_BASE_URL") {
 		t.Errorf("CheckReachable = %v, %q", ok, msg)
 	}
@@ -71,7 +72,7 @@ func TestCheckReachableUsesTheModelList(t *testing.T) {
 	good := httptest.NewServer(api)
 	t.Cleanup(good.Close)
 	p.BaseURL = good.URL + "/v1"
-	if ok, msg := agent.CheckReachable(context.Background(), p); !ok || msg != "yes (2 models listed)" {
+	if ok, msg := provider.CheckReachable(context.Background(), p); !ok || msg != "yes (2 models listed)" {
 		t.Errorf("CheckReachable = %v, %q", ok, msg)
 	}
 }

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
-func bang(cmd, out string, st agent.CallStatus) agent.Aside {
-	return agent.Aside{Bang: &agent.BangRun{Args: `{"cmd":"` + cmd + `"}`, Finished: agent.ToolCallFinished{
-		CallID: "bang", Name: agent.BangTool, Status: st, Result: tools.Result{Display: out, Meta: map[string]any{"exit_code": float64(0)}},
-		Decision: agent.ByPolicy, Duration: 42 * time.Millisecond, Bang: true,
+func bang(cmd, out string, st message.CallStatus) message.Aside {
+	return message.Aside{Bang: &message.BangRun{Args: `{"cmd":"` + cmd + `"}`, Finished: message.ToolCallFinished{
+		CallID: "bang", Name: message.BangTool, Status: st, Result: tools.Result{Display: out, Meta: map[string]any{"exit_code": float64(0)}},
+		Decision: message.ByPolicy, Duration: 42 * time.Millisecond, Bang: true,
 	}}}
 }
 
@@ -23,13 +23,13 @@ func bang(cmd, out string, st agent.CallStatus) agent.Aside {
 func TestAsidesComeBackInTheirPlace(t *testing.T) {
 	s := open(t)
 	r := s.New("/work/a")
-	must(t, r.Aside(bang("pwd", "/work/a", agent.CallDone))) // before any message
-	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "hello"}))
-	must(t, r.Append(agent.Message{Role: agent.RoleAssistant, Content: "hi"}))
-	must(t, r.Aside(bang("ls", "a.txt\nb.txt", agent.CallDone)))
-	must(t, r.Aside(agent.Aside{After: 1, Notice: "Summarised 7 older messages to stay within the context."}))
-	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "bye"}))
-	must(t, r.Aside(bang("rm -rf /", "", agent.CallDenied)))
+	must(t, r.Aside(bang("pwd", "/work/a", message.CallDone))) // before any message
+	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "hello"}))
+	must(t, r.Append(message.Message{Role: message.RoleAssistant, Content: "hi"}))
+	must(t, r.Aside(bang("ls", "a.txt\nb.txt", message.CallDone)))
+	must(t, r.Aside(message.Aside{After: 1, Notice: "Summarised 7 older messages to stay within the context."}))
+	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "bye"}))
+	must(t, r.Aside(bang("rm -rf /", "", message.CallDenied)))
 
 	info, tr, err := s.Transcript(r.ID())
 	must(t, err)
@@ -42,7 +42,7 @@ func TestAsidesComeBackInTheirPlace(t *testing.T) {
 		case e.Aside != nil && e.Aside.Bang != nil:
 			f := e.Aside.Bang.Finished
 			got = append(got, "!"+e.Aside.Bang.Args+" "+f.Status.String()+" "+f.Result.Display)
-			if f.Decision != agent.ByPolicy || f.Duration != 42*time.Millisecond || f.Name != agent.BangTool || !f.Bang {
+			if f.Decision != message.ByPolicy || f.Duration != 42*time.Millisecond || f.Name != message.BangTool || !f.Bang {
 				t.Errorf("the saved run lost its details: %+v", f)
 			}
 		case e.Aside != nil:
@@ -84,7 +84,7 @@ func TestAsidesComeBackInTheirPlace(t *testing.T) {
 func TestABangOnlySessionIsNamedByItsCommand(t *testing.T) {
 	s := open(t)
 	r := s.New("/work/b")
-	must(t, r.Aside(bang("git status", "clean", agent.CallDone)))
+	must(t, r.Aside(bang("git status", "clean", message.CallDone)))
 	info, err := s.Find(r.ID())
 	must(t, err)
 	if info.Title != "!git status" {
@@ -96,9 +96,9 @@ func TestABangOnlySessionIsNamedByItsCommand(t *testing.T) {
 func TestAsidesFollowPatchedResults(t *testing.T) {
 	s := open(t)
 	r := s.New("/work/c")
-	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "go"}))
-	must(t, r.Append(agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "read_file", Args: `{}`}, {ID: "c2", Name: "read_file", Args: `{}`}}}))
-	must(t, r.Aside(bang("date", "today", agent.CallDone)))
+	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "go"}))
+	must(t, r.Append(message.Message{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "c1", Name: "read_file", Args: `{}`}, {ID: "c2", Name: "read_file", Args: `{}`}}}))
+	must(t, r.Aside(bang("date", "today", message.CallDone)))
 	_, h, xs, err := s.LoadAsides(r.ID())
 	must(t, err)
 	if len(h) != 4 || len(xs) != 1 || xs[0].After != 4 {
@@ -131,7 +131,7 @@ func TestSchema2StoreIsMigrated(t *testing.T) {
 	}
 	r, err := s.Resume("old1")
 	must(t, err)
-	must(t, r.Aside(bang("ls", "x", agent.CallDone)))
+	must(t, r.Aside(bang("ls", "x", message.CallDone)))
 	_, _, xs, err = s.LoadAsides("old1")
 	must(t, err)
 	if len(xs) != 1 || xs[0].After != 1 {

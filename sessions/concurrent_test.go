@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 )
 
 // TestStoresOpenedTogetherOnANewFile: co started in two terminals at once
@@ -33,11 +33,11 @@ func TestStoresOpenedTogetherOnANewFile(t *testing.T) {
 				defer s.Close()
 				r := s.New("/work")
 				for j := 0; j < msgs; j++ {
-					role := agent.RoleUser
+					role := message.RoleUser
 					if j%2 == 1 {
-						role = agent.RoleAssistant
+						role = message.RoleAssistant
 					}
-					if err := r.Append(agent.Message{Role: role, Content: fmt.Sprintf("store %d message %d", i, j)}); err != nil {
+					if err := r.Append(message.Message{Role: role, Content: fmt.Sprintf("store %d message %d", i, j)}); err != nil {
 						errs <- err
 						return
 					}

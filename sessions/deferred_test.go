@@ -1,8 +1,9 @@
-package sessions
+package sessions_test
 
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,7 +11,27 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/sessions"
 )
+
+// open and must are store_test.go's, for these external tests.
+func open(t *testing.T) *sessions.Store {
+	t.Helper()
+	s, err := sessions.Open(filepath.Join(t.TempDir(), "data", sessions.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 // With DeferDrafts (the full-screen chat), streamed text is saved when the
 // front end calls SyncDraft before it shows text, from the front end's own
@@ -25,7 +46,7 @@ func TestDeferredDraftsHoldWhatWasHandedOut(t *testing.T) {
 
 	s := open(t)
 	r := s.New("/w")
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: r})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: r})
 	ag.DeferDrafts()
 
 	events := ag.Submit(context.Background(), "talk")
@@ -49,7 +70,7 @@ func TestDeferredDraftsHoldWhatWasHandedOut(t *testing.T) {
 			want := handed.String()
 			ag.SyncDraft()
 			// Read the draft while the turn may still append to it.
-			b, err := os.ReadFile(s.draftPath(r.ID()))
+			b, err := os.ReadFile(s.DraftPath(r.ID()))
 			mu.Unlock()
 			if err == nil && !strings.HasPrefix(string(b), want) {
 				t.Errorf("after SyncDraft the draft holds %q, want it to start with the %d bytes handed out", b, len(want))
@@ -74,7 +95,7 @@ func TestDeferredDraftsHoldWhatWasHandedOut(t *testing.T) {
 	if checks == 0 {
 		t.Fatal("no sync happened while the reply streamed; the test checked nothing")
 	}
-	if _, err := os.Stat(s.draftPath(r.ID())); !os.IsNotExist(err) {
+	if _, err := os.Stat(s.DraftPath(r.ID())); !os.IsNotExist(err) {
 		t.Errorf("a draft is left after the reply was saved (err %v)", err)
 	}
 	_, h, err := s.Load(r.ID())
@@ -92,7 +113,7 @@ func TestDraftsAreSavedPerChunkByDefault(t *testing.T) {
 	srv.Script(llmtest.Reply{Text: strings.Repeat("abc ", 50), ChunkSize: 4, ChunkDelay: time.Millisecond})
 	s := open(t)
 	r := s.New("/w")
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: r})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: r})
 	var handed strings.Builder
 	checked := 0
 	for ev := range ag.Submit(context.Background(), "talk") {
@@ -101,7 +122,7 @@ func TestDraftsAreSavedPerChunkByDefault(t *testing.T) {
 			continue
 		}
 		handed.WriteString(d.Text)
-		if b, err := os.ReadFile(s.draftPath(r.ID())); err == nil {
+		if b, err := os.ReadFile(s.DraftPath(r.ID())); err == nil {
 			if !strings.HasPrefix(string(b), handed.String()) {
 				t.Fatalf("draft %q lacks text already handed out %q", b, handed.String())
 			}

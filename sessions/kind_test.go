@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 )
 
 // Issue 27: every co run became a saved session that co --continue in the
@@ -18,9 +18,9 @@ func TestSessionsKeepTheirKindApart(t *testing.T) {
 	must(t, err)
 	defer s.Close()
 	chat := s.New("/w")
-	must(t, chat.Append(agent.Message{Role: agent.RoleUser, Content: "a chat"}))
+	must(t, chat.Append(message.Message{Role: message.RoleUser, Content: "a chat"}))
 	run := s.NewKind("/w", Run)
-	must(t, run.Append(agent.Message{Role: agent.RoleUser, Content: "a co run"}))
+	must(t, run.Append(message.Message{Role: message.RoleUser, Content: "a co run"}))
 
 	if l, err := s.Latest("/w", Chat); err != nil || l.ID != chat.ID() || l.Kind != Chat {
 		t.Errorf("latest chat = %+v, %v; want %s", l, err, chat.ID())
@@ -47,7 +47,7 @@ func TestSessionsKeepTheirKindApart(t *testing.T) {
 	// Resumed, a session keeps the kind it was started as.
 	r, err := s.Resume(run.ID())
 	must(t, err)
-	must(t, r.Append(agent.Message{Role: agent.RoleAssistant, Content: "ok"}))
+	must(t, r.Append(message.Message{Role: message.RoleAssistant, Content: "ok"}))
 	if f, err := s.Find(run.ID()); err != nil || f.Kind != Run {
 		t.Errorf("resumed co run session: %+v %v", f, err)
 	}

@@ -1,9 +1,10 @@
-package sessions
+package sessions_test
 
 import (
 	"testing"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -13,11 +14,11 @@ func TestSourcesAreSavedWithTheirMessages(t *testing.T) {
 	s := open(t)
 	r := s.New("/work/a")
 	page := tools.UntrustedPublic("web", "web evil.example/page")
-	msgs := []agent.Message{
-		{Role: agent.RoleUser, Content: "read evil.example/page"},
-		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "web_fetch", Args: `{"url":"https://evil.example/page"}`}}},
-		{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "web_fetch", Content: "visit /c/a", Sources: []tools.Origin{page}},
-		{Role: agent.RoleAssistant, Content: "done"},
+	msgs := []message.Message{
+		{Role: message.RoleUser, Content: "read evil.example/page"},
+		{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "c1", Name: "web_fetch", Args: `{"url":"https://evil.example/page"}`}}},
+		{Role: message.RoleTool, ToolCallID: "c1", ToolName: "web_fetch", Content: "visit /c/a", Sources: []tools.Origin{page}},
+		{Role: message.RoleAssistant, Content: "done"},
 	}
 	for _, m := range msgs {
 		must(t, r.Append(m))
@@ -28,7 +29,7 @@ func TestSourcesAreSavedWithTheirMessages(t *testing.T) {
 		t.Fatalf("loaded %+v", got)
 	}
 	ag := agent.New(agent.Config{})
-	ag.Restore(got, agent.Usage{}, 1)
+	ag.Restore(got, message.Usage{}, 1)
 	if risk := ag.Risk(); len(risk.Untrusted) != 1 || risk.Untrusted[0].Label != "web evil.example/page" {
 		t.Fatalf("a resumed session's risk is %+v", risk)
 	}

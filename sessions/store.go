@@ -32,8 +32,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/lib/sqlitefile"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -119,7 +119,7 @@ type asideData struct {
 	Millis   int64          `json:"ms,omitempty"`
 }
 
-func encodeAside(x agent.Aside) ([]byte, error) {
+func encodeAside(x message.Aside) ([]byte, error) {
 	d := asideData{Notice: x.Notice}
 	if b := x.Bang; b != nil {
 		f := b.Finished
@@ -129,22 +129,22 @@ func encodeAside(x agent.Aside) ([]byte, error) {
 	return json.Marshal(d)
 }
 
-func decodeAside(b []byte) (agent.Aside, error) {
+func decodeAside(b []byte) (message.Aside, error) {
 	var d asideData
 	if err := json.Unmarshal(b, &d); err != nil {
-		return agent.Aside{}, err
+		return message.Aside{}, err
 	}
-	x := agent.Aside{Notice: d.Notice}
+	x := message.Aside{Notice: d.Notice}
 	if d.Args != "" {
-		st := agent.CallFailed
-		for c := agent.CallDone; c <= agent.CallInterrupted; c++ {
+		st := message.CallFailed
+		for c := message.CallDone; c <= message.CallInterrupted; c++ {
 			if c.String() == d.Status {
 				st = c
 			}
 		}
-		x.Bang = &agent.BangRun{Args: d.Args, Finished: agent.ToolCallFinished{
-			CallID: agent.BangCallID, Name: d.Name, Status: st, Result: tools.Result{Display: d.Display, Meta: d.Meta},
-			Err: d.Err, Decision: agent.Source(d.Decision), Duration: time.Duration(d.Millis) * time.Millisecond, Bang: true,
+		x.Bang = &message.BangRun{Args: d.Args, Finished: message.ToolCallFinished{
+			CallID: message.BangCallID, Name: d.Name, Status: st, Result: tools.Result{Display: d.Display, Meta: d.Meta},
+			Err: d.Err, Decision: message.Source(d.Decision), Duration: time.Duration(d.Millis) * time.Millisecond, Bang: true,
 		}}
 	}
 	return x, nil
@@ -325,11 +325,11 @@ func (s *Store) Delete(id string) error {
 // Entry is one step of a saved transcript: a message, or an approval
 // decision (Decision set).
 type Entry struct {
-	Message  agent.Message
+	Message  message.Message
 	Decision *DecisionRecord
 	// Aside is a !cmd run or a notice the conversation showed (After is
 	// not set: the entry's place is its position).
-	Aside *agent.Aside
+	Aside *message.Aside
 	At    time.Time
 }
 
@@ -340,31 +340,31 @@ type DecisionRecord struct {
 
 // Load returns a session's history, ready to resume: a draft becomes an
 // interrupted assistant message, dangling tool calls are patched.
-func (s *Store) Load(id string) (Info, []agent.Message, error) {
+func (s *Store) Load(id string) (Info, []message.Message, error) {
 	info, entries, err := s.Transcript(id)
 	if err != nil {
 		return Info{}, nil, err
 	}
 	msgs, _ := split(entries)
-	return info, agent.PatchDangling(msgs), nil
+	return info, message.PatchDangling(msgs), nil
 }
 
 // LoadAsides is Load with the asides the conversation showed, each placed
 // by the number of (patched) history messages before it.
-func (s *Store) LoadAsides(id string) (Info, []agent.Message, []agent.Aside, error) {
+func (s *Store) LoadAsides(id string) (Info, []message.Message, []message.Aside, error) {
 	info, entries, err := s.Transcript(id)
 	if err != nil {
 		return Info{}, nil, nil, err
 	}
 	msgs, xs := split(entries)
-	msgs, xs = agent.PatchDanglingAsides(msgs, xs)
+	msgs, xs = message.PatchDanglingAsides(msgs, xs)
 	return info, msgs, xs, nil
 }
 
 // split takes the messages and asides out of a transcript.
-func split(entries []Entry) ([]agent.Message, []agent.Aside) {
-	msgs := make([]agent.Message, 0, len(entries))
-	var xs []agent.Aside
+func split(entries []Entry) ([]message.Message, []message.Aside) {
+	msgs := make([]message.Message, 0, len(entries))
+	var xs []message.Aside
 	for _, e := range entries {
 		switch {
 		case e.Aside != nil:
@@ -395,7 +395,7 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 	defer rows.Close()
 	var entries []Entry
 	for rows.Next() {
-		var m agent.Message
+		var m message.Message
 		var calls, callID, toolName, meta sql.NullString
 		var interrupted int
 		var at int64
@@ -431,7 +431,7 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 		if st, err := os.Stat(s.draftPath(id)); err == nil {
 			at = st.ModTime()
 		}
-		entries = append(entries, Entry{Message: agent.Message{Role: agent.RoleAssistant, Content: string(b), Interrupted: true}, At: at})
+		entries = append(entries, Entry{Message: message.Message{Role: message.RoleAssistant, Content: string(b), Interrupted: true}, At: at})
 	}
 	return info, entries, nil
 }
@@ -507,7 +507,7 @@ func (s *Store) mergeDecisions(id string, entries *[]Entry) error {
 	}
 	out := make([]Entry, 0, len(*entries)+len(byCall))
 	for _, e := range *entries {
-		if e.Message.Role == agent.RoleTool {
+		if e.Message.Role == message.RoleTool {
 			if d, ok := byCall[e.Message.ToolCallID]; ok {
 				out = append(out, d)
 				delete(byCall, e.Message.ToolCallID)
@@ -560,7 +560,7 @@ func (s *Store) Resume(id string) (*Session, error) {
 	}
 	msgs, _ := split(entries)
 	if _, err := os.Stat(s.draftPath(id)); err == nil && len(msgs) > 0 {
-		if last := msgs[len(msgs)-1]; last.Role == agent.RoleAssistant && last.Interrupted {
+		if last := msgs[len(msgs)-1]; last.Role == message.RoleAssistant && last.Interrupted {
 			if err := r.Append(last); err != nil { // also removes the draft
 				return nil, err
 			}
@@ -568,16 +568,16 @@ func (s *Store) Resume(id string) (*Session, error) {
 			os.Remove(s.draftPath(id))
 		}
 	}
-	patched := agent.PatchDangling(msgs)
+	patched := message.PatchDangling(msgs)
 	if len(patched) > len(msgs) {
 		answered := map[string]bool{}
 		for _, m := range msgs {
-			if m.Role == agent.RoleTool {
+			if m.Role == message.RoleTool {
 				answered[m.ToolCallID] = true
 			}
 		}
 		for _, m := range patched {
-			if m.Role == agent.RoleTool && !answered[m.ToolCallID] {
+			if m.Role == message.RoleTool && !answered[m.ToolCallID] {
 				if err := r.Append(m); err != nil {
 					return nil, err
 				}
@@ -649,7 +649,7 @@ func (r *Session) tx(f func(tx *sql.Tx, now int64) error) error {
 }
 
 // Append implements agent.Recorder.
-func (r *Session) Append(m agent.Message) error {
+func (r *Session) Append(m message.Message) error {
 	var calls any
 	if len(m.ToolCalls) > 0 {
 		b, err := json.Marshal(m.ToolCalls)
@@ -673,7 +673,7 @@ func (r *Session) Append(m agent.Message) error {
 			return err
 		}
 		switch m.Role {
-		case agent.RoleUser:
+		case message.RoleUser:
 			if _, err := tx.Exec(`UPDATE sessions SET turns = turns + 1 WHERE id = ?`, r.id); err != nil {
 				return err
 			}
@@ -686,7 +686,7 @@ func (r *Session) Append(m agent.Message) error {
 	})
 	if err == nil {
 		r.seq = seq
-		if m.Role == agent.RoleAssistant {
+		if m.Role == message.RoleAssistant {
 			r.dropDraft()
 		}
 	}
@@ -733,7 +733,7 @@ func (r *Session) Draft(chunk string) error {
 }
 
 // Decision implements agent.Recorder.
-func (r *Session) Decision(callID, tool string, v agent.Verdict) error {
+func (r *Session) Decision(callID, tool string, v message.Verdict) error {
 	return r.tx(func(tx *sql.Tx, now int64) error {
 		_, err := tx.Exec(`INSERT INTO decisions (session_id, call_id, tool, verdict, created_at) VALUES (?, ?, ?, ?, ?)`, r.id, callID, tool, v.String(), now)
 		return err
@@ -743,7 +743,7 @@ func (r *Session) Decision(callID, tool string, v agent.Verdict) error {
 // Aside implements agent.Recorder: x is placed after the messages saved
 // so far (x.After counts the agent's history, which summarising shortens;
 // the store keeps every message).
-func (r *Session) Aside(x agent.Aside) error {
+func (r *Session) Aside(x message.Aside) error {
 	data, err := encodeAside(x)
 	if err != nil {
 		return err
@@ -764,7 +764,7 @@ func (r *Session) Aside(x agent.Aside) error {
 }
 
 // Usage implements agent.Recorder.
-func (r *Session) Usage(u agent.Usage) error {
+func (r *Session) Usage(u message.Usage) error {
 	return r.tx(func(tx *sql.Tx, now int64) error {
 		_, err := tx.Exec(`UPDATE sessions SET input_tokens = ?, output_tokens = ? WHERE id = ?`, u.InputTokens, u.OutputTokens, r.id)
 		return err

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 )
 
 func open(t *testing.T) *Store {
@@ -31,20 +31,20 @@ func must(t *testing.T, err error) {
 func TestRoundTrip(t *testing.T) {
 	s := open(t)
 	r := s.New("/work/a")
-	msgs := []agent.Message{
-		{Role: agent.RoleUser, Content: "List the files\nplease"},
-		{Role: agent.RoleAssistant, Content: "Sure.", ToolCalls: []agent.ToolCall{{ID: "c1", Name: "run_shell_command", Args: `{"cmd":"ls"}`}}},
-		{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "run_shell_command", Content: "a.txt"},
-		{Role: agent.RoleAssistant, Content: "One file: a.txt"},
+	msgs := []message.Message{
+		{Role: message.RoleUser, Content: "List the files\nplease"},
+		{Role: message.RoleAssistant, Content: "Sure.", ToolCalls: []message.ToolCall{{ID: "c1", Name: "run_shell_command", Args: `{"cmd":"ls"}`}}},
+		{Role: message.RoleTool, ToolCallID: "c1", ToolName: "run_shell_command", Content: "a.txt"},
+		{Role: message.RoleAssistant, Content: "One file: a.txt"},
 	}
 	must(t, r.Append(msgs[0]))
 	must(t, r.Append(msgs[1]))
-	must(t, r.Decision("c1", "run_shell_command", agent.ApproveOnce))
+	must(t, r.Decision("c1", "run_shell_command", message.ApproveOnce))
 	must(t, r.Append(msgs[2]))
 	must(t, r.Draft("One "))
 	must(t, r.Draft("fi"))
 	must(t, r.Append(msgs[3]))
-	must(t, r.Usage(agent.Usage{InputTokens: 120, OutputTokens: 30}))
+	must(t, r.Usage(message.Usage{InputTokens: 120, OutputTokens: 30}))
 
 	info, got, err := s.Load(r.ID())
 	must(t, err)
@@ -64,18 +64,18 @@ func TestRoundTrip(t *testing.T) {
 func TestDraftAndDanglingCallsLoadAsInterrupted(t *testing.T) {
 	s := open(t)
 	r := s.New("/w")
-	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "go"}))
-	must(t, r.Append(agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "t", Args: "{}"}, {ID: "c2", Name: "t", Args: "{}"}}}))
-	must(t, r.Append(agent.Message{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "t", Content: "ok"}))
+	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "go"}))
+	must(t, r.Append(message.Message{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "c1", Name: "t", Args: "{}"}, {ID: "c2", Name: "t", Args: "{}"}}}))
+	must(t, r.Append(message.Message{Role: message.RoleTool, ToolCallID: "c1", ToolName: "t", Content: "ok"}))
 	// killed here: c2 never answered
 	_, h, err := s.Load(r.ID())
 	must(t, err)
-	if len(h) != 4 || h[3].ToolCallID != "c2" || h[3].Content != agent.InterruptedResult {
+	if len(h) != 4 || h[3].ToolCallID != "c2" || h[3].Content != message.InterruptedResult {
 		t.Fatalf("dangling call not patched: %+v", h)
 	}
 	// A later reply being streamed when killed comes back interrupted.
 	r2 := s.New("/w")
-	must(t, r2.Append(agent.Message{Role: agent.RoleUser, Content: "talk"}))
+	must(t, r2.Append(message.Message{Role: message.RoleUser, Content: "talk"}))
 	must(t, r2.Draft("half a "))
 	must(t, r2.Draft("sent"))
 	_, h, err = s.Load(r2.ID())
@@ -88,11 +88,11 @@ func TestDraftAndDanglingCallsLoadAsInterrupted(t *testing.T) {
 func TestResumeAppendsAfterTheEnd(t *testing.T) {
 	s := open(t)
 	r := s.New("/w")
-	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "one"}))
-	must(t, r.Append(agent.Message{Role: agent.RoleAssistant, Content: "1"}))
+	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "one"}))
+	must(t, r.Append(message.Message{Role: message.RoleAssistant, Content: "1"}))
 	r2, err := s.Resume(r.ID())
 	must(t, err)
-	must(t, r2.Append(agent.Message{Role: agent.RoleUser, Content: "two"}))
+	must(t, r2.Append(message.Message{Role: message.RoleUser, Content: "two"}))
 	info, h, err := s.Load(r.ID())
 	must(t, err)
 	if len(h) != 3 || h[2].Content != "two" || info.Turns != 2 || info.Title != "one" {
@@ -105,7 +105,7 @@ func TestListFindDelete(t *testing.T) {
 	var ids []string
 	for _, ws := range []string{"/a", "/b", "/a"} {
 		r := s.New(ws)
-		must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "hi from " + ws}))
+		must(t, r.Append(message.Message{Role: message.RoleUser, Content: "hi from " + ws}))
 		ids = append(ids, r.ID())
 	}
 	s.New("/a") // no message: no row
@@ -192,11 +192,11 @@ func TestTitle(t *testing.T) {
 func TestResumeRepairsWhatACrashLeft(t *testing.T) {
 	s := open(t)
 	r := s.New("/w")
-	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "go"}))
-	must(t, r.Append(agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "t", Args: "{}"}}}))
+	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "go"}))
+	must(t, r.Append(message.Message{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "c1", Name: "t", Args: "{}"}}}))
 	r2, err := s.Resume(r.ID())
 	must(t, err)
-	must(t, r2.Append(agent.Message{Role: agent.RoleUser, Content: "again"}))
+	must(t, r2.Append(message.Message{Role: message.RoleUser, Content: "again"}))
 	must(t, r2.Draft("partial"))
 	r3, err := s.Resume(r.ID())
 	must(t, err)
@@ -207,7 +207,7 @@ func TestResumeRepairsWhatACrashLeft(t *testing.T) {
 	for _, e := range tr {
 		roles = append(roles, string(e.Message.Role)+":"+e.Message.Content)
 	}
-	want := "user:go|assistant:|tool:" + agent.InterruptedResult + "|user:again|assistant:partial"
+	want := "user:go|assistant:|tool:" + message.InterruptedResult + "|user:again|assistant:partial"
 	if strings.Join(roles, "|") != want {
 		t.Fatalf("stored after repairs:\n%s\nwant\n%s", strings.Join(roles, "|"), want)
 	}
@@ -219,7 +219,7 @@ func TestResumeRepairsWhatACrashLeft(t *testing.T) {
 func TestFilesArePrivate(t *testing.T) {
 	s := open(t)
 	r := s.New("/w")
-	must(t, r.Append(agent.Message{Role: agent.RoleUser, Content: "secret plans"}))
+	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "secret plans"}))
 	must(t, r.Draft("streaming"))
 	dir := filepath.Dir(s.Path())
 	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 )
@@ -82,12 +83,12 @@ func newRig(t *testing.T, opts telemetry.Options) *rig {
 		t.Fatal(err)
 	}
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "test-key", Model: "test-model"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "test-key", Model: "test-model"},
 		SystemPrompt: "You are a test.",
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
 		ToolRetries:  3,
-		Retry:        agent.RetryPolicy{Base: 10 * time.Millisecond},
+		Retry:        provider.RetryPolicy{Base: 10 * time.Millisecond},
 		StallTimeout: 5 * time.Second,
 		SessionID:    opts.SessionID,
 		Tracer:       tr.Tracer(),

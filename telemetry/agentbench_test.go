@@ -17,6 +17,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 )
@@ -154,7 +156,7 @@ func benchTurns(b *testing.B, shape, variant string) {
 type benchAgentT struct {
 	b      *testing.B
 	ag     *agent.Agent
-	hist   []agent.Message
+	hist   []message.Message
 	prompt string
 	n      int
 }
@@ -167,14 +169,14 @@ func benchAgent(b *testing.B, shape, variant string, turns int) (*benchAgentT, *
 	ba := &benchAgentT{b: b, prompt: "please check the thing"}
 	switch shape {
 	case "stream":
-		cfg.Provider = agent.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1", APIKey: "sk-bench-key-0123456789"}
+		cfg.Provider = provider.Provider{Name: "openai", Model: "m", BaseURL: "http://bench.invalid/v1", APIKey: "sk-bench-key-0123456789"}
 		cfg.Transport = sseTransport{sseBody(2000)}
 		for i := 0; i < 10; i++ {
-			role := agent.RoleUser
+			role := message.RoleUser
 			if i%2 == 1 {
-				role = agent.RoleAssistant
+				role = message.RoleAssistant
 			}
-			ba.hist = append(ba.hist, agent.Message{Role: role, Content: strings.Repeat("earlier message text ", 10)})
+			ba.hist = append(ba.hist, message.Message{Role: role, Content: strings.Repeat("earlier message text ", 10)})
 		}
 		ba.prompt = "go"
 	case "tools":
@@ -182,7 +184,7 @@ func benchAgent(b *testing.B, shape, variant string, turns int) (*benchAgentT, *
 			benchLLM = startLLM(b, turns)
 		}
 		cfg.Tools, _ = tools.NewRegistry(echoTool{})
-		cfg.Provider = agent.Provider{Name: "openai", BaseURL: benchLLM, APIKey: "sk-bench-key-0123456789", Model: "test-model"}
+		cfg.Provider = provider.Provider{Name: "openai", BaseURL: benchLLM, APIKey: "sk-bench-key-0123456789", Model: "test-model"}
 	}
 	var tr *telemetry.Tracing
 	if variant != "noop" {

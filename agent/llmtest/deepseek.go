@@ -1,28 +1,14 @@
 package llmtest
 
-// Sources: the documentation and bug reports cited in this file were read
-// on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known (dates checked
-// 2026-11-25).
-
 import (
 	"encoding/json"
 	"slices"
 )
 
 // deepseekModels are the model ids DeepSeek's API accepts today, all of
-// which think by default (https://api-docs.deepseek.com/guides/thinking_mode:
-// "Thinking mode is enabled by default"): deepseek-flash, V4.1 Flash since
-// 2026-09-10, and the V4 names, which DeepSeek routes to it for now (its
-// change log of 2026-09-10 as quoted in moonbitlang/openseek#1434
-// (2026-09-10): "The previous-generation models V4 Flash and V4 Flash
-// Vision Exp have been retired; for compatibility, the model names
-// deepseek-v4-flash and deepseek-v4-flash-vision-exp are temporarily routed
-// to V4.1 Flash"; deepseek-v4-pro from 2026-09-14, gptme/gptme#3799
-// (2026-09-10)). The old aliases deepseek-chat and deepseek-reasoner were
-// retired on 2026-07-24 and now answer 400 (NousResearch/hermes-agent#71212
-// (2026-07-25); mozilla-ai/any-llm#1172 (2026-07-13) from DeepSeek's change
-// log), as any unknown id does here.
+// which think by default; the old aliases deepseek-chat and
+// deepseek-reasoner were retired and answer 400, as any unknown id does
+// here (docs/providers.md, DeepSeek).
 var deepseekModels = []string{"deepseek-flash", "deepseek-v4-flash", "deepseek-v4-flash-vision-exp", "deepseek-v4-pro"}
 
 // deepseekThinks reports whether DeepSeek answers req in thinking mode:
@@ -39,8 +25,7 @@ func deepseekThinks(req Request) bool {
 }
 
 // deepseekError is DeepSeek's error body: OpenAI's shape with code
-// "invalid_request_error" (langbot-app/LangBot#1643 (2025-09-02),
-// qwersyk/Newelle#404 (2026-07-04)).
+// "invalid_request_error" (docs/providers.md, DeepSeek).
 func deepseekError(status int, msg string) *profileError {
 	return &profileError{status: status, why: msg, body: map[string]any{"error": map[string]any{
 		"message": msg, "type": "invalid_request_error", "param": nil, "code": "invalid_request_error",

@@ -1,9 +1,5 @@
 package llmtest
 
-// Sources: the documentation and bug reports cited in this file were read
-// on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known.
-
 // The ollama profile follows Ollama's own source (github.com/ollama/ollama
 // at v0.33 pre-releases): api/types.go for the shapes, server/routes.go
 // for the handlers and errors, openai/openai.go for the /v1 layer, and

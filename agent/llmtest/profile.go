@@ -1,10 +1,5 @@
 package llmtest
 
-// Sources: the documentation and bug reports cited in this file were read
-// on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known (dates checked
-// 2026-11-25).
-
 import (
 	"fmt"
 	"net/http"

@@ -5,14 +5,15 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/sandbox"
 )
 
 // ProviderSettings maps the settings the provider resolution needs.
-func ProviderSettings(l *config.Loaded) agent.ProviderSettings {
+func ProviderSettings(l *config.Loaded) provider.ProviderSettings {
 	s := l.Settings
-	return agent.ProviderSettings{
+	return provider.ProviderSettings{
 		Provider:         s.LLMProvider,
 		ProviderExplicit: l.IsSet("llm_provider"),
 		GeminiAPIKey:     s.GeminiAPIKey,
@@ -28,7 +29,7 @@ func ProviderSettings(l *config.Loaded) agent.ProviderSettings {
 
 // NeedsProbe reports whether resolving the provider may touch the network
 // (only when the default provider has no key and nothing else is set).
-func NeedsProbe(ps agent.ProviderSettings) bool {
+func NeedsProbe(ps provider.ProviderSettings) bool {
 	return (ps.Provider == "" || ps.Provider == "gemini") && ps.GeminiAPIKey == "" && !ps.ProviderExplicit && ps.OpenAIBaseURL == ""
 }
 
@@ -61,7 +62,7 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 		ToolGroups: st.LLMToolGroups,
 		Settings:   ps,
 		Recall:     a.memoryRecall(),
-		Request: agent.RequestOptions{
+		Request: provider.RequestOptions{
 			ReasoningEffort: st.ReasoningEffort,
 			MaxTokens:       st.LLMMaxTokens,
 			OllamaNumCtx:    st.OllamaNumCtx,
@@ -86,11 +87,11 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 		cfg.Request.Temperature = &t
 	}
 	if NeedsProbe(ps) {
-		cfg.Resolve = func(ctx context.Context) (agent.Provider, string, error) {
-			return agent.ResolveProvider(ctx, ps, agent.ProbeHTTP)
+		cfg.Resolve = func(ctx context.Context) (provider.Provider, string, error) {
+			return provider.ResolveProvider(ctx, ps, provider.ProbeHTTP)
 		}
 	} else {
-		cfg.Provider, _, cfg.ProviderErr = agent.ResolveProvider(ctx, ps, nil)
+		cfg.Provider, _, cfg.ProviderErr = provider.ResolveProvider(ctx, ps, nil)
 	}
 	return cfg
 }

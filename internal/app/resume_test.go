@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools/todo"
 )
 
@@ -26,12 +26,12 @@ func TestResumeRebuildsTheTodoList(t *testing.T) {
 		{"todo_update", `{"id":"1","status":"done"}`},
 		{"todo_update", `{"id":"9","status":"done"}`}, // fails: no such item
 	}
-	var h []agent.Message
+	var h []message.Message
 	for i, c := range calls {
 		id := string(rune('a' + i))
 		h = append(h,
-			agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: id, Name: c[0], Args: c[1]}}},
-			agent.Message{Role: agent.RoleTool, ToolCallID: id, ToolName: c[0], Content: run(c[0], c[1])})
+			message.Message{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: id, Name: c[0], Args: c[1]}}},
+			message.Message{Role: message.RoleTool, ToolCallID: id, ToolName: c[0], Content: run(c[0], c[1])})
 	}
 	want := todo.Render(todo.Find(a.Tools).Snapshot())
 	todo.Find(a.Tools).Clear(false)

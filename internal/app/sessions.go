@@ -9,6 +9,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools/todo"
 )
@@ -87,7 +88,7 @@ func (a *App) SwitchTo(id string) ([]sessions.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Agent.Restore(h, agent.Usage{InputTokens: info.InputTokens, OutputTokens: info.OutputTokens}, info.Turns)
+	a.Agent.Restore(h, message.Usage{InputTokens: info.InputTokens, OutputTokens: info.OutputTokens}, info.Turns)
 	a.Agent.RestoreAsides(asides)
 	a.Agent.SetRecorder(rec)
 	a.replayTodos(h)
@@ -97,15 +98,15 @@ func (a *App) SwitchTo(id string) ([]sessions.Entry, error) {
 // replayTodos rebuilds the todo list of a resumed conversation: the todo
 // tools keep it in memory only, so the calls that changed it, as saved,
 // run again in order on an emptied list. Only calls that succeeded count.
-func (a *App) replayTodos(h []agent.Message) {
+func (a *App) replayTodos(h []message.Message) {
 	list := todo.Find(a.Tools)
 	if list == nil {
 		return
 	}
 	list.Clear(false)
-	results := map[string]agent.Message{}
+	results := map[string]message.Message{}
 	for _, m := range h {
-		if m.Role == agent.RoleTool {
+		if m.Role == message.RoleTool {
 			results[m.ToolCallID] = m
 		}
 	}
@@ -115,7 +116,7 @@ func (a *App) replayTodos(h []agent.Message) {
 				continue
 			}
 			t, ok := a.Tools.Get(c.Name)
-			if !ok || agent.Outcome(c, results[c.ID]).Status != agent.CallDone {
+			if !ok || agent.Outcome(c, results[c.ID]).Status != message.CallDone {
 				continue
 			}
 			_, _ = t.Run(context.Background(), json.RawMessage(c.Args))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/present"
@@ -34,18 +34,18 @@ Models that cannot chat (embeddings, speech, images) are left out.`,
 			ps := app.ProviderSettings(l)
 			var probe func(context.Context, string) bool
 			if app.NeedsProbe(ps) {
-				probe = agent.ProbeHTTP
+				probe = provider.ProbeHTTP
 			}
-			p, note, err := agent.ResolveProvider(ctx, ps, probe)
+			p, note, err := provider.ResolveProvider(ctx, ps, probe)
 			if err != nil {
 				return err
 			}
 			if note != "" {
 				fmt.Fprintf(s.Err, "co: %s\n", safe.Text(note))
 			}
-			models, err := agent.ListModels(ctx, p, nil)
+			models, err := provider.ListModels(ctx, p, nil)
 			if err != nil {
-				return errors.New(strings.TrimSuffix(agent.DescribeError(p, err), "."))
+				return errors.New(strings.TrimSuffix(provider.DescribeError(p, err), "."))
 			}
 			if len(models) == 0 {
 				fmt.Fprintf(s.Err, "co: %s at %s lists no chat models.\n", p.Name, p.BaseURL)
@@ -69,11 +69,11 @@ Models that cannot chat (embeddings, speech, images) are left out.`,
 }
 
 // missingNote explains a configured model the list lacks.
-func missingNote(p agent.Provider, model string) string {
+func missingNote(p provider.Provider, model string) string {
 	if strings.HasSuffix(model, "-latest") {
 		// Google's -latest aliases (co's default, gemini-flash-latest)
 		// follow its current model of a family.
 		return fmt.Sprintf("* %s (configured) is not in the list: it is an alias %s resolves to one of its current models.", model, p.Name)
 	}
-	return fmt.Sprintf("%s (configured) is not in the list, so chats will fail; to use a listed model, %s.", model, agent.ModelSetting(p))
+	return fmt.Sprintf("%s (configured) is not in the list, so chats will fail; to use a listed model, %s.", model, provider.ModelSetting(p))
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 )
 
@@ -12,8 +13,8 @@ import (
 // something the user typed.
 func TestTranscriptShowsASummaryAsANotice(t *testing.T) {
 	s := transcriptText([]sessions.Entry{
-		{Message: agent.Message{Role: agent.RoleUser, Content: agent.SummaryIntro + "the user greeted"}},
-		{Message: agent.Message{Role: agent.RoleAssistant, Content: "Understood."}},
+		{Message: message.Message{Role: message.RoleUser, Content: agent.SummaryIntro + "the user greeted"}},
+		{Message: message.Message{Role: message.RoleAssistant, Content: "Understood."}},
 	})
 	if strings.Contains(s, "the user greeted") || !strings.Contains(s, "Summarised older messages") {
 		t.Fatalf("transcript:\n%s", s)

@@ -11,6 +11,7 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/plain"
@@ -261,15 +262,15 @@ func transcriptText(entries []sessions.Entry) string {
 			f := x.Bang.Finished
 			fmt.Fprintf(&b, "co> !%s\n", present.Plain(present.BangCommand(x.Bang.Args)))
 			fmt.Fprintf(&b, "tool: %s\n", present.Call(f.Name, x.Bang.Args))
-			fmt.Fprintf(&b, "result: %s %s\n", cell(f.Name), present.Outcome(f))
-			if d := strings.TrimRight(present.Plain(f.Result.Display), "\n"); d != "" && f.Status != agent.CallDenied && f.Status != agent.CallInterrupted {
+			fmt.Fprintf(&b, "result: %s %s\n", cell(f.Name), present.Outcome(agent.ToolCallFinished(f)))
+			if d := strings.TrimRight(present.Plain(f.Result.Display), "\n"); d != "" && f.Status != message.CallDenied && f.Status != message.CallInterrupted {
 				fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(d, "\n", "\n  "))
 			}
 			continue
 		}
 		m := e.Message
 		switch m.Role {
-		case agent.RoleUser:
+		case message.RoleUser:
 			if strings.HasPrefix(m.Content, agent.SummaryIntro) { // the summary is for the model
 				if i == 0 || entries[i-1].Aside == nil || entries[i-1].Aside.Notice == "" { // else its saved notice was shown
 					b.WriteString("note: Summarised older messages to stay within the context.\n")
@@ -284,7 +285,7 @@ func transcriptText(entries []sessions.Entry) string {
 			for _, a := range atts {
 				fmt.Fprintf(&b, "%s%s\n", plain.AttachedPrefix, mention.Summary(a))
 			}
-		case agent.RoleAssistant:
+		case message.RoleAssistant:
 			if m.Content != "" {
 				b.WriteString(present.Plain(m.Content))
 				if m.Interrupted {
@@ -295,8 +296,8 @@ func transcriptText(entries []sessions.Entry) string {
 			for _, c := range m.ToolCalls {
 				fmt.Fprintf(&b, "tool: %s\n", present.Call(c.Name, c.Args))
 			}
-		case agent.RoleTool:
-			f := agent.Outcome(agent.ToolCall{ID: m.ToolCallID, Name: m.ToolName}, m)
+		case message.RoleTool:
+			f := agent.Outcome(message.ToolCall{ID: m.ToolCallID, Name: m.ToolName}, m)
 			fmt.Fprintf(&b, "result: %s %s\n", cell(m.ToolName), present.Outcome(f))
 			if d := strings.TrimRight(present.Plain(f.Result.Display), "\n"); d != "" {
 				fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(d, "\n", "\n  "))

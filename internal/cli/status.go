@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
@@ -121,7 +122,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		if p.Name == "ollama" {
 			// co chats through the native API, not the /v1 it keeps for
 			// nothing but listing.
-			fmt.Fprintf(w, "endpoint\t%s (Ollama's native API, /api/chat)\n", agent.Endpoint(p))
+			fmt.Fprintf(w, "endpoint\t%s (Ollama's native API, /api/chat)\n", provider.Endpoint(p))
 		} else {
 			fmt.Fprintf(w, "endpoint\t%s\n", p.BaseURL)
 		}
@@ -130,10 +131,10 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 			// Native API: the version, and the context window co asks
 			// for, the model's maximum and what is loaded (≤ 1 s), on
 			// one line.
-			info, err := agent.OllamaStatus(ctx, p, a.Config.Settings.OllamaNumCtx, nil)
+			info, err := provider.OllamaStatus(ctx, p, a.Config.Settings.OllamaNumCtx, nil)
 			if err != nil {
 				fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(a))
-				fmt.Fprintf(w, "reachable\tNO — Ollama does not answer at %s (%v)\n", agent.Endpoint(p), err)
+				fmt.Fprintf(w, "reachable\tNO — Ollama does not answer at %s (%v)\n", provider.Endpoint(p), err)
 			} else {
 				fmt.Fprintf(w, "context window\t%s\n", info.ContextLine())
 				fmt.Fprintf(w, "reachable\tyes (Ollama %s)\n", info.Version)
@@ -150,7 +151,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 			// The model list, with the key: any HTTP answer is not enough
 			// (a wrong base URL answers 404).
 			pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			ok, msg, warning := agent.CheckReachableModel(pctx, p)
+			ok, msg, warning := provider.CheckReachableModel(pctx, p)
 			cancel()
 			if ok {
 				fmt.Fprintf(w, "reachable\t%s\n", msg)
@@ -165,7 +166,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 			if n := a.Agent.ContextInForce(); n > 0 {
 				fmt.Fprintf(w, "context window\t%d tokens in force (num_ctx)\n", n)
 			} else {
-				fmt.Fprintf(w, "context window\t%d tokens asked at most; known after the first reply\n", agent.OllamaNumCtx(a.Config.Settings.OllamaNumCtx, 0))
+				fmt.Fprintf(w, "context window\t%d tokens asked at most; known after the first reply\n", provider.OllamaNumCtx(a.Config.Settings.OllamaNumCtx, 0))
 			}
 		default:
 			fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(a))
@@ -235,7 +236,7 @@ func contextWindowLine(a *app.App) string {
 // (an alias such as gemini-flash-latest names the model behind it), else
 // "". It reads one row and gives up after a quarter of a second, so
 // status stays fast.
-func lastAnswered(ctx context.Context, dataDir string, p agent.Provider) string {
+func lastAnswered(ctx context.Context, dataDir string, p provider.Provider) string {
 	st := telemetry.OpenStore(telemetry.DBPath(dataDir))
 	defer st.Close()
 	ctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)

@@ -23,7 +23,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 )
 
@@ -46,11 +46,11 @@ func main() {
 	rec := st.New(work)
 	for i := 0; i < *turns; i++ {
 		id := fmt.Sprintf("c%d", i)
-		for _, m := range []agent.Message{
-			{Role: agent.RoleUser, Content: fmt.Sprintf("question number %d: what is in the files?", i)},
-			{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: id, Name: "run_shell_command", Args: `{"cmd":"ls -la"}`}}},
-			{Role: agent.RoleTool, ToolCallID: id, ToolName: "run_shell_command", Content: `{"display":"a.txt\nb.txt\nc.txt","exit_code":0}`},
-			{Role: agent.RoleAssistant, Content: fmt.Sprintf("Answer %d: there are **three** files:\n\n- a.txt\n- b.txt\n- c.txt\n\n```go\nfunc main() {}\n```", i)},
+		for _, m := range []message.Message{
+			{Role: message.RoleUser, Content: fmt.Sprintf("question number %d: what is in the files?", i)},
+			{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: id, Name: "run_shell_command", Args: `{"cmd":"ls -la"}`}}},
+			{Role: message.RoleTool, ToolCallID: id, ToolName: "run_shell_command", Content: `{"display":"a.txt\nb.txt\nc.txt","exit_code":0}`},
+			{Role: message.RoleAssistant, Content: fmt.Sprintf("Answer %d: there are **three** files:\n\n- a.txt\n- b.txt\n- c.txt\n\n```go\nfunc main() {}\n```", i)},
 		} {
 			check(rec.Append(m))
 		}

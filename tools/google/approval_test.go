@@ -14,6 +14,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/google"
 )
@@ -21,7 +23,7 @@ import (
 // turn runs one agent turn with the fixture's tools against a scripted
 // model that calls tool with args, answering the approval with verdict
 // (nil: the test fails if co asks).
-func (f *fixture) turn(t *testing.T, tool, args string, verdict *agent.Verdict) (asked []agent.PendingCall, fin agent.ToolCallFinished) {
+func (f *fixture) turn(t *testing.T, tool, args string, verdict *message.Verdict) (asked []agent.PendingCall, fin agent.ToolCallFinished) {
 	t.Helper()
 	llm := llmtest.NewServer()
 	defer llm.Close()
@@ -34,7 +36,7 @@ func (f *fixture) turn(t *testing.T, tool, args string, verdict *agent.Verdict) 
 		t.Fatal(err)
 	}
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
 		SystemPrompt: "test",
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
@@ -52,7 +54,7 @@ func (f *fixture) turn(t *testing.T, tool, args string, verdict *agent.Verdict) 
 				e.Reply(nil)
 				continue
 			}
-			e.Reply([]agent.Verdict{*verdict})
+			e.Reply([]message.Verdict{*verdict})
 		case agent.ToolCallFinished:
 			fin = e
 		case agent.TurnFailed:
@@ -62,7 +64,7 @@ func (f *fixture) turn(t *testing.T, tool, args string, verdict *agent.Verdict) 
 	return asked, fin
 }
 
-func verdict(v agent.Verdict) *agent.Verdict { return &v }
+func verdict(v message.Verdict) *message.Verdict { return &v }
 
 func TestDraftIsSavedOnlyAfterApprovalWithTheApprovedContent(t *testing.T) {
 	f := newFixture(t, nil)
@@ -73,8 +75,8 @@ func TestDraftIsSavedOnlyAfterApprovalWithTheApprovedContent(t *testing.T) {
 		"body":    "Hi Zoë,\n\nFriday at 10 works. Line with trailing spaces   \n=3D is not an escape.\n\n— Ada",
 	})
 
-	asked, fin := f.turn(t, google.NameCreateEmailDraft, string(args), verdict(agent.Deny))
-	if len(asked) != 1 || fin.Status != agent.CallDenied {
+	asked, fin := f.turn(t, google.NameCreateEmailDraft, string(args), verdict(message.Deny))
+	if len(asked) != 1 || fin.Status != message.CallDenied {
 		t.Fatalf("deny: asked %d, status %v", len(asked), fin.Status)
 	}
 	if d := f.srv.Drafts(); len(d) != 0 {
@@ -86,8 +88,8 @@ func TestDraftIsSavedOnlyAfterApprovalWithTheApprovedContent(t *testing.T) {
 		}
 	}
 
-	asked, fin = f.turn(t, google.NameCreateEmailDraft, string(args), verdict(agent.ApproveOnce))
-	if fin.Status != agent.CallDone || !strings.Contains(fin.Result.Display, "Draft saved in Gmail (not sent)") ||
+	asked, fin = f.turn(t, google.NameCreateEmailDraft, string(args), verdict(message.ApproveOnce))
+	if fin.Status != message.CallDone || !strings.Contains(fin.Result.Display, "Draft saved in Gmail (not sent)") ||
 		!strings.Contains(fin.Result.Display, "https://mail.google.com/mail/?authuser=ada%40example.com#drafts?compose=m") {
 		t.Fatalf("approve: %+v", fin)
 	}
@@ -142,7 +144,7 @@ func TestDraftIsSavedOnlyAfterApprovalWithTheApprovedContent(t *testing.T) {
 func TestInvalidDraftNeverAsksNorReachesGoogle(t *testing.T) {
 	f := newFixture(t, nil)
 	asked, fin := f.turn(t, google.NameCreateEmailDraft, `{"to":"bob at example","subject":"s","body":"b"}`, nil)
-	if len(asked) != 0 || fin.Status != agent.CallRetry || !strings.Contains(fin.Err, "not a list of email addresses") {
+	if len(asked) != 0 || fin.Status != message.CallRetry || !strings.Contains(fin.Err, "not a list of email addresses") {
 		t.Fatalf("asked %d, finished %+v", len(asked), fin)
 	}
 	if n := len(f.srv.Requests()) + len(f.srv.TokenRequests()); n != 0 {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/google/googlefake"
@@ -175,7 +177,7 @@ func TestDraftAfterMailAlwaysAsks(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{draft}}, llmtest.Reply{Text: "Asked."},
 	)
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
 		SystemPrompt: "test",
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true, Yolo: true}),
@@ -189,7 +191,7 @@ func TestDraftAfterMailAlwaysAsks(t *testing.T) {
 			switch e := ev.(type) {
 			case agent.ApprovalRequested:
 				asked = append(asked, e.Calls...)
-				e.Reply([]agent.Verdict{agent.Deny})
+				e.Reply([]message.Verdict{message.Deny})
 			case agent.TurnFailed:
 				t.Fatalf("turn failed: %+v", e)
 			}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
 	"github.com/co-cli/co/tools/mcp/mcptest"
@@ -128,12 +130,12 @@ func TestEverythingThroughAgentGemini(t *testing.T) {
 	defer tp.Shutdown(context.Background())
 	ag := agent.New(agent.Config{
 		Tracer:     tp.Tracer("test"),
-		Provider:   agent.Provider{Name: "gemini", BaseURL: srv.URL, APIKey: "k", Model: "gemini-3.8-flash"},
+		Provider:   provider.Provider{Name: "gemini", BaseURL: srv.URL, APIKey: "k", Model: "gemini-3.8-flash"},
 		Tools:      f.reg,
 		Approvals:  agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
 		ToolsStart: f.m.Start,
 		ToolsReady: f.m.Ready,
-		Retry:      agent.RetryPolicy{Base: 10 * time.Millisecond},
+		Retry:      provider.RetryPolicy{Base: 10 * time.Millisecond},
 	})
 	srv.Script(
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "mcp__everything__get-sum", Args: `{"a":40,"b":2}`}}},
@@ -147,7 +149,7 @@ func TestEverythingThroughAgentGemini(t *testing.T) {
 		evs = append(evs, ev)
 		if req, ok := ev.(agent.ApprovalRequested); ok {
 			asked = append(asked, req.Calls...)
-			req.Reply([]agent.Verdict{agent.ApproveOnce})
+			req.Reply([]message.Verdict{message.ApproveOnce})
 		}
 	}
 	if fin, ok := evs[len(evs)-1].(agent.TurnFinished); !ok || fin.Text != "42" {

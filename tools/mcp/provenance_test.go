@@ -14,6 +14,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
 )
@@ -121,7 +123,7 @@ func TestMCPCallAfterUntrustedResultAsks(t *testing.T) {
 	llm := llmtest.NewServer()
 	t.Cleanup(llm.Close)
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
 		SystemPrompt: "test",
 		Tools:        f.reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
@@ -141,7 +143,7 @@ func TestMCPCallAfterUntrustedResultAsks(t *testing.T) {
 			switch e := ev.(type) {
 			case agent.ApprovalRequested:
 				asked = append(asked, e.Calls...)
-				e.Reply([]agent.Verdict{agent.Deny})
+				e.Reply([]message.Verdict{message.Deny})
 			case agent.TurnFailed:
 				t.Fatalf("turn failed: %+v", e)
 			}

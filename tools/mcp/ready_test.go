@@ -10,6 +10,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/tools/mcp"
 )
 
@@ -25,7 +26,7 @@ func TestTurnSaysWhatItWaitsForAndCtrlCEndsIt(t *testing.T) {
 	srv.Script(llmtest.Reply{Text: "hello"})
 	ag := agent.New(agent.Config{
 		Tracer:     noop.NewTracerProvider().Tracer("test"),
-		Provider:   agent.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"},
+		Provider:   provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"},
 		Tools:      f.reg,
 		ToolsStart: f.m.Start,
 		ToolsReady: f.m.Ready,

@@ -11,6 +11,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/slack"
 	"github.com/co-cli/co/tools/slack/slackfake"
@@ -290,7 +292,7 @@ func TestRateLimitWaitEndsWithTheContext(t *testing.T) {
 // turn runs one agent turn in which the scripted model calls tool with
 // args, answering approvals with verdicts in order (none left: the test
 // fails if co asks).
-func (f *fixture) turn(t *testing.T, ag *agent.Agent, llm *llmtest.Server, tool, args string, verdicts ...agent.Verdict) (asked []agent.PendingCall, fin agent.ToolCallFinished) {
+func (f *fixture) turn(t *testing.T, ag *agent.Agent, llm *llmtest.Server, tool, args string, verdicts ...message.Verdict) (asked []agent.PendingCall, fin agent.ToolCallFinished) {
 	t.Helper()
 	llm.Script(
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: tool, Args: args}}},
@@ -326,7 +328,7 @@ func (f *fixture) agent(t *testing.T) (*agent.Agent, *llmtest.Server) {
 		t.Fatal(err)
 	}
 	return agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
 		SystemPrompt: "test",
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
@@ -340,8 +342,8 @@ func TestMessageIsPostedOnlyAfterApproval(t *testing.T) {
 	ag, llm := f.agent(t)
 	args := `{"channel":"#general","text":"Deploy at 5 <@U02BOB> — a < b & c > d"}`
 
-	asked, fin := f.turn(t, ag, llm, slack.NameSendMessage, args, agent.Deny)
-	if len(asked) != 1 || fin.Status != agent.CallDenied {
+	asked, fin := f.turn(t, ag, llm, slack.NameSendMessage, args, message.Deny)
+	if len(asked) != 1 || fin.Status != message.CallDenied {
 		t.Fatalf("deny: asked %d, %+v", len(asked), fin)
 	}
 	c := asked[0].Check
@@ -353,8 +355,8 @@ func TestMessageIsPostedOnlyAfterApproval(t *testing.T) {
 		t.Fatalf("a denied message reached Slack: %d calls, %+v", n, f.ws.Messages("C01GENERAL"))
 	}
 
-	asked, fin = f.turn(t, ag, llm, slack.NameSendMessage, args, agent.ApproveOnce)
-	if len(asked) != 1 || fin.Status != agent.CallDone || fin.Result.Meta["channel"] != "C01GENERAL" || fin.Result.Meta["ts"] == "" {
+	asked, fin = f.turn(t, ag, llm, slack.NameSendMessage, args, message.ApproveOnce)
+	if len(asked) != 1 || fin.Status != message.CallDone || fin.Result.Meta["channel"] != "C01GENERAL" || fin.Result.Meta["ts"] == "" {
 		t.Fatalf("approve: %+v", fin)
 	}
 	posted := f.ws.Messages("C01GENERAL")
@@ -368,12 +370,12 @@ func TestMessageIsPostedOnlyAfterApproval(t *testing.T) {
 
 	// Approved for the session: the same channel no longer asks, another
 	// channel does.
-	f.turn(t, ag, llm, slack.NameSendMessage, `{"channel":"C01GENERAL","text":"one"}`, agent.ApproveSession)
+	f.turn(t, ag, llm, slack.NameSendMessage, `{"channel":"C01GENERAL","text":"one"}`, message.ApproveSession)
 	asked, fin = f.turn(t, ag, llm, slack.NameSendMessage, `{"channel":"general","text":"two"}`)
-	if len(asked) != 0 || fin.Status != agent.CallDone {
+	if len(asked) != 0 || fin.Status != message.CallDone {
 		t.Errorf("granted channel: asked %d, %+v", len(asked), fin)
 	}
-	asked, _ = f.turn(t, ag, llm, slack.NameSendMessage, `{"channel":"random","text":"three"}`, agent.Deny)
+	asked, _ = f.turn(t, ag, llm, slack.NameSendMessage, `{"channel":"random","text":"three"}`, message.Deny)
 	if len(asked) != 1 {
 		t.Errorf("another channel: asked %d", len(asked))
 	}
@@ -408,7 +410,7 @@ func TestInvalidMessagesNeverAskNorReachSlack(t *testing.T) {
 		`{"channel":"#general","text":"` + strings.Repeat("x", 40001) + `"}`,
 	} {
 		asked, fin := f.turn(t, ag, llm, slack.NameSendMessage, args)
-		if len(asked) != 0 || fin.Status != agent.CallRetry {
+		if len(asked) != 0 || fin.Status != message.CallRetry {
 			t.Errorf("%.60s: asked %d, %+v", args, len(asked), fin)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/present"
 )
 
@@ -97,7 +98,7 @@ func Run(ctx context.Context, o Options) int {
 		case agent.ApprovalRequested:
 			r.approve(e)
 		case agent.ToolCallFinished:
-			if e.Status == agent.CallDenied {
+			if e.Status == message.CallDenied {
 				r.denied = true
 			}
 			m := map[string]any{"type": "tool_result", "id": e.CallID, "name": e.Name, "status": e.Status.String(),
@@ -112,7 +113,7 @@ func Run(ctx context.Context, o Options) int {
 				m["error"] = e.Err
 			}
 			outcome := present.Outcome(e)
-			if e.Status == agent.CallDenied && e.Decision == agent.ByHeadless {
+			if e.Status == message.CallDenied && e.Decision == message.ByHeadless {
 				outcome = "needs approval: " + safe.Text(r.hints[e.CallID])
 			}
 			r.emit(m, "result: "+e.Name+" "+outcome)
@@ -191,9 +192,9 @@ func (r *runner) emit(m map[string]any, line string) {
 // none: it does not run, and the line says what would let that call run
 // (Approvals.Hint: per tool, isolation and --yes), or that only a person can.
 func (r *runner) approve(req agent.ApprovalRequested) {
-	v := make([]agent.Verdict, len(req.Calls))
+	v := make([]message.Verdict, len(req.Calls))
 	for i, c := range req.Calls {
-		v[i] = agent.Unattended
+		v[i] = message.Unattended
 		untrusted := len(c.Check.Untrusted) > 0
 		h := r.o.Agent.Approvals().Hint(c.Check)
 		if r.hints == nil {

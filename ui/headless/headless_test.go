@@ -11,6 +11,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/headless"
 )
@@ -67,12 +69,12 @@ func setup(t *testing.T, isolated bool) (*llmtest.Server, *agent.Agent, *touchTo
 		t.Fatal(err)
 	}
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
 		SystemPrompt: "test",
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: isolated}),
 		ToolRetries:  3,
-		Retry:        agent.RetryPolicy{Base: 10 * time.Millisecond},
+		Retry:        provider.RetryPolicy{Base: 10 * time.Millisecond},
 		StallTimeout: 5 * time.Second,
 	})
 	return srv, ag, tt
@@ -156,7 +158,7 @@ func TestYesIsolatedApprovesLikeYolo(t *testing.T) {
 		t.Fatalf("ran %v, want only a1", tt.ran)
 	}
 	m := results(rs)
-	if m["c1"].Decision != string(agent.ByYes) {
+	if m["c1"].Decision != string(message.ByYes) {
 		t.Errorf("c1 decided by %q", m["c1"].Decision)
 	}
 	for _, id := range []string{"c2", "c3", "c4"} {
@@ -164,7 +166,7 @@ func TestYesIsolatedApprovesLikeYolo(t *testing.T) {
 			t.Errorf("%s = %+v", id, m[id])
 		}
 	}
-	if m["c4"].Decision != string(agent.ByPolicyDeny) {
+	if m["c4"].Decision != string(message.ByPolicyDeny) {
 		t.Errorf("deny must beat --yes: %+v", m["c4"])
 	}
 	if ag.Approvals().Yolo() {
@@ -198,19 +200,19 @@ func TestWithoutYesSaysNeedsApproval(t *testing.T) {
 	}
 	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "a1")}}, llmtest.Reply{Text: "ok"})
 	_, rs := runJSON(t, ag, false)
-	if r := results(rs)["c1"]; r.Decision != string(agent.ByHeadless) || r.Status != "denied" {
+	if r := results(rs)["c1"]; r.Decision != string(message.ByHeadless) || r.Status != "denied" {
 		t.Errorf("tool_result = %+v", r)
 	}
 }
 
 type idRecorder struct{}
 
-func (idRecorder) ID() string                                   { return "sess-42" }
-func (idRecorder) Append(agent.Message) error                   { return nil }
-func (idRecorder) Draft(string) error                           { return nil }
-func (idRecorder) Aside(agent.Aside) error                      { return nil }
-func (idRecorder) Decision(string, string, agent.Verdict) error { return nil }
-func (idRecorder) Usage(agent.Usage) error                      { return nil }
+func (idRecorder) ID() string                                     { return "sess-42" }
+func (idRecorder) Append(message.Message) error                   { return nil }
+func (idRecorder) Draft(string) error                             { return nil }
+func (idRecorder) Aside(message.Aside) error                      { return nil }
+func (idRecorder) Decision(string, string, message.Verdict) error { return nil }
+func (idRecorder) Usage(message.Usage) error                      { return nil }
 
 // The first JSON event names the saved session, the id --resume takes.
 func TestJSONStartsWithTheSessionID(t *testing.T) {

@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/setup"
@@ -387,7 +389,7 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 			s.println("call: " + whole)
 		}
 		s.println("result: " + e.Name + " " + present.Outcome(e))
-		if d := strings.TrimRight(safe.Text(e.Result.Display), "\n"); d != "" && (e.Status == agent.CallDone || e.Status == agent.CallRetry || e.Status == agent.CallFailed) {
+		if d := strings.TrimRight(safe.Text(e.Result.Display), "\n"); d != "" && (e.Status == message.CallDone || e.Status == message.CallRetry || e.Status == message.CallFailed) {
 			s.println(indent(d))
 		}
 	case agent.ApprovalRequested:
@@ -401,7 +403,7 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 		} else {
 			s.failed = safe.Text(e.Message)
 			s.println("error: " + s.failed)
-			if errors.Is(e.Err, agent.ErrNoProvider) && s.o.Setup != nil {
+			if errors.Is(e.Err, provider.ErrNoProvider) && s.o.Setup != nil {
 				s.println("Type /setup to choose a provider here.")
 			}
 		}
@@ -410,7 +412,7 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 }
 
 func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req agent.ApprovalRequested) (inputEnded bool) {
-	verdicts := make([]agent.Verdict, len(req.Calls))
+	verdicts := make([]message.Verdict, len(req.Calls))
 	for i, c := range req.Calls {
 		s.newline()
 		if len(req.Calls) > 1 {
@@ -456,17 +458,17 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 				}
 				switch strings.ToLower(strings.TrimSpace(line)) {
 				case "y", "yes":
-					verdicts[i] = agent.ApproveOnce
+					verdicts[i] = message.ApproveOnce
 					break ask
 				case "n", "no", "":
-					verdicts[i] = agent.Deny
+					verdicts[i] = message.Deny
 					break ask
 				case "a", "always":
 					if scope == "" {
 						s.println("this call cannot be approved for the session; answer y or n")
 						continue
 					}
-					verdicts[i] = agent.ApproveSession
+					verdicts[i] = message.ApproveSession
 					s.println(fmt.Sprintf("approved for this session: %s", safe.Text(scope)))
 					break ask
 				default:
@@ -506,7 +508,7 @@ func callLine(name, args string) (line string, whole bool) {
 // what the call is about.
 func questionParts(c agent.PendingCall) (preview string, omit map[string]bool) {
 	preview = strings.TrimRight(c.Check.Preview, "\n")
-	if c.Tool == agent.BangTool {
+	if c.Tool == message.BangTool {
 		cmd := present.BangCommand(c.Args)
 		if strings.TrimSpace(preview) != strings.TrimSpace(cmd) {
 			return preview, nil

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"os"
 
-	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/ui/setup"
 )
 
@@ -19,7 +19,7 @@ func (s *session) offerSetup(ctx context.Context) (quit bool) {
 	if s.o.Setup == nil || s.o.Agent == nil {
 		return false
 	}
-	if _, _, err := s.o.Agent.WaitProvider(ctx); !errors.Is(err, agent.ErrNoProvider) {
+	if _, _, err := s.o.Agent.WaitProvider(ctx); !errors.Is(err, provider.ErrNoProvider) {
 		return false
 	}
 	if !s.o.isTTYEcho() {

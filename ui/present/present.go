@@ -13,6 +13,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -111,27 +112,27 @@ func Duration(d time.Duration) string {
 // "denied by the user", "failed: …".
 func Outcome(f agent.ToolCallFinished) string {
 	switch f.Status {
-	case agent.CallDone:
+	case message.CallDone:
 		s := "done"
 		if f.Duration > 0 { // a call read back from a saved session has none
 			s += " in " + Duration(f.Duration)
 		}
-		if f.Decision == agent.BySessionGrant || f.Decision == agent.ByYolo {
+		if f.Decision == message.BySessionGrant || f.Decision == message.ByYolo {
 			s += " (" + string(f.Decision) + ")"
 		}
 		return s
-	case agent.CallDenied:
+	case message.CallDenied:
 		switch f.Decision {
-		case agent.ByPolicyDeny:
+		case message.ByPolicyDeny:
 			return safe.Text(f.Err)
-		case agent.ByHeadless:
+		case message.ByHeadless:
 			// Nobody was asked (co run without --yes).
 			return agent.NeedsApproval
 		}
 		return "denied by the user"
-	case agent.CallInterrupted:
+	case message.CallInterrupted:
 		return "interrupted"
-	case agent.CallRetry:
+	case message.CallRetry:
 		return "rejected, sent back to the model: " + FirstLine(safe.Text(f.Err))
 	default:
 		return "failed: " + FirstLine(safe.Text(f.Err))

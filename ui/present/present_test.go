@@ -2,6 +2,7 @@ package present
 
 import (
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 
 	"testing"
 	"time"
@@ -45,8 +46,8 @@ func TestDuration(t *testing.T) {
 // A call nobody was asked about (co run without --yes), read back in a
 // resumed session, is not "denied by the user".
 func TestOutcomeOfAnUnattendedCall(t *testing.T) {
-	result := agent.Message{Role: agent.RoleTool, Content: `{"status":"denied","denied_by":"nobody","reason":"writes a file"}`}
-	f := agent.Outcome(agent.ToolCall{ID: "c", Name: "write_file"}, result)
+	result := message.Message{Role: message.RoleTool, Content: `{"status":"denied","denied_by":"nobody","reason":"writes a file"}`}
+	f := agent.Outcome(message.ToolCall{ID: "c", Name: "write_file"}, result)
 	if got := Outcome(f); got != agent.NeedsApproval {
 		t.Errorf("Outcome = %q, want %q", got, agent.NeedsApproval)
 	}

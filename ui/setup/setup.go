@@ -11,7 +11,7 @@
 // authenticate for this project?" and offers "Use Gemini API key" among
 // the answers (https://geminicli.com/docs/get-started/authentication).
 //
-// The check is each provider's own list of models (agent.ListModels), the
+// The check is each provider's own list of models (provider.ListModels), the
 // request that proves both the address and the key:
 //   - Gemini: GET {gemini_base_url}/models on its OpenAI-compatible endpoint,
 //     ids "models/…" (https://ai.google.dev/gemini-api/docs/openai, "List
@@ -41,7 +41,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/lib/safe"
 )
 
@@ -53,7 +53,7 @@ const GeminiKeyURL = "https://aistudio.google.com/apikey"
 type Env struct {
 	// Settings are the provider settings co started with (addresses and
 	// default models; no provider usable).
-	Settings agent.ProviderSettings
+	Settings provider.ProviderSettings
 	// UserFile is where Save writes, for the messages.
 	UserFile string
 	// Check checks one setting's value as the settings loader does, with its
@@ -65,11 +65,11 @@ type Env struct {
 	// environment variable, the project file).
 	Save func(pairs [][2]string) (note string, err error)
 	// Configure hands the settings to the agent (agent.Agent.Configure).
-	Configure func(ctx context.Context, s agent.ProviderSettings) (agent.Provider, error)
+	Configure func(ctx context.Context, s provider.ProviderSettings) (provider.Provider, error)
 	// Client makes the HTTP requests; nil: http.DefaultClient.
 	Client *http.Client
 	// Probe reports whether Ollama answers at a /v1 base URL; nil:
-	// agent.ProbeHTTP.
+	// provider.ProbeHTTP.
 	Probe func(ctx context.Context, url string) bool
 }
 
@@ -104,18 +104,18 @@ type Result struct {
 	// Done: the flow is over, configured or skipped.
 	Done bool
 	// Provider is the provider now in use, when Done after saving.
-	Provider *agent.Provider
+	Provider *provider.Provider
 }
 
 // Flow is one run of the setup.
 type Flow struct {
 	env      Env
 	step     step
-	s        agent.ProviderSettings // what is being set up
-	name     string                 // gemini, ollama or openai
-	ollamaOK bool                   // Ollama answered at s.OllamaHost
-	ollamaN  int                    // the models it listed
-	hostSet  bool                   // the user typed Ollama's address
+	s        provider.ProviderSettings // what is being set up
+	name     string                    // gemini, ollama or openai
+	ollamaOK bool                      // Ollama answered at s.OllamaHost
+	ollamaN  int                       // the models it listed
+	hostSet  bool                      // the user typed Ollama's address
 	models   []string
 	def      string // the model Enter picks; "" for none
 }
@@ -123,7 +123,7 @@ type Flow struct {
 // New starts a flow. Call Start before the first Prompt.
 func New(env Env) *Flow {
 	if env.Probe == nil {
-		env.Probe = agent.ProbeHTTP
+		env.Probe = provider.ProbeHTTP
 	}
 	if env.Client == nil {
 		env.Client = http.DefaultClient
@@ -137,10 +137,10 @@ func (f *Flow) Start(ctx context.Context) {
 	f.lookForOllama(ctx)
 }
 
-func (f *Flow) ollamaProvider() agent.Provider {
+func (f *Flow) ollamaProvider() provider.Provider {
 	s := f.s
 	s.Provider = "ollama"
-	p, _, _ := agent.ResolveProvider(context.Background(), s, nil)
+	p, _, _ := provider.ResolveProvider(context.Background(), s, nil)
 	return p
 }
 
@@ -150,7 +150,7 @@ func (f *Flow) lookForOllama(ctx context.Context) {
 	f.ollamaOK = f.env.Probe(ctx, p.BaseURL)
 	f.ollamaN = 0
 	if f.ollamaOK {
-		if models, err := agent.ListModels(ctx, p, f.env.Client); err == nil {
+		if models, err := provider.ListModels(ctx, p, f.env.Client); err == nil {
 			f.ollamaN = len(models)
 			f.models = models
 		}
@@ -260,11 +260,11 @@ func (f *Flow) Answer(ctx context.Context, line string) Result {
 			return Result{Err: true, Said: "That does not look like a key (it has spaces or control characters): paste it again."}
 		}
 		f.s.GeminiAPIKey = in
-		p := agent.Provider{Name: "gemini", BaseURL: f.s.GeminiBaseURL, APIKey: in}
-		models, err := agent.ListModels(ctx, p, f.env.Client)
+		p := provider.Provider{Name: "gemini", BaseURL: f.s.GeminiBaseURL, APIKey: in}
+		models, err := provider.ListModels(ctx, p, f.env.Client)
 		if err != nil {
 			f.s.GeminiAPIKey = ""
-			return Result{Err: true, Said: "Gemini did not accept it: " + safe.Text(agent.DescribeError(p, err)) + " Paste the key again."}
+			return Result{Err: true, Said: "Gemini did not accept it: " + safe.Text(provider.DescribeError(p, err)) + " Paste the key again."}
 		}
 		f.def = f.s.GeminiModel // gemini-flash-latest: an alias Google resolves, not listed
 		return f.toModels(models)
@@ -291,11 +291,11 @@ func (f *Flow) Answer(ctx context.Context, line string) Result {
 			return Result{Err: true, Said: "That does not look like a key (it has spaces or control characters): paste it again."}
 		}
 		f.s.OpenAIAPIKey = in
-		p := agent.Provider{Name: "openai", BaseURL: f.s.OpenAIBaseURL, APIKey: in}
-		models, err := agent.ListModels(ctx, p, f.env.Client)
+		p := provider.Provider{Name: "openai", BaseURL: f.s.OpenAIBaseURL, APIKey: in}
+		models, err := provider.ListModels(ctx, p, f.env.Client)
 		if err != nil {
-			msg := safe.Text(agent.DescribeError(p, err))
-			var le *agent.ListError
+			msg := safe.Text(provider.DescribeError(p, err))
+			var le *provider.ListError
 			if errors.As(err, &le) && (le.Status == http.StatusUnauthorized || le.Status == http.StatusForbidden) {
 				return Result{Err: true, Said: msg + " Paste the key again."}
 			}

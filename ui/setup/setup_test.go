@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/ui/setup"
 )
 
@@ -16,18 +16,18 @@ const geminiKey = "AIzaSyTEST-secret-key-0123456789"
 // recorder is the chat's side of a flow: what was saved and configured.
 type recorder struct {
 	saved      [][2]string
-	configured *agent.ProviderSettings
+	configured *provider.ProviderSettings
 }
 
-func (r *recorder) env(s agent.ProviderSettings) setup.Env {
+func (r *recorder) env(s provider.ProviderSettings) setup.Env {
 	return setup.Env{
 		Settings: s,
 		UserFile: "/home/u/.config/co-cli/settings.json",
 		Save:     func(pairs [][2]string) (string, error) { r.saved = append(r.saved, pairs...); return "", nil },
-		Configure: func(ctx context.Context, s agent.ProviderSettings) (agent.Provider, error) {
+		Configure: func(ctx context.Context, s provider.ProviderSettings) (provider.Provider, error) {
 			r.configured = &s
 			s.ProviderExplicit = true
-			p, _, err := agent.ResolveProvider(ctx, s, nil)
+			p, _, err := provider.ResolveProvider(ctx, s, nil)
 			return p, err
 		},
 	}
@@ -61,7 +61,7 @@ func TestGeminiSetup(t *testing.T) {
 	srv.SetProfile(llmtest.ProfileGemini)
 	srv.SetAPIKey(geminiKey)
 	var rec recorder
-	f := setup.New(rec.env(agent.ProviderSettings{GeminiBaseURL: srv.URL, GeminiModel: "gemini-flash-latest", OllamaHost: closedAddr(t)}))
+	f := setup.New(rec.env(provider.ProviderSettings{GeminiBaseURL: srv.URL, GeminiModel: "gemini-flash-latest", OllamaHost: closedAddr(t)}))
 	ctx := context.Background()
 	f.Start(ctx)
 	if p := f.Prompt(); !strings.Contains(p.Text, "1  Gemini") || !strings.Contains(p.Text, "Ollama: models on this machine; not found at") {
@@ -122,7 +122,7 @@ func TestOllamaFound(t *testing.T) {
 	srv.SetOllamaModels(llmtest.OllamaModel{Name: "llama3.2:latest", Family: "llama"}, llmtest.OllamaModel{Name: "qwen3:8b", Family: "qwen3"})
 	host := strings.TrimSuffix(srv.URL, "/v1")
 	var rec recorder
-	f := setup.New(rec.env(agent.ProviderSettings{OllamaHost: host, OllamaModel: "glm-4.7-flash:q8_0"}))
+	f := setup.New(rec.env(provider.ProviderSettings{OllamaHost: host, OllamaModel: "glm-4.7-flash:q8_0"}))
 	ctx := context.Background()
 	f.Start(ctx)
 	if p := f.Prompt(); !strings.Contains(p.Text, "running at "+host+", 2 models") {
@@ -151,7 +151,7 @@ func TestOllamaFound(t *testing.T) {
 func TestOllamaNotFound(t *testing.T) {
 	dead := closedAddr(t)
 	var rec recorder
-	f := setup.New(rec.env(agent.ProviderSettings{OllamaHost: dead}))
+	f := setup.New(rec.env(provider.ProviderSettings{OllamaHost: dead}))
 	ctx := context.Background()
 	f.Start(ctx)
 	if p := f.Prompt(); !strings.Contains(p.Text, "not found at "+dead) {
@@ -190,7 +190,7 @@ func TestOpenAICompatibleSetup(t *testing.T) {
 	t.Cleanup(srv.Close)
 	srv.SetProfile(llmtest.ProfileOpenAI)
 	var rec recorder
-	env := rec.env(agent.ProviderSettings{OllamaHost: closedAddr(t)})
+	env := rec.env(provider.ProviderSettings{OllamaHost: closedAddr(t)})
 	env.Check = func(key, value string) error {
 		if !strings.HasPrefix(value, "http") {
 			return &checkErr{`"` + key + `" must be an http or https URL, got "` + value + `"`}
@@ -241,7 +241,7 @@ func (e *checkErr) Error() string { return e.s }
 // An empty line (or Esc) at the first question skips, saving nothing.
 func TestSkip(t *testing.T) {
 	var rec recorder
-	f := setup.New(rec.env(agent.ProviderSettings{OllamaHost: closedAddr(t)}))
+	f := setup.New(rec.env(provider.ProviderSettings{OllamaHost: closedAddr(t)}))
 	f.Start(context.Background())
 	r := f.Answer(context.Background(), "")
 	if !r.Done || r.Provider != nil || len(rec.saved) != 0 || !strings.Contains(r.Said, "/setup") {
@@ -253,7 +253,7 @@ func TestSkip(t *testing.T) {
 // reach the screen only through the sanitiser.
 func TestPromptIsSanitised(t *testing.T) {
 	var rec recorder
-	f := setup.New(rec.env(agent.ProviderSettings{OllamaHost: "http://127.0.0.1:1"}))
+	f := setup.New(rec.env(provider.ProviderSettings{OllamaHost: "http://127.0.0.1:1"}))
 	ctx := context.Background()
 	f.Start(ctx)
 	f.Answer(ctx, "2")

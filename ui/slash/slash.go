@@ -10,6 +10,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
 )
 
 // Env is what commands may use.
@@ -293,9 +294,9 @@ func history(env Env, _ string) Result {
 	var users, tools int
 	for _, m := range h {
 		switch m.Role {
-		case agent.RoleUser:
+		case message.RoleUser:
 			users++
-		case agent.RoleTool:
+		case message.RoleTool:
 			tools++
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 )
 
 func customEnv() Env {
@@ -50,7 +51,7 @@ func TestCustomCommands(t *testing.T) {
 // /compact on a conversation too short to compact says so at once, not
 // "Summarising…" first and then that it is too short (issue 27).
 func TestCompactTooShortSaysSoAtOnce(t *testing.T) {
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}})
 	r := Dispatch(Env{Agent: ag}, "/compact")
 	if !r.Err || r.Action == Compact || strings.Contains(r.Output, "Summarising") || !strings.Contains(r.Output, "nothing to compact yet") {
 		t.Fatalf("/compact = %+v", r)

@@ -28,6 +28,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
@@ -367,7 +368,7 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case interruptMsg:
 		cmd = a.interrupt()
 	case firstMsg:
-		if _, done, err := a.agent.Provider(); done && errors.Is(err, agent.ErrNoProvider) && a.setupEnv != nil {
+		if _, done, err := a.agent.Provider(); done && errors.Is(err, provider.ErrNoProvider) && a.setupEnv != nil {
 			// Sent when the setup is over (closeSetup): to the provider
 			// it set up, or, skipped, to fail saying what to set.
 			a.firstPending = msg.text
@@ -386,7 +387,7 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		cmd = safeCmd(readFeed(a.feed))
 	case providerMsg:
 		a.setProvider()
-		if errors.Is(msg.Err, agent.ErrNoProvider) && !a.setupOffered {
+		if errors.Is(msg.Err, provider.ErrNoProvider) && !a.setupOffered {
 			// No provider: offer to set one up here, rather than only
 			// saying what to set and leaving the user to quit.
 			a.setupOffered = true
@@ -970,7 +971,7 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 			a.chat.Add(newNotice(noticeInfo, interruptedText))
 		} else {
 			a.chat.Add(newNotice(noticeError, e.Message))
-			if errors.Is(e.Err, agent.ErrNoProvider) && a.setupEnv != nil {
+			if errors.Is(e.Err, provider.ErrNoProvider) && a.setupEnv != nil {
 				a.chat.Add(newNotice(noticeInfo, "Type /setup to choose a provider here."))
 			}
 		}

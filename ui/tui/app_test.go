@@ -7,6 +7,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 )
 
 func TestStreamsReplyAsMarkdown(t *testing.T) {
@@ -302,7 +303,7 @@ func TestSlashCommands(t *testing.T) {
 
 func TestYoloShowsInTheStatusBar(t *testing.T) {
 	f := newFixture(t)
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m", BaseURL: f.srv.URL},
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m", BaseURL: f.srv.URL},
 		Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true})})
 	d := newDriver(t, Options{Agent: ag}, 100, 30)
 	d.typeText("/yolo")

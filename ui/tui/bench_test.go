@@ -11,6 +11,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 )
 
 // frameRenderer does to each frame what Bubble Tea's renderer does: parse
@@ -80,7 +81,7 @@ func BenchmarkStreamedReply(b *testing.B) {
 // benchChat is a 120×40 chat with earlier messages (half questions, half
 // answers made from answer, a format of two %d), its first frame drawn.
 func benchChat(earlier int, answer string) (*App, *frameRenderer) {
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m"}})
 	a := New(context.Background(), Options{Agent: ag, Environ: []string{}, Theme: "dark"})
 	a.Update(windowSize(120, 40))
 	for i := 0; i < earlier/2; i++ {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/present"
 )
 
@@ -175,18 +176,18 @@ func (e *toolEntry) finish(ev agent.ToolCallFinished) {
 	e.dur = ev.Duration
 	e.outcome = present.Outcome(ev)
 	switch ev.Status {
-	case agent.CallDone:
+	case message.CallDone:
 		e.state = toolDone
-	case agent.CallDenied:
+	case message.CallDenied:
 		e.state = toolDenied
-	case agent.CallInterrupted:
+	case message.CallInterrupted:
 		e.state = toolInterrupted
-	case agent.CallRetry:
+	case message.CallRetry:
 		e.state = toolRetry
 	default:
 		e.state = toolFailed
 	}
-	if ev.Status == agent.CallDone || ev.Status == agent.CallFailed || ev.Status == agent.CallRetry {
+	if ev.Status == message.CallDone || ev.Status == message.CallFailed || ev.Status == message.CallRetry {
 		e.display = expandTabs(strings.TrimRight(safe.Text(ev.Result.Display), "\n"))
 	}
 	e.invalidate()

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/present"
 )
@@ -50,7 +51,7 @@ type spanMsg struct{ Span telemetry.SpanEvent }
 
 // providerMsg says provider resolution finished.
 type providerMsg struct {
-	Provider agent.Provider
+	Provider provider.Provider
 	Note     string
 	Err      error
 }

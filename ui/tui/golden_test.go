@@ -11,6 +11,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 )
@@ -24,7 +26,7 @@ func goldenApp(t *testing.T, theme string, width int, prov agent.Config) *App {
 	t.Helper()
 	clock := newClock()
 	if prov.Provider.Name == "" && prov.ProviderErr == nil {
-		prov.Provider = agent.Provider{Name: "openai", Model: "test-model", BaseURL: "http://127.0.0.1:9/v1"}
+		prov.Provider = provider.Provider{Name: "openai", Model: "test-model", BaseURL: "http://127.0.0.1:9/v1"}
 	}
 	ag := agent.New(prov)
 	a := New(context.Background(), Options{
@@ -47,14 +49,14 @@ func fillTranscript(a *App) {
 	r.finish(false)
 	a.chat.Add(r)
 	done := newToolEntry(agent.ToolCallStarted{CallID: "1", Name: "run_shell_command", Args: `{"cmd":"ls -la"}`}, now)
-	done.finish(agent.ToolCallFinished{CallID: "1", Status: agent.CallDone, Duration: 85 * time.Millisecond,
+	done.finish(agent.ToolCallFinished{CallID: "1", Status: message.CallDone, Duration: 85 * time.Millisecond,
 		Result: tools.Text("total 16\ndrwxr-xr-x  4 u u 4096 .\n-rw-r--r--  1 u u  120 go.mod\n-rw-r--r--  1 u u  300 main.go\n-rw-r--r--  1 u u   10 a\n-rw-r--r--  1 u u   10 b\n-rw-r--r--  1 u u   10 c\n-rw-r--r--  1 u u   10 d")})
 	a.chat.Add(done)
 	failed := newToolEntry(agent.ToolCallStarted{CallID: "2", Name: "read_file", Args: `{"path":"go.sum"}`}, now)
-	failed.finish(agent.ToolCallFinished{CallID: "2", Status: agent.CallFailed, Err: "open go.sum: no such file", Duration: 3 * time.Millisecond})
+	failed.finish(agent.ToolCallFinished{CallID: "2", Status: message.CallFailed, Err: "open go.sum: no such file", Duration: 3 * time.Millisecond})
 	a.chat.Add(failed)
 	denied := newToolEntry(agent.ToolCallStarted{CallID: "3", Name: "run_shell_command", Args: `{"cmd":"rm -rf build"}`}, now)
-	denied.finish(agent.ToolCallFinished{CallID: "3", Status: agent.CallDenied, Decision: agent.ByUserDenied})
+	denied.finish(agent.ToolCallFinished{CallID: "3", Status: message.CallDenied, Decision: message.ByUserDenied})
 	a.chat.Add(denied)
 	running := newToolEntry(agent.ToolCallStarted{CallID: "4", Name: "web_fetch", Args: `{"url":"https://example.com"}`}, now.Add(-1200*time.Millisecond))
 	a.chat.SetNow(now)
@@ -79,7 +81,7 @@ func TestGoldenChat(t *testing.T) {
 
 func TestGoldenModal(t *testing.T) {
 	req := agent.ApprovalRequested{Calls: []agent.PendingCall{
-		{CallID: "1", Tool: agent.BangTool, Args: `{"cmd":"git push --force origin main"}`,
+		{CallID: "1", Tool: message.BangTool, Args: `{"cmd":"git push --force origin main"}`,
 			Check: tools.Check{Decision: tools.Ask, Reason: "git push is not on the safe list", Scope: "shell:git push", ScopeLabel: "git push"}},
 		{CallID: "2", Tool: "edit_file", Args: `{"path":"main.go","old":"fmt.Println(\"hi\")","new":"fmt.Println(\"hello\")"}`,
 			Check: tools.Check{Decision: tools.Ask, Reason: "edits a file", Preview: "--- a/main.go\n+++ b/main.go\n@@ -3,1 +3,1 @@\n-\tfmt.Println(\"hi\")\n+\tfmt.Println(\"hello\")", AlwaysAsk: true}},
@@ -171,7 +173,7 @@ func TestGoldenFirstRun(t *testing.T) {
 
 func TestGoldenNoColor(t *testing.T) {
 	clock := newClock()
-	ag := agent.New(agent.Config{Provider: agent.Provider{Name: "openai", Model: "m"}})
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m"}})
 	a := New(context.Background(), Options{Agent: ag, Environ: []string{"NO_COLOR=1"}, Now: clock.Now,
 		Welcome: Welcome{Version: "1.2.3", DataDir: "/d", Isolation: "none", Unsandboxed: true}})
 	a.Update(windowSize(80, 30))

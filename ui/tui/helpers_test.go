@@ -18,6 +18,8 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 )
@@ -29,7 +31,7 @@ type fakeShell struct {
 	runs []string
 }
 
-func (*fakeShell) Name() string        { return agent.BangTool }
+func (*fakeShell) Name() string        { return message.BangTool }
 func (*fakeShell) Description() string { return "Run a shell command." }
 func (*fakeShell) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}`)
@@ -131,7 +133,7 @@ func newFixtureTraced(t *testing.T, tracer trace.Tracer) *fixture {
 		t.Fatal(err)
 	}
 	ag := agent.New(agent.Config{
-		Provider:     agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "test-model"},
+		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "test-model"},
 		Tools:        reg,
 		Approvals:    agent.NewApprovals(agent.ApprovalOptions{}),
 		ToolRetries:  2,
@@ -299,7 +301,7 @@ func keyMsg(s string) tea.KeyPressMsg {
 // shellCall scripts a run_shell_command call.
 func shellCall(id, cmd string) llmtest.ToolCall {
 	b, _ := json.Marshal(map[string]string{"cmd": cmd})
-	return llmtest.ToolCall{ID: id, Name: agent.BangTool, Args: string(b)}
+	return llmtest.ToolCall{ID: id, Name: message.BangTool, Args: string(b)}
 }
 
 type tea_Msg = tea.Msg

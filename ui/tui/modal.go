@@ -15,6 +15,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/present"
 )
 
@@ -48,7 +49,7 @@ var modalSeq int
 // time. It returns typed results and never talks to the agent itself.
 type Modal struct {
 	req        agent.ApprovalRequested
-	verdicts   []agent.Verdict
+	verdicts   []message.Verdict
 	idx        int
 	scroll     int
 	graceUntil time.Time
@@ -64,7 +65,7 @@ type Modal struct {
 // NewModal opens the modal for req at now on a w×h screen.
 func NewModal(req agent.ApprovalRequested, th *Theme, keys ModalKeyMap, w, h int, now time.Time) *Modal {
 	modalSeq++
-	m := &Modal{req: req, verdicts: make([]agent.Verdict, len(req.Calls)), keys: keys, th: th, id: modalSeq}
+	m := &Modal{req: req, verdicts: make([]message.Verdict, len(req.Calls)), keys: keys, th: th, id: modalSeq}
 	m.w, m.h = w, h
 	m.show(now)
 	return m
@@ -74,7 +75,7 @@ func NewModal(req agent.ApprovalRequested, th *Theme, keys ModalKeyMap, w, h int
 func (m *Modal) Request() agent.ApprovalRequested { return m.req }
 
 // Verdicts are the answers so far, one per call (Deny where unanswered).
-func (m *Modal) Verdicts() []agent.Verdict { return m.verdicts }
+func (m *Modal) Verdicts() []message.Verdict { return m.verdicts }
 
 // Index is the call on show (0-based).
 func (m *Modal) Index() int { return m.idx }
@@ -144,15 +145,15 @@ func (m *Modal) HandleKey(k tea.KeyPressMsg, now time.Time) ModalResult {
 	call := m.req.Calls[m.idx]
 	switch {
 	case key.Matches(k, m.keys.Approve):
-		m.verdicts[m.idx] = agent.ApproveOnce
+		m.verdicts[m.idx] = message.ApproveOnce
 	case key.Matches(k, m.keys.Deny):
-		m.verdicts[m.idx] = agent.Deny
+		m.verdicts[m.idx] = message.Deny
 	case key.Matches(k, m.keys.Always):
 		if call.Check.AlwaysAsk {
 			m.note = "This call must be approved each time: press y or n."
 			return ModalPending
 		}
-		m.verdicts[m.idx] = agent.ApproveSession
+		m.verdicts[m.idx] = message.ApproveSession
 	default:
 		return ModalPending
 	}
@@ -385,7 +386,7 @@ func previewLines(th *Theme, p string, w int) []string {
 
 // shellCommand returns the command of a shell call.
 func shellCommand(c agent.PendingCall) (string, bool) {
-	if c.Tool != agent.BangTool {
+	if c.Tool != message.BangTool {
 		return "", false
 	}
 	var a struct {

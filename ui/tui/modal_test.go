@@ -9,6 +9,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
@@ -19,7 +20,7 @@ func pending(tool, args string, c tools.Check) agent.PendingCall {
 }
 
 func shellPending(cmd string) agent.PendingCall {
-	return pending(agent.BangTool, `{"cmd":`+quote(cmd)+`}`, tools.Check{Decision: tools.Ask, Reason: "not on the safe list", ScopeLabel: "git push", Scope: "s:git push"})
+	return pending(message.BangTool, `{"cmd":`+quote(cmd)+`}`, tools.Check{Decision: tools.Ask, Reason: "not on the safe list", ScopeLabel: "git push", Scope: "s:git push"})
 }
 
 func quote(s string) string {
@@ -50,16 +51,16 @@ func TestModalKeys(t *testing.T) {
 		key     string
 		check   tools.Check
 		result  ModalResult
-		verdict agent.Verdict
+		verdict message.Verdict
 	}{
-		{"y", tools.Check{Decision: tools.Ask}, ModalAnswered, agent.ApproveOnce},
-		{"Y", tools.Check{Decision: tools.Ask}, ModalAnswered, agent.ApproveOnce},
-		{"n", tools.Check{Decision: tools.Ask}, ModalAnswered, agent.Deny},
-		{"esc", tools.Check{Decision: tools.Ask}, ModalAnswered, agent.Deny},
-		{"a", tools.Check{Decision: tools.Ask, ScopeLabel: "git"}, ModalAnswered, agent.ApproveSession},
-		{"a", tools.Check{Decision: tools.Ask, AlwaysAsk: true}, ModalPending, agent.Deny},
-		{"x", tools.Check{Decision: tools.Ask}, ModalPending, agent.Deny},
-		{"ctrl+c", tools.Check{Decision: tools.Ask}, ModalCancel, agent.Deny},
+		{"y", tools.Check{Decision: tools.Ask}, ModalAnswered, message.ApproveOnce},
+		{"Y", tools.Check{Decision: tools.Ask}, ModalAnswered, message.ApproveOnce},
+		{"n", tools.Check{Decision: tools.Ask}, ModalAnswered, message.Deny},
+		{"esc", tools.Check{Decision: tools.Ask}, ModalAnswered, message.Deny},
+		{"a", tools.Check{Decision: tools.Ask, ScopeLabel: "git"}, ModalAnswered, message.ApproveSession},
+		{"a", tools.Check{Decision: tools.Ask, AlwaysAsk: true}, ModalPending, message.Deny},
+		{"x", tools.Check{Decision: tools.Ask}, ModalPending, message.Deny},
+		{"ctrl+c", tools.Check{Decision: tools.Ask}, ModalCancel, message.Deny},
 	}
 	for _, tt := range tests {
 		name := tt.key
@@ -97,7 +98,7 @@ func TestModalGracePeriod(t *testing.T) {
 			t.Fatalf("%s at %v: %v, want %v", s.key, s.at, got, s.want)
 		}
 	}
-	if m.Verdicts()[0] != agent.ApproveOnce {
+	if m.Verdicts()[0] != message.ApproveOnce {
 		t.Fatal(m.Verdicts())
 	}
 	// The tick arms the hints only once the typing has stopped.
@@ -136,7 +137,7 @@ func TestModalAsksOneCallAtATimeWithGraceEach(t *testing.T) {
 			t.Fatalf("step %d: %v, want %v", i, got, s.want)
 		}
 	}
-	want := []agent.Verdict{agent.ApproveOnce, agent.Deny, agent.ApproveSession}
+	want := []message.Verdict{message.ApproveOnce, message.Deny, message.ApproveSession}
 	for i, v := range m.Verdicts() {
 		if v != want[i] {
 			t.Fatalf("verdicts %v, want %v", m.Verdicts(), want)

@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/ui/slash"
 )
@@ -113,7 +113,7 @@ func (a *App) modelSwitched() {
 
 // reportedModel is the model the server reported, when it differs from
 // p's and is not from before a switch.
-func (a *App) reportedModel(p agent.Provider) string {
+func (a *App) reportedModel(p provider.Provider) string {
 	if a.turn < a.models.reportedFrom {
 		return ""
 	}
@@ -123,7 +123,7 @@ func (a *App) reportedModel(p agent.Provider) string {
 	return ""
 }
 
-func providerText(p agent.Provider, reported string) string {
+func providerText(p provider.Provider, reported string) string {
 	s := safe.Text(p.Name) + " · " + safe.Text(p.Model)
 	if reported != "" {
 		s += " → " + safe.Text(reported)
@@ -132,7 +132,7 @@ func providerText(p agent.Provider, reported string) string {
 }
 
 // setWelcomeProvider updates the banner when the model it names changed.
-func (a *App) setWelcomeProvider(p agent.Provider, reported string) {
+func (a *App) setWelcomeProvider(p provider.Provider, reported string) {
 	if t := providerText(p, reported); t != a.welcome.provider {
 		a.welcome.setProvider(t, true, "")
 		a.chat.Changed()

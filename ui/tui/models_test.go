@@ -8,6 +8,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/tools"
 )
 
@@ -120,7 +121,7 @@ func TestReportedModelBelongsToTheModelItWasReportedFor(t *testing.T) {
 	hold, held := make(chan struct{}), make(chan struct{}, 4)
 	turns := 0
 	ag := agent.New(agent.Config{
-		Provider:  agent.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "test-model"},
+		Provider:  provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "test-model"},
 		Tools:     reg,
 		Approvals: agent.NewApprovals(agent.ApprovalOptions{}),
 		ToolsReady: func(ctx context.Context, _ func(string)) []string {

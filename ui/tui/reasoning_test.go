@@ -12,6 +12,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 )
 
 // reasoningSSE is a streamed chat-completions body whose deltas carry
@@ -91,10 +92,10 @@ func TestReasoningHidden(t *testing.T) {
 
 func TestReasoningOfAResumedSessionShowsCollapsed(t *testing.T) {
 	f := newFixture(t)
-	f.ag.Restore([]agent.Message{
-		{Role: agent.RoleUser, Content: "why"},
-		{Role: agent.RoleAssistant, Content: "Because.", Reasoning: "Let me weigh the options."},
-	}, agent.Usage{}, 1)
+	f.ag.Restore([]message.Message{
+		{Role: message.RoleUser, Content: "why"},
+		{Role: message.RoleAssistant, Content: "Because.", Reasoning: "Let me weigh the options."},
+	}, message.Usage{}, 1)
 	d := newDriver(t, Options{Agent: f.ag}, 100, 40)
 	s := d.screen()
 	if !strings.Contains(s, "▸ Thought (ctrl+r to expand)") || strings.Contains(s, "weigh the options") || !strings.Contains(s, "Because.") {
@@ -114,12 +115,12 @@ func TestReasoningOfAResumedSessionShowsCollapsed(t *testing.T) {
 // A selected reasoning block is the one ctrl+r toggles.
 func TestReasoningToggleSelected(t *testing.T) {
 	f := newFixture(t)
-	f.ag.Restore([]agent.Message{
-		{Role: agent.RoleUser, Content: "one"},
-		{Role: agent.RoleAssistant, Content: "First.", Reasoning: "first thoughts"},
-		{Role: agent.RoleUser, Content: "two"},
-		{Role: agent.RoleAssistant, Content: "Second.", Reasoning: "second thoughts"},
-	}, agent.Usage{}, 2)
+	f.ag.Restore([]message.Message{
+		{Role: message.RoleUser, Content: "one"},
+		{Role: message.RoleAssistant, Content: "First.", Reasoning: "first thoughts"},
+		{Role: message.RoleUser, Content: "two"},
+		{Role: message.RoleAssistant, Content: "Second.", Reasoning: "second thoughts"},
+	}, message.Usage{}, 2)
 	d := newDriver(t, Options{Agent: f.ag}, 100, 40)
 	d.key("ctrl+r")
 	if s := d.screen(); !strings.Contains(s, "second thoughts") || strings.Contains(s, "first thoughts") {

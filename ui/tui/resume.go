@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
 )
@@ -18,10 +19,10 @@ import (
 // notice it was, and a last line naming the session. Entries render
 // lazily, so a long conversation costs little until it is scrolled. last
 // is that line ("": "Resumed session ID; type to continue.").
-func (a *App) showHistory(h []agent.Message, last string) {
-	results := make(map[string]agent.Message)
+func (a *App) showHistory(h []message.Message, last string) {
+	results := make(map[string]message.Message)
 	for _, m := range h {
-		if m.Role == agent.RoleTool {
+		if m.Role == message.RoleTool {
 			results[m.ToolCallID] = m
 		}
 	}
@@ -36,7 +37,7 @@ func (a *App) showHistory(h []agent.Message, last string) {
 			if b := x.Bang; b != nil {
 				a.chat.Add(newUserEntry("!" + present.BangCommand(b.Args)))
 				t := newToolEntry(agent.ToolCallStarted{CallID: b.Finished.CallID, Name: b.Finished.Name, Args: b.Args, Bang: true}, now)
-				t.finish(b.Finished)
+				t.finish(agent.ToolCallFinished(b.Finished))
 				a.chat.Add(t)
 				continue
 			}
@@ -47,7 +48,7 @@ func (a *App) showHistory(h []agent.Message, last string) {
 	for i, m := range h {
 		showAsides(i)
 		switch m.Role {
-		case agent.RoleUser:
+		case message.RoleUser:
 			if strings.HasPrefix(m.Content, agent.SummaryIntro) {
 				// What the live turn said when it summarised, not the
 				// summary itself (it is for the model); the saved notice,
@@ -63,7 +64,7 @@ func (a *App) showHistory(h []agent.Message, last string) {
 			}
 			a.chat.Add(newUserEntry(text))
 			a.addAttachments(atts)
-		case agent.RoleAssistant:
+		case message.RoleAssistant:
 			if m.Reasoning != "" && !a.hideReasoning {
 				if r := savedReasoning(m.Reasoning, a.keys.Reasoning.Help().Key); !r.empty() {
 					a.chat.Add(r)

@@ -6,22 +6,23 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
 
 func TestResumedSessionShowsItsTranscript(t *testing.T) {
 	f := newFixture(t)
-	f.ag.Restore([]agent.Message{
-		{Role: agent.RoleUser, Content: "list the files"},
-		{Role: agent.RoleAssistant, Content: "Let me **look**.", ToolCalls: []agent.ToolCall{{ID: "c1", Name: "run_shell_command", Args: `{"cmd":"ls"}`}}},
-		{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "run_shell_command", Content: `{"display":"a.txt\nb.txt","exit_code":0}`},
-		{Role: agent.RoleAssistant, Content: "Two files."},
-		{Role: agent.RoleUser, Content: "delete them"},
-		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c2", Name: "run_shell_command", Args: `{"cmd":"rm a.txt b.txt"}`}}},
-		{Role: agent.RoleTool, ToolCallID: "c2", ToolName: "run_shell_command", Content: `{"status":"denied","denied_by":"user"}`},
-		{Role: agent.RoleAssistant, Content: "OK, I was saying that", Interrupted: true},
-	}, agent.Usage{InputTokens: 100}, 2)
-	f.ag.Restore(append([]agent.Message{{Role: agent.RoleUser, Content: agent.SummaryIntro + "the user greeted"}, {Role: agent.RoleAssistant, Content: "Understood."}}, f.ag.History()...), agent.Usage{InputTokens: 100}, 2)
+	f.ag.Restore([]message.Message{
+		{Role: message.RoleUser, Content: "list the files"},
+		{Role: message.RoleAssistant, Content: "Let me **look**.", ToolCalls: []message.ToolCall{{ID: "c1", Name: "run_shell_command", Args: `{"cmd":"ls"}`}}},
+		{Role: message.RoleTool, ToolCallID: "c1", ToolName: "run_shell_command", Content: `{"display":"a.txt\nb.txt","exit_code":0}`},
+		{Role: message.RoleAssistant, Content: "Two files."},
+		{Role: message.RoleUser, Content: "delete them"},
+		{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "c2", Name: "run_shell_command", Args: `{"cmd":"rm a.txt b.txt"}`}}},
+		{Role: message.RoleTool, ToolCallID: "c2", ToolName: "run_shell_command", Content: `{"status":"denied","denied_by":"user"}`},
+		{Role: message.RoleAssistant, Content: "OK, I was saying that", Interrupted: true},
+	}, message.Usage{InputTokens: 100}, 2)
+	f.ag.Restore(append([]message.Message{{Role: message.RoleUser, Content: agent.SummaryIntro + "the user greeted"}, {Role: message.RoleAssistant, Content: "Understood."}}, f.ag.History()...), message.Usage{InputTokens: 100}, 2)
 	f.ag.SetRecorder(savedAs("0a1b2c3d"))
 	d := newDriver(t, Options{Agent: f.ag}, 100, 50)
 	s := d.screen()
@@ -37,10 +38,10 @@ func TestResumedSessionShowsItsTranscript(t *testing.T) {
 
 func TestCompactRunsOffTheUIAndReports(t *testing.T) {
 	f := newFixture(t)
-	f.ag.Restore([]agent.Message{
-		{Role: agent.RoleUser, Content: "one"}, {Role: agent.RoleAssistant, Content: "1"},
-		{Role: agent.RoleUser, Content: "two"}, {Role: agent.RoleAssistant, Content: "2"},
-	}, agent.Usage{}, 2)
+	f.ag.Restore([]message.Message{
+		{Role: message.RoleUser, Content: "one"}, {Role: message.RoleAssistant, Content: "1"},
+		{Role: message.RoleUser, Content: "two"}, {Role: message.RoleAssistant, Content: "2"},
+	}, message.Usage{}, 2)
 	f.srv.Script(llmtest.Reply{Text: "- two questions"})
 	d := newDriver(t, Options{Agent: f.ag}, 100, 40)
 	d.typeText("/compact")
@@ -54,26 +55,26 @@ func TestCompactRunsOffTheUIAndReports(t *testing.T) {
 // savedAs is a recorder of a saved session with that id that saves nothing.
 type savedAs string
 
-func (s savedAs) ID() string                                 { return string(s) }
-func (savedAs) Append(agent.Message) error                   { return nil }
-func (savedAs) Draft(string) error                           { return nil }
-func (savedAs) Aside(agent.Aside) error                      { return nil }
-func (savedAs) Decision(string, string, agent.Verdict) error { return nil }
-func (savedAs) Usage(agent.Usage) error                      { return nil }
+func (s savedAs) ID() string                                   { return string(s) }
+func (savedAs) Append(message.Message) error                   { return nil }
+func (savedAs) Draft(string) error                             { return nil }
+func (savedAs) Aside(message.Aside) error                      { return nil }
+func (savedAs) Decision(string, string, message.Verdict) error { return nil }
+func (savedAs) Usage(message.Usage) error                      { return nil }
 
 // A resumed session shows its !cmd runs and the summarising notice, with
 // its count, where they happened.
 func TestResumedSessionShowsBangsAndNotices(t *testing.T) {
 	f := newFixture(t)
-	f.ag.Restore([]agent.Message{
-		{Role: agent.RoleUser, Content: "first question"},
-		{Role: agent.RoleAssistant, Content: "first answer"},
-		{Role: agent.RoleUser, Content: "second question"},
-	}, agent.Usage{}, 2)
-	f.ag.RestoreAsides([]agent.Aside{
-		{After: 0, Bang: &agent.BangRun{Args: `{"cmd":"echo before"}`, Finished: agent.ToolCallFinished{CallID: "bang", Name: agent.BangTool, Status: agent.CallDone, Result: tools.Text("marker-before"), Decision: agent.ByPolicy, Bang: true}}},
+	f.ag.Restore([]message.Message{
+		{Role: message.RoleUser, Content: "first question"},
+		{Role: message.RoleAssistant, Content: "first answer"},
+		{Role: message.RoleUser, Content: "second question"},
+	}, message.Usage{}, 2)
+	f.ag.RestoreAsides([]message.Aside{
+		{After: 0, Bang: &message.BangRun{Args: `{"cmd":"echo before"}`, Finished: message.ToolCallFinished{CallID: "bang", Name: message.BangTool, Status: message.CallDone, Result: tools.Text("marker-before"), Decision: message.ByPolicy, Bang: true}}},
 		{After: 2, Notice: "Summarised 9 older messages to stay within the context."},
-		{After: 2, Bang: &agent.BangRun{Args: `{"cmd":"rm -rf x"}`, Finished: agent.ToolCallFinished{CallID: "bang", Name: agent.BangTool, Status: agent.CallDenied, Err: "denied", Decision: agent.ByUserDenied, Bang: true}}},
+		{After: 2, Bang: &message.BangRun{Args: `{"cmd":"rm -rf x"}`, Finished: message.ToolCallFinished{CallID: "bang", Name: message.BangTool, Status: message.CallDenied, Err: "denied", Decision: message.ByUserDenied, Bang: true}}},
 	})
 	f.ag.SetRecorder(savedAs("0a1b2c3d"))
 	d := newDriver(t, Options{Agent: f.ag}, 100, 50)

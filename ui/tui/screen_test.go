@@ -9,6 +9,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 )
@@ -33,7 +34,7 @@ func TestToolEntryMultilineArgsOneLine(t *testing.T) {
 	now := time.Now()
 	e := newToolEntry(agent.ToolCallStarted{CallID: "1", Name: "write_file",
 		Args: `{"path":"a.md","content":"# Hello\nworld\tend"}`}, now)
-	e.finish(agent.ToolCallFinished{CallID: "1", Status: agent.CallDone, Duration: time.Millisecond, Result: tools.Text("wrote a.md")})
+	e.finish(agent.ToolCallFinished{CallID: "1", Status: message.CallDone, Duration: time.Millisecond, Result: tools.Text("wrote a.md")})
 	lines := plainLines(e.render(80, rc))
 	if !strings.Contains(lines[0], `content='# Hello⏎world\tend'`) {
 		t.Fatalf("title = %q, want the content on one line with ⏎ and \\t", lines[0])

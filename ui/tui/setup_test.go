@@ -12,6 +12,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/ui/setup"
 )
 
@@ -28,9 +29,9 @@ func TestFirstRunSetupInTheChat(t *testing.T) {
 	srv.SetAPIKey(key)
 	srv.Script(llmtest.Reply{Text: "Hello from Gemini."})
 
-	s := agent.ProviderSettings{GeminiBaseURL: srv.URL, GeminiModel: "gemini-flash-latest", OllamaHost: "http://127.0.0.1:1"}
-	p, _, err := agent.ResolveProvider(context.Background(), s, nil)
-	if !errors.Is(err, agent.ErrNoProvider) {
+	s := provider.ProviderSettings{GeminiBaseURL: srv.URL, GeminiModel: "gemini-flash-latest", OllamaHost: "http://127.0.0.1:1"}
+	p, _, err := provider.ResolveProvider(context.Background(), s, nil)
+	if !errors.Is(err, provider.ErrNoProvider) {
 		t.Fatalf("the fixture has a provider: %v", err)
 	}
 	ag := agent.New(agent.Config{Provider: p, ProviderErr: err, Settings: s})
@@ -87,8 +88,8 @@ func TestFirstRunSetupInTheChat(t *testing.T) {
 
 // Esc skips; /setup opens the box again.
 func TestSetupSkipAndReopen(t *testing.T) {
-	s := agent.ProviderSettings{GeminiModel: "gemini-flash-latest", OllamaHost: "http://127.0.0.1:1"}
-	p, _, err := agent.ResolveProvider(context.Background(), s, nil)
+	s := provider.ProviderSettings{GeminiModel: "gemini-flash-latest", OllamaHost: "http://127.0.0.1:1"}
+	p, _, err := provider.ResolveProvider(context.Background(), s, nil)
 	ag := agent.New(agent.Config{Provider: p, ProviderErr: err, Settings: s})
 	d := newDriver(t, Options{Agent: ag, Setup: &setup.Env{Settings: s, Configure: ag.Configure}}, 100, 30)
 	d.until("the setup box", func() bool { return strings.Contains(d.screen(), "1  Gemini") })
@@ -109,8 +110,8 @@ func TestFirstPromptWaitsForTheSetup(t *testing.T) {
 	srv := llmtest.NewServer()
 	t.Cleanup(srv.Close)
 	srv.Script(llmtest.Reply{Text: "Answer to the first question."})
-	s := agent.ProviderSettings{GeminiModel: "gemini-flash-latest", OllamaHost: "http://127.0.0.1:1"}
-	p, _, err := agent.ResolveProvider(context.Background(), s, nil)
+	s := provider.ProviderSettings{GeminiModel: "gemini-flash-latest", OllamaHost: "http://127.0.0.1:1"}
+	p, _, err := provider.ResolveProvider(context.Background(), s, nil)
 	ag := agent.New(agent.Config{Provider: p, ProviderErr: err, Settings: s})
 	d := newDriver(t, Options{Agent: ag, First: "what is 2+2", Setup: &setup.Env{Settings: s, Configure: ag.Configure}}, 100, 30)
 	d.until("the setup box", func() bool { return strings.Contains(d.screen(), "1  Gemini") })

@@ -1,4 +1,4 @@
-package agent
+package provider
 
 import (
 	"context"
@@ -92,7 +92,7 @@ func openaiProvider(s ProviderSettings) Provider {
 // keeps for listing and the OpenAI layer), for the others the base URL.
 func Endpoint(p Provider) string {
 	if p.Name == "ollama" {
-		return ollamaRoot(p.BaseURL)
+		return OllamaRoot(p.BaseURL)
 	}
 	return p.BaseURL
 }
@@ -119,7 +119,7 @@ func ProbeHTTP(ctx context.Context, url string) bool {
 		ctx, cancel = context.WithTimeout(ctx, time.Second)
 		defer cancel()
 	}
-	_, err := ollamaVersion(ctx, http.DefaultClient, ollamaRoot(url))
+	_, err := ollamaVersion(ctx, http.DefaultClient, OllamaRoot(url))
 	return err == nil
 }
 
@@ -136,11 +136,10 @@ func CheckReachable(ctx context.Context, p Provider) (ok bool, msg string) {
 
 // CheckReachableModel is CheckReachable, and warning is set when the list
 // came but does not name p.Model: a server that serves one model answers
-// with it whatever the request names (llama.cpp's llama-server b10573 lists
-// only its --alias or model path in GET /v1/models, data[].id, and answered
-// a request for "no-such-model" with its own model, "model":
-// "gguf/tiny-tools-8k.gguf": recorded in docs/recordings/local-servers-2026-11-26.md, capture llama-g-model-ignored
-// for issue 26), so the name co shows may not be the model that answers.
+// with it whatever the request names (llama.cpp's llama-server lists only
+// its --alias or model path in GET /v1/models and answers a request for
+// "no-such-model" with its own model: docs/providers.md, llama.cpp), so the
+// name co shows may not be the model that answers.
 func CheckReachableModel(ctx context.Context, p Provider) (ok bool, msg, warning string) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -163,7 +162,7 @@ func CheckReachableModel(ctx context.Context, p Provider) (ok bool, msg, warning
 		return false, describeError(p, err), ""
 	}
 	// A 200 that is not a model list: something else answers there.
-	return false, fmt.Sprintf("%s answers, but not with a model list (%s); %s", modelsURL(p), strings.TrimSuffix(plainMessage(err.Error()), "."), addressSetting(p)), ""
+	return false, fmt.Sprintf("%s answers, but not with a model list (%s); %s", modelsURL(p), strings.TrimSuffix(PlainMessage(err.Error()), "."), addressSetting(p)), ""
 }
 
 // notListed is the warning when models (a non-empty list) lacks p.Model.
@@ -228,7 +227,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 type noticeKey struct{}
 
 // withNotify attaches a function that retry notices are sent to.
-func withNotify(ctx context.Context, f func(string)) context.Context {
+func WithNotify(ctx context.Context, f func(string)) context.Context {
 	return context.WithValue(ctx, noticeKey{}, f)
 }
 
@@ -296,7 +295,7 @@ func retryable(code int) bool {
 
 // newClient builds the go-openai client for p: co's request bodies
 // (bodySeam), with retries, over base (http.DefaultTransport when nil).
-func newClient(p Provider, rp RetryPolicy, base http.RoundTripper) *openai.Client {
+func NewClient(p Provider, rp RetryPolicy, base http.RoundTripper) *openai.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
@@ -347,16 +346,16 @@ func describeError(p Provider, err error) string {
 		code = body.code()
 		detail = PlainError(reqErr.Body)
 		if detail == "" && reqErr.Err != nil {
-			detail = plainMessage(reqErr.Err.Error())
+			detail = PlainMessage(reqErr.Err.Error())
 		}
 	case errors.As(err, &apiErr):
 		jsonErr = true
-		status, detail = apiErr.HTTPStatusCode, plainMessage(apiErr.Message)
+		status, detail = apiErr.HTTPStatusCode, PlainMessage(apiErr.Message)
 		if s, ok := apiErr.Code.(string); ok {
 			code = s
 		}
 		if detail == "" {
-			detail = plainMessage(apiErr.Type)
+			detail = PlainMessage(apiErr.Type)
 		}
 	}
 	if detail == "" {
@@ -402,5 +401,5 @@ func describeError(p Provider, err error) string {
 	if errors.As(err, &netErr) && netErr.Timeout() {
 		return fmt.Sprintf("%s at %s did not answer in time: %v.", p.Name, Endpoint(p), err)
 	}
-	return fmt.Sprintf("%s request failed: %s.", p.Name, strings.TrimSuffix(plainMessage(err.Error()), "."))
+	return fmt.Sprintf("%s request failed: %s.", p.Name, strings.TrimSuffix(PlainMessage(err.Error()), "."))
 }

@@ -1,47 +1,12 @@
-package agent
-
-// Sources: the documentation and bug reports cited in this file were read
-// on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known (dates checked
-// 2026-11-25).
+package provider
 
 // Ollama's native API. co chats with Ollama through POST /api/chat rather
 // than its OpenAI-compatible /v1, because only the native route lets a
-// request set the context window: "The OpenAI API does not have a way of
-// setting the context size for a model" (ollama/ollama
-// docs/api/openai-compatibility.mdx, "Setting the context size"; asked for
-// in ollama/ollama#4447 (2024-05-15, still open) and declined in #5356
-// (2024-06-28, closed: "OpenAI's API doesn't have a way to do this")), while
-// /api/chat takes "options": {"num_ctx": N} per request (docs/api.md,
-// "Generate a chat completion", options = the Modelfile parameters of
-// docs/modelfile.mdx). Without it Ollama runs the model at its own default
-// (4k to 256k tokens by VRAM, docs/context-length.mdx) and silently cuts
-// longer prompts (server/routes.go truncates the messages to num_ctx;
-// ollama/ollama#5902 (2024-07-24) shows the "input truncated | n_ctx=2048" log of a /v1
-// caller). /api/chat also has "think" and message.thinking (docs/api.md;
-// docs/capabilities/thinking.mdx) and returns tool calls whole, with their
-// arguments as a JSON object (docs/api.md, "Chat request (Streaming with
-// tools)").
-//
-// The wire format, as relied on here (docs/api.md unless said otherwise):
-//   - Request: {"model", "messages", "tools", "stream": true, "think",
-//     "options": {"num_ctx", "num_predict", "temperature"}}. "tools" takes
-//     the OpenAI shape, [{"type":"function","function":{"name",
-//     "description","parameters"}}] (the "Chat request (with tools)"
-//     example), so a.toolDefs() is sent as is.
-//   - Messages: role system|user|assistant|tool; content; thinking (the
-//     reasoning of an earlier assistant message); tool_calls
-//     [{"function":{"name","arguments":{…}}}]; tool_name on a tool result
-//     ("add the name of the tool that was executed to inform the model of
-//     the result"). Newer servers also read tool_calls[].id and
-//     tool_call_id (api/types.go Message, ToolCall), older ones ignore
-//     them.
-//   - Response: NDJSON, one {"model","message":{"content","thinking",
-//     "tool_calls"},"done":false} per line, and a last line with
-//     "done":true, "done_reason", "prompt_eval_count" and "eval_count".
-//     An error after the stream started comes as a line {"error":"…"}
-//     with the status unchanged (docs/api/errors.mdx, "Errors that occur
-//     while streaming"); before it, as a status with {"error":"…"}.
+// request set the context window (options.num_ctx); without it Ollama
+// silently cuts longer prompts. /api/chat also has "think" and
+// message.thinking, and returns tool calls whole with their arguments as a
+// JSON object. The request, message and NDJSON response shapes co relies
+// on, and where each was read: docs/providers.md, Ollama.
 
 import (
 	"bufio"
@@ -59,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/co-cli/co/message"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -69,34 +35,40 @@ import (
 // but defaults to 4096 below 24 GiB of VRAM: docs/context-length.mdx).
 const OllamaDefaultNumCtx = 32768
 
-// ollamaCache holds what co learned of each Ollama model, once a session.
-type ollamaCache struct {
-	mu    sync.Mutex
-	shown map[string]ollamaShown // by ollamaKey
-	ps    map[string]int         // context_length /api/ps reported, by ollamaKey
+// Ollama is a client of Ollama's native API for one run, and what it
+// learned of each model (once a run).
+type Ollama struct {
+	chat, info *http.Client
+	mu         sync.Mutex
+	shown      map[string]OllamaModel // by ollamaKey
+	ps         map[string]int         // context_length /api/ps reported, by ollamaKey
 }
 
-type ollamaShown struct {
-	max  int      // the model's maximum context, 0 when not said
-	caps []string // capabilities: completion, tools, thinking, vision…
-	err  error    // /api/show failed for good (not cached otherwise)
-}
-
-func ollamaKey(p Provider) string { return p.Origin() + " " + p.Model }
-
-// ollamaNative reports whether p's chats go through Ollama's native
-// /api/chat: always for the ollama provider (see the top of this file).
-func (a *Agent) ollamaNative(p Provider) bool { return p.Name == "ollama" }
-
-// ollamaClient is the client for /api/chat: retries of 429 and 5xx over
-// the configured transport, as newClient's for go-openai.
-func (a *Agent) ollamaClient() *http.Client {
-	base := a.cfg.Transport
-	if base == nil {
+// NewOllama returns a client over base (http.DefaultTransport when nil):
+// /api/chat with rp's retries of 429 and 5xx, as NewClient's for
+// go-openai; the small questions (/api/show, /api/ps) without.
+func NewOllama(base http.RoundTripper, rp RetryPolicy) *Ollama {
+	info := http.DefaultClient
+	if base != nil {
+		info = &http.Client{Transport: base}
+	} else {
 		base = http.DefaultTransport
 	}
-	return &http.Client{Transport: &retryTransport{next: base, policy: a.cfg.Retry.withDefaults()}}
+	return &Ollama{chat: &http.Client{Transport: &retryTransport{next: base, policy: rp.withDefaults()}}, info: info}
 }
+
+// OllamaModel is what /api/show said of a model.
+type OllamaModel struct {
+	Max  int      // the model's maximum context, 0 when not said
+	Caps []string // capabilities: completion, tools, thinking, vision…
+	Err  error    // /api/show failed for good (not cached otherwise)
+}
+
+func OllamaKey(p Provider) string { return p.Origin() + " " + p.Model }
+
+// OllamaNative reports whether p's chats go through Ollama's native
+// /api/chat: always for the ollama provider (see the top of this file).
+func OllamaNative(p Provider) bool { return p.Name == "ollama" }
 
 // OllamaShow is what POST /api/show says of a model.
 type OllamaShow struct {
@@ -187,40 +159,51 @@ func ollamaVersion(ctx context.Context, client *http.Client, root string) (strin
 // *openai.APIError with Ollama's {"error": "…"} as its message, so that
 // describeError treats it like the /v1 route's.
 func ollamaDo(ctx context.Context, client *http.Client, method, url string, body []byte, out any) error {
-	status, msg, err := doJSON(ctx, client, method, url, "", body, out)
+	status, msg, err := DoJSON(ctx, client, method, url, "", body, out)
 	if err == nil && status != http.StatusOK {
 		return &openai.APIError{HTTPStatusCode: status, Message: msg}
 	}
 	return err
 }
 
-// ollamaModelInfo returns what /api/show says of p.Model, asked once per
-// model and session, lazily: on the first request, never at start-up. A
-// failure is kept when the server answered with a status other than 404
-// (it will not change); otherwise (no such model yet, a network error)
-// the next request asks again.
-func (a *Agent) ollamaModelInfo(ctx context.Context, p Provider) ollamaShown {
-	key := ollamaKey(p)
-	a.ollama.mu.Lock()
-	s, ok := a.ollama.shown[key]
-	a.ollama.mu.Unlock()
-	if ok {
+// Model returns what /api/show says of p.Model, asked once per model and
+// run, lazily: on the first request, never at start-up. A failure is kept
+// when the server answered with a status other than 404 (it will not
+// change); otherwise (no such model yet, a network error) the next
+// request asks again.
+func (o *Ollama) Model(ctx context.Context, p Provider) OllamaModel {
+	if s, ok := o.Known(p); ok {
 		return s
 	}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	info, err := ollamaShow(sctx, a.httpClient(), ollamaRoot(p.BaseURL), p.Model)
-	s = ollamaShown{max: info.MaxContext, caps: info.Capabilities, err: err}
+	info, err := ollamaShow(sctx, o.info, OllamaRoot(p.BaseURL), p.Model)
+	s := OllamaModel{Max: info.MaxContext, Caps: info.Capabilities, Err: err}
 	var apiErr *openai.APIError
 	if err == nil || errors.As(err, &apiErr) && apiErr.HTTPStatusCode != http.StatusNotFound {
-		a.ollama.mu.Lock()
-		if a.ollama.shown == nil {
-			a.ollama.shown = map[string]ollamaShown{}
+		o.mu.Lock()
+		if o.shown == nil {
+			o.shown = map[string]OllamaModel{}
 		}
-		a.ollama.shown[key] = s
-		a.ollama.mu.Unlock()
+		o.shown[OllamaKey(p)] = s
+		o.mu.Unlock()
 	}
 	return s
+}
+
+// Known is what /api/show said of p.Model, if it was asked (Model).
+func (o *Ollama) Known(p Provider) (OllamaModel, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s, ok := o.shown[OllamaKey(p)]
+	return s, ok
+}
+
+// NoTools reports whether /api/show lists capabilities for the model and
+// "tools" is not among them (an older Ollama that lists none is given the
+// tools).
+func (m OllamaModel) NoTools() bool {
+	return m.Err == nil && len(m.Caps) > 0 && !slices.Contains(m.Caps, "tools")
 }
 
 // OllamaNumCtx is the context window co asks Ollama for: the setting
@@ -237,22 +220,6 @@ func OllamaNumCtx(setting, max int) int {
 		n = max
 	}
 	return n
-}
-
-// setCtxInForce records the context window in force at the provider, for
-// ContextWindow and so the summarising threshold.
-func (a *Agent) setCtxInForce(n int) {
-	a.mu.Lock()
-	a.ctxInForce = n
-	a.mu.Unlock()
-}
-
-// ContextInForce is the context window co knows the provider applies
-// (Ollama's num_ctx, known after the first request), 0 when unknown.
-func (a *Agent) ContextInForce() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.ctxInForce
 }
 
 // ollamaThink is the "think" value for a model with capabilities caps:
@@ -322,7 +289,7 @@ func ollamaArgs(args string) json.RawMessage {
 // gather every chunk of thinking, content, and tool_calls, then return
 // those fields together with any tool results in the follow-up request"
 // (docs/capabilities/tool-calling.mdx, "Tool calling with streaming").
-func ollamaMessages(origin, system string, msgs []Message) []ollamaMessage {
+func ollamaMessages(origin, system string, msgs []message.Message) []ollamaMessage {
 	out := make([]ollamaMessage, 0, len(msgs)+1)
 	if system != "" {
 		out = append(out, ollamaMessage{Role: "system", Content: system})
@@ -330,9 +297,9 @@ func ollamaMessages(origin, system string, msgs []Message) []ollamaMessage {
 	ti := turns(msgs, origin, 0)
 	for i, m := range msgs {
 		switch m.Role {
-		case RoleUser:
+		case message.RoleUser:
 			out = append(out, ollamaMessage{Role: "user", Content: m.Content})
-		case RoleTool:
+		case message.RoleTool:
 			out = append(out, ollamaMessage{Role: "tool", Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID})
 		default:
 			om := ollamaMessage{Role: "assistant", Content: m.Content}
@@ -355,102 +322,99 @@ func ollamaMessages(origin, system string, msgs []Message) []ollamaMessage {
 	return out
 }
 
-// ollamaRequest builds the /api/chat body for p: it learns the model's
-// maximum context and capabilities (once), chooses num_ctx and records it
-// as the window in force. inForce is 0 when co could not choose one (no
-// /api/show and no setting): Ollama's own default applies then.
-func (a *Agent) ollamaRequest(ctx context.Context, p Provider, model, system string, msgs []Message, tools []byte, stream bool) (body []byte, inForce int, err error) {
+// OllamaRequest is one /api/chat request to encode.
+type OllamaRequest struct {
+	Model, System string
+	Msgs          []message.Message
+	Tools         []byte
+	Stream        bool
+	Options       RequestOptions
+	// Window is the context window to bound the reply by when co sends no
+	// num_ctx; Bound the reply's bound (num_predict) for a window and the
+	// model's capabilities.
+	Window func() int
+	Bound  func(window int, caps []string) int
+}
+
+// Encode encodes r for p: it asks /api/show for the model's maximum
+// context and capabilities (once), and chooses num_ctx and num_predict.
+// numCtx is 0 when co could not choose one (no /api/show and no setting):
+// Ollama's own default applies then.
+func (o *Ollama) Encode(ctx context.Context, p Provider, r OllamaRequest) (body []byte, numCtx, numPredict int, err error) {
 	q := p
-	q.Model = model
-	info := a.ollamaModelInfo(ctx, q)
-	o := a.cfg.Request
-	opts := &ollamaOptions{Temperature: o.Temperature}
-	if info.err == nil || o.OllamaNumCtx > 0 {
-		opts.NumCtx = OllamaNumCtx(o.OllamaNumCtx, info.max)
+	q.Model = r.Model
+	info := o.Model(ctx, q)
+	opts := &ollamaOptions{Temperature: r.Options.Temperature}
+	if info.Err == nil || r.Options.OllamaNumCtx > 0 {
+		opts.NumCtx = OllamaNumCtx(r.Options.OllamaNumCtx, info.Max)
 	}
 	window := opts.NumCtx
 	if window == 0 {
-		window = a.ContextWindow()
+		window = r.Window()
 	}
-	// Ollama's own num_predict is -1, "infinite generation" (replybound.go).
-	opts.NumPredict = a.replyBound(q, window, info.caps)
-	a.setBound(opts.NumPredict)
+	// Ollama's own num_predict is -1, "infinite generation" (agent/replybound.go).
+	opts.NumPredict = r.Bound(window, info.Caps)
 	req := ollamaChatRequest{
-		Model:    model,
-		Messages: ollamaMessages(p.Origin(), system, msgs),
-		Tools:    tools,
-		Stream:   stream,
-		Think:    ollamaThink(model, o.ReasoningEffort, info.caps),
+		Model:    r.Model,
+		Messages: ollamaMessages(p.Origin(), r.System, r.Msgs),
+		Tools:    r.Tools,
+		Stream:   r.Stream,
+		Think:    ollamaThink(r.Model, r.Options.ReasoningEffort, info.Caps),
 	}
 	if *opts != (ollamaOptions{}) {
 		req.Options = opts
 	}
 	body, err = json.Marshal(req)
-	return body, opts.NumCtx, err
+	return body, opts.NumCtx, opts.NumPredict, err
 }
 
-// startOllama starts a streaming /api/chat request.
-func (a *Agent) startOllama(ctx context.Context, p Provider, system string, msgs []Message) (chatStream, error) {
-	// The model's capabilities first (/api/show, once): a model without
-	// "tools" gets none (toolless.go).
-	a.ollamaModelInfo(ctx, p)
-	body, numCtx, err := a.ollamaRequest(ctx, p, p.Model, system, msgs, a.toolsFor(p), true)
-	if err != nil {
-		return nil, err
+// LoadedCtx is the context window /api/ps reported for p.Model (AskLoaded),
+// and whether it was asked.
+func (o *Ollama) LoadedCtx(p Provider) (n int, asked bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n, asked = o.ps[OllamaKey(p)]
+	return n, asked
+}
+
+// AskLoaded asks /api/ps for the context window p.Model runs with (when co
+// sent no num_ctx), and keeps the answer for LoadedCtx.
+func (o *Ollama) AskLoaded(p Provider) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	n, _, err := ollamaLoaded(ctx, o.info, OllamaRoot(p.BaseURL), p.Model)
+	o.mu.Lock()
+	if o.ps == nil {
+		o.ps = map[string]int{}
 	}
-	key := ollamaKey(p)
-	var onDone func()
-	if numCtx > 0 {
-		a.setCtxInForce(numCtx)
-	} else {
-		// No num_ctx sent: the window in force is Ollama's default, which
-		// /api/ps reports once the model is loaded (asked once a model).
-		a.ollama.mu.Lock()
-		known, asked := a.ollama.ps[key]
-		a.ollama.mu.Unlock()
-		a.setCtxInForce(known)
-		if !asked {
-			onDone = func() { a.ollamaAskLoaded(p) }
-		}
+	if err == nil {
+		o.ps[OllamaKey(p)] = n
 	}
-	resp, err := a.ollamaPost(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
+	o.mu.Unlock()
+	return n, err
+}
+
+// Start sends body (Encode's) to p's /api/chat as a streaming request;
+// onDone, when not nil, runs after the stream's last line.
+func (o *Ollama) Start(ctx context.Context, p Provider, body []byte, onDone func()) (Stream, error) {
+	resp, err := o.post(ctx, OllamaRoot(p.BaseURL)+"/api/chat", body)
 	if err != nil {
 		return nil, err
 	}
 	return &ollamaStream{body: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), onDone: onDone}, nil
 }
 
-// ollamaAskLoaded learns the window in force from /api/ps after a reply,
-// when co sent no num_ctx.
-func (a *Agent) ollamaAskLoaded(p Provider) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	n, _, err := ollamaLoaded(ctx, a.httpClient(), ollamaRoot(p.BaseURL), p.Model)
-	a.ollama.mu.Lock()
-	if a.ollama.ps == nil {
-		a.ollama.ps = map[string]int{}
-	}
-	if err == nil {
-		a.ollama.ps[ollamaKey(p)] = n
-	}
-	a.ollama.mu.Unlock()
-	// Asked in the background: a /model switch may have come meanwhile.
-	if cur, _, _ := a.Provider(); err == nil && n > 0 && ollamaKey(cur) == ollamaKey(p) {
-		a.setCtxInForce(n)
-	}
-}
-
-// ollamaPost sends body and returns the 200 answer; any other status is an
+// post sends body and returns the 200 answer; any other status is an
 // *openai.APIError with Ollama's message (a 404 "model 'x' not found" is
 // described with `ollama pull NAME` by describeError).
-func (a *Agent) ollamaPost(ctx context.Context, url string, body []byte) (*http.Response, error) {
+func (o *Ollama) post(ctx context.Context, url string, body []byte) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/x-ndjson")
-	resp, err := a.ollamaClient().Do(req)
+	resp, err := o.chat.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -488,25 +452,25 @@ type ollamaStream struct {
 	onDone func()
 }
 
-func (s *ollamaStream) close() { s.body.Close() }
+func (s *ollamaStream) Close() { s.body.Close() }
 
 // maxOllamaLine bounds one NDJSON line (a whole tool call can be long).
 const maxOllamaLine = 16 << 20
 
-func (s *ollamaStream) recv() (streamChunk, error) {
+func (s *ollamaStream) Recv() (Chunk, error) {
 	for {
 		switch {
 		case s.done:
-			return streamChunk{}, io.EOF
+			return Chunk{}, io.EOF
 		case s.eof:
 			// The stream ended without its done line: it was cut short.
-			return streamChunk{}, io.ErrUnexpectedEOF
+			return Chunk{}, io.ErrUnexpectedEOF
 		}
 		line, err := s.readLine()
 		if err == io.EOF {
 			s.eof = true
 		} else if err != nil {
-			return streamChunk{}, err
+			return Chunk{}, err
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -530,20 +494,20 @@ func (s *ollamaStream) readLine() ([]byte, error) {
 	}
 }
 
-func (s *ollamaStream) decode(line []byte) (streamChunk, error) {
+func (s *ollamaStream) decode(line []byte) (Chunk, error) {
 	var l ollamaLine
 	if err := json.Unmarshal(line, &l); err != nil {
-		return streamChunk{}, err
+		return Chunk{}, err
 	}
 	if l.Error != "" {
 		// docs/api/errors.mdx: an error mid-stream is a line {"error": …}.
-		return streamChunk{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
+		return Chunk{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
 	}
-	c := streamChunk{model: l.Model}
+	c := Chunk{Model: l.Model}
 	if m := l.Message; m != nil {
-		c.text = m.Content
+		c.Text = m.Content
 		if m.Thinking != "" {
-			c.reasoning, c.field = m.Thinking, "thinking"
+			c.Reasoning, c.Field = m.Thinking, "thinking"
 		}
 		// Ollama sends each call whole (name and arguments) in one chunk,
 		// and older servers number none (function.index is recent): co
@@ -560,22 +524,22 @@ func (s *ollamaStream) decode(line []byte) (streamChunk, error) {
 			if a := bytes.TrimSpace(tc.Function.Arguments); len(a) > 0 && !bytes.Equal(a, []byte("null")) {
 				args = string(a)
 			}
-			c.calls = append(c.calls, callDelta{index: &idx, id: id, name: tc.Function.Name, args: args})
+			c.Calls = append(c.Calls, CallDelta{index: &idx, id: id, name: tc.Function.Name, args: args})
 		}
 	}
 	if l.Done {
 		s.done = true
 		// prompt_eval_count counts the whole prompt, cached or not
-		// (ollama/ollama#16428 (2026-06-02) kept that meaning), so the summarising
-		// threshold compares like with like.
-		c.usage = &Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
+		// (docs/providers.md, Ollama), so the summarising threshold
+		// compares like with like.
+		c.Usage = &message.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
 		// Ollama ends a tool-calling reply with "stop"; say what the other
 		// routes say.
-		c.finish = l.DoneReason
-		if s.called && (c.finish == "" || c.finish == "stop") {
-			c.finish = "tool_calls"
-		} else if c.finish == "" {
-			c.finish = "stop"
+		c.Finish = l.DoneReason
+		if s.called && (c.Finish == "" || c.Finish == "stop") {
+			c.Finish = "tool_calls"
+		} else if c.Finish == "" {
+			c.Finish = "stop"
 		}
 		if f := s.onDone; f != nil {
 			// Network I/O: not on the stream's path.
@@ -596,30 +560,26 @@ func newCallID() string {
 	return "call_" + hex.EncodeToString(b[:])
 }
 
-// ollamaComplete asks /api/chat for one whole answer (the summariser), with
-// the same context window as the chat.
-func (a *Agent) ollamaComplete(ctx context.Context, p Provider, model, system, user string) (string, Usage, error) {
-	body, _, err := a.ollamaRequest(ctx, p, model, system, []Message{{Role: RoleUser, Content: user}}, nil, false)
+// Complete sends body (Encode's, not streaming) to p's /api/chat and
+// returns the whole answer (the summariser).
+func (o *Ollama) Complete(ctx context.Context, p Provider, body []byte) (string, message.Usage, error) {
+	resp, err := o.post(ctx, OllamaRoot(p.BaseURL)+"/api/chat", body)
 	if err != nil {
-		return "", Usage{}, err
-	}
-	resp, err := a.ollamaPost(ctx, ollamaRoot(p.BaseURL)+"/api/chat", body)
-	if err != nil {
-		return "", Usage{}, err
+		return "", message.Usage{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxOllamaLine))
 	if err != nil {
-		return "", Usage{}, err
+		return "", message.Usage{}, err
 	}
 	var l ollamaLine
 	if err := json.Unmarshal(b, &l); err != nil {
-		return "", Usage{}, err
+		return "", message.Usage{}, err
 	}
 	if l.Error != "" {
-		return "", Usage{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
+		return "", message.Usage{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
 	}
-	u := Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
+	u := message.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
 	if l.Message == nil {
 		return "", u, nil
 	}
@@ -644,7 +604,7 @@ type OllamaInfo struct {
 }
 
 // NoTools reports whether the model takes no tools: /api/show lists its
-// capabilities and "tools" is not among them (toolless.go).
+// capabilities and "tools" is not among them (agent/toolless.go).
 func (i OllamaInfo) NoTools() bool {
 	return i.ShowErr == nil && len(i.Capabilities) > 0 && !slices.Contains(i.Capabilities, "tools")
 }
@@ -677,7 +637,7 @@ func OllamaStatus(ctx context.Context, p Provider, numCtx int, client *http.Clie
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	root := ollamaRoot(p.BaseURL)
+	root := OllamaRoot(p.BaseURL)
 	var (
 		info            OllamaInfo
 		verErr, showErr error

@@ -1,9 +1,4 @@
-package agent
-
-// Sources: the documentation and bug reports cited in this file were read
-// on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known (dates checked
-// 2026-11-25).
+package provider
 
 import (
 	"bytes"
@@ -12,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/co-cli/co/lib/jsonstr"
+	"github.com/co-cli/co/message"
 )
 
 // The chat-completions request as co sends it. go-openai's request types
@@ -28,7 +24,7 @@ type RequestOptions struct {
 	// default (reasoning_effort).
 	ReasoningEffort string
 	// MaxTokens caps the reply (llm_max_tokens); 0 means co's default
-	// bound (replybound.go).
+	// bound (agent/replybound.go).
 	MaxTokens int
 	// Temperature, when set, is sent as is (llm_temperature).
 	Temperature *float64
@@ -50,9 +46,9 @@ var skipSignatureExtra = json.RawMessage(`{"google":{"thought_signature":"` + sk
 // back only to the endpoint it came from.
 func (p Provider) Origin() string { return p.Name + " " + strings.TrimRight(p.BaseURL, "/") }
 
-// isGemini reports whether p speaks to Google's Gemini API (directly or
+// IsGemini reports whether p speaks to Google's Gemini API (directly or
 // through LLM_PROVIDER=openai with Google's base URL).
-func (p Provider) isGemini() bool {
+func (p Provider) IsGemini() bool {
 	if p.Name == "gemini" {
 		return true
 	}
@@ -64,10 +60,8 @@ func (p Provider) isGemini() bool {
 // gpt-5* and the o-series reject max_tokens (they take
 // max_completion_tokens) and any temperature but the default ("Unsupported
 // parameter: 'max_tokens' is not supported with this model. Use
-// 'max_completion_tokens' instead.", as reported in
-// griptape-ai/ComfyUI-Griptape#312 (2025-08-22) and cline/cline#341
-// (2024-09-21)).
-func fixedSamplingModel(model string) bool {
+// 'max_completion_tokens' instead.": docs/providers.md, OpenAI).
+func FixedSamplingModel(model string) bool {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
@@ -92,16 +86,16 @@ func (ti turnInfo) fieldOf(i int) string { return ti.field[i-ti.off] }
 
 // turns groups msgs[from:] by user turn (a turn starts at a user message
 // and runs to the next one), starting with the turn that holds msgs[from].
-func turns(msgs []Message, origin string, from int) turnInfo {
+func turns(msgs []message.Message, origin string, from int) turnInfo {
 	start := from
-	for start > 0 && (start >= len(msgs) || msgs[start].Role != RoleUser) {
+	for start > 0 && (start >= len(msgs) || msgs[start].Role != message.RoleUser) {
 		start--
 	}
 	ti := turnInfo{off: start, usedTools: make([]bool, len(msgs)-start), field: make([]string, len(msgs)-start)}
 	flush := func(end int) {
 		used, field := false, ""
 		for _, m := range msgs[start:end] {
-			if m.Role != RoleAssistant {
+			if m.Role != message.RoleAssistant {
 				continue
 			}
 			if len(m.ToolCalls) > 0 {
@@ -116,7 +110,7 @@ func turns(msgs []Message, origin string, from int) turnInfo {
 		}
 	}
 	for i := start; i < len(msgs); i++ {
-		if msgs[i].Role == RoleUser && i > start {
+		if msgs[i].Role == message.RoleUser && i > start {
 			flush(i)
 			start = i
 		}
@@ -126,9 +120,9 @@ func turns(msgs []Message, origin string, from int) turnInfo {
 }
 
 // latestField is the reasoning field origin's messages in msgs used last.
-func latestField(msgs []Message, origin string) string {
+func latestField(msgs []message.Message, origin string) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if m := msgs[i]; m.Role == RoleAssistant && m.Origin == origin && m.ReasoningField != "" {
+		if m := msgs[i]; m.Role == message.RoleAssistant && m.Origin == origin && m.ReasoningField != "" {
 			return m.ReasoningField
 		}
 	}
@@ -140,29 +134,22 @@ func latestField(msgs []Message, origin string) string {
 // for DeepSeek, whose thinking models require it, reasoning_content even
 // before the first.
 func sessionField(p Provider, latest string) string {
-	if latest == "" && deepseekThinking(p) {
+	if latest == "" && DeepseekThinking(p) {
 		return "reasoning_content"
 	}
 	return latest
 }
 
-// deepseekThinking reports whether p may be a DeepSeek model in thinking
-// mode, which answers 400 "The `reasoning_content` in the thinking mode
-// must be passed back to the API" when an assistant message of a
-// tool-calling turn comes back without reasoning_content, even one that
-// streamed none: "Thinking mode is enabled by default", and "between two
-// user messages, if the model performed a tool call, the intermediate
-// assistant's reasoning_content must participate in the context
-// concatenation and must be passed back to the API in all subsequent user
-// interaction turns" (https://api-docs.deepseek.com/guides/thinking_mode,
-// "Thinking Mode Toggle" and "Tool calls"). Decided by the host
-// (api.deepseek.com) or by the model's name, since gateways and proxies
-// serve DeepSeek's models under their own hosts with the name kept or
-// prefixed: deepseek/deepseek-chat in LiteLLM ("just set deepseek/ as a
-// prefix", docs.litellm.ai providers/deepseek), deepseek/deepseek-v4-flash
-// on OpenRouter. Servers that are not DeepSeek ignore the extra empty
-// field.
-func deepseekThinking(p Provider) bool {
+// DeepseekThinking reports whether p may be a DeepSeek model in thinking
+// mode (on by default), which answers 400 "The `reasoning_content` in the
+// thinking mode must be passed back to the API" when an assistant message
+// of a tool-calling turn comes back without reasoning_content, even one
+// that streamed none (docs/providers.md, DeepSeek). Decided by the host
+// (api.deepseek.com) or by the model's name, since gateways serve
+// DeepSeek's models under their own hosts with the name kept or prefixed
+// (deepseek/deepseek-v4-flash). Servers that are not DeepSeek ignore the
+// extra empty field.
+func DeepseekThinking(p Provider) bool {
 	if strings.Contains(strings.ToLower(p.BaseURL), "deepseek.com") {
 		return true
 	}
@@ -177,24 +164,18 @@ func deepseekThinking(p Provider) bool {
 // system prompt, msgs (already trimmed for sending), the tool definitions
 // (a JSON array, or nil) and the options.
 //
-// What goes back with each assistant message:
-//   - A tool call's extra_content goes back verbatim to the endpoint and
-//     model it came from. To Gemini, the first call of a step that has no
-//     signature (another model's or provider's history, an older session)
+// What goes back with each assistant message (docs/providers.md, Gemini
+// and DeepSeek):
+//   - A tool call's extra_content, verbatim, to the endpoint and model it
+//     came from. To Gemini, the first call of a step without a signature
 //     gets Google's documented placeholder; the other calls of a parallel
-//     step carry none, as Gemini sends them
-//     (https://ai.google.dev/gemini-api/docs/thought-signatures).
-//   - Reasoning goes back, in the field this endpoint streams it in, for
-//     every assistant message of a user turn that called tools, as an
-//     empty string when there was none: DeepSeek answers 400 otherwise
-//     (https://api-docs.deepseek.com/guides/thinking_mode; the bug threads
-//     of agents that dropped it: anomalyco/opencode#24722 (2026-04-28),
-//     crewAIInc/crewAI#5878 (2026-05-21)); vLLM ≥
-//     0.16 and Ollama read "reasoning". Turns without tool calls send none
-//     (the providers ignore it; it only costs tokens). Reasoning from
-//     another endpoint is never sent: its messages carry "" instead.
-func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []Message, tools []byte, stream bool) []byte {
-	return bytes.Join(encodeChatRequestCached(nil, "", p, o, system, msgs, tools, stream), nil)
+//     step carry none, as Gemini sends them.
+//   - Reasoning, in the field this endpoint streams it in, for every
+//     assistant message of a user turn that called tools ("" when there was
+//     none: DeepSeek answers 400 otherwise). Turns without tool calls and
+//     other endpoints' messages send none.
+func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []message.Message, tools []byte, stream bool) []byte {
+	return bytes.Join(EncodeChatRequestCached(nil, "", p, o, system, msgs, tools, stream), nil)
 }
 
 // prefixCache keeps the encoding of the conversation's finished turns (the
@@ -204,7 +185,7 @@ func encodeChatRequest(p Provider, o RequestOptions, system string, msgs []Messa
 // history (SetHistory, summarising, /clear) bumps the agent's generation,
 // which is part of the key with the endpoint and model; the reasoning
 // field the prefix was written with is checked too.
-type prefixCache struct {
+type PrefixCache struct {
 	key    string
 	n      int    // messages encoded
 	buf    []byte // their encoding, each followed by a comma
@@ -215,21 +196,21 @@ type prefixCache struct {
 // The body comes in three pieces, the cached prefix shared rather than
 // copied: a new request only appends to the cache after this one is over,
 // and appending never changes bytes already written.
-func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOptions, system string, msgs []Message, tools []byte, stream bool) [][]byte {
+func EncodeChatRequestCached(c *PrefixCache, key string, p Provider, o RequestOptions, system string, msgs []message.Message, tools []byte, stream bool) [][]byte {
 	origin := p.Origin()
 	split := 0 // msgs[:split] are finished turns
 	for i := len(msgs) - 1; i > 0; i-- {
-		if msgs[i].Role == RoleUser {
+		if msgs[i].Role == message.RoleUser {
 			split = i
 			break
 		}
 	}
 	if c == nil {
-		c = &prefixCache{}
+		c = &PrefixCache{}
 		split = 0
 	}
 	if c.key != key || c.n > split {
-		*c = prefixCache{key: key, buf: c.buf[:0]}
+		*c = PrefixCache{key: key, buf: c.buf[:0]}
 	}
 	if f := latestField(msgs[c.n:split], origin); f != "" {
 		c.latest = f
@@ -242,7 +223,7 @@ func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOp
 	if c.n > 0 && sfield != c.sfield {
 		c.n, c.buf = 0, c.buf[:0]
 	}
-	e := msgEncoder{p: p, origin: origin, gemini: p.isGemini(), ti: turns(msgs, origin, c.n), sfield: sfield}
+	e := msgEncoder{p: p, origin: origin, gemini: p.IsGemini(), ti: turns(msgs, origin, c.n), sfield: sfield}
 	for i := c.n; i < split; i++ {
 		c.buf = e.appendMessage(c.buf, i, msgs[i])
 		c.buf = append(c.buf, ',')
@@ -283,7 +264,7 @@ func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOp
 		b = append(b, `,"reasoning_effort":`...)
 		b = jsonstr.Append(b, o.ReasoningEffort)
 	}
-	fixed := fixedSamplingModel(p.Model)
+	fixed := FixedSamplingModel(p.Model)
 	if o.MaxTokens > 0 {
 		if fixed {
 			b = append(b, `,"max_completion_tokens":`...)
@@ -301,7 +282,7 @@ func encodeChatRequestCached(c *prefixCache, key string, p Provider, o RequestOp
 
 // cacheKey is what the encoding of finished turns depends on besides the
 // messages themselves and the reasoning field.
-func cacheKey(gen int, p Provider) string {
+func CacheKey(gen int, p Provider) string {
 	return strconv.Itoa(gen) + "\x00" + p.Origin() + "\x00" + p.Model
 }
 
@@ -315,13 +296,13 @@ type msgEncoder struct {
 }
 
 // appendMessage writes msgs[i] (m).
-func (e *msgEncoder) appendMessage(b []byte, i int, m Message) []byte {
+func (e *msgEncoder) appendMessage(b []byte, i int, m message.Message) []byte {
 	switch m.Role {
-	case RoleUser:
+	case message.RoleUser:
 		b = append(b, `{"role":"user","content":`...)
 		b = jsonstr.Append(b, m.Content)
 		return append(b, '}')
-	case RoleTool:
+	case message.RoleTool:
 		b = append(b, `{"role":"tool","tool_call_id":`...)
 		b = jsonstr.Append(b, m.ToolCallID)
 		b = append(b, `,"content":`...)
@@ -404,3 +385,6 @@ func (e *msgEncoder) appendMessage(b []byte, i int, m Message) []byte {
 func hasSignature(extra json.RawMessage) bool {
 	return len(extra) > 0 && bytes.Contains(extra, []byte(`"thought_signature"`))
 }
+
+// interruptedNote ends an interrupted assistant reply as the model sees it.
+const interruptedNote = "\n\n[reply interrupted by the user]"

@@ -1,10 +1,12 @@
-package agent
+// Package message is co's conversation model: the messages, the tool calls
+// and how they ended, and the asides a conversation shows beside them. It is
+// plain data, below both the agent that makes a conversation and the stores
+// that keep one (sessions), so that storage does not depend on the turn
+// loop.
+package message
 
 import (
 	"encoding/json"
-	"strings"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/co-cli/co/tools"
 )
@@ -65,8 +67,6 @@ type Message struct {
 // InterruptedResult is the tool result given to a call the user interrupted.
 const InterruptedResult = "Interrupted by the user."
 
-const interruptedNote = "\n\n[reply interrupted by the user]"
-
 // PatchDangling returns msgs with an "Interrupted by the user." tool result
 // appended for every tool call that has none, so the history is valid to send
 // to a provider again. msgs itself is not modified.
@@ -125,84 +125,3 @@ func shiftAsides(xs []Aside, at, n int) []Aside {
 	}
 	return out
 }
-
-// toOpenAI converts the system prompt and history into the provider's form.
-func toOpenAI(system string, msgs []Message) []openai.ChatCompletionMessage {
-	out := make([]openai.ChatCompletionMessage, 0, len(msgs)+1)
-	if system != "" {
-		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
-	}
-	for _, m := range msgs {
-		switch m.Role {
-		case RoleUser:
-			out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: m.Content})
-		case RoleAssistant:
-			om := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: m.Content}
-			if m.Interrupted {
-				om.Content += interruptedNote
-			}
-			for _, tc := range m.ToolCalls {
-				args := tc.Args
-				if !json.Valid([]byte(args)) {
-					args = "{}"
-				}
-				om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
-					ID: tc.ID, Type: openai.ToolTypeFunction,
-					Function: openai.FunctionCall{Name: tc.Name, Arguments: args},
-				})
-			}
-			out = append(out, om)
-		case RoleTool:
-			out = append(out, openai.ChatCompletionMessage{
-				Role: openai.ChatMessageRoleTool, Content: m.Content, ToolCallID: m.ToolCallID,
-			})
-		}
-	}
-	return out
-}
-
-// Outcome rebuilds how a saved call ended from the result the agent gave
-// the model (a resumed session): interrupted, denied (by the user or by
-// policy), failed or sent back as a retry, or done with its display text.
-// The agent writes these results, so it is the one that reads them back.
-func Outcome(c ToolCall, result Message) ToolCallFinished {
-	f := ToolCallFinished{CallID: c.ID, Name: c.Name, Status: CallDone}
-	content := result.Content
-	var obj struct {
-		Display *string `json:"display"`
-		Status  string  `json:"status"`
-		By      string  `json:"denied_by"`
-		Reason  string  `json:"reason"`
-	}
-	isJSON := json.Unmarshal([]byte(content), &obj) == nil
-	switch {
-	case content == InterruptedResult:
-		f.Status, f.Err = CallInterrupted, content
-	case isJSON && obj.Status == "denied":
-		f.Status, f.Decision, f.Err = CallDenied, ByUserDenied, "denied by the user"
-		switch obj.By {
-		case "policy":
-			f.Decision, f.Err = ByPolicyDeny, PolicyDenied(obj.Reason)
-		case "nobody":
-			f.Decision, f.Err = ByHeadless, NeedsApproval
-		}
-	case strings.HasPrefix(content, errorPrefix):
-		msg := strings.TrimSuffix(strings.TrimPrefix(content, errorPrefix), retryHint)
-		f.Status, f.Err = CallRetry, msg
-		if strings.HasPrefix(msg, failedPrefix) {
-			f.Status, f.Err = CallFailed, strings.TrimPrefix(msg, failedPrefix)
-		}
-	case isJSON && obj.Display != nil:
-		f.Result.Display = *obj.Display
-	default:
-		f.Result.Display = content
-	}
-	return f
-}
-
-// The shapes of error results sent to the model (see runOne).
-const (
-	errorPrefix  = "error: "
-	failedPrefix = "the tool failed: "
-	retryHint    = "\nFix the call and try again."
-)

@@ -1,10 +1,12 @@
-package agent
+package provider
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/co-cli/co/message"
 )
 
 // wireReq is the request body as a provider decodes it, keeping "absent"
@@ -42,15 +44,15 @@ var gemini = Provider{Name: "gemini", BaseURL: "https://generativelanguage.googl
 const sig1 = `{"google":{"thought_signature":"c2lnLW9uZQ=="}}`
 
 // A parallel step from Gemini: the first call signed, the second not.
-func signedStep(p Provider) []Message {
-	return []Message{
-		{Role: RoleUser, Content: "weather in Paris and Rome?"},
-		{Role: RoleAssistant, Origin: p.Origin(), Model: p.Model, ToolCalls: []ToolCall{
+func signedStep(p Provider) []message.Message {
+	return []message.Message{
+		{Role: message.RoleUser, Content: "weather in Paris and Rome?"},
+		{Role: message.RoleAssistant, Origin: p.Origin(), Model: p.Model, ToolCalls: []message.ToolCall{
 			{ID: "a", Name: "weather", Args: `{"city":"Paris"}`, Extra: json.RawMessage(sig1)},
 			{ID: "b", Name: "weather", Args: `{"city":"Rome"}`},
 		}},
-		{Role: RoleTool, ToolCallID: "a", ToolName: "weather", Content: "sunny"},
-		{Role: RoleTool, ToolCallID: "b", ToolName: "weather", Content: "rain"},
+		{Role: message.RoleTool, ToolCallID: "a", ToolName: "weather", Content: "sunny"},
+		{Role: message.RoleTool, ToolCallID: "b", ToolName: "weather", Content: "rain"},
 	}
 }
 
@@ -70,10 +72,10 @@ func TestSignaturesGoBackVerbatimOnlyOnTheFirstCall(t *testing.T) {
 
 func TestUnsignedHistoryGetsGooglesPlaceholder(t *testing.T) {
 	other := Provider{Name: "openai", BaseURL: "http://127.0.0.1:1/v1", Model: "gpt-4o"}
-	for name, msgs := range map[string][]Message{
+	for name, msgs := range map[string][]message.Message{
 		"another provider": signedStep(other),
 		"another model":    signedStep(Provider{Name: gemini.Name, BaseURL: gemini.BaseURL, Model: "gemini-3-pro-preview"}),
-		"an older session": {{Role: RoleUser, Content: "x"}, {Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a", Name: "f", Args: "{}"}}}, {Role: RoleTool, ToolCallID: "a", Content: "ok"}},
+		"an older session": {{Role: message.RoleUser, Content: "x"}, {Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "a", Name: "f", Args: "{}"}}}, {Role: message.RoleTool, ToolCallID: "a", Content: "ok"}},
 	} {
 		r := decodeReq(t, encodeChatRequest(gemini, RequestOptions{}, "", msgs, nil, true))
 		calls := r.Messages[1].ToolCalls
@@ -98,14 +100,14 @@ func TestUnsignedHistoryGetsGooglesPlaceholder(t *testing.T) {
 func TestReasoningGoesBackForToolTurnsOnly(t *testing.T) {
 	ds := Provider{Name: "openai", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-reasoner"}
 	o := ds.Origin()
-	msgs := []Message{
-		{Role: RoleUser, Content: "plain question"},
-		{Role: RoleAssistant, Content: "plain answer", Reasoning: "think A", ReasoningField: "reasoning_content", Origin: o, Model: ds.Model},
-		{Role: RoleUser, Content: "use a tool"},
-		{Role: RoleAssistant, Reasoning: "think B", ReasoningField: "reasoning_content", Origin: o, Model: ds.Model, ToolCalls: []ToolCall{{ID: "c1", Name: "f", Args: "{}"}}},
-		{Role: RoleTool, ToolCallID: "c1", Content: "r"},
-		{Role: RoleAssistant, Content: "done", Origin: o, Model: ds.Model}, // no reasoning streamed
-		{Role: RoleUser, Content: "next"},
+	msgs := []message.Message{
+		{Role: message.RoleUser, Content: "plain question"},
+		{Role: message.RoleAssistant, Content: "plain answer", Reasoning: "think A", ReasoningField: "reasoning_content", Origin: o, Model: ds.Model},
+		{Role: message.RoleUser, Content: "use a tool"},
+		{Role: message.RoleAssistant, Reasoning: "think B", ReasoningField: "reasoning_content", Origin: o, Model: ds.Model, ToolCalls: []message.ToolCall{{ID: "c1", Name: "f", Args: "{}"}}},
+		{Role: message.RoleTool, ToolCallID: "c1", Content: "r"},
+		{Role: message.RoleAssistant, Content: "done", Origin: o, Model: ds.Model}, // no reasoning streamed
+		{Role: message.RoleUser, Content: "next"},
 	}
 	r := decodeReq(t, encodeChatRequest(ds, RequestOptions{}, "", msgs, nil, true))
 	if m := r.Messages[1]; m.ReasoningContent != nil || m.Reasoning != nil {
@@ -120,7 +122,7 @@ func TestReasoningGoesBackForToolTurnsOnly(t *testing.T) {
 
 	// vLLM ≥ 0.16 streams and reads "reasoning".
 	vl := Provider{Name: "openai", BaseURL: "http://vllm:8000/v1", Model: "qwen3"}
-	vmsgs := []Message{{Role: RoleUser, Content: "x"}, {Role: RoleAssistant, Reasoning: "R", ReasoningField: "reasoning", Origin: vl.Origin(), ToolCalls: []ToolCall{{ID: "c", Name: "f", Args: "{}"}}}, {Role: RoleTool, ToolCallID: "c", Content: "r"}}
+	vmsgs := []message.Message{{Role: message.RoleUser, Content: "x"}, {Role: message.RoleAssistant, Reasoning: "R", ReasoningField: "reasoning", Origin: vl.Origin(), ToolCalls: []message.ToolCall{{ID: "c", Name: "f", Args: "{}"}}}, {Role: message.RoleTool, ToolCallID: "c", Content: "r"}}
 	r = decodeReq(t, encodeChatRequest(vl, RequestOptions{}, "", vmsgs, nil, true))
 	if m := r.Messages[1]; m.Reasoning == nil || *m.Reasoning != "R" || m.ReasoningContent != nil {
 		t.Errorf("vLLM: reasoning = %v, reasoning_content = %v", m.Reasoning, m.ReasoningContent)
@@ -138,7 +140,7 @@ func TestReasoningGoesBackForToolTurnsOnly(t *testing.T) {
 func TestReasoningModelsGetNeitherMaxTokensNorTemperature(t *testing.T) {
 	temp := 0.2
 	o := RequestOptions{MaxTokens: 500, Temperature: &temp, ReasoningEffort: "low"}
-	msgs := []Message{{Role: RoleUser, Content: "hi"}}
+	msgs := []message.Message{{Role: message.RoleUser, Content: "hi"}}
 	for _, model := range []string{"gpt-5", "gpt-5-mini", "o3", "o4-mini", "openai/gpt-5.1"} {
 		r := decodeReq(t, encodeChatRequest(Provider{Name: "openai", Model: model}, o, "", msgs, nil, true))
 		if r.MaxTokens != nil || r.Temperature != nil || r.MaxCompletionTokens == nil || *r.MaxCompletionTokens != 500 {
@@ -165,19 +167,19 @@ func TestChunksKeepWhatGoOpenAIDrops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc := &callAccumulator{}
-	for _, d := range c.calls {
-		acc.add(d)
+	acc := &CallAccumulator{}
+	for _, d := range c.Calls {
+		acc.Add(d)
 	}
-	calls := acc.calls()
+	calls := acc.Calls()
 	if len(calls) != 2 || calls[0].Args != `{"city":"Paris"}` || calls[1].Args != `{"city":"Rome"}` {
 		t.Fatalf("parallel calls without index were merged or lost: %+v", calls)
 	}
 	if string(calls[0].Extra) != `{"google":{"thought_signature":"AAA="}}` || calls[1].Extra != nil {
 		t.Errorf("extra_content: %s / %s", calls[0].Extra, calls[1].Extra)
 	}
-	if c.model != "gemini-3.5-flash" {
-		t.Errorf("model = %q", c.model)
+	if c.Model != "gemini-3.5-flash" {
+		t.Errorf("model = %q", c.Model)
 	}
 
 	for field, raw := range map[string]string{
@@ -185,13 +187,13 @@ func TestChunksKeepWhatGoOpenAIDrops(t *testing.T) {
 		"reasoning":         `{"choices":[{"delta":{"reasoning":"hmm"}}]}`,
 	} {
 		c, err := decodeChunk([]byte(raw))
-		if err != nil || c.reasoning != "hmm" || c.field != field {
-			t.Errorf("%s: reasoning %q in %q, err %v", field, c.reasoning, c.field, err)
+		if err != nil || c.Reasoning != "hmm" || c.Field != field {
+			t.Errorf("%s: reasoning %q in %q, err %v", field, c.Reasoning, c.Field, err)
 		}
 	}
 
 	// Qwen on vLLM ends a call with "arguments": null.
-	acc = &callAccumulator{}
+	acc = &CallAccumulator{}
 	for _, raw := range []string{
 		`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"q","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]}}]}`,
 		`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}}]}`,
@@ -201,59 +203,78 @@ func TestChunksKeepWhatGoOpenAIDrops(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		for _, d := range c.calls {
-			acc.add(d)
+		for _, d := range c.Calls {
+			acc.Add(d)
 		}
 	}
-	if calls := acc.calls(); len(calls) != 1 || calls[0].Args != `{"a":1}` {
+	if calls := acc.Calls(); len(calls) != 1 || calls[0].Args != `{"a":1}` {
 		t.Errorf("null arguments: %+v", calls)
 	}
 
 	// A signature that arrives in a delta of its own, after the call.
-	acc = &callAccumulator{}
+	acc = &CallAccumulator{}
 	for _, raw := range []string{
 		`{"choices":[{"delta":{"tool_calls":[{"id":"g","type":"function","function":{"name":"f","arguments":"{}"}}]}}]}`,
 		`{"choices":[{"delta":{"tool_calls":[{"extra_content":{"google":{"thought_signature":"QQ=="}}}]}}]}`,
 	} {
 		c, _ := decodeChunk([]byte(raw))
-		for _, d := range c.calls {
-			acc.add(d)
+		for _, d := range c.Calls {
+			acc.Add(d)
 		}
 	}
-	if calls := acc.calls(); len(calls) != 1 || !hasSignature(calls[0].Extra) {
+	if calls := acc.Calls(); len(calls) != 1 || !hasSignature(calls[0].Extra) {
 		t.Errorf("a metadata-only delta was lost: %+v", calls)
 	}
+}
+
+// trimmed cuts the tool results before the last user message to limit
+// bytes, as the agent's trimmedView does: a turn already encoded (and
+// cached) changes once the next one starts.
+func trimmed(msgs []message.Message, limit int) []message.Message {
+	last := -1
+	for i, m := range msgs {
+		if m.Role == message.RoleUser {
+			last = i
+		}
+	}
+	out := append([]message.Message(nil), msgs...)
+	for i := 0; i < last; i++ {
+		if out[i].Role == message.RoleTool && len(out[i].Content) > limit {
+			out[i].Content = out[i].Content[:limit] + "[trimmed]"
+		}
+	}
+	return out
 }
 
 // The cache of finished turns gives exactly the bytes a full encoding
 // gives, turn after turn, and across a rewrite of the history.
 func TestCachedEncodingMatchesFullEncoding(t *testing.T) {
 	ds := Provider{Name: "openai", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-v4-flash"}
-	var c prefixCache
-	var msgs []Message
+	var c PrefixCache
+	var msgs []message.Message
 	gen := 0
 	check := func(step string) {
 		t.Helper()
-		view := trimmedView(msgs, 20)
+		view := trimmed(msgs, 20)
 		full := encodeChatRequest(ds, RequestOptions{}, "sys", view, nil, true)
-		got := bytes.Join(encodeChatRequestCached(&c, cacheKey(gen, ds), ds, RequestOptions{}, "sys", view, nil, true), nil)
+		got := bytes.Join(EncodeChatRequestCached(&c, CacheKey(gen, ds), ds, RequestOptions{}, "sys", view, nil, true), nil)
 		if string(full) != string(got) {
 			t.Fatalf("%s: cached encoding differs\n got %s\nwant %s", step, got, full)
 		}
 		decodeReq(t, got)
 	}
 	for turn := 0; turn < 4; turn++ {
-		msgs = append(msgs, Message{Role: RoleUser, Content: "question " + strings.Repeat("x", turn)})
+		msgs = append(msgs, message.Message{Role: message.RoleUser, Content: "question " + strings.Repeat("x", turn)})
 		check("user")
 		id := "c" + string(rune('a'+turn))
-		msgs = append(msgs, Message{Role: RoleAssistant, Origin: ds.Origin(), Model: ds.Model, Reasoning: "think", ReasoningField: "reasoning_content", ToolCalls: []ToolCall{{ID: id, Name: "f", Args: "{}"}}})
-		msgs = append(msgs, Message{Role: RoleTool, ToolCallID: id, Content: strings.Repeat("long tool output ", 5)})
+		msgs = append(msgs, message.Message{Role: message.RoleAssistant, Origin: ds.Origin(), Model: ds.Model, Reasoning: "think", ReasoningField: "reasoning_content", ToolCalls: []message.ToolCall{{ID: id, Name: "f", Args: "{}"}}})
+		msgs = append(msgs, message.Message{Role: message.RoleTool, ToolCallID: id, Content: strings.Repeat("long tool output ", 5)})
 		check("tool step")
-		msgs = append(msgs, Message{Role: RoleAssistant, Origin: ds.Origin(), Model: ds.Model, Content: "answer"})
+		msgs = append(msgs, message.Message{Role: message.RoleAssistant, Origin: ds.Origin(), Model: ds.Model, Content: "answer"})
 		check("answer")
 	}
 	// A rewrite (summarising) with a new generation.
-	msgs = append([]Message{{Role: RoleUser, Content: SummaryIntro + "s"}, {Role: RoleAssistant, Content: "Understood."}}, msgs[8:]...)
+	msgs = append([]message.Message{{Role: message.RoleUser, Content: "[Summary of the earlier conversation]\ns"}, {Role: message.RoleAssistant, Content: "Understood."}}, msgs[8:]...)
 	gen++
 	check("after a rewrite")
 	// Another endpoint: the key changes too.
@@ -268,7 +289,7 @@ func TestWholeResponseKeepsSignatureAndReasoning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.calls) != 1 || string(c.calls[0].extra) != `{"google":{"thought_signature":"Zm9v"}}` || c.reasoning != "why" || c.usage == nil || c.usage.InputTokens != 3 {
+	if len(c.Calls) != 1 || string(c.Calls[0].extra) != `{"google":{"thought_signature":"Zm9v"}}` || c.Reasoning != "why" || c.Usage == nil || c.Usage.InputTokens != 3 {
 		t.Errorf("decoded %+v", c)
 	}
 }
@@ -290,24 +311,24 @@ func TestParallelCallsSharingAnIndexStayApart(t *testing.T) {
 			`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"CET\"}"}}]}}]}`,
 		},
 	} {
-		acc := &callAccumulator{}
+		acc := &CallAccumulator{}
 		for _, raw := range chunks {
 			c, err := decodeChunk([]byte(raw))
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, d := range c.calls {
-				acc.add(d)
+			for _, d := range c.Calls {
+				acc.Add(d)
 			}
 		}
-		calls := acc.calls()
+		calls := acc.Calls()
 		if len(calls) != 2 || calls[0].Name != "weather" || calls[0].Args != `{"city":"Paris"}` || calls[1].Name != "time" || calls[1].Args != `{"zone":"CET"}` || calls[0].ID == calls[1].ID {
 			t.Errorf("%s: calls sharing index 0 were run together: %+v", name, calls)
 		}
 	}
 	// An ordinary stream (OpenAI: one index per call, the arguments in
 	// pieces without id or name) is unchanged.
-	acc := &callAccumulator{}
+	acc := &CallAccumulator{}
 	for _, raw := range []string{
 		`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"weather","arguments":""}}]}}]}`,
 		`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]}`,
@@ -315,11 +336,11 @@ func TestParallelCallsSharingAnIndexStayApart(t *testing.T) {
 		`{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"b","type":"function","function":{"name":"time","arguments":"{}"}}]}}]}`,
 	} {
 		c, _ := decodeChunk([]byte(raw))
-		for _, d := range c.calls {
-			acc.add(d)
+		for _, d := range c.Calls {
+			acc.Add(d)
 		}
 	}
-	if calls := acc.calls(); len(calls) != 2 || calls[0].Args != `{"city":"Paris"}` || calls[1].Name != "time" {
+	if calls := acc.Calls(); len(calls) != 2 || calls[0].Args != `{"city":"Paris"}` || calls[1].Name != "time" {
 		t.Errorf("an indexed stream: %+v", calls)
 	}
 }

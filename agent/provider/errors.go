@@ -1,9 +1,4 @@
-package agent
-
-// Sources: the documentation and bug reports cited in this file were read
-// on 2026-11-24, from stored copies whose own age varies; a bug report is
-// cited by repository and number, with its date where known (dates checked
-// 2026-11-25).
+package provider
 
 import (
 	"bytes"
@@ -17,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // errorBody is a provider's error, in either shape providers send it:
@@ -32,7 +29,7 @@ type errorBody struct {
 	Details []struct {
 		Type string `json:"@type"`
 		// google.rpc.RetryInfo: a protobuf Duration such as "38s" or
-		// "45.837906927s" (dcdpr/jp#1061 (2026-09-03)).
+		// "45.837906927s" (docs/providers.md, Gemini).
 		RetryDelay string `json:"retryDelay"`
 		// google.rpc.QuotaFailure.
 		Violations []struct {
@@ -81,10 +78,9 @@ func (e errorBody) code() string {
 }
 
 // retryDelay is the wait google.rpc.RetryInfo asks for. Gemini sends it in
-// the body of a 429 and no Retry-After header
-// (AtomicBot-ai/atomic-agent#267 (2026-08-28), diegosouzapw/OmniRoute#9504
-// (2026-08):
-// {"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"38s"}).
+// the body of a 429 and no Retry-After header:
+// {"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"38s"}
+// (docs/providers.md, Gemini).
 func (e errorBody) retryDelay() (time.Duration, bool) {
 	for _, d := range e.Details {
 		if !strings.HasSuffix(d.Type, "google.rpc.RetryInfo") || d.RetryDelay == "" {
@@ -131,24 +127,15 @@ func (e *QuotaError) Error() string {
 	return "quota exhausted: " + e.Message
 }
 
-// quotaExhausted reports a 429 body that must not be retried.
-//
-// Google names the quota that ran out in a QuotaFailure violation; a
-// per-day one has a quotaId such as
-// GenerateRequestsPerDayPerProjectPerModel-FreeTier
-// (google-gemini/gemini-cli#8437 (2025-09-14)),
-// and retrying is pointless until the reset at midnight Pacific
-// (https://ai.google.dev/gemini-api/docs/rate-limits: "Requests per day
-// (RPD) quotas reset at midnight Pacific time"). gemini-cli treats it as
-// terminal too (google-gemini/gemini-cli#11624 (2025-10-21)). Per-minute violations
-// (…PerMinute…) stay retryable.
-//
-// OpenAI answers 429 with type insufficient_quota when the account has no
-// credit left (mattvr/ShellGPT#23 (2024-03-12)); its message, "You exceeded your current
-// quota, please check your plan and billing details", is also the first
-// sentence of Gemini's per-minute 429, so only the type is trusted.
+// quotaExhausted reports a 429 body that must not be retried: Google's
+// per-day quota (a QuotaFailure violation whose quotaId names PerDay, such
+// as GenerateRequestsPerDayPerProjectPerModel-FreeTier), which resets at
+// midnight Pacific, and OpenAI's type insufficient_quota (no credit left;
+// its message is also the first sentence of Gemini's per-minute 429, so
+// only the type is trusted). Per-minute violations stay retryable.
+// Sources: docs/providers.md, Gemini and OpenAI.
 func (e errorBody) quotaExhausted() *QuotaError {
-	q := &QuotaError{Message: plainMessage(e.Message)}
+	q := &QuotaError{Message: PlainMessage(e.Message)}
 	for _, d := range e.Details {
 		for _, v := range d.Violations {
 			if strings.Contains(strings.ToLower(v.QuotaID), "perday") {
@@ -255,10 +242,9 @@ const listTimeout = time.Second
 
 // modelMissing reports whether an HTTP error means the model does not
 // exist. Most providers answer 404: OpenAI with code model_not_found,
-// Gemini "models/X is not found for API version v1main"
-// (piersolenski/wtf.nvim#64 (2025-10-02)), Ollama `model "X" not found, try pulling it
-// first` (netease-youdao/QAnything#555 (2024-10-23)). DeepSeek answers 400
-// "Model Not Exist" (langbot-app/LangBot#1643 (2025-09-02)).
+// Gemini "models/X is not found for API version v1main", Ollama `model "X"
+// not found, try pulling it first`. DeepSeek answers 400 "Model Not Exist"
+// (docs/providers.md, each provider).
 func modelMissing(status int, code, detail string) bool {
 	if status == http.StatusNotFound {
 		return true
@@ -277,7 +263,7 @@ func modelMissing(status int, code, detail string) bool {
 func describeMissingModel(p Provider, status int, detail string) string {
 	var b strings.Builder
 	if p.Name == "ollama" {
-		fmt.Fprintf(&b, "Ollama at %s has no model %q (HTTP %d: %s).", ollamaRoot(p.BaseURL), p.Model, status, detail)
+		fmt.Fprintf(&b, "Ollama at %s has no model %q (HTTP %d: %s).", OllamaRoot(p.BaseURL), p.Model, status, detail)
 	} else {
 		fmt.Fprintf(&b, "%s has no model %q at %s (HTTP %d: %s).", p.Name, p.Model, p.BaseURL, status, detail)
 	}
@@ -288,7 +274,7 @@ func describeMissingModel(p Provider, status int, detail string) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		fmt.Fprintf(&b, " Its model list did not come within %s either; check the address.", listTimeout)
 	case err != nil:
-		fmt.Fprintf(&b, " Listing its models failed too (%s); check the address.", strings.TrimSuffix(plainMessage(err.Error()), "."))
+		fmt.Fprintf(&b, " Listing its models failed too (%s); check the address.", strings.TrimSuffix(PlainMessage(err.Error()), "."))
 	case len(models) == 0 && p.Name == "ollama":
 		b.WriteString(" Ollama has no models pulled yet.")
 	case len(models) == 0:
@@ -407,7 +393,7 @@ func describeWrongAddress(p Provider, url, detail string) string {
 // chatURL is where co sends p's chat requests.
 func chatURL(p Provider) string {
 	if p.Name == "ollama" {
-		return ollamaRoot(p.BaseURL) + "/api/chat"
+		return OllamaRoot(p.BaseURL) + "/api/chat"
 	}
 	return strings.TrimRight(p.BaseURL, "/") + "/chat/completions"
 }
@@ -415,7 +401,22 @@ func chatURL(p Provider) string {
 // modelsURL is where co lists p's models.
 func modelsURL(p Provider) string {
 	if p.Name == "ollama" {
-		return ollamaRoot(p.BaseURL) + "/api/tags"
+		return OllamaRoot(p.BaseURL) + "/api/tags"
 	}
 	return strings.TrimRight(p.BaseURL, "/") + "/models"
+}
+
+// ToolsRefused reports whether err is a provider's 400 saying the model
+// does not support tools (Ollama's words on either route; agent/toolless.go).
+func ToolsRefused(err error) bool {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	status, msg := 0, ""
+	switch {
+	case errors.As(err, &reqErr):
+		status, msg = reqErr.HTTPStatusCode, PlainError(reqErr.Body)
+	case errors.As(err, &apiErr):
+		status, msg = apiErr.HTTPStatusCode, apiErr.Message
+	}
+	return status == 400 && strings.Contains(strings.ToLower(msg), "does not support tools")
 }

@@ -1,0 +1,91 @@
+package message
+
+import (
+	"time"
+
+	"github.com/co-cli/co/tools"
+)
+
+// CallStatus is how a tool call ended.
+type CallStatus int
+
+const (
+	CallDone        CallStatus = iota // ran and returned a result
+	CallFailed                        // ran and failed (infrastructure error or a non-zero exit)
+	CallRetry                         // the model called it wrongly; the message went back to it
+	CallDenied                        // denied by the user or by policy; it did not run
+	CallInterrupted                   // cancelled by the user
+)
+
+func (s CallStatus) String() string {
+	return [...]string{"done", "failed", "retry", "denied", "interrupted"}[s]
+}
+
+// Source says who decided that a call runs (or does not).
+type Source string
+
+const (
+	ByPolicy       Source = "policy allow"
+	ByUser         Source = "user approved"
+	ByUserDenied   Source = "user denied"
+	BySessionGrant Source = "session grant"
+	ByYolo         Source = "yolo"
+	ByPolicyDeny   Source = "policy deny"
+	// ByYes is `co run --yes`: approved as /yolo would have been.
+	ByYes Source = "--yes"
+	// ByHeadless is a call that needed approval with nobody there to give
+	// it (co run): it did not run, and no one denied it.
+	ByHeadless Source = "needs approval"
+)
+
+// ToolCallFinished says a tool call ended, whichever way.
+type ToolCallFinished struct {
+	CallID   string
+	Name     string
+	Status   CallStatus
+	Result   tools.Result // what the tool returned (Display is shown verbatim)
+	Err      string       // why it failed, was denied or must be retried
+	Decision Source       // who let it run, or who stopped it
+	Duration time.Duration
+	Bang     bool
+}
+
+// Verdict is the user's answer for one call awaiting approval.
+type Verdict int
+
+const (
+	Deny           Verdict = iota // do not run it
+	ApproveOnce                   // run it this time
+	ApproveSession                // run it and grant its scope for the session
+	// Unattended: nobody was there to ask (co run); it does not run, and
+	// it is recorded as needing approval, not as denied by the user.
+	Unattended
+)
+
+// String names a verdict for the saved record.
+func (v Verdict) String() string {
+	switch v {
+	case ApproveOnce:
+		return "approved once"
+	case ApproveSession:
+		return "approved for the session"
+	case Unattended:
+		return "needs approval (no one to ask)"
+	default:
+		return "denied"
+	}
+}
+
+// Usage counts tokens as the provider reported them.
+type Usage struct {
+	InputTokens  int
+	OutputTokens int
+}
+
+// Add returns u + o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+}
+
+// Total is input + output.
+func (u Usage) Total() int { return u.InputTokens + u.OutputTokens }
