@@ -60,5 +60,18 @@ if [[ -n $unformatted ]]; then
 	exit 1
 fi
 
+# golangci-lint (configuration in .golangci.yml), pinned, built once from
+# the Go module proxy into GOPATH/bin and reused while the version matches.
+# On this project's 2-core machine the first install took 5.5 min (module
+# downloads and build) and a run about 1 min cold, 1 s with the cache warm.
+golangci_lint_version=v2.15.0
+golangci_lint="$(go env GOPATH)/bin/golangci-lint"
+if ! "$golangci_lint" version 2>/dev/null | grep -q "version ${golangci_lint_version#v} "; then
+	say "installing golangci-lint $golangci_lint_version into $(dirname "$golangci_lint")"
+	GOBIN="$(dirname "$golangci_lint")" go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$golangci_lint_version"
+fi
+say "golangci-lint"
+"$golangci_lint" run ./...
+
 say "go test -race ./..."
 go test -race -count=1 -timeout 45m ./...
