@@ -65,10 +65,12 @@ fi
 # On this project's 2-core machine the first install took 5.5 min (module
 # downloads and build) and a run about 1 min cold, 1 s with the cache warm.
 golangci_lint_version=v2.15.0
-golangci_lint="$(go env GOPATH)/bin/golangci-lint"
+gobin=$(go env GOBIN)
+[[ -n $gobin ]] || gobin="$(go env GOPATH)/bin"
+golangci_lint="$gobin/golangci-lint"
 if ! "$golangci_lint" version 2>/dev/null | grep -q "version ${golangci_lint_version#v} "; then
-	say "installing golangci-lint $golangci_lint_version into $(dirname "$golangci_lint")"
-	GOBIN="$(dirname "$golangci_lint")" go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$golangci_lint_version"
+	say "installing golangci-lint $golangci_lint_version into $gobin"
+	GOBIN="$gobin" go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$golangci_lint_version"
 fi
 say "golangci-lint"
 "$golangci_lint" run ./...
