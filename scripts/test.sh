@@ -62,8 +62,9 @@ fi
 
 # golangci-lint (configuration in .golangci.yml), pinned, built once from
 # the Go module proxy into GOPATH/bin and reused while the version matches.
-# On this project's 2-core machine the first install took 5.5 min (module
-# downloads and build) and a run about 1 min cold, 1 s with the cache warm.
+# On this project's shared 2-core machine the first install took 5.5 min
+# (module downloads and build), a run 1-2.5 min with an empty lint cache
+# and 1-4 s with a warm one (README, "golangci-lint").
 golangci_lint_version=v2.15.0
 gobin=$(go env GOBIN)
 [[ -n $gobin ]] || gobin="$(go env GOPATH)/bin"
