@@ -69,7 +69,8 @@ golangci_lint_version=v2.15.0
 gobin=$(go env GOBIN)
 [[ -n $gobin ]] || gobin="$(go env GOPATH)/bin"
 golangci_lint="$gobin/golangci-lint"
-if ! "$golangci_lint" version 2>/dev/null | grep -q "version ${golangci_lint_version#v} "; then
+have=$("$golangci_lint" version 2>/dev/null || true)
+if [[ $have != *"version ${golangci_lint_version#v} "* ]]; then
 	say "installing golangci-lint $golangci_lint_version into $gobin"
 	GOBIN="$gobin" go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$golangci_lint_version"
 fi
