@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
 	"testing"
 
 	xansi "github.com/charmbracelet/x/ansi"
@@ -23,5 +27,39 @@ func TestTerminalWidths(t *testing.T) {
 	}
 	if w := xansi.StringWidth("│ ❯ 中文 ─"); w != 10 {
 		t.Errorf("ansi.StringWidth = %d, want 10", w)
+	}
+}
+
+// initBudget is the most a package of co's may allocate in its package
+// initialisation. Every co process (co version included) pays for it
+// before its first frame, whether or not it uses the package: tables,
+// compiled expressions and clients belong in sync.OnceValue or behind the
+// function that needs them.
+const initBudget = 20 << 10
+
+// co's own packages initialise lightly: this test binary links all of them,
+// and runs it again with GODEBUG=inittrace=1 to read what each allocated.
+// Allocated bytes, not clock time: the same on a busy machine.
+func TestOwnPackagesInitialiseLightly(t *testing.T) {
+	if os.Getenv("CO_TEST_INITTRACE") != "" {
+		return // the child: initialisation is over, nothing to run
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnPackagesInitialiseLightly$")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "CO_TEST_INITTRACE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// init github.com/co-cli/co/tools/web @1.2 ms, 0.05 ms clock, 38584 bytes, 342 allocs
+	line := regexp.MustCompile(`(?m)^init (github\.com/co-cli/co/\S+) @.*, (\d+) bytes, (\d+) allocs$`)
+	seen := 0
+	for _, m := range line.FindAllStringSubmatch(string(out), -1) {
+		seen++
+		if n, _ := strconv.Atoi(m[2]); n > initBudget {
+			t.Errorf("%s allocates %d bytes (%s allocs) in package initialisation, budget %d: make what it builds lazy (sync.OnceValue)", m[1], n, m[3], initBudget)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no package of co's in the init trace:\n%s", out)
 	}
 }

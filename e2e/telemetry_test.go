@@ -453,9 +453,16 @@ func TestTelemetryOTLPFromCo(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	srv.Script(llmtest.Reply{Text: "remote hello"})
-	e := env(t, srv, "OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.URL)
-	if _, errOut, code := runCo(t, t.TempDir(), e, "", "run", "a private prompt"); code != 0 {
+	// A bad value is warned about once, in co's words: the variables are
+	// read once, and nothing else prints about them (otlptracehttp, which
+	// co used before, read them again and logged "parse duration").
+	e := env(t, srv, "OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.URL, "OTEL_EXPORTER_OTLP_TIMEOUT=soon")
+	_, errOut, code := runCo(t, t.TempDir(), e, "", "run", "a private prompt")
+	if code != 0 {
 		t.Fatal(errOut)
+	}
+	if n := strings.Count(errOut, `OTEL_EXPORTER_OTLP_TIMEOUT="soon" is ignored: not a whole number of milliseconds`); n != 1 || strings.Count(errOut, "soon") != 1 {
+		t.Errorf("co's warning %d times, and stderr:\n%s", n, errOut)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -59,8 +59,7 @@ func TestWriterHelper(t *testing.T) {
 // database, and what it loses is only the tail: the turns stored are
 // exactly turns 1..K, every turn that ended before a stored one is there
 // too. (How long the tail can be, BatchTimeout's worth of spans, is the
-// batcher's timeout, which TestBatcherExportsAfterTheTimeoutOrAFullBatch
-// checks exactly.) Each kill waits for events, not for a time: the
+// SDK's BatchSpanProcessor's timeout.) Each kill waits for events, not for a time: the
 // writer's first batch in the store, then 20 more turns ended.
 func TestKilledWriter(t *testing.T) {
 	if testing.Short() {

@@ -7,16 +7,19 @@
 // # Writing
 //
 // Setup builds a session's TracerProvider. Its processors are the Feed
-// (synchronous, in-process, for the side panel) and one batcher per
-// exporter. An ended span waits in the batcher's queue; the batcher's
-// goroutine takes the queue BatchTimeout (500 ms) after its first span, or
-// when a batch is full, passes it through a filter (secrets redacted by
-// value and by shape, content dropped unless kept, long values cut) and
-// hands it to the exporter: the SQLite Exporter writes one transaction per
-// batch; the OTLP exporter (otlp.go: otlptracehttp, configured from co's
-// reading of the variables, with a client that follows no redirect) posts
-// one OTLP/HTTP protobuf request per batch. Nothing on the agent's goroutine waits for I/O: a span's End
-// appends under a mutex, and a full queue drops spans rather than block.
+// (synchronous, in-process, for the side panel) and one processor per
+// exporter: the SDK's BatchSpanProcessor, with co's count of the spans a
+// full queue drops (processor.go). An ended span waits in its queue; the
+// SDK's goroutine takes what waits every BatchTimeout (500 ms), or at once
+// when a batch is full, passes it through a filter (secrets
+// redacted by value and by shape, content dropped unless kept, long values
+// cut) and hands it to the exporter: the SQLite Exporter writes one
+// transaction per batch; the OTLP exporter (otlp.go: OpenTelemetry's
+// otlptrace over co's HTTP client, otlpclient.go, configured from co's
+// one reading of the variables, following no redirect) posts one
+// OTLP/HTTP protobuf request per batch.
+// Nothing on the agent's goroutine waits for I/O: a span's End is a
+// channel send, and a full queue drops spans rather than block.
 //
 // The store is opened, created or migrated (telemetry_schema.version) and
 // pruned (Retention) in a background goroutine started by Setup, never on

@@ -7,29 +7,23 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// otlpExporter sends spans to an OTLP/HTTP collector through the upstream
-// exporter, otlptracehttp, configured from co's reading of the standard
-// OTEL_EXPORTER_OTLP_* variables (otlpConfigFromEnv, which takes them from
-// Options.Getenv and reports bad values as warnings). co's filter, which
-// redacts secrets and strips content, runs before it (Setup).
-//
-// What co sets on it:
-//   - its own HTTP client, which does not follow redirects: net/http would
-//     carry headers such as an API key (all but Authorization and cookies)
-//     and the spans to whatever host the answer names;
-//   - the endpoint's query and user:password (sent as Basic auth), which
-//     otlptracehttp drops from the URL it is given;
-//   - *_TIMEOUT for one export, retries included (otlptracehttp applies no
-//     timeout of its own to a client it is handed);
-//   - a User-Agent naming co, which *_HEADERS may replace.
+// otlpExporter sends spans to an OTLP/HTTP collector: the upstream
+// exporter (otlptrace, which turns the SDK's spans into OTLP protobuf)
+// over co's client (otlpClient), configured from co's reading of the
+// standard OTEL_EXPORTER_OTLP_* variables (otlpConfigFromEnv, which takes
+// them from Options.Getenv and reports bad values as warnings, in co's
+// words). The variables are read once, there: the client is co's because
+// otlptracehttp reads them again from the process on its own, whatever
+// options it is given, and logs a bad value to stderr, over the chat.
+// co's filter, which redacts secrets and strips content, runs before it
+// (Setup).
 //
 // After Shutdown, ExportSpans drops the spans and returns nil.
 type otlpExporter struct {
@@ -39,20 +33,26 @@ type otlpExporter struct {
 	stopped   atomic.Bool
 }
 
-// otlpRetry is how a 429, 502, 503 or 504 is retried: an exponential
-// backoff from InitialInterval, or the Retry-After the collector asks for,
-// until MaxElapsedTime (or the export's timeout, if shorter).
-var otlpRetry = otlptracehttp.RetryConfig{
-	Enabled:         true,
-	InitialInterval: time.Second,
-	MaxInterval:     8 * time.Second,
-	MaxElapsedTime:  time.Minute,
-}
+// otlpRetry is how a 429, 502, 503 or 504 (or a temporary network error)
+// is retried: an exponential backoff from initial, ×1.5 a retry up to max,
+// each wait randomised ±50 %, or the Retry-After the collector asks for if
+// longer, until maxElapsed (or the export's timeout, if shorter). These are
+// otlptracehttp's rules (its internal/retry over cenkalti/backoff, v1.47.0)
+// and the OTLP specification's: https://opentelemetry.io/docs/specs/otlp/#failures-1
+var otlpRetry = struct{ initial, max, maxElapsed time.Duration }{time.Second, 8 * time.Second, time.Minute}
 
 // newOTLPExporter configures an exporter from the OTEL_EXPORTER_OTLP_*
 // variables read with getenv. The warnings are values it ignored; an error
 // means it cannot export.
 func newOTLPExporter(getenv func(string) string, version string) (*otlpExporter, []string, error) {
+	return newOTLPExporterOver(getenv, version, nil)
+}
+
+// newOTLPExporterOver is newOTLPExporter sending its requests through base
+// instead of a network transport of its own when base is not nil: tests
+// run the exporter and an http.Handler in one testing/synctest bubble,
+// where retries and timeouts take no real time.
+func newOTLPExporterOver(getenv func(string) string, version string, base http.RoundTripper) (*otlpExporter, []string, error) {
 	cfg, warnings, err := otlpConfigFromEnv(getenv, os.ReadFile)
 	if err != nil {
 		return nil, warnings, err
@@ -76,36 +76,43 @@ func newOTLPExporter(getenv func(string) string, version string) (*otlpExporter,
 		ExpectContinueTimeout: 1 * time.Second,
 		TLSClientConfig:       cfg.tls,
 	}
-	client := &http.Client{
-		Transport:     &endpointTransport{next: tr, rawQuery: u.RawQuery, user: u.User},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	var next http.RoundTripper = tr
+	if base != nil {
+		next = base
 	}
-	headers := map[string]string{"User-Agent": "co/" + version + " (OTLP/HTTP trace exporter)"}
+	headers := http.Header{}
+	headers.Set("User-Agent", "co/"+version+" (OTLP/HTTP trace exporter)")
 	for k, v := range cfg.headers {
-		if strings.EqualFold(k, "User-Agent") {
-			delete(headers, "User-Agent")
-		}
-		headers[k] = v
+		headers.Set(k, v)
 	}
-	compression := otlptracehttp.NoCompression
+	headers.Set("Content-Type", "application/x-protobuf")
 	if cfg.gzip {
-		compression = otlptracehttp.GzipCompression
+		headers.Set("Content-Encoding", "gzip")
 	}
-	retry := otlpRetry
+	// The request's URL has neither the query nor the user:password: an
+	// error of net/http names the URL, and these may hold a credential.
+	// endpointTransport puts them back on the request.
+	bare := *u
+	bare.User, bare.RawQuery, bare.ForceQuery = nil, "", false
+	c := &otlpClient{
+		url:     bare.String(),
+		shown:   cfg.shown,
+		headers: headers,
+		gzip:    cfg.gzip,
+		retry:   otlpRetry,
+		// No redirect is followed: net/http would carry headers such as
+		// an API key (all but Authorization and cookies) and the spans to
+		// whatever host the answer names.
+		http: &http.Client{
+			Transport:     &endpointTransport{next: next, rawQuery: u.RawQuery, user: u.User},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+	}
 	if cfg.timeout > 0 {
-		retry.MaxElapsedTime = min(retry.MaxElapsedTime, cfg.timeout)
+		c.retry.maxElapsed = min(c.retry.maxElapsed, cfg.timeout)
 	}
-	// Every setting is given as an option, so none comes from the
-	// process's variables, which otlptracehttp reads too.
-	opts := []otlptracehttp.Option{
-		otlptracehttp.WithEndpointURL(cfg.url),
-		otlptracehttp.WithHeaders(headers),
-		otlptracehttp.WithCompression(compression),
-		otlptracehttp.WithTimeout(cfg.timeout),
-		otlptracehttp.WithRetry(retry),
-		otlptracehttp.WithHTTPClient(client),
-	}
-	exp, err := otlptracehttp.New(context.Background(), opts...)
+	c.stopCtx, c.stop = context.WithCancel(context.Background())
+	exp, err := otlptrace.New(context.Background(), c)
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -134,10 +141,11 @@ func (e *otlpExporter) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// endpointTransport adds to each request what otlptracehttp leaves out of
-// the endpoint URL: its query, and its user:password as Basic auth (as
-// net/http does for a URL with credentials) unless the headers carry an
-// Authorization.
+// endpointTransport adds to each request what otlpClient leaves out of
+// the URL it requests, so that net/http's errors, which name that URL,
+// never show them: the endpoint's query, and its user:password as Basic
+// auth (as net/http does for a URL with credentials) unless the headers
+// carry an Authorization.
 type endpointTransport struct {
 	next     http.RoundTripper
 	rawQuery string

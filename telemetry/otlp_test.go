@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"math/big"
 	"net"
 	"net/http"
@@ -25,10 +26,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -322,78 +326,122 @@ func TestOTLPRedirectIsNotFollowed(t *testing.T) {
 	}
 }
 
-// TestOTLPRetries: what co configures on otlptracehttp's retries and
-// errors. A throttled collector is waited out (Retry-After, within the
-// timeout), other failures are errors naming the status and the body, and
+// handlerTransport serves each request with h in the caller's goroutine:
+// the exporter and its collector in one testing/synctest bubble, so the
+// retries' waits and the export's timeout run on the bubble's clock and a
+// test asserts the exact time they took, never a window of real time.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	sr := r.Clone(r.Context())
+	sr.RequestURI = r.URL.RequestURI()
+	t.h.ServeHTTP(rec, sr)
+	if r.Body != nil {
+		_ = r.Body.Close()
+	}
+	if err := r.Context().Err(); err != nil {
+		return nil, err
+	}
+	return rec.Result(), nil
+}
+
+// newBubbleOTLP is newTestOTLP over h, in the bubble of the calling test.
+func newBubbleOTLP(t *testing.T, env map[string]string, h http.Handler) *otlpExporter {
+	t.Helper()
+	exp, warnings, err := newOTLPExporterOver(func(k string) string { return env[k] }, "test", handlerTransport{h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Fatalf("warnings: %q", warnings)
+	}
+	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+	return exp
+}
+
+// TestOTLPRetries: the client's retries and errors (otlpclient.go). A
+// throttled collector is waited out (Retry-After, within the timeout),
+// other failures are errors naming the status and the body, and
 // credentials in the endpoint are sent as Basic auth but never shown.
+// Time is the synctest bubble's: the waits are asserted exactly.
 func TestOTLPRetries(t *testing.T) {
-	defer func(r otlptracehttp.RetryConfig) { otlpRetry = r }(otlpRetry)
-	otlpRetry.InitialInterval, otlpRetry.MaxInterval = time.Millisecond, 4*time.Millisecond
 	for _, tc := range []struct {
 		name      string
 		responses []func(http.ResponseWriter)
 		timeoutMS string
 		wantErr   string // "" for success
 		wantReqs  int
-		minWait   time.Duration // between the first and the last request
-		maxTime   time.Duration // for the whole export
+		// wantGaps are the waits between requests; 0 is any backoff
+		// (otlpRetry's, randomised ±50 %: 1 s, 1.5 s, 2.25 s, …).
+		wantGaps []time.Duration
 	}{
 		{name: "503 with Retry-After, then success",
-			responses: []func(http.ResponseWriter){status(503, "Retry-After", "1", "busy"), nil},
-			wantReqs:  2, minWait: time.Second, maxTime: 5 * time.Second},
+			responses: []func(http.ResponseWriter){status(503, "Retry-After", "3", "busy"), nil},
+			wantReqs:  2, wantGaps: []time.Duration{3 * time.Second}},
 		{name: "429 and 502 and 504 retried with backoff",
 			responses: []func(http.ResponseWriter){status(429, "", "", ""), status(502, "", "", ""), status(504, "", "", ""), nil},
-			wantReqs:  4, maxTime: 2 * time.Second},
+			wantReqs:  4, wantGaps: []time.Duration{0, 0, 0}},
 		{name: "Retry-After past the timeout is not waited for",
 			responses: []func(http.ResponseWriter){status(503, "Retry-After", "120", "come back later")},
-			timeoutMS: "2000", wantErr: "come back later", wantReqs: 1, maxTime: time.Second},
+			timeoutMS: "2000", wantErr: "come back later", wantReqs: 1},
 		{name: "400 is not retried",
 			responses: []func(http.ResponseWriter){status(400, "Content-Type", "text/plain", "bad span data\n")},
-			wantErr:   "400 Bad Request (body: bad span data)", wantReqs: 1, maxTime: time.Second},
+			wantErr:   "400 Bad Request (body: bad span data)", wantReqs: 1},
 		{name: "500 is not retried",
 			responses: []func(http.ResponseWriter){status(500, "", "", "")},
-			wantErr:   "500 Internal Server Error", wantReqs: 1, maxTime: time.Second},
+			wantErr:   "500 Internal Server Error", wantReqs: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &scripted{responses: tc.responses}
-			srv := httptest.NewServer(s)
-			defer srv.Close()
-			// With credentials and a query in the URL, which messages
-			// must not show.
-			env := map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": strings.Replace(srv.URL, "://", "://co:hunter2@", 1) + "/v1/traces?key=k3y"}
-			if tc.timeoutMS != "" {
-				env["OTEL_EXPORTER_OTLP_TIMEOUT"] = tc.timeoutMS
-			}
-			exp := newTestOTLP(t, env)
-			start := time.Now()
-			err := exp.ExportSpans(context.Background(), testSpans(2))
-			took := time.Since(start)
-			switch {
-			case tc.wantErr == "" && err != nil:
-				t.Fatalf("export failed: %v", err)
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Fatalf("error %v, want one with %q", err, tc.wantErr)
-			case err != nil && (strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "k3y")):
-				t.Errorf("error %q shows the endpoint's credentials", err)
-			}
-			if got := s.headers[0].Get("Authorization"); got != "Basic Y286aHVudGVyMg==" {
-				t.Errorf("Authorization %q: the URL's credentials were not sent", got)
-			}
-			if got := s.queries[0]; got != "key=k3y" {
-				t.Errorf("query %q: the URL's query was not sent", got)
-			}
-			if n := s.requests(); n != tc.wantReqs {
-				t.Errorf("%d requests, want %d", n, tc.wantReqs)
-			}
-			if wait := s.times[len(s.times)-1].Sub(s.times[0]); wait < tc.minWait {
-				t.Errorf("retried after %v, want at least %v", wait, tc.minWait)
-			}
-			if took > tc.maxTime {
-				t.Errorf("export took %v, want at most %v", took, tc.maxTime)
-			}
-			if tc.wantErr == "" && len(s.rc.spans) != 2 {
-				t.Errorf("receiver got %d spans, want 2", len(s.rc.spans))
-			}
+			synctest.Test(t, func(t *testing.T) {
+				s := &scripted{responses: tc.responses}
+				// With credentials and a query in the URL, which messages
+				// must not show.
+				env := map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://co:hunter2@collector.test/v1/traces?key=k3y"}
+				if tc.timeoutMS != "" {
+					env["OTEL_EXPORTER_OTLP_TIMEOUT"] = tc.timeoutMS
+				}
+				exp := newBubbleOTLP(t, env, s)
+				start := time.Now()
+				err := exp.ExportSpans(context.Background(), testSpans(2))
+				took := time.Since(start)
+				switch {
+				case tc.wantErr == "" && err != nil:
+					t.Fatalf("export failed: %v", err)
+				case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+					t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+				case err != nil && (strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "k3y")):
+					t.Errorf("error %q shows the endpoint's credentials", err)
+				}
+				if got := s.headers[0].Get("Authorization"); got != "Basic Y286aHVudGVyMg==" {
+					t.Errorf("Authorization %q: the URL's credentials were not sent", got)
+				}
+				if got := s.queries[0]; got != "key=k3y" {
+					t.Errorf("query %q: the URL's query was not sent", got)
+				}
+				if n := s.requests(); n != tc.wantReqs {
+					t.Fatalf("%d requests, want %d", n, tc.wantReqs)
+				}
+				for i, want := range tc.wantGaps {
+					gap := s.times[i+1].Sub(s.times[i])
+					if want != 0 && gap != want {
+						t.Errorf("retry %d after %v, want %v (Retry-After)", i+1, gap, want)
+					}
+					// otlpRetry: the interval grows ×1.5 to max, each
+					// wait randomised ±50 % around it.
+					iv := min(time.Duration(float64(otlpRetry.initial)*math.Pow(1.5, float64(i))), otlpRetry.max)
+					if lo, hi := iv/2, iv*3/2; want == 0 && (gap < lo || gap > hi) {
+						t.Errorf("retry %d after %v, want a backoff in [%v, %v]", i+1, gap, lo, hi)
+					}
+				}
+				// Nothing but the waits above takes time in the bubble.
+				if end := s.times[len(s.times)-1].Sub(start); took != end {
+					t.Errorf("export took %v, %v after its first request: it waited after the last", took, end)
+				}
+				if tc.wantErr == "" && len(s.rc.spans) != 2 {
+					t.Errorf("receiver got %d spans, want 2", len(s.rc.spans))
+				}
+			})
 		})
 	}
 }
@@ -572,21 +620,49 @@ func TestOTLPShutdown(t *testing.T) {
 	})
 }
 
+// TestOTLPRetriesEnd: with no timeout (*_TIMEOUT=0), a collector that is
+// always unavailable is retried for otlpRetry.maxElapsed, then given up;
+// never for ever. On the bubble's clock: the last retry starts within the
+// minute, and the export ends there.
+func TestOTLPRetriesEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &scripted{responses: []func(http.ResponseWriter){status(503, "", "", "down")}}
+		exp := newBubbleOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector.test", "OTEL_EXPORTER_OTLP_TIMEOUT": "0"}, s)
+		start := time.Now()
+		err := exp.ExportSpans(context.Background(), testSpans(1))
+		took := time.Since(start)
+		if err == nil || !strings.Contains(err.Error(), "gave up retrying after 1m0s") || !strings.Contains(err.Error(), "503 Service Unavailable (body: down)") {
+			t.Errorf("error %v, want one saying it gave up on the 503", err)
+		}
+		// The last wait may start just before the minute: it is at most
+		// the longest backoff, 1.5 × max.
+		if limit := otlpRetry.maxElapsed + otlpRetry.max*3/2; took <= otlpRetry.maxElapsed || took > limit {
+			t.Errorf("gave up after %v, want after %v and by %v", took, otlpRetry.maxElapsed, limit)
+		}
+		if n := s.requests(); n < 8 {
+			t.Errorf("%d requests in a minute of backoff from 1 s", n)
+		}
+	})
+}
+
+// TestOTLPTimeout: the traces-specific timeout bounds one export to a
+// collector that never answers; on the bubble's clock it ends exactly then.
 func TestOTLPTimeout(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	exp := newTestOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "200", "OTEL_EXPORTER_OTLP_TIMEOUT": "60000"})
-	start := time.Now()
-	err := exp.ExportSpans(context.Background(), testSpans(1))
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("export to a hung collector: %v, want a deadline error", err)
-	}
-	if took := time.Since(start); took > 3*time.Second {
-		t.Errorf("took %v with a 200 ms timeout", took)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		hung := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			<-r.Context().Done()
+		})
+		exp := newBubbleOTLP(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector.test", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "200", "OTEL_EXPORTER_OTLP_TIMEOUT": "60000"}, hung)
+		start := time.Now()
+		err := exp.ExportSpans(context.Background(), testSpans(1))
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("export to a hung collector: %v, want a deadline error", err)
+		}
+		if took := time.Since(start); took != 200*time.Millisecond {
+			t.Errorf("took %v with a 200 ms timeout", took)
+		}
+	})
 }
 
 // TestOTLPSetupReadsGetenv: Setup's exporter takes every variable from
@@ -656,5 +732,46 @@ func TestOTLPProtocolWarnings(t *testing.T) {
 				t.Errorf("OTLP %v, warnings %q, want %q", tr.OTLP(), tr.Warnings(), want)
 			}
 		})
+	}
+}
+
+// TestOTLPBadValueWarnedOnce: the variables are read once, by co: a bad
+// value is one warning in co's words, and nothing reads the process's
+// variables again to log about them through OpenTelemetry's global logger
+// (which writes to stderr, over the chat; co no longer silences it).
+func TestOTLPBadValueWarnedOnce(t *testing.T) {
+	var mu sync.Mutex
+	var logged []string
+	otel.SetLogger(funcr.New(func(prefix, args string) {
+		mu.Lock()
+		logged = append(logged, prefix+" "+args)
+		mu.Unlock()
+	}, funcr.Options{Verbosity: 1})) // errors and warnings
+	defer otel.SetLogger(logr.Discard())
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "soon")
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-tenant=acme,broken")
+	tr := setupT(t, Options{}) // Getenv: the process's
+	turn(tr.Tracer(), 1, "read_file", false)
+	if err := tr.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`OTEL_EXPORTER_OTLP_HEADERS: pair 2 is left out: no '=' in it (write name=value, pairs separated by commas)`,
+		`OTEL_EXPORTER_OTLP_TIMEOUT="soon" is ignored: not a whole number of milliseconds`,
+	}
+	if got := tr.Warnings(); !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	if len(rc.spans) != 3 {
+		t.Errorf("collector got %d spans, want 3", len(rc.spans))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) > 0 {
+		t.Errorf("OpenTelemetry's logger got %q", logged)
 	}
 }

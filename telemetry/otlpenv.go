@@ -78,9 +78,11 @@ func (e *otlpEnv) warnf(format string, args ...any) {
 // A value that would send spans elsewhere or less securely than asked (the
 // endpoint, the TLS files) is an error; one that has a safe default (a
 // header, the timeout, compression, insecure) is a warning and the default.
-// Errors and warnings name the variable. (otlptracehttp logs bad values and
-// goes on; it also lets *_INSECURE override a scheme that is written, and
-// takes unix:// and other schemes as http or https.)
+// Errors and warnings name the variable. (otlptracehttp, which co does not
+// use for this reason, reads the variables from the process whatever it
+// is given, logs bad values to OpenTelemetry's global logger and goes on;
+// it also lets *_INSECURE override a scheme that is written, and takes
+// unix:// and other schemes as http or https.)
 func otlpConfigFromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) (otlpConfig, []string, error) {
 	e := &otlpEnv{getenv: getenv}
 	cfg := otlpConfig{timeout: otlpDefaultTimeout}

@@ -67,7 +67,7 @@ type Tracing struct {
 	tp       *sdktrace.TracerProvider
 	feed     *Feed
 	exporter *Exporter
-	local    *batcher
+	local    *processor
 	otlp     bool
 	warnings []string
 
@@ -103,7 +103,7 @@ func Setup(opts Options) (*Tracing, error) {
 		attribute.String("session.id", opts.SessionID),
 	)
 	local := &filterExporter{next: t.exporter, f: spanFilter{redactor: red, keepContent: opts.CaptureContent, maxValueLen: DefaultMaxValueLen}}
-	t.local = newBatcher(local, t.Handle, opts.BatchTimeout, maxQueue, maxBatch)
+	t.local = newProcessor(local, t.Handle, opts.BatchTimeout, maxQueue, maxBatch)
 	popts := []sdktrace.TracerProviderOption{
 		sdktrace.WithResource(res),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
@@ -119,7 +119,7 @@ func Setup(opts Options) (*Tracing, error) {
 			t.warnings = append(t.warnings, protocolWarnings(getenv)...)
 			keep := strings.EqualFold(getenv(ExportContentEnv), "true") || getenv(ExportContentEnv) == "1"
 			remote := &filterExporter{next: exp, f: spanFilter{redactor: red, keepContent: keep && opts.CaptureContent, maxValueLen: DefaultMaxValueLen}}
-			popts = append(popts, sdktrace.WithSpanProcessor(newBatcher(remote, t.Handle, opts.BatchTimeout, maxQueue, 512)))
+			popts = append(popts, sdktrace.WithSpanProcessor(newProcessor(remote, t.Handle, opts.BatchTimeout, maxQueue, 512)))
 			t.otlp = true
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -45,10 +44,6 @@ func (a *App) startTelemetry(ctx context.Context) {
 	}
 	// Export failures are kept for /status, never printed over the chat.
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(t.Handle))
-	// otlptracehttp reads the OTEL_EXPORTER_OTLP_* variables again and logs
-	// a bad one to stderr, over the chat; co has already read them and
-	// shows its warnings in /status.
-	otel.SetLogger(logr.Discard())
 	a.Telemetry = Telemetry{Tracer: t.Tracer(), Feed: t.Feed(), Tracing: t}
 	a.onClose(func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

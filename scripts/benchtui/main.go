@@ -19,6 +19,9 @@
 //
 //	go run ./scripts/benchtui -co bin/co
 //
+// -compare old=BIN,new=BIN measures only the start-up of several builds,
+// alternating launches (scripts/bench-startup.sh uses it).
+//
 // For experiments: BENCH_GOMAXPROCS, BENCH_GOGC and BENCH_CPUPROFILE (a
 // file) are passed to the chat as GOMAXPROCS, GOGC and CO_CPUPROFILE;
 // BENCH_NOPLAIN=1 skips the --plain runs; BENCHTUI_MEM=1 prints co's
@@ -78,7 +81,12 @@ func main() {
 	repeat := flag.Int("repeat", 5, "runs of each CPU measurement (the median is shown)")
 	only := flag.String("only", "", "run only these measurements (comma-separated: ready,readymcp,paced,unpaced,keys,transcript)")
 	mcpServer := flag.String("mcp-server", "", "readymcp: the command line of an MCP server (e.g. \"node .../server-everything/dist/index.js stdio\"); three of it are configured")
+	compare := flag.String("compare", "", "only compare the start-up of builds, alternating: name=binary,name=binary,… (ready prompt, CPU to it, peak RSS; -n rounds)")
 	flag.Parse()
+	if *compare != "" {
+		compareStartup(*compare, *n)
+		return
+	}
 	if abs, err := filepath.Abs(*bin); err == nil {
 		*bin = abs
 	}
@@ -209,6 +217,65 @@ func main() {
 	fmt.Printf("\n| %-66s | %-22s | %-10s |\n|%s|%s|%s|\n", "what", "co", "target", strings.Repeat("-", 68), strings.Repeat("-", 24), strings.Repeat("-", 12))
 	for _, r := range rows {
 		fmt.Printf("| %-66s | %-22s | %-10s |\n", r[0], r[1], r[2])
+	}
+}
+
+// compareStartup launches each build in turn, round after round, so the
+// machine's drift (other jobs, the page cache) falls on all of them
+// alike, and prints for each the launch to the ready prompt (median /
+// p90), co's CPU time until then (summed over its threads; steadier than
+// the wall clock on a busy machine) and its peak RSS (median).
+func compareStartup(spec string, rounds int) {
+	type build struct {
+		name, path string
+		ready, cpu []time.Duration
+		rss        []int64
+	}
+	var builds []*build
+	for _, kv := range strings.Split(spec, ",") {
+		name, path, ok := strings.Cut(kv, "=")
+		if !ok {
+			fail(fmt.Errorf("-compare %q: want name=binary,name=binary", kv))
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			fail(err)
+		}
+		fresh, err := freshCopy(abs)
+		if err != nil {
+			fail(err)
+		}
+		defer os.Remove(fresh)
+		builds = append(builds, &build{name: name, path: fresh})
+	}
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	base := srv.URL
+	for r := 0; r <= rounds; r++ {
+		for _, b := range builds {
+			*bin = b.path
+			t := launch(base)
+			at := t.wait(10*time.Second, func(s string) bool { return strings.Contains(s, readyText) })
+			cpu := t.cpu()
+			t.quit()
+			if r == 0 { // the first round warms the page cache
+				continue
+			}
+			b.ready = append(b.ready, at.Sub(t.started))
+			b.cpu = append(b.cpu, cpu)
+			b.rss = append(b.rss, t.hwm)
+		}
+		fmt.Fprintf(os.Stderr, "round %d of %d\n", r, rounds)
+	}
+	sorted := func(ds []time.Duration) []time.Duration {
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		return ds
+	}
+	fmt.Printf("| build | ready prompt, median / p90 | CPU to the ready prompt, median | peak RSS, median |\n|---|---|---|---|\n")
+	for _, b := range builds {
+		ready, cpu := sorted(b.ready), sorted(b.cpu)
+		sort.Slice(b.rss, func(i, j int) bool { return b.rss[i] < b.rss[j] })
+		fmt.Printf("| %s | %s / %s | %s | %s |\n", b.name, ms(ready[len(ready)/2]), ms(ready[len(ready)*9/10]), ms(cpu[len(cpu)/2]), mib(b.rss[len(b.rss)/2]))
 	}
 }
 

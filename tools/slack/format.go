@@ -6,19 +6,24 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // control matches Slack's control sequences in message text: mentions of
 // users, channels and groups, special mentions, and links.
-var control = regexp.MustCompile(`<(@[UW][A-Z0-9]+|#[CGD][A-Z0-9]+|![a-z]+(?:\^[A-Z0-9]+)?|(?:https?|mailto):[^<>\s]+)(?:\|([^<>]*))?>`)
+// Compiled on first use, as are the other expressions of this package:
+// every co process links it, few use Slack (TestOwnPackagesInitialiseLightly).
+var control = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<(@[UW][A-Z0-9]+|#[CGD][A-Z0-9]+|![a-z]+(?:\^[A-Z0-9]+)?|(?:https?|mailto):[^<>\s]+)(?:\|([^<>]*))?>`)
+})
 
 // render turns Slack message text into plain text: <@U123> becomes @name,
 // <#C123|general> #general, <!here> @here, <url|label> "label (url)", and
 // &amp; &lt; &gt; the characters.
 func (w *Workspace) render(ctx context.Context, text string) string {
-	out := control.ReplaceAllStringFunc(text, func(m string) string {
-		sub := control.FindStringSubmatch(m)
+	out := control().ReplaceAllStringFunc(text, func(m string) string {
+		sub := control().FindStringSubmatch(m)
 		target, lbl := sub[1], sub[2]
 		switch target[0] {
 		case '@':
@@ -52,7 +57,7 @@ func (w *Workspace) render(ctx context.Context, text string) string {
 func escape(text string) string {
 	var b strings.Builder
 	last := 0
-	for _, loc := range control.FindAllStringIndex(text, -1) {
+	for _, loc := range control().FindAllStringIndex(text, -1) {
 		b.WriteString(escapePlain(text[last:loc[0]]))
 		b.WriteString(text[loc[0]:loc[1]])
 		last = loc[1]
@@ -81,4 +86,4 @@ func tsTime(ts string) (time.Time, bool) {
 }
 
 // validTS matches a Slack message timestamp.
-var validTS = regexp.MustCompile(`^\d{9,11}(\.\d{1,9})?$`)
+var validTS = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{9,11}(\.\d{1,9})?$`) })

@@ -224,7 +224,7 @@ func (t *ListReplies) Run(ctx context.Context, raw json.RawMessage) (tools.Resul
 		return tools.Result{}, err
 	}
 	ts := strings.TrimSpace(a.ThreadTS)
-	if !validTS.MatchString(ts) {
+	if !validTS().MatchString(ts) {
 		return tools.Result{}, tools.Retryf("thread_ts %q is not a Slack message timestamp such as 1715000000.123456: use the thread_ts list_slack_messages shows", a.ThreadTS)
 	}
 	id, name, err := t.w.resolveChannel(ctx, a.Channel)

@@ -38,7 +38,7 @@ func parseSend(raw json.RawMessage) (sendArgs, error) {
 		return a, tools.Retryf("text is empty: give the message to post")
 	case utf8.RuneCountInString(a.Text) > maxText:
 		return a, tools.Retryf("text is longer than %d characters: shorten it or split it in several messages", maxText)
-	case a.ThreadTS != "" && !validTS.MatchString(a.ThreadTS):
+	case a.ThreadTS != "" && !validTS().MatchString(a.ThreadTS):
 		return a, tools.Retryf("thread_ts %q is not a Slack message timestamp such as 1715000000.123456", a.ThreadTS)
 	}
 	return a, CheckChannel(a.Channel)

@@ -219,10 +219,10 @@ func (w *Workspace) explain(what string, err error) error {
 }
 
 // channelID matches a Slack conversation id (public, private, DM).
-var channelID = regexp.MustCompile(`^[CGD][A-Z0-9]{6,}$`)
+var channelID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[CGD][A-Z0-9]{6,}$`) })
 
 // channelLink matches the <#C123|name> form Slack uses in text.
-var channelLink = regexp.MustCompile(`^<#([CGD][A-Z0-9]+)(?:\|([^>]*))?>$`)
+var channelLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<#([CGD][A-Z0-9]+)(?:\|([^>]*))?>$`) })
 
 // CheckChannel validates a channel argument without the network: a name
 // (with or without #), an id, or <#C123|name>.
@@ -231,7 +231,7 @@ func CheckChannel(s string) error {
 	switch {
 	case s == "" || s == "#":
 		return tools.Retryf("channel is empty: give a channel name such as #general, or its id")
-	case channelLink.MatchString(s), channelID.MatchString(s):
+	case channelLink().MatchString(s), channelID().MatchString(s):
 		return nil
 	case strings.ContainsAny(strings.TrimPrefix(s, "#"), " #<>,"):
 		return tools.Retryf("channel %q is not a channel name or id", s)
@@ -245,7 +245,7 @@ func (w *Workspace) resolveChannel(ctx context.Context, given string) (id, name 
 	if err := CheckChannel(s); err != nil {
 		return "", "", err
 	}
-	if m := channelLink.FindStringSubmatch(s); m != nil {
+	if m := channelLink().FindStringSubmatch(s); m != nil {
 		s = m[1]
 		if m[2] != "" {
 			w.mu.Lock()
@@ -253,7 +253,7 @@ func (w *Workspace) resolveChannel(ctx context.Context, given string) (id, name 
 			w.mu.Unlock()
 		}
 	}
-	if channelID.MatchString(s) {
+	if channelID().MatchString(s) {
 		return s, w.channelName(ctx, s), nil
 	}
 	name = strings.ToLower(strings.TrimPrefix(s, "#"))

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/co-cli/co/tools"
 )
@@ -147,9 +148,9 @@ func (t *Search) Run(ctx context.Context, raw json.RawMessage) (tools.Result, er
 	return tools.Result{Display: b.String(), Meta: meta, Origins: origins}, nil
 }
 
-var tag = regexp.MustCompile(`<[^>]*>`)
+var tag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
 
 // clean strips the HTML Brave puts in titles and snippets (<strong>).
 func clean(s string) string {
-	return strings.Join(strings.Fields(html.UnescapeString(tag.ReplaceAllString(s, ""))), " ")
+	return strings.Join(strings.Fields(html.UnescapeString(tag().ReplaceAllString(s, ""))), " ")
 }

@@ -217,21 +217,26 @@ func normalize(u *url.URL) string {
 }
 
 // urlPattern finds http(s) URLs in text; bareDomain finds scheme-less ones
-// such as example.com/page (the user often types those).
+// such as example.com/page (the user often types those). Compiled on first
+// use: every co process links this package (TestOwnPackagesInitialiseLightly).
 var (
-	urlPattern = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\x60\[\]{}|\\^]+`)
-	bareDomain = regexp.MustCompile(`(?i)(?:^|[\s(<"'])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}(?::\d{1,5})?(?:/[^\s<>"'\x60]*)?)`)
+	urlPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\x60\[\]{}|\\^]+`)
+	})
+	bareDomain = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:^|[\s(<"'])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}(?::\d{1,5})?(?:/[^\s<>"'\x60]*)?)`)
+	})
 )
 
 // extractURLs returns the URLs in text, trimmed of trailing punctuation.
 // With bare, scheme-less domains count too (as https and http).
 func extractURLs(text string, bare bool) []string {
 	var out []string
-	for _, m := range urlPattern.FindAllString(text, -1) {
+	for _, m := range urlPattern().FindAllString(text, -1) {
 		out = append(out, trimURL(m))
 	}
 	if bare {
-		for _, m := range bareDomain.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range bareDomain().FindAllStringSubmatchIndex(text, -1) {
 			start := m[2]
 			if start >= 3 && strings.HasSuffix(text[:start], "://") {
 				continue // part of a URL with a scheme, found above
