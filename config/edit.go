@@ -29,11 +29,10 @@ type Change struct {
 // "did you mean". The file must load as it is: a file the loader refuses is
 // not touched (its *Error, naming the line, is returned). Everything the
 // edit does not concern is kept byte for byte: the other keys, their order
-// and formatting, and keys this co does not know (a newer co's). JSON has no
-// comments, so there are none to keep. A key set that the file lacks is
-// added after its last key; a key set twice in the file (the loader reads
-// the last) keeps only its last place. Unsetting a key the file lacks
-// changes nothing, and writes nothing.
+// and formatting, and keys this co does not know (a newer co's). A key set
+// that the file lacks is added after its last key; a key set twice in the
+// file (the loader reads the last) keeps only its last place. Unsetting a
+// key the file lacks changes nothing, and writes nothing.
 func EditFile(path string, changes ...Change) error {
 	data, err := os.ReadFile(path)
 	missing := errors.Is(err, fs.ErrNotExist)

@@ -22,16 +22,6 @@ func requireDocker(t *testing.T) {
 	}
 }
 
-// containers lists the names of co's sandbox containers.
-func containers(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("docker", "ps", "-a", "--filter", "label=co-cli.sandbox", "--format", "{{.Names}}").CombinedOutput()
-	if err != nil {
-		t.Fatalf("docker ps: %v\n%s", err, out)
-	}
-	return string(out)
-}
-
 // scripts/test.sh must not stop a Docker engine it found running, even when a marker left by an
 // earlier scripts/docker-up.sh names a dockerd. The "dockerd" here is a copy of sleep (named so
 // that docker-down.sh would take it for one) behind a marker of our own; go, gofmt and the
@@ -43,8 +33,12 @@ func TestTestShLeavesRunningEngineAlone(t *testing.T) {
 	if err := os.Mkdir(stubs, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"go", "gofmt", "tmux", "chromium", "gcc"} {
-		if err := os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+	for _, name := range []string{"go", "gofmt", "tmux", "chromium", "gcc", "golangci-lint"} {
+		script := "#!/bin/sh\nexit 0\n"
+		if name == "go" { // `go env GOBIN` is where test.sh finds golangci-lint: the stub
+			script = "#!/bin/sh\n[ \"$*\" = \"env GOBIN\" ] && echo " + stubs + "\nexit 0\n"
+		}
+		if err := os.WriteFile(filepath.Join(stubs, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}

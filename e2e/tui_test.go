@@ -302,7 +302,7 @@ func TestTUIMixedWidthTextRedrawsExactly(t *testing.T) {
 	var reply strings.Builder
 	for i := 0; i < 8; i++ { // enough to scroll the chat pane
 		for _, l := range lines {
-			reply.WriteString(fmt.Sprintf("%d %s\n\n", i, l))
+			fmt.Fprintf(&reply, "%d %s\n\n", i, l)
 		}
 	}
 	reply.WriteString("WIDE-END 完")

@@ -74,19 +74,6 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// openConfined opens path for reading: a regular file (never a FIFO or a
-// device, which could block or never end). When confine is set the file,
-// symlinks followed, must be inside that directory: a repository cannot
-// point its AGENTS.md or a skill at ~/.ssh/id_rsa and have co send it to
-// the provider. A missing file is (nil, nil, nil).
-//
-// Start-up reads a hundred files this way, so it makes few system calls:
-// one lstat of the file and, unless it is a symlink (then it is resolved
-// whole), one lstat per folder between it and confine not checked before.
-func openConfined(path, confine string) (*os.File, fs.FileInfo, error) {
-	return newChecker().open(path, confine)
-}
-
 // checker remembers, for one Load, the folders known to be inside a
 // confining directory.
 type checker struct {
@@ -97,6 +84,15 @@ type checker struct {
 
 func newChecker() *checker { return &checker{real: map[string]string{}, ok: map[string]bool{}} }
 
+// open opens path for reading: a regular file (never a FIFO or a
+// device, which could block or never end). When confine is set the file,
+// symlinks followed, must be inside that directory: a repository cannot
+// point its AGENTS.md or a skill at ~/.ssh/id_rsa and have co send it to
+// the provider. A missing file is (nil, nil, nil).
+//
+// Start-up reads a hundred files this way, so it makes few system calls:
+// one lstat of the file and, unless it is a symlink (then it is resolved
+// whole), one lstat per folder between it and confine not checked before.
 func (c *checker) open(path, confine string) (*os.File, fs.FileInfo, error) {
 	li, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -324,7 +320,7 @@ func instructionsPrompt(files []foundFile, maxBytes int) string {
 	}
 	h := sha256.New()
 	for _, f := range files {
-		io.WriteString(h, f.Path+"\x00"+f.text+"\x00")
+		h.Write([]byte(f.Path + "\x00" + f.text + "\x00")) // a hash.Hash never returns an error
 	}
 	id := hex.EncodeToString(h.Sum(nil))[:16]
 	var b strings.Builder

@@ -63,7 +63,7 @@ func validName(name string) bool {
 
 const nameRule = "1-64 lowercase letters, digits and hyphens, not starting or ending with a hyphen and without \"--\" (agentskills.io/specification)"
 
-// readLimited reads a file opened by openConfined, refusing big ones.
+// readLimited reads a file opened by checker.open, refusing big ones.
 func readLimited(c *checker, path, confine string) ([]byte, error) {
 	f, fi, err := c.open(path, confine)
 	if err != nil {

@@ -126,8 +126,6 @@ func (s *Store) Path() string { return s.path }
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
-func (s *Store) damaged(err error) error { return sqlitefile.Damaged(s.path, schema, err) }
-
 // Validate checks content and tags as Save would, without saving: an empty
 // or too long text, bad tags, or a secret (a *SecretError).
 func (s *Store) Validate(content string, tags []string) (string, []string, error) {

@@ -655,7 +655,7 @@ func TestDockerRunEndsEverySpan(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, a := range exec.Attributes() {
-		attrs[string(a.Key)] = a.Value.Emit()
+		attrs[string(a.Key)] = a.Value.String()
 	}
 	if attrs["co.sandbox.exit_code"] != "3" || !strings.HasSuffix(attrs["url.path"], "/start") {
 		t.Errorf("docker exec's attributes = %v", attrs)

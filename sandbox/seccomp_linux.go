@@ -52,7 +52,7 @@ var seccompProfile = sync.OnceValues(func() (string, error) {
 	for _, s := range p.Syscalls {
 		s.Names = slices.DeleteFunc(s.Names, func(n string) bool { return slices.Contains(drop, n) })
 	}
-	p.Syscalls = slices.DeleteFunc(p.Syscalls, func(s *seccomp.Syscall) bool { return len(s.Names) == 0 && s.Name == "" })
+	p.Syscalls = slices.DeleteFunc(p.Syscalls, func(s *seccomp.Syscall) bool { return len(s.Names) == 0 }) // the default profile names calls in Names only (Name is deprecated, never set)
 	allow := func(name string, args ...specs.LinuxSeccompArg) {
 		p.Syscalls = append(p.Syscalls, &seccomp.Syscall{LinuxSyscall: specs.LinuxSyscall{
 			Names: []string{name}, Action: specs.ActAllow, Args: args,

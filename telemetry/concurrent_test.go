@@ -37,7 +37,7 @@ func TestWritersStartedTogetherOnANewStore(t *testing.T) {
 			if err := tr.Shutdown(context.Background()); err != nil {
 				errs <- err.Error()
 			}
-			if err, n := tr.Err(); err != nil {
+			if n, err := tr.Errs(); err != nil {
 				errs <- err.Error()
 			} else if n > 0 {
 				errs <- "export errors without one kept"

@@ -385,7 +385,7 @@ func appendValue(b []byte, v attribute.Value) []byte {
 	case attribute.STRINGSLICE:
 		return appendSlice(b, v.AsStringSlice(), jsonstr.Append)
 	}
-	return jsonstr.Append(b, v.Emit())
+	return jsonstr.Append(b, v.String())
 }
 
 func appendSlice[T any](b []byte, xs []T, f func([]byte, T) []byte) []byte {

@@ -89,7 +89,7 @@ func spanEvent(s sdktrace.ReadOnlySpan, running bool) SpanEvent {
 		attrs := s.Attributes()
 		ev.Attrs = make(map[string]string, len(attrs))
 		for _, kv := range attrs {
-			ev.Attrs[string(kv.Key)] = kv.Value.Emit()
+			ev.Attrs[string(kv.Key)] = kv.Value.String()
 		}
 	}
 	return ev

@@ -78,7 +78,7 @@ func TestFilterRedactsNestedValues(t *testing.T) {
 			if kv.Key != attrs[i].Key || kv.Value.Type() != attrs[i].Value.Type() {
 				t.Errorf("%s: attribute %d is %s %s, want %s %s", where, i, kv.Key, kv.Value.Type(), attrs[i].Key, attrs[i].Value.Type())
 			}
-			text := kv.Value.Emit()
+			text := kv.Value.String()
 			if kv.Value.Type() == attribute.BYTESLICE {
 				text = string(kv.Value.AsByteSlice()) // Emit shows base64
 			}
@@ -91,14 +91,14 @@ func TestFilterRedactsNestedValues(t *testing.T) {
 			m[e.Key] = e.Value
 		}
 		if m["plain"].AsString() != "hello" || len(m["inner"].AsSlice()) != 2 || m["inner"].AsSlice()[0].AsInt64() != 3 {
-			t.Errorf("%s: the map's other values changed: %s", where, kvs[2].Value.Emit())
+			t.Errorf("%s: the map's other values changed: %s", where, kvs[2].Value.String())
 		}
 		if kvs[3].Value.AsInt64() != 7 {
-			t.Errorf("%s: n = %s", where, kvs[3].Value.Emit())
+			t.Errorf("%s: n = %s", where, kvs[3].Value.String())
 		}
 	}
 	// The span the SDK handed over is not changed in place.
-	if !strings.Contains(attrs[1].Value.Emit(), "hunter2") {
+	if !strings.Contains(attrs[1].Value.String(), "hunter2") {
 		t.Error("the original attribute was redacted in place")
 	}
 }

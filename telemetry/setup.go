@@ -236,11 +236,11 @@ func (t *Tracing) Handle(err error) {
 	t.errMu.Unlock()
 }
 
-// Err returns the last pipeline error and how many there were.
-func (t *Tracing) Err() (error, int) {
+// Errs returns how many pipeline errors there were and the last one.
+func (t *Tracing) Errs() (int, error) {
 	t.errMu.Lock()
 	defer t.errMu.Unlock()
-	return t.lastErr, t.errs
+	return t.errs, t.lastErr
 }
 
 // Dropped is the number of spans the local store lost because its queue

@@ -161,7 +161,7 @@ func TestNSpansMakeNRows(t *testing.T) {
 	if n := count(t, db, `SELECT count(DISTINCT trace_id) FROM spans`); n != workers*turns {
 		t.Errorf("%d traces, want %d", n, workers*turns)
 	}
-	if err, n := tr.Err(); err != nil {
+	if n, err := tr.Errs(); err != nil {
 		t.Errorf("%d pipeline errors, last %v", n, err)
 	}
 }
@@ -194,7 +194,7 @@ func TestReadersNeverBlockTheWriter(t *testing.T) {
 			t.Fatalf("write while a reader reads: %v", err)
 		}
 	}
-	if err, _ := tr.Err(); err != nil {
+	if _, err := tr.Errs(); err != nil {
 		t.Errorf("pipeline error %v", err)
 	}
 	if n := count(t, openRW(t, tr.DBPath()), `SELECT count(*) FROM spans`); n != 63 {

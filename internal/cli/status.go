@@ -285,7 +285,7 @@ func extraStatus(a *app.App, sandboxErr error) []string {
 		if t.OTLP() {
 			rows = append(rows, "\talso exported over OTLP ($OTEL_EXPORTER_OTLP_ENDPOINT)")
 		}
-		if err, n := t.Err(); err != nil {
+		if n, err := t.Errs(); err != nil {
 			rows = append(rows, fmt.Sprintf("\texport errors: %d, last: %v", n, err))
 		}
 		if d := t.Dropped(); d > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -108,6 +109,10 @@ func (a *Account) httpClientLocked() (*http.Client, error) {
 	return a.client, nil
 }
 
+// takenCredentials are the credentials file types tokenSource hands to the
+// oauth2 library (authorized_user is read by co itself).
+var takenCredentials = []gauth.CredentialsType{gauth.ServiceAccount, gauth.ImpersonatedServiceAccount}
+
 // tokenSource builds the token source of src.
 func tokenSource(ctx context.Context, src Source, refresh bool) (oauth2.TokenSource, error) {
 	if src.Kind == Saved || src.FileType == "authorized_user" {
@@ -128,7 +133,18 @@ func tokenSource(ctx context.Context, src Source, refresh bool) (oauth2.TokenSou
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the Google credentials (%v): fix google_credentials_path or GOOGLE_APPLICATION_CREDENTIALS", err)
 	}
-	creds, err := gauth.CredentialsFromJSON(ctx, data, Scopes()...)
+	// Only the types co takes are handed to the oauth2 library, checked
+	// against the file's "type" by CredentialsFromJSONWithType: the library
+	// would otherwise accept any, and an external_account file's
+	// credential_source can name any URL or command to get a token from
+	// (the deprecation note of google.CredentialsFromJSON; Google's
+	// https://cloud.google.com/docs/authentication/client-libraries#external-credentials).
+	// authorized_user files were read above.
+	typ := gauth.CredentialsType(src.FileType)
+	if !slices.Contains(takenCredentials, typ) {
+		return nil, fmt.Errorf("%s holds %q credentials, which co does not use: give a service_account or impersonated_service_account key file, or an authorized_user token (`co google auth`)", src.Path, src.FileType)
+	}
+	creds, err := gauth.CredentialsFromJSONWithType(ctx, data, typ, Scopes()...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot use the Google credentials in %s (%v): replace the file, or run `co google auth`", src.Path, err)
 	}

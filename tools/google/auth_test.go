@@ -9,9 +9,11 @@ import (
 	"encoding/pem"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -362,5 +364,45 @@ func TestServiceAccountCredentials(t *testing.T) {
 	f := srv.TokenRequests()[0]
 	if f.Get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer" {
 		t.Errorf("token request = %v", f)
+	}
+}
+
+// A credentials file of a type co does not support (here workload identity
+// federation's external_account, whose credential_source can name any URL
+// or command) is refused before anything is fetched, naming the type and the
+// types co takes, rather than handed to the oauth2 library unchecked.
+func TestUnsupportedCredentialsTypeIsRefused(t *testing.T) {
+	var hits atomic.Int32
+	stsSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"access_token":"t","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"Bearer","expires_in":3600}`)
+	}))
+	defer stsSrv.Close()
+	srv := googlefake.New()
+	defer srv.Close()
+	dir := t.TempDir()
+	subject := filepath.Join(dir, "subject")
+	if err := os.WriteFile(subject, []byte("a-jwt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ext, _ := json.Marshal(map[string]any{
+		"type":               "external_account",
+		"audience":           "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/x",
+		"subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+		"token_url":          stsSrv.URL + "/token",
+		"credential_source":  map[string]string{"file": subject},
+	})
+	path := filepath.Join(dir, "ext.json")
+	if err := os.WriteFile(path, ext, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	acct := google.NewAccount(google.Config{CredentialsPath: path, Endpoint: srv.URL, Getenv: func(string) string { return "" }})
+	_, err := google.NewSearchDriveFiles(acct).Run(context.Background(), json.RawMessage(`{"query":"alpha"}`))
+	if err == nil || !strings.Contains(err.Error(), "external_account") || !strings.Contains(err.Error(), "service_account") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the token URL of an unsupported credentials file was called %d times", n)
 	}
 }

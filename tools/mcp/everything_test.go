@@ -177,7 +177,7 @@ func TestEverythingThroughAgentGemini(t *testing.T) {
 	for _, s := range rec.Ended() {
 		if s.Name() == "execute_tool mcp__everything__get-sum" {
 			for _, kv := range s.Attributes() {
-				attrs[string(kv.Key)] = kv.Value.Emit()
+				attrs[string(kv.Key)] = kv.Value.String()
 			}
 		}
 	}

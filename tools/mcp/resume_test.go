@@ -21,32 +21,11 @@ import (
 
 // Resumption of a dropped stream, as the Go SDK (v1.8.0) does it for co's
 // remote servers; co only has to leave it on (StreamableClientTransport's
-// MaxRetries at its default, 5: a negative value disables it).
-//
-// What the SDK does, from its source (mcp/streamable.go, v1.8.0):
-//   - A server with an EventStore (StreamableHTTPOptions.EventStore) stores
-//     every event of a POST's SSE response and opens the stream with a
-//     "priming" event that carries only an id (SEP-1699, spec 2025-11-25
-//     §2.1.6 "Sending messages to the server"), so even a call with no
-//     event yet can be resumed.
-//   - The client (streamableClientConn.handleSSE / processStream) remembers
-//     the last event id; when the stream ends or breaks before the call's
-//     response, it reconnects with a GET carrying Last-Event-ID (connectSSE),
-//     after the delay of the last SSE `retry` field or, without one, its
-//     backoff (1 s, ×1.5 per attempt, plus jitter), at most MaxRetries
-//     attempts without progress. It resumes POST-initiated streams too: only a
-//     call stream with no event id at all is given up ("request terminated
-//     without response").
-//   - The server (serveGET → acquireStream) replays the events after that id
-//     from the EventStore and keeps delivering the call's later messages on
-//     the GET.
-//   - Resumption exists only for protocol versions 2025-11-25 up to, not
-//     including, 2026-07-28: SEP-2575 removes Last-Event-ID streams from
-//     2026-07-28 (no priming event, RequestExtra.CloseSSEStream a no-op). The
-//     v1.8.0 client asks for 2026-07-28 first (server/discover), which a
-//     stateful streamable server refuses (SupportsProtocolVersion: only a
-//     Stateless one speaks it), and falls back to initialize at 2025-11-25,
-//     the version these tests check is the one negotiated.
+// MaxRetries at its default). What the SDK does, and where it was read:
+// docs/SOURCES.md#mcp-go-sdk-resuming-a-dropped-stream. These tests check it
+// against a real streamable server with an EventStore, behind a proxy that
+// breaks the stream, at the protocol version 2025-11-25 they check is the one
+// negotiated (the last with Last-Event-ID resumption).
 
 // sseEvent is one server-sent event as the proxy saw it.
 type sseEvent struct {

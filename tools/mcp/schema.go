@@ -8,29 +8,17 @@ import (
 )
 
 // Simplify turns an MCP tool's input schema into one every provider co
-// talks to accepts, once, when the tool is offered. Google's Gemini API is
-// the strictest: its function parameters are a "select subset of an
-// OpenAPI 3.0 schema object" (Schema in the generativelanguage v1beta API
-// reference), and a request carrying any other keyword is refused whole with
-// 400 `Invalid JSON payload received. Unknown name "..." ... Cannot find
-// field.` Reported for $schema and additionalProperties
-// (zuisong/gemini-openai-proxy#67, openswarm-ai/openswarm#24, 2026-05-06),
-// $defs, title, examples, default (datastax/astra-assistants-api#73,
-// 2024-09-26), const (zed-industries/zed#44875, 2025-12-15), propertyNames
-// (openswarm-ai/openswarm#24), exclusiveMinimum (pizza-bot-app/pizza-bot#62,
-// 2026-09-07, on gemini-3.8-flash), and a list-valued "type" ("Proto field
-// is not repeating, cannot start list", genspark-ai/genoffice#186,
-// 2026-09-03, with $ref and const too; tumf/mcp-text-editor#11).
+// talks to accepts, once, when the tool is offered. Gemini is the strictest:
+// it refuses a request whose function parameters hold any keyword outside
+// its subset of OpenAPI 3.0 (the reports: docs/SOURCES.md#gemini-function-parameter-schemas).
 //
 // So only the keywords of Google's Schema that are also JSON Schema are
-// kept (type, format, title, description, enum, items, properties,
-// required, minItems, maxItems, minProperties, maxProperties, minLength,
-// maxLength, pattern, minimum, maximum, anyOf, default), and the rest is
-// rewritten where it carries meaning: local $ref are inlined (recursion
-// cut after a few levels), const becomes a one-value enum, oneOf becomes
-// anyOf, allOf's object parts are merged, exclusiveMinimum/Maximum become
-// minimum/maximum, ["T","null"] becomes "T". What is left is still a JSON
-// Schema, so co's own argument validation (tools.Validator) checks it.
+// kept, and the rest is rewritten where it carries meaning: local $ref are
+// inlined (recursion cut after a few levels), const becomes a one-value
+// enum, oneOf becomes anyOf, allOf's object parts are merged,
+// exclusiveMinimum/Maximum become minimum/maximum, ["T","null"] becomes "T".
+// What is left is still a JSON Schema, so co's own argument validation
+// (tools.Validator) checks it.
 func Simplify(raw json.RawMessage) json.RawMessage {
 	var root map[string]any
 	if err := json.Unmarshal(raw, &root); err != nil || root == nil {

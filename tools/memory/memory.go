@@ -210,7 +210,9 @@ func (t *forgetTool) Check(ctx context.Context, args json.RawMessage) tools.Chec
 	var a struct {
 		ID string `json:"id"`
 	}
-	json.Unmarshal(args, &a)
+	if err := json.Unmarshal(args, &a); err != nil {
+		return tools.Check{Retry: fmt.Sprintf("bad arguments: %v", err)}
+	}
 	s, busy, err := checkStore(ctx, t.c)
 	if busy {
 		// The memory's text cannot be shown: fail now rather than ask blind.

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -388,5 +389,34 @@ func TestMemoryCallsFailFastWhileTheStoreIsLocked(t *testing.T) {
 			t.Fatal("saving still fails after the lock was released")
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Arguments that do not decode fail the check at once, saying so, rather
+// than being checked as an empty id.
+func TestForgetCheckRefusesArgumentsThatDoNotDecode(t *testing.T) {
+	e := newEnv(t)
+	m, err := e.store.Save("The user's office is in building 4.", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var forget tools.Checker
+	for _, tl := range memtools.Tools(memtools.Config{
+		Store:   func(context.Context) (*memory.Store, error) { return e.store, nil },
+		Session: func() string { return "s1" },
+	}) {
+		if tl.Name() == "forget_memory" {
+			forget = tl.(tools.Checker)
+		}
+	}
+	if forget == nil {
+		t.Fatal("no forget_memory tool")
+	}
+	c := forget.Check(context.Background(), json.RawMessage(`{"id": 4}`))
+	if !strings.Contains(c.Retry, "bad arguments") {
+		t.Fatalf("check of an id that is a number: %+v", c)
+	}
+	if c := forget.Check(context.Background(), json.RawMessage(`{"id":"`+m.ID+`"}`)); c.Retry != "" || c.Decision != tools.Ask {
+		t.Fatalf("check of a good id: %+v", c)
 	}
 }

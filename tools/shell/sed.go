@@ -285,8 +285,10 @@ func (sc *sedScanner) substitute() bool {
 	}
 	d := sc.s[sc.i]
 	sc.i++
-	if !sc.delimited(d) || !sc.delimited(d) {
-		return false
+	for range 2 { // the regex, then the replacement
+		if !sc.delimited(d) {
+			return false
+		}
 	}
 	sc.skip(sedSFlags)
 	return true

@@ -58,8 +58,8 @@ func Run(ctx context.Context, o Options) int {
 		if id := o.Agent.SessionID(); id != "" {
 			m["id"] = id
 		}
-		o.Agent.WaitProvider(ctx)
-		p, _, _ := o.Agent.Provider() // a model switched to (resumed) included
+		_, _, _ = o.Agent.WaitProvider(ctx) // only waits: Provider below says what it is, a failure included
+		p, _, _ := o.Agent.Provider()       // a model switched to (resumed) included
 		m["provider"], m["model"] = p.Name, p.Model
 		r.encode(m)
 	}
@@ -125,7 +125,7 @@ func Run(ctx context.Context, o Options) int {
 			r.emit(map[string]any{"type": "turn_finished", "text": e.Text, "requests": e.Requests,
 				"usage": map[string]int{"input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens}}, "")
 			if !o.JSON && r.midLine {
-				io.WriteString(o.Out, "\n")
+				_, _ = io.WriteString(o.Out, "\n")
 			}
 		case agent.TurnFailed:
 			code = ExitError
@@ -134,7 +134,7 @@ func Run(ctx context.Context, o Options) int {
 			}
 			r.emit(map[string]any{"type": "turn_failed", "message": e.Message, "interrupted": e.Interrupted}, "error: "+safe.Text(e.Message))
 			if !o.JSON && r.midLine {
-				io.WriteString(o.Out, "\n")
+				_, _ = io.WriteString(o.Out, "\n")
 			}
 		}
 	}
@@ -158,7 +158,9 @@ func (r *runner) text(t string) {
 		return
 	}
 	s := safe.Text(t)
-	io.WriteString(r.o.Out, s)
+	// A failed write to the output goes unreported, as fmt.Print's would:
+	// on a closed stdout the process ends with SIGPIPE before it matters.
+	_, _ = io.WriteString(r.o.Out, s)
 	if s != "" {
 		r.midLine = !strings.HasSuffix(s, "\n")
 	}
@@ -172,7 +174,7 @@ const JSONSchema = 1
 // encode writes m as one JSON line, with the schema version.
 func (r *runner) encode(m map[string]any) {
 	m["schema"] = JSONSchema
-	r.enc.Encode(m)
+	_ = r.enc.Encode(m) // maps of strings, numbers and bools: only the write can fail (see text)
 }
 
 // emit writes m as a JSON line, or line to stderr in text mode.

@@ -229,7 +229,7 @@ func (s *session) print(str string) {
 	if str == "" {
 		return
 	}
-	io.WriteString(s.out, str)
+	_, _ = io.WriteString(s.out, str) // unreported, as fmt.Print's would be
 	s.midLine = !strings.HasSuffix(str, "\n")
 }
 

@@ -136,9 +136,9 @@ func (v *memView) inputStyles() textinput.Styles {
 	st.Focused.Placeholder, st.Blurred.Placeholder = v.th.Dim, v.th.Dim
 	st.Focused.Text, st.Blurred.Text = lipgloss.NewStyle(), v.th.Dim
 	st.Cursor.Blink = false // no ticks: a blinking cursor redraws the screen twice a second
-	if c := v.th.Accent.GetForeground(); c != nil {
-		st.Cursor.Color = c
-	}
+	// GetForeground is never nil: the no-colour theme's Accent gives
+	// lipgloss.NoColor, which leaves the cursor uncoloured too.
+	st.Cursor.Color = v.th.Accent.GetForeground()
 	return st
 }
 
@@ -403,9 +403,7 @@ func (v *memView) edit() tea.Cmd {
 		s.Placeholder = v.th.Dim
 	}
 	st.Cursor.Blink = false
-	if c := v.th.Accent.GetForeground(); c != nil {
-		st.Cursor.Color = c
-	}
+	st.Cursor.Color = v.th.Accent.GetForeground() // as in inputStyles
 	ta.SetStyles(st)
 	ta.SetWidth(v.innerWidth())
 	ta.SetHeight(v.editHeight())

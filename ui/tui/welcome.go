@@ -97,9 +97,7 @@ func (e *welcomeEntry) render(width int, rc *renderCtx) []string {
 func firstRunPanel(th *Theme, msg string, inner int) []string {
 	var body []string
 	body = append(body, th.Error.Bold(true).Render("No LLM provider is usable yet"), "")
-	for _, l := range wrapText(safe.Text(msg), inner) {
-		body = append(body, l)
-	}
+	body = append(body, wrapText(safe.Text(msg), inner)...)
 	body = append(body, "",
 		th.Dim.Render("For example, then restart co:"),
 		"  "+th.Accent.Render("export GEMINI_API_KEY=…")+th.Dim.Render("   (Gemini)"),
