@@ -44,7 +44,7 @@ func (a *Agent) Warm() {
 		if err != nil {
 			return
 		}
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
 		// Then the context window (budget.go), over the same connection.
 		a.learnWindow(ctx, p)

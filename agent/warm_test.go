@@ -24,7 +24,6 @@ import (
 type slowLink struct {
 	ln     net.Listener
 	conns  atomic.Int32
-	wg     sync.WaitGroup
 	oneWay time.Duration
 }
 

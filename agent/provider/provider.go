@@ -270,7 +270,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if wait > p.MaxWait {
 			return resp, nil
 		}
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
 		if f, ok := req.Context().Value(noticeKey{}).(func(string)); ok {
 			f(fmt.Sprintf("The model's server answered HTTP %d; retrying in %s (attempt %d of %d).", resp.StatusCode, wait.Round(100*time.Millisecond), attempt+1, p.Attempts))

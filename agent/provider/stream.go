@@ -205,7 +205,7 @@ type CallAccumulator struct {
 }
 
 func (c *CallAccumulator) Add(tc CallDelta) {
-	idx := -1
+	var idx int
 	switch {
 	case tc.index != nil:
 		idx = *tc.index
