@@ -372,6 +372,12 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 	case agent.ToolCallStarted:
 		s.newline()
 		line, whole := callLine(e.Name, e.Args)
+		if !whole {
+			// Too long for one line: only the tool's name now; the whole
+			// call is printed once, on its question if it asks, or when it
+			// ends if it does not (never cut here and whole again there).
+			line = safe.Text(e.Name)
+		}
 		s.println("tool: " + line)
 		if !whole {
 			if s.cut == nil {

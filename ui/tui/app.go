@@ -195,7 +195,7 @@ func New(ctx context.Context, o Options) *App {
 		a.input.index = mention.NewIndex(o.Mentions) // lists nothing until "@" is typed
 	}
 	a.input.commands = func(prefix string) []string { return slash.CompleteIn(a.slash, prefix) }
-	a.welcome = &welcomeEntry{w: o.Welcome}
+	a.welcome = &welcomeEntry{w: o.Welcome, setup: o.Setup != nil}
 	a.chat.Add(a.welcome)
 	if h := o.Agent.History(); len(h) > 0 || len(o.Agent.Asides()) > 0 {
 		a.showHistory(h, "") // a resumed session
@@ -321,7 +321,7 @@ func (a *App) setBackground(msg tea.BackgroundColorMsg) {
 	*a.md = *newMarkdown(a.th.Markdown)
 	a.input.SetTheme()
 	a.chat.Clear()
-	a.welcome = &welcomeEntry{w: a.wel}
+	a.welcome = &welcomeEntry{w: a.wel, setup: a.setupEnv != nil}
 	a.chat.Add(a.welcome)
 	if h := a.agent.History(); len(h) > 0 || len(a.agent.Asides()) > 0 {
 		a.showHistory(h, "")
@@ -1165,7 +1165,7 @@ func (a *App) View() (v tea.View) {
 	if box := a.overlayBox(); box != "" {
 		rows := strings.Split(content, "\n")
 		last := len(rows) - 1
-		rows = append(overlay(rows[:last], box, a.width), rows[last])
+		rows = append(overlay(rows[:last], box, a.width, a.modal == nil && a.mem == nil && a.setup != nil), rows[last])
 		content = strings.Join(rows, "\n")
 	} else if c := a.input.Cursor(); c != nil {
 		c.Y += inputTop
