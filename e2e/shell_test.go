@@ -39,7 +39,7 @@ func TestPlainApproveOnce(t *testing.T) {
 	for _, want := range []string{
 		"WARNING: UNSANDBOXED",
 		"tool: run_shell_command(cmd='ls -la')",
-		"why it asks: commands run without a sandbox",
+		"why it asks: ls is on the safe list, but commands run without a sandbox, so every command asks",
 		"Approve run_shell_command(cmd='ls -la')? [y/n/a] y",
 		"result: run_shell_command done in",
 		"hello.txt",
