@@ -342,6 +342,12 @@ func (f *Flow) checkGeminiKey(ctx context.Context) Result {
 		}
 		f.s.GeminiAPIKey = ""
 		f.step = stepGeminiKey
+		var le *agent.ListError
+		if errors.As(err, &le) {
+			// Google's reason alone: the fixes DescribeError names
+			// (the variable, /setup) are this question.
+			msg = safe.Text(fmt.Sprintf("HTTP %d: %s.", le.Status, strings.TrimSuffix(le.Message, ".")))
+		}
 		return Result{Err: true, Said: "Gemini did not accept it: " + msg + " Paste the key again."}
 	}
 	f.def = f.s.GeminiModel // gemini-flash-latest: an alias Google resolves, not listed

@@ -75,7 +75,7 @@ func TestGeminiSetup(t *testing.T) {
 	}
 	r := f.Answer(ctx, "AIzaSy-wrong-key-0000000000")
 	noKey(t, r)
-	if !r.Err || !strings.Contains(r.Said, "API key not valid") || !strings.Contains(r.Said, "Paste the key again") {
+	if !r.Err || !strings.Contains(r.Said, "API key not valid") || !strings.Contains(r.Said, "Paste the key again") || strings.Contains(r.Said, "/setup") {
 		t.Fatalf("wrong key: %+v", r)
 	}
 	if p := f.Prompt(); !p.Secret {
