@@ -152,6 +152,11 @@ type App struct {
 	setupEnv     *setup.Env
 	setupOffered bool
 	firstPending string // Options.First, held until the setup is over
+	// notesShown: the start-up notes are in the transcript (or there are
+	// none to wait for); firstAfterNotes, Options.First held until they
+	// are, so the warnings come before the first message, not after.
+	notesShown      bool
+	firstAfterNotes string
 }
 
 // firstMsg submits Options.First.
@@ -375,6 +380,10 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 			a.firstPending = msg.text
 			break
 		}
+		if a.notesFn != nil && !a.notesShown {
+			a.firstAfterNotes = msg.text
+			break
+		}
 		// As if typed and sent: into the history, then handled as Enter is.
 		cmd = a.handleSubmit(Submission{Text: msg.text, save: a.input.record(msg.text)})
 	case agentEventMsg:
@@ -401,7 +410,12 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case notesMsg:
 		a.notes = msg.Notes
 		a.showNotes()
+		a.notesShown = true
 		a.chat.Bottom()
+		if text := a.firstAfterNotes; text != "" {
+			a.firstAfterNotes = ""
+			cmd = a.handleSubmit(Submission{Text: text, save: a.input.record(text)})
+		}
 	case backgroundMsg:
 		kind := noticeInfo
 		if msg.Note.Problem {
@@ -743,9 +757,17 @@ func (a *App) saveHistory(save func() error) tea.Cmd {
 }
 
 // showNotes adds the start-up notes to the transcript.
+// A warning has its own mark (⚠, not a failure's ✗), a note none.
 func (a *App) showNotes() {
 	for _, n := range a.notes {
-		a.chat.Add(newNotice(noticeError, n))
+		kind := noticeError
+		switch {
+		case strings.HasPrefix(n, "warning: "):
+			kind = noticeWarn
+		case strings.HasPrefix(n, "note: "):
+			kind = noticeInfo
+		}
+		a.chat.Add(newNotice(kind, n))
 	}
 }
 

@@ -346,7 +346,7 @@ const (
 	noticeError                    // something failed
 	noticeOutput                   // a slash command's output
 	noticeAttach                   // a file attached with @path
-	noticeWarn                     // untrusted content entered the conversation
+	noticeWarn                     // a warning: untrusted content entered the conversation, a setting ignored
 )
 
 // noticeEntry is a line or block the chat shows that is not a message.
