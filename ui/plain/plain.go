@@ -358,7 +358,7 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 		s.print(safe.Text(e.Text))
 	case agent.Notice:
 		s.newline()
-		s.println("note: " + safe.Text(e.Text))
+		s.println("note: " + present.AfterLabel(safe.Text(e.Text)))
 	case agent.MemoryRecalled:
 		s.newline()
 		ids := make([]string, len(e.Memories))
