@@ -157,6 +157,10 @@ type App struct {
 	// are, so the warnings come before the first message, not after.
 	notesShown      bool
 	firstAfterNotes string
+	// activity is what a running tool said it is doing (its notice's first
+	// clause), for the status bar instead of "Co is thinking…", until the
+	// call activityCall ends.
+	activity, activityCall string
 }
 
 // firstMsg submits Options.First.
@@ -958,6 +962,16 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 	case agent.Notice:
 		a.endThink(now)
 		a.endReply(false)
+		if t := a.tools[e.CallID]; t != nil && e.CallID != "" {
+			// The tool's own word while it runs: in its block, before its
+			// output, and on the bar while it waits ("starting the
+			// sandbox…", not "Co is thinking…").
+			t.notes = append(t.notes, safe.Text(e.Text))
+			t.invalidate()
+			a.chat.Changed()
+			a.activity, a.activityCall = firstClause(safe.Text(e.Text)), e.CallID
+			break
+		}
 		a.chat.Add(newNotice(noticeInfo, e.Text))
 	case agent.MemoryRecalled:
 		a.recalled(e)
@@ -973,6 +987,9 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.chat.SetNow(now)
 		a.chat.Add(t)
 	case agent.ToolCallFinished:
+		if a.activityCall == e.CallID {
+			a.activity, a.activityCall = "", ""
+		}
 		if t := a.tools[e.CallID]; t != nil {
 			t.finish(e)
 			a.chat.Changed()
@@ -982,10 +999,12 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.markWaiting(e, true)
 		cmds = append(cmds, a.modal.ArmCmd())
 	case agent.TurnFinished:
+		a.activity, a.activityCall = "", ""
 		a.endThink(now)
 		a.endReply(false)
 		a.turnTokens = e.Usage.Total()
 	case agent.TurnFailed:
+		a.activity, a.activityCall = "", ""
 		a.endThink(now)
 		a.endReply(e.Interrupted)
 		a.turnTokens = e.Usage.Total()
@@ -1101,6 +1120,7 @@ func (a *App) refreshStatus() {
 		Queued:        len(a.queue),
 		MouseOff:      a.mouseOff,
 		Waiting:       a.modal != nil,
+		Activity:      a.activity,
 	})
 }
 
@@ -1195,4 +1215,13 @@ func (a *App) View() (v tea.View) {
 	}
 	v.SetContent(content)
 	return v
+}
+
+// firstClause is text up to its first " (" : "starting the sandbox…" of
+// "starting the sandbox… (its container is being created; …)".
+func firstClause(text string) string {
+	if i := strings.Index(text, " ("); i > 0 {
+		return text[:i]
+	}
+	return text
 }
