@@ -193,7 +193,7 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 
 	// What the tool has to say while it runs (tools.Notify) is a Notice,
 	// before the call's result.
-	ctx = tools.WithNotice(ctx, func(text string) { e.send(Notice{Text: text}) })
+	ctx = tools.WithNotice(ctx, func(text string) { e.send(Notice{Text: text, CallID: it.call.ID}) })
 	res, err := safeRun(ctx, it.tool, json.RawMessage(it.call.Args))
 	fin.Result = res
 	switch {

@@ -440,3 +440,19 @@ func TestProfileDeepSeekModelNotExist(t *testing.T) {
 	}
 	assertPlain(t, fl.Message)
 }
+
+// Gemini answers a wrong key with HTTP 400 "API key not valid" (not 401):
+// the message names the three fixes, GEMINI_API_KEY, co config set
+// gemini_api_key and /setup.
+func TestGeminiBadKeyNamesTheFix(t *testing.T) {
+	f := withURL(t, provider.Provider{Name: "gemini", APIKey: "AIzaSy-wrong", Model: "gemini-3.5-flash", KeyEnv: "GEMINI_API_KEY"}, nil)
+	f.srv.SetProfile(llmtest.ProfileGemini)
+	f.srv.SetAPIKey("AIzaSy-right")
+	fl := failed(t, run(t, context.Background(), f.ag, "hi", nil))
+	t.Log(fl.Message)
+	for _, want := range []string{"API key not valid", "set a valid GEMINI_API_KEY", "co config set gemini_api_key", "/setup"} {
+		if !strings.Contains(fl.Message, want) {
+			t.Errorf("message lacks %q: %s", want, fl.Message)
+		}
+	}
+}

@@ -29,8 +29,14 @@ type Recalled struct {
 type MemoryRecalled struct{ Memories []Recalled }
 
 // Notice is an informational line for the user (a retry after a rate limit,
-// a provider fallback). It never carries model output.
-type Notice struct{ Text string }
+// a provider fallback). It never carries model output. CallID, when set,
+// is the tool call whose tool said it while running (tools.Notify: the
+// "starting the sandbox…" of the first command), so a front end can show
+// it with that call, before its output.
+type Notice struct {
+	Text   string
+	CallID string
+}
 
 // ToolCallStarted says the model called a tool. It comes before any approval
 // request for the call and before the call runs.

@@ -32,10 +32,18 @@ func brokenMCPJSON(t *testing.T) string {
 
 // What each front end must say about the broken servers, without a prompt.
 var brokenMCPSaid = []string{
-	"MCP server gone failed to start: ",
+	// In words, with the setting to check (not "fork/exec …", "dial tcp …"):
+	// the rest of each line is brokenMCPWords.
+	"MCP server gone failed to start: command ",
 	"MCP server unset failed to start: the settings reference ${CO_TEST_SURELY_UNSET}, which is not set",
-	"MCP server refused failed to start: ",
+	"MCP server refused failed to start: could not connect to http://127.0.0.1:",
 	`MCP server junk failed to start: the server wrote something that is not JSON-RPC to stdout: "hello \x1b[2J world"`,
+}
+
+// brokenMCPWords end the lines of brokenMCPSaid that name a path or port.
+var brokenMCPWords = []string{
+	"no-such-mcp-server not found — check mcp_servers.gone.command",
+	"/mcp: connection refused — is the server running? (mcp_servers.refused.url)",
 }
 
 // The full-screen chat shows each broken MCP server when it fails, before
@@ -73,6 +81,9 @@ func TestPlainShowsMCPFailuresAtStart(t *testing.T) {
 		p.waitFor("warning: "+want, tuiWait)
 	}
 	p.waitFor("note: MCP server everything connected: 13 tools", tuiWait)
+	for _, want := range brokenMCPWords {
+		p.waitFor(want, tuiWait)
+	}
 	if strings.Contains(p.stdout.String(), "\x1b") || strings.Contains(p.stdout.String(), "invalid character") {
 		t.Errorf("a raw escape or the decoder's error:\n%q", p.stdout.String())
 	}
@@ -101,6 +112,11 @@ func TestRunSaysMCPFailuresOnStderr(t *testing.T) {
 	}
 	for _, want := range brokenMCPSaid {
 		if !strings.Contains(errOut, "note: "+want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	for _, want := range brokenMCPWords {
+		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
 	}

@@ -384,7 +384,7 @@ func TestDamagedMemoryStoreIsSaidOnceInTheChat(t *testing.T) {
 	os.MkdirAll(data, 0o700)
 	path := filepath.Join(data, "memory.db")
 	os.WriteFile(path, []byte(strings.Repeat("this is not a database ", 300)), 0o600)
-	const said = "Memory is unavailable, so this conversation goes on without saved memories: " // then the store's error
+	const said = "memory is unavailable, so this conversation goes on without saved memories: " // then the store's error
 	out, errOut, code := runCo(t, dir, e, "", "run", "hello")
 	if code != 0 || out != "fine\n" || strings.Count(errOut, "note: "+said+path+" cannot be read as a memory store") != 1 {
 		t.Fatalf("co run: exit %d, stdout %q, stderr:\n%s", code, out, errOut)

@@ -219,6 +219,14 @@ func TestPlainShowsALongCommandOnce(t *testing.T) {
 	if n := strings.Count(out, longModalCommand); n != 1 {
 		t.Fatalf("the long command is printed whole %d times, want once:\n%s", n, out)
 	}
+	// Nor is it cut on the tool: line first (the same command twice, once
+	// cut with …): the tool's name only, then the question.
+	if !strings.Contains(out, "tool: run_shell_command\n") || strings.Contains(out, "tool: run_shell_command(cmd='mkdir -p out-dir") {
+		t.Fatalf("the long command is on the tool: line as well as on its question:\n%s", out)
+	}
+	if !strings.Contains(out, "tool: read_file\n") || strings.Contains(out, "tool: read_file(path=") {
+		t.Fatalf("a long call's tool: line is not the tool's name only:\n%s", out)
+	}
 	if !strings.Contains(out, "Approve run_shell_command(cmd='"+longModalCommand+"')? [y/n/a] y") {
 		t.Fatalf("the question does not show the command:\n%s", out)
 	}

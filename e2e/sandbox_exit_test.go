@@ -164,9 +164,20 @@ func TestTUIFirstCommandSaysStartingTheSandbox(t *testing.T) {
 	s.ready()
 	pid := s.coPID()
 	s.send("!echo from-the-sandbox")
-	s.waitFor(60*time.Second, starting)
+	scr := s.waitFor(60*time.Second, starting)
+	// The bar says what the turn waits on, not "Co is thinking…".
+	rows := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	if bar := rows[len(rows)-1]; !strings.Contains(bar, starting) || strings.Contains(bar, "thinking") {
+		t.Errorf("the status bar while the sandbox starts: %q", bar)
+	}
 	hold.Release()
-	s.waitFor(3*time.Minute, "✓ ! echo from-the-sandbox")
+	scr = s.waitFor(3*time.Minute, "✓ ! echo from-the-sandbox")
+	// The notice is in the command's block, before its output, not below
+	// it (which read as if the sandbox had started afterwards).
+	note, out := strings.Index(scr, "↳ "+starting), strings.LastIndex(scr, "from-the-sandbox")
+	if note < 0 || out < note || strings.Contains(scr[out:], starting) {
+		t.Errorf("the notice is not before the command's output:\n%s", scr)
+	}
 	s.keys("C-d")
 	if code := s.exitCode(60 * time.Second); code != 0 {
 		t.Fatalf("exit %d", code)

@@ -39,7 +39,7 @@ func TestPlainApproveOnce(t *testing.T) {
 	for _, want := range []string{
 		"WARNING: UNSANDBOXED",
 		"tool: run_shell_command(cmd='ls -la')",
-		"why it asks: commands run without a sandbox",
+		"why it asks: ls is on the safe list, but commands run without a sandbox, so every command asks",
 		"Approve run_shell_command(cmd='ls -la')? [y/n/a] y",
 		"result: run_shell_command done in",
 		"hello.txt",
@@ -171,11 +171,19 @@ func TestRunUnsandboxedHintIsWhatWorks(t *testing.T) {
 			!strings.Contains(errOut, `sandbox_backend "docker"`) {
 			t.Errorf("%v: the hint must name yolo_unsandboxed and the Docker sandbox, not shell_policy:\n%s", args, errOut)
 		}
+		// One parenthesis deep: the reason is not nested in the hint's.
+		if strings.Contains(errOut, "every command asks (") || strings.Contains(errOut, "))") {
+			t.Errorf("%v: nested parentheses in the hint:\n%s", args, errOut)
+		}
 	}
 	ls()
 	out, errOut, code := runCo(t, dir, append(unsandboxed(t, srv), "CO_CLI_YOLO_UNSANDBOXED=true"), "", "run", "--yes", "--json", "what files are here?")
 	if code != 0 || !strings.Contains(out, "here.txt") {
 		t.Fatalf("with the hint's fix, ls did not run (exit %d): %s\n%s", code, out, errOut)
+	}
+	// Nor does the warning then say that every command asks.
+	if strings.Contains(errOut, "every command asks") || !strings.Contains(errOut, "commands run without asking") {
+		t.Errorf("the warning with yolo_unsandboxed and --yes:\n%s", errOut)
 	}
 }
 

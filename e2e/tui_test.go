@@ -274,12 +274,17 @@ func TestTUIHelpListsKeysAndBangRunsThroughTheModal(t *testing.T) {
 
 func TestTUIFirstRunSaysWhatToSet(t *testing.T) {
 	s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), 100, 40)
-	s.ready()
 	// The setup box comes first (TestTUIFirstRunSetup); Esc skips it, and
 	// the welcome still says what to set.
 	s.waitFor(tuiWait, "Set up a provider")
 	s.keys("Escape")
-	s.waitFor(tuiWait, "No LLM provider is usable yet", "GEMINI_API_KEY", "ollama serve", "OPENAI_BASE_URL", "Setup skipped")
+	scr := s.waitFor(tuiWait, "No LLM provider is usable yet", "GEMINI_API_KEY", "ollama serve", "OPENAI_BASE_URL", "Setup skipped")
+	// It leads with /setup, which needs no restart; the variables are the
+	// alternative, not "For example, then restart co".
+	setupAt, envAt := strings.Index(scr, "Type /setup to choose one here (no restart needed)."), strings.Index(scr, "export GEMINI_API_KEY")
+	if setupAt < 0 || envAt < setupAt || strings.Contains(scr, "For example, then restart co") {
+		t.Fatalf("the first-run box does not lead with /setup:\n%s", scr)
+	}
 	s.send("/status")
 	s.waitFor(tuiWait, "provider")
 }

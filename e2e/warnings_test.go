@@ -40,6 +40,27 @@ func TestTUIShowsEveryStartWarning(t *testing.T) {
 	s.waitFor(tuiWait, want...)
 }
 
+// co "what is 2+2": the start's warnings come before the first message and
+// its answer, not after them, each with a warning's mark (⚠), not a
+// failure's (✗).
+func TestTUIWarningsComeBeforeTheFirstMessage(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "It is four."})
+	dir, e, want := startWarnings(t, tuiEnv(t, srv))
+	s := startTUI(t, dir, e, 200, 50, "what is 2+2")
+	scr := s.waitFor(tuiWait, append(want, "It is four.")...)
+	asked := strings.Index(scr, "what is 2+2")
+	for _, w := range want {
+		if i := strings.Index(scr, w); i < 0 || i > asked {
+			t.Errorf("%q is not before the first message:\n%s", w, scr)
+		}
+	}
+	if strings.Contains(scr, "✗ warning") || !strings.Contains(scr, "⚠ warning: ") {
+		t.Errorf("the warnings do not have their own mark:\n%s", scr)
+	}
+}
+
 // --plain's banner has every warning of the start; none goes to stderr.
 func TestPlainShowsEveryStartWarning(t *testing.T) {
 	srv := llmtest.NewServer()

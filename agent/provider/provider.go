@@ -365,10 +365,12 @@ func describeError(p Provider, err error) string {
 	case reqErr == nil && apiErr != nil && status == 0:
 		// An error event in the middle of a stream (data: {"error":…}).
 		return fmt.Sprintf("%s reported an error in the middle of the reply: %s.", p.Name, strings.TrimSuffix(detail, "."))
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+	case status == http.StatusUnauthorized || status == http.StatusForbidden || keyInvalid(status, detail):
 		fix := "check the API key"
 		if p.KeyEnv != "" {
-			fix = "set a valid " + p.KeyEnv
+			// The three ways to give the key: the variable, the user file,
+			// and the chat's setup.
+			fix = fmt.Sprintf("set a valid %s (or co config set %s), or type /setup in the chat", p.KeyEnv, strings.ToLower(p.KeyEnv))
 		}
 		return fmt.Sprintf("%s rejected the request (HTTP %d: %s): %s.", p.Name, status, strings.TrimSuffix(detail, "."), fix)
 	case wrongAddress(p, status, jsonErr, code, detail):
@@ -402,4 +404,12 @@ func describeError(p Provider, err error) string {
 		return fmt.Sprintf("%s at %s did not answer in time: %v.", p.Name, Endpoint(p), err)
 	}
 	return fmt.Sprintf("%s request failed: %s.", p.Name, strings.TrimSuffix(PlainMessage(err.Error()), "."))
+}
+
+// keyInvalid reports Gemini's answer to a wrong key: HTTP 400, not 401,
+// with "API key not valid" (reason API_KEY_INVALID), as its OpenAI-compatible
+// endpoint answers (https://ai.google.dev/gemini-api/docs/troubleshooting,
+// "400 INVALID_ARGUMENT"; agent/llmtest's Gemini profile gives the same).
+func keyInvalid(status int, detail string) bool {
+	return status == http.StatusBadRequest && strings.Contains(detail, "API key not valid")
 }

@@ -292,7 +292,7 @@ func (c *chat) plainBanner() string {
 	level, _ := c.Isolation()
 	fmt.Fprintf(&b, "co %s — %s — sandbox: %s (isolation %s) — tools: %s — data: %s\n",
 		c.version, c.providerLine(), c.Selection.Backend, level, toolsCount(c.Tools, c.MCP, false), c.Config.Paths.DataDir)
-	if w := sandboxWarning(c.App); w != "" {
+	if w := sandboxWarning(c.App, false); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
 	for _, n := range startupWarnings(c.App) {

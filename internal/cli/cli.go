@@ -166,6 +166,13 @@ func newRootCmd(s env) *cobra.Command {
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
+			// co status of my build: words after a command of co's that
+			// takes none may be a question; the root's hint (promptArgs)
+			// says how to send them.
+			if len(args) > 0 && cmd.HasParent() && !cmd.Parent().HasParent() && strings.HasPrefix(err.Error(), "unknown command") {
+				words := strings.Join(append([]string{cmd.Name()}, args...), " ")
+				err = fmt.Errorf("%w\n\n(To send %q to the model as your first message: %s -- %s)", err, words, cmd.Root().CommandPath(), words)
+			}
 			return usageError{err, cmd.CommandPath()}
 		}
 		return nil

@@ -49,3 +49,18 @@ func TestEveryCommandHasItsFile(t *testing.T) {
 		}
 	}
 }
+
+// co status of my build: a command of co's that takes no words, given some,
+// is a usage error with the root's hint for sending them to the model
+// (co -- …), not cobra's bare "unknown command".
+func TestWordsAfterACommandPointToCoDashDash(t *testing.T) {
+	code, _, errOut := run(t, "v", "status", "of", "my", "build")
+	want := `unknown command "of" for "co status"` + "\n\n" + `(To send "status of my build" to the model as your first message: co -- status of my build)`
+	if code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("co status of my build = %d, %q; want exit 2 and %q", code, errOut, want)
+	}
+	// A sub-command's words (co config unset a b) are not a question.
+	if _, _, errOut := run(t, "v", "config", "unset", "a", "b"); strings.Contains(errOut, "To send") {
+		t.Errorf("co config unset a b: %q", errOut)
+	}
+}

@@ -70,7 +70,7 @@ A project file is never written: edit ./.co-cli/settings.json yourself.`,
 		Example: `  co config set context_files CLAUDE.md,GEMINI.md
   co config set llm_provider ollama
   co config set gemini_api_key          (then paste the key)`,
-		Args: usageArgs(cobra.RangeArgs(1, 2)),
+		Args: usageArgs(setArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			key := args[0]
 			var value string
@@ -89,6 +89,26 @@ A project file is never written: edit ./.co-cli/settings.json yourself.`,
 	// is a flag.
 	cmd.Flags().SetInterspersed(false)
 	return cmd
+}
+
+// setArgs is KEY and at most one VALUE. A word more is named: a flag
+// there (--project, say) is not one co config set has, and it writes only
+// the user file; other words are a value that needs quotes.
+func setArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return errors.New("no setting given: co config set KEY VALUE (co config lists the keys)")
+	}
+	if len(args) <= 2 {
+		return nil
+	}
+	for _, a := range args[2:] {
+		if strings.HasPrefix(a, "-") {
+			return fmt.Errorf("unknown flag %s after %s %s: co config set has no flags; it writes only your user settings file "+
+				"(a project's ./.co-cli/settings.json is edited by hand)", a, args[0], args[1])
+		}
+	}
+	return fmt.Errorf("%q after %s %s is one word too many: co config set takes KEY and one VALUE; quote a value with spaces (co config set %s '%s')",
+		strings.Join(args[2:], " "), args[0], args[1], args[0], strings.Join(args[1:], " "))
 }
 
 func newConfigUnsetCmd(s env) *cobra.Command {
@@ -152,18 +172,10 @@ func editUserFile(s env, c config.Change) error {
 	if err != nil { // the user file is fine; something else is not
 		fmt.Fprintf(s.Err, "co: warning: %s\n", safe.Text(err.Error()))
 	}
-	shown := ""
-	if l != nil {
-		for _, e := range l.Entries() {
-			if e.Key == c.Key && e.Source.Layer == config.LayerUser {
-				shown = " = " + present.Line(safe.Text(e.Value))
-			}
-		}
-	}
 	if c.Unset {
 		fmt.Fprintf(s.Out, "unset %s in %s\n", c.Key, paths.UserFile)
 	} else {
-		fmt.Fprintf(s.Out, "set %s%s in %s\n", c.Key, shown, paths.UserFile)
+		fmt.Fprintf(s.Out, "set %s = %s in %s\n", c.Key, userValue(c.Key), paths.UserFile)
 	}
 	if l != nil {
 		if src := l.Sources[c.Key]; src.Layer > config.LayerUser {
@@ -254,4 +266,35 @@ func fileState(l *config.Loaded, path string) string {
 		return ""
 	}
 	return "  (does not exist)"
+}
+
+// userValue is KEY's value as the user file now has it, as co config shows
+// values (a list as JSON), whatever overrides it: the file read alone, no
+// environment variable or project file. A secret is masked: "(hidden)",
+// or "(hidden, ends …wxyz)" when long enough that four characters say
+// nothing of it.
+func userValue(key string) string {
+	userOnly := func(name string) (string, bool) {
+		if name == "HOME" || strings.HasPrefix(name, "XDG_") {
+			return os.LookupEnv(name)
+		}
+		return "", false
+	}
+	l, _ := config.Load(config.LoadOptions{Getenv: userOnly, WorkDir: os.TempDir(), Partial: true})
+	if l == nil {
+		return "(see co config)"
+	}
+	for _, e := range l.Entries() {
+		if e.Key != key {
+			continue
+		}
+		if e.Secret {
+			if i := strings.Index(e.Value, "(…"); i >= 0 {
+				return "(hidden, ends " + strings.TrimSuffix(e.Value[i+1:], ")") + ")"
+			}
+			return "(hidden)"
+		}
+		return present.Line(safe.Text(e.Value))
+	}
+	return "(see co config)"
 }

@@ -133,7 +133,7 @@ func TestConfigSetSecretFromStdin(t *testing.T) {
 	if strings.Contains(o.String()+e.String(), "very-secret") {
 		t.Errorf("the key was shown: %q %q", o.String(), e.String())
 	}
-	if !strings.Contains(o.String(), "set gemini_api_key = set (…0123) in ") {
+	if !strings.Contains(o.String(), "set gemini_api_key = (hidden, ends …0123) in ") {
 		t.Errorf("output %q", o.String())
 	}
 	data, _ := os.ReadFile(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "co-cli", "settings.json"))
@@ -158,6 +158,9 @@ func TestConfigSetMistakes(t *testing.T) {
 		{[]string{"config", "set", "theme", "blue"}, `"theme" must be "auto", "light" or "dark", got "blue"`},
 		{[]string{"config", "unset", "them"}, `unknown setting "them" (did you mean "theme"?)`},
 		{[]string{"config", "sett", "theme", "dark"}, `unknown command "sett" for "co config"`},
+		// No --project: the flag is named, and where a project setting goes.
+		{[]string{"config", "set", "sandbox_network", "bridge", "--project"}, "unknown flag --project after sandbox_network bridge: co config set has no flags; it writes only your user settings file (a project's ./.co-cli/settings.json is edited by hand)"},
+		{[]string{"config", "set", "context_files", "A.md", "B.md"}, `"B.md" after context_files A.md is one word too many`},
 	} {
 		code, _, errOut := run(t, "v", tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {
@@ -169,8 +172,34 @@ func TestConfigSetMistakes(t *testing.T) {
 	}
 
 	t.Setenv("CO_CLI_THEME", "light")
-	code, _, errOut := run(t, "v", "config", "set", "theme", "dark")
+	code, out, errOut := run(t, "v", "config", "set", "theme", "dark")
 	if code != exitOK || !strings.Contains(errOut, "co: note: $CO_CLI_THEME still overrides it") {
 		t.Errorf("co config set under an env override = %d, %q", code, errOut)
+	}
+	// One shape whatever overrides it: the value written, not dropped.
+	if out != "set theme = dark in "+user+"\n" {
+		t.Errorf("co config set under an env override says %q", out)
+	}
+}
+
+// co config set says "set KEY = VALUE in FILE" for every key: overridden by
+// the environment or not, a short secret and a long one masked.
+func TestConfigSetSaysOneShape(t *testing.T) {
+	isolatedHome(t)
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "co-cli", "settings.json")
+	t.Setenv("LLM_PROVIDER", "gemini")
+	t.Setenv("OPENAI_API_KEY", "")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"config", "set", "llm_provider", "ollama"}, "set llm_provider = ollama in " + user + "\n"},
+		{[]string{"config", "set", "openai_api_key", "short"}, "set openai_api_key = (hidden) in " + user + "\n"},
+		{[]string{"config", "set", "openai_api_key", "sk-a-long-secret-9876"}, "set openai_api_key = (hidden, ends …9876) in " + user + "\n"},
+	} {
+		code, out, errOut := run(t, "v", tc.args...)
+		if code != exitOK || out != tc.want || strings.Contains(out+errOut, "long-secret") {
+			t.Errorf("co %v = %d, %q (%q); want %q", tc.args, code, out, errOut, tc.want)
+		}
 	}
 }

@@ -211,6 +211,9 @@ func mcpStatusText(st mcp.Status, withTools bool) string {
 	if withTools && len(st.Tools) > 0 {
 		fmt.Fprintf(&b, "  tools: %s\n", safe.Text(strings.Join(st.Tools, ", ")))
 	}
+	if st.State == mcp.Failed && st.Detail != "" {
+		fmt.Fprintf(&b, "  error: %s\n", safe.Text(st.Detail))
+	}
 	if st.Log != "" && (st.State == mcp.Failed || withTools) {
 		fmt.Fprintf(&b, "  log: %s\n", safe.Text(st.Log))
 	}

@@ -68,7 +68,7 @@ standard error.`,
 			for _, w := range startupWarnings(a) {
 				fmt.Fprintf(s.Err, "co: %s\n", w)
 			}
-			if w := sandboxWarning(a); w != "" {
+			if w := sandboxWarning(a, yes); w != "" {
 				fmt.Fprintf(s.Err, "co: warning: %s\n", w)
 			}
 			// The request waits for the instruction files and skills

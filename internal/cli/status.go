@@ -276,7 +276,7 @@ func extraStatus(a *app.App, sandboxErr error) []string {
 	} else {
 		level, _ := a.Isolation()
 		rows = append(rows, fmt.Sprintf("sandbox\t%s (isolation: %s)", a.Selection.Backend, level))
-		if w := sandboxWarning(a); w != "" {
+		if w := sandboxWarning(a, false); w != "" {
 			rows = append(rows, "\tWARNING: "+w)
 		}
 	}
@@ -299,15 +299,25 @@ func extraStatus(a *app.App, sandboxErr error) []string {
 }
 
 // sandboxWarning is set when shell commands run without isolation: it is
-// shown persistently (banner, status bar badge, co status).
-func sandboxWarning(a *app.App) string {
+// shown persistently (banner, status bar badge, co status). It says what
+// asks: every command, unless yolo_unsandboxed is set and yes (co run
+// --yes) or auto_confirm is on, when none does.
+func sandboxWarning(a *app.App, yes bool) string {
 	if _, unsandboxed := a.Isolation(); !unsandboxed {
 		return ""
 	}
 	if a.Selection.Warning != "" {
 		return a.Selection.Warning
 	}
-	return "UNSANDBOXED: shell commands run directly on this machine (sandbox_backend=subprocess); every command asks"
+	const w = "UNSANDBOXED: shell commands run directly on this machine (sandbox_backend=subprocess); "
+	st := a.Config.Settings
+	switch {
+	case st.YoloUnsandboxed && (yes || st.AutoConfirm):
+		return w + "yolo_unsandboxed is set and approvals are on automatic, so commands run without asking (deny rules still apply)"
+	case st.YoloUnsandboxed:
+		return w + "every command asks until --yes or /yolo (yolo_unsandboxed is set)"
+	}
+	return w + "every command asks"
 }
 
 // riskStatus are the rows that say what untrusted content the conversation

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -58,9 +60,13 @@ func (s State) String() string {
 
 // Status is one server as /mcp and co mcp list show it.
 type Status struct {
-	Name    string
-	State   State
-	Err     string   // why it failed
+	Name  string
+	State State
+	Err   string // why it failed, in words
+	// Detail is the error as the system or the SDK said it, when Err puts
+	// it in words ("dial tcp …: connect: connection refused"), for /mcp
+	// and co mcp list; "" when Err is all there is.
+	Detail  string
 	Tools   []string // the names offered to the model, sorted
 	Project bool     // declared in the project file
 	Remote  bool     // reached over HTTP
@@ -169,6 +175,7 @@ type server struct {
 	// Guarded by m.mu.
 	state   State
 	err     string
+	detail  string        // the raw error behind err, when err says it in words
 	gen     int           // bumped by each start: events of an older one are ignored
 	ready   chan struct{} // closed when the current start attempt ends
 	session *sdk.ClientSession
@@ -325,7 +332,7 @@ func (m *Manager) Statuses() []Status {
 	out := make([]Status, 0, len(m.order))
 	for _, name := range m.order {
 		s := m.servers[name]
-		st := Status{Name: name, State: s.state, Err: s.err, Tools: slices.Sorted(slices.Values(s.tools)),
+		st := Status{Name: name, State: s.state, Err: s.err, Detail: s.detail, Tools: slices.Sorted(slices.Values(s.tools)),
 			Project: s.cfg.Project, Remote: s.cfg.Remote(), Auto: s.cfg.AutoApprove, TrustedContent: s.cfg.TrustedContent,
 			Protocol: s.protocol}
 		if s.cfg.Project {
@@ -516,7 +523,7 @@ func (s *server) start() {
 	}
 	s.gen++
 	gen := s.gen
-	s.state, s.err, s.closing = Starting, "", false
+	s.state, s.err, s.detail, s.closing = Starting, "", "", false
 	s.deadline = time.Now().Add(s.cfg.timeout())
 	ready := make(chan struct{})
 	s.ready = ready
@@ -542,7 +549,7 @@ func (s *server) connect(gen int) {
 		defer logFile.Close()
 	}
 	if err != nil {
-		s.fail(gen, err.Error(), nil)
+		s.fail(gen, err.Error(), err)
 		return
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "co", Version: s.m.opts.Version}, &sdk.ClientOptions{
@@ -597,7 +604,7 @@ func (s *server) connect(gen int) {
 		if errors.Is(r.err, context.DeadlineExceeded) {
 			msg = fmt.Sprintf("did not finish starting within %s (timeout_seconds)", timeout)
 		}
-		s.fail(gen, msg, nil)
+		s.fail(gen, msg, r.err)
 		return
 	}
 	m := s.m
@@ -722,18 +729,58 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 	s.logLine("failed: " + reason)
 }
 
-// fail marks the current start attempt failed.
-func (s *server) fail(gen int, reason string, _ error) {
+// fail marks the current start attempt failed. err, when not nil, is the
+// error behind reason: said in words when it is a server out of reach or
+// a command not found, the raw text kept as the status's Detail and in
+// the log.
+func (s *server) fail(gen int, reason string, err error) {
 	m := s.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if s.gen != gen {
 		return
 	}
+	detail := ""
+	if words := s.inWords(err); words != "" && s.junk.explain() == "" {
+		detail, reason = s.unexp.text(reason), words
+	}
 	reason = withJunk(s.junk, s.unexp.text(reason))
 	s.failLocked(reason)
+	s.detail = detail
 	s.problem("MCP server %s failed to start: %s", s.cfg.Name, reason)
-	s.logLine("failed to start: " + reason)
+	if detail != "" {
+		s.logLine("failed to start: " + reason + " (" + detail + ")")
+	} else {
+		s.logLine("failed to start: " + reason)
+	}
+}
+
+// inWords says what err means for this server when it is one a user meets
+// first: the URL refuses connections or has no address, the command is
+// not there. "" for the rest, which keep their own text.
+func (s *server) inWords(err error) string {
+	if err == nil {
+		return ""
+	}
+	name := s.cfg.Name
+	if s.cfg.Remote() {
+		url := s.unexp.text(s.cfg.URL)
+		var dns *net.DNSError
+		switch {
+		case errors.Is(err, syscall.ECONNREFUSED):
+			return fmt.Sprintf("could not connect to %s: connection refused — is the server running? (mcp_servers.%s.url)", url, name)
+		case errors.As(err, &dns):
+			return fmt.Sprintf("could not connect to %s: cannot resolve the host %s — check mcp_servers.%s.url", url, dns.Name, name)
+		}
+		return ""
+	}
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("command %s not found — check mcp_servers.%s.command (a full path, or a program on PATH)", s.unexp.text(s.cfg.Command), name)
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Sprintf("command %s cannot be run (permission denied) — check mcp_servers.%s.command", s.unexp.text(s.cfg.Command), name)
+	}
+	return ""
 }
 
 // withJunk is reason, said in words when the server wrote something

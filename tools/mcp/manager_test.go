@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -340,5 +341,46 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("timed out waiting")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The failures a new user meets first are said in words, with the setting
+// to check: a URL that refuses connections, a command that is not there.
+// The raw error stays available as the status's Detail (for /mcp and co
+// mcp list) and in a local server's log.
+func TestStartFailuresInWords(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close() // nothing listens there now: connection refused
+	missingCmd := filepath.Join(t.TempDir(), "no-such-mcp-bin")
+	f := newFixture(t,
+		mcp.ServerConfig{Name: "remote", URL: refused, Timeout: 10 * time.Second},
+		mcp.ServerConfig{Name: "gone", Command: missingCmd, Timeout: 10 * time.Second},
+	)
+	all := strings.Join(f.start(t), "\n")
+	for _, want := range []string{
+		"MCP server remote failed to start: could not connect to " + refused + ": connection refused — is the server running? (mcp_servers.remote.url)",
+		"MCP server gone failed to start: command " + missingCmd + " not found — check mcp_servers.gone.command",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notices lack %q:\n%s", want, all)
+		}
+	}
+	for _, raw := range []string{"dial tcp", "fork/exec", "rejected by transport"} {
+		if strings.Contains(all, raw) {
+			t.Errorf("the notices show the raw %q:\n%s", raw, all)
+		}
+	}
+	for _, st := range f.m.Statuses() {
+		if st.Detail == "" || !strings.Contains(st.Detail, map[string]string{"remote": "connection refused", "gone": "no-such-mcp-bin"}[st.Name]) {
+			t.Errorf("%s: the raw error is not kept: %+v", st.Name, st)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(f.logDir, "gone.log"))
+	if !strings.Contains(string(log), "fork/exec") && !strings.Contains(string(log), "no such file") {
+		t.Errorf("the log lacks the raw error: %q (files: %v)", log, f.logDir)
 	}
 }

@@ -98,7 +98,7 @@ func (t *Tool) Check(_ context.Context, raw json.RawMessage) tools.Check {
 	}
 	if c.Decision == tools.Allow && t.sb.Isolation() != sandbox.Full {
 		c.Decision = tools.Ask
-		c.Reason = "commands run without a sandbox, so every command asks (" + v.Reason + ")"
+		c.Reason = v.Reason + ", but commands run without a sandbox, so every command asks"
 		c.SandboxAllows = true
 	}
 	if t.reaches(v) {

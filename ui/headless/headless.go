@@ -83,7 +83,7 @@ func Run(ctx context.Context, o Options) int {
 		case agent.TextDelta:
 			r.text(e.Text)
 		case agent.Notice:
-			r.emit(map[string]any{"type": "notice", "text": e.Text}, "note: "+safe.Text(e.Text))
+			r.emit(map[string]any{"type": "notice", "text": e.Text}, "note: "+present.AfterLabel(safe.Text(e.Text)))
 		case agent.MemoryRecalled:
 			ids := make([]string, len(e.Memories))
 			for i, m := range e.Memories {

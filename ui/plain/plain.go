@@ -360,7 +360,7 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 		s.print(safe.Text(e.Text))
 	case agent.Notice:
 		s.newline()
-		s.println("note: " + safe.Text(e.Text))
+		s.println("note: " + present.AfterLabel(safe.Text(e.Text)))
 	case agent.MemoryRecalled:
 		s.newline()
 		ids := make([]string, len(e.Memories))
@@ -374,6 +374,12 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 	case agent.ToolCallStarted:
 		s.newline()
 		line, whole := callLine(e.Name, e.Args)
+		if !whole {
+			// Too long for one line: only the tool's name now; the whole
+			// call is printed once, on its question if it asks, or when it
+			// ends if it does not (never cut here and whole again there).
+			line = safe.Text(e.Name)
+		}
 		s.println("tool: " + line)
 		if !whole {
 			if s.cut == nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/lib/safe"
@@ -202,4 +203,16 @@ func Risk(c tools.Check) []string {
 type Note struct {
 	Text    string
 	Problem bool
+}
+
+// AfterLabel is a sentence after a label such as "note: ": its first
+// letter lower case ("note: memory is unavailable"), unless the first word
+// is an acronym or a name written in capitals (MCP, OTLP).
+func AfterLabel(s string) string {
+	r := []rune(s)
+	if len(r) < 2 || !unicode.IsUpper(r[0]) || !unicode.IsLower(r[1]) {
+		return s
+	}
+	r[0] = unicode.ToLower(r[0])
+	return string(r)
 }

@@ -36,7 +36,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,6 +80,7 @@ type step int
 const (
 	stepChoose step = iota
 	stepGeminiKey
+	stepGeminiUnreached // the key could not be checked: save it anyway, retry, or another key
 	stepOllama
 	stepOpenAIURL
 	stepOpenAIKey
@@ -188,6 +191,9 @@ func (f *Flow) prompt() Prompt {
 			"  3  An OpenAI-compatible server (OpenAI, OpenRouter, vLLM, llama.cpp, …): its URL, and a key if it needs one"}
 	case stepGeminiKey:
 		return Prompt{Text: "Paste your Gemini API key (it is not shown; make one at " + GeminiKeyURL + "):", Secret: true}
+	case stepGeminiUnreached:
+		return Prompt{Text: "Type s to save the key anyway (co uses it from the next message), " +
+			"r or Enter to try Gemini again, or k to paste another key:"}
 	case stepOllama:
 		if f.ollamaOK {
 			return Prompt{Text: "Ollama at " + f.ollamaHost() + " has no models. Pull one (`ollama pull qwen3`) and press Enter, " +
@@ -260,14 +266,22 @@ func (f *Flow) Answer(ctx context.Context, line string) Result {
 			return Result{Err: true, Said: "That does not look like a key (it has spaces or control characters): paste it again."}
 		}
 		f.s.GeminiAPIKey = in
-		p := provider.Provider{Name: "gemini", BaseURL: f.s.GeminiBaseURL, APIKey: in}
-		models, err := provider.ListModels(ctx, p, f.env.Client)
-		if err != nil {
+		return f.checkGeminiKey(ctx)
+	case stepGeminiUnreached:
+		switch strings.ToLower(in) {
+		case "s", "save":
+			// Unchecked: the model Enter would pick (an alias Google
+			// resolves), saved as a checked key would be.
+			f.def, f.models = f.s.GeminiModel, nil
+			return f.chooseModel(ctx, "")
+		case "", "r", "retry":
+			return f.checkGeminiKey(ctx)
+		case "k", "key":
 			f.s.GeminiAPIKey = ""
-			return Result{Err: true, Said: "Gemini did not accept it: " + safe.Text(provider.DescribeError(p, err)) + " Paste the key again."}
+			f.step = stepGeminiKey
+			return Result{}
 		}
-		f.def = f.s.GeminiModel // gemini-flash-latest: an alias Google resolves, not listed
-		return f.toModels(models)
+		return Result{Err: true, Said: "Type s (save anyway), r (try again) or k (another key)."}
 	case stepOllama:
 		if in != "" {
 			if err := f.check("ollama_host", in); err != nil {
@@ -311,6 +325,45 @@ func (f *Flow) Answer(ctx context.Context, line string) Result {
 		return f.chooseModel(ctx, in)
 	}
 	return Result{Done: true}
+}
+
+// checkGeminiKey asks Gemini for its models with the key in f.s. A key
+// Gemini refuses is asked again; when Gemini cannot be reached (no network,
+// the host not resolved, the connection refused) the key was not judged,
+// so the user may save it anyway, try again, or give another.
+func (f *Flow) checkGeminiKey(ctx context.Context) Result {
+	p := provider.Provider{Name: "gemini", BaseURL: f.s.GeminiBaseURL, APIKey: f.s.GeminiAPIKey}
+	models, err := provider.ListModels(ctx, p, f.env.Client)
+	if err != nil {
+		msg := safe.Text(provider.DescribeError(p, err))
+		if unreachable(err) {
+			f.step = stepGeminiUnreached
+			return Result{Err: true, Said: "Could not reach Gemini, so the key is not checked: " + msg}
+		}
+		f.s.GeminiAPIKey = ""
+		f.step = stepGeminiKey
+		var le *provider.ListError
+		if errors.As(err, &le) {
+			// Google's reason alone: the fixes DescribeError names
+			// (the variable, /setup) are this question.
+			msg = safe.Text(fmt.Sprintf("HTTP %d: %s.", le.Status, strings.TrimSuffix(le.Message, ".")))
+		}
+		return Result{Err: true, Said: "Gemini did not accept it: " + msg + " Paste the key again."}
+	}
+	f.def = f.s.GeminiModel // gemini-flash-latest: an alias Google resolves, not listed
+	return f.toModels(models)
+}
+
+// unreachable reports whether err is a failure to reach the server (DNS,
+// connection, TLS, timeout) rather than an answer from it.
+func unreachable(err error) bool {
+	var le *provider.ListError
+	if errors.As(err, &le) {
+		return false
+	}
+	var ue *url.Error
+	var ne net.Error
+	return errors.As(err, &ue) || errors.As(err, &ne)
 }
 
 func (f *Flow) check(key, value string) error {

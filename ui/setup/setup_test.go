@@ -75,7 +75,7 @@ func TestGeminiSetup(t *testing.T) {
 	}
 	r := f.Answer(ctx, "AIzaSy-wrong-key-0000000000")
 	noKey(t, r)
-	if !r.Err || !strings.Contains(r.Said, "API key not valid") || !strings.Contains(r.Said, "Paste the key again") {
+	if !r.Err || !strings.Contains(r.Said, "API key not valid") || !strings.Contains(r.Said, "Paste the key again") || strings.Contains(r.Said, "/setup") {
 		t.Fatalf("wrong key: %+v", r)
 	}
 	if p := f.Prompt(); !p.Secret {
@@ -260,5 +260,46 @@ func TestPromptIsSanitised(t *testing.T) {
 	f.Answer(ctx, "http://127.0.0.1:1/\x1b]52;c;ZXZpbA==\x07\x1b[2J")
 	if q := f.Prompt().Text; strings.ContainsAny(q, "\x1b\x07") || !strings.Contains(q, "Ollama does not answer at") {
 		t.Fatalf("raw control characters in the question: %q", q)
+	}
+}
+
+// Gemini cannot be reached (here: nothing listens at its address; with no
+// network it is the host not resolved): that is not a rejected key. The
+// flow says Gemini could not be reached, not that it refused the key, and
+// offers to try again, to give another key, or to save this one anyway.
+func TestGeminiUnreachableIsNotARejectedKey(t *testing.T) {
+	var rec recorder
+	f := setup.New(rec.env(provider.ProviderSettings{GeminiBaseURL: closedAddr(t), GeminiModel: "gemini-flash-latest", OllamaHost: closedAddr(t)}))
+	ctx := context.Background()
+	f.Start(ctx)
+	f.Answer(ctx, "1")
+	r := f.Answer(ctx, geminiKey)
+	noKey(t, r)
+	if !r.Err || strings.Contains(r.Said, "did not accept") || strings.Contains(r.Said, "Paste the key again") ||
+		!strings.Contains(r.Said, "Could not reach Gemini") || !strings.Contains(r.Said, "connection refused") {
+		t.Fatalf("unreachable Gemini: %+v", r)
+	}
+	p := f.Prompt()
+	if p.Secret || !strings.Contains(p.Text, "s to save the key anyway") || !strings.Contains(p.Text, "r or Enter to try Gemini again") || !strings.Contains(p.Text, "k to paste another key") {
+		t.Fatalf("the question after an unreachable Gemini: %+v", p)
+	}
+	if r := f.Answer(ctx, "x"); !r.Err || !strings.Contains(r.Said, "Type s") {
+		t.Fatalf("a wrong answer: %+v", r)
+	}
+	if r := f.Answer(ctx, "r"); !r.Err || !strings.Contains(r.Said, "Could not reach Gemini") {
+		t.Fatalf("trying again: %+v", r)
+	}
+	if r := f.Answer(ctx, "k"); r.Err || !f.Prompt().Secret {
+		t.Fatalf("another key: %+v, then %+v", r, f.Prompt())
+	}
+	f.Answer(ctx, geminiKey)
+	r = f.Answer(ctx, "s")
+	noKey(t, r)
+	if !r.Done || r.Provider == nil || r.Provider.Name != "gemini" || r.Provider.Model != "gemini-flash-latest" {
+		t.Fatalf("saving anyway: %+v", r)
+	}
+	want := [][2]string{{"llm_provider", "gemini"}, {"gemini_api_key", geminiKey}, {"gemini_model", "gemini-flash-latest"}}
+	if len(rec.saved) != len(want) || rec.saved[1] != want[1] || rec.saved[2] != want[2] {
+		t.Fatalf("saved %v, want %v", rec.saved, want)
 	}
 }

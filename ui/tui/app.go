@@ -152,6 +152,15 @@ type App struct {
 	setupEnv     *setup.Env
 	setupOffered bool
 	firstPending string // Options.First, held until the setup is over
+	// notesShown: the start-up notes are in the transcript (or there are
+	// none to wait for); firstAfterNotes, Options.First held until they
+	// are, so the warnings come before the first message, not after.
+	notesShown      bool
+	firstAfterNotes string
+	// activity is what a running tool said it is doing (its notice's first
+	// clause), for the status bar instead of "Co is thinking…", until the
+	// call activityCall ends.
+	activity, activityCall string
 }
 
 // firstMsg submits Options.First.
@@ -195,7 +204,7 @@ func New(ctx context.Context, o Options) *App {
 		a.input.index = mention.NewIndex(o.Mentions) // lists nothing until "@" is typed
 	}
 	a.input.commands = func(prefix string) []string { return slash.CompleteIn(a.slash, prefix) }
-	a.welcome = &welcomeEntry{w: o.Welcome}
+	a.welcome = &welcomeEntry{w: o.Welcome, setup: o.Setup != nil}
 	a.chat.Add(a.welcome)
 	if h := o.Agent.History(); len(h) > 0 || len(o.Agent.Asides()) > 0 {
 		a.showHistory(h, "") // a resumed session
@@ -320,7 +329,7 @@ func (a *App) setBackground(msg tea.BackgroundColorMsg) {
 	*a.md = *newMarkdown(a.th.Markdown)
 	a.input.SetTheme()
 	a.chat.Clear()
-	a.welcome = &welcomeEntry{w: a.wel}
+	a.welcome = &welcomeEntry{w: a.wel, setup: a.setupEnv != nil}
 	a.chat.Add(a.welcome)
 	if h := a.agent.History(); len(h) > 0 || len(a.agent.Asides()) > 0 {
 		a.showHistory(h, "")
@@ -374,6 +383,10 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 			a.firstPending = msg.text
 			break
 		}
+		if a.notesFn != nil && !a.notesShown {
+			a.firstAfterNotes = msg.text
+			break
+		}
 		// As if typed and sent: into the history, then handled as Enter is.
 		cmd = a.handleSubmit(Submission{Text: msg.text, save: a.input.record(msg.text)})
 	case agentEventMsg:
@@ -400,7 +413,12 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case notesMsg:
 		a.notes = msg.Notes
 		a.showNotes()
+		a.notesShown = true
 		a.chat.Bottom()
+		if text := a.firstAfterNotes; text != "" {
+			a.firstAfterNotes = ""
+			cmd = a.handleSubmit(Submission{Text: text, save: a.input.record(text)})
+		}
 	case backgroundMsg:
 		kind := noticeInfo
 		if msg.Note.Problem {
@@ -742,9 +760,17 @@ func (a *App) saveHistory(save func() error) tea.Cmd {
 }
 
 // showNotes adds the start-up notes to the transcript.
+// A warning has its own mark (⚠, not a failure's ✗), a note none.
 func (a *App) showNotes() {
 	for _, n := range a.notes {
-		a.chat.Add(newNotice(noticeError, n))
+		kind := noticeError
+		switch {
+		case strings.HasPrefix(n, "warning: "):
+			kind = noticeWarn
+		case strings.HasPrefix(n, "note: "):
+			kind = noticeInfo
+		}
+		a.chat.Add(newNotice(kind, n))
 	}
 }
 
@@ -935,6 +961,16 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 	case agent.Notice:
 		a.endThink(now)
 		a.endReply(false)
+		if t := a.tools[e.CallID]; t != nil && e.CallID != "" {
+			// The tool's own word while it runs: in its block, before its
+			// output, and on the bar while it waits ("starting the
+			// sandbox…", not "Co is thinking…").
+			t.notes = append(t.notes, safe.Text(e.Text))
+			t.invalidate()
+			a.chat.Changed()
+			a.activity, a.activityCall = firstClause(safe.Text(e.Text)), e.CallID
+			break
+		}
 		a.chat.Add(newNotice(noticeInfo, e.Text))
 	case agent.MemoryRecalled:
 		a.recalled(e)
@@ -950,6 +986,9 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.chat.SetNow(now)
 		a.chat.Add(t)
 	case agent.ToolCallFinished:
+		if a.activityCall == e.CallID {
+			a.activity, a.activityCall = "", ""
+		}
 		if t := a.tools[e.CallID]; t != nil {
 			t.finish(e)
 			a.chat.Changed()
@@ -959,10 +998,12 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.markWaiting(e, true)
 		cmds = append(cmds, a.modal.ArmCmd())
 	case agent.TurnFinished:
+		a.activity, a.activityCall = "", ""
 		a.endThink(now)
 		a.endReply(false)
 		a.turnTokens = e.Usage.Total()
 	case agent.TurnFailed:
+		a.activity, a.activityCall = "", ""
 		a.endThink(now)
 		a.endReply(e.Interrupted)
 		a.turnTokens = e.Usage.Total()
@@ -1078,6 +1119,7 @@ func (a *App) refreshStatus() {
 		Queued:        len(a.queue),
 		MouseOff:      a.mouseOff,
 		Waiting:       a.modal != nil,
+		Activity:      a.activity,
 	})
 }
 
@@ -1164,7 +1206,7 @@ func (a *App) View() (v tea.View) {
 	if box := a.overlayBox(); box != "" {
 		rows := strings.Split(content, "\n")
 		last := len(rows) - 1
-		rows = append(overlay(rows[:last], box, a.width), rows[last])
+		rows = append(overlay(rows[:last], box, a.width, a.modal == nil && a.mem == nil && a.setup != nil), rows[last])
 		content = strings.Join(rows, "\n")
 	} else if c := a.input.Cursor(); c != nil {
 		c.Y += inputTop
@@ -1172,4 +1214,13 @@ func (a *App) View() (v tea.View) {
 	}
 	v.SetContent(content)
 	return v
+}
+
+// firstClause is text up to its first " (" : "starting the sandbox…" of
+// "starting the sandbox… (its container is being created; …)".
+func firstClause(text string) string {
+	if i := strings.Index(text, " ("); i > 0 {
+		return text[:i]
+	}
+	return text
 }

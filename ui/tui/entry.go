@@ -166,6 +166,9 @@ type toolEntry struct {
 	display        string // the tool's Display, sanitised, tabs expanded
 	expanded       bool
 	titleCut       bool // the last render cut the one-line title
+	// notes are what the tool said while it ran (tools.Notify), shown in
+	// its block under the title, before its output.
+	notes []string
 }
 
 func newToolEntry(ev agent.ToolCallStarted, now time.Time) *toolEntry {
@@ -288,6 +291,11 @@ func (e *toolEntry) render(width int, rc *renderCtx) []string {
 		}
 	}
 
+	for _, n := range e.notes {
+		for _, l := range wrapText(n, width-4) {
+			lines = append(lines, "  "+th.Notice.Render("↳ "+l))
+		}
+	}
 	switch e.state {
 	case toolFailed, toolRetry, toolDenied:
 		for _, l := range wrapText(e.outcome, width-2) {
@@ -347,7 +355,7 @@ const (
 	noticeError                    // something failed
 	noticeOutput                   // a slash command's output
 	noticeAttach                   // a file attached with @path
-	noticeWarn                     // untrusted content entered the conversation
+	noticeWarn                     // a warning: untrusted content entered the conversation, a setting ignored
 )
 
 // noticeEntry is a line or block the chat shows that is not a message.

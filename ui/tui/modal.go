@@ -553,8 +553,12 @@ func (m *Modal) View() string {
 	return th.Modal.Render(strings.Join(lines, "\n"))
 }
 
-// overlay draws box centred over base (lines of width w).
-func overlay(base []string, box string, w int) []string {
+// overlay draws box centred over base (lines of width w). The rows the box
+// covers are blank beside it, and so are the rows just above and below
+// it: no text of the chat shows beside a modal's borders or cut off
+// against them. With clearAll the whole base is blank (the setup, which
+// stands for the chat until it is over).
+func overlay(base []string, box string, w int, clearAll bool) []string {
 	boxLines := strings.Split(box, "\n")
 	bw := 0
 	for _, l := range boxLines {
@@ -562,18 +566,20 @@ func overlay(base []string, box string, w int) []string {
 	}
 	x := max((w-bw)/2, 0)
 	y := max((len(base)-len(boxLines))/2, 0)
+	blank := strings.Repeat(" ", w)
 	out := append([]string(nil), base...)
+	for row := range out {
+		if clearAll || (row >= y-1 && row <= y+len(boxLines)) {
+			out[row] = blank
+		}
+	}
 	for i, l := range boxLines {
 		row := y + i
 		if row >= len(out) {
 			break
 		}
-		left := xansi.Truncate(out[row], x, "")
-		if lw := xansi.StringWidth(left); lw < x {
-			left += strings.Repeat(" ", x-lw)
-		}
-		right := xansi.TruncateLeft(out[row], x+bw, "")
-		out[row] = left + "\x1b[m" + l + "\x1b[m" + right
+		right := max(w-x-xansi.StringWidth(l), 0)
+		out[row] = strings.Repeat(" ", x) + "\x1b[m" + l + "\x1b[m" + strings.Repeat(" ", right)
 	}
 	return out
 }

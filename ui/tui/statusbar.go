@@ -38,6 +38,9 @@ type StatusInfo struct {
 	// Waiting is set while the approval modal waits for the user: the
 	// turn is not thinking then, it is waiting on them.
 	Waiting bool
+	// Activity, when set, is what the turn waits on instead of the model
+	// ("starting the sandbox…").
+	Activity string
 }
 
 // StatusBar is the bottom line: provider and model, sandbox isolation (an
@@ -187,6 +190,8 @@ func (s *StatusBar) refresh() {
 		right = th.Warn.Inherit(base).Render(" " + s.flash + " ")
 	case s.busy && in.Waiting:
 		right = th.Warn.Inherit(base).Render(" ? waiting for your approval ")
+	case s.busy && in.Activity != "":
+		right = seg(spinFrames[s.frame] + " " + in.Activity + " " + present.Duration(s.now.Sub(s.started)))
 	case s.busy:
 		right = seg(spinFrames[s.frame] + " Co is thinking… " + present.Duration(s.now.Sub(s.started)))
 	case in.MouseOff:

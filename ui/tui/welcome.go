@@ -40,6 +40,7 @@ type welcomeEntry struct {
 	provider string // "name · model", or "" while resolving
 	resolved bool
 	err      string // why no provider is usable
+	setup    bool   // /setup is offered here (the first-run panel leads with it)
 }
 
 func (e *welcomeEntry) setProvider(provider string, resolved bool, err string) {
@@ -83,7 +84,7 @@ func (e *welcomeEntry) render(width int, rc *renderCtx) []string {
 	lines := strings.Split(box.Render(padLines(body, inner)), "\n")
 	if e.resolved && e.err != "" {
 		lines = append(lines, "")
-		lines = append(lines, firstRunPanel(th, e.err, inner)...)
+		lines = append(lines, firstRunPanel(th, e.err, inner, e.setup)...)
 	}
 	for i, l := range lines {
 		if xansi.StringWidth(l) > width {
@@ -94,12 +95,23 @@ func (e *welcomeEntry) render(width int, rc *renderCtx) []string {
 }
 
 // firstRunPanel tells a new user exactly what to set to get a provider.
-func firstRunPanel(th *Theme, msg string, inner int) []string {
+// With the setup offered it leads with /setup, which saves the choice
+// and needs no restart; the environment variables are the alternative.
+func firstRunPanel(th *Theme, msg string, inner int, setup bool) []string {
 	var body []string
 	body = append(body, th.Error.Bold(true).Render("No LLM provider is usable yet"), "")
 	body = append(body, wrapText(safe.Text(msg), inner)...)
-	body = append(body, "",
-		th.Dim.Render("For example, then restart co:"),
+	body = append(body, "")
+	if setup {
+		body = append(body,
+			th.Dim.Render("Type ")+th.Accent.Render("/setup")+th.Dim.Render(" to choose one here (no restart needed)."),
+			"",
+			th.Dim.Render("Or set one in the environment, then restart co:"),
+		)
+	} else {
+		body = append(body, th.Dim.Render("Set one in the environment, then restart co:"))
+	}
+	body = append(body,
 		"  "+th.Accent.Render("export GEMINI_API_KEY=…")+th.Dim.Render("   (Gemini)"),
 		"  "+th.Accent.Render("ollama serve")+th.Dim.Render("              (local Ollama)"),
 		"  "+th.Accent.Render("export LLM_PROVIDER=openai OPENAI_BASE_URL=… OPENAI_MODEL=…"),
