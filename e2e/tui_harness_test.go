@@ -182,7 +182,7 @@ func (s *tuiSession) signal(sig syscall.Signal) {
 func (s *tuiSession) assertRestored() {
 	s.t.Helper()
 	var stty []byte
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(tuiWait)
 	for len(stty) == 0 && time.Now().Before(deadline) {
 		stty, _ = os.ReadFile(s.sttyOut)
 		time.Sleep(20 * time.Millisecond)

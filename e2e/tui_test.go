@@ -247,7 +247,7 @@ func TestTUIEscapeSequencesInAReplyAreShownNotObeyed(t *testing.T) {
 	}
 	// The user's own copy (ctrl+y) does reach the clipboard, neutralised.
 	s.keys("C-y")
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(tuiWait)
 	for s.buffers() == "" && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
