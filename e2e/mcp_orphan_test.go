@@ -30,7 +30,7 @@ func TestMCPListTimeoutLeavesNoProcess(t *testing.T) {
 		t.Fatalf("the server did not start: %v", err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }) // when this test fails
-	deadline := time.Now().Add(60 * time.Second) // a hang detector, not a measure
+	deadline := time.Now().Add(60 * time.Second)                   // a hang detector, not a measure
 	for mcptest.GroupAlive(pgid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server's process group %d outlived co", pgid)
