@@ -104,7 +104,7 @@ func (s *tuiSession) screen() string {
 // waitFor waits until the screen shows every one of want and returns it.
 func (s *tuiSession) waitFor(timeout time.Duration, want ...string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := hangDeadline(timeout)
 	for {
 		scr := s.screen()
 		ok := true
@@ -226,7 +226,7 @@ func fileExists(dir, name string) bool {
 // waitUntil waits until cond holds for the screen and returns it.
 func (s *tuiSession) waitUntil(timeout time.Duration, what string, cond func(screen string) bool) string {
 	s.t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := hangDeadline(timeout)
 	for {
 		scr := s.screen()
 		if cond(scr) {
@@ -310,7 +310,7 @@ func stripSGR(s string) string {
 // to answer wait for this event rather than sleep past the grace period.
 func (s *tuiSession) waitArmed() {
 	s.t.Helper()
-	deadline := time.Now().Add(tuiWait)
+	deadline := hangDeadline(tuiWait)
 	for !modalArmed(s.styledScreen()) {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("the modal's key hints never lit up; screen:\n%q", s.styledScreen())
