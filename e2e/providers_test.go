@@ -328,8 +328,9 @@ func TestConnectionIsWarmBeforeTheFirstPrompt(t *testing.T) {
 	// last of them LM Studio's /api/v0/models (agent/budget.go, askWindow):
 	// the warm connection is busy until that is answered, and a prompt sent
 	// before then would rightly take another. Once the answer is on its way
-	// back no clock is needed: a turn waits for the window being learned
-	// (awaitWindow), and learning ends when that answer is read, with the
+	// back the test needs no clock of its own: a turn first waits for the
+	// window being learned (awaitWindow, up to learnWait's 500 ms of co's
+	// own), and learning ends as soon as co has read that answer, with the
 	// connection back in the pool.
 	relay := newCountingRelay(t, u.Host, "GET /api/v0/models ")
 	base := "http://" + relay.ln.Addr().String() + "/v1"
