@@ -408,7 +408,7 @@ func TestOllamaShowFailsStillChats(t *testing.T) {
 	}
 	// Ollama's own default is in force; /api/ps, asked in the background
 	// once the reply is in, says which.
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a hang detector, not a measure
 	for ag.ContextWindow() != 4096 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -135,10 +135,21 @@ func (p *proc) send(line string) {
 	}
 }
 
+// hangFloor is the least any wait of these tests allows: their deadlines
+// only detect a hang, so a loaded machine (a race build, other packages'
+// tests, two busy loops) must never come near one. A shorter timeout given
+// by a caller says what is expected, and is raised to this.
+const hangFloor = time.Minute
+
+// hangDeadline is when a wait of timeout (raised to hangFloor) gives up.
+func hangDeadline(timeout time.Duration) time.Time {
+	return time.Now().Add(max(timeout, hangFloor))
+}
+
 // waitFor waits until stdout contains s, counting from byte offset from.
 func (p *proc) waitFor(s string, timeout time.Duration) {
 	p.t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := hangDeadline(timeout)
 	for time.Now().Before(deadline) {
 		if strings.Contains(p.stdout.String(), s) {
 			return
@@ -162,8 +173,8 @@ func (p *proc) wait(timeout time.Duration) int {
 	p.t.Helper()
 	select {
 	case <-p.done:
-	case <-time.After(timeout):
-		p.t.Fatalf("co did not exit within %s", timeout)
+	case <-time.After(max(timeout, hangFloor)):
+		p.t.Fatalf("co did not exit within %s", max(timeout, hangFloor))
 	}
 	var ee *exec.ExitError
 	if errors.As(p.err, &ee) {

@@ -418,7 +418,7 @@ func (s *tuiSession) answer(key, marker string) {
 // waitCount waits until stdout holds s at least n times.
 func (p *proc) waitCount(s string, n int, timeout time.Duration) {
 	p.t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := hangDeadline(timeout)
 	for p.count(s) < n {
 		select {
 		case <-p.done:

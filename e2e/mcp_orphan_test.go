@@ -18,14 +18,11 @@ func TestMCPListTimeoutLeavesNoProcess(t *testing.T) {
 	e := env(t, nil)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	mcpSettings(t, e, `{"stuck": {"command": "sh", "args": ["-c", "echo $$ > \"$0\"; trap '' TERM; while :; do sleep 1; done", "`+pidFile+`"], "timeout_seconds": 2}}`)
-	start := time.Now()
+	// runCo's deadline bounds a hang; the message says co gave up on its own bound.
 	out, errOut, code := runCo(t, t.TempDir(), e, "", "mcp", "list")
 	// Its only server failed: co mcp list exits 1.
 	if code != 1 || !strings.Contains(out, "stuck (local): failed: did not finish starting within 2s") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
-	}
-	if d := time.Since(start); d > 8*time.Second {
-		t.Errorf("co mcp list took %s", d)
 	}
 	b, err := os.ReadFile(pidFile)
 	pgid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
@@ -33,7 +30,7 @@ func TestMCPListTimeoutLeavesNoProcess(t *testing.T) {
 		t.Fatalf("the server did not start: %v", err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }) // when this test fails
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)                   // a hang detector, not a measure
 	for mcptest.GroupAlive(pgid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server's process group %d outlived co", pgid)

@@ -81,7 +81,7 @@ func TestTUIMCPCallApproved(t *testing.T) {
 	s.ready()
 	s.send("add 40 and 2")
 	s.waitFor(tuiWait, "Approve mcp__everything__get-sum?", "server: everything", "tool: get-sum")
-	time.Sleep(600 * time.Millisecond) // past the grace period
+	s.waitArmed()
 	s.keys("y")
 	s.waitFor(tuiWait, "The tool says forty-two.")
 	reqs := srv.Requests()

@@ -247,7 +247,7 @@ func TestTUIMemory(t *testing.T) {
 	if strings.Contains(s.screen(), "approve for the session") {
 		t.Fatalf("the modal offers a session grant for a memory save:\n%s", s.screen())
 	}
-	time.Sleep(600 * time.Millisecond) // past the modal's grace period
+	s.waitArmed()
 	s.keys("y")
 	s.waitFor(tuiWait, "Noted your bike.")
 	ms := exportMemories(t, dir, e)

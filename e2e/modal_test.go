@@ -139,7 +139,7 @@ func TestTUIApprovalModalAsAUserReadsIt(t *testing.T) {
 	if n := strings.Count(scr, "$ "); n != 1 {
 		t.Fatalf("at 120 columns \"$ \" shows %d times:\n%s", n, scr)
 	}
-	time.Sleep(600 * time.Millisecond) // past the grace period
+	s.waitArmed()
 	s.keys("y")
 	s.waitFor(tuiWait, "Ran it.")
 	if b, err := os.ReadFile(filepath.Join(dir, "out-dir", "the-last-step-was-reached.txt")); err != nil || string(b) != "finished-the-long-command\n" {
@@ -154,7 +154,7 @@ func TestTUIApprovalModalAsAUserReadsIt(t *testing.T) {
 	if n := strings.Count(text, "the-unique-content-line-of-the-file"); n != 1 || strings.Contains(text, "Arguments:") {
 		t.Fatalf("the content shows %d times (want once, in the preview):\n%s", n, text)
 	}
-	time.Sleep(600 * time.Millisecond)
+	s.waitArmed()
 	s.keys("n")
 	s.waitFor(tuiWait, "Not written.")
 
@@ -165,7 +165,7 @@ func TestTUIApprovalModalAsAUserReadsIt(t *testing.T) {
 	if n := strings.Count(text, "the-unique-memory-text"); n != 1 || strings.Contains(text, "Arguments:") {
 		t.Fatalf("the memory shows %d times (want once, in the preview):\n%s", n, text)
 	}
-	time.Sleep(600 * time.Millisecond)
+	s.waitArmed()
 	s.keys("n")
 	s.waitFor(tuiWait, "Not saved.")
 }
@@ -271,7 +271,7 @@ func TestTUIMCPApprovalShowsTheArgumentsOnce(t *testing.T) {
 			t.Errorf("the modal lacks %q:\n%s", want, text)
 		}
 	}
-	time.Sleep(600 * time.Millisecond) // past the grace period
+	s.waitArmed()
 	s.keys("y")
 	s.waitFor(tuiWait, "Echoed.")
 }

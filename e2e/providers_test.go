@@ -1,12 +1,12 @@
 package e2e
 
 import (
-	"io"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -238,19 +238,25 @@ func TestGPT5AnswersWithLimitsConfigured(t *testing.T) {
 	}
 }
 
-// countingRelay forwards TCP connections to target and counts them.
+// countingRelay forwards TCP connections to target and counts them. It
+// also watches for one request (a line such as "GET /path") and says when
+// the answer to it has started back to the client.
 type countingRelay struct {
-	ln    net.Listener
-	conns atomic.Int32
-	back  atomic.Int64 // bytes from target back to the client
+	ln       net.Listener
+	conns    atomic.Int32
+	back     atomic.Int64 // bytes from target back to the client
+	watch    string       // the request line's start to watch for
+	asked    atomic.Bool  // watch has gone to the target
+	answered chan struct{}
+	once     sync.Once
 }
 
-func newCountingRelay(t *testing.T, target string) *countingRelay {
+func newCountingRelay(t *testing.T, target, watch string) *countingRelay {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &countingRelay{ln: ln}
+	r := &countingRelay{ln: ln, watch: watch, answered: make(chan struct{})}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -263,12 +269,35 @@ func newCountingRelay(t *testing.T, target string) *countingRelay {
 				c.Close()
 				continue
 			}
-			go func() { io.Copy(up, c); up.Close() }()
+			go func() {
+				var seen []byte // what went up, for watch split across reads
+				for buf := make([]byte, 4096); ; {
+					n, err := c.Read(buf)
+					if n > 0 {
+						if !r.asked.Load() {
+							seen = append(seen, buf[:n]...)
+							if strings.Contains(string(seen), "\r\n"+r.watch) || strings.HasPrefix(string(seen), r.watch) {
+								r.asked.Store(true) // before the request goes up: its answer comes after
+							}
+						}
+						if _, werr := up.Write(buf[:n]); werr != nil {
+							break
+						}
+					}
+					if err != nil {
+						break
+					}
+				}
+				up.Close()
+			}()
 			go func() {
 				for buf := make([]byte, 4096); ; {
 					n, err := up.Read(buf)
 					if n > 0 {
 						r.back.Add(int64(n))
+						if r.asked.Load() {
+							r.once.Do(func() { close(r.answered) })
+						}
 						if _, werr := c.Write(buf[:n]); werr != nil {
 							break
 						}
@@ -295,18 +324,23 @@ func TestConnectionIsWarmBeforeTheFirstPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	relay := newCountingRelay(t, u.Host)
+	// The warm-up is a HEAD and then the context window's questions, the
+	// last of them LM Studio's /api/v0/models (agent/budget.go, askWindow):
+	// the warm connection is busy until that is answered, and a prompt sent
+	// before then would rightly take another. Once the answer is on its way
+	// back the test needs no clock of its own: a turn first waits for the
+	// window being learned (awaitWindow, up to learnWait's 500 ms of co's
+	// own), and learning ends as soon as co has read that answer, with the
+	// connection back in the pool.
+	relay := newCountingRelay(t, u.Host, "GET /api/v0/models ")
 	base := "http://" + relay.ln.Addr().String() + "/v1"
 	p := start(t, t.TempDir(), env(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL="+base, "OPENAI_MODEL=test-model", "OPENAI_API_KEY=sk-test"), "--plain")
-	p.waitFor("co> ", 10*time.Second)
-	// The warm-up is over when its answer has come back (on a loaded
-	// machine the prompt could otherwise be sent while the warm
-	// connection is still busy with it, and rightly take another).
-	deadline := time.Now().Add(5 * time.Second)
-	for (relay.conns.Load() == 0 || relay.back.Load() == 0) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	p.waitFor("co> ", 60*time.Second)
+	select {
+	case <-relay.answered:
+	case <-time.After(60 * time.Second): // a hang detector, not a measure
+		t.Fatalf("the warm-up never asked for the context window (%d connections, %d bytes back)", relay.conns.Load(), relay.back.Load())
 	}
-	time.Sleep(100 * time.Millisecond) // the client reads the answer and pools the connection
 	if relay.conns.Load() != 1 {
 		t.Fatalf("%d connections before the first prompt, want 1 (the warm one)", relay.conns.Load())
 	}

@@ -15,7 +15,7 @@ const starting = "starting the sandbox…"
 // waitErr waits until stderr contains s (the deadline only detects a hang).
 func (p *proc) waitErr(s string, timeout time.Duration) {
 	p.t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := hangDeadline(timeout)
 	for !strings.Contains(p.stderr.String(), s) {
 		select {
 		case <-p.done:

@@ -105,7 +105,7 @@ func (s *tuiSession) screen() string {
 // waitFor waits until the screen shows every one of want and returns it.
 func (s *tuiSession) waitFor(timeout time.Duration, want ...string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := hangDeadline(timeout)
 	for {
 		scr := s.screen()
 		ok := true
@@ -183,7 +183,7 @@ func (s *tuiSession) signal(sig syscall.Signal) {
 func (s *tuiSession) assertRestored() {
 	s.t.Helper()
 	var stty []byte
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(tuiWait)
 	for len(stty) == 0 && time.Now().Before(deadline) {
 		stty, _ = os.ReadFile(s.sttyOut)
 		time.Sleep(20 * time.Millisecond)
@@ -227,7 +227,7 @@ func fileExists(dir, name string) bool {
 // waitUntil waits until cond holds for the screen and returns it.
 func (s *tuiSession) waitUntil(timeout time.Duration, what string, cond func(screen string) bool) string {
 	s.t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := hangDeadline(timeout)
 	for {
 		scr := s.screen()
 		if cond(scr) {
@@ -235,6 +235,86 @@ func (s *tuiSession) waitUntil(timeout time.Duration, what string, cond func(scr
 		}
 		if time.Now().After(deadline) {
 			s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, scr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// styledScreen is what the pane shows with its SGR escapes (capture-pane -e).
+func (s *tuiSession) styledScreen() string {
+	out, err := exec.Command("tmux", "-S", s.sock, "capture-pane", "-e", "-p", "-t", "co").CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("(capture failed: %v %s)", err, out)
+	}
+	return string(out)
+}
+
+// modalArmed reports whether the approval modal on a styled screen has
+// lit its key hints: the "y" of "y approve once" is bold (the theme's
+// KeyHint, bold in every palette) once the grace period is over, dim
+// (never bold) before.
+func modalArmed(styled string) bool {
+	for _, line := range strings.Split(styled, "\n") {
+		i := strings.Index(line, "y\x1b[")
+		for i >= 0 {
+			rest := line[i+1:]
+			if plain := stripSGR(rest); strings.HasPrefix(plain, " approve once") {
+				// tmux writes one SGR per attribute ("\x1b[1m\x1b[38;5;26my"):
+				// read every escape right before the "y".
+				bold := false
+				for head := line[:i]; strings.HasSuffix(head, "m"); {
+					j := strings.LastIndex(head, "\x1b[")
+					if j < 0 {
+						break
+					}
+					params := strings.TrimSuffix(head[j+2:], "m")
+					if strings.Trim(params, "0123456789;") != "" {
+						break // text, not an escape, ends in "m"
+					}
+					for _, p := range strings.Split(params, ";") {
+						bold = bold || p == "1"
+					}
+					head = head[:j]
+				}
+				return bold
+			}
+			k := strings.Index(rest, "y\x1b[")
+			if k < 0 {
+				break
+			}
+			i += 1 + k
+		}
+	}
+	return false
+}
+
+// stripSGR drops the SGR escapes (ESC [ … m) from s.
+func stripSGR(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := strings.IndexByte(s[i:], 'm')
+			if j < 0 {
+				break
+			}
+			i += j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// waitArmed waits until the approval modal's grace period is over, seen
+// as a person sees it: its key hints light up. A key sent before then is
+// swallowed by design (ui/tui/modal.go, ApprovalGrace), so tests that mean
+// to answer wait for this event rather than sleep past the grace period.
+func (s *tuiSession) waitArmed() {
+	s.t.Helper()
+	deadline := hangDeadline(tuiWait)
+	for !modalArmed(s.styledScreen()) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the modal's key hints never lit up; screen:\n%q", s.styledScreen())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -12,7 +12,8 @@ import (
 	"github.com/co-cli/co/agent/llmtest"
 )
 
-const tuiWait = 20 * time.Second
+// tuiWait bounds a wait for the screen: a hang detector, never a measure.
+const tuiWait = time.Minute
 
 func TestTUIStreamsMarkdownReply(t *testing.T) {
 	srv := llmtest.NewServer()
@@ -71,7 +72,7 @@ func TestTUIApprovalModal(t *testing.T) {
 			if fileExists(dir, "approved.txt") {
 				t.Fatalf("the command ran before approval:\n%s", scr)
 			}
-			time.Sleep(600 * time.Millisecond) // past the grace period
+			s.waitArmed()
 			s.keys(tt.key)
 			s.waitFor(tuiWait, "Finished.", tt.shows)
 			if got := fileExists(dir, "approved.txt"); got != tt.created {
@@ -95,7 +96,7 @@ func TestTUIApprovalModal(t *testing.T) {
 		s.ready()
 		s.send("log twice")
 		s.waitFor(tuiWait, "Approve run_shell_command?", "a approves for this session: exactly this command")
-		time.Sleep(600 * time.Millisecond)
+		s.waitArmed()
 		s.keys("a")
 		scr := s.waitFor(tuiWait, "Twice.", "(session grant)")
 		if strings.Contains(scr, "Approve run_shell_command?") {
@@ -126,7 +127,7 @@ func TestTUITypingFastIntoAModalIsNotAnApproval(t *testing.T) {
 	if fileExists(dir, "typed.txt") {
 		t.Fatalf("typing into the modal approved the command:\n%s", scr)
 	}
-	time.Sleep(600 * time.Millisecond)
+	s.waitArmed()
 	s.keys("n")
 	s.waitFor(tuiWait, "OK then.", "denied by the user")
 	if fileExists(dir, "typed.txt") {
@@ -247,7 +248,7 @@ func TestTUIEscapeSequencesInAReplyAreShownNotObeyed(t *testing.T) {
 	}
 	// The user's own copy (ctrl+y) does reach the clipboard, neutralised.
 	s.keys("C-y")
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(tuiWait)
 	for s.buffers() == "" && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -264,7 +265,7 @@ func TestTUIHelpListsKeysAndBangRunsThroughTheModal(t *testing.T) {
 	s.waitFor(tuiWait, "Commands:", "/yolo", "ctrl+y", "copy", "release the mouse", "!cmd")
 	s.send("!touch bang.txt")
 	s.waitFor(tuiWait, "Approve run_shell_command?", "$ touch bang.txt")
-	time.Sleep(600 * time.Millisecond)
+	s.waitArmed()
 	s.keys("y")
 	s.waitFor(tuiWait, "✓ ! touch bang.txt")
 	if !fileExists(dir, "bang.txt") {

@@ -135,7 +135,7 @@ func TestInstructionsSymlinksAndSpecialFiles(t *testing.T) {
 	var s *Set
 	select {
 	case s = <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // a FIFO blocks forever: a hang detector
 		t.Fatal("Load blocked on a FIFO")
 	}
 	p := s.Prompt()

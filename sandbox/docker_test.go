@@ -115,7 +115,7 @@ func needDocker(t testing.TB) *client.Client {
 			return
 		}
 		defer cli.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
 		if _, err := cli.Ping(ctx); err != nil {
 			docker.err = err
@@ -299,17 +299,16 @@ func TestDockerSandbox(t *testing.T) {
 	})
 
 	t.Run("timeout", func(t *testing.T) {
-		start := time.Now()
-		out := mustRun(t, d, "echo started; sleep 31", Options{Timeout: 2 * time.Second})
-		if !out.TimedOut || out.ExitCode != 124 || !strings.HasPrefix(out.Text, "started\n") ||
+		// sleep 301 outlives hangGuard: a Run that waited for it would trip the guard.
+		out, err := returnsWithin(t, "Run with a 2s timeout", func() (Output, error) {
+			return d.Run(ctx, "echo started; sleep 301", Options{Timeout: 2 * time.Second})
+		})
+		if err != nil || !out.TimedOut || out.ExitCode != 124 || !strings.HasPrefix(out.Text, "started\n") ||
 			!strings.HasSuffix(out.Text, "[command timed out after 2s]") {
-			t.Fatalf("got %+v", out)
+			t.Fatalf("got %+v, %v", out, err)
 		}
-		if d := time.Since(start); d > 6*time.Second {
-			t.Fatalf("Run took %v for a 2s timeout", d)
-		}
-		if out := mustRun(t, d, "ps -eo args | grep -c '^sleep 31' || true", Options{}); out.Text != "0\n" {
-			t.Fatalf("sleep 31 still running: %q", out.Text)
+		if out := mustRun(t, d, "ps -eo args | grep -c '^sleep 301' || true", Options{}); out.Text != "0\n" {
+			t.Fatalf("sleep 301 still running: %q", out.Text)
 		}
 	})
 
@@ -330,16 +329,14 @@ func TestDockerSandbox(t *testing.T) {
 	t.Run("ctx cancel kills the command", func(t *testing.T) {
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		start := time.Now()
-		_, err := d.Run(cctx, "sleep 32", Options{})
+		_, err := returnsWithin(t, "Run after its context's deadline", func() (Output, error) {
+			return d.Run(cctx, "sleep 302", Options{})
+		})
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v, want DeadlineExceeded", err)
 		}
-		if d := time.Since(start); d > 3*time.Second {
-			t.Fatalf("Run took %v after cancel", d)
-		}
-		if out := mustRun(t, d, "ps -eo args | grep -c '^sleep 32' || true", Options{}); out.Text != "0\n" {
-			t.Fatalf("sleep 32 still running: %q", out.Text)
+		if out := mustRun(t, d, "ps -eo args | grep -c '^sleep 302' || true", Options{}); out.Text != "0\n" {
+			t.Fatalf("sleep 302 still running: %q", out.Text)
 		}
 	})
 
@@ -356,20 +353,20 @@ func TestDockerSandbox(t *testing.T) {
 	})
 
 	t.Run("concurrent runs", func(t *testing.T) {
+		// A barrier: each run ends only once all four have started, so runs
+		// serialised by the sandbox never end (they time out) whatever the
+		// machine's speed.
 		var wg sync.WaitGroup
-		start := time.Now()
 		for i := range 4 {
 			wg.Go(func() {
-				out, err := d.Run(ctx, fmt.Sprintf("sleep 1; echo %d", i), Options{})
+				out, err := d.Run(ctx, fmt.Sprintf("mkdir -p /tmp/barrier && touch /tmp/barrier/%d && "+
+					"while [ $(ls /tmp/barrier | wc -l) -lt 4 ]; do sleep 0.05; done; echo %d", i, i), Options{})
 				if err != nil || out.Text != fmt.Sprintf("%d\n", i) {
-					t.Errorf("run %d: %+v, %v", i, out, err)
+					t.Errorf("run %d: %+v, %v (serialised?)", i, out, err)
 				}
 			})
 		}
 		wg.Wait()
-		if d := time.Since(start); d > 3500*time.Millisecond {
-			t.Errorf("4 concurrent 1s runs took %v: serialised?", d)
-		}
 	})
 }
 
@@ -446,10 +443,16 @@ func TestDockerCloseRemovesContainer(t *testing.T) {
 	// A Run in flight when Close comes must end with an error, promptly.
 	running := make(chan error, 1)
 	go func() {
-		_, err := d.Run(context.Background(), "sleep 30", Options{})
+		_, err := d.Run(context.Background(), "touch /tmp/running; sleep 300", Options{})
 		running <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// Close while the command runs: once it has said so, not after a guess.
+	for deadline := time.Now().Add(hangGuard); mustRun(t, d, "test -e /tmp/running && echo yes || true", Options{}).Text != "yes\n"; {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
@@ -467,7 +470,7 @@ func TestDockerCloseRemovesContainer(t *testing.T) {
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("Run in flight during Close: %v, want ErrClosed", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(hangGuard):
 		t.Error("Run in flight did not end after Close")
 	}
 	assertNoContainer(t, cli, d.Name())
@@ -930,13 +933,15 @@ func TestDockerHungEngineFailsFast(t *testing.T) {
 	mustRun(t, d, "true", Options{})
 
 	p.setFrozen(true)
-	start := time.Now()
-	_, err := d.Run(context.Background(), "echo hi", Options{})
-	took := time.Since(start)
+	// The engine never answers while frozen: Run ends on its own bound
+	// (apiTimeout) with an error, or trips the hang guard.
+	_, err := returnsWithin(t, "Run against a hung engine", func() (Output, error) {
+		return d.Run(context.Background(), "echo hi", Options{})
+	})
 	p.setFrozen(false)
-	t.Logf("Run against a hung engine: %v after %v", err, took)
-	if err == nil || took > 8*time.Second {
-		t.Fatalf("Run against a hung engine: err %v after %v, want an error within seconds", err, took)
+	t.Logf("Run against a hung engine: %v", err)
+	if err == nil {
+		t.Fatal("Run against a hung engine succeeded")
 	}
 	mustRun(t, d, "true", Options{}) // the engine answers again: so does the sandbox
 }
@@ -1017,17 +1022,22 @@ func TestNewFallbackMatrix(t *testing.T) {
 				Workspace: ws, RunID: "matrix" + randomHex(8),
 			}
 			// Select reports the same choice without creating anything.
-			selOnly, selErr := Select(context.Background(), cfg)
+			// A probe of an engine that never answers ends on its own bound
+			// (probeTimeout), or trips the hang guard.
+			selOnly, selErr := returnsWithin(t, "Select", func() (Selection, error) { return Select(context.Background(), cfg) })
 			if tt.want == "" && (selErr == nil || !strings.Contains(selErr.Error(), tt.errSubstr)) ||
 				tt.want != "" && (selErr != nil || selOnly.Backend != tt.want) {
 				t.Fatalf("Select = %+v, %v", selOnly, selErr)
 			}
-			start := time.Now()
-			sb, sel, err := New(context.Background(), cfg)
-			took := time.Since(start)
-			if took > 3*time.Second {
-				t.Errorf("New took %v: the Docker probe is not bounded", took)
+			type made struct {
+				sb  Sandbox
+				sel Selection
 			}
+			m, err := returnsWithin(t, "New", func() (made, error) {
+				sb, sel, err := New(context.Background(), cfg)
+				return made{sb, sel}, err
+			})
+			sb, sel := m.sb, m.sel
 			if tt.want == "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errSubstr) {
 					t.Fatalf("New: %v, want an error containing %q", err, tt.errSubstr)

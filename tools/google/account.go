@@ -102,7 +102,7 @@ func (a *Account) httpClientLocked() (*http.Client, error) {
 		timeout += a.cfg.maxRateWait()
 	}
 	a.client = &http.Client{
-		Transport: &oauth2.Transport{Source: ts, Base: &rateLimited{base: rt, maxWait: a.cfg.maxRateWait()}},
+		Transport: &oauth2.Transport{Source: ts, Base: &rateLimited{base: rt, maxWait: a.cfg.maxRateWait(), sleep: a.cfg.Sleep}},
 		Timeout:   timeout,
 	}
 	a.source = src

@@ -1,6 +1,7 @@
 package google
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -61,6 +62,9 @@ type Config struct {
 	// MaxRateWait bounds how long one call waits out rate limits; zero is
 	// DefaultMaxRateWait.
 	MaxRateWait time.Duration
+	// Sleep waits out one rate limit of d, returning early with ctx's
+	// error; nil is a real timer. Tests inject one that records d.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Getenv reads the environment (GOOGLE_APPLICATION_CREDENTIALS, HOME,
 	// CLOUDSDK_CONFIG); nil is os.Getenv.
 	Getenv func(string) string

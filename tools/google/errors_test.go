@@ -1,8 +1,11 @@
 package google_test
 
 import (
+	"context"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +24,7 @@ func TestServiceErrorsSayWhatToDo(t *testing.T) {
 		tool, args         string
 		want               []string
 		retry              bool
-		maxElapsed         time.Duration
+		slept              []time.Duration // the rate-limit waits, on an injected clock
 	}{
 		{name: "401", match: "/drive/v3/files", status: 401, reason: "authError", times: 1,
 			tool: google.NameSearchDriveFiles, args: `{"query":"x"}`,
@@ -39,10 +42,10 @@ func TestServiceErrorsSayWhatToDo(t *testing.T) {
 			tool: google.NameReadDriveFile, args: `{"file_id":"nope"}`, retry: true,
 			want: []string{"file nope was not found in Google Drive (404)", "not be shared with this Google account"}},
 		{name: "429 beyond the bound", match: "/drive/v3/files", status: 429, reason: "rateLimitExceeded", retryAfter: "60", times: 5,
-			tool: google.NameSearchDriveFiles, args: `{"query":"x"}`, maxElapsed: time.Second,
+			tool: google.NameSearchDriveFiles, args: `{"query":"x"}`, slept: nil, // 60 s is past the bound: reported at once
 			want: []string{"Google Drive is rate-limiting co", "HTTP 429", "for longer than co waits (3s)"}},
 		{name: "429 without Retry-After backs off then reports", match: "/drive/v3/files", status: 429, reason: "rateLimitExceeded", times: 10,
-			tool: google.NameSearchDriveFiles, args: `{"query":"x"}`, maxElapsed: 5 * time.Second,
+			tool: google.NameSearchDriveFiles, args: `{"query":"x"}`, slept: []time.Duration{time.Second, 2 * time.Second}, // 4 s more would pass the 3 s bound
 			want: []string{"HTTP 429"}},
 		{name: "500", match: "/gmail/v1/users/me/messages", status: 503, reason: "backendError", times: 1,
 			tool: google.NameSearchEmails, args: `{"query":"x"}`,
@@ -53,9 +56,9 @@ func TestServiceErrorsSayWhatToDo(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, nil)
+			var slept []time.Duration
+			f := newFixture(t, func(c *google.Config) { c.Sleep = recordSleep(&slept) })
 			f.srv.Fail(tc.match, tc.status, tc.reason, tc.retryAfter, tc.times)
-			start := time.Now()
 			_, err := f.run(t, tc.tool, tc.args)
 			if err == nil {
 				t.Fatal("no error")
@@ -68,24 +71,24 @@ func TestServiceErrorsSayWhatToDo(t *testing.T) {
 					t.Errorf("error lacks %q:\n%v", w, err)
 				}
 			}
-			if tc.maxElapsed > 0 && time.Since(start) > tc.maxElapsed {
-				t.Errorf("took %s, want at most %s", time.Since(start), tc.maxElapsed)
+			if !slices.Equal(slept, tc.slept) {
+				t.Errorf("waited %v, want %v", slept, tc.slept)
 			}
 		})
 	}
 }
 
 func Test429IsWaitedOut(t *testing.T) {
-	f := newFixture(t, nil)
+	var slept []time.Duration
+	f := newFixture(t, func(c *google.Config) { c.Sleep = recordSleep(&slept) })
 	f.srv.AddFiles(googlefake.File{ID: "a", Name: "alpha", MimeType: "text/plain"})
 	f.srv.Fail("/drive/v3/files", 429, "rateLimitExceeded", "1", 1)
-	start := time.Now()
 	res := f.mustRun(t, google.NameSearchDriveFiles, `{"query":"alpha"}`)
 	if res.Meta["count"] != 1 {
 		t.Errorf("after the wait: %v", res.Meta)
 	}
-	if d := time.Since(start); d < time.Second {
-		t.Errorf("retried after %s, before Retry-After's 1s", d)
+	if want := []time.Duration{time.Second}; !slices.Equal(slept, want) {
+		t.Errorf("waited %v before retrying, want Retry-After's %v", slept, want)
 	}
 	// The draft's POST body is sent again after a 429.
 	f.srv.Fail("/gmail/v1/users/me/drafts", 429, "rateLimitExceeded", "0", 1)
@@ -123,5 +126,17 @@ func TestUnusableCredentialsSayWhatToDo(t *testing.T) {
 	_, err = f.run(t, google.NameListEmails, `{}`)
 	if err == nil || !strings.Contains(err.Error(), "Google is not configured: run `co google auth") {
 		t.Errorf("token gone: %v", err)
+	}
+}
+
+// recordSleep is a Config.Sleep that records each wait and returns at
+// once: rate limits are asserted by the waits asked for, not by a clock.
+func recordSleep(slept *[]time.Duration) func(context.Context, time.Duration) error {
+	var mu sync.Mutex
+	return func(_ context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		*slept = append(*slept, d)
+		return nil
 	}
 }

@@ -2,6 +2,7 @@ package google
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"time"
@@ -19,6 +20,19 @@ const minRateWait = 100 * time.Millisecond
 type rateLimited struct {
 	base    http.RoundTripper
 	maxWait time.Duration
+	// sleep waits d or until ctx is done; nil is a real timer (Config.Sleep).
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -63,12 +77,12 @@ func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		resp.Body.Close()
-		timer := time.NewTimer(wait)
-		select {
-		case <-req.Context().Done():
-			timer.Stop()
-			return nil, req.Context().Err()
-		case <-timer.C:
+		pause := t.sleep
+		if pause == nil {
+			pause = sleep
+		}
+		if err := pause(req.Context(), wait); err != nil {
+			return nil, err
 		}
 		waited += wait
 	}

@@ -168,7 +168,7 @@ func TestSubscribersHearOfChanges(t *testing.T) {
 	l.Update("1", "done", "")
 	select {
 	case <-ch:
-	case <-time.After(time.Second):
+	case <-time.After(time.Minute): // a hang detector
 		t.Fatal("no notification")
 	}
 	// Two changes before the reader looked: one receive, and Snapshot has both.

@@ -352,7 +352,7 @@ func TestFetchErrors(t *testing.T) {
 		switch r.URL.Path {
 		case "/slow":
 			select {
-			case <-time.After(3 * time.Second):
+			case <-time.After(time.Minute): // longer than any client waits
 			case <-r.Context().Done():
 			}
 		case "/missing":

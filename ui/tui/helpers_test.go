@@ -223,7 +223,7 @@ func (d *driver) process(wait time.Duration) bool {
 // until processes messages until cond holds.
 func (d *driver) until(what string, cond func() bool) {
 	d.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a hang detector, not a measure
 	for !cond() {
 		if time.Now().After(deadline) {
 			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, d.screen())

@@ -57,7 +57,7 @@ func (s *gatedSource) Attach(p string, maxChars int) (mention.Attachment, error)
 // waitCalled waits until Attach was called for path.
 func (s *gatedSource) waitCalled(t *testing.T, path string) {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(time.Minute) // a hang detector
 	for {
 		select {
 		case p := <-s.called:
@@ -70,16 +70,17 @@ func (s *gatedSource) waitCalled(t *testing.T, path string) {
 	}
 }
 
-// sendNoBlock sends msg and fails if the loop does not come back within
-// a while (it is reading the gated files itself): the gates are opened
-// then so the test ends instead of hanging.
+// sendNoBlock sends msg and fails if the loop does not come back while the
+// gates are closed (it would be reading the gated files itself). A blocked
+// loop never comes back, so the minute is a hang detector, not a measure:
+// the gates are opened then so the test ends instead of hanging.
 func sendNoBlock(d *driver, src *gatedSource, msg tea.Msg) {
 	d.t.Helper()
 	done := make(chan struct{})
 	go func() { d.send(msg); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(3 * time.Second):
+	case <-time.After(time.Minute):
 		src.openAll()
 		<-done
 		d.t.Fatal("the loop was blocked while the mentioned files were read")

@@ -165,7 +165,7 @@ func TestReportedModelBelongsToTheModelItWasReportedFor(t *testing.T) {
 	d.key("enter")
 	select {
 	case <-held:
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute): // a hang detector
 		t.Fatal("the third turn never reached its request")
 	}
 	d.settle()
