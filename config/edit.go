@@ -112,18 +112,7 @@ func unknownSettingError(key string) error {
 
 // encodeValue renders a setting's value as a settings file holds it.
 func encodeValue(v any) ([]byte, error) {
-	switch x := v.(type) {
-	case []string:
-		if x == nil {
-			v = []string{}
-		}
-	case []PolicyRule:
-		if x == nil {
-			v = []PolicyRule{}
-		}
-	case []MCPServer:
-		v = mcpObject(x)
-	}
+	v = fileValue(v)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -132,6 +121,25 @@ func encodeValue(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// fileValue is v as a settings file holds it: [] rather than null for an
+// empty list, MCP servers as an object by name. Save and EditFile both
+// write through it.
+func fileValue(v any) any {
+	switch x := v.(type) {
+	case []string:
+		if x == nil {
+			return []string{}
+		}
+	case []PolicyRule:
+		if x == nil {
+			return []PolicyRule{}
+		}
+	case []MCPServer:
+		return mcpObject(x)
+	}
+	return v
 }
 
 // member is one key of a JSON object, located in its text.

@@ -35,19 +35,7 @@ func marshal(s *Settings) ([]byte, error) {
 		if equalValue(v, f.get(&def)) {
 			continue
 		}
-		switch x := v.(type) { // write [] rather than null for empty lists
-		case []string:
-			if x == nil {
-				v = []string{}
-			}
-		case []PolicyRule:
-			if x == nil {
-				v = []PolicyRule{}
-			}
-		case []MCPServer:
-			v = mcpObject(x)
-		}
-		out[f.key] = v
+		out[f.key] = fileValue(v)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
