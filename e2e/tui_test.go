@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -274,7 +275,8 @@ func TestTUIHelpListsKeysAndBangRunsThroughTheModal(t *testing.T) {
 }
 
 func TestTUIFirstRunSaysWhatToSet(t *testing.T) {
-	s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), 100, 40)
+	// 60 rows: /status's whole block fits, its provider row included.
+	s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), 100, 60)
 	// The setup box comes first (TestTUIFirstRunSetup); Esc skips it, and
 	// the welcome still says what to set.
 	s.waitFor(tuiWait, "Set up a provider")
@@ -287,7 +289,13 @@ func TestTUIFirstRunSaysWhatToSet(t *testing.T) {
 		t.Fatalf("the first-run box does not lead with /setup:\n%s", scr)
 	}
 	s.send("/status")
-	s.waitFor(tuiWait, "provider")
+	// Status's own rows: "provider" alone was already on the screen (the
+	// box says "No LLM provider is usable yet"), so it proved nothing, and
+	// once /status's block scrolled that line away it could not be found.
+	scr = s.waitFor(tuiWait, "none usable:", "untrusted")
+	if !regexp.MustCompile(`provider\s+none usable:`).MatchString(scr) {
+		t.Fatalf("/status has no provider row:\n%s", scr)
+	}
 }
 
 // The renderer diffs each frame against the last one cell by cell, and
