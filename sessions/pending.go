@@ -178,12 +178,25 @@ func (s *Store) ScheduledSince(t time.Time, limit int) ([]Info, error) {
 }
 
 // SetOutcome saves how the run ended (a scheduled run's: "done",
-// "2 calls waiting", "failed: …"), shown by co inbox and co schedule list.
+// "done, 2 calls waiting", "failed: …"), shown by co inbox and
+// co schedule list.
 func (r *Session) SetOutcome(outcome string) error {
 	return r.tx(func(tx *sql.Tx, now int64) error {
 		_, err := tx.Exec(`UPDATE sessions SET outcome = ? WHERE id = ?`, outcome, r.id)
 		return err
 	})
+}
+
+// SetOutcome is Session.SetOutcome of the saved session id.
+func (s *Store) SetOutcome(id, outcome string) error {
+	res, err := s.db.Exec(`UPDATE sessions SET outcome = ? WHERE id = ?`, outcome, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	return nil
 }
 
 // markLooked is the mark of when the user last looked at the inbox.
