@@ -89,3 +89,30 @@ func TestTUIStartNoticeOfScheduledRuns(t *testing.T) {
 	s.ready()
 	s.waitFor(tuiWait, strings.TrimPrefix(inboxNotice, "note: "))
 }
+
+// co inbox with the built binary lists the run and the waiting call,
+// co sessions marks the run, and the chat's --continue never picks it up.
+func TestInboxAndSessionsWithTheBinary(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	e := env(t, srv)
+	dir := t.TempDir()
+	id := seedScheduled(t, e, dir)
+	out, errOut, code := runCo(t, dir, e, "", "inbox")
+	if code != 0 {
+		t.Fatalf("co inbox = %d: %s", code, errOut)
+	}
+	for _, want := range []string{"brief", "Two mails; the post waits.", "send_slack_message", "/inbox approve ID", "\n" + itoa(int(id)) + " "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("co inbox lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = runCo(t, dir, e, "", "sessions")
+	if !strings.Contains(out, "scheduled: brief") {
+		t.Errorf("co sessions:\n%s", out)
+	}
+	_, errOut, code = runCo(t, dir, e, "", "--plain", "--continue")
+	if code == 0 || !strings.Contains(errOut, "no saved chat session") {
+		t.Errorf("co --continue with only a scheduled run saved = %d: %s", code, errOut)
+	}
+}
