@@ -31,7 +31,10 @@ func TestScheduledRunEndToEnd(t *testing.T) {
 	}
 	srv.Script(
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "read_file", Args: `{"path":"todo.txt"}`}}},
-		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c2", Name: "write_file", Args: `{"path":"done.txt","content":"sent"}`}}},
+		// Unsandboxed (the subprocess backend), even ls would run on the
+		// machine itself: it waits too.
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c2", Name: "write_file", Args: `{"path":"done.txt","content":"sent"}`},
+			{ID: "c3", Name: "run_shell_command", Args: `{"cmd":"touch ran.txt"}`}}},
 		llmtest.Reply{Text: "One todo: send the report. Marking it done waits for you."},
 	)
 	var out, errb bytes.Buffer
@@ -40,11 +43,14 @@ func TestScheduledRunEndToEnd(t *testing.T) {
 	if !errors.As(err, &code) || int(code) != headless.ExitWaiting {
 		t.Fatalf("runScheduled = %v, want exit %d\nstdout: %s\nstderr: %s", err, headless.ExitWaiting, out.String(), errb.String())
 	}
-	if !strings.Contains(out.String(), "One todo: send the report.") || !strings.Contains(errb.String(), "waiting for approval: write_file") {
+	if !strings.Contains(out.String(), "One todo: send the report.") || !strings.Contains(errb.String(), "waiting for approval: write_file") ||
+		!strings.Contains(errb.String(), "co: 2 calls wait for your approval: co inbox lists them") {
 		t.Errorf("stdout: %s\nstderr: %s", out.String(), errb.String())
 	}
-	if _, err := os.Stat(filepath.Join(wd, "done.txt")); !os.IsNotExist(err) {
-		t.Fatalf("the write ran unattended: %v", err)
+	for _, f := range []string{"done.txt", "ran.txt"} {
+		if _, err := os.Stat(filepath.Join(wd, f)); !os.IsNotExist(err) {
+			t.Fatalf("%s: a call ran unattended: %v", f, err)
+		}
 	}
 
 	_, o, _ := run(t, "v", "sessions")
@@ -52,13 +58,13 @@ func TestScheduledRunEndToEnd(t *testing.T) {
 		t.Errorf("co sessions:\n%s", o)
 	}
 	_, o, _ = run(t, "v", "inbox")
-	for _, want := range []string{"todos", "done, 1 call waiting", "One todo: send the report.", "write_file", "path='done.txt'"} {
+	for _, want := range []string{"todos", "done, 2 calls waiting", "One todo: send the report.", "write_file", "path='done.txt'", "run_shell_command", "touch ran.txt"} {
 		if !strings.Contains(o, want) {
 			t.Errorf("co inbox lacks %q:\n%s", want, o)
 		}
 	}
 	_, o, _ = run(t, "v", "status")
-	if !strings.Contains(o, "1 call waiting for your approval") {
+	if !strings.Contains(o, "2 calls waiting for your approval") {
 		t.Errorf("co status:\n%s", o)
 	}
 	// The chat's --continue never continues it.
