@@ -19,6 +19,7 @@ import (
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
+	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/present"
 )
 
@@ -350,6 +351,13 @@ func (r *runner) saveOutcome() {
 	case r.waiting > 1:
 		out += fmt.Sprintf(", %d calls waiting", r.waiting)
 	}
+	// A name in approve or tools that is no tool (a typo, a server that
+	// did not start) approves or offers nothing: said, not silently.
+	if r.o.Err != nil {
+		for _, w := range unknownTools(r.o.Agent.Tools(), r.o.Unattended) {
+			fmt.Fprintf(r.o.Err, "co: warning: %s\n", safe.Text(w))
+		}
+	}
 	if r.waiting > 0 && !r.o.JSON && r.o.Err != nil {
 		// The last line of the run's log (co schedule logs): where to go.
 		fmt.Fprintf(r.o.Err, "co: %s for your approval: co inbox lists them; approve one in the chat with /inbox approve ID\n", waitNote(r.waiting))
@@ -364,4 +372,25 @@ func waitNote(n int) string {
 		return "1 call waits"
 	}
 	return fmt.Sprintf("%d calls wait", n)
+}
+
+// unknownTools says which names of the schedule's approve and tools
+// settings are no tool of this run (checked at its end: an MCP server's
+// tools come when it connects).
+func unknownTools(reg *tools.Registry, u *Unattended) []string {
+	if reg == nil {
+		return nil
+	}
+	var out []string
+	for _, set := range []struct {
+		key   string
+		names []string
+	}{{"approve", u.Approve}, {"tools", u.Tools}} {
+		for _, n := range set.names {
+			if _, ok := reg.Get(n); !ok {
+				out = append(out, fmt.Sprintf("the schedule %q's %q setting names %q, which is no tool of this run, so it changed nothing (co status and /tools list the tools)", u.Schedule, set.key, n))
+			}
+		}
+	}
+	return out
 }
