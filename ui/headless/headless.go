@@ -72,11 +72,11 @@ func Run(ctx context.Context, o Options) int {
 	r := &runner{o: o, enc: json.NewEncoder(o.Out)}
 	if u := o.Unattended; u != nil {
 		if o.Yes {
-			fmt.Fprintln(o.Err, "co: --yes never applies to a scheduled run: list the tools it may use without asking in the schedule's \"approve\" setting")
+			r.say("co: --yes never applies to a scheduled run: list the tools it may use without asking in the schedule's \"approve\" setting")
 			return ExitUsage
 		}
 		if u.Store == nil || o.Agent.SessionID() == "" {
-			fmt.Fprintln(o.Err, "co: a scheduled run needs its saved session (the sessions store could not be opened), or the calls that need approval could not wait for you")
+			r.say("co: a scheduled run needs its saved session (the sessions store could not be opened), or the calls that need approval could not wait for you")
 			return ExitError
 		}
 		o.Agent.SetUnattended(agent.Unattended{Schedule: u.Schedule, Approve: u.Approve, Tools: u.Tools})
@@ -170,7 +170,6 @@ func Run(ctx context.Context, o Options) int {
 			if r.waiting > 0 {
 				code = ExitWaiting
 			}
-			r.answer = e.Text
 			r.emit(map[string]any{"type": "turn_finished", "text": e.Text, "requests": e.Requests,
 				"usage": map[string]int{"input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens}}, "")
 			if !o.JSON && r.midLine {
@@ -202,7 +201,6 @@ type runner struct {
 	hints map[string]string
 	// A scheduled run's: the calls kept waiting, how the turn ended.
 	waiting     int
-	answer      string
 	failed      string
 	interrupted bool
 }
@@ -230,6 +228,13 @@ const JSONSchema = 1
 func (r *runner) encode(m map[string]any) {
 	m["schema"] = JSONSchema
 	_ = r.enc.Encode(m) // maps of strings, numbers and bools: only the write can fail (see text)
+}
+
+// say writes line to stderr, when there is one.
+func (r *runner) say(line string) {
+	if r.o.Err != nil {
+		fmt.Fprintln(r.o.Err, line)
+	}
 }
 
 // emit writes m as a JSON line, or line to stderr in text mode.
