@@ -105,6 +105,9 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 		// Content; the telemetry pipeline keeps or drops it per telemetry_capture_content.
 		span.SetAttributes(attribute.String("gen_ai.input.messages", genaiMessages("user", "", prompt, nil, "")))
 	}
+	if u := a.Unattended(); u != nil {
+		span.SetAttributes(attribute.String("co.run.kind", "scheduled"), attribute.String("co.schedule.name", u.Schedule))
+	}
 	st := &turnState{retries: map[string]int{}}
 	outcome := "error"
 	defer func() {
