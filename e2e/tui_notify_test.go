@@ -1,0 +1,107 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+// tmuxNotification is an OSC 9 wrapped in tmux's passthrough, as co
+// writes it inside tmux: ESC P tmux; ESC ESC ] 9 ; text BEL ESC \.
+var tmuxNotification = regexp.MustCompile("\x1bPtmux;\x1b\x1b\\]9;([^\x07\x1b]*)\x07\x1b\\\\")
+
+// The full-screen chat in tmux (auto in an iTerm2 that started tmux:
+// LC_TERMINAL=iTerm2 and TMUX) notifies when a turn ends or an approval
+// waits after the terminal reported losing focus, wrapped in tmux's
+// passthrough, and not once it reported focus again. What co writes is
+// read from the pane's raw output (pipe-pane -O). The focus reports are the
+// bytes a terminal (and tmux with focus-events on) sends: ESC [ O and
+// ESC [ I. A reply carrying BEL and an OSC of its own reaches the terminal
+// neither as a notification nor raw.
+func TestTUINotifiesWhileTheTerminalIsNotFocused(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	srv.Script(
+		llmtest.Reply{Text: "first reply \x07\x1b]9;pwned\x07 end"},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{tuiShellCall("c1", "touch approved.txt")}},
+		llmtest.Reply{Text: "after approval"},
+		llmtest.Reply{Text: "focused reply"},
+		llmtest.Reply{Text: "last reply"},
+	)
+	s := startTUI(t, dir, tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess", "LC_TERMINAL=iTerm2",
+		"TMUX=/tmp/tmux-test/default,1,0", "TERM_PROGRAM=tmux"), 110, 40)
+	raw := filepath.Join(t.TempDir(), "pane.out")
+	s.tmux("set", "-s", "focus-events", "on")
+	s.ready()
+	s.tmux("pipe-pane", "-O", "-t", "co", "cat >> "+shq(raw))
+	blur := func() { s.tmux("send-keys", "-t", "co", "-H", "1b", "5b", "4f") }  // ESC [ O
+	focus := func() { s.tmux("send-keys", "-t", "co", "-H", "1b", "5b", "49") } // ESC [ I
+	notes := func() []string {
+		b, _ := os.ReadFile(raw)
+		var out []string
+		for _, m := range tmuxNotification.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	waitNotes := func(want ...string) {
+		t.Helper()
+		deadline := hangDeadline(tuiWait)
+		for !slices.Equal(notes(), want) {
+			if time.Now().After(deadline) {
+				b, _ := os.ReadFile(raw)
+				t.Fatalf("notifications %q, want %q; raw output ends:\n%q", notes(), want, tail(string(b), 600))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	// Unfocused: the turn's end notifies.
+	blur()
+	s.send("hello")
+	s.waitFor(tuiWait, "first reply")
+	waitNotes("co: turn finished")
+
+	// Still unfocused: the approval notifies when it opens.
+	s.send("make the file")
+	s.waitFor(tuiWait, "Approve run_shell_command?")
+	waitNotes("co: turn finished", "co: approval needed: run_shell_command")
+
+	// Focused again: approving, the turn's end and the next turn say
+	// nothing. The last turn, unfocused again, notifies: its notification
+	// comes after anything these two turns wrote, so the list being
+	// exactly three long shows they wrote none.
+	focus()
+	s.waitArmed()
+	s.keys("y")
+	s.waitFor(tuiWait, "after approval")
+	s.send("now focused")
+	s.waitFor(tuiWait, "focused reply")
+	blur()
+	s.send("away again")
+	s.waitFor(tuiWait, "last reply")
+	waitNotes("co: turn finished", "co: approval needed: run_shell_command", "co: turn finished")
+
+	b, _ := os.ReadFile(raw)
+	if strings.Contains(string(b), "\x1b]9;pwned") || strings.Contains(string(b), "\x1b\x1b]9;pwned") {
+		t.Errorf("the reply's own OSC 9 reached the terminal raw: %q", tail(string(b), 600))
+	}
+	if !fileExists(dir, "approved.txt") {
+		t.Error("the approved command did not run")
+	}
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
