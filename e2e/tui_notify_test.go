@@ -105,3 +105,44 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// co status says how the chat would notify in this terminal and why;
+// co config shows the setting; a wrong value names the ones allowed.
+func TestStatusShowsNotifications(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	tests := []struct {
+		name  string
+		extra []string
+		want  []string
+	}{
+		{"auto in WezTerm", []string{"TERM_PROGRAM=WezTerm"},
+			[]string{"OSC 9 when a turn ends or an approval waits and the chat's terminal is not focused (auto: WezTerm (TERM_PROGRAM=WezTerm))"}},
+		{"auto with nothing known", nil,
+			[]string{"the bell when a turn ends", "(auto: no terminal known to show OSC 9 or OSC 777)"}},
+		{"off", []string{"CO_CLI_NOTIFY=off", "TERM_PROGRAM=WezTerm"}, []string{"off (notify=off)"}},
+		{"osc777 inside tmux", []string{"CO_CLI_NOTIFY=osc777", "TMUX=/tmp/t,1,0"},
+			[]string{"OSC 777 when a turn ends", "(notify=osc777)", "inside tmux: sent through its passthrough; needs `set -g focus-events on` and `set -g allow-passthrough on`"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCo(t, t.TempDir(), env(t, srv, tt.extra...), "", "status")
+			if code != 0 {
+				t.Fatalf("co status: exit %d\n%s\n%s", code, out, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("co status lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+	out, _, code := runCo(t, t.TempDir(), env(t, srv, "CO_CLI_NOTIFY=bell"), "", "config")
+	if code != 0 || !regexp.MustCompile(`(?m)^notify\s+\$CO_CLI_NOTIFY\s+CO_CLI_NOTIFY\s+bell$`).MatchString(out) {
+		t.Errorf("co config does not show notify=bell (exit %d):\n%s", code, out)
+	}
+	_, errOut, code := runCo(t, t.TempDir(), env(t, srv), "", "config", "set", "notify", "loud")
+	if code == 0 || !strings.Contains(errOut, `"notify" must be "auto", "off", "bell", "osc9" or "osc777", got "loud"`) {
+		t.Errorf("co config set notify loud: exit %d, stderr:\n%s", code, errOut)
+	}
+}

@@ -164,10 +164,10 @@ func (c NotifyChoice) Sequence(title, body string) string {
 // notifyText is s made safe inside an OSC's text: through lib/safe (an ESC
 // becomes a visible ␛), then every control character left (newline, tab,
 // and C0/C1 controls, should any remain) and the OSC's parameter separator
-// ";" become spaces, runs of spaces one, and at most max runes kept. No
+// ";" become spaces, runs of spaces one, and at most limit runes kept. No
 // byte of it can end the sequence (BEL, ST = ESC \, the C1 ST 0x9c) or
 // start another.
-func notifyText(s string, max int) string {
+func notifyText(s string, limit int) string {
 	s = safe.Text(s)
 	var b strings.Builder
 	space := false
@@ -180,7 +180,7 @@ func notifyText(s string, max int) string {
 			space = true
 			continue
 		}
-		if n == max {
+		if n == limit {
 			break
 		}
 		space = false
