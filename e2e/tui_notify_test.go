@@ -96,6 +96,24 @@ func TestTUINotifiesWhileTheTerminalIsNotFocused(t *testing.T) {
 	if !fileExists(dir, "approved.txt") {
 		t.Error("the approved command did not run")
 	}
+
+	// On the way out co turns focus reporting off again, or the shell
+	// after it would get ESC [ I and ESC [ O as typed text.
+	s.keys("C-d")
+	if code := s.exitCode(tuiWait); code != 0 {
+		t.Fatalf("co exited %d", code)
+	}
+	deadline := hangDeadline(tuiWait)
+	for {
+		b, _ := os.ReadFile(raw)
+		if strings.Contains(string(b), "\x1b[?1004l") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("co did not turn focus reporting off on exit; raw output ends:\n%q", tail(string(b), 600))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // tail is the last n bytes of s.
