@@ -1,13 +1,17 @@
 package e2e
 
 import (
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 
 	"github.com/co-cli/co/agent/llmtest"
 )
@@ -19,11 +23,14 @@ var tmuxNotification = regexp.MustCompile("\x1bPtmux;\x1b\x1b\\]9;([^\x07\x1b]*)
 // The full-screen chat in tmux (auto in an iTerm2 that started tmux:
 // LC_TERMINAL=iTerm2 and TMUX) notifies when a turn ends or an approval
 // waits after the terminal reported losing focus, wrapped in tmux's
-// passthrough, and not once it reported focus again. What co writes is
-// read from the pane's raw output (pipe-pane -O). The focus reports are the
-// bytes a terminal (and tmux with focus-events on) sends: ESC [ O and
-// ESC [ I. A reply carrying BEL and an OSC of its own reaches the terminal
-// neither as a notification nor raw.
+// passthrough, and not once it reported focus again. The terminal outside
+// tmux is a client attached in a pseudo-terminal the test holds: it
+// reports focus (ESC [ O, ESC [ I), tmux with focus-events on passes that
+// to the pane, and with allow-passthrough on passes co's notification out
+// to it. What co writes is read from the pane's raw output (pipe-pane -O),
+// what reached the outer terminal from the client's. A reply carrying BEL
+// and an OSC of its own reaches the terminal neither as a notification nor
+// raw.
 func TestTUINotifiesWhileTheTerminalIsNotFocused(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
@@ -39,10 +46,15 @@ func TestTUINotifiesWhileTheTerminalIsNotFocused(t *testing.T) {
 		"TMUX=/tmp/tmux-test/default,1,0", "TERM_PROGRAM=tmux"), 110, 40)
 	raw := filepath.Join(t.TempDir(), "pane.out")
 	s.tmux("set", "-s", "focus-events", "on")
+	s.tmux("set", "-g", "allow-passthrough", "on")
 	s.ready()
 	s.tmux("pipe-pane", "-O", "-t", "co", "cat >> "+shq(raw))
-	blur := func() { s.tmux("send-keys", "-t", "co", "-H", "1b", "5b", "4f") }  // ESC [ O
-	focus := func() { s.tmux("send-keys", "-t", "co", "-H", "1b", "5b", "49") } // ESC [ I
+	outer := s.attach(110, 40)
+	// The terminal outside tmux reports losing and regaining focus, as a
+	// terminal does with focus reporting on; tmux (focus-events on) tells
+	// the pane, and the client's flags say when it has.
+	blur := func() { outer.report(false) }
+	focus := func() { outer.report(true) }
 	notes := func() []string {
 		b, _ := os.ReadFile(raw)
 		var out []string
@@ -51,13 +63,21 @@ func TestTUINotifiesWhileTheTerminalIsNotFocused(t *testing.T) {
 		}
 		return out
 	}
+	// What the terminal outside tmux received through the passthrough.
+	outerNotes := func() []string {
+		var out []string
+		for _, m := range osc9.FindAllStringSubmatch(outer.out.String(), -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
 	waitNotes := func(want ...string) {
 		t.Helper()
 		deadline := hangDeadline(tuiWait)
-		for !slices.Equal(notes(), want) {
+		for !slices.Equal(notes(), want) || !slices.Equal(outerNotes(), want) {
 			if time.Now().After(deadline) {
 				b, _ := os.ReadFile(raw)
-				t.Fatalf("notifications %q, want %q; raw output ends:\n%q", notes(), want, tail(string(b), 600))
+				t.Fatalf("notifications %q (outside tmux %q), want %q; raw output ends:\n%q", notes(), outerNotes(), want, tail(string(b), 600))
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -93,6 +113,9 @@ func TestTUINotifiesWhileTheTerminalIsNotFocused(t *testing.T) {
 	if strings.Contains(string(b), "\x1b]9;pwned") || strings.Contains(string(b), "\x1b\x1b]9;pwned") {
 		t.Errorf("the reply's own OSC 9 reached the terminal raw: %q", tail(string(b), 600))
 	}
+	if strings.Contains(outer.out.String(), "\x1b]9;pwned") {
+		t.Errorf("the reply's own OSC 9 reached the terminal outside tmux")
+	}
 	if !fileExists(dir, "approved.txt") {
 		t.Error("the approved command did not run")
 	}
@@ -111,6 +134,69 @@ func TestTUINotifiesWhileTheTerminalIsNotFocused(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("co did not turn focus reporting off on exit; raw output ends:\n%q", tail(string(b), 600))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// osc9 is an OSC 9 as the terminal outside tmux receives it.
+var osc9 = regexp.MustCompile("\x1b\\]9;([^\x07\x1b]*)\x07")
+
+// tmuxClient is a tmux client attached to the session in a pseudo-terminal
+// the test holds: the terminal outside tmux.
+type tmuxClient struct {
+	s   *tuiSession
+	pty *os.File
+	out *syncBuffer // what tmux drew and passed through to the terminal
+}
+
+// attach attaches a client of w×h (the session's size, so that attaching
+// resizes nothing) and waits until tmux lists it.
+func (s *tuiSession) attach(w, h int) *tmuxClient {
+	s.t.Helper()
+	cmd := exec.Command("tmux", "-S", s.sock, "attach", "-t", "co")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8"}
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(w), Rows: uint16(h)})
+	if err != nil {
+		s.t.Fatalf("attaching a tmux client: %v", err)
+	}
+	c := &tmuxClient{s: s, pty: f, out: &syncBuffer{}}
+	go func() { _, _ = io.Copy(c.out, f) }()
+	s.t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_ = f.Close()
+	})
+	c.waitFlags(true)
+	return c
+}
+
+// report sends the focus report a terminal sends (ESC [ I, ESC [ O) and
+// waits until tmux has taken it: the client's flags say so.
+func (c *tmuxClient) report(focused bool) {
+	c.s.t.Helper()
+	seq := "\x1b[O"
+	if focused {
+		seq = "\x1b[I"
+	}
+	if _, err := c.pty.Write([]byte(seq)); err != nil {
+		c.s.t.Fatal(err)
+	}
+	c.waitFlags(focused)
+}
+
+// waitFlags waits until tmux lists the client, focused or not.
+func (c *tmuxClient) waitFlags(focused bool) {
+	c.s.t.Helper()
+	deadline := hangDeadline(tuiWait)
+	for {
+		out, _ := exec.Command("tmux", "-S", c.s.sock, "list-clients", "-F", "#{client_flags}").CombinedOutput()
+		flags := strings.TrimSpace(string(out))
+		if strings.Contains(flags, "attached") && strings.Contains(flags, "focused") == focused {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.s.t.Fatalf("the tmux client never became focused=%v: flags %q", focused, flags)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
