@@ -59,9 +59,11 @@ type NotifyChoice struct {
 //     wezterm; BEL otherwise). kitty's own protocol is OSC 99
 //     (https://sw.kovidgoyal.net/kitty/desktop-notifications/), which co
 //     does not write: kitty shows OSC 9 too.
-//   - foot, rxvt-unicode: OSC 777 ; notify ; title ; body, urxvt's notify
-//     extension's sequence, which foot implements (foot's
-//     [desktop-notifications]); no OSC 9.
+//   - foot, rxvt-unicode: OSC 777 ; notify ; title ; body, the sequence of
+//     urxvt's notify extension, which foot implements (foot's osc.c, "case
+//     777", https://codeberg.org/dnkl/foot; foot.ini(5)
+//     [desktop-notifications], which by default also holds one back while
+//     foot has focus); no OSC 9.
 //   - Windows Terminal (WT_SESSION): the bell. It reads OSC 9 as ConEmu's
 //     commands (9;4 progress), not a notification, and OSC 777 is only
 //     proposed (https://github.com/microsoft/terminal/pull/20012); Codex
