@@ -185,6 +185,9 @@ var userOnlyWhy = map[string]string{
 	"memory_enabled": whyMemory, "memory_auto_save": whyMemory,
 
 	"telemetry_capture_content": whyTelemetry,
+
+	"notify": "it is about your terminal, which a repository does not know: it could silence the alerts you " +
+		"rely on, or have co write sequences your terminal does not understand",
 }
 
 // projectMaySet reports whether a project file may set key: whether it is
@@ -255,6 +258,9 @@ var table = []field{
 	{key: "theme", env: "CO_CLI_THEME", def: "auto", allowed: []string{"auto", "light", "dark"},
 		desc: "Colour theme: auto (ask the terminal for its background), light or dark.",
 		ptr:  func(s *Settings) any { return &s.Theme }},
+	{key: "notify", env: "CO_CLI_NOTIFY", def: "auto", allowed: []string{"auto", "off", "bell", "osc9", "osc777"},
+		desc: "How the full-screen chat tells you a turn ended or an approval waits while its terminal is not focused: auto (picked for your terminal), off, bell, osc9 or osc777.",
+		ptr:  func(s *Settings) any { return &s.Notify }},
 	{key: "tool_retries", env: "CO_CLI_TOOL_RETRIES", def: 3, min: 0,
 		desc: "How many times the model may retry a tool call it got wrong.",
 		ptr:  func(s *Settings) any { return &s.ToolRetries }},

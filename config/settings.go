@@ -25,6 +25,7 @@ type Settings struct {
 	AutoConfirm             bool         // auto_confirm
 	DockerImage             string       // docker_image
 	Theme                   string       // theme: light or dark
+	Notify                  string       // notify: auto, off, bell, osc9 or osc777
 	ToolRetries             int          // tool_retries, >= 0
 	MaxRequestLimit         int          // max_request_limit, >= 1
 	LLMStallTimeout         int          // llm_stall_timeout, seconds, >= 1

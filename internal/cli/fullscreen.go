@@ -41,6 +41,7 @@ func runFullScreen(ctx context.Context, c *chat, s env, first string) error {
 		First:         first,
 		Background:    mcpBackground(ctx, c.MCP),
 		Theme:         c.Config.Settings.Theme,
+		Notify:        c.Config.Settings.Notify,
 		NoColor:       noColor(),
 		HistoryPath:   filepath.Join(c.Config.Paths.DataDir, "history.txt"),
 		Feed:          c.Telemetry.Feed,

@@ -19,6 +19,7 @@ import (
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/ui/tui"
 )
 
 func newStatusCmd(s env) *cobra.Command {
@@ -300,6 +301,35 @@ func extraStatus(a *app.App, sandboxErr error) []string {
 	}
 	if r := inboxRow(a); r != "" {
 		rows = append(rows, "inbox\t"+r)
+	}
+	return append(rows, notifyStatus(a.Config.Settings.Notify, os.Getenv)...)
+}
+
+// notifyStatus are the status rows of the notify setting: how the
+// full-screen chat notifies in this terminal (the environment through
+// getenv; the chat may also learn the terminal's name from its answer to
+// XTVERSION, which co status does not ask).
+func notifyStatus(setting string, getenv func(string) string) []string {
+	c := tui.ChooseNotify(setting, getenv, "")
+	if c.Method == tui.NotifyOff {
+		return []string{"notifications\toff (notify=off)"}
+	}
+	how := map[string]string{
+		tui.NotifyBell:   "the bell",
+		tui.NotifyOSC9:   "OSC 9",
+		tui.NotifyOSC777: "OSC 777",
+	}[c.Method]
+	from := "auto: " + c.Why
+	if setting != tui.NotifyAuto && setting != "" {
+		from = "notify=" + setting
+	}
+	rows := []string{fmt.Sprintf("notifications\t%s when a turn ends or an approval waits and the chat's terminal is not focused (%s)", how, from)}
+	if c.Tmux {
+		if c.Method == tui.NotifyBell {
+			rows = append(rows, "\tinside tmux: needs `set -g focus-events on`")
+		} else {
+			rows = append(rows, "\tinside tmux: sent through its passthrough; needs `set -g focus-events on` and `set -g allow-passthrough on`")
+		}
 	}
 	return rows
 }

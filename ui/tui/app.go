@@ -133,6 +133,9 @@ type App struct {
 	// autoTheme: the theme setting is "auto"; the terminal's answer to
 	// the background colour request picks light or dark.
 	autoTheme bool
+	// notifier notifies through the terminal while it is not focused
+	// (notify.go).
+	notifier *notifier
 
 	start func(text, shown string, bang bool) (<-chan agent.Event, context.CancelFunc)
 	now   func() time.Time
@@ -187,6 +190,7 @@ func New(ctx context.Context, o Options) *App {
 		memOpen:       o.Memory,
 		setupEnv:      o.Setup,
 		autoTheme:     (o.Theme == "auto" || o.Theme == "") && th.Name != "none",
+		notifier:      newNotifier(o.Notify),
 	}
 	// The pump saves streamed text right before each frame shows it.
 	o.Agent.DeferDrafts()
@@ -273,6 +277,12 @@ func (a *App) Init() tea.Cmd {
 		// theme; the answer switches it. A terminal that does not answer
 		// keeps light.
 		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	if a.notifier.setting == NotifyAuto {
+		// The terminal's name, for a terminal the environment does not
+		// name (over ssh); one that does not answer leaves auto to the
+		// environment.
+		cmds = append(cmds, tea.RequestTerminalVersion)
 	}
 	cmds = append(cmds, safeCmd(warmHighlighter))
 	if a.notesFn != nil {
@@ -374,6 +384,14 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.input.FilesListed()
 	case tea.BackgroundColorMsg:
 		a.setBackground(msg)
+	case tea.EnvMsg:
+		a.notifier.environment(msg)
+	case tea.TerminalVersionMsg:
+		a.notifier.terminalVersion(msg.Name)
+	case tea.FocusMsg:
+		a.notifier.blurred = false
+	case tea.BlurMsg:
+		a.notifier.blurred = true
 	case interruptMsg:
 		cmd = a.interrupt()
 	case firstMsg:
@@ -997,11 +1015,17 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.modal = NewModal(e, a.th, a.mkeys, a.width, max(a.height-1, 1), now)
 		a.markWaiting(e, true)
 		cmds = append(cmds, a.modal.ArmCmd())
+		tools := make([]string, len(e.Calls))
+		for i, c := range e.Calls {
+			tools[i] = c.Tool
+		}
+		cmds = append(cmds, a.notifier.notify(approvalText(tools)))
 	case agent.TurnFinished:
 		a.activity, a.activityCall = "", ""
 		a.endThink(now)
 		a.endReply(false)
 		a.turnTokens = e.Usage.Total()
+		cmds = append(cmds, a.notifier.notify("turn finished"))
 	case agent.TurnFailed:
 		a.activity, a.activityCall = "", ""
 		a.endThink(now)
@@ -1011,6 +1035,7 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		if e.Interrupted {
 			a.chat.Add(newNotice(noticeInfo, interruptedText))
 		} else {
+			cmds = append(cmds, a.notifier.notify("turn failed"))
 			a.chat.Add(newNotice(noticeError, e.Message))
 			if errors.Is(e.Err, provider.ErrNoProvider) && a.setupEnv != nil {
 				a.chat.Add(newNotice(noticeInfo, "Type /setup to choose a provider here."))
@@ -1133,6 +1158,8 @@ func (a *App) View() (v tea.View) {
 	}()
 	v.AltScreen = true
 	v.WindowTitle = "co"
+	// Focus reports tell notifications when the terminal is not looked at.
+	v.ReportFocus = a.notifier.on()
 	if !a.mouseOff {
 		v.MouseMode = tea.MouseModeCellMotion
 	}

@@ -153,6 +153,7 @@ type driver struct {
 	msgs      chan tea.Msg
 	quit      bool
 	clipboard []string
+	raw       []string // what tea.Raw would have written to the terminal
 }
 
 func newDriver(t *testing.T, o Options, w, h int) *driver {
@@ -204,9 +205,12 @@ func (d *driver) process(wait time.Duration) bool {
 		if os.Getenv("TUI_DEBUG") != "" {
 			d.t.Logf("msg %T", msg)
 		}
-		switch msg.(type) {
+		switch m := msg.(type) {
 		case tea.QuitMsg:
 			d.quit = true
+			return true
+		case tea.RawMsg:
+			d.raw = append(d.raw, fmt.Sprint(m.Msg))
 			return true
 		}
 		if reflect.TypeOf(msg).String() == "tea.setClipboardMsg" {

@@ -32,6 +32,10 @@ type Options struct {
 	// "") asks the terminal for its background and draws light until it
 	// answers. NO_COLOR turns colours off whatever it says.
 	Theme string
+	// Notify is the notify setting: auto (or ""), off, bell, osc9 or
+	// osc777 (notify.go). Auto reads the environment Bubble Tea runs with
+	// (Environ) and asks the terminal for its name (XTVERSION).
+	Notify string
 	// HistoryPath is the input history file ("" keeps no file).
 	HistoryPath string
 	// Feed supplies live spans for the side panel (the agent's tracer must
