@@ -30,7 +30,7 @@ func TestParseAndNext(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		spec, form, next, cron string
-		calendar                   []string
+		calendar               []string
 	}{
 		{"weekdays 08:00", "weekdays", "2026-11-27 08:00", "0 8 * * 1,2,3,4,5", []string{"Mon,Tue,Wed,Thu,Fri *-*-* 08:00:00"}},
 		{"Weekdays at 8am", "weekdays", "2026-11-27 08:00", "0 8 * * 1,2,3,4,5", nil},
