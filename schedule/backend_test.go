@@ -296,7 +296,9 @@ func TestSystemdAnalyzeVerify(t *testing.T) {
 	// The check can fail: a calendar systemd cannot read is reported.
 	e := entry(t, "brief", "weekdays 08:00")
 	e.Exe, e.Dir = exe, t.TempDir()
-	out := verify(t, e, func(timer string) string { return strings.Replace(timer, "OnCalendar=", "OnCalendar=Someday 8\nOnCalendar=", 1) })
+	out := verify(t, e, func(timer string) string {
+		return strings.Replace(timer, "OnCalendar=", "OnCalendar=Someday 8\nOnCalendar=", 1)
+	})
 	if !strings.Contains(out, "Someday") {
 		t.Errorf("a bad calendar went unnoticed: %q", out)
 	}

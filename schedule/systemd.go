@@ -21,7 +21,9 @@ func (*Systemd) Name() string { return "systemd" }
 // UnitName is the units' name without the suffix.
 func UnitName(name string) string { return "co-schedule-" + name }
 
-func (s *Systemd) dir() string { return filepath.Join(s.sys.withDefaults().ConfigHome, "systemd", "user") }
+func (s *Systemd) dir() string {
+	return filepath.Join(s.sys.withDefaults().ConfigHome, "systemd", "user")
+}
 
 // Where is the timer's file.
 func (s *Systemd) Where(name string) string {
