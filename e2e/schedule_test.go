@@ -1,0 +1,176 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/lib/testneeds"
+	"github.com/co-cli/co/schedule"
+)
+
+// scheduleEnv is a clean home for co whose provider is in the settings
+// file, not the environment: the scheduler starts co without the test's
+// environment, as it would without the user's shell.
+func scheduleEnv(t *testing.T, srv *llmtest.Server) (environ []string, dataDir string) {
+	t.Helper()
+	environ = env(t, nil)
+	home := strings.TrimPrefix(environ[0], "HOME=")
+	settings := map[string]any{"llm_provider": "openai", "openai_base_url": srv.URL, "openai_model": "test-model",
+		"openai_api_key": "sk-test", "sandbox_backend": "subprocess"}
+	b, _ := json.Marshal(settings)
+	dir := filepath.Join(home, ".config", "co-cli")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return environ, filepath.Join(home, ".local", "share", "co-cli")
+}
+
+// A schedule for the next minute, added with the built co, really runs:
+// Debian's cron daemon (started here unless one runs) reads the crontab
+// entry co wrote, runs co schedule run, the prompt reaches the model, and
+// the run is recorded, logged and listed. co schedule rm takes the entry
+// out again.
+func TestScheduleRunsFromCron(t *testing.T) {
+	if os.Geteuid() != 0 {
+		testneeds.Cron.Missing(t, "not root")
+	}
+	cronBin, err := exec.LookPath("cron")
+	if err != nil {
+		testneeds.Cron.Missing(t, "no cron command")
+	}
+	if _, err := exec.LookPath("crontab"); err != nil {
+		testneeds.Cron.Missing(t, "no crontab command")
+	}
+	if !schedule.CronRunning() {
+		cmd := exec.Command(cronBin, "-f")
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("starting cron -f: %v", err)
+		}
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "Nothing new in your mail."})
+	environ, dataDir := scheduleEnv(t, srv)
+	ws := t.TempDir()
+
+	// The next minute, with a few seconds to spare for co to write the
+	// entry before cron wakes for it.
+	at := time.Now().Truncate(time.Minute).Add(time.Minute)
+	if time.Until(at) < 15*time.Second {
+		at = at.Add(time.Minute)
+	}
+	spec := at.Format("2006-01-02 15:04")
+	out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "cronbrief", "--at", spec, "Brief", "me", "on", "my", "mail")
+	if code != 0 {
+		t.Fatalf("schedule add: exit %d\n%s\n%s", code, out, errOut)
+	}
+	t.Cleanup(func() {
+		_, _, _ = runCo(t, ws, environ, "", "schedule", "rm", "cronbrief")
+	})
+	if !strings.Contains(out, "installed with cron") || !strings.Contains(out, "next run: "+at.Format("Mon 2006-01-02 15:04")) {
+		t.Errorf("schedule add said:\n%s", out)
+	}
+	tab, _ := execOut("crontab", "-l")
+	if !strings.Contains(tab, "# co schedule cronbrief (written by co") {
+		t.Fatalf("no entry in the crontab:\n%s", tab)
+	}
+
+	// One generous deadline: cron runs the entry at the start of the
+	// minute; co then answers within seconds.
+	record := filepath.Join(dataDir, "schedules", "cronbrief.json")
+	deadline := time.Now().Add(time.Until(at) + 3*time.Minute)
+	var st struct {
+		Last *struct {
+			End       time.Time `json:"end"`
+			Code      int       `json:"exit_code"`
+			SessionID string    `json:"session_id"`
+		} `json:"last_run"`
+	}
+	for {
+		b, err := os.ReadFile(record)
+		if err == nil && json.Unmarshal(b, &st) == nil && st.Last != nil && !st.Last.End.IsZero() {
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dataDir, "schedules", "cronbrief.log"))
+			t.Fatalf("the schedule did not run by %v (cron at %s)\nrecord: %s\nlog:\n%s\ncrontab:\n%s", deadline, spec, b, log, tab)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if st.Last.Code != 0 || st.Last.SessionID == "" {
+		t.Errorf("last run: %+v", *st.Last)
+	}
+	if n := len(srv.Requests()); n != 1 || srv.Requests()[0].LastUserMessage() != "Brief me on my mail" {
+		t.Errorf("the model got %d requests", n)
+	}
+	out, _, _ = runCo(t, ws, environ, "", "schedule", "logs", "cronbrief")
+	if !strings.Contains(out, "Nothing new in your mail.") || !strings.Contains(out, "exit 0, session "+st.Last.SessionID) {
+		t.Errorf("schedule logs:\n%s", out)
+	}
+	out, _, _ = runCo(t, ws, environ, "", "schedule", "list")
+	if !strings.Contains(out, "cronbrief") || !strings.Contains(out, at.Format("2006-01-02 15:04")+" ok") {
+		t.Errorf("schedule list:\n%s", out)
+	}
+	out, _, _ = runCo(t, ws, environ, "", "sessions")
+	if !strings.Contains(out, st.Last.SessionID[:8]) {
+		t.Errorf("co sessions does not show the run's session %s:\n%s", st.Last.SessionID, out)
+	}
+
+	out, errOut, code = runCo(t, ws, environ, "", "schedule", "rm", "cronbrief")
+	if code != 0 || !strings.Contains(out, "and its cron entry") {
+		t.Errorf("schedule rm: exit %d\n%s%s", code, out, errOut)
+	}
+	if tab, _ := execOut("crontab", "-l"); strings.Contains(tab, "cronbrief") {
+		t.Errorf("the entry stayed:\n%s", tab)
+	}
+}
+
+// The provider's key only in the environment: co schedule add warns that
+// the scheduler will not see it, and says how to save it.
+func TestScheduleAddWarnsOfEnvironmentSettings(t *testing.T) {
+	bin := t.TempDir()
+	// A crontab of the test's own, so the real one is not touched.
+	table := filepath.Join(bin, "table")
+	script := "#!/bin/sh\ncase \"$1\" in\n-l) [ -f " + table + " ] || { echo 'no crontab for u' >&2; exit 1; }; cat " + table +
+		" ;;\n-) cat > " + table + " ;;\n-r) rm -f " + table + " ;;\nesac\n"
+	if err := os.WriteFile(filepath.Join(bin, "crontab"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ := env(t, srv)
+	for i, e := range environ {
+		if strings.HasPrefix(e, "PATH=") {
+			environ[i] = "PATH=" + bin + ":" + strings.TrimPrefix(e, "PATH=")
+		}
+	}
+	ws := t.TempDir()
+	out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00", "hello")
+	if code != 0 || !strings.Contains(out, "openai_api_key") || !strings.Contains(out, "$OPENAI_API_KEY") || !strings.Contains(out, "co config set") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	// Without a terminal, the same name needs --replace.
+	_, errOut, code = runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "daily 09:00", "hello")
+	if code == 0 || !strings.Contains(errOut, "--replace") {
+		t.Errorf("replace without asking: exit %d %s", code, errOut)
+	}
+	out, _, code = runCo(t, ws, environ, "", "schedule", "add", "brief", "--replace", "--at", "daily 09:00", "hello")
+	tab, _ := os.ReadFile(table)
+	if code != 0 || strings.Count(string(tab), "schedule run brief") != 1 || !strings.Contains(string(tab), "0 9 * * * ") {
+		t.Errorf("replace: exit %d %s\n%s", code, out, tab)
+	}
+}
