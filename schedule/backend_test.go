@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -301,5 +302,42 @@ func TestSystemdAnalyzeVerify(t *testing.T) {
 	})
 	if !strings.Contains(out, "Someday") {
 		t.Errorf("a bad calendar went unnoticed: %q", out)
+	}
+}
+
+// With neither a systemd user manager nor a crontab command, Select says
+// so and how to get one.
+func TestSelectNoScheduler(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, _, err := Select(context.Background(), System{Home: t.TempDir(), GOOS: "linux", UID: 4242})
+	var nt *NotThere
+	if !errors.As(err, &nt) {
+		t.Fatalf("Select = %v", err)
+	}
+	for _, want := range []string{"no systemctl", "no crontab command", "apt install cron", "systemctl enable --now cron", "loginctl enable-linger"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	// macOS is launchd, whatever is on PATH.
+	b, _, err := Select(context.Background(), System{Home: t.TempDir(), GOOS: "darwin", UID: 501})
+	if err != nil || b.Name() != "launchd" {
+		t.Errorf("darwin: %v %v", b, err)
+	}
+}
+
+// A crontab command but no systemd user manager: cron, with a warning
+// when no cron daemon runs.
+func TestSelectCron(t *testing.T) {
+	fakeCrontab(t, nil)
+	b, warn, err := Select(context.Background(), System{Home: t.TempDir(), GOOS: "linux", UID: 4242})
+	if err != nil || b.Name() != "cron" {
+		t.Fatalf("Select = %v, %v", b, err)
+	}
+	if !CronRunning() && !strings.Contains(warn, "not running") {
+		t.Errorf("no warning of a stopped cron daemon: %q", warn)
+	}
+	if CronRunning() && warn != "" {
+		t.Errorf("warning with cron running: %q", warn)
 	}
 }
