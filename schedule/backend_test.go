@@ -341,3 +341,81 @@ func TestSelectCron(t *testing.T) {
 		t.Errorf("warning with cron running: %q", warn)
 	}
 }
+
+// fakeSystemctl puts a systemctl on PATH that answers and records its
+// arguments, one call a line.
+func fakeSystemctl(t *testing.T) (calls string) {
+	t.Helper()
+	dir := t.TempDir()
+	calls = filepath.Join(dir, "calls")
+	script := "#!/bin/sh\necho \"$*\" >> " + calls + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "systemctl"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return calls
+}
+
+// Where a user manager answers (its private socket is there and
+// systemctl --user show-environment succeeds), the units go to
+// ~/.config/systemd/user, the manager is reloaded and the timer enabled;
+// removal disables it and takes out co's units only. (No user manager
+// runs in the test container: systemctl is a stand-in here; the units
+// themselves are checked by systemd-analyze above.)
+func TestSystemdInstallAndRemove(t *testing.T) {
+	ctx := context.Background()
+	calls := fakeSystemctl(t)
+	rt := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(rt, "systemd"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rt, "systemd", "private"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", rt)
+	home := t.TempDir()
+	b, warn, err := Select(ctx, System{Home: home, GOOS: "linux", UID: 1000})
+	if err != nil || warn != "" || b.Name() != "systemd" {
+		t.Fatalf("Select = %v, %q, %v", b, warn, err)
+	}
+	if err := b.Install(ctx, entry(t, "brief", "weekdays 08:00")); err != nil {
+		t.Fatal(err)
+	}
+	unitDir := filepath.Join(home, ".config", "systemd", "user")
+	timer, err := os.ReadFile(filepath.Join(unitDir, "co-schedule-brief.timer"))
+	if err != nil || !strings.Contains(string(timer), "OnCalendar=Mon,Tue,Wed,Thu,Fri *-*-* 08:00:00\nPersistent=true\n") {
+		t.Errorf("timer: %v\n%s", err, timer)
+	}
+	service, _ := os.ReadFile(filepath.Join(unitDir, "co-schedule-brief.service"))
+	if !strings.Contains(string(service), `ExecStart="/opt/co dir/bin/co" schedule run brief`) ||
+		!strings.Contains(string(service), "WorkingDirectory=/home/u/my notes\n") {
+		t.Errorf("service:\n%s", service)
+	}
+	// A unit of another schedule's name that co did not write.
+	foreign := filepath.Join(unitDir, "co-schedule-mine.timer")
+	if err := os.WriteFile(foreign, []byte("[Timer]\nOnCalendar=daily\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Install(ctx, entry(t, "mine", "daily 09:00")); err == nil || !strings.Contains(err.Error(), "co did not write it") {
+		t.Errorf("replaced a foreign unit: %v", err)
+	}
+	if names, _ := b.Installed(ctx); strings.Join(names, ",") != "brief" {
+		t.Errorf("Installed = %v", names)
+	}
+	if removed, err := b.Remove(ctx, "mine"); removed || err != nil {
+		t.Errorf("Remove(mine) = %v, %v", removed, err)
+	}
+	if removed, err := b.Remove(ctx, "brief"); !removed || err != nil {
+		t.Errorf("Remove(brief) = %v, %v", removed, err)
+	}
+	left, _ := filepath.Glob(filepath.Join(unitDir, "*"))
+	if len(left) != 1 || left[0] != foreign {
+		t.Errorf("left: %v", left)
+	}
+	got, _ := os.ReadFile(calls)
+	want := "--user show-environment\n--user daemon-reload\n--user enable co-schedule-brief.timer\n--user restart co-schedule-brief.timer\n" +
+		"--user disable --now co-schedule-brief.timer\n--user daemon-reload\n"
+	if string(got) != want {
+		t.Errorf("systemctl calls:\n%s\nwant\n%s", got, want)
+	}
+}
