@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -172,5 +173,56 @@ func TestScheduleAddWarnsOfEnvironmentSettings(t *testing.T) {
 	tab, _ := os.ReadFile(table)
 	if code != 0 || strings.Count(string(tab), "schedule run brief") != 1 || !strings.Contains(string(tab), "0 9 * * * ") {
 		t.Errorf("replace: exit %d %s\n%s", code, out, tab)
+	}
+}
+
+// co schedule run NAME runs it now: one run at a time (a second while
+// the first holds its lock is skipped, saying why), the answer in the log,
+// and co schedule logs shows it with escape sequences made harmless.
+func TestScheduleRunNow(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "Done \x1b]0;owned\x07 here."})
+	environ, dataDir := scheduleEnv(t, srv)
+	ws := t.TempDir()
+	home := strings.TrimPrefix(environ[0], "HOME=")
+	settings := filepath.Join(home, ".config", "co-cli", "settings.json")
+	b, _ := os.ReadFile(settings)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	m["schedules"] = map[string]any{"now": map[string]any{"at": "hourly", "prompt": "Tidy my notes", "workspace": ws}}
+	b, _ = json.Marshal(m)
+	if err := os.WriteFile(settings, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another run holds the lock.
+	if err := os.MkdirAll(filepath.Join(dataDir, "schedules"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dataDir, "schedules", "now.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCo(t, t.TempDir(), environ, "", "schedule", "run", "now")
+	if code == 0 || !strings.Contains(errOut, "still running") || len(srv.Requests()) != 0 {
+		t.Errorf("with the lock held: exit %d, %q, %d requests", code, errOut, len(srv.Requests()))
+	}
+	lock.Close()
+
+	out, errOut, code := runCo(t, t.TempDir(), environ, "", "schedule", "run", "now")
+	if code != 0 || len(srv.Requests()) != 1 || srv.Requests()[0].LastUserMessage() != "Tidy my notes" {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	out, _, _ = runCo(t, ws, environ, "", "schedule", "logs", "now")
+	if strings.Contains(out, "\x1b") || !strings.Contains(out, "Done") || !strings.Contains(out, "still running") || !strings.Contains(out, "exit 0, session ") {
+		t.Errorf("logs:\n%q", out)
+	}
+	_, errOut, code = runCo(t, ws, environ, "", "schedule", "run", "nope")
+	if code == 0 || !strings.Contains(errOut, "no schedule named nope") {
+		t.Errorf("unknown: exit %d %s", code, errOut)
 	}
 }

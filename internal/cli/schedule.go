@@ -505,6 +505,15 @@ func newScheduleRunCmd(s env) *cobra.Command {
 				return err
 			}
 			defer log.Close()
+			// One run of a schedule at a time: cron starts the next even
+			// while the last still runs (a systemd timer does not).
+			unlock, err := lockSchedule(l.Paths.DataDir, name)
+			if err != nil {
+				msg := fmt.Sprintf("the previous run of %s is still running (%s): this one is skipped", name, lastRunText(readScheduleState(l.Paths.DataDir, name).Last))
+				fmt.Fprintf(log, "=== %s: %s\n\n", time.Now().Format(time.RFC3339), msg)
+				return errors.New(msg)
+			}
+			defer unlock()
 			ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			st := readScheduleState(l.Paths.DataDir, name)
@@ -681,4 +690,18 @@ func splitWords(s string) ([]string, error) {
 		out = append(out, cur.String())
 	}
 	return out, nil
+}
+
+// lockSchedule takes NAME.lock (flock(2), released when the process
+// ends however it ends), or fails when another run holds it.
+func lockSchedule(dataDir, name string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(scheduleDir(dataDir), name+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
