@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -143,22 +144,9 @@ func TestScheduleRunsFromCron(t *testing.T) {
 // The provider's key only in the environment: co schedule add warns that
 // the scheduler will not see it, and says how to save it.
 func TestScheduleAddWarnsOfEnvironmentSettings(t *testing.T) {
-	bin := t.TempDir()
-	// A crontab of the test's own, so the real one is not touched.
-	table := filepath.Join(bin, "table")
-	script := "#!/bin/sh\ncase \"$1\" in\n-l) [ -f " + table + " ] || { echo 'no crontab for u' >&2; exit 1; }; cat " + table +
-		" ;;\n-) cat > " + table + " ;;\n-r) rm -f " + table + " ;;\nesac\n"
-	if err := os.WriteFile(filepath.Join(bin, "crontab"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	srv := llmtest.NewServer()
 	defer srv.Close()
-	environ := env(t, srv)
-	for i, e := range environ {
-		if strings.HasPrefix(e, "PATH=") {
-			environ[i] = "PATH=" + bin + ":" + strings.TrimPrefix(e, "PATH=")
-		}
-	}
+	environ, table := fakeCrontabPath(t, env(t, srv))
 	ws := t.TempDir()
 	out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00", "hello")
 	if code != 0 || !strings.Contains(out, "openai_api_key") || !strings.Contains(out, "$OPENAI_API_KEY") || !strings.Contains(out, "co config set") {
@@ -224,5 +212,97 @@ func TestScheduleRunNow(t *testing.T) {
 	_, errOut, code = runCo(t, ws, environ, "", "schedule", "run", "nope")
 	if code == 0 || !strings.Contains(errOut, "no schedule named nope") {
 		t.Errorf("unknown: exit %d %s", code, errOut)
+	}
+}
+
+// fakeCrontabPath is PATH with a crontab command of the test's own first
+// (the real crontab is left alone), and the file it keeps.
+func fakeCrontabPath(t *testing.T, environ []string) ([]string, string) {
+	t.Helper()
+	bin := t.TempDir()
+	table := filepath.Join(bin, "table")
+	script := "#!/bin/sh\ncase \"$1\" in\n-l) [ -f " + table + " ] || { echo 'no crontab for u' >&2; exit 1; }; cat " + table +
+		" ;;\n-) cat > " + table + " ;;\n-r) rm -f " + table + " ;;\nesac\n"
+	if err := os.WriteFile(filepath.Join(bin, "crontab"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := slices.Clone(environ)
+	for i, e := range out {
+		if strings.HasPrefix(e, "PATH=") {
+			// No systemctl: the container has none running anyway.
+			out[i] = "PATH=" + bin + ":" + strings.TrimPrefix(e, "PATH=")
+		}
+	}
+	return out, table
+}
+
+// /schedule in --plain adds through co schedule add's code, asks before
+// replacing (yes replaces), and lists.
+func TestPlainScheduleSlash(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ, table := fakeCrontabPath(t, env(t, srv))
+	ws := t.TempDir()
+	script := "/schedule add brief --at \"daily 09:00\" Tidy my notes\n" +
+		"/schedule add brief --at \"weekdays 08:00\" Brief me\ny\n" +
+		"/schedule add bad --at \"someday 8:00\" x\n" +
+		"/schedule\n"
+	out, errOut, code := runCo(t, ws, environ, script, "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"added schedule brief: every day at 09:00", "A schedule named brief exists", "added schedule brief: weekdays at 08:00",
+		`not the days "someday"`, "brief  weekdays 08:00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	tab, _ := os.ReadFile(table)
+	if strings.Count(string(tab), "schedule run brief") != 1 || !strings.Contains(string(tab), "0 8 * * 1,2,3,4,5 cd "+ws) {
+		t.Errorf("crontab:\n%s", tab)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Errorf("a /schedule line went to the model")
+	}
+}
+
+// co schedule list says where the settings and the scheduler disagree:
+// an entry that went missing, a schedule never installed, an entry of
+// co's without a setting; rm takes out such an entry.
+func TestScheduleListDisagreements(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ, table := fakeCrontabPath(t, env(t, srv))
+	ws := t.TempDir()
+	if out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "gone", "--at", "hourly", "x"); code != 0 {
+		t.Fatalf("add: %s%s", out, errOut)
+	}
+	tab, _ := os.ReadFile(table)
+	// The entry vanishes (crontab -r by hand); an entry of co's for a
+	// schedule whose setting was removed stays.
+	orphan := strings.ReplaceAll(string(tab), "gone", "orphan")
+	if err := os.WriteFile(table, []byte("# mine\n"+orphan), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home := strings.TrimPrefix(environ[0], "HOME=")
+	settings := filepath.Join(home, ".config", "co-cli", "settings.json")
+	b, _ := os.ReadFile(settings)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	m["schedules"].(map[string]any)["never"] = map[string]any{"at": "daily 07:00", "prompt": "y", "workspace": ws}
+	b, _ = json.Marshal(m)
+	if err := os.WriteFile(settings, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := runCo(t, ws, environ, "", "schedule", "list")
+	for _, want := range []string{"gone ", "entry missing", "never ", "not installed", "orphan", "cron entry without a setting (co schedule rm orphan removes it)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	out, errOut, code := runCo(t, ws, environ, "", "schedule", "rm", "orphan")
+	tab, _ = os.ReadFile(table)
+	if code != 0 || string(tab) != "# mine\n" {
+		t.Errorf("rm orphan: exit %d %s%s\ncrontab:\n%s", code, out, errOut, tab)
 	}
 }
