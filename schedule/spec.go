@@ -151,9 +151,10 @@ func (s *Spec) Describe() string {
 	}
 	days := s.daysWords()
 	times := s.timesWords()
-	b.WriteString(days)
-	if times != "" {
-		b.WriteString(" " + times)
+	if days == "every day" && strings.HasPrefix(times, "every ") {
+		b.WriteString(times) // "every hour at :00", not "every day every hour"
+	} else {
+		b.WriteString(days + " " + times)
 	}
 	if s.year != 0 {
 		fmt.Fprintf(&b, " in %d", s.year)
@@ -216,7 +217,13 @@ func (s *Spec) timesWords() string {
 		return "every minute"
 	case s.hour == allHours && len(ms) == 1:
 		return fmt.Sprintf("every hour at :%02d", ms[0])
-	case len(hs)*len(ms) <= 4:
+	case s.hour == allHours:
+		var mw []string
+		for _, m := range ms {
+			mw = append(mw, fmt.Sprintf(":%02d", m))
+		}
+		return "every hour at " + strings.Join(mw, ", ")
+	case len(hs)*len(ms) <= 24:
 		var ts []string
 		for _, h := range hs {
 			for _, m := range ms {

@@ -88,6 +88,26 @@ func TestParseAndNext(t *testing.T) {
 
 // A once spec in the past has no next run; cron's line for it is checked
 // against the year.
+func TestDescribe(t *testing.T) {
+	for spec, want := range map[string]string{
+		"weekdays 08:00":   "weekdays at 08:00",
+		"weekends 10:00":   "weekends at 10:00",
+		"17:00":            "every day at 17:00",
+		"mon,wed,fri 9:00": "Mon,Wed,Fri at 09:00",
+		"hourly":           "every hour at :00",
+		"every 30m":        "every hour at :00, :30",
+		"every 6h":         "every day at 00:00, 06:00, 12:00, 18:00",
+		"every 90m":        "every 90m from when it is installed",
+		"0 9 1 * 1":        "on day 1 of the month or Mon at 09:00",
+		"Mon *-*-01 09:00": "on day 1 of the month if a Mon at 09:00",
+		"0 0 1 1 *":        "on day 1 of the month in Jan at 00:00",
+	} {
+		if got := MustParse(spec).Describe(); got != want {
+			t.Errorf("%q: Describe = %q, want %q", spec, got, want)
+		}
+	}
+}
+
 func TestOnceInThePast(t *testing.T) {
 	s := MustParse("2025-01-02 03:04")
 	if next, ok := s.Next(now(t), time.Time{}); ok {
