@@ -324,7 +324,7 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time) string {
 					next = "none (past)"
 				}
 			}
-			where := "?"
+			var where string
 			switch {
 			case selErr != nil:
 				where = "no scheduler"
