@@ -187,7 +187,7 @@ func TestSystemdAnalyzeCalendar(t *testing.T) {
 	utcLine := regexp.MustCompile(`\(in UTC\): \w+ (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC`)
 	for _, text := range []string{"weekdays 08:00", "weekends 10:00", "daily 07:30", "17:00", "mon,wed,fri 9:00",
 		"monday 09:00", "hourly", "every 30m", "every 2h", "every 5m", "2026-12-01 09:30", "2027-03-28 02:30", "0 8 * * 1-5",
-		"*/15 9-17 * * mon-fri", "0 0 1 1 *", "Mon..Fri *-*-* 08:00", "*-*-01 06:00", "0 9 1 * 1", "Mon *-*-01 09:00"} {
+		"*/15 9-17 * * mon-fri", "0 0 1 1 *", "0 0 */2 * 1", "0 0 1-31 * 1", "Mon..Fri *-*-* 08:00", "*-*-01 06:00", "0 9 1 * 1", "Mon *-*-01 09:00"} {
 		s := MustParse(text)
 		cals := s.OnCalendar()
 		// Each expression's runs; the timer elapses at the earliest.

@@ -110,7 +110,7 @@ func parseCron(t string) (s *Spec, why string, isCron bool) {
 			return nil, "", false
 		}
 	}
-	s = &Spec{Form: "cron", either: true}
+	s = &Spec{Form: "cron", cronText: strings.Join(f, " ")}
 	var err error
 	fields := []struct {
 		dst    *set
@@ -140,7 +140,7 @@ func parseCron(t string) (s *Spec, why string, isCron bool) {
 		return nil, err.Error(), true
 	}
 	// crontab(5): a day field starting with * is unrestricted.
-	s.domAny, s.dowAny = strings.HasPrefix(f[2], "*"), strings.HasPrefix(f[4], "*")
+	s.orDays = !strings.HasPrefix(f[2], "*") && !strings.HasPrefix(f[4], "*")
 	return s, "", true
 }
 
@@ -167,7 +167,7 @@ func parseOnCalendar(t string) (*Spec, string) {
 		t = exp
 	}
 	words := strings.Fields(t)
-	s := &Spec{Form: "oncalendar", minute: 1, hour: 1, dom: allDays, month: allMonths, dow: allWeekdays, domAny: true, dowAny: true}
+	s := &Spec{Form: "oncalendar", minute: 1, hour: 1, dom: allDays, month: allMonths, dow: allWeekdays}
 	understood := "not a form co reads"
 	fail := func(why string) (*Spec, string) {
 		return nil, why
@@ -178,7 +178,7 @@ func parseOnCalendar(t string) (*Spec, string) {
 		if err != nil {
 			return fail(fmt.Sprintf("%s (read %q as weekdays of an OnCalendar expression: %v)", understood, words[i], err))
 		}
-		s.dow, s.dowAny = v, v == allWeekdays
+		s.dow = v
 		i++
 	}
 	timeSeen := false
@@ -230,7 +230,7 @@ func parseOnCalendar(t string) (*Spec, string) {
 			if err != nil {
 				return fail("read an OnCalendar expression, but its date: " + err.Error())
 			}
-			s.month, s.dom, s.domAny = mo, d, d == allDays
+			s.month, s.dom = mo, d
 		default:
 			if i == len(words)-1 && i > 0 {
 				return fail(fmt.Sprintf("read an OnCalendar expression, but not %q at its end (a time zone? co's schedules are in the machine's local time; leave it out)", w))

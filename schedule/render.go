@@ -60,7 +60,7 @@ func (s *Spec) OnCalendar() []string {
 		}
 		return w + year + "-" + month + "-" + listText(dom, allDays, 2, ",") + " " + tm
 	}
-	if s.either && !s.domAny && !s.dowAny {
+	if s.orDays {
 		return []string{days(s.dom, allWeekdays), days(allDays, s.dow)}
 	}
 	return []string{days(s.dom, s.dow)}
@@ -79,18 +79,15 @@ func (s *Spec) CronLine() (fields string, year int, err error) {
 			"or times of day (\"daily 09:00\"); a systemd timer or launchd can run it as written",
 			s.Text, durationWords(s.every))
 	}
-	if !s.either && !s.domAny && !s.dowAny {
+	if s.Form == "cron" {
+		return s.cronText, 0, nil // as written: cron reads it the same
+	}
+	if s.dom != allDays && s.dow != allWeekdays {
 		return "", 0, fmt.Errorf("cron cannot run %q: when a cron line names both days of the month and weekdays "+
 			"it runs on a day that matches either (crontab(5)), and this schedule wants both. "+
 			"Name only the days of the month or only the weekdays", s.Text)
 	}
 	dom, dow := listText(s.dom, allDays, 0, ","), listText(s.dow, allWeekdays, 0, ",")
-	if s.domAny {
-		dom = "*"
-	}
-	if s.dowAny {
-		dow = "*"
-	}
 	return strings.Join([]string{listText(s.minute, allMinutes, 0, ","), listText(s.hour, allHours, 0, ","),
 		dom, listText(s.month, allMonths, 0, ","), dow}, " "), s.year, nil
 }
@@ -105,7 +102,8 @@ func (s *Spec) Launchd() (calendar []map[string]int, interval int, year int, err
 	if s.every > 0 {
 		return nil, int(s.every.Seconds()), 0, nil
 	}
-	if !s.either && !s.domAny && !s.dowAny {
+	domR, dowR := s.dom != allDays, s.dow != allWeekdays
+	if domR && dowR && !s.orDays {
 		return nil, 0, 0, fmt.Errorf("launchd cannot run %q: a day that must be both a day of the month and a "+
 			"weekday cannot be written for it (launchd.plist(5)). Name only the days of the month or only the weekdays", s.Text)
 	}
@@ -117,9 +115,9 @@ func (s *Spec) Launchd() (calendar []map[string]int, interval int, year int, err
 	var dayKeys [][]key
 	base := []key{{"Month", s.month, allMonths}, {"Hour", s.hour, allHours}, {"Minute", s.minute, allMinutes}}
 	switch {
-	case !s.domAny && !s.dowAny: // either: two sets of dictionaries
+	case s.orDays: // either: two sets of dictionaries
 		dayKeys = [][]key{{{"Day", s.dom, allDays}}, {{"Weekday", s.dow, allWeekdays}}}
-	case !s.domAny:
+	case domR:
 		dayKeys = [][]key{{{"Day", s.dom, allDays}}}
 	default:
 		dayKeys = [][]key{{{"Weekday", s.dow, allWeekdays}}}

@@ -4,6 +4,7 @@
 // calendar, its next run computed, and the entry written for the system's
 // own scheduler — a systemd user timer, a crontab line, a launchd agent.
 // co runs no daemon of its own. The package imports nothing of ours.
+// Where each scheduler's behaviour was read: docs/SOURCES.md#system-schedulers-systemd-cron-launchd.
 package schedule
 
 import (
@@ -57,12 +58,14 @@ type Spec struct {
 	Form string
 
 	minute, hour, dom, month, dow set
-	// domAny/dowAny: the day of month / the weekday is not restricted.
-	domAny, dowAny bool
-	// either is cron's rule: when both the day of month and the weekday
-	// are restricted, a day matching either runs (crontab(5)); systemd
-	// and launchd's single entries need both (systemd.time(7)).
-	either bool
+	// orDays is cron's rule for a line whose day-of-month and weekday
+	// fields are both restricted (neither starts with *): a day matching
+	// either runs (crontab(5)). Otherwise a day must match both, as in
+	// systemd (docs/SOURCES.md#system-schedulers-systemd-cron-launchd).
+	orDays bool
+	// cronText is a cron line's five fields as written (lower case), which
+	// is what co writes back for cron.
+	cronText string
 	// year restricts to one year (a once spec, or an OnCalendar date with
 	// a year); 0: any.
 	year int
@@ -188,7 +191,7 @@ func (s *Spec) daysWords() string {
 		dow = strings.Join(ds, ",")
 	}
 	dom := ""
-	if !s.domAny {
+	if s.dom != allDays {
 		var ds []string
 		for _, d := range s.dom.list() {
 			ds = append(ds, strconv.Itoa(d))
@@ -196,7 +199,7 @@ func (s *Spec) daysWords() string {
 		dom = "on day " + strings.Join(ds, ",") + " of the month"
 	}
 	switch {
-	case dow != "" && dom != "" && s.either:
+	case dow != "" && dom != "" && s.orDays:
 		parts = append([]string{dom + " or " + dow}, parts...)
 	case dow != "" && dom != "":
 		parts = append([]string{dom + " if a " + dow}, parts...)
@@ -258,7 +261,7 @@ func (s *Spec) dayMatches(t time.Time) bool {
 		return false
 	}
 	domOK, dowOK := s.dom.has(t.Day()), s.dow.has(int(t.Weekday()))
-	if s.either && !s.domAny && !s.dowAny {
+	if s.orDays {
 		return domOK || dowOK
 	}
 	return domOK && dowOK

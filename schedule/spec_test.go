@@ -49,10 +49,13 @@ func TestParseAndNext(t *testing.T) {
 		{"every 2h", "every", "2026-11-26 12:00", "0 0,2,4,6,8,10,12,14,16,18,20,22 * * *", nil},
 		{"every 1h", "every", "2026-11-26 11:00", "0 * * * *", nil},
 		{"2026-12-01 09:30", "once", "2026-12-01 09:30", "30 9 1 12 *", []string{"2026-12-01 09:30:00"}},
-		{"0 8 * * 1-5", "cron", "2026-11-27 08:00", "0 8 * * 1,2,3,4,5", nil},
-		{"*/15 9-17 * * mon-fri", "cron", "2026-11-26 10:30", "0,15,30,45 9,10,11,12,13,14,15,16,17 * * 1,2,3,4,5", nil},
+		{"0 8 * * 1-5", "cron", "2026-11-27 08:00", "0 8 * * 1-5", nil},
+		{"*/15 9-17 * * MON-FRI", "cron", "2026-11-26 10:30", "*/15 9-17 * * mon-fri", nil},
 		{"0 9 1 * 1", "cron", "2026-11-30 09:00", "0 9 1 * 1", []string{"*-*-01 09:00:00", "Mon *-*-* 09:00:00"}},
-		{"0 0 * * 7", "cron", "2026-11-29 00:00", "0 0 * * 0", nil},
+		{"0 0 * * 7", "cron", "2026-11-29 00:00", "0 0 * * 7", nil},
+		// A day field starting with * (*/2) leaves cron's either-day rule:
+		// both must match (crontab(5)), as in systemd.
+		{"0 0 */2 * 1", "cron", "2026-12-07 00:00", "0 0 */2 * 1", []string{"Mon *-*-01,03,05,07,09,11,13,15,17,19,21,23,25,27,29,31 00:00:00"}},
 		{"@daily", "cron", "2026-11-27 00:00", "0 0 * * *", nil},
 		{"Mon..Fri *-*-* 08:00", "oncalendar", "2026-11-27 08:00", "0 8 * * 1,2,3,4,5", nil},
 		{"*-*-01 06:00:00", "oncalendar", "2026-12-01 06:00", "0 6 1 * *", nil},
@@ -212,6 +215,9 @@ func TestLaunchdCalendar(t *testing.T) {
 	}
 	if _, ok := cal[0]["Month"]; ok {
 		t.Errorf("an unrestricted month is a key: %v", cal)
+	}
+	if _, _, _, err := MustParse("0 0 */2 * 1").Launchd(); err == nil {
+		t.Error("launchd took a day that must be both")
 	}
 	cal, _, year, _ = MustParse("2026-12-01 09:30").Launchd()
 	if year != 2026 || len(cal) != 1 || cal[0]["Month"] != 12 || cal[0]["Day"] != 1 {

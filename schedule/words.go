@@ -90,9 +90,9 @@ func parseDays(w string) (dow set, form string, ok bool) {
 func parseWords(t string) (*Spec, string) {
 	switch t {
 	case "hourly", "every hour":
-		return &Spec{Form: "hourly", minute: 1, hour: allHours, dom: allDays, month: allMonths, dow: allWeekdays, domAny: true, dowAny: true}, ""
+		return &Spec{Form: "hourly", minute: 1, hour: allHours, dom: allDays, month: allMonths, dow: allWeekdays}, ""
 	case "every minute":
-		return &Spec{Form: "every", minute: allMinutes, hour: allHours, dom: allDays, month: allMonths, dow: allWeekdays, domAny: true, dowAny: true}, ""
+		return &Spec{Form: "every", minute: allMinutes, hour: allHours, dom: allDays, month: allMonths, dow: allWeekdays}, ""
 	}
 	if g := everyRe.FindStringSubmatch(t); g != nil {
 		n, err := strconv.Atoi(g[1])
@@ -135,7 +135,7 @@ func parseWords(t string) (*Spec, string) {
 				return nil, fmt.Sprintf("understood a date and time (once), but %s is not a day of the calendar", rest[0])
 			}
 			return &Spec{Form: "once", minute: 1 << uint(m), hour: 1 << uint(h), dom: 1 << uint(d), month: 1 << uint(mo),
-				dow: allWeekdays, dowAny: true, year: y}, ""
+				dow: allWeekdays, year: y}, ""
 		}
 	}
 	dow, form, okDays := allWeekdays, "daily", true
@@ -144,8 +144,7 @@ func parseWords(t string) (*Spec, string) {
 	}
 	switch {
 	case okDays && okTime:
-		return &Spec{Form: form, minute: 1 << uint(m), hour: 1 << uint(h), dom: allDays, month: allMonths, dow: dow,
-			domAny: true, dowAny: dow == allWeekdays}, ""
+		return &Spec{Form: form, minute: 1 << uint(m), hour: 1 << uint(h), dom: allDays, month: allMonths, dow: dow}, ""
 	case head != "" && okDays && !okTime:
 		if len(rest) == len(words) || clockRe.MatchString(last) || strings.Contains(last, ":") {
 			return nil, fmt.Sprintf("understood the days %q, but not the time %q: write it as HH:MM (24-hour) or like 8am, e.g. %s 08:00", head, last, head)
@@ -171,7 +170,7 @@ func dateLike(w string) bool { return strings.Count(w, "-") == 2 }
 // 00:00, 02:00, …): every scheduler can express it and it does not drift.
 // Any other (every 90m) is a plain interval, which cron cannot express.
 func every(d time.Duration) (*Spec, string) {
-	base := Spec{Form: "every", dom: allDays, month: allMonths, dow: allWeekdays, domAny: true, dowAny: true}
+	base := Spec{Form: "every", dom: allDays, month: allMonths, dow: allWeekdays}
 	switch {
 	case d < time.Minute:
 		return nil, "understood an interval, but the shortest is every 1m"
