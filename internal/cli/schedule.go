@@ -112,6 +112,9 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 	if err != nil {
 		return "", err
 	}
+	if _, ok := spec.Next(time.Now(), time.Time{}); !ok {
+		return "", fmt.Errorf("%q is in the past: give a date and time to come, or a repeating SPEC such as \"daily 09:00\"", a.at)
+	}
 	if strings.TrimSpace(a.prompt) == "" {
 		return "", fmt.Errorf("no prompt: say what to run after the name, e.g. co schedule add %s --at %q Summarise today's mail", a.name, a.at)
 	}

@@ -61,3 +61,15 @@ func TestScheduleStatus(t *testing.T) {
 		t.Errorf("status = %q", got)
 	}
 }
+
+// A once SPEC in the past is refused before anything is saved.
+func TestScheduleAddPastDate(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Chdir(t.TempDir())
+	_, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "old", at: "2001-01-01 09:00", prompt: "p"}, nil, false)
+	if err == nil || !strings.Contains(err.Error(), "is in the past") {
+		t.Errorf("err = %v", err)
+	}
+}
