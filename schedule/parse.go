@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 var monthNum = map[string]int{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
@@ -81,7 +82,7 @@ func parseField(f string, lo, hi int, rangeSep string, names map[string]int, wha
 	return out, nil
 }
 
-var cronFieldRe = regexp.MustCompile(`^[0-9a-z*,/\-]+$`)
+var cronFieldRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-z*,/\-]+$`) })
 
 // parseCron reads a 5-field cron line (crontab(5): minute hour
 // day-of-month month day-of-week) or an @daily-style shortcut. isCron is
@@ -106,7 +107,7 @@ func parseCron(t string) (s *Spec, why string, isCron bool) {
 		return nil, "", false
 	}
 	for _, x := range f {
-		if !cronFieldRe.MatchString(x) {
+		if !cronFieldRe().MatchString(x) {
 			return nil, "", false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -15,15 +16,18 @@ var weekdayNum = map[string]int{
 	"fri": 5, "friday": 5, "sat": 6, "saturday": 6,
 }
 
+// Compiled on first use: co's packages initialise lightly (startup_test.go).
 var (
-	everyRe = regexp.MustCompile(`^every ?(\d+) ?(m|min|mins|minute|minutes|h|hr|hrs|hour|hours)$`)
-	dateRe  = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})$`)
-	clockRe = regexp.MustCompile(`^(\d{1,2})(?::(\d{2}))?(am|pm)?$`)
+	everyRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^every ?(\d+) ?(m|min|mins|minute|minutes|h|hr|hrs|hour|hours)$`)
+	})
+	dateRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})$`) })
+	clockRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,2})(?::(\d{2}))?(am|pm)?$`) })
 )
 
 // parseTime reads "8:00", "08:00", "17:30", "8am", "5:30pm".
 func parseTime(w string) (h, m int, ok bool) {
-	g := clockRe.FindStringSubmatch(w)
+	g := clockRe().FindStringSubmatch(w)
 	if g == nil || (g[2] == "" && g[3] == "") {
 		return 0, 0, false
 	}
@@ -94,7 +98,7 @@ func parseWords(t string) (*Spec, string) {
 	case "every minute":
 		return &Spec{Form: "every", minute: allMinutes, hour: allHours, dom: allDays, month: allMonths, dow: allWeekdays}, ""
 	}
-	if g := everyRe.FindStringSubmatch(t); g != nil {
+	if g := everyRe().FindStringSubmatch(t); g != nil {
 		n, err := strconv.Atoi(g[1])
 		if err != nil || n <= 0 {
 			return nil, fmt.Sprintf("understood an interval, but %q is not a number of minutes or hours above 0", g[1])
@@ -124,7 +128,7 @@ func parseWords(t string) (*Spec, string) {
 	}
 	head := strings.Join(rest, " ")
 	if len(rest) == 1 {
-		if g := dateRe.FindStringSubmatch(rest[0]); g != nil {
+		if g := dateRe().FindStringSubmatch(rest[0]); g != nil {
 			if !okTime {
 				return nil, fmt.Sprintf("understood the date %s (once), but not the time %q: write it as HH:MM, like %s 09:30", rest[0], last, rest[0])
 			}
@@ -146,7 +150,7 @@ func parseWords(t string) (*Spec, string) {
 	case okDays && okTime:
 		return &Spec{Form: form, minute: 1 << uint(m), hour: 1 << uint(h), dom: allDays, month: allMonths, dow: dow}, ""
 	case head != "" && okDays && !okTime:
-		if len(rest) == len(words) || clockRe.MatchString(last) || strings.Contains(last, ":") {
+		if len(rest) == len(words) || clockRe().MatchString(last) || strings.Contains(last, ":") {
 			return nil, fmt.Sprintf("understood the days %q, but not the time %q: write it as HH:MM (24-hour) or like 8am, e.g. %s 08:00", head, last, head)
 		}
 	case head == "" && !okTime:
