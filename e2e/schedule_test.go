@@ -306,3 +306,42 @@ func TestScheduleListDisagreements(t *testing.T) {
 		t.Errorf("rm orphan: exit %d %s%s\ncrontab:\n%s", code, out, errOut, tab)
 	}
 }
+
+// --tools, --approve and --notify fill the schedule's fields; a wrong
+// notify is refused naming the field; co config shows the schedules as a
+// user-file-only setting.
+func TestScheduleAddFields(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ, _ := fakeCrontabPath(t, env(t, srv))
+	ws := t.TempDir()
+	_, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00", "--notify", "pager", "hello")
+	if code == 0 || !strings.Contains(errOut, `"schedules".brief.notify holds "pager": each must be "desktop", "slack" or "mail"`) {
+		t.Errorf("bad notify: exit %d %s", code, errOut)
+	}
+	out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00",
+		"--tools", "gmail_search,gmail_read", "--approve", "gmail_create_draft", "--notify", "desktop,mail", "Brief", "me")
+	if code != 0 {
+		t.Fatalf("add: %s%s", out, errOut)
+	}
+	home := strings.TrimPrefix(environ[0], "HOME=")
+	b, _ := os.ReadFile(filepath.Join(home, ".config", "co-cli", "settings.json"))
+	var m struct {
+		Schedules map[string]struct {
+			At, Prompt, Workspace  string
+			Tools, Approve, Notify []string
+		}
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	s := m.Schedules["brief"]
+	if s.At != "weekdays 08:00" || s.Prompt != "Brief me" || s.Workspace != ws || strings.Join(s.Tools, ",") != "gmail_search,gmail_read" ||
+		strings.Join(s.Approve, ",") != "gmail_create_draft" || strings.Join(s.Notify, ",") != "desktop,mail" {
+		t.Errorf("saved: %s", b)
+	}
+	out, _, _ = runCo(t, ws, environ, "", "config")
+	if !strings.Contains(out, "(user file only)") || !strings.Contains(out, `"brief":{"at":"weekdays 08:00"`) {
+		t.Errorf("co config:\n%s", out)
+	}
+}
