@@ -345,3 +345,24 @@ func TestScheduleAddFields(t *testing.T) {
 		t.Errorf("co config:\n%s", out)
 	}
 }
+
+// /schedule in the full-screen chat: the same command as in --plain.
+func TestTUIScheduleSlash(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ, table := fakeCrontabPath(t, tuiEnv(t, srv))
+	ws := t.TempDir()
+	s := startTUI(t, ws, environ, 120, 35)
+	s.ready()
+	s.send(`/schedule add tuibrief --at "mon,wed,fri 9:00" Tidy my notes`)
+	s.waitFor(tuiWait, "added schedule tuibrief: Mon,Wed,Fri at 09:00")
+	s.send("/schedule")
+	s.waitFor(tuiWait, "tuibrief  mon,wed,fri 9:00")
+	tab, _ := os.ReadFile(table)
+	if !strings.Contains(string(tab), "0 9 * * 1,3,5 cd "+ws) {
+		t.Errorf("crontab:\n%s", tab)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Error("a /schedule line went to the model")
+	}
+}
