@@ -18,7 +18,11 @@ func TestREADMEListsEverySetting(t *testing.T) {
 	}
 	readme := string(b)
 	for _, f := range config.Fields() {
-		if !strings.Contains(readme, "| `"+f.Key+"` | `"+f.Env+"` |") {
+		row := "| `" + f.Key + "` | `" + f.Env + "` |"
+		if f.Env == "" { // read from the user file only (schedules)
+			row = "| `" + f.Key + "` | — |"
+		}
+		if !strings.Contains(readme, row) {
 			t.Errorf("README's settings table lacks %s (%s)", f.Key, f.Env)
 		}
 	}

@@ -96,6 +96,8 @@ func listHint(f *field) string {
 		return `; to set an empty list, give []`
 	case KindMCP:
 		return `; to set no servers, give {}`
+	case KindSchedules:
+		return `; to set no schedules, give {} (co schedule rm removes one with its entry)`
 	}
 	return ""
 }
@@ -138,6 +140,8 @@ func fileValue(v any) any {
 		}
 	case []MCPServer:
 		return mcpObject(x)
+	case []Schedule:
+		return scheduleObject(x)
 	}
 	return v
 }

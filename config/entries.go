@@ -76,6 +76,8 @@ func (f *field) display(v any) string {
 		return string(b)
 	case []MCPServer:
 		return mcpDisplay(v)
+	case []Schedule:
+		return scheduleDisplay(v)
 	}
 	return ""
 }

@@ -20,6 +20,7 @@ const (
 	KindStringList             // []string
 	KindPolicy                 // []PolicyRule
 	KindMCP                    // []MCPServer
+	KindSchedules              // []Schedule
 )
 
 // String returns the kind as a short word: string, bool, int, float, list
@@ -40,6 +41,8 @@ func (k Kind) String() string {
 		return "rules"
 	case KindMCP:
 		return "servers"
+	case KindSchedules:
+		return "schedules"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -61,6 +64,8 @@ func (k Kind) expected() string {
 		return `a list of rules like {"match": "git push", "decision": "ask", "reason": "..."}`
 	case KindMCP:
 		return `an object from a server name to {"command": ..., "args": [...]} or {"url": "https://..."}`
+	case KindSchedules:
+		return `an object from a schedule name to {"at": ..., "prompt": ..., "workspace": ...}`
 	}
 	return k.String()
 }
@@ -188,6 +193,8 @@ var userOnlyWhy = map[string]string{
 
 	"notify": "it is about your terminal, which a repository does not know: it could silence the alerts you " +
 		"rely on, or have co write sequences your terminal does not understand",
+	"schedules": "a schedule runs co unattended on your machine's scheduler, with the tools it names: " +
+		"a repository could have it act while you are away",
 }
 
 // projectMaySet reports whether a project file may set key: whether it is
@@ -303,6 +310,11 @@ var table = []field{
 	{key: "mcp_servers", env: "CO_CLI_MCP_SERVERS", def: []MCPServer(nil),
 		desc: "MCP servers whose tools co offers: a name mapped to {\"command\", \"args\", \"env\", \"cwd\"} or {\"url\", \"headers\"}.",
 		ptr:  func(s *Settings) any { return &s.MCPServers }},
+	// No environment variable: a schedule installs an entry in the system's
+	// scheduler, which must agree with the one file co edits.
+	{key: "schedules", env: "", def: []Schedule(nil),
+		desc: "Scheduled runs: a name mapped to {\"at\", \"prompt\", \"workspace\", \"tools\", \"approve\", \"notify\"} (co schedule add writes them).",
+		ptr:  func(s *Settings) any { return &s.Schedules }},
 	{key: "grant_max_uses", env: "CO_CLI_GRANT_MAX_USES", def: 20, min: 1,
 		desc: "How many calls one approve-for-session grant covers.",
 		ptr:  func(s *Settings) any { return &s.GrantMaxUses }},
@@ -421,6 +433,8 @@ func (f *field) kind() Kind {
 		return KindPolicy
 	case *[]MCPServer:
 		return KindMCP
+	case *[]Schedule:
+		return KindSchedules
 	}
 	return KindString
 }
@@ -478,6 +492,12 @@ func (f *field) validate(v any) string {
 		for i, r := range v {
 			if msg := validateRule(r); msg != "" {
 				return fmt.Sprintf("%q[%d]%s", f.key, i, msg)
+			}
+		}
+	case []Schedule:
+		for _, s := range v {
+			if msg := validateSchedule(s); msg != "" {
+				return strconv.Quote(f.key) + "." + s.Name + msg
 			}
 		}
 	}
@@ -608,6 +628,8 @@ func cloneValue(v any) any {
 		return slices.Clone(v)
 	case []MCPServer:
 		return cloneMCP(v)
+	case []Schedule:
+		return cloneSchedules(v)
 	}
 	return v
 }

@@ -222,6 +222,9 @@ func Load(opts LoadOptions) (*Loaded, error) {
 	var errs []error
 	for i := range table {
 		f := &table[i]
+		if f.env == "" {
+			continue // a user-file-only setting (schedules)
+		}
 		text, ok := opts.Getenv(f.env)
 		if !ok || strings.TrimSpace(text) == "" {
 			continue
@@ -281,7 +284,7 @@ func (l *Loaded) projectValue(path, key string, v any) (any, bool) {
 // file at path: the key, the file, why, and where to set it instead.
 func (l *Loaded) ignoredMsg(path, key, why string) string {
 	instead := l.Paths.UserFile
-	if f := lookupField(key); f != nil {
+	if f := lookupField(key); f != nil && f.env != "" {
 		instead += " or $" + f.env
 	}
 	return fmt.Sprintf("ignored %q in %s: a project file may not set it (%s); set it in %s instead",
@@ -470,6 +473,12 @@ func (f *field) decodeJSON(raw json.RawMessage, home string) (v any, set bool, m
 			return nil, false, strconv.Quote(f.key) + msg
 		}
 		v = servers
+	case KindSchedules:
+		schedules, msg := decodeSchedules(raw)
+		if msg != "" {
+			return nil, false, strconv.Quote(f.key) + msg
+		}
+		v = schedules
 	}
 	if msg := f.validate(v); msg != "" {
 		return nil, false, msg
@@ -561,10 +570,13 @@ func (f *field) parseText(text, source, home string) (any, error) {
 			break
 		}
 		fallthrough
-	case KindPolicy, KindMCP:
+	case KindPolicy, KindMCP, KindSchedules:
 		raw := []byte(text)
 		if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
 			msg := quoteKey(f.key) + `must be a JSON array of rules like [{"match": "git push", "decision": "ask"}]`
+			if f.kind() == KindSchedules {
+				msg = quoteKey(f.key) + "must be a JSON object like " + ScheduleExample
+			}
 			if f.kind() == KindMCP {
 				msg = quoteKey(f.key) + `must be a JSON object like {"name": {"command": "npx", "args": ["-y", "some-server"]}}`
 			}

@@ -57,6 +57,8 @@ func equalValue(a, b any) bool {
 		return slices.Equal(a, b.([]PolicyRule))
 	case []MCPServer:
 		return equalMCP(a, b.([]MCPServer))
+	case []Schedule:
+		return equalSchedules(a, b.([]Schedule))
 	}
 	return a == b
 }

@@ -60,6 +60,7 @@ type Settings struct {
 	BraveSearchBaseURL      string       // brave_search_base_url
 	ContextFiles            []string     // context_files: file names read beside AGENTS.md
 	MCPServers              []MCPServer  // mcp_servers
+	Schedules               []Schedule   // schedules (user file only)
 	MemoryEnabled           bool         // memory_enabled
 	MemoryAutoSave          bool         // memory_auto_save (user file or environment only)
 }
@@ -150,6 +151,8 @@ func (f *field) get(s *Settings) any {
 		return *p
 	case *[]MCPServer:
 		return *p
+	case *[]Schedule:
+		return *p
 	}
 	panic("config: bad field type for " + f.key)
 }
@@ -171,6 +174,8 @@ func (f *field) set(s *Settings, v any) {
 		*p = v.([]PolicyRule)
 	case *[]MCPServer:
 		*p = v.([]MCPServer)
+	case *[]Schedule:
+		*p = v.([]Schedule)
 	default:
 		panic("config: bad field type for " + f.key)
 	}

@@ -15,6 +15,7 @@ command -v tmux >/dev/null || need+=(tmux)
 command -v chromium >/dev/null || need+=(chromium)
 command -v gcc >/dev/null || need+=(gcc libc6-dev)
 command -v npm >/dev/null || need+=(nodejs npm)
+command -v cron >/dev/null || need+=(cron) # the scheduled-run tests start Debian's cron daemon
 if ((${#need[@]})); then
 	if [[ $EUID -ne 0 ]]; then
 		say "missing ${need[*]}: install them (as root) and rerun"

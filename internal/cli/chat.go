@@ -272,9 +272,10 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		Sessions: func(arg string) slash.Result {
 			return sessionsSlash(c.App, arg, transcriptText)
 		},
-		Custom: c.customEnv(),
-		MCP:    func(arg string) slash.Result { return mcpSlash(c.App, arg) },
-		Memory: memorySlash(c.App),
+		Custom:   c.customEnv(),
+		MCP:      func(arg string) slash.Result { return mcpSlash(c.App, arg) },
+		Schedule: func(arg string) slash.Result { return scheduleSlash(context.Background(), arg) },
+		Memory:   memorySlash(c.App),
 	}
 }
 

@@ -156,7 +156,7 @@ func newRootCmd(s env) *cobra.Command {
 	root.AddCommand(
 		newChatSubCmd(s), newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newMemoryCmd(s), newVersionCmd(s),
 		newTailCmd(s), newTracesCmd(s), newLogsCmd(s),
-		newGoogleCmd(s), newCompletionCmd(s), newMCPCmd(s),
+		newGoogleCmd(s), newCompletionCmd(s), newMCPCmd(s), newScheduleCmd(s),
 		newInboxCmd(s),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true

@@ -208,7 +208,11 @@ func printConfig(s env, l *config.Loaded) {
 			// Value and source are what is in effect; say what is not.
 			v += fmt.Sprintf("  [ignored: %s sets it, but a project file may not]", src)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, e.Env, present.Line(safe.Text(v)))
+		env := e.Env
+		if env == "" {
+			env = "(user file only)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, env, present.Line(safe.Text(v)))
 	}
 	w.Flush()
 	printSafeCommands(s, l)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/ui/headless"
 )
@@ -37,15 +39,15 @@ func TestScheduledRunEndToEnd(t *testing.T) {
 			{ID: "c3", Name: "run_shell_command", Args: `{"cmd":"touch ran.txt"}`}}},
 		llmtest.Reply{Text: "One todo: send the report. Marking it done waits for you."},
 	)
-	var out, errb bytes.Buffer
-	err := runScheduled(env{Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, "v"}, scheduledRun{Name: "todos", Prompt: "list my todos"})
-	var code exitCode
-	if !errors.As(err, &code) || int(code) != headless.ExitWaiting {
-		t.Fatalf("runScheduled = %v, want exit %d\nstdout: %s\nstderr: %s", err, headless.ExitWaiting, out.String(), errb.String())
+	var log bytes.Buffer
+	_, code := runScheduled(context.Background(), env{Streams{In: strings.NewReader(""), Out: &log, Err: &log}, "v"},
+		config.Schedule{Name: "todos", Prompt: "list my todos"}, &log)
+	if code != headless.ExitWaiting {
+		t.Fatalf("runScheduled = %d, want exit %d\nlog: %s", code, headless.ExitWaiting, log.String())
 	}
-	if !strings.Contains(out.String(), "One todo: send the report.") || !strings.Contains(errb.String(), "waiting for approval: write_file") ||
-		!strings.Contains(errb.String(), "co: 2 calls wait for your approval: co inbox lists them") {
-		t.Errorf("stdout: %s\nstderr: %s", out.String(), errb.String())
+	if !strings.Contains(log.String(), "One todo: send the report.") || !strings.Contains(log.String(), "waiting for approval: write_file") ||
+		!strings.Contains(log.String(), "co: 2 calls wait for your approval: co inbox lists them") {
+		t.Errorf("log: %s", log.String())
 	}
 	for _, f := range []string{"done.txt", "ran.txt"} {
 		if _, err := os.Stat(filepath.Join(wd, f)); !os.IsNotExist(err) {
@@ -91,11 +93,11 @@ func TestScheduledRunThatFailsIsInTheInbox(t *testing.T) {
 	}
 	t.Setenv("CO_CLI_SANDBOX_BACKEND", "subprocess")
 	t.Setenv("LLM_PROVIDER", "openai") // no key: no provider is usable
-	var out, errb bytes.Buffer
-	err := runScheduled(env{Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, "v"}, scheduledRun{Name: "brief", Prompt: "brief me"})
-	var code exitCode
-	if !errors.As(err, &code) || int(code) != headless.ExitError {
-		t.Fatalf("runScheduled = %v\nstderr: %s", err, errb.String())
+	var log bytes.Buffer
+	_, code := runScheduled(context.Background(), env{Streams{In: strings.NewReader(""), Out: &log, Err: &log}, "v"},
+		config.Schedule{Name: "brief", Prompt: "brief me"}, &log)
+	if code != headless.ExitError {
+		t.Fatalf("runScheduled = %d\nlog: %s", code, log.String())
 	}
 	_, o, _ := run(t, "v", "inbox")
 	if !strings.Contains(o, "brief") || !strings.Contains(o, "failed: ") {

@@ -189,6 +189,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	}
 	fmt.Fprintf(w, "data dir\t%s\n", a.Config.Paths.DataDir)
 	fmt.Fprintf(w, "workspace\t%s\n", a.Workspace)
+	fmt.Fprintf(w, "schedules\t%s\n", scheduleStatus(ctx, a.Config, time.Now(), probe))
 	if noTools == "" {
 		noTools = a.Agent.NoTools()
 	}

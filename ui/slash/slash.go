@@ -34,6 +34,10 @@ type Env struct {
 	// MCP is /mcp: the MCP servers' states, /mcp trust NAME, /mcp restart
 	// NAME.
 	MCP func(arg string) Result
+	// Schedule is /schedule: the schedules (co schedule list), and
+	// /schedule add NAME --at "SPEC" PROMPT (co schedule add's code).
+	// Nil: not available.
+	Schedule func(arg string) Result
 	// Custom returns the custom commands and skills run as /NAME (it may
 	// wait the milliseconds they take to read at start-up); nil: none.
 	Custom func() []Custom
@@ -102,6 +106,7 @@ func Commands() []Command {
 		{"/memory", "list memories; /memory search Q, /memory pin|unpin ID, /memory edit ID TEXT, /memory rm ID", memoryCmd},
 		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
 		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME", mcpCmd},
+		{"/schedule", `scheduled runs (co schedule list); /schedule add NAME --at "SPEC" PROMPT adds one`, scheduleCmd},
 		{"/setup", "set up the LLM provider: Gemini, Ollama or an OpenAI-compatible server (saved to your user settings)", func(Env, string) Result { return Result{Action: Setup} }},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
 		{"/exit", "leave co", func(Env, string) Result { return Result{Action: Exit} }},
@@ -259,6 +264,13 @@ func mcpCmd(env Env, arg string) Result {
 		return Result{Output: "MCP servers are not available here", Err: true}
 	}
 	return env.MCP(arg)
+}
+
+func scheduleCmd(env Env, arg string) Result {
+	if env.Schedule == nil {
+		return Result{Output: "schedules are not available here", Err: true}
+	}
+	return env.Schedule(arg)
 }
 
 func memoryCmd(env Env, arg string) Result {

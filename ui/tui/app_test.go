@@ -280,7 +280,7 @@ func TestMessageTypedDuringATurnIsQueued(t *testing.T) {
 
 func TestSlashCommands(t *testing.T) {
 	f := newFixture(t)
-	d := newDriver(t, Options{Agent: f.ag}, 100, 60)
+	d := newDriver(t, Options{Agent: f.ag}, 100, 72) // /help's whole text: it grows with its commands
 	d.typeText("/help")
 	d.key("enter")
 	s := d.screen()

@@ -1,0 +1,710 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/schedule"
+	"github.com/co-cli/co/ui/slash"
+)
+
+func newScheduleCmd(s env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schedule",
+		Short: "Runs of a prompt at set times, by the system's own scheduler",
+		Long: `co schedule adds, lists and removes scheduled runs: a prompt that co runs
+on its own at the times a SPEC says, started by the system's own scheduler
+(a systemd user timer where a user manager runs, a crontab entry otherwise,
+launchd on macOS). co runs no daemon. Each run is logged (co schedule logs)
+and saved as a session (co sessions).
+
+SPEC: ` + schedule.Examples + `.
+Times are the machine's local time.`,
+		Args: usageArgs(cobra.NoArgs),
+	}
+	cmd.AddCommand(newScheduleAddCmd(s), newScheduleListCmd(s), newScheduleRmCmd(s), newScheduleLogsCmd(s), newScheduleRunCmd(s))
+	return cmd
+}
+
+// scheduleAddArgs is what co schedule add and /schedule add take.
+type scheduleAddArgs struct {
+	name, at, prompt, workspace string
+	tools, approve, notify      []string
+	replace                     bool
+}
+
+func newScheduleAddCmd(s env) *cobra.Command {
+	var a scheduleAddArgs
+	cmd := &cobra.Command{
+		Use:   "add NAME --at SPEC PROMPT...",
+		Short: "Add (or with --replace, replace) a scheduled run and install it in the system's scheduler",
+		Long: `co schedule add saves the schedule in your user settings ("schedules") and
+installs its entry in the system's scheduler, which runs
+"co schedule run NAME" in the workspace (the current directory unless
+--workspace) at the times SPEC says.
+
+NAME: lower-case letters, digits, - and _. A NAME that exists is replaced
+only after you say so (on a terminal) or with --replace.
+
+SPEC: ` + schedule.Examples + `.`,
+		Example: `  co schedule add brief --at "weekdays 08:00" Summarise today's mail and calendar
+  co schedule add report --at "2026-12-01 09:30" Remind me to send the report
+  co schedule add todos --at "monday 09:00" List last week's open todos`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.name, a.prompt = args[0], strings.Join(args[1:], " ")
+			if a.at == "" {
+				return usageError{errors.New("no --at SPEC: say when, e.g. --at \"weekdays 08:00\""), cmd.CommandPath()}
+			}
+			ask := func(q string) bool {
+				if !isTerminal(s.In) {
+					return false
+				}
+				fmt.Fprintf(s.Err, "%s [y/N] ", q)
+				line, _ := bufio.NewReader(s.In).ReadString('\n')
+				return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
+			}
+			ctx, stop, _ := signalContext(syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			out, err := scheduleAdd(ctx, a, ask, isTerminal(s.In))
+			if out != "" {
+				fmt.Fprint(s.Out, out)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&a.at, "at", "", "when to run: "+schedule.Examples)
+	cmd.Flags().StringVar(&a.workspace, "workspace", "", "the directory the run works in (default: the current directory)")
+	cmd.Flags().StringSliceVar(&a.tools, "tools", nil, "tool names the run may use (the unattended run's rules decide the rest)")
+	cmd.Flags().StringSliceVar(&a.approve, "approve", nil, "tool names the run may call without asking")
+	cmd.Flags().StringSliceVar(&a.notify, "notify", nil, "where the answer also goes: desktop, slack, mail")
+	cmd.Flags().BoolVar(&a.replace, "replace", false, "replace a schedule of the same name without asking")
+	return cmd
+}
+
+// scheduleSystem is the machine the schedules are installed on (tests of
+// the CLI drive the real one: HOME and PATH say where).
+var scheduleSystem = schedule.System{}
+
+// scheduleAdd checks, saves and installs a schedule, and says what it did.
+// ask asks a yes/no question (false when no one can answer); terminal says
+// whether one could.
+func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, terminal bool) (string, error) {
+	if !schedule.NameOK(a.name) {
+		return "", fmt.Errorf("%q is not a schedule name: use lower-case letters, digits, - and _, starting with a letter or digit (like morning-brief)", a.name)
+	}
+	spec, err := schedule.Parse(a.at)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := spec.Next(time.Now(), time.Time{}); !ok {
+		return "", fmt.Errorf("%q is in the past: give a date and time to come, or a repeating SPEC such as \"daily 09:00\"", a.at)
+	}
+	if strings.TrimSpace(a.prompt) == "" {
+		return "", fmt.Errorf("no prompt: say what to run after the name, e.g. co schedule add %s --at %q Summarise today's mail", a.name, a.at)
+	}
+	if a.workspace == "" {
+		if a.workspace, err = os.Getwd(); err != nil {
+			return "", err
+		}
+	}
+	if a.workspace, err = filepath.Abs(a.workspace); err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(a.workspace); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("the workspace %s is not a directory: give one that exists with --workspace", a.workspace)
+	}
+	l, err := loadSettings()
+	if err != nil {
+		return "", err
+	}
+	user, _, err := config.LoadFile(l.Paths.UserFile)
+	if err != nil {
+		return "", err
+	}
+	sch := config.Schedule{Name: a.name, At: a.at, Prompt: a.prompt, Workspace: a.workspace, Tools: a.tools, Approve: a.approve, Notify: a.notify}
+	if old, ok := user.FindSchedule(a.name); ok && !a.replace {
+		q := fmt.Sprintf("A schedule named %s exists (at %q: %s). Replace it?", a.name, old.At, cell(old.Prompt))
+		if !terminal {
+			return "", fmt.Errorf("a schedule named %s exists (at %q): add --replace to replace it, or pick another name", a.name, old.At)
+		}
+		if !ask(q) {
+			return "not replaced: the schedule " + a.name + " stays as it was\n", nil
+		}
+	}
+	b, warn, err := schedule.Select(ctx, scheduleSystem)
+	if err != nil {
+		return "", err
+	}
+	entry, err := scheduleEntry(l, a.name, spec, a.workspace)
+	if err != nil {
+		return "", err
+	}
+	// What this scheduler cannot express is refused before anything is
+	// saved.
+	switch b.Name() {
+	case "cron":
+		_, err = schedule.CronEntry(entry)
+	case "launchd":
+		_, err = schedule.Plist(entry)
+	}
+	if err != nil {
+		return "", err
+	}
+	list := slices.DeleteFunc(slices.Clone(user.Schedules), func(x config.Schedule) bool { return x.Name == a.name })
+	list = append(list, sch)
+	slices.SortFunc(list, func(x, y config.Schedule) int { return strings.Compare(x.Name, y.Name) })
+	if err := config.EditFile(l.Paths.UserFile, config.SchedulesChange(list)); err != nil {
+		return "", err
+	}
+	if err := b.Install(ctx, entry); err != nil {
+		return "", fmt.Errorf("saved the schedule %s in %s, but could not install it in %s: %w (co schedule list shows it as not installed; co schedule add %s --replace … tries again)",
+			a.name, l.Paths.UserFile, b.Name(), err, a.name)
+	}
+	now := time.Now()
+	st := readScheduleState(l.Paths.DataDir, a.name)
+	st.Installed, st.Backend = now, b.Name()
+	st.Last = nil
+	_ = writeScheduleState(l.Paths.DataDir, a.name, st)
+
+	var out strings.Builder
+	fmt.Fprintf(&out, "added schedule %s: %s\n", a.name, spec.Describe())
+	if next, ok := spec.Next(now, now); ok {
+		fmt.Fprintf(&out, "next run: %s\n", next.Format("Mon 2006-01-02 15:04 MST"))
+	} else {
+		fmt.Fprintf(&out, "next run: none (%s is in the past)\n", a.at)
+	}
+	fmt.Fprintf(&out, "installed with %s: %s\n", b.Name(), b.Where(a.name))
+	if warn != "" {
+		fmt.Fprintf(&out, "WARNING: %s\n", warn)
+	}
+	if env := envSettings(l); len(env) > 0 {
+		fmt.Fprintf(&out, "WARNING: %s set only in the environment (%s): the scheduler does not start co from your shell, so the run will not see it. Save it with co config set KEY VALUE\n",
+			strings.Join(env, ", "), strings.Join(envVars(l, env), ", "))
+	}
+	return out.String(), nil
+}
+
+// envSettings are the settings whose value comes from the environment.
+func envSettings(l *config.Loaded) []string {
+	var out []string
+	for _, f := range config.Fields() {
+		if src, ok := l.Sources[f.Key]; ok && src.Layer == config.LayerEnv {
+			out = append(out, f.Key)
+		}
+	}
+	return out
+}
+
+func envVars(l *config.Loaded, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		out = append(out, "$"+l.Sources[k].Name)
+	}
+	return out
+}
+
+// scheduleEntry is the scheduler's entry: this co binary, in the
+// workspace, with co's own directories and PATH (so a run finds the same
+// settings and the same programs as the co that added it; nothing secret).
+func scheduleEntry(l *config.Loaded, name string, spec *schedule.Spec, workspace string) (schedule.Entry, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return schedule.Entry{}, fmt.Errorf("cannot find co's own binary for the scheduler: %w", err)
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return schedule.Entry{}, fmt.Errorf("cannot find co's own binary for the scheduler: %w", err)
+	}
+	e := schedule.Entry{Name: name, Spec: spec, Exe: exe, Dir: workspace, Env: [][2]string{
+		{"XDG_CONFIG_HOME", filepath.Dir(l.Paths.ConfigDir)},
+		{"XDG_DATA_HOME", filepath.Dir(l.Paths.DataDir)},
+	}}
+	if p := os.Getenv("PATH"); p != "" {
+		e.Env = append(e.Env, [2]string{"PATH", p})
+	}
+	return e, nil
+}
+
+// scheduleState is what co keeps of a schedule beside its log, in
+// DATA_DIR/schedules/NAME.json: when and where it was installed, and the
+// last run.
+type scheduleState struct {
+	Installed time.Time `json:"installed"`
+	Backend   string    `json:"backend"`
+	Last      *lastRun  `json:"last_run,omitempty"`
+}
+
+// lastRun is one run's record.
+type lastRun struct {
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	Code      int       `json:"exit_code"`
+	SessionID string    `json:"session_id,omitempty"`
+}
+
+func scheduleDir(dataDir string) string { return filepath.Join(dataDir, "schedules") }
+
+func readScheduleState(dataDir, name string) scheduleState {
+	var st scheduleState
+	b, err := os.ReadFile(filepath.Join(scheduleDir(dataDir), name+".json"))
+	if err == nil {
+		_ = json.Unmarshal(b, &st)
+	}
+	return st
+}
+
+func writeScheduleState(dataDir, name string, st scheduleState) error {
+	if err := os.MkdirAll(scheduleDir(dataDir), 0o700); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(st, "", "  ")
+	p := filepath.Join(scheduleDir(dataDir), name+".json")
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
+
+func newScheduleListCmd(s env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the schedules: spec, next run, last run and its outcome, the scheduler",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := loadSettings()
+			if err != nil {
+				return err
+			}
+			ctx, stop, _ := signalContext(syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			fmt.Fprint(s.Out, scheduleList(ctx, l, time.Now()))
+			return nil
+		},
+	}
+}
+
+// scheduleList is the table of co schedule list and /schedule.
+func scheduleList(ctx context.Context, l *config.Loaded, now time.Time) string {
+	var b strings.Builder
+	backend, warn, selErr := schedule.Select(ctx, scheduleSystem)
+	var installed []string
+	var instErr error
+	if selErr == nil {
+		installed, instErr = backend.Installed(ctx)
+	}
+	if len(l.Settings.Schedules) == 0 && len(installed) == 0 {
+		b.WriteString("no schedules (add one: co schedule add NAME --at \"weekdays 08:00\" PROMPT…)\n")
+	} else {
+		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(w, "NAME\tSPEC\tNEXT\tLAST RUN\tSCHEDULER")
+		for _, sch := range l.Settings.Schedules {
+			st := readScheduleState(l.Paths.DataDir, sch.Name)
+			next := "-"
+			if spec, err := schedule.Parse(sch.At); err == nil {
+				anchor := st.Installed
+				if st.Last != nil {
+					anchor = st.Last.Start
+				}
+				if t, ok := spec.Next(now, anchor); ok {
+					next = t.Format("Mon 2006-01-02 15:04")
+				} else {
+					next = "none (past)"
+				}
+			}
+			var where string
+			switch {
+			case selErr != nil:
+				where = "no scheduler"
+			case instErr != nil:
+				where = backend.Name() + ": cannot read (" + instErr.Error() + ")"
+			case slices.Contains(installed, sch.Name):
+				where = backend.Name()
+			case st.Backend != "":
+				where = "entry missing (co schedule add " + sch.Name + " --replace … reinstalls it)"
+			default:
+				where = "not installed (co schedule add " + sch.Name + " --replace … installs it)"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", sch.Name, sch.At, next, lastRunText(st.Last), where)
+		}
+		for _, name := range installed {
+			if _, ok := l.Settings.FindSchedule(name); !ok {
+				fmt.Fprintf(w, "%s\t-\t-\t-\t%s entry without a setting (co schedule rm %s removes it)\n", name, backend.Name(), name)
+			}
+		}
+		w.Flush()
+	}
+	if selErr != nil {
+		fmt.Fprintf(&b, "WARNING: %v\n", selErr)
+	} else if warn != "" {
+		fmt.Fprintf(&b, "WARNING: %s\n", warn)
+	}
+	return safe.Text(b.String())
+}
+
+func lastRunText(r *lastRun) string {
+	if r == nil {
+		return "never"
+	}
+	outcome := "ok"
+	switch {
+	case r.End.IsZero():
+		outcome = "running or killed"
+	case r.Code != 0:
+		outcome = fmt.Sprintf("failed (exit %d)", r.Code)
+	}
+	return r.Start.Format("2006-01-02 15:04") + " " + outcome
+}
+
+func newScheduleRmCmd(s env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Remove a schedule and its entry in the system's scheduler",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop, _ := signalContext(syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			out, err := scheduleRm(ctx, args[0])
+			fmt.Fprint(s.Out, out)
+			return err
+		},
+	}
+}
+
+// scheduleRm removes co's entry and the setting; the log stays.
+func scheduleRm(ctx context.Context, name string) (string, error) {
+	l, err := loadSettings()
+	if err != nil {
+		return "", err
+	}
+	user, _, err := config.LoadFile(l.Paths.UserFile)
+	if err != nil {
+		return "", err
+	}
+	_, inSettings := user.FindSchedule(name)
+	removed := false
+	var rmErr error
+	b, _, selErr := schedule.Select(ctx, scheduleSystem)
+	if selErr == nil {
+		removed, rmErr = b.Remove(ctx, name)
+	}
+	if !inSettings && !removed {
+		if rmErr != nil {
+			return "", rmErr
+		}
+		return "", fmt.Errorf("no schedule named %s (co schedule list shows them)", name)
+	}
+	if inSettings {
+		list := slices.DeleteFunc(slices.Clone(user.Schedules), func(x config.Schedule) bool { return x.Name == name })
+		if err := config.EditFile(l.Paths.UserFile, config.SchedulesChange(list)); err != nil {
+			return "", err
+		}
+	}
+	_ = os.Remove(filepath.Join(scheduleDir(l.Paths.DataDir), name+".json"))
+	var out strings.Builder
+	fmt.Fprintf(&out, "removed schedule %s", name)
+	switch {
+	case removed:
+		fmt.Fprintf(&out, " and its %s entry", b.Name())
+	case rmErr != nil:
+		fmt.Fprintf(&out, "; its %s entry could not be removed: %v", b.Name(), rmErr)
+	case selErr != nil:
+		fmt.Fprintf(&out, " (no scheduler to remove an entry from: %v)", selErr)
+	default:
+		fmt.Fprintf(&out, " (it had no %s entry)", b.Name())
+	}
+	fmt.Fprintf(&out, "; its log stays in %s\n", scheduleLogPath(l.Paths.DataDir, name))
+	return out.String(), rmErr
+}
+
+func scheduleLogPath(dataDir, name string) string {
+	return filepath.Join(scheduleDir(dataDir), name+".log")
+}
+
+func newScheduleLogsCmd(s env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "logs NAME",
+		Short: "Print a schedule's run log",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := loadSettings()
+			if err != nil {
+				return err
+			}
+			p := scheduleLogPath(l.Paths.DataDir, args[0])
+			for _, old := range []string{p + ".1", p} {
+				b, err := os.ReadFile(old)
+				if errors.Is(err, os.ErrNotExist) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				// What a run wrote came from the model and tools: no
+				// escape sequence reaches the terminal raw.
+				fmt.Fprint(s.Out, safe.Text(string(b)))
+			}
+			if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+				if _, ok := l.Settings.FindSchedule(args[0]); !ok {
+					return fmt.Errorf("no schedule named %s and no log of one (co schedule list shows them)", args[0])
+				}
+				fmt.Fprintf(s.Out, "%s has not run yet (its log will be %s)\n", args[0], p)
+			}
+			return nil
+		},
+	}
+}
+
+// scheduleLogMax bounds a log: past it, the log becomes NAME.log.1 (the
+// one before is dropped) and a new one starts.
+const scheduleLogMax = 1 << 20
+
+func openScheduleLog(dataDir, name string) (*os.File, error) {
+	if err := os.MkdirAll(scheduleDir(dataDir), 0o700); err != nil {
+		return nil, err
+	}
+	p := scheduleLogPath(dataDir, name)
+	if st, err := os.Stat(p); err == nil && st.Size() > scheduleLogMax {
+		_ = os.Rename(p, p+".1")
+	}
+	return os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+}
+
+func newScheduleRunCmd(s env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "run NAME",
+		Short: "Run a schedule now, exactly as the scheduler does (its entry runs this)",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			l, err := loadSettings()
+			if err != nil {
+				return err
+			}
+			sch, ok := l.Settings.FindSchedule(name)
+			if !ok {
+				return fmt.Errorf("no schedule named %s in %s (co schedule list shows them)", name, l.Paths.UserFile)
+			}
+			if err := os.Chdir(sch.Workspace); err != nil {
+				return fmt.Errorf("the schedule %s's workspace: %w", name, err)
+			}
+			log, err := openScheduleLog(l.Paths.DataDir, name)
+			if err != nil {
+				return err
+			}
+			defer log.Close()
+			// One run of a schedule at a time: cron starts the next even
+			// while the last still runs (a systemd timer does not).
+			unlock, err := lockSchedule(l.Paths.DataDir, name)
+			if err != nil {
+				msg := fmt.Sprintf("the previous run of %s is still running (%s): this one is skipped", name, lastRunText(readScheduleState(l.Paths.DataDir, name).Last))
+				fmt.Fprintf(log, "=== %s: %s\n\n", time.Now().Format(time.RFC3339), msg)
+				return errors.New(msg)
+			}
+			defer unlock()
+			ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			st := readScheduleState(l.Paths.DataDir, name)
+			start := time.Now()
+			st.Last = &lastRun{Start: start}
+			_ = writeScheduleState(l.Paths.DataDir, name, st)
+			fmt.Fprintf(log, "=== %s: run of %s (at %q) in %s\n", start.Format(time.RFC3339), name, sch.At, sch.Workspace)
+			// The terminal, when run by hand, sees the same as the log.
+			var out io.Writer = log
+			if isTerminal(s.Out) {
+				out = io.MultiWriter(log, safeWriter{s.Out})
+			}
+			id, code := runScheduled(ctx, s, sch, out)
+			if sig := received(); sig != 0 && code != 0 {
+				code = sig
+			}
+			end := time.Now()
+			fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), code, id, end.Sub(start).Round(time.Millisecond))
+			st = readScheduleState(l.Paths.DataDir, name)
+			st.Last = &lastRun{Start: start, End: end, Code: code, SessionID: id}
+			if err := writeScheduleState(l.Paths.DataDir, name, st); err != nil {
+				fmt.Fprintf(s.Err, "co: cannot record the run: %v\n", err)
+			}
+			if code != 0 {
+				return exitCode(code)
+			}
+			return nil
+		},
+	}
+}
+
+// safeWriter passes text through lib/safe on its way to a terminal.
+type safeWriter struct{ w io.Writer }
+
+func (s safeWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.w, safe.Text(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// scheduleStatus is co status's schedules line: how many, the next run,
+// and (report) the scheduler.
+func scheduleStatus(ctx context.Context, l *config.Loaded, now time.Time, probe bool) string {
+	n := len(l.Settings.Schedules)
+	if n == 0 {
+		return "none (co schedule add)"
+	}
+	var nextName string
+	var next time.Time
+	for _, sch := range l.Settings.Schedules {
+		spec, err := schedule.Parse(sch.At)
+		if err != nil {
+			continue
+		}
+		st := readScheduleState(l.Paths.DataDir, sch.Name)
+		anchor := st.Installed
+		if st.Last != nil {
+			anchor = st.Last.Start
+		}
+		if t, ok := spec.Next(now, anchor); ok && (next.IsZero() || t.Before(next)) {
+			next, nextName = t, sch.Name
+		}
+	}
+	out := fmt.Sprintf("%d", n)
+	if probe {
+		if b, _, err := schedule.Select(ctx, scheduleSystem); err != nil {
+			out += " (no scheduler: co schedule list says how to get one)"
+		} else {
+			out += " with " + b.Name()
+		}
+	}
+	if nextName != "" {
+		out += "; next: " + nextName + " at " + next.Format("Mon 2006-01-02 15:04")
+	}
+	return out
+}
+
+// scheduleSlash is /schedule: "" or "list" lists, "add NAME --at "SPEC"
+// PROMPT" adds through scheduleAdd (a name that exists asks first).
+func scheduleSlash(ctx context.Context, arg string) slash.Result {
+	words, err := splitWords(arg)
+	if err != nil {
+		return slash.Result{Output: err.Error(), Err: true}
+	}
+	if len(words) == 0 || words[0] == "list" {
+		l, err := loadSettings()
+		if err != nil {
+			return slash.Result{Output: err.Error(), Err: true}
+		}
+		return slash.Result{Output: strings.TrimRight(scheduleList(ctx, l, time.Now()), "\n")}
+	}
+	usage := `usage: /schedule (lists), /schedule add NAME --at "SPEC" PROMPT; remove one with co schedule rm NAME`
+	if words[0] != "add" || len(words) < 2 {
+		return slash.Result{Output: usage, Err: true}
+	}
+	a := scheduleAddArgs{name: words[1]}
+	var prompt []string
+	for i := 2; i < len(words); i++ {
+		switch w := words[i]; {
+		case w == "--at" && i+1 < len(words):
+			a.at = words[i+1]
+			i++
+		case strings.HasPrefix(w, "--at="):
+			a.at = strings.TrimPrefix(w, "--at=")
+		case w == "--replace":
+			a.replace = true
+		case w == "--workspace" && i+1 < len(words):
+			a.workspace = words[i+1]
+			i++
+		default:
+			prompt = append(prompt, w)
+		}
+	}
+	if a.at == "" {
+		return slash.Result{Output: `no --at "SPEC": say when, e.g. /schedule add brief --at "weekdays 08:00" Summarise today's mail`, Err: true}
+	}
+	a.prompt = strings.Join(prompt, " ")
+	add := func(a scheduleAddArgs) slash.Result {
+		out, err := scheduleAdd(ctx, a, func(string) bool { return false }, false)
+		if err != nil {
+			return slash.Result{Output: safe.Text(err.Error()), Err: true}
+		}
+		return slash.Result{Output: strings.TrimRight(safe.Text(out), "\n")}
+	}
+	if !a.replace {
+		if l, err := loadSettings(); err == nil {
+			if user, _, err := config.LoadFile(l.Paths.UserFile); err == nil {
+				if old, ok := user.FindSchedule(a.name); ok {
+					a.replace = true
+					return slash.Result{
+						Confirm:   safe.Text(fmt.Sprintf("A schedule named %s exists (at %q: %s). Replace it?", a.name, old.At, cell(old.Prompt))),
+						OnConfirm: func() slash.Result { return add(a) },
+					}
+				}
+			}
+		}
+	}
+	return add(a)
+}
+
+// splitWords splits a line into words as a shell would for quotes: "a b"
+// and 'a b' are one word each.
+func splitWords(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '"' || r == '\'':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("a quote (%c) is not closed", quote)
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+// lockSchedule takes NAME.lock (flock(2), released when the process
+// ends however it ends), or fails when another run holds it.
+func lockSchedule(dataDir, name string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(scheduleDir(dataDir), name+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/config"
+)
+
+func TestSplitWords(t *testing.T) {
+	got, err := splitWords(`add brief --at "weekdays 08:00" Summarise today's mail`)
+	if err == nil {
+		t.Fatalf("an open quote was taken: %q", got)
+	}
+	got, err = splitWords(`add brief --at "weekdays 08:00" 'Summarise the mail'  now`)
+	want := []string{"add", "brief", "--at", "weekdays 08:00", "Summarise the mail", "now"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("splitWords = %q, %v", got, err)
+	}
+}
+
+// /schedule add without --at, or with a bad name or SPEC, says what is
+// wrong before anything is saved.
+func TestScheduleSlashErrors(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct{ arg, want string }{
+		{`add brief hello`, `no --at "SPEC"`},
+		{`add Brief --at "daily 8:00" hello`, "is not a schedule name"},
+		{`add brief --at "someday 8:00" hello`, `not the days "someday"`},
+		{`remove brief`, "usage: /schedule"},
+		{`add brief --at "daily 8:00`, "not closed"},
+	} {
+		r := scheduleSlash(t.Context(), tc.arg)
+		if !r.Err || !strings.Contains(r.Output, tc.want) {
+			t.Errorf("/schedule %s: %+v, want %q", tc.arg, r, tc.want)
+		}
+	}
+	if r := scheduleSlash(t.Context(), ""); r.Err || !strings.Contains(r.Output, "no schedules") {
+		t.Errorf("/schedule: %+v", r)
+	}
+}
+
+// co status's line: the count and the next run of all schedules.
+func TestScheduleStatus(t *testing.T) {
+	loc := time.FixedZone("X", 3600)
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, loc) // a Thursday
+	l := &config.Loaded{Paths: config.Paths{DataDir: t.TempDir()}}
+	if got := scheduleStatus(t.Context(), l, now, false); !strings.Contains(got, "none") {
+		t.Errorf("no schedules: %q", got)
+	}
+	l.Settings.Schedules = []config.Schedule{
+		{Name: "brief", At: "weekdays 08:00", Prompt: "p", Workspace: "/"},
+		{Name: "soon", At: "daily 11:30", Prompt: "p", Workspace: "/"},
+	}
+	if got := scheduleStatus(t.Context(), l, now, false); got != "2; next: soon at Thu 2026-11-26 11:30" {
+		t.Errorf("status = %q", got)
+	}
+}
+
+// A once SPEC in the past is refused before anything is saved.
+func TestScheduleAddPastDate(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Chdir(t.TempDir())
+	_, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "old", at: "2001-01-01 09:00", prompt: "p"}, nil, false)
+	if err == nil || !strings.Contains(err.Error(), "is in the past") {
+		t.Errorf("err = %v", err)
+	}
+}
