@@ -94,6 +94,32 @@ var migrations = []string{
 	// round. Sessions saved before are counted as the chat's: which ones
 	// a co run saved was not recorded.
 	`ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'chat';`,
+	// 4 → 5 (issue 29): a scheduled run's session names its schedule and
+	// keeps its outcome; a call an unattended run may not make alone waits
+	// in pending for the user; marks keeps when the user last looked at
+	// what scheduled runs left (the start notice, co inbox).
+	`ALTER TABLE sessions ADD COLUMN schedule TEXT NOT NULL DEFAULT '';
+	ALTER TABLE sessions ADD COLUMN outcome TEXT NOT NULL DEFAULT '';
+	CREATE INDEX sessions_kind_created ON sessions(kind, created_at);
+	CREATE TABLE pending (
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		call_id    TEXT NOT NULL,
+		tool       TEXT NOT NULL,
+		args       TEXT NOT NULL DEFAULT '',
+		reason     TEXT NOT NULL DEFAULT '',
+		untrusted  TEXT NOT NULL DEFAULT '[]',
+		to_whom    TEXT NOT NULL DEFAULT '',
+		sends      TEXT NOT NULL DEFAULT '',
+		created_at INTEGER NOT NULL,
+		state      TEXT NOT NULL DEFAULT 'waiting',
+		decided_at INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE INDEX pending_state ON pending(state, id);
+	CREATE TABLE marks (
+		name TEXT PRIMARY KEY,
+		at   INTEGER NOT NULL
+	);`,
 }
 
 // Kind is what started a saved session: the chat (co, co --plain) or co
@@ -104,6 +130,10 @@ type Kind string
 const (
 	Chat Kind = "chat"
 	Run  Kind = "run"
+	// Scheduled is a run started by the system's scheduler for one of the
+	// user's schedules (co schedule): unattended, so what needs approval
+	// waits (Pending) instead of running.
+	Scheduled Kind = "scheduled"
 )
 
 // asideData is the data column of an aside.
@@ -202,15 +232,21 @@ type Info struct {
 	Turns        int
 	InputTokens  int
 	OutputTokens int
-	Kind         Kind // what started it: Chat or Run
+	Kind         Kind // what started it: Chat, Run or Scheduled
+	// Schedule is the schedule's name of a Scheduled session, "" for
+	// the others.
+	Schedule string
+	// Outcome is how a scheduled run ended, as SetOutcome saved it
+	// ("" while it runs or when it was never saved).
+	Outcome string
 }
 
-const infoCols = `id, workspace, title, created_at, updated_at, turns, input_tokens, output_tokens, kind`
+const infoCols = `id, workspace, title, created_at, updated_at, turns, input_tokens, output_tokens, kind, schedule, outcome`
 
 func scanInfo(sc interface{ Scan(...any) error }) (Info, error) {
 	var i Info
 	var created, updated int64
-	err := sc.Scan(&i.ID, &i.Workspace, &i.Title, &created, &updated, &i.Turns, &i.InputTokens, &i.OutputTokens, &i.Kind)
+	err := sc.Scan(&i.ID, &i.Workspace, &i.Title, &created, &updated, &i.Turns, &i.InputTokens, &i.OutputTokens, &i.Kind, &i.Schedule, &i.Outcome)
 	i.Created, i.Updated = time.Unix(0, created), time.Unix(0, updated)
 	return i, err
 }
@@ -271,6 +307,8 @@ func (s *Store) Latest(workspace string, k Kind) (Info, error) {
 			what = "saved chat session"
 		case Run:
 			what = "saved co run session"
+		case Scheduled:
+			what = "saved scheduled run"
 		}
 		return Info{}, fmt.Errorf("%w: no %s in %s", ErrNotFound, what, workspace)
 	}
@@ -529,6 +567,7 @@ type Session struct {
 	id        string
 	workspace string
 	kind      Kind
+	schedule  string
 	seq       int
 	created   bool
 	draft     *os.File // open while a reply streams
@@ -543,6 +582,12 @@ func (s *Store) NewKind(workspace string, k Kind) *Session {
 		k = Chat
 	}
 	return &Session{store: s, id: newID(), workspace: workspace, kind: k}
+}
+
+// NewScheduled starts a new session of kind Scheduled: the run of the
+// schedule named schedule.
+func (s *Store) NewScheduled(workspace, schedule string) *Session {
+	return &Session{store: s, id: newID(), workspace: workspace, kind: Scheduled, schedule: schedule}
 }
 
 // Resume continues saving into an existing session. It first repairs what
@@ -631,7 +676,7 @@ func (r *Session) tx(f func(tx *sql.Tx, now int64) error) error {
 	defer tx.Rollback()
 	now := time.Now().UnixNano()
 	if !r.created {
-		if _, err := tx.Exec(`INSERT INTO sessions (id, workspace, kind, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`, r.id, r.workspace, string(r.kind), now, now); err != nil {
+		if _, err := tx.Exec(`INSERT INTO sessions (id, workspace, kind, schedule, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`, r.id, r.workspace, string(r.kind), r.schedule, now, now); err != nil {
 			return err
 		}
 	}

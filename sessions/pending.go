@@ -1,0 +1,212 @@
+package sessions
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// PendingState is where a kept-waiting call stands.
+type PendingState string
+
+const (
+	// Waiting: an unattended run could not make the call alone; it waits
+	// for the user (co inbox lists it, /inbox approve ID decides it).
+	Waiting PendingState = "waiting"
+	// Approved: the user approved it (the chat then runs it).
+	Approved PendingState = "approved"
+	// Denied: the user said no.
+	Denied PendingState = "denied"
+)
+
+// Pending is a tool call an unattended (scheduled) run was not allowed to
+// make alone: it did not run, and waits for the user with what they need
+// to decide (why it asks, what the run had read before it).
+type Pending struct {
+	ID        int64
+	SessionID string
+	CallID    string // the tool call's id in that session's history
+	Tool      string
+	Args      string // JSON
+	Reason    string // why it needs approval (tools.Check.Reason)
+	// Untrusted: labels of the untrusted content seen before the call
+	// (provenance, issue 22), e.g. "web 127.0.0.1:8765/page".
+	Untrusted []string
+	// To and Sends: for an outbound call, where it goes and what it
+	// sends (tools.Check.Outbound); "" otherwise.
+	To, Sends string
+	Created   time.Time
+	State     PendingState
+	Decided   time.Time // zero while Waiting
+	// Schedule is the name of the schedule whose run made the call (read
+	// from its session; AddPending ignores it).
+	Schedule string
+}
+
+// ErrNoPending is returned for an unknown pending call id.
+var ErrNoPending = errors.New("no such waiting call")
+
+// AddPending keeps a call waiting (its State is saved as Waiting, its
+// Created as now when zero) and returns its id. The session must be saved
+// already (it has a message).
+func (s *Store) AddPending(p Pending) (int64, error) {
+	if p.SessionID == "" || p.Tool == "" {
+		return 0, fmt.Errorf("a waiting call needs its session and its tool (got session %q, tool %q)", p.SessionID, p.Tool)
+	}
+	if p.Created.IsZero() {
+		p.Created = time.Now()
+	}
+	untrusted := p.Untrusted
+	if untrusted == nil {
+		untrusted = []string{}
+	}
+	u, err := json.Marshal(untrusted)
+	if err != nil {
+		return 0, err
+	}
+	res, err := s.db.Exec(`INSERT INTO pending (session_id, call_id, tool, args, reason, untrusted, to_whom, sends, created_at, state)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.SessionID, p.CallID, p.Tool, p.Args, p.Reason, string(u), p.To, p.Sends, p.Created.UnixNano(), string(Waiting))
+	if err != nil {
+		return 0, fmt.Errorf("keeping the call to %s waiting: %w", p.Tool, err)
+	}
+	return res.LastInsertId()
+}
+
+const pendingCols = `p.id, p.session_id, p.call_id, p.tool, p.args, p.reason, p.untrusted, p.to_whom, p.sends, p.created_at, p.state, p.decided_at, s.schedule`
+
+func (s *Store) scanPending(sc interface{ Scan(...any) error }) (Pending, error) {
+	var p Pending
+	var untrusted string
+	var created, decided int64
+	if err := sc.Scan(&p.ID, &p.SessionID, &p.CallID, &p.Tool, &p.Args, &p.Reason, &untrusted, &p.To, &p.Sends, &created, &p.State, &decided, &p.Schedule); err != nil {
+		return Pending{}, err
+	}
+	if err := json.Unmarshal([]byte(untrusted), &p.Untrusted); err != nil {
+		return Pending{}, s.damaged(err)
+	}
+	p.Created = time.Unix(0, created)
+	if decided != 0 {
+		p.Decided = time.Unix(0, decided)
+	}
+	return p, nil
+}
+
+// PendingCalls returns the kept calls in state st ("": every state),
+// newest first.
+func (s *Store) PendingCalls(st PendingState) ([]Pending, error) {
+	q := `SELECT ` + pendingCols + ` FROM pending p JOIN sessions s ON s.id = p.session_id`
+	var args []any
+	if st != "" {
+		q += ` WHERE p.state = ?`
+		args = append(args, string(st))
+	}
+	q += ` ORDER BY p.id DESC`
+	rows, err := s.db.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Pending
+	for rows.Next() {
+		p, err := s.scanPending(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// PendingCall returns one kept call.
+func (s *Store) PendingCall(id int64) (Pending, error) {
+	p, err := s.scanPending(s.db.QueryRow(`SELECT `+pendingCols+` FROM pending p JOIN sessions s ON s.id = p.session_id WHERE p.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Pending{}, fmt.Errorf("%w: %d (co inbox lists them)", ErrNoPending, id)
+	}
+	return p, err
+}
+
+// DecidePending records the user's decision on a waiting call. Only a
+// Waiting call can be decided, once: deciding it again (in another co at
+// the same moment, say) is an error that says how it was decided.
+func (s *Store) DecidePending(id int64, st PendingState) error {
+	if st != Approved && st != Denied {
+		return fmt.Errorf("a waiting call is decided %q or %q, not %q", Approved, Denied, st)
+	}
+	res, err := s.db.Exec(`UPDATE pending SET state = ?, decided_at = ? WHERE id = ? AND state = ?`, string(st), time.Now().UnixNano(), id, string(Waiting))
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return nil
+	}
+	p, err := s.PendingCall(id)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("call %d (%s) was already %s on %s", id, p.Tool, p.State, p.Decided.Local().Format("2006-01-02 15:04"))
+}
+
+// ScheduledSince returns the scheduled runs started after t, newest
+// first; limit <= 0 means no limit.
+func (s *Store) ScheduledSince(t time.Time, limit int) ([]Info, error) {
+	q := `SELECT ` + infoCols + ` FROM sessions WHERE kind = ? AND created_at > ? ORDER BY created_at DESC`
+	if limit > 0 {
+		q += fmt.Sprintf(` LIMIT %d`, limit)
+	}
+	var after int64
+	if !t.IsZero() {
+		after = t.UnixNano()
+	}
+	rows, err := s.db.Query(q, string(Scheduled), after)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Info
+	for rows.Next() {
+		i, err := scanInfo(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, i)
+	}
+	return out, rows.Err()
+}
+
+// SetOutcome saves how the run ended (a scheduled run's: "done",
+// "2 calls waiting", "failed: …"), shown by co inbox and co schedule list.
+func (r *Session) SetOutcome(outcome string) error {
+	return r.tx(func(tx *sql.Tx, now int64) error {
+		_, err := tx.Exec(`UPDATE sessions SET outcome = ? WHERE id = ?`, outcome, r.id)
+		return err
+	})
+}
+
+// markLooked is the mark of when the user last looked at the inbox.
+const markLooked = "inbox_looked"
+
+// LastLooked is when the user last saw what scheduled runs left (the
+// start notice or co inbox); zero when never.
+func (s *Store) LastLooked() (time.Time, error) {
+	var at int64
+	err := s.db.QueryRow(`SELECT at FROM marks WHERE name = ?`, markLooked).Scan(&at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(0, at), nil
+}
+
+// Looked records that the user saw what scheduled runs left up to t. The
+// mark never moves back (a co started earlier that shows its notice later
+// does not bring old runs back).
+func (s *Store) Looked(t time.Time) error {
+	_, err := s.db.Exec(`INSERT INTO marks (name, at) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET at = max(at, excluded.at)`, markLooked, t.UnixNano())
+	return err
+}
