@@ -93,7 +93,7 @@ func (a *Agent) runWaiting(ctx context.Context, e *emitter, st *turnState, w Wai
 		}
 		it.by = by
 		fin, _ := a.runOne(ctx, e, it, st)
-		a.addAside(e, message.Aside{Notice: fmt.Sprintf("Waiting call %d (%s%s) was denied from the inbox%s; it did not run.", w.ID, w.Tool, fromSchedule(w.Schedule), why)})
+		a.addAside(e, message.Aside{Notice: DeniedNote(w.ID, w.Tool, w.Schedule, why)})
 		e.send(fin)
 		e.send(TurnFinished{Session: a.Usage()})
 		return false
@@ -180,4 +180,17 @@ func fromSchedule(name string) string {
 		return " in an unattended run"
 	}
 	return fmt.Sprintf(" in the scheduled run %q", name)
+}
+
+// AddNote puts a notice in the conversation (an aside, saved where it
+// is): a waiting call of this conversation denied from the inbox. Not
+// while a turn runs.
+func (a *Agent) AddNote(text string) {
+	a.addAside(nil, message.Aside{Notice: text})
+}
+
+// DeniedNote is the note a conversation gets when its waiting call is
+// denied from the inbox.
+func DeniedNote(id int64, tool, schedule, why string) string {
+	return fmt.Sprintf("Waiting call %d (%s%s) was denied from the inbox%s; it did not run.", id, tool, fromSchedule(schedule), why)
 }
