@@ -137,7 +137,7 @@ type App struct {
 	start func(text, shown string, bang bool) (<-chan agent.Event, context.CancelFunc)
 	// startRun starts a turn a slash command made (slash.SwitchedRun).
 	startRun func(run func(context.Context) <-chan agent.Event) (<-chan agent.Event, context.CancelFunc)
-	now   func() time.Time
+	now      func() time.Time
 	// notes are the start-up warnings (Options.Notes), kept to show again
 	// when the transcript is redrawn for the terminal's background.
 	notesFn func() []string

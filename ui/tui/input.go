@@ -51,8 +51,8 @@ type Input struct {
 	commands func(prefix string) []string
 	// args completes a command's argument (slash.CompleteArg: /inbox's
 	// subcommands and waiting ids); nil: none.
-	args func(line string) (lead string, cands []string, ok bool)
-	width    int
+	args  func(line string) (lead string, cands []string, ok bool)
+	width int
 	// A burst of typed characters (a paste in a terminal without
 	// bracketed paste, thousands of keys at once) is gathered in pending
 	// and inserted in one go when flushDelay has passed: the text area
