@@ -116,7 +116,7 @@ func Commands() []Command {
 		{"/sessions", "list the chat's saved sessions of this workspace (* the current one; /sessions all: co run's too); /sessions ID switches to one", sessionsCmd},
 		{"/memory", "list memories; /memory search Q, /memory pin|unpin ID, /memory edit ID TEXT, /memory rm ID", memoryCmd},
 		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
-		{"/inbox", "what scheduled runs left: their answers and the calls waiting for you; /inbox open RUN, /inbox approve ID, /inbox deny ID", inboxCmd},
+		{"/inbox", "scheduled runs, calls waiting; /inbox open RUN, approve ID, deny ID", inboxCmd},
 		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME", mcpCmd},
 		{"/setup", "set up the LLM provider: Gemini, Ollama or an OpenAI-compatible server (saved to your user settings)", func(Env, string) Result { return Result{Action: Setup} }},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
