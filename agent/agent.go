@@ -130,6 +130,8 @@ type Agent struct {
 	rec       Recorder
 	sessionID string // the saved session's id (SetRecorder); "" if none
 	recFailed bool   // a save failed; said once
+	// unattended is set for a scheduled run (unattended.go).
+	unattended *Unattended
 
 	drafts draftBuffer
 

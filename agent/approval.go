@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -31,6 +32,10 @@ type Approvals struct {
 	yoloTTL     time.Duration
 	yoloUses    int
 	yoloExpires time.Time
+	// unattended: a scheduled run (SetUnattended). No grant, yolo or
+	// --yes applies; approve are the tools the schedule lets run.
+	unattended bool
+	approve    []string
 }
 
 type grant struct {
@@ -72,6 +77,9 @@ type ApprovalOptions struct {
 // ErrYoloUnsandboxed is returned when yolo is asked for without isolation.
 var ErrYoloUnsandboxed = errors.New("yolo is off while commands run unsandboxed; set yolo_unsandboxed (CO_CLI_YOLO_UNSANDBOXED=true) to allow it")
 
+// ErrYoloUnattended is returned when yolo is asked for in a scheduled run.
+var ErrYoloUnattended = errors.New("yolo never applies to a scheduled run: list the tools it may use without asking in the schedule's \"approve\" setting")
+
 // NewApprovals makes the approval state of one session.
 func NewApprovals(o ApprovalOptions) *Approvals {
 	a := &Approvals{
@@ -108,6 +116,12 @@ func NewApprovals(o ApprovalOptions) *Approvals {
 // decided is false the user must be asked. A call the policy denies is
 // decided and never runs.
 func (a *Approvals) Decide(c tools.Check) (decided, run bool, by message.Source) {
+	return a.DecideCall(nil, c)
+}
+
+// DecideCall is Decide for a call of tool t (nil: unknown), which an
+// unattended run needs: its approve list names tools, and drafts may run.
+func (a *Approvals) DecideCall(t tools.Tool, c tools.Check) (decided, run bool, by message.Source) {
 	switch c.Decision {
 	case tools.Deny:
 		return true, false, message.ByPolicyDeny
@@ -115,10 +129,24 @@ func (a *Approvals) Decide(c tools.Check) (decided, run bool, by message.Source)
 		return true, true, message.ByPolicy
 	}
 	if c.AlwaysAsk {
+		// Also every outbound call after untrusted content (guard):
+		// nothing but the user answers it, in a scheduled run either.
 		return false, false, ""
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.unattended {
+		// Grants, yolo (auto_confirm) and --yes are a present user's:
+		// they never apply to a run nobody watches.
+		switch {
+		case t == nil:
+		case slices.Contains(a.approve, t.Name()):
+			return true, true, message.BySchedule
+		case len(c.Untrusted) == 0 && isDrafter(t):
+			return true, true, message.ByDraft
+		}
+		return false, false, ""
+	}
 	if g, ok := a.grants[c.Scope]; ok {
 		if a.now().Before(g.expires) && g.uses > 0 {
 			g.uses--
@@ -142,6 +170,33 @@ func (a *Approvals) Decide(c tools.Check) (decided, run bool, by message.Source)
 	return false, false, ""
 }
 
+func isDrafter(t tools.Tool) bool {
+	_, ok := t.(tools.Drafter)
+	return ok
+}
+
+// SetUnattended makes these approvals a scheduled run's (issue 29): what
+// the policy allows runs, and so do drafts (tools.Drafter) and the tools
+// approve names (the schedule's "approve" setting); anything else that
+// needs approval waits for the user. No session grant, yolo (auto_confirm,
+// /yolo) or --yes applies, and a call that must always ask (a write to
+// .git/, an outbound call after untrusted content: guard) waits even
+// when approve names its tool. It lasts for the life of the Approvals.
+func (a *Approvals) SetUnattended(approve []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.unattended, a.approve = true, slices.Clone(approve)
+	a.grants = map[string]*grant{}
+	a.yolo, a.yes = false, false
+}
+
+// Unattended reports whether these are a scheduled run's approvals.
+func (a *Approvals) Unattended() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.unattended
+}
+
 // SetYes turns on `co run --yes`: it approves exactly what /yolo would
 // approve in the same isolation (never a denied call, an always-ask call,
 // a call yolo may not approve, nor anything unsandboxed unless
@@ -150,7 +205,7 @@ func (a *Approvals) Decide(c tools.Check) (decided, run bool, by message.Source)
 func (a *Approvals) SetYes(on bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.yes = on
+	a.yes = on && !a.unattended
 }
 
 // Grant approves c's scope for the rest of the session, within the grant's
@@ -188,6 +243,9 @@ func (a *Approvals) Grants() []GrantInfo {
 func (a *Approvals) SetYolo(on bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if on && a.unattended {
+		return ErrYoloUnattended
+	}
 	if on && !a.yoloAllowed {
 		return ErrYoloUnsandboxed
 	}

@@ -40,6 +40,10 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 			it.retry = fmt.Sprintf("there is no tool named %q; the tools are: %s", c.Name, strings.Join(a.cfg.Tools.Names(), ", "))
 			continue
 		}
+		if !a.offered(t) {
+			it.retry = fmt.Sprintf("the tool %s is not offered in this scheduled run (its \"tools\" setting leaves it out); do without it", c.Name)
+			continue
+		}
 		it.tool = t
 		if err := a.validator.Validate(t, json.RawMessage(c.Args)); err != nil {
 			it.retry = err.Error()
@@ -54,7 +58,7 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 			it.retry = it.check.Retry
 			continue
 		}
-		it.decided, it.run, it.by = a.cfg.Approvals.Decide(it.check)
+		it.decided, it.run, it.by = a.cfg.Approvals.DecideCall(t, it.check)
 	}
 
 	var pending []*callItem
@@ -92,6 +96,8 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 				it.run, it.by = true, message.ByUser
 			case message.Unattended:
 				it.run, it.by = false, message.ByHeadless
+			case message.Wait:
+				it.run, it.by = false, message.ByWaiting
 			default:
 				it.run, it.by = false, message.ByUserDenied
 			}
@@ -177,6 +183,12 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 		return fin, message.InterruptedResult
 	case it.retry != "":
 		return a.retryResult(fin, it.call.Name, it.retry, st)
+	case !it.run && it.by == message.ByWaiting:
+		// A scheduled run's call that needs approval: not denied, kept
+		// waiting for the user (issue 29).
+		fin.Status, fin.Err = message.CallWaiting, Waiting
+		span.SetAttributes(attribute.Bool("co.approval.waiting", true))
+		return fin, waitingJSON(it.check.Reason)
 	case !it.run:
 		fin.Status = message.CallDenied
 		switch it.by {

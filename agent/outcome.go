@@ -24,6 +24,8 @@ func Outcome(c message.ToolCall, result message.Message) ToolCallFinished {
 	switch {
 	case content == message.InterruptedResult:
 		f.Status, f.Err = message.CallInterrupted, content
+	case isJSON && obj.Status == "waiting":
+		f.Status, f.Decision, f.Err = message.CallWaiting, message.ByWaiting, Waiting
 	case isJSON && obj.Status == "denied":
 		f.Status, f.Decision, f.Err = message.CallDenied, message.ByUserDenied, "denied by the user"
 		switch obj.By {

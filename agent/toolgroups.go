@@ -48,8 +48,12 @@ func ToolGroup(name string) string {
 
 // ToolSent reports whether the tool named name is sent to the model now:
 // its group is among llm_tool_groups (all when the setting is empty), and,
-// when co had to send less for a small window, among CoreToolGroups.
+// when co had to send less for a small window, among CoreToolGroups; in a
+// scheduled run whose tools setting narrows them, it is offered.
 func (a *Agent) ToolSent(name string) bool {
+	if t, ok := a.cfg.Tools.Get(name); ok && !a.offered(t) {
+		return false // a scheduled run's tools setting (unattended.go)
+	}
 	g := ToolGroup(name)
 	if groups := a.cfg.ToolGroups; len(groups) > 0 && !slices.Contains(groups, g) {
 		return false

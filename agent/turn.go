@@ -90,7 +90,7 @@ type turnState struct {
 // turn runs one turn: the user's prompt (shown: as typed), or, with w set,
 // a waiting call approved from the inbox (waiting.go), then the model's
 // requests and calls until it answers.
-func (a *Agent) turn(ctx context.Context, prompt, shown string, w *Waiting, e *emitter) {
+func (a *Agent) turn(ctx context.Context, prompt, shown string, w *WaitingCall, e *emitter) {
 	sid := a.SessionID()
 	a.mu.Lock()
 	a.turns++
@@ -109,7 +109,10 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, w *Waiting, e *e
 		span.SetAttributes(attribute.String("gen_ai.input.messages", genaiMessages("user", "", prompt, nil, "")))
 	}
 	if w != nil && span.IsRecording() {
-		span.SetAttributes(attribute.Int64("co.inbox.pending_id", w.ID), attribute.String("co.schedule", w.Schedule))
+		span.SetAttributes(attribute.Int64("co.inbox.pending_id", w.ID), attribute.String("co.schedule.name", w.Schedule))
+	}
+	if u := a.Unattended(); u != nil {
+		span.SetAttributes(attribute.String("co.run.kind", "scheduled"), attribute.String("co.schedule.name", u.Schedule))
 	}
 	st := &turnState{retries: map[string]int{}}
 	outcome := "error"

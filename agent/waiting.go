@@ -11,12 +11,12 @@ import (
 	"github.com/co-cli/co/tools"
 )
 
-// Waiting is a call an unattended run (a scheduled run) kept waiting for
+// WaitingCall is a call an unattended run (a scheduled run) kept waiting for
 // the user, as plain values: the sessions store's pending call, handed
 // over by internal/cli (the agent never imports the store). The
 // conversation it came from must be the agent's current one (loaded as
 // --resume loads a session) before RunWaiting runs it.
-type Waiting struct {
+type WaitingCall struct {
 	// ID is the pending call's number (/inbox approve ID).
 	ID int64
 	// CallID is the model's id for the call in the saved session.
@@ -56,14 +56,14 @@ const ApprovedFromInbox = "[From co's inbox]"
 // Nothing here grants anything beyond the answer given: "approve for the
 // session" grants the call's scope in this chat as the modal says, no
 // more; a policy deny still wins.
-func (a *Agent) RunWaiting(ctx context.Context, w Waiting) <-chan Event {
+func (a *Agent) RunWaiting(ctx context.Context, w WaitingCall) <-chan Event {
 	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turn(ctx, "", "", &w, e) })
 }
 
 // runWaiting asks about w and runs it if approved; false when the turn
 // ends there (denied, decided elsewhere, the call cannot be made), its
 // last event sent.
-func (a *Agent) runWaiting(ctx context.Context, e *emitter, st *turnState, w Waiting) bool {
+func (a *Agent) runWaiting(ctx context.Context, e *emitter, st *turnState, w WaitingCall) bool {
 	call := message.ToolCall{ID: WaitingCallID(w.ID), Name: w.Tool, Args: w.Args}
 	// stop ends the turn before the call could run.
 	stop := func(msg string) bool {

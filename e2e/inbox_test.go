@@ -70,7 +70,7 @@ func TestTUIInboxApproveResumesTheRunAndAsks(t *testing.T) {
 	s := startTUI(t, dir, e, 120, 40)
 	s.ready()
 	s.send("/inbox")
-	s.waitFor(tuiWait, "Scheduled runs, newest first", "1 call waiting", "Calls waiting for you", "write_file(path='brief.md'", "example.org/offers")
+	s.waitFor(tuiWait, "Scheduled runs, newest first", "1 call waiting", "waiting for your approval", "path='brief.md'", "example.org/offers")
 	s.send("/inbox approve 1")
 	scr := s.waitFor(tuiWait, "There are 3 offers today.", "Approve", "untrusted content from "+inboxLabel)
 	if _, err := os.Stat(filepath.Join(dir, "brief.md")); err == nil {
@@ -100,7 +100,7 @@ func TestPlainInboxApproveAndDeny(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"Calls waiting for you", "co> brief me on the offers", "There are 3 offers today.",
+	for _, want := range []string{"waiting for your approval", "co> brief me on the offers", "There are 3 offers today.",
 		"Resumed the session of the scheduled run \"brief\"", "This call follows untrusted content from " + inboxLabel,
 		"Approve write_file(", "Saved the brief for you."} {
 		if !strings.Contains(out, want) {

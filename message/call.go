@@ -15,10 +15,13 @@ const (
 	CallRetry                         // the model called it wrongly; the message went back to it
 	CallDenied                        // denied by the user or by policy; it did not run
 	CallInterrupted                   // cancelled by the user
+	// CallWaiting: an unattended (scheduled) run could not make it alone;
+	// it did not run and waits for the user's approval (co inbox).
+	CallWaiting
 )
 
 func (s CallStatus) String() string {
-	return [...]string{"done", "failed", "retry", "denied", "interrupted"}[s]
+	return [...]string{"done", "failed", "retry", "denied", "interrupted", "waiting"}[s]
 }
 
 // Source says who decided that a call runs (or does not).
@@ -36,6 +39,15 @@ const (
 	// ByHeadless is a call that needed approval with nobody there to give
 	// it (co run): it did not run, and no one denied it.
 	ByHeadless Source = "needs approval"
+	// ByWaiting is a call an unattended (scheduled) run kept waiting for
+	// the user's approval: it did not run, and no one denied it.
+	ByWaiting Source = "waiting for approval"
+	// BySchedule is a call of a tool the schedule's approve list names
+	// (the user's settings): it ran unattended.
+	BySchedule Source = "schedule's approve list"
+	// ByDraft is a draft (a mail saved unsent) an unattended run made:
+	// what the user reviews before anything leaves.
+	ByDraft Source = "draft, unattended"
 )
 
 // ToolCallFinished says a tool call ended, whichever way.
@@ -60,6 +72,9 @@ const (
 	// Unattended: nobody was there to ask (co run); it does not run, and
 	// it is recorded as needing approval, not as denied by the user.
 	Unattended
+	// Wait: nobody was there to ask (a scheduled run); it does not run
+	// and is kept waiting for the user's approval (sessions.Pending).
+	Wait
 )
 
 // String names a verdict for the saved record.
@@ -71,6 +86,8 @@ func (v Verdict) String() string {
 		return "approved for the session"
 	case Unattended:
 		return "needs approval (no one to ask)"
+	case Wait:
+		return "waiting for approval"
 	default:
 		return "denied"
 	}

@@ -178,7 +178,8 @@ func (s *Store) ScheduledSince(t time.Time, limit int) ([]Info, error) {
 }
 
 // SetOutcome saves how the run ended (a scheduled run's: "done",
-// "2 calls waiting", "failed: …"), shown by co inbox and co schedule list.
+// "done, 2 calls waiting", "failed: …"), shown by co inbox and
+// co schedule list.
 func (r *Session) SetOutcome(outcome string) error {
 	return r.tx(func(tx *sql.Tx, now int64) error {
 		_, err := tx.Exec(`UPDATE sessions SET outcome = ? WHERE id = ?`, outcome, r.id)
@@ -186,14 +187,29 @@ func (r *Session) SetOutcome(outcome string) error {
 	})
 }
 
-// markLooked is the mark of when the user last looked at the inbox.
-const markLooked = "inbox_looked"
+// SetOutcome is Session.SetOutcome of the saved session id.
+func (s *Store) SetOutcome(id, outcome string) error {
+	res, err := s.db.Exec(`UPDATE sessions SET outcome = ? WHERE id = ?`, outcome, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	return nil
+}
 
-// LastLooked is when the user last saw what scheduled runs left (the
-// start notice or co inbox); zero when never.
-func (s *Store) LastLooked() (time.Time, error) {
+// The marks of what the user saw of the inbox: markLooked when they last
+// listed it (co inbox, /inbox), markNoticed when co last told them what
+// was new (the chat's start notice). Looking is noticing too.
+const (
+	markLooked  = "inbox_looked"
+	markNoticed = "inbox_noticed"
+)
+
+func (s *Store) mark(name string) (time.Time, error) {
 	var at int64
-	err := s.db.QueryRow(`SELECT at FROM marks WHERE name = ?`, markLooked).Scan(&at)
+	err := s.db.QueryRow(`SELECT at FROM marks WHERE name = ?`, name).Scan(&at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, nil
 	}
@@ -203,10 +219,34 @@ func (s *Store) LastLooked() (time.Time, error) {
 	return time.Unix(0, at), nil
 }
 
-// Looked records that the user saw what scheduled runs left up to t. The
-// mark never moves back (a co started earlier that shows its notice later
-// does not bring old runs back).
-func (s *Store) Looked(t time.Time) error {
-	_, err := s.db.Exec(`INSERT INTO marks (name, at) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET at = max(at, excluded.at)`, markLooked, t.UnixNano())
-	return err
+// setMarks moves the marks named to t, never back (a co started earlier
+// that marks later does not bring old runs back).
+func (s *Store) setMarks(t time.Time, names ...string) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, n := range names {
+		if _, err := tx.Exec(`INSERT INTO marks (name, at) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET at = max(at, excluded.at)`, n, t.UnixNano()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
+
+// LastLooked is when the user last listed what scheduled runs left
+// (co inbox, /inbox); zero when never.
+func (s *Store) LastLooked() (time.Time, error) { return s.mark(markLooked) }
+
+// Looked records that the user listed what scheduled runs left up to t
+// (co inbox, /inbox): it moves the notice's mark too.
+func (s *Store) Looked(t time.Time) error { return s.setMarks(t, markLooked, markNoticed) }
+
+// LastNoticed is when co last told the user what scheduled runs left (the
+// chat's start notice, or a listing); zero when never.
+func (s *Store) LastNoticed() (time.Time, error) { return s.mark(markNoticed) }
+
+// Noticed records that co told the user of the runs up to t (the start
+// notice); co inbox still lists them as new until the user looks.
+func (s *Store) Noticed(t time.Time) error { return s.setMarks(t, markNoticed) }

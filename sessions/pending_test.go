@@ -122,6 +122,18 @@ func TestLastLookedOnlyMovesForward(t *testing.T) {
 	if at, err := s.LastLooked(); err != nil || !at.Equal(t1) {
 		t.Errorf("last looked = %v %v, want %v", at, err, t1)
 	}
+	// Looking is noticing; noticing is not looking.
+	if at, _ := s.LastNoticed(); !at.Equal(t1) {
+		t.Errorf("last noticed = %v, want %v", at, t1)
+	}
+	t2 := time.Unix(2000, 0)
+	must(t, s.Noticed(t2))
+	if at, _ := s.LastNoticed(); !at.Equal(t2) {
+		t.Errorf("last noticed = %v, want %v", at, t2)
+	}
+	if at, _ := s.LastLooked(); !at.Equal(t1) {
+		t.Errorf("noticing moved the last look to %v", at)
+	}
 }
 
 // A store of schema 4 (before scheduled runs) is migrated in one step:

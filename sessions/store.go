@@ -167,7 +167,7 @@ func decodeAside(b []byte) (message.Aside, error) {
 	x := message.Aside{Notice: d.Notice}
 	if d.Args != "" {
 		st := message.CallFailed
-		for c := message.CallDone; c <= message.CallInterrupted; c++ {
+		for c := message.CallDone; c <= message.CallWaiting; c++ {
 			if c.String() == d.Status {
 				st = c
 			}

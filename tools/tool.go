@@ -83,6 +83,15 @@ type OwnState interface {
 	Changes() string
 }
 
+// Drafter is implemented by tools that only draft: what they make stays
+// with the user, unsent, to review (a Gmail draft). An unattended
+// (scheduled) run may make a draft without asking, as long as no
+// untrusted content came before it (agent.Approvals.SetUnattended).
+type Drafter interface {
+	// Drafts names what the tool makes, e.g. "a Gmail draft (not sent)".
+	Drafts() string
+}
+
 // Decision is the policy's verdict on one call.
 type Decision int
 

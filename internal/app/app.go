@@ -115,9 +115,14 @@ type Options struct {
 	// Resume names the saved session to continue; zero: a new one.
 	Resume Resume
 	// Kind is what this run is, for the saved session: sessions.Chat
-	// (the zero value) or sessions.Run (co run). A new session is saved as
-	// this kind and --continue continues the latest of it.
+	// (the zero value), sessions.Run (co run) or sessions.Scheduled (a
+	// schedule's run). A new session is saved as this kind and --continue
+	// continues the latest of it.
 	Kind sessions.Kind
+	// Schedule is the schedule's name of a sessions.Scheduled run, saved
+	// with its session. Such a run needs its session store: one that
+	// cannot be opened stops it (a waiting call needs somewhere to wait).
+	Schedule string
 }
 
 // Resume picks the saved session a run continues.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
@@ -27,7 +28,7 @@ func OpenSessions(l *config.Loaded) (*sessions.Store, error) {
 func (a *App) openSession(r Resume) error {
 	st, err := OpenSessions(a.Config)
 	if err != nil {
-		if r.Latest || r.ID != "" {
+		if r.Latest || r.ID != "" || a.kind() == sessions.Scheduled {
 			return err
 		}
 		a.warnings = append(a.warnings, fmt.Sprintf("this conversation will not be saved: %v", err))
@@ -51,6 +52,13 @@ func (a *App) openSession(r Resume) error {
 			return fmt.Errorf("%w%s", err, continueHint(st, a.Workspace, a.kind()))
 		}
 		a.resumeID = info.ID
+	case a.kind() == sessions.Scheduled:
+		if a.opts.Schedule == "" {
+			return fmt.Errorf("a scheduled run needs its schedule's name (app.Options.Schedule)")
+		}
+		a.newRec = st.NewScheduled(a.Workspace, a.opts.Schedule)
+		a.SessionID = a.newRec.ID()
+		return nil
 	default:
 		a.newRec = st.NewKind(a.Workspace, a.kind())
 		a.SessionID = a.newRec.ID()
@@ -153,4 +161,48 @@ func continueHint(st *sessions.Store, ws string, k sessions.Kind) string {
 		return " (start one with co run PROMPT, or pick another with co sessions --all and co run --resume ID)"
 	}
 	return " (start one with co, or pick another with co sessions --all and co --resume ID)"
+}
+
+// InboxNews is what scheduled runs left that the user was not told of
+// yet: the runs since co last said (the start notice, co inbox, /inbox),
+// and every call still waiting for approval.
+type InboxNews struct {
+	Runs    int
+	Waiting int
+}
+
+// Inbox says what scheduled runs left since the user was last told, for
+// the chat's start notice, and marks those runs told (sessions.Store.
+// Noticed): the next start does not count them again, though co inbox
+// lists them until the user looks. Waiting calls count until decided.
+// Zero when no session store is open; an error of the store is a warning.
+func (a *App) Inbox() InboxNews {
+	if a.Sessions == nil {
+		return InboxNews{}
+	}
+	now := time.Now()
+	since, err := a.Sessions.LastNoticed()
+	if err != nil {
+		a.warnings = append(a.warnings, fmt.Sprintf("the inbox of scheduled runs could not be read: %v", err))
+		return InboxNews{}
+	}
+	var n InboxNews
+	runs, err := a.Sessions.ScheduledSince(since, 0)
+	if err == nil {
+		for _, r := range runs {
+			if !r.Created.After(now) { // one that started meanwhile is told next time
+				n.Runs++
+			}
+		}
+		err = a.Sessions.Noticed(now)
+	}
+	if err == nil {
+		var w []sessions.Pending
+		w, err = a.Sessions.PendingCalls(sessions.Waiting)
+		n.Waiting = len(w)
+	}
+	if err != nil {
+		a.warnings = append(a.warnings, fmt.Sprintf("the inbox of scheduled runs could not be read: %v", err))
+	}
+	return n
 }

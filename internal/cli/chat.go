@@ -179,6 +179,9 @@ type chat struct {
 	// hideReasoning leaves the model's reasoning out of the chat
 	// (show_reasoning false or --no-reasoning).
 	hideReasoning bool
+	// inbox is the start notice of what scheduled runs left ("" when
+	// nothing), shown once with the start's warnings.
+	inbox string
 }
 
 // runChat runs the chat; first, when set, is sent as its first message.
@@ -198,6 +201,9 @@ func runChat(s env, f chatFlags, rf resumeFlags, first string) error {
 		return err
 	}
 	c := &chat{App: a, version: s.version, hideReasoning: f.noReasoning || !l.Settings.ShowReasoning}
+	// What scheduled runs left since co last said: one line, and those
+	// runs are not counted again at the next start (app.App.Inbox).
+	c.inbox = inboxNotice(a.Inbox())
 	if !wantPlain(f.plain, s) {
 		// The full-screen chat reads the skills and commands once its
 		// first frame is out (tui.Options.Notes).
@@ -299,7 +305,7 @@ func (c *chat) plainBanner() string {
 	if w := sandboxWarning(c.App, false); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
-	for _, n := range startupWarnings(c.App) {
+	for _, n := range c.startNotes() {
 		b.WriteString(n + "\n")
 	}
 	if set := c.extensionsFor(100 * time.Millisecond); set != nil {
@@ -309,6 +315,33 @@ func (c *chat) plainBanner() string {
 	}
 	b.WriteString("Type a message, /help for commands, exit to quit.")
 	return safe.Text(b.String()) // model names and errors come from the server
+}
+
+// startNotes are the start's warnings (startupWarnings), then the inbox
+// notice: what the chat says before anything else.
+func (c *chat) startNotes() []string {
+	out := startupWarnings(c.App)
+	if c.inbox != "" {
+		out = append(out, "note: "+c.inbox) // an information, not a warning: ui/tui styles it so
+	}
+	return out
+}
+
+// inboxNotice is the start notice of what scheduled runs left: "2
+// scheduled runs since you were here, 1 approval waiting — /inbox"; ""
+// when there is nothing.
+func inboxNotice(n app.InboxNews) string {
+	var parts []string
+	if n.Runs > 0 {
+		parts = append(parts, plural(n.Runs, "scheduled run")+" since you were here")
+	}
+	if n.Waiting > 0 {
+		parts = append(parts, plural(n.Waiting, "approval")+" waiting")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " — /inbox"
 }
 
 // providerLine describes the provider without waiting for a probe.

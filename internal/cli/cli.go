@@ -157,6 +157,7 @@ func newRootCmd(s env) *cobra.Command {
 		newChatSubCmd(s), newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newMemoryCmd(s), newVersionCmd(s),
 		newTailCmd(s), newTracesCmd(s), newLogsCmd(s),
 		newGoogleCmd(s), newCompletionCmd(s), newMCPCmd(s),
+		newInboxCmd(s),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root

@@ -49,7 +49,7 @@ func runFullScreen(ctx context.Context, c *chat, s env, first string) error {
 		HideReasoning: c.hideReasoning,
 		Mentions:      c.mentions(),
 		// The settings' warnings first: they were found before anything ran.
-		Notes: func() []string { return append(startupWarnings(c.App), extensionNotes(c.Extensions.Get())...) },
+		Notes: func() []string { return append(c.startNotes(), extensionNotes(c.Extensions.Get())...) },
 		Setup: c.setupEnv(),
 	}
 	if c.App.Memory != nil {

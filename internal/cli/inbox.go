@@ -1,282 +1,218 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"strconv"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/ui/present"
-	"github.com/co-cli/co/ui/slash"
 )
 
-// inboxRuns is how many scheduled runs /inbox lists.
-const inboxRuns = 10
+// inboxAllLimit is how many runs co inbox --all lists.
+const inboxAllLimit = 100
 
-// inboxArgs is how many characters of a waiting call /inbox's list shows.
-const inboxArgs = 60
+func newInboxCmd(s env) *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "inbox",
+		Short: "What scheduled runs left: their answers and the calls waiting for your approval",
+		Long: `co inbox lists the scheduled runs since you last looked (when, which schedule,
+how it ended, the first line of its answer, the run's session id) and every
+call a scheduled run kept waiting for your approval (its id, tool, arguments,
+schedule and the untrusted content the run had read before it). --all lists
+older runs too. Listing marks the runs as seen: the next co inbox, and the
+chat's start notice, count only newer ones.
 
-// inboxSlash is /inbox: what scheduled runs left (issue 29). With no
-// argument, the latest runs and the calls waiting; open RUN shows a run's
-// answer; approve ID switches to the run's saved session and asks about
-// the call there (agent.RunWaiting); deny ID decides it without running
-// anything. show, when set, renders a switched-to session's transcript
-// (--plain: the full-screen chat draws it from the agent's history).
-// Everything from the store is sanitised before it is shown.
-func inboxSlash(a *app.App, arg string, show func([]sessions.Entry) string) slash.Result {
-	if a.Sessions == nil {
-		return slash.Result{Output: "the inbox is not available: sessions are not being saved in this chat", Err: true}
+co inbox show RUN prints a run's answer (RUN: its session id or a unique
+prefix of it) and the calls it left waiting.
+
+co inbox never approves anything: approve a waiting call in the chat with
+/inbox approve ID, which shows it in the approval dialog first. A scheduled
+run's whole conversation is a saved session: co --resume RUN opens it.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			st, _, err := storeForCommand(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return inboxList(s.Out, st, all, time.Now())
+		},
 	}
-	sub, rest, _ := strings.Cut(strings.TrimSpace(arg), " ")
-	rest = strings.TrimSpace(rest)
-	switch sub {
-	case "", "list":
-		return inboxList(a)
-	case "open":
-		return inboxOpen(a, rest)
-	case "approve":
-		return inboxApprove(a, rest, show)
-	case "deny":
-		return inboxDeny(a, rest)
-	}
-	return slash.Result{Output: fmt.Sprintf("unknown /inbox subcommand %q — use /inbox, /inbox open RUN, /inbox approve ID or /inbox deny ID", safe.Text(sub)), Err: true}
+	cmd.Flags().BoolVar(&all, "all", false, fmt.Sprintf("list older runs too (the latest %d)", inboxAllLimit))
+	cmd.AddCommand(&cobra.Command{
+		Use:   "show RUN",
+		Short: "Print a scheduled run's answer and the calls it left waiting",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(_ *cobra.Command, args []string) error {
+			st, _, err := storeForCommand(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return inboxShow(s.Out, st, args[0])
+		},
+	})
+	return cmd
 }
 
-// inboxIDs are the ids of the calls waiting, for Tab.
-func inboxIDs(a *app.App) []string {
-	if a.Sessions == nil {
-		return nil
-	}
-	ps, err := a.Sessions.PendingCalls(sessions.Waiting)
+// inboxList prints the runs since the user last looked (all: the latest
+// inboxAllLimit) and the waiting calls, then marks the runs seen as of now.
+func inboxList(out io.Writer, st *sessions.Store, all bool, now time.Time) error {
+	since, err := st.LastLooked()
 	if err != nil {
-		return nil
+		return err
 	}
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = strconv.FormatInt(p.ID, 10)
+	var runs []sessions.Info
+	if all {
+		runs, err = st.ScheduledSince(time.Time{}, inboxAllLimit)
+	} else {
+		runs, err = st.ScheduledSince(since, 0)
 	}
-	return out
-}
-
-func inboxList(a *app.App) slash.Result {
-	runs, err := a.Sessions.ScheduledSince(time.Time{}, inboxRuns)
 	if err != nil {
-		return slash.Result{Output: "reading the scheduled runs: " + safe.Text(err.Error()), Err: true}
+		return err
 	}
-	waiting, err := a.Sessions.PendingCalls(sessions.Waiting)
+	waiting, err := st.PendingCalls(sessions.Waiting)
 	if err != nil {
-		return slash.Result{Output: "reading the waiting calls: " + safe.Text(err.Error()), Err: true}
+		return err
 	}
 	var b strings.Builder
-	if len(runs) == 0 {
-		b.WriteString("No scheduled runs yet (co schedule add sets one up).\n")
-	} else {
-		b.WriteString("Scheduled runs, newest first:\n")
+	switch {
+	case len(runs) == 0 && all:
+		b.WriteString("No scheduled runs yet.\n")
+	case len(runs) == 0 && since.IsZero():
+		b.WriteString("No scheduled runs yet.\n")
+	case len(runs) == 0:
+		fmt.Fprintf(&b, "No scheduled runs since you last looked (%s); co inbox --all lists older ones.\n", since.Local().Format("2006-01-02 15:04"))
+	default:
+		if all {
+			b.WriteString("Scheduled runs, newest first:\n")
+		} else {
+			b.WriteString("Scheduled runs since you last looked:\n")
+		}
 		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "  RUN\tSCHEDULE\tWHEN\tOUTCOME\tANSWER")
+		fmt.Fprintln(w, "WHEN\tSCHEDULE\tOUTCOME\tANSWER\tRUN")
 		for _, r := range runs {
-			fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", cell(r.ID), cell(r.Schedule), r.Created.Local().Format("2006-01-02 15:04"), cell(outcome(r.Outcome)), clip(cell(runAnswerLine(a, r.ID)), inboxArgs))
-		}
-		w.Flush()
-	}
-	if len(waiting) == 0 {
-		b.WriteString("No calls are waiting for you.")
-	} else {
-		b.WriteString("Calls waiting for you:\n")
-		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "  ID\tCALL\tSCHEDULE\tAFTER READING")
-		for _, p := range waiting {
-			after := "-"
-			if len(p.Untrusted) > 0 {
-				after = cell(agent.SourceList(p.Untrusted))
+			outcome := r.Outcome
+			if outcome == "" {
+				outcome = "running, or stopped before it ended"
 			}
-			fmt.Fprintf(w, "  %d\t%s\t%s\t%s\n", p.ID, clip(present.Call(p.Tool, p.Args), inboxArgs), cell(orDash(p.Schedule)), after)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), cell(outcome), clip(answerOf(st, r.ID), 60), r.ID)
 		}
 		w.Flush()
-		b.WriteString("/inbox approve ID resumes the run's session and asks you about the call there, as the chat asks; /inbox deny ID drops it.")
+		b.WriteString("co inbox show RUN prints a run's answer.\n")
 	}
-	if len(runs) > 0 {
-		b.WriteString("\n/inbox open RUN shows a run's answer.")
+	b.WriteString("\n")
+	if len(waiting) == 0 {
+		b.WriteString("No call is waiting for your approval.\n")
+	} else {
+		b.WriteString(waitingTable(waiting))
+		fmt.Fprintf(&b, "Approve it in the chat: /inbox approve ID (co inbox never approves).\n")
 	}
-	// What the start notice counts is now seen.
-	_ = a.Sessions.Looked(time.Now())
-	return slash.Result{Output: strings.TrimRight(b.String(), "\n")}
+	if _, err := io.WriteString(out, b.String()); err != nil {
+		return err
+	}
+	return st.Looked(now)
 }
 
-// runAnswer is a run's answer: its last assistant text ("" if none).
-func runAnswer(a *app.App, id string) string {
-	_, h, err := a.Sessions.Load(id)
+// waitingTable lays out calls waiting for approval, with a heading.
+func waitingTable(waiting []sessions.Pending) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s waiting for your approval:\n", plural(len(waiting), "call"))
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tTOOL\tARGUMENTS\tSCHEDULE\tWAITING SINCE\tUNTRUSTED SOURCES")
+	for _, p := range waiting {
+		untrusted := "none"
+		if len(p.Untrusted) > 0 {
+			untrusted = agent.SourceList(p.Untrusted)
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", p.ID, cell(p.Tool), clip(present.Args(p.Args), 50), cell(p.Schedule),
+			p.Created.Local().Format("2006-01-02 15:04"), cell(untrusted))
+	}
+	w.Flush()
+	return b.String()
+}
+
+// inboxShow prints one run's answer, sanitised, and what it left waiting.
+func inboxShow(out io.Writer, st *sessions.Store, id string) error {
+	found, err := st.Find(id) // a unique prefix is enough
+	if err != nil {
+		return err
+	}
+	info, h, err := st.Load(found.ID)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	what := "session"
+	if info.Kind == sessions.Scheduled {
+		what = "scheduled run of " + cell(info.Schedule)
+	}
+	fmt.Fprintf(&b, "%s %s, %s", what, info.ID, info.Created.Local().Format("2006-01-02 15:04"))
+	if info.Outcome != "" {
+		fmt.Fprintf(&b, " — %s", cell(info.Outcome))
+	}
+	b.WriteString("\n\n")
+	answer := lastAnswer(h)
+	if answer == "" {
+		answer = "(no answer)"
+	}
+	b.WriteString(strings.TrimRight(safe.Text(answer), "\n") + "\n")
+	pending, err := st.PendingCalls("")
+	if err != nil {
+		return err
+	}
+	var mine []sessions.Pending
+	for _, p := range pending {
+		if p.SessionID == info.ID && p.State == sessions.Waiting {
+			mine = append(mine, p)
+		}
+	}
+	if len(mine) > 0 {
+		b.WriteString("\n" + waitingTable(mine))
+		b.WriteString("Approve it in the chat: /inbox approve ID.\n")
+	}
+	fmt.Fprintf(&b, "\nThe whole conversation: co --resume %s\n", info.ID)
+	_, err = io.WriteString(out, b.String())
+	return err
+}
+
+// answerOf is the first line of a saved run's answer, "" when it has none.
+func answerOf(st *sessions.Store, id string) string {
+	_, h, err := st.Load(id)
 	if err != nil {
 		return ""
 	}
+	a := strings.TrimSpace(lastAnswer(h))
+	if i := strings.IndexByte(a, '\n'); i >= 0 {
+		a = strings.TrimSpace(a[:i]) + " …"
+	}
+	return a
+}
+
+// lastAnswer is the text of the last assistant message that has any.
+func lastAnswer(h []message.Message) string {
 	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role == message.RoleAssistant && strings.TrimSpace(h[i].Content) != "" {
-			return h[i].Content
+		if m := h[i]; m.Role == message.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+			return m.Content
 		}
 	}
 	return ""
 }
 
-func runAnswerLine(a *app.App, id string) string {
-	if s := present.FirstLine(strings.TrimSpace(runAnswer(a, id))); s != "" {
-		return s
-	}
-	return "(no answer)"
-}
-
-func outcome(s string) string {
-	if s == "" {
-		return "running or cut short"
-	}
-	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// clip cuts one line of shown text to n characters.
+// clip is text made safe, on one line, and at most n characters.
 func clip(s string, n int) string {
+	s = cell(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-func inboxOpen(a *app.App, id string) slash.Result {
-	if id == "" {
-		return slash.Result{Output: "usage: /inbox open RUN (a run's id from /inbox; a unique prefix is enough)", Err: true}
-	}
-	info, err := a.Sessions.Find(id)
-	if err != nil {
-		return slash.Result{Output: safe.Text(err.Error()) + " (/inbox lists the scheduled runs)", Err: true}
-	}
-	var b strings.Builder
-	what := "Session"
-	if info.Kind == sessions.Scheduled {
-		what = fmt.Sprintf("Run of %q", safe.Text(info.Schedule))
-	}
-	fmt.Fprintf(&b, "%s, %s, %s — %s:\n", what, info.ID, info.Created.Local().Format("2006-01-02 15:04"), cell(outcome(info.Outcome)))
-	if ans := strings.TrimSpace(runAnswer(a, info.ID)); ans != "" {
-		b.WriteString(safe.Text(ans))
-	} else {
-		b.WriteString("(no answer)")
-	}
-	if ps, err := a.Sessions.PendingCalls(sessions.Waiting); err == nil {
-		for _, p := range ps {
-			if p.SessionID == info.ID {
-				fmt.Fprintf(&b, "\nWaiting: %d %s — /inbox approve %d or /inbox deny %d", p.ID, present.Call(p.Tool, p.Args), p.ID, p.ID)
-			}
-		}
-	}
-	fmt.Fprintf(&b, "\n/sessions %s continues this conversation.", info.ID)
-	return slash.Result{Output: b.String()}
-}
-
-// pendingArg reads /inbox approve's and deny's ID.
-func pendingArg(a *app.App, verb, s string) (sessions.Pending, *slash.Result) {
-	id, err := strconv.ParseInt(s, 10, 64)
-	if s == "" || err != nil || id <= 0 {
-		return sessions.Pending{}, &slash.Result{Output: fmt.Sprintf("usage: /inbox %s ID (the number /inbox shows before a waiting call, e.g. /inbox %s 3)", verb, verb), Err: true}
-	}
-	p, err := a.Sessions.PendingCall(id)
-	if err != nil {
-		return p, &slash.Result{Output: safe.Text(err.Error()), Err: true}
-	}
-	if p.State != sessions.Waiting {
-		return p, &slash.Result{Output: fmt.Sprintf("Call %d (%s) was already %s on %s: nothing to do.", p.ID, cell(p.Tool), p.State, p.Decided.Local().Format("2006-01-02 15:04")), Err: true}
-	}
-	return p, nil
-}
-
-func inboxApprove(a *app.App, arg string, show func([]sessions.Entry) string) slash.Result {
-	p, bad := pendingArg(a, "approve", arg)
-	if bad != nil {
-		return *bad
-	}
-	var out string
-	if p.SessionID != a.Agent.SessionID() {
-		entries, err := a.SwitchTo(p.SessionID)
-		if err != nil {
-			return slash.Result{Output: "resuming the run's session: " + safe.Text(err.Error()), Err: true}
-		}
-		if show != nil {
-			out = show(entries)
-		}
-	}
-	out += fmt.Sprintf("Resumed the session of %s (%s) for waiting call %d.", runName(p.Schedule), p.SessionID, p.ID)
-	w := waitingOf(a, p)
-	return slash.Result{Output: out, Action: slash.SwitchedRun, Run: func(ctx context.Context) <-chan agent.Event {
-		return a.Agent.RunWaiting(ctx, w)
-	}}
-}
-
-// waitingOf is p for the agent, its decision recorded in the store.
-func waitingOf(a *app.App, p sessions.Pending) agent.Waiting {
-	return agent.Waiting{
-		ID: p.ID, CallID: p.CallID, Tool: p.Tool, Args: p.Args, Untrusted: p.Untrusted, Schedule: p.Schedule,
-		Decide: func(approved bool) error {
-			st := sessions.Denied
-			if approved {
-				st = sessions.Approved
-			}
-			return a.Sessions.DecidePending(p.ID, st)
-		},
-	}
-}
-
-func runName(schedule string) string {
-	if schedule == "" {
-		return "an unattended run"
-	}
-	return fmt.Sprintf("the scheduled run %q", safe.Text(schedule))
-}
-
-func inboxDeny(a *app.App, arg string) slash.Result {
-	p, bad := pendingArg(a, "deny", arg)
-	if bad != nil {
-		return *bad
-	}
-	current := p.SessionID == a.Agent.SessionID()
-	if current && a.Agent.Busy() {
-		return slash.Result{Output: "a turn of that call's session is running; cancel it first", Err: true}
-	}
-	if err := a.Sessions.DecidePending(p.ID, sessions.Denied); err != nil {
-		return slash.Result{Output: safe.Text(err.Error()), Err: true}
-	}
-	note := agent.DeniedNote(p.ID, p.Tool, p.Schedule, "")
-	var noteErr error
-	if current {
-		a.Agent.AddNote(note)
-	} else {
-		noteErr = noteInSession(a.Sessions, p.SessionID, note)
-	}
-	out := fmt.Sprintf("Denied call %d (%s): it will not run. Nothing else changed.", p.ID, present.Call(p.Tool, p.Args))
-	if noteErr != nil {
-		out += " (The note in its session could not be saved: " + safe.Text(noteErr.Error()) + ".)"
-	}
-	return slash.Result{Output: out}
-}
-
-// noteInSession saves a notice at the end of saved session id.
-func noteInSession(st *sessions.Store, id, note string) error {
-	rec, err := st.Resume(id)
-	if err != nil {
-		if errors.Is(err, sessions.ErrNotFound) {
-			return nil // deleted since: nothing to note in
-		}
-		return err
-	}
-	return rec.Aside(message.Aside{Notice: note})
 }

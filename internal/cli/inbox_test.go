@@ -1,371 +1,145 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/agent/llmtest"
-	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
-	"github.com/co-cli/co/tools"
-	"github.com/co-cli/co/tools/files"
-	"github.com/co-cli/co/ui/slash"
 )
 
-// inboxFixture is a chat (a real agent on the scripted LLM server, the
-// real file tools in a temporary workspace) over a real store of saved
-// sessions holding one scheduled run that kept a write_file waiting
-// after reading a web page.
-type inboxFixture struct {
-	srv     *llmtest.Server
-	app     *app.App
-	env     slash.Env
-	st      *sessions.Store
-	ws      string
-	run     string // the scheduled run's session id
-	pending int64
-}
-
-const inboxWebLabel = "web example.org/offers"
-
-func newInboxFixture(t *testing.T) *inboxFixture {
+// seedInbox saves, in the isolated home's store, a scheduled run of
+// "brief" with an answer (an escape sequence in it) and a call it left
+// waiting after untrusted content, and a chat session.
+func seedInbox(t *testing.T) (st *sessions.Store, runID string, pendingID int64) {
 	t.Helper()
-	srv := llmtest.NewServer()
-	t.Cleanup(srv.Close)
-	ws := t.TempDir()
-	st, err := sessions.Open(filepath.Join(t.TempDir(), sessions.FileName))
+	l, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = app.OpenSessions(l)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-
-	// The scheduled run, as an unattended run saves it: the prompt, the
-	// page it read (untrusted), the call it could not make, its
-	// "needs approval" result, its answer.
-	rec := st.NewScheduled(ws, "brief")
-	args := `{"path":"brief.md","content":"today: 3 offers"}`
-	for _, m := range []message.Message{
-		{Role: message.RoleUser, Content: "brief me on the offers and save it to brief.md"},
-		{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "call_1", Name: "web_fetch", Args: `{"url":"https://example.org/offers"}`}}},
-		{Role: message.RoleTool, ToolCallID: "call_1", ToolName: "web_fetch", Content: "3 offers", Sources: []tools.Origin{{Kind: "web", Label: inboxWebLabel, Untrusted: true, Public: true}}},
-		{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "call_2", Name: "write_file", Args: args}}},
-		{Role: message.RoleTool, ToolCallID: "call_2", ToolName: "write_file", Content: `{"status":"denied","denied_by":"nobody"}`},
-		{Role: message.RoleAssistant, Content: "There are 3 offers today.\nSaving brief.md waits for your approval."},
-	} {
-		if err := rec.Append(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := rec.SetOutcome("1 call waiting"); err != nil {
-		t.Fatal(err)
-	}
-	id, err := st.AddPending(sessions.Pending{SessionID: rec.ID(), CallID: "call_2", Tool: "write_file", Args: args,
-		Reason: "it follows untrusted content from " + inboxWebLabel, Untrusted: []string{inboxWebLabel}})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	w, err := files.New(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := tools.NewRegistry(append(w.Tools(), denyTool{})...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ag := agent.New(agent.Config{
-		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"},
-		SystemPrompt: "test",
-		Tools:        reg,
-		Approvals:    agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
-		StallTimeout: 30 * time.Second,
-	})
-	a := &app.App{Sessions: st, Agent: ag, Tools: reg, Workspace: ws}
-	// The chat's own session, not the run's.
-	ag.SetRecorder(st.NewKind(ws, sessions.Chat))
-	env := slash.Env{Agent: ag,
-		Inbox:    func(arg string) slash.Result { return inboxSlash(a, arg, transcriptText) },
-		InboxIDs: func() []string { return inboxIDs(a) }}
-	return &inboxFixture{srv: srv, app: a, env: env, st: st, ws: ws, run: rec.ID(), pending: id}
+	chat := st.New("/w")
+	must(t, chat.Append(message.Message{Role: message.RoleUser, Content: "hello"}))
+	run := st.NewScheduled("/w", "brief")
+	must(t, run.Append(message.Message{Role: message.RoleUser, Content: "brief me"}))
+	must(t, run.Append(message.Message{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "c1", Name: "send_slack_message", Args: `{"channel":"#general","text":"hi"}`}}}))
+	must(t, run.Append(message.Message{Role: message.RoleTool, ToolCallID: "c1", ToolName: "send_slack_message", Content: `{"status":"waiting"}`}))
+	must(t, run.Append(message.Message{Role: message.RoleAssistant, Content: "Two mails today.\x1b]0;pwned\x07\nThe post to #general waits."}))
+	must(t, run.SetOutcome("done, 1 call waiting"))
+	pendingID, err = st.AddPending(sessions.Pending{SessionID: run.ID(), CallID: "c1", Tool: "send_slack_message", Args: `{"channel":"#general","text":"hi"}`,
+		Reason: "posts a message that others will see", Untrusted: []string{"web example.com/news"}, To: "#general on Slack", Sends: "hi"})
+	must(t, err)
+	return st, run.ID(), pendingID
 }
 
-// drive runs a turn's events to the end, answering its approval with v
-// (and keeping the request for the test).
-func drive(t *testing.T, ch <-chan agent.Event, v message.Verdict) (evs []agent.Event, asked []agent.ApprovalRequested) {
+func must(t *testing.T, err error) {
 	t.Helper()
-	deadline := time.After(2 * time.Minute) // only a hang
-	for {
-		select {
-		case ev, ok := <-ch:
-			if !ok {
-				return evs, asked
-			}
-			evs = append(evs, ev)
-			if r, isReq := ev.(agent.ApprovalRequested); isReq {
-				asked = append(asked, r)
-				r.Reply([]message.Verdict{v})
-			}
-		case <-deadline:
-			t.Fatalf("the turn did not end; events: %#v", evs)
-		}
-	}
-}
-
-func (f *inboxFixture) state(t *testing.T) sessions.PendingState {
-	t.Helper()
-	p, err := f.st.PendingCall(f.pending)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p.State
 }
 
-func (f *inboxFixture) written() bool {
-	_, err := os.Stat(filepath.Join(f.ws, "brief.md"))
-	return err == nil
-}
-
+// Issue 29: co inbox lists the runs since the user last looked and every
+// waiting call; looking marks the runs seen; --all lists them again; it
+// never approves and says where to.
 func TestInboxListsRunsAndWaitingCalls(t *testing.T) {
-	f := newInboxFixture(t)
-	r := slash.Dispatch(f.env, "/inbox")
-	if r.Err {
-		t.Fatal(r.Output)
+	isolatedHome(t)
+	_, runID, pid := seedInbox(t)
+
+	code, out, errOut := run(t, "v", "inbox")
+	if code != 0 {
+		t.Fatalf("co inbox = %d: %s", code, errOut)
 	}
-	for _, want := range []string{f.run, "brief", "1 call waiting", "There are 3 offers today.", "write_file(path='brief.md'", inboxWebLabel, "/inbox approve ID"} {
-		if !strings.Contains(r.Output, want) {
-			t.Errorf("/inbox lacks %q:\n%s", want, r.Output)
+	for _, want := range []string{"Scheduled runs since you last looked", "brief", "done, 1 call waiting", "Two mails today.", runID,
+		"1 call waiting for your approval", "send_slack_message", "channel='#general'", "web example.com/news", "/inbox approve ID"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("co inbox does not say %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(r.Output, "Saving brief.md waits") {
-		t.Errorf("/inbox shows more than the answer's first line:\n%s", r.Output)
+	if !strings.Contains(out, "\n"+strconv.FormatInt(pid, 10)+" ") {
+		t.Errorf("co inbox does not give the waiting call's id %d:\n%s", pid, out)
 	}
-	o := slash.Dispatch(f.env, "/inbox open "+f.run[:10])
-	if o.Err || !strings.Contains(o.Output, "Saving brief.md waits for your approval.") || !strings.Contains(o.Output, "/inbox approve 1") {
-		t.Fatalf("/inbox open: %+v", o)
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("raw escape in co inbox: %q", out)
 	}
-	if lead, c, ok := slash.CompleteArg(f.env, "/inbox ap"); !ok || lead != "/inbox " || !slices.Equal(c, []string{"approve"}) {
-		t.Errorf("Tab after /inbox ap: %q %q %v", lead, c, ok)
+	if strings.Contains(out, "hello") {
+		t.Errorf("co inbox lists a chat session:\n%s", out)
 	}
-	if lead, c, ok := slash.CompleteArg(f.env, "/inbox deny "); !ok || lead != "/inbox deny " || !slices.Equal(c, []string{"1"}) {
-		t.Errorf("Tab after /inbox deny: %q %q %v", lead, c, ok)
+
+	// Looked at: the run is not new any more; the call still waits.
+	_, out, _ = run(t, "v", "inbox")
+	if strings.Contains(out, runID) || !strings.Contains(out, "No scheduled runs since you last looked") || !strings.Contains(out, "send_slack_message") {
+		t.Errorf("second co inbox:\n%s", out)
+	}
+	_, out, _ = run(t, "v", "inbox", "--all")
+	if !strings.Contains(out, runID) {
+		t.Errorf("co inbox --all does not list the older run:\n%s", out)
 	}
 }
 
-// Escape sequences saved by a run never reach the terminal raw.
-func TestInboxSanitisesWhatTheStoreHolds(t *testing.T) {
-	f := newInboxFixture(t)
-	rec := f.st.NewScheduled(f.ws, "evil\x1b]0;title\x07")
-	if err := rec.Append(message.Message{Role: message.RoleUser, Content: "x"}); err != nil {
-		t.Fatal(err)
+// co inbox show RUN prints the run's answer, sanitised, and what it left
+// waiting.
+func TestInboxShowPrintsTheAnswer(t *testing.T) {
+	isolatedHome(t)
+	_, runID, _ := seedInbox(t)
+	code, out, errOut := run(t, "v", "inbox", "show", runID[:10])
+	if code != 0 {
+		t.Fatalf("co inbox show = %d: %s", code, errOut)
 	}
-	if err := rec.Append(message.Message{Role: message.RoleAssistant, Content: "hi \x1b[2J\x1b]52;c;AAAA\x07there"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.st.AddPending(sessions.Pending{SessionID: rec.ID(), CallID: "c", Tool: "write_file", Args: `{"path":"a\u001b[31m"}`, Untrusted: []string{"web \x1b[1mx"}}); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range []string{"/inbox", "/inbox open " + rec.ID()} {
-		r := slash.Dispatch(f.env, line)
-		if strings.ContainsRune(r.Output, 0x1b) || strings.ContainsRune(r.Output, 0x07) {
-			t.Errorf("%s lets an escape through: %q", line, r.Output)
+	for _, want := range []string{"scheduled run of brief", "Two mails today.", "The post to #general waits.", "send_slack_message", "/inbox approve", "co --resume " + runID} {
+		if !strings.Contains(out, want) {
+			t.Errorf("co inbox show does not say %q:\n%s", want, out)
 		}
 	}
-}
-
-func TestInboxApproveRunsTheCallAndTheModelContinues(t *testing.T) {
-	f := newInboxFixture(t)
-	f.srv.Script(llmtest.Reply{Text: "Saved the brief to brief.md."})
-	r := slash.Dispatch(f.env, "/inbox approve 1")
-	if r.Err || r.Action != slash.SwitchedRun || r.Run == nil {
-		t.Fatalf("/inbox approve: %+v", r)
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("raw escape in co inbox show: %q", out)
 	}
-	// The chat is in the run's session now, its history loaded.
-	if f.app.Agent.SessionID() != f.run || len(f.app.Agent.History()) != 6 {
-		t.Fatalf("not switched: session %s, %d messages", f.app.Agent.SessionID(), len(f.app.Agent.History()))
-	}
-	if !strings.Contains(r.Output, "There are 3 offers today.") || !strings.Contains(r.Output, "Resumed the session of the scheduled run \"brief\"") {
-		t.Errorf("the transcript and the switch are not shown:\n%s", r.Output)
-	}
-	if f.written() {
-		t.Fatal("written before it was approved")
-	}
-	evs, asked := drive(t, r.Run(context.Background()), message.ApproveOnce)
-	if len(asked) != 1 || len(asked[0].Calls) != 1 {
-		t.Fatalf("asked %d times: %#v", len(asked), asked)
-	}
-	c := asked[0].Calls[0]
-	if c.Tool != "write_file" || !slices.Equal(c.Check.Untrusted, []string{inboxWebLabel}) || !c.Check.AlwaysAsk {
-		t.Errorf("the question lacks the call's provenance: %+v", c.Check)
-	}
-	if fin, ok := evs[len(evs)-1].(agent.TurnFinished); !ok || fin.Text != "Saved the brief to brief.md." {
-		t.Fatalf("the model did not continue: last event %#v", evs[len(evs)-1])
-	}
-	b, err := os.ReadFile(filepath.Join(f.ws, "brief.md"))
-	if err != nil || string(b) != "today: 3 offers" {
-		t.Fatalf("the call did not run: %q %v", b, err)
-	}
-	if st := f.state(t); st != sessions.Approved {
-		t.Errorf("pending call is %s", st)
-	}
-	// The model got the approval and the result.
-	reqs := f.srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests", len(reqs))
-	}
-	if u := reqs[0].LastUserMessage(); !strings.Contains(u, agent.ApprovedFromInbox) || !strings.Contains(u, "call_2") {
-		t.Errorf("the model was not told: %q", u)
-	}
-	if res := reqs[0].ToolResults(); len(res) == 0 || !strings.Contains(res[len(res)-1], "brief.md") {
-		t.Errorf("the result did not reach the model: %q", res)
-	}
-	if e := reqs[0].HistoryError(); e != "" {
-		t.Errorf("history sent is not valid: %s", e)
-	}
-	// Saved: the run's session holds the approval, the call, its result
-	// and the continuation.
-	_, h, err := f.st.Load(f.run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(h) != 10 || h[6].Shown != "/inbox approve 1" || h[7].ToolCalls[0].ID != agent.WaitingCallID(1) || h[9].Content != "Saved the brief to brief.md." {
-		t.Errorf("saved history: %+v", h[6:])
-	}
-	// Decided once: a second approve says so.
-	again := slash.Dispatch(f.env, "/inbox approve 1")
-	if !again.Err || !strings.Contains(again.Output, "already approved") {
-		t.Errorf("approving again: %+v", again)
+	if code, _, errOut := run(t, "v", "inbox", "show", "nosuchrun"); code == 0 || !strings.Contains(errOut, "co sessions lists them") {
+		t.Errorf("co inbox show of an unknown run = %d, %q", code, errOut)
 	}
 }
 
-func TestInboxApproveDeniedInTheModalRunsNothing(t *testing.T) {
-	f := newInboxFixture(t)
-	r := slash.Dispatch(f.env, "/inbox approve 1")
-	if r.Err {
-		t.Fatal(r.Output)
+// An empty inbox says so; co status counts what waits.
+func TestInboxEmptyAndStatus(t *testing.T) {
+	isolatedHome(t)
+	code, out, _ := run(t, "v", "inbox")
+	if code != 0 || !strings.Contains(out, "No scheduled runs yet.") || !strings.Contains(out, "No call is waiting for your approval.") {
+		t.Errorf("empty co inbox = %d:\n%s", code, out)
 	}
-	evs, asked := drive(t, r.Run(context.Background()), message.Deny)
-	if len(asked) != 1 {
-		t.Fatalf("asked %d times", len(asked))
-	}
-	if _, ok := evs[len(evs)-1].(agent.TurnFinished); !ok {
-		t.Fatalf("last event %#v", evs[len(evs)-1])
-	}
-	if f.written() {
-		t.Error("a denied call ran")
-	}
-	if st := f.state(t); st != sessions.Denied {
-		t.Errorf("pending call is %s", st)
-	}
-	if n := len(f.srv.Requests()); n != 0 {
-		t.Errorf("the model was called %d times after a denial", n)
-	}
-	_, entries, err := f.st.Transcript(f.run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.ContainsFunc(entries, func(e sessions.Entry) bool {
-		return e.Aside != nil && strings.Contains(e.Aside.Notice, "denied from the inbox")
-	}) {
-		t.Error("the session has no note of the denial")
+	seedInbox(t)
+	_, out, _ = run(t, "v", "status")
+	if !strings.Contains(out, "1 call waiting for your approval") {
+		t.Errorf("co status does not count the waiting call:\n%s", out)
 	}
 }
 
-func TestInboxDenyDecidesWithoutRunning(t *testing.T) {
-	f := newInboxFixture(t)
-	r := slash.Dispatch(f.env, "/inbox deny 1")
-	if r.Err || !strings.Contains(r.Output, "Denied call 1") {
-		t.Fatalf("/inbox deny: %+v", r)
+// co sessions marks a scheduled run with its schedule (FROM).
+func TestSessionsMarkScheduledRuns(t *testing.T) {
+	isolatedHome(t)
+	seedInbox(t)
+	_, out, _ := run(t, "v", "sessions", "--all")
+	if !strings.Contains(out, "scheduled: brief") || !strings.Contains(out, "chat") {
+		t.Errorf("co sessions:\n%s", out)
 	}
-	if f.app.Agent.SessionID() == f.run {
-		t.Error("deny switched the chat")
-	}
-	if st := f.state(t); st != sessions.Denied {
-		t.Errorf("pending call is %s", st)
-	}
-	if f.written() || len(f.srv.Requests()) != 0 {
-		t.Error("something ran")
-	}
-	_, entries, err := f.st.Transcript(f.run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.ContainsFunc(entries, func(e sessions.Entry) bool {
-		return e.Aside != nil && strings.Contains(e.Aside.Notice, "Waiting call 1 (write_file in the scheduled run \"brief\") was denied")
-	}) {
-		t.Errorf("the session has no note of the denial: %+v", entries)
-	}
-	again := slash.Dispatch(f.env, "/inbox approve 1")
-	if !again.Err || !strings.Contains(again.Output, "already denied") || again.Run != nil {
-		t.Errorf("approving a denied call: %+v", again)
-	}
-	for _, bad := range []string{"/inbox approve", "/inbox approve x", "/inbox deny 99", "/inbox frob"} {
-		if b := slash.Dispatch(f.env, bad); !b.Err {
-			t.Errorf("%s: no error: %+v", bad, b)
+}
+
+// The chat's start notice: one line, nothing when there is nothing; a run
+// is told once, a waiting call until it is decided.
+func TestInboxNotice(t *testing.T) {
+	for n, want := range map[app.InboxNews]string{
+		{}:                    "",
+		{Runs: 2, Waiting: 1}: "2 scheduled runs since you were here, 1 approval waiting — /inbox",
+		{Runs: 1}:             "1 scheduled run since you were here — /inbox",
+		{Waiting: 3}:          "3 approvals waiting — /inbox",
+	} {
+		if got := inboxNotice(n); got != want {
+			t.Errorf("inboxNotice(%+v) = %q, want %q", n, got, want)
 		}
 	}
-}
-
-// A policy deny wins over the user's approval: the call is not asked about.
-func TestInboxApprovePolicyDenyWins(t *testing.T) {
-	f := newInboxFixture(t)
-	id, err := f.st.AddPending(sessions.Pending{SessionID: f.run, CallID: "call_9", Tool: "post_everywhere", Args: `{}`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := slash.Dispatch(f.env, "/inbox approve "+strconv.FormatInt(id, 10))
-	if r.Err {
-		t.Fatal(r.Output)
-	}
-	evs, asked := drive(t, r.Run(context.Background()), message.ApproveOnce)
-	if len(asked) != 0 {
-		t.Errorf("a call the policy denies was asked about: %+v", asked[0].Calls)
-	}
-	if denyToolRan {
-		t.Error("a denied call ran")
-	}
-	if len(f.srv.Requests()) != 0 {
-		t.Error("the model was called")
-	}
-	if fin := finishedOf(evs, agent.WaitingCallID(id)); fin == nil || fin.Decision != message.ByPolicyDeny {
-		t.Errorf("the call did not end denied by the policy: %+v", fin)
-	}
-	if st, _ := f.st.PendingCall(id); st.State != sessions.Denied {
-		t.Errorf("pending call is %s", st.State)
-	}
-}
-
-func finishedOf(evs []agent.Event, id string) *agent.ToolCallFinished {
-	for _, ev := range evs {
-		if f, ok := ev.(agent.ToolCallFinished); ok && f.CallID == id {
-			return &f
-		}
-	}
-	return nil
-}
-
-var denyToolRan bool
-
-// denyTool is a tool whose own check denies every call.
-type denyTool struct{}
-
-func (denyTool) Name() string            { return "post_everywhere" }
-func (denyTool) Description() string     { return "Post." }
-func (denyTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
-func (denyTool) Class() tools.Class      { return tools.SideEffect }
-func (denyTool) Check(context.Context, json.RawMessage) tools.Check {
-	return tools.Check{Decision: tools.Deny, Reason: "denied: never posts"}
-}
-func (denyTool) Run(context.Context, json.RawMessage) (tools.Result, error) {
-	denyToolRan = true
-	return tools.Text("posted"), nil
 }

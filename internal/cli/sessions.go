@@ -127,10 +127,25 @@ func sessionsList(a *app.App, all bool) slash.Result {
 
 // kindNote names a session by its kind, for the line a switch prints.
 func kindNote(k sessions.Kind) string {
-	if k == sessions.Run {
+	switch k {
+	case sessions.Run:
 		return "co run's session"
+	case sessions.Scheduled:
+		return "scheduled run's session"
 	}
 	return "session"
+}
+
+// fromColumn is what started a session, for the FROM column: chat,
+// co run, or scheduled: NAME (a schedule's run, issue 29).
+func fromColumn(i sessions.Info) string {
+	switch i.Kind {
+	case sessions.Run:
+		return "co run"
+	case sessions.Scheduled:
+		return "scheduled: " + cell(i.Schedule)
+	}
+	return "chat"
 }
 
 // cell is text from a saved session (a title from a prompt, a tool's name)
@@ -163,10 +178,7 @@ func sessionTable(l []sessions.Info, withWorkspace bool, current string) string 
 		if withWorkspace {
 			row = append(row, cell(i.Workspace))
 		}
-		from := "chat"
-		if i.Kind == sessions.Run {
-			from = "co run"
-		}
+		from := fromColumn(i)
 		row = append(row, i.Updated.Format("2006-01-02 15:04"), fmt.Sprint(i.Turns), present.Tokens(i.InputTokens+i.OutputTokens), from, cell(i.Title))
 		fmt.Fprintln(w, strings.Join(row, "\t"))
 	}

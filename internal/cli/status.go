@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/telemetry"
 )
 
@@ -295,7 +298,48 @@ func extraStatus(a *app.App, sandboxErr error) []string {
 	if a.Sessions != nil {
 		rows = append(rows, "sessions\t"+a.Sessions.Path())
 	}
+	if r := inboxRow(a); r != "" {
+		rows = append(rows, "inbox\t"+r)
+	}
 	return rows
+}
+
+// inboxRow says what scheduled runs left (issue 29): the calls waiting for
+// approval and the runs since the user last looked; "" when there is no
+// store yet (co status never creates one).
+func inboxRow(a *app.App) string {
+	st := a.Sessions
+	if st == nil {
+		if _, err := os.Stat(filepath.Join(a.Config.Paths.DataDir, sessions.FileName)); err != nil {
+			return ""
+		}
+		var err error
+		if st, err = app.OpenSessions(a.Config); err != nil {
+			return "cannot be read: " + err.Error()
+		}
+		defer st.Close()
+	}
+	waiting, err := st.PendingCalls(sessions.Waiting)
+	if err != nil {
+		return "cannot be read: " + err.Error()
+	}
+	since, err := st.LastLooked()
+	if err != nil {
+		return "cannot be read: " + err.Error()
+	}
+	runs, err := st.ScheduledSince(since, 0)
+	if err != nil {
+		return "cannot be read: " + err.Error()
+	}
+	w := "no call waiting for approval"
+	switch len(waiting) {
+	case 0:
+	case 1:
+		w = "1 call waiting for your approval"
+	default:
+		w = fmt.Sprintf("%d calls waiting for your approval", len(waiting))
+	}
+	return fmt.Sprintf("%s, %s since you last looked (co inbox)", w, plural(len(runs), "scheduled run"))
 }
 
 // sandboxWarning is set when shell commands run without isolation: it is

@@ -230,6 +230,10 @@ func (t *CreateEmailDraft) Schema() json.RawMessage {
 
 func (t *CreateEmailDraft) Class() tools.Class { return tools.SideEffect }
 
+// Drafts makes create_email_draft a tools.Drafter: a scheduled run may
+// save a draft unattended (it is not sent).
+func (t *CreateEmailDraft) Drafts() string { return "a Gmail draft (not sent)" }
+
 // Check asks, with the draft as preview. A draft that fails validation is
 // not shown for approval: Run refuses it before any network call, so
 // letting it through only sends the error back to the model.

@@ -1,7 +1,9 @@
 // Package headless is the front end of `co run PROMPT`: one turn, no person.
 // Calls that need approval do not run (and are reported); --yes approves
 // exactly what /yolo would approve in the same isolation, nothing more;
-// calls the policy denies never run. The answer goes to
+// calls the policy denies never run. A scheduled run (Options.Unattended)
+// keeps such calls waiting for the user (sessions.Pending) instead, and
+// no --yes, yolo or grant applies to it. The answer goes to
 // standard output as plain text, or as JSON lines with --json (one object
 // per event; see the README for the schema).
 package headless
@@ -16,15 +18,19 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/message"
+	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/ui/present"
 )
 
 // Exit codes of co run.
 const (
-	ExitOK          = 0   // the turn finished
-	ExitError       = 1   // the turn failed (provider error, limit reached, …)
-	ExitUsage       = 2   // bad flags or arguments
-	ExitDenied      = 3   // the turn finished but at least one call was denied
+	ExitOK     = 0 // the turn finished
+	ExitError  = 1 // the turn failed (provider error, limit reached, …)
+	ExitUsage  = 2 // bad flags or arguments
+	ExitDenied = 3 // the turn finished but at least one call was denied
+	// ExitWaiting: a scheduled run finished, and at least one call waits
+	// for the user's approval (co inbox).
+	ExitWaiting     = 4
 	ExitInterrupted = 130 // cancelled by SIGINT/SIGTERM
 )
 
@@ -38,11 +44,43 @@ type Options struct {
 	Yes    bool // approve what /yolo would approve (Approvals.SetYes)
 	// HideReasoning leaves out the reasoning events (--no-reasoning).
 	HideReasoning bool
+	// Unattended, when set, makes this a scheduled run: what needs
+	// approval is kept waiting in Unattended.Store instead of running.
+	Unattended *Unattended
+}
+
+// Unattended is what a scheduled run needs beyond a co run's options.
+type Unattended struct {
+	// Schedule is the schedule's name.
+	Schedule string
+	// Approve are the tools the schedule lets run without asking (its
+	// "approve" setting); see agent.Approvals.SetUnattended for what
+	// never runs unattended whatever it says.
+	Approve []string
+	// Tools, when not empty, are the only tools offered besides the
+	// read-only ones and the drafts (the schedule's "tools" setting).
+	Tools []string
+	// Store keeps the calls that wait and the run's outcome: the store
+	// the agent's session is saved in (app.App.Sessions), whose session
+	// must be of kind sessions.Scheduled.
+	Store *sessions.Store
 }
 
 // Run runs one turn and returns the exit code.
 func Run(ctx context.Context, o Options) int {
 	r := &runner{o: o, enc: json.NewEncoder(o.Out)}
+	if u := o.Unattended; u != nil {
+		if o.Yes {
+			fmt.Fprintln(o.Err, "co: --yes never applies to a scheduled run: list the tools it may use without asking in the schedule's \"approve\" setting")
+			return ExitUsage
+		}
+		if u.Store == nil || o.Agent.SessionID() == "" {
+			fmt.Fprintln(o.Err, "co: a scheduled run needs its saved session (the sessions store could not be opened), or the calls that need approval could not wait for you")
+			return ExitError
+		}
+		o.Agent.SetUnattended(agent.Unattended{Schedule: u.Schedule, Approve: u.Approve, Tools: u.Tools})
+		defer r.saveOutcome()
+	}
 	if o.Yes {
 		o.Agent.Approvals().SetYes(true)
 		defer o.Agent.Approvals().SetYes(false)
@@ -101,6 +139,9 @@ func Run(ctx context.Context, o Options) int {
 			if e.Status == message.CallDenied {
 				r.denied = true
 			}
+			if e.Status == message.CallWaiting {
+				r.waiting++
+			}
 			m := map[string]any{"type": "tool_result", "id": e.CallID, "name": e.Name, "status": e.Status.String(),
 				"decision": string(e.Decision), "duration_ms": e.Duration.Milliseconds()}
 			if e.Result.Display != "" {
@@ -116,12 +157,19 @@ func Run(ctx context.Context, o Options) int {
 			if e.Status == message.CallDenied && e.Decision == message.ByHeadless {
 				outcome = "needs approval: " + safe.Text(r.hints[e.CallID])
 			}
+			if e.Status == message.CallWaiting {
+				outcome = "waiting for your approval: " + r.hints[e.CallID]
+			}
 			r.emit(m, "result: "+e.Name+" "+outcome)
 		case agent.TurnFinished:
 			code = ExitOK
 			if r.denied {
 				code = ExitDenied
 			}
+			if r.waiting > 0 {
+				code = ExitWaiting
+			}
+			r.answer = e.Text
 			r.emit(map[string]any{"type": "turn_finished", "text": e.Text, "requests": e.Requests,
 				"usage": map[string]int{"input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens}}, "")
 			if !o.JSON && r.midLine {
@@ -132,6 +180,7 @@ func Run(ctx context.Context, o Options) int {
 			if e.Interrupted {
 				code = ExitInterrupted
 			}
+			r.failed, r.interrupted = e.Message, e.Interrupted
 			r.emit(map[string]any{"type": "turn_failed", "message": e.Message, "interrupted": e.Interrupted}, "error: "+safe.Text(e.Message))
 			if !o.JSON && r.midLine {
 				_, _ = io.WriteString(o.Out, "\n")
@@ -150,6 +199,11 @@ type runner struct {
 	// hints are what the approval line said of each call that needs
 	// approval, said again on its result line.
 	hints map[string]string
+	// A scheduled run's: the calls kept waiting, how the turn ended.
+	waiting     int
+	answer      string
+	failed      string
+	interrupted bool
 }
 
 func (r *runner) text(t string) {
@@ -194,6 +248,10 @@ func (r *runner) emit(m map[string]any, line string) {
 // none: it does not run, and the line says what would let that call run
 // (Approvals.Hint: per tool, isolation and --yes), or that only a person can.
 func (r *runner) approve(req agent.ApprovalRequested) {
+	if r.o.Unattended != nil {
+		r.keep(req)
+		return
+	}
 	v := make([]message.Verdict, len(req.Calls))
 	for i, c := range req.Calls {
 		v[i] = message.Unattended
@@ -225,4 +283,74 @@ func validJSON(s string) string {
 	}
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// keep answers a scheduled run's calls that need approval: each is kept
+// waiting for the user in the store, with what the user needs to decide
+// it (why it asks, the untrusted content the run had read, where an
+// outbound call goes), and does not run. One that cannot be kept (the
+// store failing) does not run either, as in co run.
+func (r *runner) keep(req agent.ApprovalRequested) {
+	u := r.o.Unattended
+	sid := r.o.Agent.SessionID()
+	// The whole conversation's untrusted sources: what the model had read
+	// when it made the call, outbound or not.
+	untrusted := r.o.Agent.Risk().Labels()
+	v := make([]message.Verdict, len(req.Calls))
+	for i, c := range req.Calls {
+		p := sessions.Pending{SessionID: sid, CallID: c.CallID, Tool: c.Tool, Args: c.Args, Reason: c.Check.Reason, Untrusted: untrusted}
+		if o := c.Check.Outbound; o != nil {
+			p.To, p.Sends = o.To, o.What
+		}
+		if r.hints == nil {
+			r.hints = map[string]string{}
+		}
+		m := map[string]any{"type": "approval", "id": c.CallID, "name": c.Tool, "reason": c.Check.Reason}
+		if len(untrusted) > 0 {
+			m["untrusted_sources"] = untrusted
+		}
+		if p.To != "" || p.Sends != "" {
+			m["to"], m["sends"] = p.To, p.Sends
+		}
+		id, err := u.Store.AddPending(p)
+		if err != nil {
+			v[i] = message.Unattended
+			h := "it could not be kept waiting (" + err.Error() + "), so it did not run: run the same request in the chat"
+			r.hints[c.CallID] = safe.Text(h)
+			m["answer"], m["hint"] = "needs approval", h
+			r.emit(m, fmt.Sprintf("needs approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), safe.Text(h)))
+			continue
+		}
+		v[i] = message.Wait
+		h := fmt.Sprintf("kept as call %d: co inbox lists it; approve it in the chat: /inbox approve %d", id, id)
+		r.hints[c.CallID] = h
+		m["answer"], m["hint"], m["pending_id"] = "waiting", h, id
+		line := fmt.Sprintf("waiting for approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), h)
+		if len(untrusted) > 0 {
+			line += "\n  after untrusted content from " + safe.Text(agent.SourceList(untrusted))
+		}
+		r.emit(m, line)
+	}
+	req.Reply(v)
+}
+
+// saveOutcome saves how a scheduled run ended, for co inbox and
+// co schedule list: "done", "done, 2 calls waiting", "failed: …".
+func (r *runner) saveOutcome() {
+	out := "done"
+	switch {
+	case r.interrupted:
+		out = "interrupted"
+	case r.failed != "":
+		out = "failed: " + present.FirstLine(r.failed)
+	}
+	switch {
+	case r.waiting == 1:
+		out += ", 1 call waiting"
+	case r.waiting > 1:
+		out += fmt.Sprintf(", %d calls waiting", r.waiting)
+	}
+	if err := r.o.Unattended.Store.SetOutcome(r.o.Agent.SessionID(), out); err != nil && r.o.Err != nil {
+		fmt.Fprintf(r.o.Err, "co: the run's outcome was not saved: %v\n", err)
+	}
 }

@@ -133,6 +133,9 @@ func Outcome(f agent.ToolCallFinished) string {
 		return "denied by the user"
 	case message.CallInterrupted:
 		return "interrupted"
+	case message.CallWaiting:
+		// A scheduled run kept it for the user (issue 29).
+		return agent.Waiting
 	case message.CallRetry:
 		return "rejected, sent back to the model: " + FirstLine(safe.Text(f.Err))
 	default:

@@ -181,7 +181,7 @@ func (e *toolEntry) finish(ev agent.ToolCallFinished) {
 	switch ev.Status {
 	case message.CallDone:
 		e.state = toolDone
-	case message.CallDenied:
+	case message.CallDenied, message.CallWaiting:
 		e.state = toolDenied
 	case message.CallInterrupted:
 		e.state = toolInterrupted
