@@ -19,6 +19,7 @@ import (
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/files"
+	"github.com/co-cli/co/ui/headless"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -368,4 +369,72 @@ func (denyTool) Check(context.Context, json.RawMessage) tools.Check {
 func (denyTool) Run(context.Context, json.RawMessage) (tools.Result, error) {
 	denyToolRan = true
 	return tools.Text("posted"), nil
+}
+
+// The whole way, with the real producer: a scheduled run (ui/headless,
+// unattended) keeps a write_file waiting in the store; the chat's
+// /inbox approve runs it in that run's session and the model continues.
+func TestInboxApprovesWhatARealScheduledRunKeptWaiting(t *testing.T) {
+	f := newInboxFixture(t)
+	// The scheduled run: its own agent on the same server and store.
+	ws, err := files.New(f.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tools.NewRegistry(ws.Tools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAg := agent.New(agent.Config{
+		Provider:  provider.Provider{Name: "openai", BaseURL: f.srv.URL, APIKey: "k", Model: "m"},
+		Tools:     reg,
+		Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
+	})
+	rec := f.st.NewScheduled(f.ws, "notes")
+	runAg.SetRecorder(rec)
+	f.srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "w1", Name: "write_file", Args: `{"path":"notes.md","content":"from the run"}`}}},
+		llmtest.Reply{Text: "Writing notes.md waits for your approval."},
+	)
+	var out, errOut strings.Builder
+	code := headless.Run(context.Background(), headless.Options{Agent: runAg, Prompt: "write my notes", Out: &out, Err: &errOut,
+		Unattended: &headless.Unattended{Schedule: "notes", Store: f.st}})
+	if code != headless.ExitWaiting {
+		t.Fatalf("the scheduled run exited %d: %s %s", code, out.String(), errOut.String())
+	}
+	waiting, err := f.st.PendingCalls(sessions.Waiting)
+	if err != nil || len(waiting) != 2 || waiting[0].SessionID != rec.ID() {
+		t.Fatalf("waiting: %+v %v", waiting, err)
+	}
+	id := waiting[0].ID
+
+	f.srv.Script(llmtest.Reply{Text: "Your notes are written."})
+	r := slash.Dispatch(f.env, "/inbox approve "+strconv.FormatInt(id, 10))
+	if r.Err || r.Run == nil {
+		t.Fatalf("/inbox approve: %+v", r)
+	}
+	if !strings.Contains(r.Output, "co> write my notes") {
+		t.Errorf("the run's transcript is not shown:\n%s", r.Output)
+	}
+	evs, asked := drive(t, r.Run(context.Background()), message.ApproveOnce)
+	if len(asked) != 1 || asked[0].Calls[0].Tool != "write_file" {
+		t.Fatalf("asked: %+v", asked)
+	}
+	if fin, ok := evs[len(evs)-1].(agent.TurnFinished); !ok || fin.Text != "Your notes are written." {
+		t.Fatalf("last event %#v", evs[len(evs)-1])
+	}
+	if b, err := os.ReadFile(filepath.Join(f.ws, "notes.md")); err != nil || string(b) != "from the run" {
+		t.Fatalf("notes.md: %q %v", b, err)
+	}
+	if p, _ := f.st.PendingCall(id); p.State != sessions.Approved {
+		t.Errorf("state %s", p.State)
+	}
+	reqs := f.srv.Requests()
+	if e := reqs[len(reqs)-1].HistoryError(); e != "" {
+		t.Errorf("the continuation's history is not valid: %s", e)
+	}
+	// The other run's call still waits: approving one widened nothing.
+	if p, _ := f.st.PendingCall(f.pending); p.State != sessions.Waiting {
+		t.Errorf("the other waiting call is %s", p.State)
+	}
 }
