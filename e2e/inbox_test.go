@@ -72,13 +72,22 @@ func TestTUIInboxApproveResumesTheRunAndAsks(t *testing.T) {
 	s.send("/inbox")
 	s.waitFor(tuiWait, "Scheduled runs, newest first", "1 call waiting", "waiting for your approval", "path='brief.md'", "example.org/offers")
 	s.send("/inbox approve 1")
-	scr := s.waitFor(tuiWait, "There are 3 offers today.", "Approve", "untrusted content from "+inboxLabel)
+	// The modal stands alone on the screen (nothing beside a modal).
+	scr := s.waitFor(tuiWait, "This call follows untrusted content from "+inboxLabel)
+	// In the modal, with the call's own check: the file it creates.
+	box := strings.Join(modalBox(t, scr), "\n")
+	for _, want := range []string{"This call follows untrusted content from " + inboxLabel, "brief.md", "today: 3 offers"} {
+		if !strings.Contains(box, want) {
+			t.Errorf("the modal lacks %q:\n%s", want, box)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, "brief.md")); err == nil {
 		t.Fatalf("written before the answer:\n%s", scr)
 	}
 	s.waitArmed()
 	s.keys("y")
-	s.waitFor(tuiWait, "Saved the brief for you.")
+	// The run's conversation, then the call and the model's continuation.
+	s.waitFor(tuiWait, "There are 3 offers today.", "/inbox approve 1", "Saved the brief for you.")
 	b, err := os.ReadFile(filepath.Join(dir, "brief.md"))
 	if err != nil || string(b) != "today: 3 offers" {
 		t.Fatalf("the approved call did not run: %q %v", b, err)

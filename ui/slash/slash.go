@@ -281,7 +281,7 @@ func inboxCmd(env Env, arg string) Result {
 	if env.Inbox == nil {
 		return Result{Output: "the inbox is not available here: saved sessions are not being kept in this chat", Err: true}
 	}
-	if sub, _, _ := strings.Cut(arg, " "); (sub == "approve" || sub == "open") && env.Agent.Busy() {
+	if sub, _, _ := strings.Cut(arg, " "); sub == "approve" && env.Agent.Busy() {
 		return Result{Output: "a turn is running; cancel it first", Err: true}
 	}
 	return env.Inbox(arg)
