@@ -127,7 +127,8 @@ func bashStandalone(script string) (string, error) {
 
 // completeSessionIDs completes the ids of saved sessions (--resume, co
 // sessions rm): this workspace's first, most recent first, each with its
-// title and last activity, "co run: " before a co run's (and, for another
+// title and last activity, "co run: " before a co run's, "scheduled
+// NAME: " before a schedule's run (and, for another
 // workspace's, the name of its folder first). It never creates the store.
 func completeSessionIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	const directive = cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
@@ -159,8 +160,11 @@ func completeSessionIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobr
 			desc = "(untitled)"
 		}
 		desc += " · " + i.Updated.Format("2006-01-02 15:04")
-		if i.Kind == sessions.Run {
+		switch i.Kind {
+		case sessions.Run:
 			desc = "co run: " + desc
+		case sessions.Scheduled:
+			desc = "scheduled " + i.Schedule + ": " + desc
 		}
 		if i.Workspace == ws {
 			here = append(here, completion(i.ID, desc))

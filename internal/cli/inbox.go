@@ -52,6 +52,8 @@ run's whole conversation is a saved session: co --resume RUN opens it.`,
 		Use:   "show RUN",
 		Short: "Print a scheduled run's answer and the calls it left waiting",
 		Args:  usageArgs(cobra.ExactArgs(1)),
+		// Tab completes the session ids, a schedule's runs marked.
+		ValidArgsFunction: oneArg(completeSessionIDs),
 		RunE: func(_ *cobra.Command, args []string) error {
 			st, _, err := storeForCommand(s)
 			if err != nil {

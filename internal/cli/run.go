@@ -92,3 +92,50 @@ standard error.`,
 	rf.add(cmd, true)
 	return cmd
 }
+
+// scheduledRun is one run of a schedule, as co schedule run NAME makes it
+// (the systemd timer, cron or launchd run that): the schedule's name,
+// prompt and its approve and tools settings, read from the user's
+// settings only.
+type scheduledRun struct {
+	Name    string
+	Prompt  string
+	Approve []string
+	Tools   []string
+	JSON    bool
+}
+
+// runScheduled runs one scheduled run in the working directory (the
+// schedule's workspace): a new session of kind sessions.Scheduled, the
+// agent unattended (what needs approval waits: headless.Unattended), the
+// answer on s.Out as co run prints it. Its error is an exitCode: 0 done,
+// 4 (headless.ExitWaiting) a call waits, 1 failed, as co run's.
+func runScheduled(s env, r scheduledRun) error {
+	l, err := loadSettings()
+	if err != nil {
+		return err
+	}
+	ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	a, err := app.New(ctx, l, app.Options{Version: s.version, Kind: sessions.Scheduled, Schedule: r.Name})
+	if err != nil {
+		printConfigWarnings(s, l)
+		return err
+	}
+	defer a.Close()
+	for _, w := range startupWarnings(a) {
+		fmt.Fprintf(s.Err, "co: %s\n", w)
+	}
+	for _, n := range extensionNotes(a.Extensions.Get()) {
+		fmt.Fprintf(s.Err, "co: %s\n", n)
+	}
+	code := headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: r.Prompt, Out: s.Out, Err: s.Err, JSON: r.JSON,
+		Unattended: &headless.Unattended{Schedule: r.Name, Approve: r.Approve, Tools: r.Tools, Store: a.Sessions}})
+	if sig := received(); sig != 0 && code == headless.ExitInterrupted {
+		code = sig
+	}
+	if code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}

@@ -350,7 +350,18 @@ func (r *runner) saveOutcome() {
 	case r.waiting > 1:
 		out += fmt.Sprintf(", %d calls waiting", r.waiting)
 	}
+	if r.waiting > 0 && !r.o.JSON && r.o.Err != nil {
+		// The last line of the run's log (co schedule logs): where to go.
+		fmt.Fprintf(r.o.Err, "co: %s for your approval: co inbox lists them; approve one in the chat with /inbox approve ID\n", waitNote(r.waiting))
+	}
 	if err := r.o.Unattended.Store.SetOutcome(r.o.Agent.SessionID(), out); err != nil && r.o.Err != nil {
 		fmt.Fprintf(r.o.Err, "co: the run's outcome was not saved: %v\n", err)
 	}
+}
+
+func waitNote(n int) string {
+	if n == 1 {
+		return "1 call waits"
+	}
+	return fmt.Sprintf("%d calls wait", n)
 }
