@@ -438,3 +438,103 @@ func TestInboxApprovesWhatARealScheduledRunKeptWaiting(t *testing.T) {
 		t.Errorf("the other waiting call is %s", p.State)
 	}
 }
+
+// driveWith runs a turn's events to the end, calling answer on its
+// approval request (it replies itself, or not).
+func driveWith(t *testing.T, ch <-chan agent.Event, answer func(agent.ApprovalRequested)) []agent.Event {
+	t.Helper()
+	var evs []agent.Event
+	deadline := time.After(2 * time.Minute) // only a hang
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return evs
+			}
+			evs = append(evs, ev)
+			if r, isReq := ev.(agent.ApprovalRequested); isReq {
+				answer(r)
+			}
+		case <-deadline:
+			t.Fatalf("the turn did not end; events: %#v", evs)
+		}
+	}
+}
+
+// Decided elsewhere while the question was open (another co, co inbox's
+// user): the second answer is told, and nothing runs.
+func TestInboxApproveDecidedMeanwhileRunsNothing(t *testing.T) {
+	f := newInboxFixture(t)
+	r := slash.Dispatch(f.env, "/inbox approve 1")
+	if r.Err {
+		t.Fatal(r.Output)
+	}
+	evs := driveWith(t, r.Run(context.Background()), func(req agent.ApprovalRequested) {
+		if err := f.st.DecidePending(f.pending, sessions.Denied); err != nil {
+			t.Error(err)
+		}
+		req.Reply([]message.Verdict{message.ApproveOnce})
+	})
+	fail, ok := evs[len(evs)-1].(agent.TurnFailed)
+	if !ok || !strings.Contains(fail.Message, "already denied") {
+		t.Fatalf("last event %#v", evs[len(evs)-1])
+	}
+	if f.written() || len(f.srv.Requests()) != 0 {
+		t.Error("the call ran or the model was called")
+	}
+	if st := f.state(t); st != sessions.Denied {
+		t.Errorf("state %s", st)
+	}
+}
+
+// Ctrl+C at the question: nothing is decided, the call still waits.
+func TestInboxApproveCancelledStaysWaiting(t *testing.T) {
+	f := newInboxFixture(t)
+	r := slash.Dispatch(f.env, "/inbox approve 1")
+	if r.Err {
+		t.Fatal(r.Output)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	evs := driveWith(t, r.Run(ctx), func(agent.ApprovalRequested) { cancel() })
+	if fail, ok := evs[len(evs)-1].(agent.TurnFailed); !ok || !fail.Interrupted {
+		t.Fatalf("last event %#v", evs[len(evs)-1])
+	}
+	if st := f.state(t); st != sessions.Waiting || f.written() {
+		t.Errorf("state %s, written %v", st, f.written())
+	}
+	// And it can be approved after all.
+	f.srv.Script(llmtest.Reply{Text: "Done."})
+	r = slash.Dispatch(f.env, "/inbox approve 1")
+	if r.Err {
+		t.Fatal(r.Output)
+	}
+	drive(t, r.Run(context.Background()), message.ApproveOnce)
+	if !f.written() || f.state(t) != sessions.Approved {
+		t.Error("not approved the second time")
+	}
+}
+
+// A call to a tool this co does not have now says so and stays waiting.
+func TestInboxApproveOfAToolGoneStaysWaiting(t *testing.T) {
+	f := newInboxFixture(t)
+	id, err := f.st.AddPending(sessions.Pending{SessionID: f.run, CallID: "call_7", Tool: "mcp__gone__post", Args: `{}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := slash.Dispatch(f.env, "/inbox approve "+strconv.FormatInt(id, 10))
+	if r.Err {
+		t.Fatal(r.Output)
+	}
+	evs, asked := drive(t, r.Run(context.Background()), message.ApproveOnce)
+	fail, ok := evs[len(evs)-1].(agent.TurnFailed)
+	if !ok || !strings.Contains(fail.Message, "a tool this co does not have now") || !strings.Contains(fail.Message, "/inbox deny") || len(asked) != 0 {
+		t.Fatalf("last event %#v, asked %d", evs[len(evs)-1], len(asked))
+	}
+	if p, _ := f.st.PendingCall(id); p.State != sessions.Waiting {
+		t.Errorf("state %s", p.State)
+	}
+	if len(f.srv.Requests()) != 0 {
+		t.Error("the model was called")
+	}
+}
