@@ -21,7 +21,7 @@ import (
 // inboxRuns is how many scheduled runs /inbox lists.
 const inboxRuns = 10
 
-// inboxArgs is how many characters of a waiting call /inbox's list shows.
+// inboxArgs is how many characters of a run's answer /inbox's list shows.
 const inboxArgs = 60
 
 // inboxSlash is /inbox: what scheduled runs left (issue 29). With no
@@ -81,12 +81,14 @@ func inboxSlashList(a *app.App) slash.Result {
 	} else {
 		b.WriteString("Scheduled runs, newest first:\n")
 		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "  RUN\tSCHEDULE\tWHEN\tOUTCOME\tANSWER")
+		// The columns co inbox prints.
+		fmt.Fprintln(w, "WHEN\tSCHEDULE\tOUTCOME\tANSWER\tRUN")
 		for _, r := range runs {
-			fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", cell(r.ID), cell(r.Schedule), r.Created.Local().Format("2006-01-02 15:04"), cell(outcome(r.Outcome)), clip(orDash(answerOf(a.Sessions, r.ID)), inboxArgs))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), cell(outcome(r.Outcome)), clip(orDash(answerOf(a.Sessions, r.ID)), inboxArgs), r.ID)
 		}
 		w.Flush()
 	}
+	b.WriteString("\n")
 	if len(waiting) == 0 {
 		b.WriteString("No call is waiting for your approval.")
 	} else {
@@ -104,7 +106,7 @@ func inboxSlashList(a *app.App) slash.Result {
 
 func outcome(s string) string {
 	if s == "" {
-		return "running or cut short"
+		return "running, or stopped before it ended"
 	}
 	return s
 }
