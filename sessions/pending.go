@@ -177,6 +177,10 @@ func (s *Store) ScheduledSince(t time.Time, limit int) ([]Info, error) {
 	return out, rows.Err()
 }
 
+// OutcomeRunning is a scheduled run's outcome from its start until it
+// ends: what co inbox shows of one still running, or killed on the way.
+const OutcomeRunning = "running, or stopped before it ended"
+
 // SetOutcome saves how the run ended (a scheduled run's: "done",
 // "done, 2 calls waiting", "failed: …"), shown by co inbox and
 // co schedule list.

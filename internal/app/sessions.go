@@ -58,7 +58,9 @@ func (a *App) openSession(r Resume) error {
 		}
 		a.newRec = st.NewScheduled(a.Workspace, a.opts.Schedule)
 		a.SessionID = a.newRec.ID()
-		return nil
+		// Saved at once, not with its first message: a run that fails
+		// before it (no provider) is in co inbox all the same.
+		return a.newRec.SetOutcome(sessions.OutcomeRunning)
 	default:
 		a.newRec = st.NewKind(a.Workspace, a.kind())
 		a.SessionID = a.newRec.ID()

@@ -105,7 +105,7 @@ func inboxList(out io.Writer, st *sessions.Store, all bool, now time.Time) error
 		for _, r := range runs {
 			outcome := r.Outcome
 			if outcome == "" {
-				outcome = "running, or stopped before it ended"
+				outcome = sessions.OutcomeRunning
 			}
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), cell(outcome), clip(answerOf(st, r.ID), 60), r.ID)
 		}

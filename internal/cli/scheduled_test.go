@@ -81,3 +81,24 @@ func TestScheduledRunEndToEnd(t *testing.T) {
 		t.Errorf("the chat's --continue would continue: %v", err)
 	}
 }
+
+// A scheduled run that fails before its first message (no provider) is in
+// co inbox all the same, failed, not lost.
+func TestScheduledRunThatFailsIsInTheInbox(t *testing.T) {
+	isolatedHome(t)
+	for _, k := range []string{"LLM_PROVIDER", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("CO_CLI_SANDBOX_BACKEND", "subprocess")
+	t.Setenv("LLM_PROVIDER", "openai") // no key: no provider is usable
+	var out, errb bytes.Buffer
+	err := runScheduled(env{Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, "v"}, scheduledRun{Name: "brief", Prompt: "brief me"})
+	var code exitCode
+	if !errors.As(err, &code) || int(code) != headless.ExitError {
+		t.Fatalf("runScheduled = %v\nstderr: %s", err, errb.String())
+	}
+	_, o, _ := run(t, "v", "inbox")
+	if !strings.Contains(o, "brief") || !strings.Contains(o, "failed: ") {
+		t.Errorf("co inbox does not show the failed run:\n%s", o)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
+	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/present"
 )
 
@@ -71,11 +72,11 @@ func Run(ctx context.Context, o Options) int {
 	r := &runner{o: o, enc: json.NewEncoder(o.Out)}
 	if u := o.Unattended; u != nil {
 		if o.Yes {
-			fmt.Fprintln(o.Err, "co: --yes never applies to a scheduled run: list the tools it may use without asking in the schedule's \"approve\" setting")
+			r.say("co: --yes never applies to a scheduled run: list the tools it may use without asking in the schedule's \"approve\" setting")
 			return ExitUsage
 		}
 		if u.Store == nil || o.Agent.SessionID() == "" {
-			fmt.Fprintln(o.Err, "co: a scheduled run needs its saved session (the sessions store could not be opened), or the calls that need approval could not wait for you")
+			r.say("co: a scheduled run needs its saved session (the sessions store could not be opened), or the calls that need approval could not wait for you")
 			return ExitError
 		}
 		o.Agent.SetUnattended(agent.Unattended{Schedule: u.Schedule, Approve: u.Approve, Tools: u.Tools})
@@ -169,7 +170,6 @@ func Run(ctx context.Context, o Options) int {
 			if r.waiting > 0 {
 				code = ExitWaiting
 			}
-			r.answer = e.Text
 			r.emit(map[string]any{"type": "turn_finished", "text": e.Text, "requests": e.Requests,
 				"usage": map[string]int{"input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens}}, "")
 			if !o.JSON && r.midLine {
@@ -201,7 +201,6 @@ type runner struct {
 	hints map[string]string
 	// A scheduled run's: the calls kept waiting, how the turn ended.
 	waiting     int
-	answer      string
 	failed      string
 	interrupted bool
 }
@@ -229,6 +228,13 @@ const JSONSchema = 1
 func (r *runner) encode(m map[string]any) {
 	m["schema"] = JSONSchema
 	_ = r.enc.Encode(m) // maps of strings, numbers and bools: only the write can fail (see text)
+}
+
+// say writes line to stderr, when there is one.
+func (r *runner) say(line string) {
+	if r.o.Err != nil {
+		fmt.Fprintln(r.o.Err, line)
+	}
 }
 
 // emit writes m as a JSON line, or line to stderr in text mode.
@@ -350,6 +356,13 @@ func (r *runner) saveOutcome() {
 	case r.waiting > 1:
 		out += fmt.Sprintf(", %d calls waiting", r.waiting)
 	}
+	// A name in approve or tools that is no tool (a typo, a server that
+	// did not start) approves or offers nothing: said, not silently.
+	if r.o.Err != nil {
+		for _, w := range unknownTools(r.o.Agent.Tools(), r.o.Unattended) {
+			fmt.Fprintf(r.o.Err, "co: warning: %s\n", safe.Text(w))
+		}
+	}
 	if r.waiting > 0 && !r.o.JSON && r.o.Err != nil {
 		// The last line of the run's log (co schedule logs): where to go.
 		fmt.Fprintf(r.o.Err, "co: %s for your approval: co inbox lists them; approve one in the chat with /inbox approve ID\n", waitNote(r.waiting))
@@ -364,4 +377,25 @@ func waitNote(n int) string {
 		return "1 call waits"
 	}
 	return fmt.Sprintf("%d calls wait", n)
+}
+
+// unknownTools says which names of the schedule's approve and tools
+// settings are no tool of this run (checked at its end: an MCP server's
+// tools come when it connects).
+func unknownTools(reg *tools.Registry, u *Unattended) []string {
+	if reg == nil {
+		return nil
+	}
+	var out []string
+	for _, set := range []struct {
+		key   string
+		names []string
+	}{{"approve", u.Approve}, {"tools", u.Tools}} {
+		for _, n := range set.names {
+			if _, ok := reg.Get(n); !ok {
+				out = append(out, fmt.Sprintf("the schedule %q's %q setting names %q, which is no tool of this run, so it changed nothing (co status and /tools list the tools)", u.Schedule, set.key, n))
+			}
+		}
+	}
+	return out
 }

@@ -382,3 +382,20 @@ func TestScheduledRunRefusesYes(t *testing.T) {
 		t.Errorf("%d requests made", n)
 	}
 }
+
+// A name in approve or tools that is no tool approves nothing, and the
+// run says so.
+func TestScheduledRunNamesAnUnknownTool(t *testing.T) {
+	s := newScheduled(t)
+	s.llm.Script(llmtest.Reply{Text: "ok"})
+	var out, errOut bytes.Buffer
+	code := headless.Run(context.Background(), headless.Options{Agent: s.ag, Prompt: "go", Out: &out, Err: &errOut,
+		Unattended: &headless.Unattended{Schedule: "brief", Store: s.store, Approve: []string{"send_slak_message", "write_file"}}})
+	if code != headless.ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	e := errOut.String()
+	if !strings.Contains(e, `"approve" setting names "send_slak_message", which is no tool`) || strings.Contains(e, `"write_file", which`) {
+		t.Errorf("stderr:\n%s", e)
+	}
+}
