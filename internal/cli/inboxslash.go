@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -151,6 +152,17 @@ func inboxApprove(a *app.App, arg string, show func([]sessions.Entry) string) sl
 	if bad != nil {
 		return *bad
 	}
+	// The call's arguments mean what they meant where the run worked (a
+	// path is relative to its workspace, a command runs there): it runs
+	// in a chat of that workspace only.
+	info, err := a.Sessions.Find(p.SessionID)
+	if err != nil {
+		return slash.Result{Output: "finding the run's session: " + safe.Text(err.Error()), Err: true}
+	}
+	if info.Workspace != "" && a.Workspace != "" && filepath.Clean(info.Workspace) != filepath.Clean(a.Workspace) {
+		return slash.Result{Output: fmt.Sprintf("Call %d was made by %s in %s, and its files and commands are there: approve it from a chat started there (cd %s && co, then /inbox approve %d). This chat works in %s.",
+			p.ID, runName(p.Schedule), cell(info.Workspace), cell(shellQuote(info.Workspace)), p.ID, cell(a.Workspace)), Err: true}
+	}
 	var out string
 	if p.SessionID != a.Agent.SessionID() {
 		entries, err := a.SwitchTo(p.SessionID)
@@ -225,4 +237,14 @@ func noteInSession(st *sessions.Store, id, note string) error {
 		return err
 	}
 	return rec.Aside(message.Aside{Notice: note})
+}
+
+// shellQuote quotes a path for a command line to copy, when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '~' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -538,3 +538,21 @@ func TestInboxApproveOfAToolGoneStaysWaiting(t *testing.T) {
 		t.Error("the model was called")
 	}
 }
+
+// A call made in another workspace runs only from a chat there: its
+// paths and commands mean what they meant where the run worked.
+func TestInboxApproveFromAnotherWorkspaceSaysWhere(t *testing.T) {
+	f := newInboxFixture(t)
+	other := t.TempDir()
+	f.app.Workspace = other
+	r := slash.Dispatch(f.env, "/inbox approve 1")
+	if !r.Err || r.Run != nil || !strings.Contains(r.Output, "cd "+f.ws+" && co") || !strings.Contains(r.Output, other) {
+		t.Fatalf("/inbox approve from elsewhere: %+v", r)
+	}
+	if f.app.Agent.SessionID() == f.run || f.state(t) != sessions.Waiting {
+		t.Error("switched or decided anyway")
+	}
+	if got := shellQuote("/tmp/it's here"); got != `'/tmp/it'\''s here'` {
+		t.Errorf("shellQuote = %s", got)
+	}
+}
