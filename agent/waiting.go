@@ -93,8 +93,10 @@ func (a *Agent) runWaiting(ctx context.Context, e *emitter, st *turnState, w Wai
 		}
 		it.by = by
 		fin, _ := a.runOne(ctx, e, it, st)
-		a.addAside(e, message.Aside{Notice: DeniedNote(w.ID, w.Tool, w.Schedule, why)})
+		note := DeniedNote(w.ID, w.Tool, w.Schedule, why)
+		a.addAside(e, message.Aside{Notice: note}) // saved: a resumed transcript shows it
 		e.send(fin)
+		e.send(Notice{Text: note}) // and shown now
 		e.send(TurnFinished{Session: a.Usage()})
 		return false
 	}

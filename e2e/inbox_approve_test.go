@@ -135,3 +135,28 @@ func TestPlainInboxApproveAndDeny(t *testing.T) {
 		t.Errorf("%d requests to the model; want the one continuation of the approved call", n)
 	}
 }
+
+// TestTUIInboxDeniedInTheModal: n in the modal runs nothing, and the
+// conversation says the call was denied.
+func TestTUIInboxDeniedInTheModal(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	e := tuiEnv(t, srv)
+	seedInbox(t, e, dir)
+	s := startTUI(t, dir, e, 120, 40)
+	s.ready()
+	s.send("/inbox approve 1")
+	s.waitFor(tuiWait, "This call follows untrusted content from "+inboxLabel)
+	s.waitArmed()
+	s.keys("n")
+	s.waitFor(tuiWait, "was denied from the inbox")
+	if _, err := os.Stat(filepath.Join(dir, "brief.md")); err == nil {
+		t.Fatal("a denied call ran")
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the model was called %d times after a denial", n)
+	}
+	s.send("/inbox")
+	s.waitFor(tuiWait, "No call is waiting for your approval.")
+}
