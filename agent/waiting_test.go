@@ -55,7 +55,10 @@ func TestRunWaitingAlwaysAsksAndGrantsNothing(t *testing.T) {
 	w := agent.WaitingCall{ID: 4, CallID: "c9", Tool: "write_note", Args: `{"name":"x","text":"t"}`, Schedule: "brief",
 		Decide: func(ok bool) error { decided = append(decided, ok); return nil }}
 	asked := 0
-	evs := runWaiting(t, f.ag, w, func(agent.ApprovalRequested) []message.Verdict { asked++; return []message.Verdict{message.ApproveOnce} })
+	evs := runWaiting(t, f.ag, w, func(agent.ApprovalRequested) []message.Verdict {
+		asked++
+		return []message.Verdict{message.ApproveOnce}
+	})
 	if asked != 1 || len(decided) != 1 || !decided[0] {
 		t.Fatalf("asked %d, decided %v", asked, decided)
 	}
