@@ -25,7 +25,7 @@ func (a *Agent) Submit(ctx context.Context, prompt string) <-chan Event {
 // (shown: "/review src/a.go" for a custom command's text): the history
 // keeps shown beside the prompt, for the transcript of a resumed session.
 func (a *Agent) SubmitShown(ctx context.Context, prompt, shown string) <-chan Event {
-	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turn(ctx, prompt, shown, e) })
+	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turn(ctx, prompt, shown, nil, e) })
 }
 
 // RunBang runs a command the user typed as !cmd through the shell tool, with
@@ -87,7 +87,10 @@ type turnState struct {
 	exceeded bool
 }
 
-func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
+// turn runs one turn: the user's prompt (shown: as typed), or, with w set,
+// a waiting call approved from the inbox (waiting.go), then the model's
+// requests and calls until it answers.
+func (a *Agent) turn(ctx context.Context, prompt, shown string, w *WaitingCall, e *emitter) {
 	sid := a.SessionID()
 	a.mu.Lock()
 	a.turns++
@@ -104,6 +107,9 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 	if span.IsRecording() {
 		// Content; the telemetry pipeline keeps or drops it per telemetry_capture_content.
 		span.SetAttributes(attribute.String("gen_ai.input.messages", genaiMessages("user", "", prompt, nil, "")))
+	}
+	if w != nil && span.IsRecording() {
+		span.SetAttributes(attribute.Int64("co.inbox.pending_id", w.ID), attribute.String("co.schedule.name", w.Schedule))
 	}
 	if u := a.Unattended(); u != nil {
 		span.SetAttributes(attribute.String("co.run.kind", "scheduled"), attribute.String("co.schedule.name", u.Schedule))
@@ -130,6 +136,15 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 		e.send(TurnFailed{Message: msg, Err: err, Interrupted: interrupted, Usage: st.usage, Session: a.Usage(), Requests: st.requests})
 	}
 
+	if w != nil {
+		// The call runs (or not) first: the user answers it whatever the
+		// provider's state, and only an approved call's result goes on to
+		// the model.
+		if !a.runWaiting(ctx, e, st, *w) {
+			outcome = "denied"
+			return
+		}
+	}
 	p, note, err := a.WaitProvider(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -154,14 +169,16 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, e *emitter) {
 		return
 	}
 
-	for _, t := range a.cfg.Tools.All() {
-		if o, ok := t.(tools.PromptObserver); ok {
-			o.ObservePrompt(prompt)
+	if w == nil {
+		for _, t := range a.cfg.Tools.All() {
+			if o, ok := t.(tools.PromptObserver); ok {
+				o.ObservePrompt(prompt)
+			}
 		}
+		a.appendHistory(e, message.Message{Role: message.RoleUser, Content: prompt, Shown: shown})
 	}
-	a.appendHistory(e, message.Message{Role: message.RoleUser, Content: prompt, Shown: shown})
 	a.recall = ""
-	if a.cfg.Recall != nil {
+	if a.cfg.Recall != nil && w == nil {
 		block, recalled, notice := a.cfg.Recall(ctx, prompt)
 		if notice != "" {
 			e.send(Notice{Text: notice})

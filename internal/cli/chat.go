@@ -272,6 +272,10 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		Sessions: func(arg string) slash.Result {
 			return sessionsSlash(c.App, arg, transcriptText)
 		},
+		Inbox: func(arg string) slash.Result {
+			return inboxSlash(c.App, arg, transcriptText)
+		},
+		InboxIDs: func() []string { return inboxIDs(c.App) },
 		Custom:   c.customEnv(),
 		MCP:      func(arg string) slash.Result { return mcpSlash(c.App, arg) },
 		Schedule: func(arg string) slash.Result { return scheduleSlash(context.Background(), arg) },

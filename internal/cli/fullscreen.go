@@ -27,6 +27,7 @@ func runFullScreen(ctx context.Context, c *chat, s env, first string) error {
 	se := c.slashEnv(tui.HelpText(tui.DefaultKeyMap(), tui.DefaultModalKeyMap()))
 	// The chat draws a switched-to session from the agent's history itself.
 	se.Sessions = func(arg string) slash.Result { return sessionsSlash(c.App, arg, nil) }
+	se.Inbox = func(arg string) slash.Result { return inboxSlash(c.App, arg, nil) }
 	o := tui.Options{
 		Agent: c.Agent,
 		Slash: se,

@@ -290,6 +290,11 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 		if r.Action == slash.Setup {
 			return s.runSetup(ctx)
 		}
+		if r.Action == slash.SwitchedRun && r.Run != nil {
+			// /inbox approve: the run's session is loaded (its transcript
+			// printed above); the call is asked about here, as any call.
+			return s.turn(ctx, r.Run)
+		}
 		if r.Action == slash.Compact {
 			n, err := s.o.Agent.Compact(ctx)
 			if err != nil {

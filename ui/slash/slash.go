@@ -4,6 +4,7 @@
 package slash
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -38,6 +39,13 @@ type Env struct {
 	// /schedule add NAME --at "SPEC" PROMPT (co schedule add's code).
 	// Nil: not available.
 	Schedule func(arg string) Result
+	// Inbox is /inbox: what scheduled runs left (their answers, the calls
+	// they kept waiting), /inbox open RUN, /inbox approve ID, /inbox deny
+	// ID (internal/cli's inboxSlash). Nil: no saved sessions here.
+	Inbox func(arg string) Result
+	// InboxIDs are the ids of the calls waiting now, for Tab after
+	// "/inbox approve " and "/inbox deny " (nil: none completed).
+	InboxIDs func() []string
 	// Custom returns the custom commands and skills run as /NAME (it may
 	// wait the milliseconds they take to read at start-up); nil: none.
 	Custom func() []Custom
@@ -66,6 +74,11 @@ const (
 	ModelSwitched        // /model NAME switched the model for the next request on
 	Send                 // send Prompt as the user's message (a custom command or a skill)
 	Setup                // set up a provider: the front end runs the first-run setup (ui/setup)
+	// SwitchedRun: another saved session was loaded (show its transcript,
+	// as Switched), then Run is run as a turn (/inbox approve: the call
+	// a scheduled run kept waiting, asked about with the approval modal or
+	// question, then the model continuing).
+	SwitchedRun
 )
 
 // Result of a command.
@@ -83,6 +96,8 @@ type Result struct {
 	// front end asks it and calls OnConfirm only on yes.
 	Confirm   string
 	OnConfirm func() Result
+	// Run starts the turn of Action SwitchedRun; its events are a turn's.
+	Run func(ctx context.Context) <-chan agent.Event
 }
 
 // Command is one slash command.
@@ -105,6 +120,7 @@ func Commands() []Command {
 		{"/sessions", "list the chat's saved sessions of this workspace (* the current one; /sessions all: co run's too); /sessions ID switches to one", sessionsCmd},
 		{"/memory", "list memories; /memory search Q, /memory pin|unpin ID, /memory edit ID TEXT, /memory rm ID", memoryCmd},
 		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
+		{"/inbox", "scheduled runs, calls waiting; /inbox open RUN, approve ID, deny ID", inboxCmd},
 		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME", mcpCmd},
 		{"/schedule", `scheduled runs (co schedule list); /schedule add NAME --at "SPEC" PROMPT adds one`, scheduleCmd},
 		{"/setup", "set up the LLM provider: Gemini, Ollama or an OpenAI-compatible server (saved to your user settings)", func(Env, string) Result { return Result{Action: Setup} }},
@@ -271,6 +287,48 @@ func scheduleCmd(env Env, arg string) Result {
 		return Result{Output: "schedules are not available here", Err: true}
 	}
 	return env.Schedule(arg)
+}
+
+func inboxCmd(env Env, arg string) Result {
+	if env.Inbox == nil {
+		return Result{Output: "the inbox is not available here: saved sessions are not being kept in this chat", Err: true}
+	}
+	if sub, _, _ := strings.Cut(arg, " "); sub == "approve" && env.Agent.Busy() {
+		return Result{Output: "a turn is running; cancel it first", Err: true}
+	}
+	return env.Inbox(arg)
+}
+
+// InboxSubcommands are /inbox's words after the name.
+var InboxSubcommands = []string{"approve", "deny", "open"}
+
+// CompleteArg completes the argument of a command in line (the text
+// typed so far, after "/NAME "): /inbox's subcommands and the ids of the
+// calls waiting. lead is the part of line kept before the completed
+// word; ok is false when line is no argument this completes.
+func CompleteArg(env Env, line string) (lead string, cands []string, ok bool) {
+	rest, found := strings.CutPrefix(line, "/inbox ")
+	if !found || strings.ContainsAny(line, "\n\t") {
+		return "", nil, false
+	}
+	sub, word, more := strings.Cut(rest, " ")
+	if !more {
+		for _, c := range InboxSubcommands {
+			if strings.HasPrefix(c, sub) {
+				cands = append(cands, c)
+			}
+		}
+		return "/inbox ", cands, true
+	}
+	if (sub != "approve" && sub != "deny") || strings.Contains(word, " ") || env.InboxIDs == nil {
+		return "", nil, false
+	}
+	for _, id := range env.InboxIDs() {
+		if strings.HasPrefix(id, word) {
+			cands = append(cands, id)
+		}
+	}
+	return "/inbox " + sub + " ", cands, true
 }
 
 func memoryCmd(env Env, arg string) Result {

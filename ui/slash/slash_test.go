@@ -57,3 +57,27 @@ func TestCompactTooShortSaysSoAtOnce(t *testing.T) {
 		t.Fatalf("/compact = %+v", r)
 	}
 }
+
+// /inbox without a store says why; with one, its words reach it as typed.
+func TestInboxCommand(t *testing.T) {
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m"}})
+	if r := Dispatch(Env{Agent: ag}, "/inbox"); !r.Err || !strings.Contains(r.Output, "not available") {
+		t.Fatalf("/inbox without a store = %+v", r)
+	}
+	var got []string
+	env := Env{Agent: ag, Inbox: func(arg string) Result { got = append(got, arg); return Result{Output: "ok"} }}
+	for _, line := range []string{"/inbox", "/inbox  approve 3 ", "/inbox deny 2"} {
+		if r := Dispatch(env, line); r.Err {
+			t.Fatalf("%s = %+v", line, r)
+		}
+	}
+	if strings.Join(got, "|") != "|approve 3|deny 2" {
+		t.Errorf("args = %q", got)
+	}
+	if _, c, _ := CompleteArg(env, "/inbox approve "); len(c) != 0 {
+		t.Errorf("ids without InboxIDs: %q", c)
+	}
+	if _, _, ok := CompleteArg(env, "/model x"); ok {
+		t.Error("CompleteArg took another command's argument")
+	}
+}

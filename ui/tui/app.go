@@ -138,7 +138,9 @@ type App struct {
 	notifier *notifier
 
 	start func(text, shown string, bang bool) (<-chan agent.Event, context.CancelFunc)
-	now   func() time.Time
+	// startRun starts a turn a slash command made (slash.SwitchedRun).
+	startRun func(run func(context.Context) <-chan agent.Event) (<-chan agent.Event, context.CancelFunc)
+	now      func() time.Time
 	// notes are the start-up warnings (Options.Notes), kept to show again
 	// when the transcript is redrawn for the terminal's background.
 	notesFn func() []string
@@ -208,6 +210,7 @@ func New(ctx context.Context, o Options) *App {
 		a.input.index = mention.NewIndex(o.Mentions) // lists nothing until "@" is typed
 	}
 	a.input.commands = func(prefix string) []string { return slash.CompleteIn(a.slash, prefix) }
+	a.input.args = func(line string) (string, []string, bool) { return slash.CompleteArg(a.slash, line) }
 	a.welcome = &welcomeEntry{w: o.Welcome, setup: o.Setup != nil}
 	a.chat.Add(a.welcome)
 	if h := o.Agent.History(); len(h) > 0 || len(o.Agent.Asides()) > 0 {
@@ -226,6 +229,10 @@ func New(ctx context.Context, o Options) *App {
 			return o.Agent.RunBang(tctx, text), cancel
 		}
 		return o.Agent.SubmitShown(tctx, text, shown), cancel
+	}
+	a.startRun = func(run func(context.Context) <-chan agent.Event) (<-chan agent.Event, context.CancelFunc) {
+		tctx, cancel := context.WithCancel(ctx)
+		return run(tctx), cancel
 	}
 	a.refreshStatus()
 	return a
@@ -814,6 +821,24 @@ func (a *App) runSlash(line string) tea.Cmd {
 		a.showHistory(a.agent.History(), r.Output)
 		r.Output = ""
 		a.turnTokens = 0
+	case slash.SwitchedRun:
+		if a.running || r.Run == nil {
+			r.Output, r.Err = "a turn is running; cancel it first", true
+			break
+		}
+		// The run's saved session, as /sessions ID shows one, then the
+		// command at its end and the turn it starts (the approval modal
+		// first).
+		a.chat.Clear()
+		a.chat.Add(a.welcome)
+		a.showHistory(a.agent.History(), r.Output)
+		a.turnTokens = 0
+		a.turn++
+		a.startShown(queued{text: line})
+		events, cancel := a.startRun(r.Run)
+		a.cancel = cancel
+		a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
+		return tea.Batch(a.pump.next, a.status.Start(a.now()))
 	case slash.Compact:
 		a.chat.Add(newNotice(noticeInfo, r.Output))
 		a.chat.Bottom()

@@ -280,7 +280,9 @@ func TestMessageTypedDuringATurnIsQueued(t *testing.T) {
 
 func TestSlashCommands(t *testing.T) {
 	f := newFixture(t)
-	d := newDriver(t, Options{Agent: f.ag}, 100, 72) // /help's whole text: it grows with its commands
+	// Tall enough for the whole of /help (its commands, keys and the
+	// modal's keys), which grows with each command.
+	d := newDriver(t, Options{Agent: f.ag}, 100, 72)
 	d.typeText("/help")
 	d.key("enter")
 	s := d.screen()

@@ -49,7 +49,10 @@ type Input struct {
 	// commands returns the command names starting with a prefix, custom
 	// ones included; nil: the built-in ones (slash.Complete).
 	commands func(prefix string) []string
-	width    int
+	// args completes a command's argument (slash.CompleteArg: /inbox's
+	// subcommands and waiting ids); nil: none.
+	args  func(line string) (lead string, cands []string, ok bool)
+	width int
 	// A burst of typed characters (a paste in a terminal without
 	// bracketed paste, thousands of keys at once) is gathered in pending
 	// and inserted in one go when flushDelay has passed: the text area
@@ -355,6 +358,16 @@ func (in *Input) complete() {
 	if arg, ok := modelArg(v); ok && in.models != nil {
 		in.fill("/model ", arg, in.models(arg), "")
 		return
+	}
+	if in.args != nil {
+		if lead, cands, ok := in.args(v); ok {
+			after := ""
+			if lead == "/inbox " {
+				after = " " // a subcommand: its id follows
+			}
+			in.fill(lead, strings.TrimPrefix(v, lead), cands, after)
+			return
+		}
 	}
 	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n\t") {
 		in.hints = nil

@@ -230,3 +230,32 @@ func TestInputBurstKeepsOrder(t *testing.T) {
 		t.Fatalf("enter sent %+v, want the whole burst", sub)
 	}
 }
+
+// Tab completes /inbox's words, then the number of a waiting call.
+func TestInputCompletesInboxArguments(t *testing.T) {
+	in := newTestInput(t)
+	env := slash.Env{InboxIDs: func() []string { return []string{"12", "3"} }}
+	in.args = func(line string) (string, []string, bool) { return slash.CompleteArg(env, line) }
+	typeInto(in, "/inbox a")
+	press(in, "tab")
+	if v := in.Value(); v != "/inbox approve " {
+		t.Fatalf("/inbox a + tab = %q", v)
+	}
+	typeInto(in, "1")
+	press(in, "tab")
+	if v := in.Value(); v != "/inbox approve 12" {
+		t.Fatalf("/inbox approve 1 + tab = %q", v)
+	}
+	in.SetValue("/inbox deny ")
+	press(in, "tab")
+	if h := strings.Join(in.Hints(), ","); h != "12,3" {
+		t.Errorf("/inbox deny + tab shows %q", h)
+	}
+	in = newTestInput(t)
+	in.args = func(line string) (string, []string, bool) { return slash.CompleteArg(env, line) }
+	typeInto(in, "/inbox open x")
+	press(in, "tab")
+	if v := in.Value(); v != "/inbox open x" || len(in.Hints()) != 0 {
+		t.Errorf("a run's id is not completed, nothing changes: %q %q", v, in.Hints())
+	}
+}
