@@ -124,6 +124,22 @@ func (s *tuiSession) waitFor(timeout time.Duration, want ...string) string {
 	}
 }
 
+// waitForNew does act and waits until the screen shows text more times
+// than just before it, and returns the screen. It is for text that may
+// already be on the screen when act begins (a word of the typed prompt, an
+// earlier reply, the welcome box, the status bar), which waitFor would find
+// at once whether act did anything or not. Call it on a settled screen, and
+// only where the earlier occurrences stay on it: if act's output scrolls
+// one away the count does not grow; then wait for text only act produces.
+func (s *tuiSession) waitForNew(timeout time.Duration, text string, act func()) string {
+	s.t.Helper()
+	n := strings.Count(s.screen(), text)
+	act()
+	return s.waitUntil(timeout, fmt.Sprintf("%q shown more than the %d times before", text, n), func(scr string) bool {
+		return strings.Count(scr, text) > n
+	})
+}
+
 // ready waits for the prompt.
 func (s *tuiSession) ready() { s.t.Helper(); s.waitFor(20*time.Second, "Ask co anything") }
 
