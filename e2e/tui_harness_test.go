@@ -140,6 +140,13 @@ func (s *tuiSession) waitForNew(timeout time.Duration, text string, act func()) 
 	})
 }
 
+// turnOver reports whether the status bar (the screen's last line) says no
+// turn is running: no spinner. Text in the bar that is there at every
+// moment ("tokens … turn") says nothing about the turn.
+func turnOver(scr string) bool {
+	return !strings.ContainsAny(lastLine(scr), "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+}
+
 // ready waits for the prompt.
 func (s *tuiSession) ready() { s.t.Helper(); s.waitFor(20*time.Second, "Ask co anything") }
 
