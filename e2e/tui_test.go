@@ -267,7 +267,12 @@ func TestTUIHelpListsKeysAndBangRunsThroughTheModal(t *testing.T) {
 	s := startTUI(t, dir, tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m", "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 60)
 	s.ready()
 	s.send("/help")
-	s.waitFor(tuiWait, "Commands:", "/yolo", "ctrl+y", "copy", "release the mouse", "!cmd")
+	// "!cmd" alone proves nothing: the prompt's placeholder ("!cmd runs a
+	// shell command") shows it before /help. Its row in the help, then.
+	scr := s.waitFor(tuiWait, "Commands:", "/yolo", "ctrl+y", "copy", "release the mouse", "run a shell command (same approval policy")
+	if !regexp.MustCompile(`!cmd\s+run a shell command \(same approval policy`).MatchString(scr) {
+		t.Fatalf("/help has no !cmd row:\n%s", scr)
+	}
 	s.send("!touch bang.txt")
 	s.waitFor(tuiWait, "Approve run_shell_command?", "$ touch bang.txt")
 	s.waitArmed()
