@@ -103,6 +103,12 @@ func (s *tuiSession) screen() string {
 }
 
 // waitFor waits until the screen shows every one of want and returns it.
+// After an action, want must be text only the action produces: text that
+// was on the screen before it (a word of the typed prompt, which the
+// prompt shows before Enter; an earlier reply; the welcome box; the status
+// bar; the prompt's placeholder) passes at once, whatever the action did,
+// and times out instead once the action's output scrolls it away. For
+// such text use waitForNew.
 func (s *tuiSession) waitFor(timeout time.Duration, want ...string) string {
 	s.t.Helper()
 	deadline := hangDeadline(timeout)
