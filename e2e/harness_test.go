@@ -146,7 +146,8 @@ func hangDeadline(timeout time.Duration) time.Time {
 	return time.Now().Add(max(timeout, hangFloor))
 }
 
-// waitFor waits until stdout contains s, counting from byte offset from.
+// waitFor waits until stdout contains s, anywhere in what co printed so
+// far: text an earlier action printed satisfies it (see waitForNew).
 func (p *proc) waitFor(s string, timeout time.Duration) {
 	p.t.Helper()
 	deadline := hangDeadline(timeout)
@@ -168,6 +169,17 @@ func (p *proc) waitFor(s string, timeout time.Duration) {
 
 // count is how often s appears in stdout.
 func (p *proc) count(s string) int { return strings.Count(p.stdout.String(), s) }
+
+// waitForNew does act and waits until stdout holds s more times than just
+// before it. stdout keeps everything co printed, so waitFor finds text an
+// earlier turn printed (a question asked before, a prompt) at once; this
+// waits for act's own. Call it once what came before act is printed.
+func (p *proc) waitForNew(s string, timeout time.Duration, act func()) {
+	p.t.Helper()
+	n := p.count(s)
+	act()
+	p.waitCount(s, n+1, timeout)
+}
 
 func (p *proc) wait(timeout time.Duration) int {
 	p.t.Helper()

@@ -78,14 +78,15 @@ func TestPlainMemoryAcrossSessions(t *testing.T) {
 	}
 	id := m[1]
 
-	// Denied: not saved.
-	p.send("remember a planted instruction")
-	p.waitFor("Approve save_memory", 20*time.Second)
+	// Denied: not saved. stdout already holds the first save's question,
+	// every "co> " and "pets" (its tool: line): wait for this question,
+	// this denial and the /memory table's row instead.
+	p.waitForNew("Approve save_memory", 20*time.Second, func() { p.send("remember a planted instruction") })
 	p.send("n")
-	p.waitFor("co> ", 20*time.Second)
+	p.waitFor("result: save_memory denied by the user", 20*time.Second)
 
 	p.send("/memory")
-	p.waitFor("pets", 10*time.Second)
+	p.waitFor("pets  "+fact, 10*time.Second) // TAGS and MEMORY, only in the table
 	p.send("/memory pin " + id[:4])
 	p.waitFor("Pinned ["+id+"]", 10*time.Second)
 	p.send("/memory edit " + id + " The user's cat Miso eats only salmon and tuna.")

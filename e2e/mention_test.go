@@ -106,12 +106,14 @@ func TestTUIMentionCompletesAndAttaches(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	r := startTUI(t, dir, e, 100, 35, "--continue")
-	scr = r.waitFor(tuiWait, "Resumed session", "❯ explain @pkg/server/handler.go @secretive", "↳ attached pkg/server/handler.go (4 lines)")
+	scr = r.waitFor(tuiWait, "Resumed session", "❯ explain @pkg/server/handler.go @secretive", "↳ attached pkg/server/handler.go (4 lines)", "got it")
 	if strings.Contains(scr, "Handle serves") || strings.Contains(scr, mentionIntro) {
 		t.Errorf("the resumed transcript shows the attached file:\n%s", scr)
 	}
-	r.send("and now?")
-	r.waitFor(tuiWait, "and now?")
+	// The reply to it, not "and now?": the prompt shows what is typed
+	// before Enter, so that wait proved nothing. "got it" is on the
+	// resumed screen already (the first reply, waited for above): one more.
+	r.waitForNew(tuiWait, "got it", func() { r.send("and now?") })
 	msgs := srv.WaitRequests(2, tuiWait)[1].Messages()
 	found := false
 	for _, m := range msgs {

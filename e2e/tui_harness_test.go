@@ -103,6 +103,12 @@ func (s *tuiSession) screen() string {
 }
 
 // waitFor waits until the screen shows every one of want and returns it.
+// After an action, want must be text only the action produces: text that
+// was on the screen before it (a word of the typed prompt, which the
+// prompt shows before Enter; an earlier reply; the welcome box; the status
+// bar; the prompt's placeholder) passes at once, whatever the action did,
+// and times out instead once the action's output scrolls it away. For
+// such text use waitForNew.
 func (s *tuiSession) waitFor(timeout time.Duration, want ...string) string {
 	s.t.Helper()
 	deadline := hangDeadline(timeout)
@@ -122,6 +128,29 @@ func (s *tuiSession) waitFor(timeout time.Duration, want ...string) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// waitForNew does act and waits until the screen shows text more times
+// than just before it, and returns the screen. It is for text that may
+// already be on the screen when act begins (a word of the typed prompt, an
+// earlier reply, the welcome box, the status bar), which waitFor would find
+// at once whether act did anything or not. Call it on a settled screen, and
+// only where the earlier occurrences stay on it: if act's output scrolls
+// one away the count does not grow; then wait for text only act produces.
+func (s *tuiSession) waitForNew(timeout time.Duration, text string, act func()) string {
+	s.t.Helper()
+	n := strings.Count(s.screen(), text)
+	act()
+	return s.waitUntil(timeout, fmt.Sprintf("%q shown more than the %d times before", text, n), func(scr string) bool {
+		return strings.Count(scr, text) > n
+	})
+}
+
+// turnOver reports whether the status bar (the screen's last line) says no
+// turn is running: no spinner. Text in the bar that is there at every
+// moment ("tokens … turn") says nothing about the turn.
+func turnOver(scr string) bool {
+	return !strings.ContainsAny(lastLine(scr), "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 }
 
 // ready waits for the prompt.

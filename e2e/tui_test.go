@@ -188,7 +188,11 @@ func TestTUIResizeWhileStreamingKeepsTheLayout(t *testing.T) {
 		s.resize(w, 30)
 		time.Sleep(150 * time.Millisecond)
 	}
-	scr := s.waitFor(tuiWait, "LAST-LINE", "tokens")
+	// The reply's end and the turn's: "tokens" (as this waited for) is in
+	// the status bar from the start, so it never said the turn was over.
+	scr := s.waitUntil(tuiWait, "LAST-LINE and the turn's end", func(scr string) bool {
+		return strings.Contains(scr, "LAST-LINE") && turnOver(scr)
+	})
 	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
 	if len(lines) != 30 {
 		t.Fatalf("%d lines on a 30-line screen:\n%s", len(lines), scr)
@@ -263,7 +267,12 @@ func TestTUIHelpListsKeysAndBangRunsThroughTheModal(t *testing.T) {
 	s := startTUI(t, dir, tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m", "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 60)
 	s.ready()
 	s.send("/help")
-	s.waitFor(tuiWait, "Commands:", "/yolo", "ctrl+y", "copy", "release the mouse", "!cmd")
+	// "!cmd" alone proves nothing: the prompt's placeholder ("!cmd runs a
+	// shell command") shows it before /help. Its row in the help, then.
+	scr := s.waitFor(tuiWait, "Commands:", "/yolo", "ctrl+y", "copy", "release the mouse", "run a shell command (same approval policy")
+	if !regexp.MustCompile(`!cmd\s+run a shell command \(same approval policy`).MatchString(scr) {
+		t.Fatalf("/help has no !cmd row:\n%s", scr)
+	}
 	s.send("!touch bang.txt")
 	s.waitFor(tuiWait, "Approve run_shell_command?", "$ touch bang.txt")
 	s.waitArmed()
@@ -324,7 +333,11 @@ func TestTUIMixedWidthTextRedrawsExactly(t *testing.T) {
 	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 120, 30)
 	s.ready()
 	s.send("mixed widths")
-	scr := s.waitFor(tuiWait, "WIDE-END 完", "tokens")
+	// "tokens" is in the status bar from the start: the turn's end is the
+	// bar's spinner gone.
+	scr := s.waitUntil(tuiWait, "WIDE-END and the turn's end", func(scr string) bool {
+		return strings.Contains(scr, "WIDE-END 完") && turnOver(scr)
+	})
 	for _, l := range lines {
 		want := "7 " + l
 		if !strings.Contains(scr, want) {

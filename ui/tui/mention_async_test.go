@@ -111,7 +111,8 @@ func TestMentionReadDoesNotBlockTheLoop(t *testing.T) {
 	if v := d.app.input.Value(); v != "x" {
 		t.Fatalf("the prompt has %q while the files are read", v)
 	}
-	if !strings.Contains(d.screen(), "x") {
+	// On the prompt's line: "x" alone is in "sandbox", twice on the screen.
+	if !strings.Contains(d.screen(), "❯ x") {
 		t.Fatalf("the frame did not show the key:\n%s", d.screen())
 	}
 	if n := len(f.srv.Requests()); n != 0 {
@@ -197,7 +198,8 @@ func TestMentionCancelWhileReading(t *testing.T) {
 // sends it: no command round trip first.
 func TestNoMentionStartsAtOnce(t *testing.T) {
 	f := newFixture(t)
-	f.srv.Script(llmtest.Reply{Text: "hi"})
+	// Not "hi": the prompt's placeholder ("Ask co anything …") holds it.
+	f.srv.Script(llmtest.Reply{Text: "the reply to the mail"})
 	src := newGatedSource(t)
 	d := newDriver(t, Options{Agent: f.ag, Mentions: src}, 100, 30)
 	d.typeText("mail a@b.com")
@@ -205,7 +207,7 @@ func TestNoMentionStartsAtOnce(t *testing.T) {
 	if d.app.pump == nil || d.app.cancel == nil || d.app.reading {
 		t.Fatalf("the turn did not start in the Update: pump %v, reading %v", d.app.pump != nil, d.app.reading)
 	}
-	d.until("the reply", func() bool { return d.idle() && strings.Contains(d.screen(), "hi") })
+	d.until("the reply", func() bool { return d.idle() && strings.Contains(d.screen(), "the reply to the mail") })
 	if got := f.srv.Requests()[0].LastUserMessage(); got != "mail a@b.com" {
 		t.Errorf("sent %q", got)
 	}
