@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -270,7 +271,8 @@ func TestStatusLeavesOutShadowedCommands(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	if !strings.Contains(out, "commands      1: /review") || !strings.Contains(out, "/help is not used") {
+	// The padding follows status's longest row name: any run of spaces.
+	if !regexp.MustCompile(`(?m)^commands +1: /review$`).MatchString(out) || !strings.Contains(out, "/help is not used") {
 		t.Errorf("co status:\n%s", out)
 	}
 }

@@ -114,21 +114,33 @@ func TestTUITypingFastIntoAModalIsNotAnApproval(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	srv.Script(llmtest.Reply{Text: "Let me do that.", ToolCalls: []llmtest.ToolCall{tuiShellCall("c1", "touch typed.txt")}}, llmtest.Reply{Text: "OK then."})
+	// The reply that asks is held until the keys are on their way: typing
+	// is ordered against the modal by events, not by a typing cadence (40
+	// keys 25 ms apart let a loaded machine pause past the grace between
+	// two of them, and a key after such a pause rightly answers).
+	gate := make(chan struct{})
+	srv.Script(llmtest.Reply{Text: "Let me do that.", ToolCalls: []llmtest.ToolCall{tuiShellCall("c1", "touch typed.txt")}, Gate: gate},
+		llmtest.Reply{Text: "OK then."})
 	s := startTUI(t, dir, tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 40)
 	s.ready()
 	s.send("do it")
-	// Keep typing y and a (as someone answering an earlier question would)
-	// from before the modal appears until well after.
-	for i := 0; i < 40; i++ {
-		s.typeText([]string{"y", "a", "Y"}[i%3])
-		time.Sleep(25 * time.Millisecond)
-	}
+	srv.WaitRequests(1, tuiWait)
+	// Someone answering an earlier question keeps typing y and a: a burst
+	// before the modal (it goes to the prompt), then one as it opens (what
+	// reaches the modal comes within its grace: keys pending when it opens).
+	burst := strings.Repeat("yaY", 12)
+	s.typeText(burst)
+	s.waitFor(tuiWait, "❯ yaYyaY")
+	close(gate)
+	s.typeText(burst)
 	scr := s.waitFor(tuiWait, "Approve run_shell_command?")
 	if fileExists(dir, "typed.txt") {
 		t.Fatalf("typing into the modal approved the command:\n%s", scr)
 	}
 	s.waitArmed()
+	if fileExists(dir, "typed.txt") {
+		t.Fatalf("typing into the modal approved the command:\n%s", s.screen())
+	}
 	s.keys("n")
 	s.waitFor(tuiWait, "OK then.", "denied by the user")
 	if fileExists(dir, "typed.txt") {

@@ -430,7 +430,7 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)
 	}
-	if !sleep(r.Context(), reply.Delay) {
+	if !sleep(r.Context(), reply.Delay) || !wait(r.Context(), reply.Gate) {
 		return
 	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {

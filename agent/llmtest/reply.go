@@ -28,6 +28,10 @@ type Reply struct {
 	ChunkDelay time.Duration `json:"-"`
 	// Delay is the pause before the response headers are written.
 	Delay time.Duration `json:"-"`
+	// Gate, when not nil, holds the response (after Delay, before the
+	// headers) until it is closed: a test orders what it does against the
+	// model's answer without a clock.
+	Gate <-chan struct{} `json:"-"`
 	// StallAfter, when positive, stops the stream after this many chunks
 	// (text and tool-call chunks counted together) and holds the connection
 	// open until the client goes away or the server closes. A non-streaming

@@ -60,7 +60,7 @@ func respond(ctx context.Context, w http.ResponseWriter, n int, req Request, rep
 	for k, v := range reply.Header {
 		h.Set(k, v)
 	}
-	if !sleep(ctx, reply.Delay) {
+	if !sleep(ctx, reply.Delay) || !wait(ctx, reply.Gate) {
 		return
 	}
 
@@ -443,6 +443,20 @@ func usage(req Request, resp response) wireUsage {
 }
 
 // sleep waits d, or less if ctx ends first; it reports whether ctx is live.
+// wait waits until gate is closed (nil: not at all); false when ctx ended
+// first.
+func wait(ctx context.Context, gate <-chan struct{}) bool {
+	if gate == nil {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-gate:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 func sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
