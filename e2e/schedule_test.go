@@ -316,7 +316,7 @@ func TestScheduleAddFields(t *testing.T) {
 	environ, _ := fakeCrontabPath(t, env(t, srv))
 	ws := t.TempDir()
 	_, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00", "--notify", "pager", "hello")
-	if code == 0 || !strings.Contains(errOut, `"schedules".brief.notify holds "pager": each must be "desktop", "slack" or "mail"`) {
+	if code == 0 || !strings.Contains(errOut, `"schedules".brief.notify holds "pager": each must be desktop, slack:MEMBER_ID, slack:#channel or mail`) {
 		t.Errorf("bad notify: exit %d %s", code, errOut)
 	}
 	out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00",
