@@ -319,10 +319,19 @@ func TestScheduleAddFields(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, `"schedules".brief.notify holds "pager": each must be desktop, slack:MEMBER_ID, slack:#channel or mail`) {
 		t.Errorf("bad notify: exit %d %s", code, errOut)
 	}
+	// A bot has no "me" to write to: Slack needs a member or a channel.
+	_, errOut, code = runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00", "--notify", "slack", "hello")
+	if code == 0 || !strings.Contains(errOut, `"schedules".brief.notify holds "slack": say where on Slack: write slack:MEMBER_ID`) || !strings.Contains(errOut, "Copy member ID") {
+		t.Errorf("plain slack: exit %d %s", code, errOut)
+	}
 	out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00",
-		"--tools", "gmail_search,gmail_read", "--approve", "gmail_create_draft", "--notify", "desktop,mail", "Brief", "me")
-	if code != 0 {
+		"--tools", "gmail_search,gmail_read", "--approve", "gmail_create_draft", "--notify", "desktop,slack:U0123ABC,mail", "Brief", "me")
+	if code != 0 || !strings.Contains(out, "after each run, its summary goes to: desktop, slack:U0123ABC, mail\n") {
 		t.Fatalf("add: %s%s", out, errOut)
+	}
+	out, _, _ = runCo(t, ws, environ, "", "schedule", "list")
+	if !strings.Contains(out, "NOTIFY") || !strings.Contains(out, " desktop,slack:U0123ABC,mail ") {
+		t.Errorf("co schedule list does not show where runs go:\n%s", out)
 	}
 	home := strings.TrimPrefix(environ[0], "HOME=")
 	b, _ := os.ReadFile(filepath.Join(home, ".config", "co-cli", "settings.json"))
@@ -337,7 +346,7 @@ func TestScheduleAddFields(t *testing.T) {
 	}
 	s := m.Schedules["brief"]
 	if s.At != "weekdays 08:00" || s.Prompt != "Brief me" || s.Workspace != ws || strings.Join(s.Tools, ",") != "gmail_search,gmail_read" ||
-		strings.Join(s.Approve, ",") != "gmail_create_draft" || strings.Join(s.Notify, ",") != "desktop,mail" {
+		strings.Join(s.Approve, ",") != "gmail_create_draft" || strings.Join(s.Notify, ",") != "desktop,slack:U0123ABC,mail" {
 		t.Errorf("saved: %s", b)
 	}
 	out, _, _ = runCo(t, ws, environ, "", "config")
