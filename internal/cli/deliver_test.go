@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/co-cli/co/agent/llmtest"
-	"github.com/co-cli/co/internal/deliver/dbustest"
+	"github.com/co-cli/co/deliver/dbustest"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/google/googlefake"
 	"github.com/co-cli/co/tools/slack/slackfake"

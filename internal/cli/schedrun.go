@@ -10,7 +10,7 @@ import (
 
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/internal/app"
-	"github.com/co-cli/co/internal/deliver"
+	"github.com/co-cli/co/deliver"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/slack"
@@ -26,7 +26,7 @@ import (
 // settings only). The answer and every notice go to log. It returns the
 // saved session's id and the exit code: co run's, 4 (headless.ExitWaiting)
 // when a call waits. Then the run's summary goes where sch.Notify says
-// (internal/deliver); what that does is in log and never changes the code.
+// (deliver); what that does is in log and never changes the code.
 func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer) (sessionID string, code int) {
 	start := time.Now()
 	l, err := loadSettings()

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/co-cli/co/internal/deliver"
-	"github.com/co-cli/co/internal/deliver/dbustest"
+	"github.com/co-cli/co/deliver"
+	"github.com/co-cli/co/deliver/dbustest"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/google/googlefake"
 	"github.com/co-cli/co/tools/slack"
