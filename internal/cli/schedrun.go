@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/co-cli/co/config"
-	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/deliver"
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/slack"
