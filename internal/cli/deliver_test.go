@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/deliver/dbustest"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/google/googlefake"
@@ -160,5 +163,43 @@ func TestScheduleRunSaysWhereItCouldNotDeliver(t *testing.T) {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
+	}
+}
+
+// A run that fails says so where notify points: the provider refusing
+// mid-run, and a run that cannot start (no provider usable); the code is
+// the run's.
+func TestScheduledRunThatFailsIsDelivered(t *testing.T) {
+	isolatedHome(t)
+	bus := dbustest.Start(t)
+	notes := bus.Serve(t)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", bus.Address)
+	t.Setenv("CO_CLI_SANDBOX_BACKEND", "subprocess")
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	t.Setenv("LLM_PROVIDER", "openai")
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_MODEL", "test-model")
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	srv.Script(llmtest.Reply{Status: 401, ErrorMessage: "Incorrect API key provided"})
+	sch := config.Schedule{Name: "brief", Prompt: "brief me", Notify: []string{"desktop"}}
+	var log bytes.Buffer
+	_, code := runScheduled(context.Background(), env{Streams{In: strings.NewReader(""), Out: &log, Err: &log}, "v"}, sch, &log)
+	if code == 0 || code == headless.ExitWaiting {
+		t.Fatalf("runScheduled = %d\n%s", code, log.String())
+	}
+	if n := notes.Next(t); n.Summary != "co: brief" || !strings.HasPrefix(n.Body, "failed: ") || !strings.Contains(n.Body, "401") {
+		t.Errorf("notification of a failed run: %+v\nlog: %s", n, log.String())
+	}
+
+	t.Setenv("OPENAI_API_KEY", "") // no provider is usable: the run cannot start
+	t.Setenv("OPENAI_BASE_URL", "")
+	log.Reset()
+	_, code = runScheduled(context.Background(), env{Streams{In: strings.NewReader(""), Out: &log, Err: &log}, "v"}, sch, &log)
+	if code != headless.ExitError {
+		t.Fatalf("runScheduled = %d\n%s", code, log.String())
+	}
+	if n := notes.Next(t); !strings.HasPrefix(n.Body, "failed: no LLM provider is configured") || !strings.Contains(log.String(), "co: delivered to the desktop (a notification)") {
+		t.Errorf("notification of a run that could not start: %+v\nlog: %s", n, log.String())
 	}
 }
