@@ -18,6 +18,10 @@ import (
 	"time"
 	"unicode"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/lib/safe"
 )
@@ -117,6 +121,9 @@ type Places struct {
 	// configured, and MailMissing says how to configure it.
 	Mail        func(ctx context.Context, subject, body string) (link string, err error)
 	MailMissing string
+	// Tracer records a "deliver" span per place (co.deliver.to, and the
+	// error of one that failed); nil records none.
+	Tracer trace.Tracer
 }
 
 // Timeout bounds each delivery.
@@ -133,9 +140,22 @@ func Deliver(ctx context.Context, r Run, notify []string, p Places, log io.Write
 			failed++
 			continue
 		}
-		err := func() error {
+		err := func() (err error) {
 			ctx, cancel := context.WithTimeout(ctx, Timeout)
 			defer cancel()
+			if p.Tracer != nil {
+				var span trace.Span
+				ctx, span = p.Tracer.Start(ctx, "deliver", trace.WithAttributes(
+					attribute.String("co.deliver.to", n), attribute.String("co.schedule.name", r.Schedule),
+					attribute.String("co.session.id", r.Session), attribute.String("co.run.outcome", r.Outcome)))
+				defer func() {
+					if err != nil {
+						span.RecordError(err)
+						span.SetStatus(codes.Error, err.Error())
+					}
+					span.End()
+				}()
+			}
 			switch kind {
 			case "desktop":
 				if p.Desktop == nil {

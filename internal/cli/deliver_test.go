@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/deliver/dbustest"
+	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/google/googlefake"
 	"github.com/co-cli/co/tools/slack/slackfake"
@@ -114,6 +116,23 @@ func TestScheduleRunDeliversWhereNotifySays(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "done.txt")); !os.IsNotExist(err) {
 		t.Errorf("the waiting call ran: %v", err)
+	}
+
+	// Each delivery is a span of the run's telemetry.
+	st := telemetry.OpenStore(telemetry.DBPath(filepath.Join(home, ".local", "share", "co-cli")))
+	defer st.Close()
+	spans, err := st.Last(context.Background(), 200, telemetry.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var to []string
+	for _, sp := range spans {
+		if sp.Name == "deliver" && sp.Attributes["co.schedule.name"] == "todos" && sp.StatusCode != "ERROR" {
+			to = append(to, fmt.Sprint(sp.Attributes["co.deliver.to"]))
+		}
+	}
+	if strings.Join(to, ",") != "desktop,slack:#me,mail" {
+		t.Errorf("deliver spans to %q, want desktop, slack:#me, mail", to)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/deliver"
 	"github.com/co-cli/co/internal/app"
@@ -38,7 +40,7 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 	if err != nil {
 		printConfigWarnings(env{Streams{In: s.In, Out: log, Err: log}, s.version}, l)
 		fmt.Fprintf(log, "co: %v\n", err)
-		deliverRun(ctx, l, sch, deliver.Run{Schedule: sch.Name, Outcome: deliver.Outcome(present.FirstLine(err.Error()), 0), Start: start}, log)
+		deliverRun(ctx, l, sch, deliver.Run{Schedule: sch.Name, Outcome: deliver.Outcome(present.FirstLine(err.Error()), 0), Start: start}, nil, log)
 		return "", exitError
 	}
 	defer a.Close()
@@ -52,7 +54,7 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 		Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions}})
 	id := a.Agent.SessionID()
 	if len(sch.Notify) > 0 {
-		deliverRun(ctx, l, sch, runReport(a.Sessions, sch.Name, id, code, start), log)
+		deliverRun(ctx, l, sch, runReport(a.Sessions, sch.Name, id, code, start), a.Telemetry.Tracer, log)
 	}
 	return id, code
 }
@@ -102,12 +104,12 @@ var desktopUID = 0
 // deliverRun sends r where sch.Notify says, through the places the user's
 // settings configure (Slack's bot token, the Google account), and says in
 // log what it did.
-func deliverRun(ctx context.Context, l *config.Loaded, sch config.Schedule, r deliver.Run, log io.Writer) {
+func deliverRun(ctx context.Context, l *config.Loaded, sch config.Schedule, r deliver.Run, tracer trace.Tracer, log io.Writer) {
 	if len(sch.Notify) == 0 {
 		return
 	}
 	desktop := deliver.Desktop{Getenv: os.Getenv, UID: desktopUID}
-	p := deliver.Places{Desktop: func(ctx context.Context, title, body string) error {
+	p := deliver.Places{Tracer: tracer, Desktop: func(ctx context.Context, title, body string) error {
 		_, err := desktop.Notify(ctx, title, body)
 		return err
 	}}
