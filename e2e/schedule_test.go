@@ -246,13 +246,14 @@ func TestPlainScheduleSlash(t *testing.T) {
 	script := "/schedule add brief --at \"daily 09:00\" Tidy my notes\n" +
 		"/schedule add brief --at \"weekdays 08:00\" Brief me\ny\n" +
 		"/schedule add bad --at \"someday 8:00\" x\n" +
+		"/schedule add ping --at hourly --notify desktop,slack:#me Check the build\n" +
 		"/schedule\n"
 	out, errOut, code := runCo(t, ws, environ, script, "--plain")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{"added schedule brief: every day at 09:00", "A schedule named brief exists", "added schedule brief: weekdays at 08:00",
-		`not the days "someday"`, "brief  weekdays 08:00"} {
+		`not the days "someday"`, "brief  weekdays 08:00", "after each run, its summary goes to: desktop, slack:#me", "desktop,slack:#me"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

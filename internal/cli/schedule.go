@@ -607,7 +607,8 @@ func scheduleStatus(ctx context.Context, l *config.Loaded, now time.Time, probe 
 }
 
 // scheduleSlash is /schedule: "" or "list" lists, "add NAME --at "SPEC"
-// PROMPT" adds through scheduleAdd (a name that exists asks first).
+// PROMPT" adds through scheduleAdd (a name that exists asks first), with
+// co schedule add's --workspace, --notify, --tools and --approve.
 func scheduleSlash(ctx context.Context, arg string) slash.Result {
 	words, err := splitWords(arg)
 	if err != nil {
@@ -620,7 +621,7 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		}
 		return slash.Result{Output: strings.TrimRight(scheduleList(ctx, l, time.Now()), "\n")}
 	}
-	usage := `usage: /schedule (lists), /schedule add NAME --at "SPEC" PROMPT; remove one with co schedule rm NAME`
+	usage := `usage: /schedule (lists), /schedule add NAME --at "SPEC" [--notify desktop,slack:#channel,mail] PROMPT; remove one with co schedule rm NAME`
 	if words[0] != "add" || len(words) < 2 {
 		return slash.Result{Output: usage, Err: true}
 	}
@@ -637,6 +638,18 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 			a.replace = true
 		case w == "--workspace" && i+1 < len(words):
 			a.workspace = words[i+1]
+			i++
+		case (w == "--notify" || w == "--tools" || w == "--approve") && i+1 < len(words):
+			// As co schedule add's flags: comma-separated lists.
+			list := strings.Split(words[i+1], ",")
+			switch w {
+			case "--notify":
+				a.notify = append(a.notify, list...)
+			case "--tools":
+				a.tools = append(a.tools, list...)
+			default:
+				a.approve = append(a.approve, list...)
+			}
 			i++
 		default:
 			prompt = append(prompt, w)
