@@ -141,7 +141,7 @@ func TestSlackDelivery(t *testing.T) {
 	var log bytes.Buffer
 	r := deliver.Run{Schedule: "brief", Outcome: "done", Answer: "Hi <!channel> & all"}
 	p := deliver.Places{Slack: w.Deliver}
-	if n := deliver.Deliver(context.Background(), r, []string{"slack:U0123ABC", "slack:#me", "slack:U9999999"}, p, &log); n != 1 {
+	if n := deliver.Deliver(context.Background(), r, []string{"slack:U0123ABC", "slack:#me", "slack:U9999999", "slack:#nowhere"}, p, &log); n != 2 {
 		t.Errorf("failed = %d\n%s", n, log.String())
 	}
 	dm := ws.Messages(slackfake.DMOf("U0123ABC"))
@@ -151,7 +151,8 @@ func TestSlackDelivery(t *testing.T) {
 	if ch := ws.Messages("C0MEMEME"); len(ch) != 1 || !strings.HasPrefix(ch[0].Text, "*co: brief*") {
 		t.Errorf("#me: %+v", ch)
 	}
-	for _, want := range []string{"co: delivered to Slack: a direct message to U0123ABC\n", "co: delivered to Slack: #me (C0MEMEME)\n", "co: not delivered to slack:U9999999: "} {
+	for _, want := range []string{"co: delivered to Slack: a direct message to U0123ABC\n", "co: delivered to Slack: #me (C0MEMEME)\n", "co: not delivered to slack:U9999999: Slack has no member or channel U9999999 the bot can post to (channel_not_found): check slack:U9999999 in the schedule's notify",
+		"co: not delivered to slack:#nowhere: the bot sees no channel #nowhere: check slack:#nowhere in the schedule's notify"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
 		}

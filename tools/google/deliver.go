@@ -47,7 +47,7 @@ func (a *Account) DraftToSelf(ctx context.Context, subject, body string) (link s
 		return "", err
 	}
 	if len(body) > maxBody {
-		body = body[:maxBody]
+		body = strings.ToValidUTF8(body[:maxBody], "")
 	}
 	subject = strings.Join(strings.Fields(subject), " ")
 	d := &Draft{To: []*mail.Address{{Address: email}}, Subject: subject,

@@ -2,12 +2,15 @@ package slack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sync"
 	"unicode/utf8"
 
 	slackapi "github.com/slack-go/slack"
+
+	"github.com/co-cli/co/tools"
 )
 
 // memberID matches a Slack member ID (U…, or W… on Enterprise Grid).
@@ -33,11 +36,16 @@ func (w *Workspace) Deliver(ctx context.Context, to, text string) (where string,
 		}
 		text = text[:cut] + "…"
 	}
+	// The fix is in the user's settings, not a retry: say so.
+	fix := "check slack:" + to + " in the schedule's notify (co config shows it; co schedule add NAME --replace --notify … changes it)"
 	id, where := to, to
 	if !memberID().MatchString(to) {
 		var name string
 		if id, name, err = w.resolveChannel(ctx, to); err != nil {
-			return "", fmt.Errorf("Slack %s: %w", to, err)
+			if tools.IsRetry(err) {
+				return "", fmt.Errorf("the bot sees no channel %s: %s; for a private channel, invite the bot there (/invite @the-bot)", to, fix)
+			}
+			return "", err
 		}
 		where = label(id, name)
 	} else {
@@ -47,6 +55,10 @@ func (w *Workspace) Deliver(ctx context.Context, to, text string) (where string,
 		_, _, err := w.api.PostMessageContext(ctx, id, slackapi.MsgOptionText(escapePlain(text), false))
 		return err
 	})
+	var se slackapi.SlackErrorResponse
+	if errors.As(err, &se) && (se.Err == "channel_not_found" || se.Err == "user_not_found") {
+		return "", fmt.Errorf("Slack has no member or channel %s the bot can post to (%s): %s", to, se.Err, fix)
+	}
 	if err != nil {
 		return "", w.explain("posting to "+where, err)
 	}
