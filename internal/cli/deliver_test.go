@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -220,5 +221,44 @@ func TestScheduledRunThatFailsIsDelivered(t *testing.T) {
 	}
 	if n := notes.Next(t); !strings.HasPrefix(n.Body, "failed: no LLM provider is configured") || !strings.Contains(log.String(), "co: delivered to the desktop (a notification)") {
 		t.Errorf("notification of a run that could not start: %+v\nlog: %s", n, log.String())
+	}
+}
+
+// co status says, when a schedule has a notify, whether each place can be
+// reached from here, or how to set it up.
+func TestStatusSaysWhereRunsCanBeDelivered(t *testing.T) {
+	isolatedHome(t)
+	home, _ := os.Getwd()
+	bus := dbustest.Start(t)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", bus.Dir)
+	t.Setenv("SLACK_BOT_TOKEN", "")
+	t.Setenv("GOOGLE_CREDENTIALS_PATH", "")
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
+	t.Setenv("CLOUDSDK_CONFIG", t.TempDir())
+	t.Setenv("CO_CLI_SANDBOX_BACKEND", "subprocess")
+	cfgDir := filepath.Join(home, ".config", "co-cli")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(notify ...string) {
+		settings, _ := json.Marshal(map[string]any{"schedules": map[string]any{"todos": map[string]any{
+			"at": "weekdays 08:00", "prompt": "hello", "workspace": home, "notify": notify,
+		}}})
+		if err := os.WriteFile(filepath.Join(cfgDir, "settings.json"), settings, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("desktop", "slack:#me", "mail")
+	_, out, _ := run(t, "v", "status")
+	want := "desktop: the session bus unix:path=" + filepath.Join(bus.Dir, "bus") +
+		"; slack: not configured — set SLACK_BOT_TOKEN (or slack_bot_token in settings.json) to the app's bot token, xoxb-…" +
+		"; mail: not configured — run `co google auth"
+	if !regexp.MustCompile(`(?m)^deliveries +` + regexp.QuoteMeta(want)).MatchString(out) {
+		t.Errorf("co status lacks deliveries %q:\n%s", want, out)
+	}
+	write()
+	if _, out, _ = run(t, "v", "status"); strings.Contains(out, "deliveries") {
+		t.Errorf("a deliveries line with no notify:\n%s", out)
 	}
 }

@@ -128,3 +128,40 @@ func deliverRun(ctx context.Context, l *config.Loaded, sch config.Schedule, r de
 	// deliveries have their own bound (deliver.Timeout each).
 	deliver.Deliver(context.WithoutCancel(ctx), r, sch.Notify, p, log)
 }
+
+// deliveryStatus is co status's deliveries line: for each kind of place
+// the schedules' notify names, whether co could deliver there from here,
+// or why not; "" when no schedule has a notify.
+func deliveryStatus(l *config.Loaded, getenv func(string) string) string {
+	used := map[string]bool{}
+	for _, sch := range l.Settings.Schedules {
+		for _, n := range sch.Notify {
+			if kind, _, msg := config.ParseNotify(n); msg == "" {
+				used[kind] = true
+			}
+		}
+	}
+	var parts []string
+	if used["desktop"] {
+		if addr, err := (deliver.Desktop{Getenv: getenv, UID: desktopUID}).BusAddress(); err != nil {
+			parts = append(parts, "desktop: "+err.Error())
+		} else {
+			parts = append(parts, "desktop: the session bus "+addr)
+		}
+	}
+	if used["slack"] {
+		if _, ok := app.SlackConfig(l); ok {
+			parts = append(parts, "slack: the bot token is set")
+		} else {
+			parts = append(parts, "slack: not configured — "+slack.Unconfigured().Hint)
+		}
+	}
+	if used["mail"] {
+		if src := google.Detect(app.GoogleConfig(l)); src.Configured() {
+			parts = append(parts, "mail: Google, "+src.String())
+		} else {
+			parts = append(parts, "mail: not configured — "+google.Unconfigured(src).Hint)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
