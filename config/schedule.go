@@ -31,8 +31,46 @@ type Schedule struct {
 // scheduleFields are the fields of one schedule, for messages.
 var scheduleFields = []string{"at", "prompt", "workspace", "tools", "approve", "notify"}
 
-// NotifyKinds are the values a schedule's notify may hold.
-var NotifyKinds = []string{"desktop", "slack", "mail"}
+// NotifySlackHelp says how to write a Slack target.
+const NotifySlackHelp = `write slack:MEMBER_ID for a direct message from co's bot (your member ID: in Slack, your profile → ⋮ → "Copy member ID", like U0123ABC) or slack:#channel (or the channel's ID, like C0123ABC)`
+
+// ParseNotify splits one value of a schedule's notify into its kind
+// (desktop, slack, mail) and, for slack, its target; msg is what is wrong
+// with it, or "". A schedule's notify may hold "desktop", "mail" and
+// "slack:TARGET": a member ID (U0123ABC: a direct message from co's bot)
+// or a channel (#name or its ID). Plain "slack" is refused: a bot has no
+// "me" to write to.
+func ParseNotify(v string) (kind, target, msg string) {
+	switch {
+	case v == "desktop" || v == "mail":
+		return v, "", ""
+	case v == "slack" || v == "slack:":
+		return "", "", "say where on Slack: " + NotifySlackHelp
+	case strings.HasPrefix(v, "slack:"):
+		t := strings.TrimPrefix(v, "slack:")
+		if !slackTarget(t) {
+			return "", "", "not a Slack member or channel: " + NotifySlackHelp
+		}
+		return "slack", t, ""
+	}
+	return "", "", "each must be desktop, slack:MEMBER_ID, slack:#channel or mail"
+}
+
+// slackTarget: a member ID (U…, W…), a channel ID (C…, G…, D…) or #name.
+func slackTarget(t string) bool {
+	if name, ok := strings.CutPrefix(t, "#"); ok {
+		return name != "" && !strings.ContainsAny(name, " \t\n#<>,@")
+	}
+	if len(t) < 7 || !strings.ContainsRune("UWCGD", rune(t[0])) {
+		return false
+	}
+	for _, r := range t {
+		if (r < 'A' || r > 'Z') && (r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // ScheduleExample is a schedule as a settings file holds it, for messages.
 const ScheduleExample = `{"brief": {"at": "weekdays 08:00", "prompt": "Summarise today's mail", "workspace": "/home/me/notes"}}`
@@ -144,8 +182,8 @@ func validateSchedule(s Schedule) string {
 		}
 	}
 	for _, n := range s.Notify {
-		if !slices.Contains(NotifyKinds, n) {
-			return ".notify holds " + quote(n) + ": each must be " + orList(NotifyKinds)
+		if _, _, msg := ParseNotify(n); msg != "" {
+			return ".notify holds " + quote(n) + ": " + msg
 		}
 	}
 	return ""

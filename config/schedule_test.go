@@ -9,10 +9,10 @@ import (
 func TestSchedulesFromTheUserFile(t *testing.T) {
 	f := newFixture(t)
 	writeFile(t, f.userFile(), `{"schedules": {"brief": {"at": "weekdays 08:00", "prompt": "Summarise today's mail",
-		"workspace": "/home/me/notes", "tools": ["gmail_search"], "approve": ["gmail_create_draft"], "notify": ["desktop"]}}}`)
+		"workspace": "/home/me/notes", "tools": ["gmail_search"], "approve": ["gmail_create_draft"], "notify": ["desktop", "slack:U0123ABC", "slack:#me", "slack:C0123ABC", "mail"]}}}`)
 	l := f.load(t)
 	want := []Schedule{{Name: "brief", At: "weekdays 08:00", Prompt: "Summarise today's mail", Workspace: "/home/me/notes",
-		Tools: []string{"gmail_search"}, Approve: []string{"gmail_create_draft"}, Notify: []string{"desktop"}}}
+		Tools: []string{"gmail_search"}, Approve: []string{"gmail_create_draft"}, Notify: []string{"desktop", "slack:U0123ABC", "slack:#me", "slack:C0123ABC", "mail"}}}
 	wantValue(t, l.Settings.Schedules, want)
 	if s, ok := l.Settings.FindSchedule("brief"); !ok || s.At != "weekdays 08:00" {
 		t.Errorf("FindSchedule = %+v, %v", s, ok)
@@ -31,7 +31,9 @@ func TestScheduleErrors(t *testing.T) {
 		{`{"brief": {"prompt": "p", "workspace": "/w"}}`, `"schedules".brief.at is missing`},
 		{`{"brief": {"at": "hourly", "workspace": "/w"}}`, `"schedules".brief.prompt is missing`},
 		{`{"brief": {"at": "hourly", "prompt": "p", "workspace": "notes"}}`, `"schedules".brief.workspace must be an absolute directory`},
-		{`{"brief": {"at": "hourly", "prompt": "p", "workspace": "/w", "notify": ["pager"]}}`, `"schedules".brief.notify holds "pager": each must be "desktop", "slack" or "mail"`},
+		{`{"brief": {"at": "hourly", "prompt": "p", "workspace": "/w", "notify": ["pager"]}}`, `"schedules".brief.notify holds "pager": each must be desktop, slack:MEMBER_ID, slack:#channel or mail`},
+		{`{"brief": {"at": "hourly", "prompt": "p", "workspace": "/w", "notify": ["slack"]}}`, `"schedules".brief.notify holds "slack": say where on Slack: write slack:MEMBER_ID for a direct message from co's bot (your member ID: in Slack, your profile → ⋮ → "Copy member ID"`},
+		{`{"brief": {"at": "hourly", "prompt": "p", "workspace": "/w", "notify": ["slack:me"]}}`, `"schedules".brief.notify holds "slack:me": not a Slack member or channel: write slack:MEMBER_ID`},
 		{`{"brief": {"at": "hourly", "prompt": "p", "workspace": "/w", "tools": "all"}}`, `"schedules".brief.tools must be a list of strings`},
 		{`{"brief": {"at": "hourly", "prompt": "p", "workspace": "/w", "when": 1}}`, `"schedules".brief has an unknown field "when"`},
 		{`{"Brief": {"at": "hourly", "prompt": "p", "workspace": "/w"}}`, `"schedules".Brief is not a schedule name`},

@@ -246,13 +246,14 @@ func TestPlainScheduleSlash(t *testing.T) {
 	script := "/schedule add brief --at \"daily 09:00\" Tidy my notes\n" +
 		"/schedule add brief --at \"weekdays 08:00\" Brief me\ny\n" +
 		"/schedule add bad --at \"someday 8:00\" x\n" +
+		"/schedule add ping --at hourly --notify desktop,slack:#me Check the build\n" +
 		"/schedule\n"
 	out, errOut, code := runCo(t, ws, environ, script, "--plain")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{"added schedule brief: every day at 09:00", "A schedule named brief exists", "added schedule brief: weekdays at 08:00",
-		`not the days "someday"`, "brief  weekdays 08:00"} {
+		`not the days "someday"`, "brief  weekdays 08:00", "after each run, its summary goes to: desktop, slack:#me", "desktop,slack:#me"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -316,13 +317,22 @@ func TestScheduleAddFields(t *testing.T) {
 	environ, _ := fakeCrontabPath(t, env(t, srv))
 	ws := t.TempDir()
 	_, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00", "--notify", "pager", "hello")
-	if code == 0 || !strings.Contains(errOut, `"schedules".brief.notify holds "pager": each must be "desktop", "slack" or "mail"`) {
+	if code == 0 || !strings.Contains(errOut, `"schedules".brief.notify holds "pager": each must be desktop, slack:MEMBER_ID, slack:#channel or mail`) {
 		t.Errorf("bad notify: exit %d %s", code, errOut)
 	}
+	// A bot has no "me" to write to: Slack needs a member or a channel.
+	_, errOut, code = runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00", "--notify", "slack", "hello")
+	if code == 0 || !strings.Contains(errOut, `"schedules".brief.notify holds "slack": say where on Slack: write slack:MEMBER_ID`) || !strings.Contains(errOut, "Copy member ID") {
+		t.Errorf("plain slack: exit %d %s", code, errOut)
+	}
 	out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00",
-		"--tools", "gmail_search,gmail_read", "--approve", "gmail_create_draft", "--notify", "desktop,mail", "Brief", "me")
-	if code != 0 {
+		"--tools", "gmail_search,gmail_read", "--approve", "gmail_create_draft", "--notify", "desktop,slack:U0123ABC,mail", "Brief", "me")
+	if code != 0 || !strings.Contains(out, "after each run, its summary goes to: desktop, slack:U0123ABC, mail\n") {
 		t.Fatalf("add: %s%s", out, errOut)
+	}
+	out, _, _ = runCo(t, ws, environ, "", "schedule", "list")
+	if !strings.Contains(out, "NOTIFY") || !strings.Contains(out, " desktop,slack:U0123ABC,mail ") {
+		t.Errorf("co schedule list does not show where runs go:\n%s", out)
 	}
 	home := strings.TrimPrefix(environ[0], "HOME=")
 	b, _ := os.ReadFile(filepath.Join(home, ".config", "co-cli", "settings.json"))
@@ -337,7 +347,7 @@ func TestScheduleAddFields(t *testing.T) {
 	}
 	s := m.Schedules["brief"]
 	if s.At != "weekdays 08:00" || s.Prompt != "Brief me" || s.Workspace != ws || strings.Join(s.Tools, ",") != "gmail_search,gmail_read" ||
-		strings.Join(s.Approve, ",") != "gmail_create_draft" || strings.Join(s.Notify, ",") != "desktop,mail" {
+		strings.Join(s.Approve, ",") != "gmail_create_draft" || strings.Join(s.Notify, ",") != "desktop,slack:U0123ABC,mail" {
 		t.Errorf("saved: %s", b)
 	}
 	out, _, _ = runCo(t, ws, environ, "", "config")

@@ -16,6 +16,7 @@ command -v chromium >/dev/null || need+=(chromium)
 command -v gcc >/dev/null || need+=(gcc libc6-dev)
 command -v npm >/dev/null || need+=(nodejs npm)
 command -v cron >/dev/null || need+=(cron) # the scheduled-run tests start Debian's cron daemon
+command -v dbus-daemon >/dev/null || need+=(dbus) # the desktop-notification tests start a session bus
 if ((${#need[@]})); then
 	if [[ $EUID -ne 0 ]]; then
 		say "missing ${need[*]}: install them (as root) and rerun"

@@ -34,6 +34,13 @@ func GoogleConfig(l *config.Loaded) google.Config {
 	}
 }
 
+// SlackConfig is the Slack side of the settings; false when no bot token
+// is set.
+func SlackConfig(l *config.Loaded) (slack.Config, bool) {
+	token := strings.TrimSpace(l.Settings.SlackBotToken)
+	return slack.Config{Token: token, APIURL: os.Getenv(EnvSlackAPIURL)}, token != ""
+}
+
 // cloudTools are the Google and Slack tools of the run, and the
 // families left out because they are not configured. Whether a service is
 // configured is decided without the network (a token set, a credentials
@@ -49,9 +56,8 @@ func (a *App) cloudTools() ([]tools.Tool, []tools.Unconfigured, error) {
 		unconfigured = append(unconfigured, google.Unconfigured(src))
 	}
 
-	if token := strings.TrimSpace(a.Config.Settings.SlackBotToken); token != "" {
-		w := slack.NewWorkspace(slack.Config{Token: token, APIURL: os.Getenv(EnvSlackAPIURL)})
-		all = append(all, slack.Tools(w)...)
+	if sc, ok := SlackConfig(a.Config); ok {
+		all = append(all, slack.Tools(slack.NewWorkspace(sc))...)
 	} else {
 		unconfigured = append(unconfigured, slack.Unconfigured())
 	}

@@ -4,11 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/deliver"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/sessions"
+	"github.com/co-cli/co/tools/google"
+	"github.com/co-cli/co/tools/slack"
 	"github.com/co-cli/co/ui/headless"
+	"github.com/co-cli/co/ui/present"
 )
 
 // runScheduled is one scheduled run of sch, in its workspace (the working
@@ -18,8 +27,10 @@ import (
 // user, stored with its provenance; approve and tools come from the user's
 // settings only). The answer and every notice go to log. It returns the
 // saved session's id and the exit code: co run's, 4 (headless.ExitWaiting)
-// when a call waits.
+// when a call waits. Then the run's summary goes where sch.Notify says
+// (deliver); what that does is in log and never changes the code.
 func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer) (sessionID string, code int) {
+	start := time.Now()
 	l, err := loadSettings()
 	if err != nil {
 		fmt.Fprintf(log, "co: %v\n", err)
@@ -29,6 +40,7 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 	if err != nil {
 		printConfigWarnings(env{Streams{In: s.In, Out: log, Err: log}, s.version}, l)
 		fmt.Fprintf(log, "co: %v\n", err)
+		deliverRun(ctx, l, sch, deliver.Run{Schedule: sch.Name, Outcome: deliver.Outcome(present.FirstLine(err.Error()), 0), Start: start}, nil, log)
 		return "", exitError
 	}
 	defer a.Close()
@@ -40,5 +52,116 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 	}
 	code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: sch.Prompt, Out: log, Err: log,
 		Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions}})
-	return a.Agent.SessionID(), code
+	id := a.Agent.SessionID()
+	if len(sch.Notify) > 0 {
+		deliverRun(ctx, l, sch, runReport(a.Sessions, sch.Name, id, code, start), a.Telemetry.Tracer, log)
+	}
+	return id, code
+}
+
+// withoutWaiting is an outcome without the ", 2 calls waiting" headless
+// adds to it.
+func withoutWaiting(o string) string {
+	if i := strings.LastIndex(o, ", "); i >= 0 && (strings.HasSuffix(o, " call waiting") || strings.HasSuffix(o, " calls waiting")) {
+		return o[:i]
+	}
+	return o
+}
+
+// runReport is what the saved session id says of the run that ended with
+// code: its outcome, its answer and the calls it left waiting.
+func runReport(st *sessions.Store, name, id string, code int, start time.Time) deliver.Run {
+	r := deliver.Run{Schedule: name, Start: start, Session: id}
+	var failure string
+	if info, h, err := st.Load(id); err == nil {
+		r.Answer = lastAnswer(h)
+		if o := withoutWaiting(info.Outcome); o != "done" && o != "" && o != sessions.OutcomeRunning {
+			failure = strings.TrimPrefix(o, "failed: ")
+		}
+	} else {
+		r.Session = ""
+	}
+	if failure == "" && code != 0 && code != headless.ExitWaiting {
+		failure = fmt.Sprintf("exit %d (co schedule logs %s says why)", code, name)
+	}
+	var waiting int
+	if pending, err := st.PendingCalls(sessions.Waiting); err == nil {
+		for _, p := range pending {
+			if p.SessionID == id {
+				waiting++
+				r.Waiting = append(r.Waiting, fmt.Sprintf("%d: %s %s", p.ID, p.Tool, present.Args(p.Args)))
+			}
+		}
+	}
+	r.Outcome = deliver.Outcome(failure, waiting)
+	return r
+}
+
+// desktopUID is the user whose /run/user/UID/bus a desktop notification
+// falls back to; 0 is this process's (tests set one with no bus).
+var desktopUID = 0
+
+// deliverRun sends r where sch.Notify says, through the places the user's
+// settings configure (Slack's bot token, the Google account), and says in
+// log what it did.
+func deliverRun(ctx context.Context, l *config.Loaded, sch config.Schedule, r deliver.Run, tracer trace.Tracer, log io.Writer) {
+	if len(sch.Notify) == 0 {
+		return
+	}
+	desktop := deliver.Desktop{Getenv: os.Getenv, UID: desktopUID}
+	p := deliver.Places{Tracer: tracer, Desktop: func(ctx context.Context, title, body string) error {
+		_, err := desktop.Notify(ctx, title, body)
+		return err
+	}}
+	if sc, ok := app.SlackConfig(l); ok {
+		p.Slack = slack.NewWorkspace(sc).Deliver
+	} else {
+		p.SlackMissing = slack.Unconfigured().Hint
+	}
+	gc := app.GoogleConfig(l)
+	if src := google.Detect(gc); src.Configured() {
+		p.Mail = google.NewAccount(gc).DraftToSelf
+	} else {
+		p.MailMissing = google.Unconfigured(src).Hint
+	}
+	// A run stopped by a signal still says where its answer went: the
+	// deliveries have their own bound (deliver.Timeout each).
+	deliver.Deliver(context.WithoutCancel(ctx), r, sch.Notify, p, log)
+}
+
+// deliveryStatus is co status's deliveries line: for each kind of place
+// the schedules' notify names, whether co could deliver there from here,
+// or why not; "" when no schedule has a notify.
+func deliveryStatus(l *config.Loaded, getenv func(string) string) string {
+	used := map[string]bool{}
+	for _, sch := range l.Settings.Schedules {
+		for _, n := range sch.Notify {
+			if kind, _, msg := config.ParseNotify(n); msg == "" {
+				used[kind] = true
+			}
+		}
+	}
+	var parts []string
+	if used["desktop"] {
+		if addr, err := (deliver.Desktop{Getenv: getenv, UID: desktopUID}).BusAddress(); err != nil {
+			parts = append(parts, "desktop: "+err.Error())
+		} else {
+			parts = append(parts, "desktop: the session bus "+addr)
+		}
+	}
+	if used["slack"] {
+		if _, ok := app.SlackConfig(l); ok {
+			parts = append(parts, "slack: the bot token is set")
+		} else {
+			parts = append(parts, "slack: not configured — "+slack.Unconfigured().Hint)
+		}
+	}
+	if used["mail"] {
+		if src := google.Detect(app.GoogleConfig(l)); src.Configured() {
+			parts = append(parts, "mail: Google, "+src.String())
+		} else {
+			parts = append(parts, "mail: not configured — "+google.Unconfigured(src).Hint)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

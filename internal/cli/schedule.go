@@ -92,7 +92,7 @@ SPEC: ` + schedule.Examples + `.`,
 	cmd.Flags().StringVar(&a.workspace, "workspace", "", "the directory the run works in (default: the current directory)")
 	cmd.Flags().StringSliceVar(&a.tools, "tools", nil, "tool names the run may use (the unattended run's rules decide the rest)")
 	cmd.Flags().StringSliceVar(&a.approve, "approve", nil, "tool names the run may call without asking")
-	cmd.Flags().StringSliceVar(&a.notify, "notify", nil, "where the answer also goes: desktop, slack, mail")
+	cmd.Flags().StringSliceVar(&a.notify, "notify", nil, "where the run's summary also goes: desktop, slack:MEMBER_ID, slack:#channel, mail (comma-separated)")
 	cmd.Flags().BoolVar(&a.replace, "replace", false, "replace a schedule of the same name without asking")
 	return cmd
 }
@@ -190,6 +190,9 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 		fmt.Fprintf(&out, "next run: none (%s is in the past)\n", a.at)
 	}
 	fmt.Fprintf(&out, "installed with %s: %s\n", b.Name(), b.Where(a.name))
+	if len(a.notify) > 0 {
+		fmt.Fprintf(&out, "after each run, its summary goes to: %s\n", strings.Join(a.notify, ", "))
+	}
 	if warn != "" {
 		fmt.Fprintf(&out, "WARNING: %s\n", warn)
 	}
@@ -312,7 +315,7 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time) string {
 		b.WriteString("no schedules (add one: co schedule add NAME --at \"weekdays 08:00\" PROMPT…)\n")
 	} else {
 		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "NAME\tSPEC\tNEXT\tLAST RUN\tSCHEDULER")
+		fmt.Fprintln(w, "NAME\tSPEC\tNEXT\tLAST RUN\tNOTIFY\tSCHEDULER")
 		for _, sch := range l.Settings.Schedules {
 			st := readScheduleState(l.Paths.DataDir, sch.Name)
 			next := "-"
@@ -340,11 +343,11 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time) string {
 			default:
 				where = "not installed (co schedule add " + sch.Name + " --replace … installs it)"
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", sch.Name, sch.At, next, lastRunText(st.Last), where)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", sch.Name, sch.At, next, lastRunText(st.Last), notifyText(sch.Notify), where)
 		}
 		for _, name := range installed {
 			if _, ok := l.Settings.FindSchedule(name); !ok {
-				fmt.Fprintf(w, "%s\t-\t-\t-\t%s entry without a setting (co schedule rm %s removes it)\n", name, backend.Name(), name)
+				fmt.Fprintf(w, "%s\t-\t-\t-\t-\t%s entry without a setting (co schedule rm %s removes it)\n", name, backend.Name(), name)
 			}
 		}
 		w.Flush()
@@ -355,6 +358,14 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time) string {
 		fmt.Fprintf(&b, "WARNING: %s\n", warn)
 	}
 	return safe.Text(b.String())
+}
+
+// notifyText is a schedule's notify for co schedule list: "-" for none.
+func notifyText(n []string) string {
+	if len(n) == 0 {
+		return "-"
+	}
+	return strings.Join(n, ",")
 }
 
 func lastRunText(r *lastRun) string {
@@ -596,7 +607,8 @@ func scheduleStatus(ctx context.Context, l *config.Loaded, now time.Time, probe 
 }
 
 // scheduleSlash is /schedule: "" or "list" lists, "add NAME --at "SPEC"
-// PROMPT" adds through scheduleAdd (a name that exists asks first).
+// PROMPT" adds through scheduleAdd (a name that exists asks first), with
+// co schedule add's --workspace, --notify, --tools and --approve.
 func scheduleSlash(ctx context.Context, arg string) slash.Result {
 	words, err := splitWords(arg)
 	if err != nil {
@@ -609,7 +621,7 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		}
 		return slash.Result{Output: strings.TrimRight(scheduleList(ctx, l, time.Now()), "\n")}
 	}
-	usage := `usage: /schedule (lists), /schedule add NAME --at "SPEC" PROMPT; remove one with co schedule rm NAME`
+	usage := `usage: /schedule (lists), /schedule add NAME --at "SPEC" [--notify desktop,slack:#channel,mail] PROMPT; remove one with co schedule rm NAME`
 	if words[0] != "add" || len(words) < 2 {
 		return slash.Result{Output: usage, Err: true}
 	}
@@ -626,6 +638,18 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 			a.replace = true
 		case w == "--workspace" && i+1 < len(words):
 			a.workspace = words[i+1]
+			i++
+		case (w == "--notify" || w == "--tools" || w == "--approve") && i+1 < len(words):
+			// As co schedule add's flags: comma-separated lists.
+			list := strings.Split(words[i+1], ",")
+			switch w {
+			case "--notify":
+				a.notify = append(a.notify, list...)
+			case "--tools":
+				a.tools = append(a.tools, list...)
+			default:
+				a.approve = append(a.approve, list...)
+			}
 			i++
 		default:
 			prompt = append(prompt, w)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +26,14 @@ func TestSplitWords(t *testing.T) {
 // /schedule add without --at, or with a bad name or SPEC, says what is
 // wrong before anything is saved.
 func TestScheduleSlashErrors(t *testing.T) {
+	// A crontab of the test's own, empty: the machine's (root's, with
+	// entries of other co runs in it) is not this test's to read.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "crontab"), []byte("#!/bin/sh\n[ \"$1\" = -l ] && { echo 'no crontab for u' >&2; exit 1; }\ncat >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // no systemd user manager: cron
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("XDG_DATA_HOME", "")

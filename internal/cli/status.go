@@ -190,6 +190,9 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	fmt.Fprintf(w, "data dir\t%s\n", a.Config.Paths.DataDir)
 	fmt.Fprintf(w, "workspace\t%s\n", a.Workspace)
 	fmt.Fprintf(w, "schedules\t%s\n", scheduleStatus(ctx, a.Config, time.Now(), probe))
+	if d := deliveryStatus(a.Config, os.Getenv); d != "" {
+		fmt.Fprintf(w, "deliveries\t%s\n", d)
+	}
 	if noTools == "" {
 		noTools = a.Agent.NoTools()
 	}

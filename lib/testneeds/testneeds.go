@@ -25,11 +25,12 @@ var (
 	Tmux    = Need{"CO_TEST_NO_TMUX", "tmux (the full-screen chat's tests drive it in a tmux pane)", "apt-get install tmux"}
 	Browser = Need{"CO_TEST_NO_BROWSER", "Chromium (the span viewers' tests load their pages in it)", "apt-get install -y chromium"}
 	Cron    = Need{"CO_TEST_NO_CRON", "Debian's cron daemon and root (the scheduled-run test starts cron -f and adds, then removes, an entry in root's crontab)", "apt-get install cron (scripts/test.sh does) and run the tests as root"}
+	DBus    = Need{"CO_TEST_NO_DBUS", "dbus-daemon (the desktop-notification tests start a session bus of their own)", "apt-get install dbus (scripts/test.sh does)"}
 	NPM     = Need{"CO_TEST_NO_NPM", "Node.js and the MCP reference server @modelcontextprotocol/server-everything (found through CO_TEST_MCP_EVERYTHING)", "run scripts/test.sh, which installs it into ~/.cache/co-test/npm"}
 )
 
 // All are every Need, for the README's list.
-var All = []Need{Docker, Tmux, Browser, NPM, Cron}
+var All = []Need{Docker, Tmux, Browser, NPM, Cron, DBus}
 
 // Missing reports that n is missing (why says what was found instead):
 // t is skipped when n.Var is 1, and fails otherwise. It does not return.

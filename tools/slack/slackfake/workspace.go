@@ -409,6 +409,19 @@ func (w *Workspace) postMessage(args map[string]string) any {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c, ok := w.findChannel(args["channel"])
+	if !ok && strings.HasPrefix(args["channel"], "U") {
+		// A member ID as the channel: a direct message from the bot, in
+		// the bot's DM with that member, opened on the first post
+		// (https://api.slack.com/scopes/conversations.app_home:create:
+		// "passing the user's ID as the channel parameter").
+		if !slices.ContainsFunc(w.users, func(u User) bool { return u.ID == args["channel"] && !u.Deleted }) {
+			return slackError("channel_not_found")
+		}
+		c, ok = Channel{ID: DMOf(args["channel"]), Name: "DM with " + args["channel"], IM: true, User: args["channel"]}, true
+		if _, open := w.findChannel(c.ID); !open {
+			w.channels = append(w.channels, c)
+		}
+	}
 	switch {
 	case !ok:
 		return slackError("channel_not_found")
@@ -426,6 +439,9 @@ func (w *Workspace) postMessage(args map[string]string) any {
 	w.messages = append(w.messages, m)
 	return map[string]any{"ok": true, "channel": c.ID, "ts": m.TS, "message": w.apiMessage(m)}
 }
+
+// DMOf is the ID of the bot's direct-message channel with the member id.
+func DMOf(id string) string { return "D" + id }
 
 // Now is the time of the workspace clock (for tests of message times).
 func (w *Workspace) Now() time.Time {
