@@ -74,7 +74,9 @@ func TestFailureReasonInLog(t *testing.T) {
 	if !ok {
 		t.Fatalf("no exit tool: %+v", f.m.Statuses())
 	}
-	tl.Run(context.Background(), json.RawMessage(`{}`))
+	if _, err := tl.Run(context.Background(), json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, func() bool { return f.m.Statuses()[1].State == mcp.Failed })
 	log, _ = os.ReadFile(f.m.Statuses()[1].Log)
 	if !strings.Contains(string(log), "fx failed: the server process exited") {
