@@ -92,8 +92,8 @@ func TestLazyOpenIsBoundedAndClosedWhenLate(t *testing.T) {
 	}
 	openUnderWay("StoreContext")
 	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
-	if _, err := l.StoreContext(ctx); err != nil {
-		t.Fatal(err)
+	if _, err := l.StoreContext(ctx); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a second StoreContext on the locked store: %v; want ErrBusy", err)
 	}
 	cancel()
 	l.mu.Lock()
