@@ -149,12 +149,12 @@ func newFixtureTraced(t *testing.T, tracer trace.Tracer) *fixture {
 //
 // It counts the commands in flight that the test's own messages caused,
 // directly or through the messages they brought back, so that drain can
-// wait for exactly those. Two kinds are not counted, as no test can wait
-// for them to end: timers (tea.Tick: the spinner, a flash, the modal's
-// grace, the input's burst flush), which a test that needs one waits for
-// with until; and the App's background streams (Init's commands, and the
-// span feed, background notes and todo watcher they re-arm), which block
-// until the session ends.
+// wait for exactly those. Two kinds are not counted: timers (tea.Tick: the
+// spinner, a flash, the modal's grace), which a test that needs one waits
+// for with until (what a timer brings back is counted, and drain waits for
+// a typed burst's flush through Input.flushing); and the App's background
+// streams (Init's commands, and the span feed, background notes and todo
+// watcher they re-arm), which block until the session ends.
 type driver struct {
 	t         *testing.T
 	app       *App
