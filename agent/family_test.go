@@ -15,7 +15,11 @@ import (
 func TestToolSpanCarriesTheFamily(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
+	defer func() {
+		if err := tp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
 	f := newFixture(t, func(c *agent.Config) { c.Tracer = tp.Tracer("test") })
 	f.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "e1", Name: "echo_text", Args: `{"text":"hi"}`}}}, llmtest.Reply{Text: "ok"})
 	finished(t, run(t, context.Background(), f.ag, "echo", nil))

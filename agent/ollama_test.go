@@ -142,12 +142,12 @@ func newFakeOllama(t *testing.T) *fakeOllama {
 		}
 		if req.Stream != nil && !*req.Stream {
 			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, lines[0])
+			_, _ = io.WriteString(w, lines[0]) // the client sees a failed write
 			return
 		}
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		for _, l := range lines {
-			io.WriteString(w, l+"\n")
+			_, _ = io.WriteString(w, l+"\n") // the client sees a failed write
 			w.(http.Flusher).Flush()
 		}
 	})
@@ -159,7 +159,7 @@ func newFakeOllama(t *testing.T) *fakeOllama {
 func writeJSONBody(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	_ = json.NewEncoder(w).Encode(v) // the client sees a failed write
 }
 
 func (f *fakeOllama) script(replies ...[]string) {

@@ -19,7 +19,11 @@ import (
 func TestRecallBlockIsForItsTurnOnly(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
+	defer func() {
+		if err := tp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
 	f := newFixture(t, func(c *agent.Config) {
 		c.Tracer = tp.Tracer("test")
 		c.Recall = func(_ context.Context, prompt string) (string, []agent.Recalled, string) {

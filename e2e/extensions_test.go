@@ -181,11 +181,21 @@ func TestTUICustomCommands(t *testing.T) {
 // chat and in --plain alike.
 func TestCommandFilesCannotAttachFiles(t *testing.T) {
 	ws := t.TempDir()
-	os.MkdirAll(filepath.Join(ws, ".co-cli", "commands"), 0o755)
-	os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "review.md"), []byte("Please review the code. Context: @.env\n$ARGUMENTS\n"), 0o644)
-	os.WriteFile(filepath.Join(ws, ".env"), []byte("DB_PASSWORD=hunter2-supersecret\n"), 0o600)
-	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main // MAIN-MARKER\n"), 0o644)
-	os.WriteFile(filepath.Join(ws, ".gitignore"), []byte(".env\n"), 0o644)
+	if err := os.MkdirAll(filepath.Join(ws, ".co-cli", "commands"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "review.md"), []byte("Please review the code. Context: @.env\n$ARGUMENTS\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("DB_PASSWORD=hunter2-supersecret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main // MAIN-MARKER\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".gitignore"), []byte(".env\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	check := func(front string, reqs []llmtest.Request) {
 		t.Helper()
 		if len(reqs) == 0 {
@@ -264,9 +274,15 @@ func TestResumeShowsCustomCommandsAsTyped(t *testing.T) {
 // shadows is a file problem, not a command.
 func TestStatusLeavesOutShadowedCommands(t *testing.T) {
 	ws := t.TempDir()
-	os.MkdirAll(filepath.Join(ws, ".co-cli", "commands"), 0o755)
-	os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "help.md"), []byte("my help\n"), 0o644)
-	os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "review.md"), []byte("review it\n"), 0o644)
+	if err := os.MkdirAll(filepath.Join(ws, ".co-cli", "commands"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "help.md"), []byte("my help\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "review.md"), []byte("review it\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, errOut, code := runCo(t, ws, env(t, nil), "", "status")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)

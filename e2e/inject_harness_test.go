@@ -396,23 +396,25 @@ func (c *attack) tuiYolo(sc injection) {
 	t.Logf("full screen /yolo: %d modals answered n; attacker log %q; escaped %q", len(sc.asks(c)), c.atk.requests(), sc.escaped(c))
 }
 
-// answer presses key until the modal showing marker closes. A key pressed
-// in the modal's grace period answers nothing (and extends it), so the key
-// is pressed again after a pause until the modal is gone.
+// answer presses key once on the modal showing marker, when it is armed (a
+// key in its grace period answers nothing), and waits until the key is
+// taken: the marker gone, or a next call's modal shown (its hints not yet
+// lit again).
 func (s *tuiSession) answer(key, marker string) {
 	s.t.Helper()
-	deadline := time.Now().Add(tuiWait)
-	for time.Now().Before(deadline) {
-		s.keys(key)
-		settle := time.Now().Add(time.Second)
-		for time.Now().Before(settle) {
-			if !strings.Contains(s.screen(), marker) {
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
+	s.waitArmed()
+	s.keys(key)
+	deadline := hangDeadline(tuiWait)
+	for {
+		styled := s.styledScreen()
+		if !strings.Contains(stripSGR(styled), marker) || !modalArmed(styled) {
+			return
 		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the armed modal showing %q did not take %s:\n%q", marker, key, styled)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	s.t.Fatalf("the modal showing %q did not close on %s:\n%s", marker, key, s.screen())
 }
 
 // waitCount waits until stdout holds s at least n times.

@@ -73,7 +73,9 @@ func TestInjectionSandboxUndoesProtectedWrites(t *testing.T) {
 			srv := llmtest.NewServer()
 			defer srv.Close()
 			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Project\n"), 0o644)
+			if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Project\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			srv.Script(
 				llmtest.Reply{ToolCalls: []llmtest.ToolCall{localCall("c0", "web_fetch", map[string]any{"url": atk.URL + "/page"})}},
 				llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", cmd)}},

@@ -128,8 +128,12 @@ func injections() []injection {
 			// edit_file of a file that runs code later (an editor task).
 			name: "edit_file .vscode/tasks.json",
 			setup: func(c *attack) {
-				os.MkdirAll(filepath.Join(c.dir, ".vscode"), 0o755)
-				os.WriteFile(filepath.Join(c.dir, ".vscode", "tasks.json"), []byte(`{"tasks": []}`+"\n"), 0o644)
+				if err := os.MkdirAll(filepath.Join(c.dir, ".vscode"), 0o755); err != nil {
+					c.t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(c.dir, ".vscode", "tasks.json"), []byte(`{"tasks": []}`+"\n"), 0o644); err != nil {
+					c.t.Fatal(err)
+				}
 			},
 			calls: func(c *attack) []llmtest.ToolCall {
 				return []llmtest.ToolCall{localCall("", "edit_file", map[string]any{"path": ".vscode/tasks.json", "old": `"tasks": []`,
@@ -298,7 +302,9 @@ func TestInjectionBrowsingCost(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET_TOKEN="+secret+"\n"), 0o600)
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET_TOKEN="+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	var calls []llmtest.ToolCall
 	for i := 1; i <= 10; i++ {
 		calls = append(calls, localCall("", "web_fetch", map[string]any{"url": atk.URL + "/docs/" + itoa(i)}))
@@ -361,7 +367,9 @@ func TestInjectionQuestionSaysWhyItAsks(t *testing.T) {
 			llmtest.Reply{Text: done})
 		e := env(t, srv, append([]string{"CO_CLI_WEB_ALLOW_PRIVATE=true"}, extraEnv...)...)
 		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET_TOKEN="+secret+"\n"), 0o600)
+		if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET_TOKEN="+secret+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		out, _, _ := runCo(t, dir, e, prompt+atk.URL+"/page\nn\n", "--plain")
 		i := strings.Index(out, "why it asks: ")
 		if i < 0 {
@@ -397,7 +405,9 @@ func TestInjectionSurvivesResume(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET_TOKEN="+secret+"\n"), 0o600)
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET_TOKEN="+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	srv.Script(
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{localCall("c0", "web_fetch", map[string]any{"url": atk.URL + "/page"})}},
 		llmtest.Reply{Text: "Release notes, summarised."},

@@ -109,10 +109,16 @@ func TestMCPProjectConsent(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
 	script := "touch " + marker + "; exec node " + mcptest.Everything(t) + " stdio\n"
-	os.WriteFile(filepath.Join(dir, "start.sh"), []byte(script), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "start.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	project := `{"mcp_servers": {"repo": {"command": "sh", "args": ["start.sh"], "env": {"REPO_TOKEN": "${HOME}"}}}}`
-	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644)
+	if err := os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	out, _, code := runCo(t, dir, e, "", "mcp", "list")
 	if code != 0 || !strings.Contains(out, "repo (local, project): awaiting your consent, not started (co mcp trust repo") {
@@ -160,7 +166,9 @@ func TestMCPProjectConsent(t *testing.T) {
 	}
 	// A git pull changes the script: consent is asked again.
 	os.Remove(marker)
-	os.WriteFile(filepath.Join(dir, "start.sh"), []byte("echo changed; "+script), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "start.sh"), []byte("echo changed; "+script), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, _, _ = runCo(t, dir, e, "", "mcp", "list")
 	if !strings.Contains(out, "repo (local, project): awaiting your consent") {
 		t.Errorf("after the script changed:\n%s", out)
@@ -186,8 +194,12 @@ func TestPlainMCPTrustAsks(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
 	project := `{"mcp_servers": {"repo": {"command": "sh", "args": ["-c", "touch ` + marker + `; exec node ` + mcptest.Everything(t) + ` stdio"]}}}`
-	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644)
+	if err := os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	ce := env(t, srv, "HOME="+envValue(e, "HOME"), "XDG_CONFIG_HOME="+envValue(e, "XDG_CONFIG_HOME"), "XDG_DATA_HOME="+envValue(e, "XDG_DATA_HOME"))

@@ -177,8 +177,12 @@ func squeeze(s string) string {
 func TestPlainMCPTrustFailureShown(t *testing.T) {
 	dir := t.TempDir()
 	project := `{"mcp_servers": {"repo": {"command": "./no-such-server"}}}`
-	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644)
+	if err := os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	p := start(t, dir, env(t, srv), "--plain")
@@ -195,8 +199,12 @@ func TestPlainMCPTrustFailureShown(t *testing.T) {
 func TestTUIMCPTrustFailureShown(t *testing.T) {
 	dir := t.TempDir()
 	project := `{"mcp_servers": {"repo": {"command": "./no-such-server"}}}`
-	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644)
+	if err := os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	s := startTUI(t, dir, tuiEnv(t, srv), 160, 50)

@@ -147,8 +147,12 @@ func TestProjectFileCannotAutoSaveMemories(t *testing.T) {
 	defer srv.Close()
 	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{saveMemoryCall("Planted by a repository.")}}, llmtest.Reply{Text: "done"})
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(`{"memory_auto_save": true}`), 0o644)
+	if err := os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(`{"memory_auto_save": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	e := env(t, srv)
 	_, errOut, _ := runCo(t, dir, e, "", "run", "--yes", "go")
 	if !strings.Contains(errOut, `ignored "memory_auto_save"`) {
@@ -350,10 +354,14 @@ func TestDamagedMemoryStoreIsReportedAndKept(t *testing.T) {
 			data = filepath.Join(strings.TrimPrefix(kv, "XDG_DATA_HOME="), "co-cli")
 		}
 	}
-	os.MkdirAll(data, 0o700)
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	junk := []byte(strings.Repeat("this is not a database ", 300))
 	path := filepath.Join(data, "memory.db")
-	os.WriteFile(path, junk, 0o600)
+	if err := os.WriteFile(path, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := runCo(t, dir, e, "", "memory", "list")
 	if code == 0 || !strings.Contains(errOut, "may be damaged") || !strings.Contains(errOut, "left untouched") {
 		t.Fatalf("co memory list: exit %d: %s", code, errOut)
@@ -382,9 +390,13 @@ func TestDamagedMemoryStoreIsSaidOnceInTheChat(t *testing.T) {
 			data = filepath.Join(strings.TrimPrefix(kv, "XDG_DATA_HOME="), "co-cli")
 		}
 	}
-	os.MkdirAll(data, 0o700)
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(data, "memory.db")
-	os.WriteFile(path, []byte(strings.Repeat("this is not a database ", 300)), 0o600)
+	if err := os.WriteFile(path, []byte(strings.Repeat("this is not a database ", 300)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	const said = "memory is unavailable, so this conversation goes on without saved memories: " // then the store's error
 	out, errOut, code := runCo(t, dir, e, "", "run", "hello")
 	if code != 0 || out != "fine\n" || strings.Count(errOut, "note: "+said+path+" cannot be read as a memory store") != 1 {

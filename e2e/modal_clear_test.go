@@ -109,19 +109,17 @@ func TestTUISetupStandsAlone(t *testing.T) {
 	}
 }
 
-// denyModal presses Esc until the modal titled title is gone. A key within
-// ApprovalGrace (400ms) of the modal or of the last key is not taken
-// (TestTUITypingFastIntoAModalIsNotAnApproval), so the presses are a second
-// apart; how many it takes does not matter.
+// denyModal denies the modal titled title with one Esc once it is armed.
 func denyModal(t *testing.T, s *tuiSession, title string) {
 	t.Helper()
-	deadline := time.Now().Add(tuiWait)
+	s.waitArmed()
+	s.keys("Escape")
+	deadline := hangDeadline(tuiWait)
 	for strings.Contains(s.screen(), title) {
 		if time.Now().After(deadline) {
-			t.Fatalf("Esc did not close the modal %q:\n%s", title, s.screen())
+			t.Fatalf("one Esc on the armed modal did not close %q:\n%s", title, s.styledScreen())
 		}
-		s.keys("Escape")
-		time.Sleep(time.Second)
+		time.Sleep(20 * time.Millisecond)
 	}
 	s.waitFor(tuiWait, "Ask co anything")
 }

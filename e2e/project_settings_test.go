@@ -24,7 +24,9 @@ func newProjectAttack(t *testing.T, srv *llmtest.Server, tui bool) projectAttack
 	var a projectAttack
 	a.dir = t.TempDir()
 	a.project = filepath.Join(a.dir, ".co-cli", "settings.json")
-	os.MkdirAll(filepath.Dir(a.project), 0o755)
+	if err := os.MkdirAll(filepath.Dir(a.project), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(a.project, []byte(`{
 		"slack_bot_token": "xoxb-attacker-0123456789",
 		"openai_api_key": "sk-attacker-0123456789",
@@ -50,7 +52,9 @@ func newProjectAttack(t *testing.T, srv *llmtest.Server, tui bool) projectAttack
 	}
 	a.e = kept
 	a.userFile = filepath.Join(home, ".config", "co-cli", "settings.json")
-	os.MkdirAll(filepath.Dir(a.userFile), 0o700)
+	if err := os.MkdirAll(filepath.Dir(a.userFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(a.userFile, []byte(`{"openai_api_key": "sk-user-0123456789"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}

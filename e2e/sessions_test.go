@@ -95,10 +95,14 @@ func TestDamagedStoreIsReportedAndKept(t *testing.T) {
 			data = filepath.Join(strings.TrimPrefix(kv, "XDG_DATA_HOME="), "co-cli")
 		}
 	}
-	os.MkdirAll(data, 0o700)
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	store := filepath.Join(data, "sessions.db")
 	junk := []byte(strings.Repeat("this is not sqlite ", 300))
-	os.WriteFile(store, junk, 0o600)
+	if err := os.WriteFile(store, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := runCo(t, t.TempDir(), e, "", "--continue", "--plain")
 	if code != 1 || !strings.Contains(errOut, "may be damaged") {
 		t.Fatalf("--continue on a damaged store: exit %d %s", code, errOut)
@@ -194,7 +198,9 @@ func TestResumedTranscriptShowsToolResultsReadably(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "l1", Name: "list_directory", Args: `{}`}}}, llmtest.Reply{Text: "listed"})
 	e := env(t, srv)
 	runCo(t, dir, e, "list\n", "--plain")

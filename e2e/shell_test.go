@@ -30,7 +30,9 @@ func TestPlainApproveOnce(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hi"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hi"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "ls -la")}}, llmtest.Reply{Text: "Listed."})
 	out, _, code := runCo(t, dir, unsandboxed(t, srv), "list the files\ny\n", "--plain")
 	if code != 0 {
@@ -157,7 +159,9 @@ func TestRunUnsandboxedHintIsWhatWorks(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "here.txt"), []byte("x"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "here.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ls := func() {
 		srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "ls")}}, llmtest.Reply{Text: "done"})
 	}
@@ -194,7 +198,9 @@ func TestPlainDockerSandboxAllowsSafeCommands(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "in-workspace.txt"), []byte("x"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "in-workspace.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	srv.Script(
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "ls /workspace && id -u")}},
 		llmtest.Reply{Text: "done"},

@@ -447,7 +447,7 @@ func TestTelemetryOTLPFromCo(t *testing.T) {
 		mu.Unlock()
 		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
 		w.Header().Set("Content-Type", "application/x-protobuf")
-		w.Write(out)
+		_, _ = w.Write(out) // the client sees a failed write
 	}))
 	defer rcv.Close()
 	srv := llmtest.NewServer()

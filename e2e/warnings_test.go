@@ -17,11 +17,19 @@ import (
 func startWarnings(t *testing.T, e []string) (dir string, env []string, want []string) {
 	t.Helper()
 	dir = t.TempDir()
-	os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(`{"sandbox_network": "bridge"}`), 0o644)
+	if err := os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(`{"sandbox_network": "bridge"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	data := filepath.Join(envValue(e, "XDG_DATA_HOME"), "co-cli")
-	os.MkdirAll(data, 0o700)
-	os.WriteFile(filepath.Join(data, "sessions.db"), []byte(strings.Repeat("this is not sqlite ", 300)), 0o600)
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "sessions.db"), []byte(strings.Repeat("this is not sqlite ", 300)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	e = append(e, "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc")
 	return dir, e, []string{
 		`warning: ignored "sandbox_network" in `,

@@ -47,7 +47,9 @@ func lock(t *testing.T, p string) (release func()) {
 	release = func() {
 		if !done {
 			done = true
-			conn.ExecContext(context.Background(), `ROLLBACK`)
+			if _, err := conn.ExecContext(context.Background(), `ROLLBACK`); err != nil {
+				t.Fatal(err)
+			}
 			conn.Close()
 			db.Close()
 		}
@@ -90,7 +92,9 @@ func TestLazyOpenIsBoundedAndClosedWhenLate(t *testing.T) {
 	}
 	openUnderWay("StoreContext")
 	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
-	l.StoreContext(ctx)
+	if _, err := l.StoreContext(ctx); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a second StoreContext on the locked store: %v; want ErrBusy", err)
+	}
 	cancel()
 	l.mu.Lock()
 	same := l.opening == a

@@ -173,7 +173,9 @@ func TestPinAndRecall(t *testing.T) {
 	if m, _ := s.Get(name.ID); m.Used.IsZero() {
 		t.Fatal("recall did not mark the memory used")
 	}
-	s.Pin(name.ID, false)
+	if _, err := s.Pin(name.ID, false); err != nil {
+		t.Fatal(err)
+	}
 	if r, _ := s.Recall("unrelated words here"); len(r) != 0 {
 		t.Fatalf("unpinned still recalled: %v", ids(r))
 	}
@@ -220,21 +222,31 @@ func TestDamagedNewerForeignLeftUntouched(t *testing.T) {
 			t.Errorf("%s: the file was changed", name)
 		}
 	}
-	check("garbage.db", func(p string) { os.WriteFile(p, bytes.Repeat([]byte("not sqlite "), 500), 0o600) }, "may be damaged")
+	check("garbage.db", func(p string) {
+		if err := os.WriteFile(p, bytes.Repeat([]byte("not sqlite "), 500), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}, "may be damaged")
 	check("newer.db", func(p string) {
 		db, _ := sql.Open("sqlite3", p)
-		db.Exec(`PRAGMA user_version = 99`)
+		if _, err := db.Exec(`PRAGMA user_version = 99`); err != nil {
+			t.Fatal(err)
+		}
 		db.Close()
 	}, "newer co")
 	check("foreign.db", func(p string) {
 		db, _ := sql.Open("sqlite3", p)
-		db.Exec(`CREATE TABLE x (y)`)
+		if _, err := db.Exec(`CREATE TABLE x (y)`); err != nil {
+			t.Fatal(err)
+		}
 		db.Close()
 	}, "not a co memory store")
 	// A store of this version reopens with its memories.
 	p := filepath.Join(dir, "ok.db")
 	s, _ := Open(p, Options{})
-	s.Save("kept across opens", nil, "")
+	if _, err := s.Save("kept across opens", nil, ""); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	s, err := Open(p, Options{})
 	if err != nil {

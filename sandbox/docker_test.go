@@ -632,7 +632,11 @@ func TestDockerRunEndsEverySpan(t *testing.T) {
 	}
 	ledger := &spanLedger{open: map[trace.SpanID]string{}}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(ledger))
-	defer tp.Shutdown(context.Background())
+	defer func() {
+		if err := tp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
 	ctx, tool := tp.Tracer("test").Start(context.Background(), "execute_tool run_shell_command")
 	out, err := d.Run(ctx, "echo ok; exit 3", Options{})
 	if err != nil || out.ExitCode != 3 {

@@ -19,38 +19,12 @@ import (
 	"github.com/co-cli/co/lib/protect"
 )
 
-// The guard keeps shell commands from leaving changes to the protected paths of the workspace
-// (lib/protect: what runs code on the host later, what steers later sessions) on the host.
-//
-// Why a check after each command, and not only read-only mounts: a bind mount can only cover a
-// path that exists when the container is made (runc would create a missing target on the host),
-// and the list matches at any depth, so a command could always create sub/.envrc or a new .git.
-// The Docker backend mounts the protected folders at the top of the workspace read-only (see
-// [mounts]); everything else is guarded here:
-//
-//   - Before a command (when none is running) the guard brings its picture of the workspace up to
-//     date: it stats every directory it knows (3 ms for 1,100 directories on the test machine),
-//     reads again only those whose ctime changed, and keeps every protected path's type, mode,
-//     owner, link target and content (a file up to keepFileMax, keepTotalMax in all; content is
-//     read again only when a file's stat changed). Changes made between commands — by the user,
-//     by an approved write_file — become the new baseline.
-//   - After the command it does the same and compares: a protected path created (at any depth,
-//     also inside a new or renamed directory, also a symlink) is removed; one changed, replaced
-//     (by a symlink, say) or deleted is put back; a renamed one is both. ctime cannot be set by a
-//     program, so a directory whose ctime did not change has the same entries; a directory or
-//     file read less than racyWindow after its ctime is read again next time, as git treats a
-//     "racily clean" index entry.
-//
-// No process of the command is left to write after the check: the command's exec kills every
-// orphan in the container before it returns (see runScript), and commands never see the guard's
-// state. Everything the guard changes on the host goes through descriptors opened without
-// following symlinks, from the workspace down, so a link a command planted cannot send a
-// removal or a restore anywhere else.
-//
-// Concurrent commands share one baseline, taken when the first of them starts; each one's end is
-// checked against it, and the last one's end leaves the workspace as it was plus what the guard
-// accepted. A change a person makes to a protected path while a command runs looks like the
-// command's, and is undone too.
+// The guard keeps shell commands from leaving changes to the workspace's
+// protected paths (lib/protect) on the host: before a command it brings its
+// picture of them up to date, after it compares and undoes what the
+// command created, changed or deleted. Why a check and not only read-only
+// mounts, what it keeps and how it stays cheap and safe from planted
+// links: the package documentation, "The protected-paths guard".
 
 // Limits of what the guard keeps.
 const (

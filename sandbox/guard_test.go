@@ -91,8 +91,12 @@ func TestGuardDoesNotFollowPlantedLinks(t *testing.T) {
 	write(t, outside, ".git/config", "outside\n")
 	ps := command(t, g, func() {
 		os.RemoveAll(filepath.Join(ws, "sub"))
-		os.Symlink(outside, filepath.Join(ws, "sub"))
-		os.Symlink(outside, filepath.Join(ws, "other"))
+		if err := os.Symlink(outside, filepath.Join(ws, "sub")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, filepath.Join(ws, "other")); err != nil {
+			t.Fatal(err)
+		}
 	})
 	mustHave(t, outside, "AGENTS.md", "outside\n")
 	mustHave(t, outside, ".git/config", "outside\n")

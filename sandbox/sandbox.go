@@ -44,6 +44,41 @@
 // Config.Defer, in [Docker.Start] or the first Run), so New returns within the ~1.5 s availability
 // probe; the first Run (or [Docker.Ready]) waits for the container. That goroutine first sweeps containers left by co processes that died (see [SweepStale]).
 // It is the only goroutine the package leaves running between calls, and Close waits for it.
+//
+// # The protected-paths guard
+//
+// The guard keeps shell commands from leaving changes to the protected paths of the workspace
+// (lib/protect: what runs code on the host later, what steers later sessions) on the host.
+//
+// Why a check after each command, and not only read-only mounts: a bind mount can only cover a
+// path that exists when the container is made (runc would create a missing target on the host),
+// and the list matches at any depth, so a command could always create sub/.envrc or a new .git.
+// The Docker backend mounts the protected folders at the top of the workspace read-only (see
+// [mounts]); everything else is left to the guard (guard.go):
+//
+//   - Before a command (when none is running) the guard brings its picture of the workspace up to
+//     date: it stats every directory it knows (3 ms for 1,100 directories on the test machine),
+//     reads again only those whose ctime changed, and keeps every protected path's type, mode,
+//     owner, link target and content (a file up to keepFileMax, keepTotalMax in all; content is
+//     read again only when a file's stat changed). Changes made between commands — by the user,
+//     by an approved write_file — become the new baseline.
+//   - After the command it does the same and compares: a protected path created (at any depth,
+//     also inside a new or renamed directory, also a symlink) is removed; one changed, replaced
+//     (by a symlink, say) or deleted is put back; a renamed one is both. ctime cannot be set by a
+//     program, so a directory whose ctime did not change has the same entries; a directory or
+//     file read less than racyWindow after its ctime is read again next time, as git treats a
+//     "racily clean" index entry.
+//
+// No process of the command is left to write after the check: the command's exec kills every
+// orphan in the container before it returns (see runScript), and commands never see the guard's
+// state. Everything the guard changes on the host goes through descriptors opened without
+// following symlinks, from the workspace down, so a link a command planted cannot send a
+// removal or a restore anywhere else.
+//
+// Concurrent commands share one baseline, taken when the first of them starts; each one's end is
+// checked against it, and the last one's end leaves the workspace as it was plus what the guard
+// accepted. A change a person makes to a protected path while a command runs looks like the
+// command's, and is undone too.
 package sandbox
 
 import (

@@ -407,31 +407,45 @@ func TestMounts(t *testing.T) {
 		source string // expected source of the .git mount, relative to ws
 	}{
 		{name: "no git", setup: func(string) {}, gitRO: true, want: []mnt{{"/workspace", false}}},
-		{name: "git dir", setup: func(ws string) { os.Mkdir(filepath.Join(ws, ".git"), 0o755) }, gitRO: true,
+		{name: "git dir", setup: func(ws string) { noErr(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755)) }, gitRO: true,
 			want: []mnt{{"/workspace", false}, {"/workspace/.git", true}}, source: ".git"},
-		{name: "git dir not protected", setup: func(ws string) { os.Mkdir(filepath.Join(ws, ".git"), 0o755) },
+		{name: "git dir not protected", setup: func(ws string) { noErr(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755)) },
 			want: []mnt{{"/workspace", false}}},
-		{name: "git file", setup: func(ws string) { os.WriteFile(filepath.Join(ws, ".git"), []byte("gitdir: /x\n"), 0o644) }, gitRO: true,
+		{name: "git file", setup: func(ws string) { noErr(t, os.WriteFile(filepath.Join(ws, ".git"), []byte("gitdir: /x\n"), 0o644)) }, gitRO: true,
 			want: []mnt{{"/workspace", false}, {"/workspace/.git", true}}, source: ".git"},
 		{name: "git symlink inside", setup: func(ws string) {
-			os.MkdirAll(filepath.Join(ws, "repo", "git"), 0o755)
-			os.Symlink("repo/git", filepath.Join(ws, ".git"))
+			if err := os.MkdirAll(filepath.Join(ws, "repo", "git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("repo/git", filepath.Join(ws, ".git")); err != nil {
+				t.Fatal(err)
+			}
 		}, gitRO: true, want: []mnt{{"/workspace", false}, {"/workspace/repo/git", true}}, source: "repo/git"},
-		{name: "git symlink outside", setup: func(ws string) { os.Symlink(root, filepath.Join(ws, ".git")) }, gitRO: true,
+		{name: "git symlink outside", setup: func(ws string) { noErr(t, os.Symlink(root, filepath.Join(ws, ".git"))) }, gitRO: true,
 			want: []mnt{{"/workspace", false}}},
 		// The other protected folders at the top, whatever the setting; .github whole; names without
 		// case; files and ordinary folders are not mounted (the guard checks them).
 		{name: "protected folders", setup: func(ws string) {
 			for _, d := range []string{".VSCode", ".idea", ".co-cli", ".agents/skills", ".github/workflows", "src/.vscode", "docs"} {
-				os.MkdirAll(filepath.Join(ws, d), 0o755)
+				if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
 			}
-			os.WriteFile(filepath.Join(ws, ".envrc"), nil, 0o644)
-			os.WriteFile(filepath.Join(ws, "AGENTS.md"), nil, 0o644)
+			if err := os.WriteFile(filepath.Join(ws, ".envrc"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(ws, "AGENTS.md"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}, want: []mnt{{"/workspace", false}, {"/workspace/.VSCode", true}, {"/workspace/.agents", true}, {"/workspace/.co-cli", true},
 			{"/workspace/.github", true}, {"/workspace/.idea", true}}},
 		{name: "protected folder linked inside", setup: func(ws string) {
-			os.MkdirAll(filepath.Join(ws, "conf", "vscode"), 0o755)
-			os.Symlink("conf/vscode", filepath.Join(ws, ".vscode"))
+			if err := os.MkdirAll(filepath.Join(ws, "conf", "vscode"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("conf/vscode", filepath.Join(ws, ".vscode")); err != nil {
+				t.Fatal(err)
+			}
 		}, want: []mnt{{"/workspace", false}, {"/workspace/conf/vscode", true}}},
 	}
 	for _, tt := range tests {
@@ -495,5 +509,13 @@ func waitFile(t testing.TB, path string) {
 			t.Fatalf("%s never appeared", path)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// noErr fails the test at once on a set-up step's error.
+func noErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

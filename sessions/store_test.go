@@ -148,15 +148,23 @@ func TestListFindDelete(t *testing.T) {
 func TestBadFilesAreNeverOverwritten(t *testing.T) {
 	dir := t.TempDir()
 	cases := map[string]func(path string){
-		"garbage": func(p string) { os.WriteFile(p, []byte(strings.Repeat("not a database ", 400)), 0o600) },
+		"garbage": func(p string) {
+			if err := os.WriteFile(p, []byte(strings.Repeat("not a database ", 400)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
 		"newer version": func(p string) {
 			db, _ := sql.Open("sqlite3", p)
-			db.Exec(`CREATE TABLE x (a); PRAGMA user_version = 99`)
+			if _, err := db.Exec(`CREATE TABLE x (a); PRAGMA user_version = 99`); err != nil {
+				t.Fatal(err)
+			}
 			db.Close()
 		},
 		"someone else's database": func(p string) {
 			db, _ := sql.Open("sqlite3", p)
-			db.Exec(`CREATE TABLE people (name TEXT)`)
+			if _, err := db.Exec(`CREATE TABLE people (name TEXT)`); err != nil {
+				t.Fatal(err)
+			}
 			db.Close()
 		},
 	}
@@ -222,7 +230,7 @@ func TestFilesArePrivate(t *testing.T) {
 	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "secret plans"}))
 	must(t, r.Draft("streaming"))
 	dir := filepath.Dir(s.Path())
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
@@ -232,4 +240,7 @@ func TestFilesArePrivate(t *testing.T) {
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

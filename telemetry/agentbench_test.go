@@ -71,7 +71,7 @@ func startLLM(b *testing.B, n int) string {
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		if u, ok := strings.CutPrefix(sc.Text(), "URL "); ok {
-			go io.Copy(io.Discard, out)
+			go func() { _, _ = io.Copy(io.Discard, out) }() // drains the pipe; it ends when the child does
 			return u
 		}
 	}

@@ -90,7 +90,11 @@ func BenchmarkExporter(b *testing.B) {
 			if _, err := exp.Open(context.Background()); err != nil {
 				b.Fatal(err)
 			}
-			defer exp.Shutdown(context.Background())
+			defer func() {
+				if err := exp.Shutdown(context.Background()); err != nil {
+					b.Error(err)
+				}
+			}()
 			var e sdktrace.SpanExporter = exp
 			if tc.filter {
 				e = &filterExporter{next: exp, f: spanFilter{redactor: NewRedactor([]string{"sk-configured-secret-value"}), keepContent: true, maxValueLen: DefaultMaxValueLen}}

@@ -149,7 +149,9 @@ func TestKilledWriter(t *testing.T) {
 		}
 		for r.Next() {
 			var n sql.NullInt64
-			r.Scan(&n)
+			if err := r.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
 			stored[int(n.Int64)] = true
 		}
 		r.Close()

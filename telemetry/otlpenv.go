@@ -69,20 +69,15 @@ func (e *otlpEnv) warnf(format string, args ...any) {
 //   - OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is the URL, as is (no path: "/");
 //     OTEL_EXPORTER_OTLP_ENDPOINT is a base to which /v1/traces is added.
 //     A URL without a scheme is https, or http when *_INSECURE=true.
-//   - *_HEADERS: key=value pairs, comma-separated, values URL-decoded.
-//   - *_TIMEOUT: milliseconds for one export, retries included (10 s).
-//   - *_COMPRESSION: gzip or none.
+//   - *_HEADERS: key=value pairs, comma-separated, values URL-decoded;
+//     *_TIMEOUT: ms for one export, retries included (10 s); *_COMPRESSION.
 //   - *_CERTIFICATE: a PEM file of the CAs to trust instead of the system's;
 //     *_CLIENT_CERTIFICATE and *_CLIENT_KEY: PEM files for mutual TLS.
 //
-// A value that would send spans elsewhere or less securely than asked (the
-// endpoint, the TLS files) is an error; one that has a safe default (a
-// header, the timeout, compression, insecure) is a warning and the default.
-// Errors and warnings name the variable. (otlptracehttp, which co does not
-// use for this reason, reads the variables from the process whatever it
-// is given, logs bad values to OpenTelemetry's global logger and goes on;
-// it also lets *_INSECURE override a scheme that is written, and takes
-// unix:// and other schemes as http or https.)
+// A value that would send spans elsewhere or less securely than asked is
+// an error; one with a safe default is a warning and the default; both name
+// the variable. Why co reads them and not otlptracehttp:
+// docs/SOURCES.md#opentelemetry-the-otlp-exporters-variables.
 func otlpConfigFromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) (otlpConfig, []string, error) {
 	e := &otlpEnv{getenv: getenv}
 	cfg := otlpConfig{timeout: otlpDefaultTimeout}

@@ -9,25 +9,16 @@ import (
 )
 
 // processor is the SDK's BatchSpanProcessor in front of an exporter (the
-// store's, OTLP's), with two things around it that co needs:
-//
-//   - the queue's bound is kept here, so that the spans dropped because it
-//     is full are counted (Dropped, shown by co status): the SDK drops them
-//     too but does not say how many. Every span not yet exported (queued,
-//     or in the batch being exported) counts against maxQueue, so the SDK's
-//     own queue, of the same size, never fills;
-//   - export errors go to onErr (Tracing.Handle, for /status), never to
-//     OpenTelemetry's global handler, which prints to stderr.
-//
-// A full queue drops spans rather than block the agent. Ending a span
-// costs the agent a channel send; the SDK's goroutine exports a batch
-// after timeout or when maxBatch spans are waiting, and Shutdown exports
-// what is left. (co had its own batcher here, to spare that goroutine a
-// wake-up per span; measured on a busy turn's spans, the difference was a
-// few µs a turn: see telemetry/README.md, "Figures".)
-//
-// The side panel's feed is another processor (Feed), called as a span
-// starts and ends: it never waits for a batch.
+// store's, OTLP's), with two things around it that co needs: the queue's
+// bound is kept here, so that the spans dropped because it is full are
+// counted (Dropped, shown by co status; the SDK does not say how many):
+// every span not yet exported counts against maxQueue, so the SDK's own
+// queue, of the same size, never fills; and export errors go to onErr
+// (Tracing.Handle, for /status), never to OpenTelemetry's global handler,
+// which prints to stderr. A full queue drops spans rather than block the
+// agent. Why the SDK's processor and not co's own batcher: the figures in
+// telemetry/README.md, "Figures". The side panel's feed is another
+// processor (Feed), called as a span starts and ends.
 type processor struct {
 	sdktrace.SpanProcessor
 	maxQueue int64

@@ -100,7 +100,9 @@ func TestSchemaWALIndexesVersionAndMode(t *testing.T) {
 	rows, _ := db.Query(`SELECT name FROM pragma_table_info('spans') ORDER BY cid`)
 	for rows.Next() {
 		var c string
-		rows.Scan(&c)
+		if err := rows.Scan(&c); err != nil {
+			t.Fatal(err)
+		}
 		cols = append(cols, c)
 	}
 	rows.Close()
@@ -247,7 +249,9 @@ func TestPruneByAgeAndSize(t *testing.T) {
 	}
 	// The newest stay.
 	var newest int64
-	db.QueryRow(`SELECT max(start_time) FROM spans`).Scan(&newest)
+	if err := db.QueryRow(`SELECT max(start_time) FROM spans`).Scan(&newest); err != nil {
+		t.Fatal(err)
+	}
 	if newest < now.Add(-2*time.Minute).UnixNano() {
 		t.Errorf("the newest span was pruned")
 	}
@@ -485,7 +489,9 @@ func TestWriteTraceHTMLIsSelfContained(t *testing.T) {
 	_, s := tr.Tracer().Start(ctx, "execute_tool x", trace.WithAttributes(attribute.String("gen_ai.tool.call.result", `</script><script>alert(1)</script><img src="http://evil.example/x.png">`)))
 	s.End()
 	root.End()
-	tr.Shutdown(context.Background())
+	if err := tr.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	st := OpenStore(tr.DBPath())
 	defer st.Close()
 	id, _ := st.LatestTraceID(context.Background())
@@ -515,7 +521,11 @@ func TestWriteTraceHTMLIsSelfContained(t *testing.T) {
 // leaves no transaction open; the next batch is written whole.
 func TestExportHonoursItsContext(t *testing.T) {
 	exp := NewExporter(DBPath(t.TempDir()))
-	defer exp.Shutdown(context.Background())
+	defer func() {
+		if err := exp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
 	spans := agentLikeSpans(8)
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := exp.ExportSpans(ctx, spans[:4]); err != nil {

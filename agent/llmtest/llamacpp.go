@@ -1,33 +1,19 @@
 package llmtest
 
-// The llamacpp profile imitates llama.cpp's llama-server, as recorded from
-// build b10573 (commit d775b8967, 2026-08-22) started with `-c N --jinja`
-// and a one-model GGUF (the recordings: docs/recordings/local-servers-2026-11-26.md, "llama.cpp"
-// items d and g, on the machine that made them; the sources cited are that
-// tag's):
-//   - GET /props: {"default_generation_settings":{"params":{…},"n_ctx":N},
-//     "total_slots":…,"model_alias":…,"model_path":…,"build_info":…}, the
-//     slot's context in default_generation_settings.n_ctx
-//     (tools/server/server-context.cpp:4523: {"n_ctx", meta.slot_n_ctx});
-//   - GET /v1/models: both Ollama's shape ("models") and OpenAI's ("data"),
-//     each entry with "owned_by":"llamacpp" and "meta":{"vocab_type",
-//     "n_vocab","n_ctx","n_ctx_train","n_embd","n_params","size","ftype"};
-//   - the model name of a chat request is ignored: the one loaded model
-//     answers, and names itself in "model" as the request did;
-//   - a prompt of n_ctx tokens or more is refused before any output with
-//     HTTP 400, streamed or not (server-context.cpp:3137 `if
-//     (slot.task->n_tokens() >= slot.n_ctx)`, :3139 "request (%d tokens) exceeds the
-//     available context size (%d tokens), try increasing it",
-//     ERROR_TYPE_EXCEED_CONTEXT_SIZE; server-common.cpp: type
-//     "exceed_context_size_error", code 400), recorded as
-//     {"error":{"code":400,"message":"request (12754 tokens) exceeds the
-//     available context size (8192 tokens), try increasing it","type":
-//     "exceed_context_size_error","n_prompt_tokens":12754,"n_ctx":8192}},
-//     the server logging `E srv    send_error: task id = 5, error: request
-//     (12754 tokens) exceeds the available context size (8192 tokens), try
-//     increasing it`.
-// Tokens are counted as everywhere in llmtest: characters / 4 (PromptTokens),
-// here with the tool schemas, which the chat template puts in the prompt.
+// The llamacpp profile imitates llama.cpp's llama-server (build b10573,
+// started with `-c N --jinja` and one GGUF model), as recorded in
+// docs/recordings/local-servers-2026-11-26.md ("llama.cpp", items d and g):
+//   - GET /props reports the slot's context in default_generation_settings.n_ctx;
+//   - GET /v1/models answers in both Ollama's shape ("models") and OpenAI's
+//     ("data"), each entry "owned_by":"llamacpp" with a "meta" of n_ctx and more;
+//   - a chat request's model name is ignored: the one loaded model answers,
+//     naming itself in "model" as the request did;
+//   - a prompt of n_ctx tokens or more is refused before any output with HTTP
+//     400 of type "exceed_context_size_error" (the recorded body, with
+//     n_prompt_tokens and n_ctx), streamed or not.
+// The server's source lines for each: docs/providers.md, "llama.cpp". Tokens
+// are counted as everywhere in llmtest (characters / 4, PromptTokens), here
+// with the tool schemas, which the chat template puts in the prompt.
 
 import (
 	"encoding/json"

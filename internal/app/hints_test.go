@@ -159,7 +159,9 @@ func TestEveryHeadlessHintIsTrue(t *testing.T) {
 
 	home := t.TempDir()
 	creds := filepath.Join(home, "token.json")
-	os.WriteFile(creds, []byte(`{"type":"authorized_user","client_id":"id","client_secret":"s","refresh_token":"r"}`), 0o600)
+	if err := os.WriteFile(creds, []byte(`{"type":"authorized_user","client_id":"id","client_secret":"s","refresh_token":"r"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	base := map[string]string{"SLACK_BOT_TOKEN": slackfake.Token, "GOOGLE_CREDENTIALS_PATH": creds}
 
 	families := []hintFamily{
@@ -250,7 +252,9 @@ func TestEveryHeadlessHintIsTrue(t *testing.T) {
 				label := f.name + " / " + iso + map[bool]string{true: " / --yes", false: ""}[yes]
 				t.Run(label, func(t *testing.T) {
 					work := t.TempDir()
-					os.WriteFile(filepath.Join(work, "seed.txt"), []byte("one\n"), 0o600)
+					if err := os.WriteFile(filepath.Join(work, "seed.txt"), []byte("one\n"), 0o600); err != nil {
+						t.Fatal(err)
+					}
 					s := hintSetup{env: map[string]string{"CO_CLI_SANDBOX_BACKEND": iso}, yes: yes}
 					for k, v := range base {
 						s.env[k] = v

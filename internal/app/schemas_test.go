@@ -34,9 +34,15 @@ func allTools(t *testing.T) *App {
 	creds := filepath.Join(home, "token.json")
 	// A user skill: read_skill is registered only when a skills folder exists.
 	skill := filepath.Join(home, ".config", "co-cli", "skills", "demo", "SKILL.md")
-	os.MkdirAll(filepath.Dir(skill), 0o755)
-	os.WriteFile(skill, []byte("---\nname: demo\ndescription: A demo skill.\n---\nDo the demo.\n"), 0o600)
-	os.WriteFile(creds, []byte(`{"type":"authorized_user","client_id":"id","client_secret":"s","refresh_token":"r"}`), 0o600)
+	if err := os.MkdirAll(filepath.Dir(skill), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(skill, []byte("---\nname: demo\ndescription: A demo skill.\n---\nDo the demo.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(creds, []byte(`{"type":"authorized_user","client_id":"id","client_secret":"s","refresh_token":"r"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	env := map[string]string{
 		"SLACK_BOT_TOKEN": "xoxb-test", "BRAVE_SEARCH_API_KEY": "k", "CO_CLI_SANDBOX_BACKEND": "subprocess",
 		"OBSIDIAN_VAULT_PATH": vault, "GOOGLE_CREDENTIALS_PATH": creds,

@@ -123,10 +123,18 @@ func TestToolShapes(t *testing.T) {
 func TestPathsAreRefusedWithAClearMessage(t *testing.T) {
 	w, dir := ws(t, map[string]string{"a.txt": "a\n"})
 	base := filepath.Dir(dir)
-	os.WriteFile(filepath.Join(base, "secret.txt"), []byte("SECRET"), 0o644)
-	os.Symlink("../secret.txt", filepath.Join(dir, "out"))
-	os.Symlink("out", filepath.Join(dir, "chain"))
-	os.Symlink("../gone.txt", filepath.Join(dir, "dangling"))
+	if err := os.WriteFile(filepath.Join(base, "secret.txt"), []byte("SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../secret.txt", filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("out", filepath.Join(dir, "chain")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../gone.txt", filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, path string
 		want       string
@@ -174,8 +182,12 @@ func TestListDirectory(t *testing.T) {
 		".gitignore": "*.log\nbuild/\n", "app.log": "log", "build/out.bin": "bin",
 		".git/HEAD": "ref", "src/.gitignore": "gen.go\n", "src/gen.go": "gen",
 	})
-	os.Symlink("a.go", filepath.Join(dir, "link"))
-	syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644)
+	if err := os.Symlink("a.go", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	r := mustRun(t, w, "list_directory", map[string]any{})
 	for _, want := range []string{".git/", "a.go  (10 B)", "app.log", "build/", "link -> a.go", "pipe  (a named pipe (FIFO))", "src/"} {
@@ -207,7 +219,9 @@ func TestListDirectory(t *testing.T) {
 		t.Errorf("entries are relative to the listed directory:\n%s", r.Display)
 	}
 
-	os.Mkdir(filepath.Join(dir, "empty"), 0o755)
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r = mustRun(t, w, "list_directory", map[string]any{"path": "empty"})
 	if r.Meta["count"] != 0 || !strings.Contains(r.Display, "empty") {
 		t.Errorf("empty dir: %v %q", r.Meta, r.Display)
@@ -261,7 +275,9 @@ func TestReadFile(t *testing.T) {
 	wantRetry(t, err, "past the end", "100 lines")
 	_, err = call(t, w, "read_file", map[string]any{"path": "long.txt", "start_line": 5, "end_line": 2})
 	wantRetry(t, err, "after end_line")
-	os.Mkdir(filepath.Join(dir, "d"), 0o755)
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	_, err = call(t, w, "read_file", map[string]any{"path": "d"})
 	wantRetry(t, err, "is a directory", "list_directory")
 	_, err = call(t, w, "read_file", map[string]any{"path": "missing.txt"})
@@ -269,11 +285,15 @@ func TestReadFile(t *testing.T) {
 	_, err = call(t, w, "read_file", map[string]any{})
 	wantRetry(t, err, "path")
 
-	os.WriteFile(filepath.Join(dir, "huge"), make([]byte, MaxReadBytes+1), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "huge"), make([]byte, MaxReadBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err = call(t, w, "read_file", map[string]any{"path": "huge"})
 	wantRetry(t, err, "limit")
 
-	syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err = call(t, w, "read_file", map[string]any{"path": "pipe"})
 	wantRetry(t, err, "FIFO")
 }
@@ -410,12 +430,24 @@ func TestWritesToPlacesThatRunCodeAlwaysAsk(t *testing.T) {
 func TestWriteRefusesSymlinksHardLinksAndFIFOs(t *testing.T) {
 	w, dir := ws(t, map[string]string{"real.txt": "r", "sub/x": "x"})
 	outside := filepath.Join(filepath.Dir(dir), "victim.txt")
-	os.WriteFile(outside, []byte("VICTIM"), 0o644)
-	os.Symlink("real.txt", filepath.Join(dir, "link.txt"))
-	os.Symlink("sub", filepath.Join(dir, "dirlink"))
-	os.Symlink("../nowhere.txt", filepath.Join(dir, "dangling.txt"))
-	os.Link(outside, filepath.Join(dir, "hard.txt"))
-	syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644)
+	if err := os.WriteFile(outside, []byte("VICTIM"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real.txt", filepath.Join(dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub", filepath.Join(dir, "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../nowhere.txt", filepath.Join(dir, "dangling.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, filepath.Join(dir, "hard.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for p, want := range map[string]string{
 		"link.txt": "symlink", "dirlink/x": "symlink", "dangling.txt": "symlink",
 		"hard.txt": "2 hard links", "pipe": "FIFO",
@@ -499,7 +531,9 @@ func TestAnEditApprovedOnAFileThatChangedSinceFailsClearly(t *testing.T) {
 		t.Fatalf("preview: %s", c.Preview)
 	}
 	// While the user looks at the diff, someone else rewrites the file.
-	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\ngamma\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\ngamma\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err := et.Run(context.Background(), args)
 	wantRetry(t, err, "old was not found")
 	if read(t, dir, "a.txt") != "alpha\ngamma\n" {

@@ -177,8 +177,12 @@ func TestAuthorizeWithoutBrowserTakesThePastedAddress(t *testing.T) {
 			return
 		}
 		resp.Body.Close()
-		io.WriteString(pw, "not a url\n")
-		io.WriteString(pw, resp.Header.Get("Location")+"\n")
+		for _, line := range []string{"not a url\n", resp.Header.Get("Location") + "\n"} {
+			if _, err := io.WriteString(pw, line); err != nil {
+				t.Errorf("pasting %q: %v", line, err)
+				return
+			}
+		}
 	}()
 	res, err := authorize(t, srv, google.AuthOptions{NoBrowser: true, In: pr, Out: &out,
 		OpenBrowser: func(string) error { t.Error("opened a browser with NoBrowser"); return nil }})
@@ -284,7 +288,9 @@ func TestDetect(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -354,7 +360,9 @@ func TestServiceAccountCredentials(t *testing.T) {
 		"client_email": "co@p.iam.gserviceaccount.com", "client_id": "1", "token_uri": srv.URL + "token",
 	})
 	path := filepath.Join(t.TempDir(), "sa.json")
-	os.WriteFile(path, sa, 0o600)
+	if err := os.WriteFile(path, sa, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	srv.AddFiles(googlefake.File{ID: "a", Name: "alpha", MimeType: "text/plain"})
 	acct := google.NewAccount(google.Config{CredentialsPath: path, Endpoint: srv.URL, Getenv: func(string) string { return "" }})
 	res, err := google.NewSearchDriveFiles(acct).Run(context.Background(), json.RawMessage(`{"query":"alpha"}`))
@@ -376,7 +384,7 @@ func TestUnsupportedCredentialsTypeIsRefused(t *testing.T) {
 	stsSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"access_token":"t","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"Bearer","expires_in":3600}`)
+		_, _ = io.WriteString(w, `{"access_token":"t","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"Bearer","expires_in":3600}`) // the client sees a failed write
 	}))
 	defer stsSrv.Close()
 	srv := googlefake.New()

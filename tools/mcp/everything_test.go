@@ -44,7 +44,12 @@ func startHTTPEverything(t *testing.T) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		// The server runs until killed: Kill fails only if it died on its
+		// own, and Wait, which reaps it either way, reports the kill.
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	waitFor(t, func() bool {
 		c, err := net.Dial("tcp", addr)
@@ -127,7 +132,11 @@ func TestEverythingThroughAgentGemini(t *testing.T) {
 	srv.SetAPIKey("k")
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
+	defer func() {
+		if err := tp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
 	ag := agent.New(agent.Config{
 		Tracer:     tp.Tracer("test"),
 		Provider:   provider.Provider{Name: "gemini", BaseURL: srv.URL, APIKey: "k", Model: "gemini-3.8-flash"},

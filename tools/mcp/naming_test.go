@@ -93,8 +93,12 @@ func TestSimplify(t *testing.T) {
 		"required": ["mode"]
 	}`
 	var got, exp any
-	json.Unmarshal(mcp.Simplify(json.RawMessage(in)), &got)
-	json.Unmarshal([]byte(want), &exp)
+	if err := json.Unmarshal(mcp.Simplify(json.RawMessage(in)), &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &exp); err != nil {
+		t.Fatal(err)
+	}
 	if !reflect.DeepEqual(got, exp) {
 		b, _ := json.MarshalIndent(got, "", "  ")
 		t.Errorf("got %s", b)

@@ -74,7 +74,10 @@ func TestFailureReasonInLog(t *testing.T) {
 	if !ok {
 		t.Fatalf("no exit tool: %+v", f.m.Statuses())
 	}
-	tl.Run(context.Background(), json.RawMessage(`{}`))
+	// The server exits in the middle of the call: the call must fail.
+	if _, err := tl.Run(context.Background(), json.RawMessage(`{}`)); err == nil {
+		t.Fatal("a call whose server exited in its middle succeeded")
+	}
 	waitFor(t, func() bool { return f.m.Statuses()[1].State == mcp.Failed })
 	log, _ = os.ReadFile(f.m.Statuses()[1].Log)
 	if !strings.Contains(string(log), "fx failed: the server process exited") {

@@ -41,27 +41,36 @@ func TestMain(m *testing.M) {
 		// SDK's own close signals the server's process alone).
 		_ = exec.Command("sleep", "3600").Start()
 		if p := os.Getenv("CO_MCP_TEST_PIDFILE"); p != "" {
-			os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())), 0o600)
+			mark(p, []byte(strconv.Itoa(os.Getpid())))
 		}
 		_ = newTestServer().Run(context.Background(), &sdk.StdioTransport{})
 		time.Sleep(time.Hour)
 	default:
 		fmt.Fprintln(os.Stderr, "test server: serving on stdio")
 		if p := os.Getenv("CO_MCP_TEST_PIDFILE"); p != "" {
-			os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())), 0o600)
+			mark(p, []byte(strconv.Itoa(os.Getpid())))
 		}
 		if p := os.Getenv("CO_MCP_TEST_ENVFILE"); p != "" { // what environment it was given
-			os.WriteFile(p, []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o600)
+			mark(p, []byte(strings.Join(os.Environ(), "\n")+"\n"))
 		}
 		if err := newTestServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "test server:", err)
 			os.Exit(1)
 		}
 		if p := os.Getenv("CO_MCP_TEST_EXITED"); p != "" { // a clean shutdown: stdin ended
-			os.WriteFile(p, []byte("exited"), 0o600)
+			mark(p, []byte("exited"))
 		}
 	}
 	os.Exit(0)
+}
+
+// mark writes the marker file p for the test; one it cannot write leaves
+// the test waiting for it, so the reason goes to stderr, which the test
+// shows.
+func mark(p string, b []byte) {
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "test server:", err)
+	}
 }
 
 func text(s string) *sdk.CallToolResult {
@@ -94,12 +103,12 @@ func newTestServer() *sdk.Server {
 	s.AddTool(&sdk.Tool{Name: "hang", Description: "Never answer.", InputSchema: objectSchema},
 		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			if p := os.Getenv("CO_MCP_TEST_HANGING"); p != "" { // the call has arrived
-				os.WriteFile(p, []byte("hanging"), 0o600)
+				mark(p, []byte("hanging"))
 			}
 			<-ctx.Done()
 			// The SDK cancels a handler's context on notifications/cancelled.
 			if p := os.Getenv("CO_MCP_TEST_CANCELLED"); p != "" {
-				os.WriteFile(p, []byte("cancelled"), 0o600)
+				mark(p, []byte("cancelled"))
 			}
 			return nil, ctx.Err()
 		})

@@ -323,7 +323,9 @@ func lockedStore(t *testing.T) (path string, release func()) {
 	var once sync.Once
 	release = func() {
 		once.Do(func() {
-			conn.ExecContext(context.Background(), `ROLLBACK`)
+			if _, err := conn.ExecContext(context.Background(), `ROLLBACK`); err != nil {
+				t.Fatal(err)
+			}
 			conn.Close()
 			db.Close()
 		})

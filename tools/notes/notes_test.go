@@ -196,9 +196,15 @@ func TestReadNote(t *testing.T) {
 
 	// Bounded to the vault like the file tools.
 	outside := filepath.Join(filepath.Dir(dir), "secret.md")
-	os.WriteFile(outside, []byte("SECRET"), 0o644)
-	os.Symlink("../secret.md", filepath.Join(dir, "link.md"))
-	os.Symlink(outside, filepath.Join(dir, "abs.md"))
+	if err := os.WriteFile(outside, []byte("SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../secret.md", filepath.Join(dir, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "abs.md")); err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range []string{"../secret.md", outside, "link.md", "abs.md", "a\x00.md", `..\secret.md`} {
 		r, err := run(t, v, "read_note", map[string]any{"filename": p})
 		if !tools.IsRetry(err) || strings.Contains(r.Display, "SECRET") {
@@ -243,10 +249,16 @@ func TestCacheSeesChanges(t *testing.T) {
 	}
 	// Edit (new size and time), add and delete notes: the next search sees it.
 	p := filepath.Join(dir, "a.md")
-	os.WriteFile(p, []byte("cherry pie"), 0o644)
+	if err := os.WriteFile(p, []byte("cherry pie"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	later := time.Now().Add(time.Minute)
-	os.Chtimes(p, later, later)
-	os.WriteFile(filepath.Join(dir, "c.md"), []byte("apple again"), 0o644)
+	if err := os.Chtimes(p, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c.md"), []byte("apple again"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	os.Remove(filepath.Join(dir, "b.md"))
 	r := ok(t, v, "search_notes", map[string]any{"query": "apple"})
 	if r.Meta["count"] != 1 || !strings.Contains(r.Display, "c.md") {

@@ -146,7 +146,9 @@ func TestTransitions(t *testing.T) {
 	for _, from := range all {
 		for _, to := range all {
 			l := NewList()
-			l.Create([]string{"x"}, false)
+			if _, err := l.Create([]string{"x"}, false); err != nil {
+				t.Fatal(err)
+			}
 			if from != Pending {
 				if _, err := l.Update("1", string(from), ""); err != nil {
 					t.Fatal(err)
@@ -164,8 +166,12 @@ func TestTransitions(t *testing.T) {
 func TestSubscribersHearOfChanges(t *testing.T) {
 	l := NewList()
 	ch, cancel := l.Subscribe()
-	l.Create([]string{"a"}, false)
-	l.Update("1", "done", "")
+	if _, err := l.Create([]string{"a"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Update("1", "done", ""); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-ch:
 	case <-time.After(time.Minute): // a hang detector
@@ -197,7 +203,9 @@ func TestSubscribersHearOfChanges(t *testing.T) {
 	if _, open := <-ch; open {
 		t.Fatal("cancel must close the channel")
 	}
-	l.Create([]string{"b"}, false) // no subscriber left: must not block or panic
+	if _, err := l.Create([]string{"b"}, false); err != nil { // no subscriber left: must not block or panic
+		t.Fatal(err)
+	}
 }
 
 func TestConcurrentUse(t *testing.T) {
@@ -217,9 +225,13 @@ func TestConcurrentUse(t *testing.T) {
 			for j := 0; j < 10; j++ {
 				items, err := l.Create([]string{"x"}, false)
 				if err != nil {
+					t.Error(err)
 					return
 				}
-				l.Update(items[0].ID, "in_progress", "n")
+				if _, err := l.Update(items[0].ID, "in_progress", "n"); err != nil {
+					t.Error(err)
+					return
+				}
 				l.Snapshot()
 			}
 		}()
@@ -252,7 +264,9 @@ func TestFindAndSharedState(t *testing.T) {
 	}
 	// Two sessions do not share a list.
 	other := NewList()
-	other.Create([]string{"x"}, false)
+	if _, err := other.Create([]string{"x"}, false); err != nil {
+		t.Fatal(err)
+	}
 	if len(l.Snapshot()) != 0 {
 		t.Fatal("lists leak between sessions")
 	}

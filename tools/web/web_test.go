@@ -177,7 +177,7 @@ func TestFetchTextJSONAndCharsets(t *testing.T) {
 			fmt.Fprint(w, "line one\nline two\n")
 		case "/latin1":
 			w.Header().Set("Content-Type", "text/plain; charset=iso-8859-1")
-			w.Write([]byte("caf\xe9"))
+			_, _ = w.Write([]byte("caf\xe9")) // the client sees a failed write
 		case "/untyped":
 			w.Header()["Content-Type"] = nil
 			fmt.Fprint(w, "just text")
@@ -202,8 +202,8 @@ func TestFetchBinaryIsDescribedNotDumped(t *testing.T) {
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
 		w.Header().Set("Content-Length", fmt.Sprint(3<<20))
-		w.Write([]byte("\x89PNG\r\n\x1a\n"))
-		w.Write(make([]byte, 3<<20-8))
+		_, _ = w.Write([]byte("\x89PNG\r\n\x1a\n")) // the client sees a failed write
+		_, _ = w.Write(make([]byte, 3<<20-8))       // fetch stops reading at its cap: an error here is expected
 	})
 	s := session(Options{}, srv)
 	r := mustFetch(t, s, srv.URL+"/pic.png")
@@ -372,7 +372,7 @@ func TestFetchErrors(t *testing.T) {
 
 func TestExfiltrationGuard(t *testing.T) {
 	brave := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"web": map[string]any{"results": []map[string]any{
+		_ = json.NewEncoder(w).Encode(map[string]any{"web": map[string]any{"results": []map[string]any{
 			{"title": "Go", "url": "https://go.dev/doc/", "description": "The Go docs"},
 		}}})
 	})

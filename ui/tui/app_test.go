@@ -17,7 +17,7 @@ func TestStreamsReplyAsMarkdown(t *testing.T) {
 	d.typeText("hello")
 	d.key("enter")
 	d.until("the turn to end", d.idle)
-	d.settle()
+	d.drain()
 	s := d.screen()
 	for _, want := range []string{"❯ hello", "Plan", "This is bold and", "code", "• first", "func main() {}"} {
 		if !strings.Contains(s, want) {
@@ -66,7 +66,7 @@ func TestApprovalKeys(t *testing.T) {
 				t.Fatalf("modal still open")
 			}
 			d.until("the turn to end", d.idle)
-			d.settle()
+			d.drain()
 			if got := len(f.shell.ran()); got != tt.wantRuns {
 				t.Errorf("tool ran %d times, want %d", got, tt.wantRuns)
 			}
@@ -176,13 +176,13 @@ func TestCtrlCSequence(t *testing.T) {
 	t.Run("twice within the window exits", func(t *testing.T) {
 		d := newDriver(t, Options{Agent: newFixture(t).ag}, 100, 30)
 		d.key("ctrl+c")
-		d.settle()
+		d.drain()
 		if d.quit || !strings.Contains(d.screen(), "Press Ctrl+C again to exit") {
 			t.Fatalf("first ctrl+c: quit %v\n%s", d.quit, d.screen())
 		}
 		d.clock.Advance(1500 * time.Millisecond)
 		d.key("ctrl+c")
-		d.settle()
+		d.drain()
 		if !d.quit {
 			t.Fatal("second ctrl+c within 2 s did not exit")
 		}
@@ -192,13 +192,13 @@ func TestCtrlCSequence(t *testing.T) {
 		d.key("ctrl+c")
 		d.clock.Advance(ExitWindow + 100*time.Millisecond)
 		d.key("ctrl+c")
-		d.settle()
+		d.drain()
 		if d.quit {
 			t.Fatal("exited after the window")
 		}
 		d.clock.Advance(time.Second)
 		d.key("ctrl+c")
-		d.settle()
+		d.drain()
 		if !d.quit {
 			t.Fatal("did not exit")
 		}
@@ -206,7 +206,7 @@ func TestCtrlCSequence(t *testing.T) {
 	t.Run("a key in between resets it", func(t *testing.T) {
 		d := newDriver(t, Options{Agent: newFixture(t).ag}, 100, 30)
 		d.key("ctrl+c", "x", "ctrl+c")
-		d.settle()
+		d.drain()
 		if d.quit {
 			t.Fatal("exited although the user typed in between")
 		}
@@ -220,7 +220,7 @@ func TestCtrlCSequence(t *testing.T) {
 		d.until("streaming", func() bool { return strings.Contains(d.screen(), "word word") })
 		d.key("ctrl+c")
 		d.until("the turn to end", d.idle)
-		d.settle()
+		d.drain()
 		if d.quit || !strings.Contains(d.screen(), "Interrupted.") {
 			t.Fatalf("quit %v\n%s", d.quit, d.screen())
 		}
@@ -244,13 +244,13 @@ func TestCtrlDExitsOnlyOnAnEmptyInput(t *testing.T) {
 	d := newDriver(t, Options{Agent: newFixture(t).ag}, 100, 30)
 	d.typeText("ab")
 	d.key("ctrl+a", "ctrl+d")
-	d.settle()
+	d.drain()
 	if d.quit || d.app.input.Value() != "b" {
 		t.Fatalf("ctrl+d with text: quit %v, input %q", d.quit, d.app.input.Value())
 	}
 	d.key("ctrl+d") // deletes the b
 	d.key("ctrl+d")
-	d.settle()
+	d.drain()
 	if !d.quit {
 		t.Fatal("ctrl+d on an empty input did not exit")
 	}
@@ -348,7 +348,7 @@ func TestLongToolOutputCollapsesAndExpands(t *testing.T) {
 	d.clock.Advance(time.Second)
 	d.key("y")
 	d.until("the turn to end", d.idle)
-	d.settle()
+	d.drain()
 	if s := d.screen(); !strings.Contains(s, "35 more lines · ctrl+o to expand") || strings.Contains(s, "end") {
 		t.Fatalf("output not collapsed:\n%s", s)
 	}
@@ -452,14 +452,18 @@ func TestSidePanelHidesWhenNarrowAndToggles(t *testing.T) {
 	d.until("the modal", func() bool { return d.app.modal != nil })
 	d.clock.Advance(time.Second)
 	d.key("y")
-	d.until("the turn to end", d.idle)
-	d.settle()
-	s := d.screen()
-	for _, want := range []string{"Spans", "invoke_agent", "chat test-model", "execute_tool run_sh"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("side panel lacks %q:\n%s", want, s)
+	// The spans come on the feed, not from the turn's events: wait for
+	// the panel to show them all.
+	wants := []string{"Spans", "invoke_agent", "chat test-model", "execute_tool run_sh"}
+	d.until("the side panel to show the turn's spans", func() bool {
+		s := d.screen()
+		for _, want := range wants {
+			if !strings.Contains(s, want) {
+				return false
+			}
 		}
-	}
+		return d.idle()
+	})
 	d.key("ctrl+t")
 	if strings.Contains(d.screen(), "Spans") {
 		t.Error("ctrl+t did not hide the panel")
@@ -473,7 +477,7 @@ func TestSidePanelHidesWhenNarrowAndToggles(t *testing.T) {
 
 func TestPanicsBecomeErrorEntries(t *testing.T) {
 	d := newDriver(t, Options{Agent: newFixture(t).ag}, 100, 30)
-	d.run(safeCmd(func() tea_Msg { panic("kaboom") }))
+	d.run(safeCmd(func() tea_Msg { panic("kaboom") }), true)
 	d.until("the error entry", func() bool { return strings.Contains(d.screen(), "kaboom") })
 	if !strings.Contains(d.screen(), "internal error") {
 		t.Fatal(d.screen())
@@ -489,7 +493,7 @@ func TestHistoryIsPersisted(t *testing.T) {
 	d.key("ctrl+j")
 	d.typeText("line two")
 	d.key("enter")
-	d.settle()
+	d.drain()
 	h, err := LoadHistory(path)
 	if err != nil || h.Len() != 2 || h.At(1) != "line one\nline two" {
 		t.Fatalf("history %v %+v", err, h)
@@ -540,14 +544,20 @@ func TestCtrlTOpensThePanelAtEightyColumns(t *testing.T) {
 	d := newDriver(t, Options{Agent: f.ag, Feed: f.feed}, 80, 24)
 	d.typeText("go")
 	d.key("enter")
-	d.until("the turn to end", d.idle)
-	d.settle()
+	// The turn's own span ends last and comes on the feed: once it is
+	// handled, the panel has something to show and must still be hidden.
+	d.until("the turn to end and its span to arrive", func() bool {
+		return d.idle() && d.seen(func(m tea_Msg) bool {
+			s, ok := m.(spanMsg)
+			return ok && strings.HasPrefix(s.Span.Name, "invoke_agent") && !s.Span.Running
+		})
+	})
 	s := d.screen()
 	if strings.Contains(s, "Spans") {
 		t.Fatalf("panel shown at 80 columns before ctrl+t:\n%s", s)
 	}
 	d.key("ctrl+t")
-	d.settle()
+	d.drain()
 	s = d.screen()
 	for _, want := range []string{"Spans", "invoke_agent"} {
 		if !strings.Contains(s, want) {

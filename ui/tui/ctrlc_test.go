@@ -13,7 +13,7 @@ func TestCtrlCClearsNonEmptyInput(t *testing.T) {
 	d.key("shift+enter")
 	d.typeText("second line")
 	d.key("ctrl+c")
-	d.settle()
+	d.drain()
 	if d.quit {
 		t.Fatal("ctrl+c on a draft quit")
 	}
@@ -24,7 +24,7 @@ func TestCtrlCClearsNonEmptyInput(t *testing.T) {
 		t.Fatalf("ctrl+c on a draft armed exit:\n%s", d.screen())
 	}
 	d.key("ctrl+c")
-	d.settle()
+	d.drain()
 	if d.quit {
 		t.Fatal("the second ctrl+c exited: the first only cleared the draft")
 	}
@@ -32,7 +32,7 @@ func TestCtrlCClearsNonEmptyInput(t *testing.T) {
 		t.Fatalf("ctrl+c on the empty prompt did not warn:\n%s", d.screen())
 	}
 	d.key("ctrl+c")
-	d.settle()
+	d.drain()
 	if !d.quit {
 		t.Fatal("did not exit")
 	}

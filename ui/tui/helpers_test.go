@@ -146,14 +146,34 @@ func newFixtureTraced(t *testing.T, tracer trace.Tracer) *fixture {
 // driver runs an App the way Bubble Tea does (one goroutine updates; each
 // command runs in its own goroutine and its message comes back) but with
 // the test in charge of the loop.
+//
+// It counts the commands in flight that the test's own messages caused,
+// directly or through the messages they brought back, so that drain can
+// wait for exactly those. Two kinds are not counted: timers (tea.Tick: the
+// spinner, a flash, the modal's grace), which a test that needs one waits
+// for with until (what a timer brings back is counted, and drain waits for
+// a typed burst's flush through Input.flushing); and the App's background
+// streams (Init's commands, and the span feed, background notes and todo
+// watcher they re-arm), which block until the session ends.
 type driver struct {
 	t         *testing.T
 	app       *App
 	clock     *fakeClock
-	msgs      chan tea.Msg
+	msgs      chan queuedMsg
 	quit      bool
 	clipboard []string
 	raw       []string // what tea.Raw would have written to the terminal
+
+	mu       sync.Mutex
+	inFlight int // counted commands not yet back
+
+	handled []tea.Msg // every message Update was given, in order
+}
+
+// queuedMsg is a command's message and whether that command was counted.
+type queuedMsg struct {
+	msg     tea.Msg
+	counted bool
 }
 
 func newDriver(t *testing.T, o Options, w, h int) *driver {
@@ -169,43 +189,83 @@ func newDriver(t *testing.T, o Options, w, h int) *driver {
 	ctx, cancel := context.WithCancel(context.Background())
 	app := New(ctx, o)
 	t.Cleanup(func() { cancel(); app.close() })
-	d := &driver{t: t, app: app, clock: clock, msgs: make(chan tea.Msg, 4096)}
-	d.run(app.Init())
+	d := &driver{t: t, app: app, clock: clock, msgs: make(chan queuedMsg, 4096)}
+	d.run(app.Init(), false)
 	d.send(tea.WindowSizeMsg{Width: w, Height: h})
 	return d
 }
 
+// send hands msg to Update as the test's own message: what it causes is
+// counted.
 func (d *driver) send(msg tea.Msg) {
+	d.update(msg, true)
+}
+
+func (d *driver) update(msg tea.Msg, counted bool) {
+	d.handled = append(d.handled, msg)
 	_, cmd := d.app.Update(msg)
-	d.run(cmd)
-}
-
-func (d *driver) run(cmd tea.Cmd) {
-	if cmd != nil {
-		go func() { d.deliver(cmd()) }()
+	switch msg.(type) {
+	case spanMsg, backgroundMsg, todosChangedMsg:
+		counted = false // a background stream re-arming itself
 	}
+	d.run(cmd, counted)
 }
 
-func (d *driver) deliver(msg tea.Msg) {
+func (d *driver) run(cmd tea.Cmd, counted bool) {
+	if cmd == nil {
+		return
+	}
+	if isTick(cmd) {
+		// Not waited for; what it brings back (a burst's flush, the
+		// modal's arming) is handled like the test's own message.
+		go func() { d.deliver(cmd(), true) }()
+		return
+	}
+	if counted {
+		d.mu.Lock()
+		d.inFlight++
+		d.mu.Unlock()
+	}
+	go func() {
+		d.deliver(cmd(), counted)
+		if counted {
+			// After deliver: what the command brought back is queued (or
+			// its batch's commands are counted) before it stops counting.
+			d.mu.Lock()
+			d.inFlight--
+			d.mu.Unlock()
+		}
+	}()
+}
+
+func (d *driver) deliver(msg tea.Msg, counted bool) {
 	if b, ok := msg.(tea.BatchMsg); ok {
 		for _, c := range b {
-			d.run(c)
+			d.run(c, counted)
 		}
 		return
 	}
 	if msg != nil {
-		d.msgs <- msg
+		d.msgs <- queuedMsg{msg, counted}
 	}
 }
+
+// tickCode is the code of the command tea.Tick returns (every one shares
+// it; a closure's code pointer does not depend on what it captured).
+var tickCode = reflect.ValueOf(tea.Tick(0, func(time.Time) tea.Msg { return nil })).Pointer()
+
+// isTick reports whether cmd is a tea.Tick timer. TestDriverTellsTimersApart
+// keeps it true if Bubble Tea changes how Tick is built.
+func isTick(cmd tea.Cmd) bool { return reflect.ValueOf(cmd).Pointer() == tickCode }
 
 // process handles one queued message; false when none came within wait.
 func (d *driver) process(wait time.Duration) bool {
 	select {
-	case msg := <-d.msgs:
+	case q := <-d.msgs:
 		if os.Getenv("TUI_DEBUG") != "" {
-			d.t.Logf("msg %T", msg)
+			d.t.Logf("msg %T", q.msg)
 		}
-		switch m := msg.(type) {
+		switch m := q.msg.(type) {
 		case tea.QuitMsg:
 			d.quit = true
 			return true
@@ -213,15 +273,25 @@ func (d *driver) process(wait time.Duration) bool {
 			d.raw = append(d.raw, fmt.Sprint(m.Msg))
 			return true
 		}
-		if reflect.TypeOf(msg).String() == "tea.setClipboardMsg" {
-			d.clipboard = append(d.clipboard, reflect.ValueOf(msg).String())
+		if reflect.TypeOf(q.msg).String() == "tea.setClipboardMsg" {
+			d.clipboard = append(d.clipboard, reflect.ValueOf(q.msg).String())
 			return true
 		}
-		d.send(msg)
+		d.update(q.msg, q.counted)
 		return true
 	case <-time.After(wait):
 		return false
 	}
+}
+
+// seen reports whether Update was given a message for which match holds.
+func (d *driver) seen(match func(tea.Msg) bool) bool {
+	for _, m := range d.handled {
+		if match(m) {
+			return true
+		}
+	}
+	return false
 }
 
 // until processes messages until cond holds.
@@ -236,9 +306,30 @@ func (d *driver) until(what string, cond func() bool) {
 	}
 }
 
-// settle processes what arrives within a short while.
-func (d *driver) settle() {
-	for d.process(30 * time.Millisecond) {
+// drain processes messages until everything the test's messages so far
+// caused has come back and been handled: every counted command has
+// returned, the keys typed are in the prompt, and the queue is empty.
+// Other timers and the background streams are not waited for (see driver),
+// nor can drain be used while a turn waits on something the test holds
+// (a modal, a gated file, a held request): it would wait for the turn. It is a point in the order of events, not a
+// quiet spell: after drain, a key's effects that are not timers have all
+// happened, however slow the machine.
+func (d *driver) drain() {
+	d.t.Helper()
+	deadline := time.Now().Add(time.Minute) // a hang detector, not a measure
+	for {
+		d.mu.Lock()
+		n := d.inFlight
+		d.mu.Unlock()
+		// A burst of typed keys waits for its flush timer (see Input): the
+		// keys are the test's, so their insertion is waited for too.
+		if n == 0 && len(d.msgs) == 0 && !d.app.input.flushing {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("timed out draining %d commands in flight; screen:\n%s", n, d.screen())
+		}
+		d.process(20 * time.Millisecond)
 	}
 }
 
@@ -321,3 +412,17 @@ func mouseWheel(up bool) tea.MouseWheelMsg {
 func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
 
 func lineWidth(l string) int { return xansi.StringWidth(l) }
+
+// The driver's drain leaves timers alone by recognising tea.Tick's
+// commands; if Bubble Tea built them differently, drain would wait out
+// every flash and spinner (or hang) instead.
+func TestDriverTellsTimersApart(t *testing.T) {
+	if !isTick(tea.Tick(time.Hour, func(time.Time) tea.Msg { return nil })) {
+		t.Fatal("a tea.Tick command is not recognised as a timer")
+	}
+	for _, cmd := range []tea.Cmd{tea.Quit, tea.Batch(tea.Quit, tea.Suspend), func() tea.Msg { return nil }} {
+		if isTick(cmd) {
+			t.Fatal("a command that is not a timer is taken for one")
+		}
+	}
+}

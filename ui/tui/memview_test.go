@@ -214,7 +214,7 @@ func TestMemoryViewForgetsAfterConfirmation(t *testing.T) {
 	d.key("tab")
 	d.typeText("d")
 	d.typeText("x")
-	d.settle()
+	d.drain()
 	if !strings.Contains(d.screen(), "Forget ["+mf.stand.ID+"]") {
 		t.Fatalf("x answered the question:\n%s", d.screen())
 	}
@@ -240,7 +240,7 @@ func TestMemoryViewLineFormsErrorsAndSafeText(t *testing.T) {
 	d := mf.d
 	d.typeText("/memory search cat")
 	d.key("enter")
-	d.settle()
+	d.drain()
 	if d.app.mem != nil || len(mf.lines) != 1 || mf.lines[0] != "search cat" || !strings.Contains(d.screen(), "line command: search cat") {
 		t.Fatalf("/memory search went to %v, view %v:\n%s", mf.lines, d.app.mem != nil, d.screen())
 	}

@@ -107,10 +107,9 @@ func TestMentionReadDoesNotBlockTheLoop(t *testing.T) {
 	}
 	// The UI answers: a key typed now reaches the prompt and the frame.
 	sendNoBlock(d, src, keyMsg("x"))
-	d.settle()
-	if v := d.app.input.Value(); v != "x" {
-		t.Fatalf("the prompt has %q while the files are read", v)
-	}
+	// Not drain: the turn waits on the gated file. The key came right
+	// after others, so it is gathered as a burst and inserted by a timer.
+	d.until("the key in the prompt while the files are read", func() bool { return d.app.input.Value() == "x" })
 	// On the prompt's line: "x" alone is in "sandbox", twice on the screen.
 	if !strings.Contains(d.screen(), "❯ x") {
 		t.Fatalf("the frame did not show the key:\n%s", d.screen())
@@ -170,7 +169,11 @@ func TestMentionCancelWhileReading(t *testing.T) {
 			src.waitCalled(t, "ui/input.go")
 			// The cancelled turn's read ends now: dropped.
 			src.open("main.go")
-			d.settle()
+			// The only read that can come back now is the cancelled one
+			// (the next turn's file is still gated).
+			d.until("the cancelled turn's read to come back", func() bool {
+				return d.seen(func(m tea.Msg) bool { _, ok := m.(expandedMsg); return ok })
+			})
 			if n := len(f.srv.Requests()); n != 0 {
 				t.Fatalf("the cancelled turn sent %d requests", n)
 			}

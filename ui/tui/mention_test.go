@@ -61,7 +61,7 @@ func TestMentionListCompletesAndAttaches(t *testing.T) {
 	f.srv.Script(llmtest.Reply{Text: "read it"})
 	src := newWSSource(t)
 	d := newDriver(t, Options{Agent: f.ag, Mentions: src}, 100, 30)
-	d.settle()
+	d.drain()
 	if n := src.listings.Load(); n != 0 {
 		t.Fatalf("the files were listed %d times before any @", n)
 	}
@@ -80,7 +80,7 @@ func TestMentionListCompletesAndAttaches(t *testing.T) {
 	}
 	// An e-mail address is not a mention.
 	d.typeText("and a@b")
-	d.settle()
+	d.drain()
 	if d.app.input.MentionOpen() {
 		t.Fatalf("a@b opened the list:\n%s", d.screen())
 	}
@@ -93,7 +93,7 @@ func TestMentionListCompletesAndAttaches(t *testing.T) {
 	}
 	d.key("enter")
 	d.until("the turn to end", d.idle)
-	d.settle()
+	d.drain()
 	s := d.screen()
 	for _, want := range []string{"❯ see @ui/input_test.go", "↳ attached ui/input_test.go (1 line)", "↳ attached my file.txt (1 line)", "read it"} {
 		if !strings.Contains(s, want) {
@@ -128,7 +128,8 @@ func TestMentionEscClosesTheListNotTheTurn(t *testing.T) {
 	}
 	// The word stays closed while typed on.
 	d.typeText("z")
-	d.settle()
+	// Not drain, which would wait for the running turn: the key's flush.
+	d.until("the z in the prompt", func() bool { return !d.app.input.flushing && strings.HasSuffix(d.app.input.Value(), "@zzzz") })
 	if d.app.input.MentionOpen() {
 		t.Fatal("the closed list opened again for the same word")
 	}

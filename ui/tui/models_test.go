@@ -93,7 +93,7 @@ func TestReportedModelShown(t *testing.T) {
 	d.typeText("hi")
 	d.key("enter")
 	d.until("the turn to end", d.idle)
-	d.settle()
+	d.drain()
 	s := d.screen()
 	if strings.Count(s, "openai · test-model → test-model-2025") != 2 {
 		t.Fatalf("reported model not in the banner and the status bar:\n%s", s)
@@ -149,7 +149,7 @@ func TestReportedModelBelongsToTheModelItWasReportedFor(t *testing.T) {
 	d.typeText("hi")
 	d.key("enter")
 	d.until("the second turn to end", d.idle)
-	d.settle()
+	d.drain()
 	if s := d.screen(); strings.Count(s, "openai · other → other-model") != 2 {
 		t.Fatalf("the alias other → other-model not in the banner and the bar:\n%s", s)
 	}
@@ -168,13 +168,15 @@ func TestReportedModelBelongsToTheModelItWasReportedFor(t *testing.T) {
 	case <-time.After(time.Minute): // a hang detector
 		t.Fatal("the third turn never reached its request")
 	}
-	d.settle()
+	// No wait: the bar's model is set by the switch and the turn's start,
+	// both handled already; nothing else can come while the request is
+	// held (and drain would wait for the held turn).
 	if s := d.screen(); strings.Contains(s, "→ other-model") {
 		t.Errorf("while test-model's first request waits, the bar shows other-model's alias:\n%s", s)
 	}
 	close(hold)
 	d.until("the third turn to end", d.idle)
-	d.settle()
+	d.drain()
 	if s := d.screen(); strings.Contains(s, "test-model →") {
 		t.Errorf("test-model answered as itself, yet an arrow is shown:\n%s", s)
 	}

@@ -48,34 +48,11 @@ type NotifyChoice struct {
 	Why string
 }
 
-// The terminals auto knows, by what names them, and the method each shows.
-//
-//   - iTerm2: OSC 9 ("Post a notification", https://iterm2.com/documentation-escape-codes.html).
-//     TERM_PROGRAM=iTerm.app; LC_TERMINAL=iTerm2 (iTerm2 sets it so that it
-//     crosses ssh, whose default SendEnv passes LC_*); ITERM_SESSION_ID.
-//   - WezTerm, ghostty, kitty: OSC 9, as Codex chooses for them
-//     (openai/codex, codex-rs/tui/src/notifications/mod.rs, supports_osc9:
-//     TERM_PROGRAM WezTerm or ghostty, ITERM_SESSION_ID, TERM xterm-kitty or
-//     wezterm; BEL otherwise). kitty's own protocol is OSC 99
-//     (https://sw.kovidgoyal.net/kitty/desktop-notifications/), which co
-//     does not write: kitty shows OSC 9 too.
-//   - foot, rxvt-unicode: OSC 777 ; notify ; title ; body, the sequence of
-//     urxvt's notify extension, which foot implements (foot's osc.c, "case
-//     777", https://codeberg.org/dnkl/foot; foot.ini(5)
-//     [desktop-notifications], which by default also holds one back while
-//     foot has focus); no OSC 9.
-//   - Windows Terminal (WT_SESSION): the bell. It reads OSC 9 as ConEmu's
-//     commands (9;4 progress), not a notification, and OSC 777 is only
-//     proposed (https://github.com/microsoft/terminal/pull/20012); Codex
-//     also excludes it from OSC 9.
-//   - Anything else (Terminal.app, VS Code, GNOME Terminal and other VTE
-//     terminals, whose upstream ignores OSC 777): the bell, which every
-//     terminal has and most mark (a bounced dock icon, an urgent window).
-//
-// What the terminal answers to XTVERSION (CSI > q: "iTerm2 3.5.0",
-// "WezTerm 20240203", "ghostty 1.1.0", "kitty(0.35.2)", "foot(1.16.2)",
-// "tmux 3.4") is used when the environment named no terminal: over ssh
-// only LC_* variables cross, but the answer does.
+// The terminals auto knows, by what names them, and the method each shows;
+// where each terminal's behaviour was read: docs/SOURCES.md, "Terminal
+// notifications". What the terminal answers to XTVERSION (CSI > q) is used
+// when the environment named no terminal: over ssh only LC_* variables
+// cross, but the answer does.
 var notifyTerminals = []struct {
 	name   string
 	method string

@@ -165,7 +165,7 @@ func TestNotifiesOnlyWhileTheTerminalIsNotFocused(t *testing.T) {
 		d.typeText(text)
 		d.key("enter")
 		d.until("the turn to end", d.idle)
-		d.settle()
+		d.drain()
 	}
 
 	turn("one") // no focus report yet: counted as focused
@@ -183,7 +183,9 @@ func TestNotifiesOnlyWhileTheTerminalIsNotFocused(t *testing.T) {
 	d.typeText("three")
 	d.key("enter")
 	d.until("the modal", func() bool { return d.app.modal != nil })
-	d.settle()
+	// Not drain: the turn waits on the modal. The notification is the
+	// opening's own command.
+	d.until("the approval's notification", func() bool { return len(d.raw) > 0 })
 	if want := []string{"\x1b]9;co: approval needed: run_shell_command\a"}; !equal(d.raw, want) {
 		t.Fatalf("the waiting approval wrote %q, want %q", d.raw, want)
 	}
@@ -192,7 +194,7 @@ func TestNotifiesOnlyWhileTheTerminalIsNotFocused(t *testing.T) {
 	d.clock.Advance(ApprovalGrace + time.Millisecond)
 	d.key("y")
 	d.until("the turn to end", d.idle)
-	d.settle()
+	d.drain()
 	if len(d.raw) != 0 {
 		t.Fatalf("notified while focused: %q", d.raw)
 	}
@@ -215,7 +217,7 @@ func TestNotifyOffWritesNothing(t *testing.T) {
 	d.typeText("go")
 	d.key("enter")
 	d.until("the turn to end", d.idle)
-	d.settle()
+	d.drain()
 	if len(d.raw) != 0 {
 		t.Fatalf("notify=off wrote %q", d.raw)
 	}
@@ -234,7 +236,7 @@ func TestNotifyAutoHearsTheEnvironmentAndTheTerminal(t *testing.T) {
 		d.typeText("x")
 		d.key("enter")
 		d.until("the turn to end", d.idle)
-		d.settle()
+		d.drain()
 		return strings.Join(d.raw, "")
 	}
 	if got := turn(); got != "\a" {

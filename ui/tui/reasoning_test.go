@@ -46,7 +46,7 @@ func TestReasoningCollapsesWhenTheAnswerStartsAndCtrlRExpandsIt(t *testing.T) {
 	d.typeText("what is 2+2")
 	d.key("enter")
 	d.until("the turn to end", d.idle)
-	d.settle()
+	d.drain()
 	s := d.screen()
 	if !strings.Contains(s, "▸ Thought") || !strings.Contains(s, "(ctrl+r to expand)") || !strings.Contains(s, "The answer is 4.") {
 		t.Fatalf("no collapsed reasoning line or no answer:\n%s", s)
@@ -82,7 +82,7 @@ func TestReasoningHidden(t *testing.T) {
 	d.typeText("hi")
 	d.key("enter")
 	d.until("the turn to end", d.idle)
-	d.settle()
+	d.drain()
 	d.key("ctrl+r")
 	s := d.screen()
 	if !strings.Contains(s, "Shown answer.") || strings.Contains(s, "Thought") || strings.Contains(s, "secret musing") {

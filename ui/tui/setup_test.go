@@ -77,7 +77,7 @@ func TestFirstRunSetupInTheChat(t *testing.T) {
 	d.until("the reply", func() bool { return strings.Contains(d.screen(), "Hello from Gemini.") })
 	noKey()
 	d.until("the turn's end", d.idle)
-	d.settle()
+	d.drain()
 	if b, _ := os.ReadFile(hist); strings.Contains(string(b), "pasted-key") || strings.Contains(string(b), "wrong-key") {
 		t.Errorf("a key is in the input history: %q", b)
 	}

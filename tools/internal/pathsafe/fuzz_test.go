@@ -50,8 +50,11 @@ func FuzzNoEscape(f *testing.F) {
 
 func snapshot(t testing.TB, dir string) string {
 	var b strings.Builder
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
 		if err != nil {
+			// Part of the state compared: an entry that cannot be read
+			// before or after an operation shows as a difference.
+			b.WriteString(p + " unreadable: " + err.Error() + "\n")
 			return nil
 		}
 		c := ""
@@ -62,5 +65,8 @@ func snapshot(t testing.TB, dir string) string {
 		b.WriteString(p + "=" + c + "\n")
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return b.String()
 }
