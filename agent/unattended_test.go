@@ -61,7 +61,11 @@ func (writeLike) Run(context.Context, json.RawMessage) (tools.Result, error) {
 func TestUnattendedSpans(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
+	defer func() {
+		if err := tp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
 	f := newFixture(t, func(c *agent.Config) { c.Tracer = tp.Tracer("test") })
 	f.ag.SetUnattended(agent.Unattended{Schedule: "brief"})
 	f.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "w1", Name: "write_note", Args: `{"name":"x","text":"t"}`}}}, llmtest.Reply{Text: "ok"})

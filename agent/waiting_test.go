@@ -44,7 +44,11 @@ func runWaiting(t *testing.T, ag *agent.Agent, w agent.WaitingCall, answer func(
 func TestRunWaitingAlwaysAsksAndGrantsNothing(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
+	defer func() {
+		if err := tp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
 	f := newFixture(t, func(c *agent.Config) { c.Tracer = tp.Tracer("test") })
 	if err := f.ag.Approvals().SetYolo(true); err != nil {
 		t.Fatal(err)

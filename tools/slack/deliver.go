@@ -38,7 +38,7 @@ func (w *Workspace) Deliver(ctx context.Context, to, text string) (where string,
 	}
 	// The fix is in the user's settings, not a retry: say so.
 	fix := "check slack:" + to + " in the schedule's notify (co config shows it; co schedule add NAME --replace --notify … changes it)"
-	id, where := to, to
+	id, where := to, "a direct message to "+to
 	if !memberID().MatchString(to) {
 		var name string
 		if id, name, err = w.resolveChannel(ctx, to); err != nil {
@@ -48,8 +48,6 @@ func (w *Workspace) Deliver(ctx context.Context, to, text string) (where string,
 			return "", err
 		}
 		where = label(id, name)
-	} else {
-		where = "a direct message to " + to
 	}
 	err = w.call(ctx, func() error {
 		_, _, err := w.api.PostMessageContext(ctx, id, slackapi.MsgOptionText(escapePlain(text), false))
