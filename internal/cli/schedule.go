@@ -20,6 +20,7 @@ import (
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/schedule"
+	"github.com/co-cli/co/ui/headless"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -365,6 +366,10 @@ func lastRunText(r *lastRun) string {
 	switch {
 	case r.End.IsZero():
 		outcome = "running or killed"
+	case r.Code == headless.ExitWaiting:
+		// Exit 4 is a run that finished with calls kept waiting for the
+		// user (the systemd unit counts it as success): not a failure.
+		outcome = "ok, calls waiting (co inbox)"
 	case r.Code != 0:
 		outcome = fmt.Sprintf("failed (exit %d)", r.Code)
 	}

@@ -73,3 +73,19 @@ func TestScheduleAddPastDate(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A run that ended with calls kept waiting (exit 4) is listed as done
+// with calls waiting, not as a failure; other exit codes are failures.
+func TestLastRunTextWaitingIsNotAFailure(t *testing.T) {
+	start := time.Date(2026, 11, 26, 19, 31, 0, 0, time.Local)
+	end := start.Add(time.Second)
+	if got := lastRunText(&lastRun{Start: start, End: end, Code: 4}); got != "2026-11-26 19:31 ok, calls waiting (co inbox)" {
+		t.Errorf("exit 4 = %q", got)
+	}
+	if got := lastRunText(&lastRun{Start: start, End: end, Code: 1}); got != "2026-11-26 19:31 failed (exit 1)" {
+		t.Errorf("exit 1 = %q", got)
+	}
+	if got := lastRunText(&lastRun{Start: start, End: end}); got != "2026-11-26 19:31 ok" {
+		t.Errorf("exit 0 = %q", got)
+	}
+}
