@@ -564,8 +564,30 @@ func (s safeWriter) Write(p []byte) (int, error) {
 }
 
 // scheduleStatus is co status's schedules line: how many, the next run,
-// and (report) the scheduler.
+// and (probe) the scheduler.
 func scheduleStatus(ctx context.Context, l *config.Loaded, now time.Time, probe bool) string {
+	var sel *selectedScheduler
+	if probe && len(l.Settings.Schedules) > 0 {
+		b, warn, err := schedule.Select(ctx, scheduleSystem)
+		sel = &selectedScheduler{warn: warn, err: err}
+		if b != nil {
+			sel.name = b.Name()
+		}
+	}
+	return scheduleStatusText(l, now, sel)
+}
+
+// selectedScheduler is what schedule.Select found, for co status.
+type selectedScheduler struct {
+	name, warn string
+	err        error
+}
+
+// scheduleStatusText is the schedules line; sel, when not nil, names
+// the scheduler and, on a line of its own, what keeps it from running
+// the entries (a cron daemon that is not running): the next run shown
+// would not happen.
+func scheduleStatusText(l *config.Loaded, now time.Time, sel *selectedScheduler) string {
 	n := len(l.Settings.Schedules)
 	if n == 0 {
 		return "none (co schedule add)"
@@ -587,15 +609,18 @@ func scheduleStatus(ctx context.Context, l *config.Loaded, now time.Time, probe 
 		}
 	}
 	out := fmt.Sprintf("%d", n)
-	if probe {
-		if b, _, err := schedule.Select(ctx, scheduleSystem); err != nil {
+	if sel != nil {
+		if sel.err != nil {
 			out += " (no scheduler: co schedule list says how to get one)"
 		} else {
-			out += " with " + b.Name()
+			out += " with " + sel.name
 		}
 	}
 	if nextName != "" {
 		out += "; next: " + nextName + " at " + next.Format("Mon 2006-01-02 15:04")
+	}
+	if sel != nil && sel.err == nil && sel.warn != "" {
+		out += "\n\tWARNING: " + sel.warn
 	}
 	return out
 }

@@ -89,3 +89,19 @@ func TestLastRunTextWaitingIsNotAFailure(t *testing.T) {
 		t.Errorf("exit 0 = %q", got)
 	}
 }
+
+// co status says when the scheduler will not run the entries (no cron
+// daemon running), on a WARNING line after the schedules line: a next run
+// alone would promise a run that will not happen.
+func TestScheduleStatusWarnsOfAStoppedScheduler(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.Local)
+	l := &config.Loaded{Paths: config.Paths{DataDir: t.TempDir()}}
+	l.Settings.Schedules = []config.Schedule{{Name: "brief", At: "daily 11:30", Prompt: "p", Workspace: "/"}}
+	got := scheduleStatusText(l, now, &selectedScheduler{name: "cron", warn: "the cron daemon is not running"})
+	if want := "1 with cron; next: brief at Thu 2026-11-26 11:30\n\tWARNING: the cron daemon is not running"; got != want {
+		t.Errorf("schedules line = %q, want %q", got, want)
+	}
+	if got := scheduleStatusText(l, now, &selectedScheduler{name: "cron"}); strings.Contains(got, "WARNING") {
+		t.Errorf("a running scheduler warns: %q", got)
+	}
+}
