@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/schedule"
 	"github.com/co-cli/co/ui/headless"
@@ -505,9 +506,6 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			if !ok {
 				return fmt.Errorf("no schedule named %s in %s (co schedule list shows them)", name, l.Paths.UserFile)
 			}
-			if err := os.Chdir(sch.Workspace); err != nil {
-				return fmt.Errorf("the schedule %s's workspace: %w", name, err)
-			}
 			log, err := openScheduleLog(l.Paths.DataDir, name)
 			if err != nil {
 				return err
@@ -529,6 +527,20 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			st.Last = &lastRun{Start: start}
 			_ = writeScheduleState(l.Paths.DataDir, name, st)
 			fmt.Fprintf(log, "=== %s: run of %s (at %q) in %s\n", start.Format(time.RFC3339), name, sch.At, sch.Workspace)
+			if err := os.Chdir(sch.Workspace); err != nil {
+				// Run by the scheduler, stderr goes nowhere the user
+				// looks: the failure is logged, recorded for co schedule
+				// list and saved as a failed run for co inbox.
+				msg := fmt.Sprintf("the workspace of the schedule %s cannot be used: %v; give it one that exists: co schedule add %s --replace --workspace DIR --at %q PROMPT…",
+					name, err, name, sch.At)
+				fmt.Fprintf(log, "co: %s\n", msg)
+				id := failedRunSession(l, sch, msg)
+				end := time.Now()
+				fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), exitError, id, end.Sub(start).Round(time.Millisecond))
+				st.Last = &lastRun{Start: start, End: end, Code: exitError, SessionID: id}
+				_ = writeScheduleState(l.Paths.DataDir, name, st)
+				return errors.New(msg)
+			}
 			// The terminal, when run by hand, sees the same as the log.
 			var out io.Writer = log
 			if isTerminal(s.Out) {
@@ -551,6 +563,22 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// failedRunSession saves a scheduled run that could not start (its
+// workspace is gone) as a session whose outcome says why, so co inbox
+// and the chat's start notice show it; "" when it cannot be saved.
+func failedRunSession(l *config.Loaded, sch config.Schedule, why string) string {
+	st, err := app.OpenSessions(l)
+	if err != nil {
+		return ""
+	}
+	defer st.Close()
+	rec := st.NewScheduled(sch.Workspace, sch.Name)
+	if rec.SetOutcome("failed: "+why) != nil {
+		return ""
+	}
+	return rec.ID()
 }
 
 // safeWriter passes text through lib/safe on its way to a terminal.

@@ -104,3 +104,37 @@ func TestScheduledRunThatFailsIsInTheInbox(t *testing.T) {
 		t.Errorf("co inbox does not show the failed run:\n%s", o)
 	}
 }
+
+// A schedule whose workspace is gone fails where the user looks: run by
+// the scheduler, co's stderr goes nowhere, so the reason is in the log,
+// co schedule list shows the run failed, and co inbox lists it.
+func TestScheduledRunWithoutItsWorkspaceIsLoggedAndListed(t *testing.T) {
+	isolatedHome(t)
+	l, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(t.TempDir(), "gone")
+	if err := os.MkdirAll(filepath.Dir(l.Paths.UserFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := config.EditFile(l.Paths.UserFile, config.SchedulesChange([]config.Schedule{{Name: "brief", At: "hourly", Prompt: "brief me", Workspace: gone}})); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "v", "schedule", "run", "brief")
+	if code != exitError || !strings.Contains(errOut, gone) || !strings.Contains(errOut, "--workspace DIR") {
+		t.Fatalf("co schedule run = %d, %q", code, errOut)
+	}
+	_, o, _ := run(t, "v", "schedule", "logs", "brief")
+	if !strings.Contains(o, "the workspace of the schedule brief cannot be used") || !strings.Contains(o, "exit 1, session ") {
+		t.Errorf("co schedule logs:\n%s", o)
+	}
+	_, o, _ = run(t, "v", "schedule", "list")
+	if !strings.Contains(o, "failed (exit 1)") {
+		t.Errorf("co schedule list:\n%s", o)
+	}
+	_, o, _ = run(t, "v", "inbox")
+	if !strings.Contains(o, "brief") || !strings.Contains(o, "failed: the workspace of the schedule brief") {
+		t.Errorf("co inbox:\n%s", o)
+	}
+}
