@@ -16,6 +16,10 @@ import (
 	"github.com/co-cli/co/ui/present"
 )
 
+// inboxOutcome is how many characters of a run's outcome the lists show
+// (a failure's whole message is in co inbox show RUN).
+const inboxOutcome = 48
+
 // inboxAllLimit is how many runs co inbox --all lists.
 const inboxAllLimit = 100
 
@@ -107,7 +111,7 @@ func inboxList(out io.Writer, st *sessions.Store, all bool, now time.Time) error
 			if outcome == "" {
 				outcome = sessions.OutcomeRunning
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), cell(outcome), clip(answerOf(st, r.ID), 60), r.ID)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(outcome, inboxOutcome), clip(answerOf(st, r.ID), 60), r.ID)
 		}
 		w.Flush()
 		b.WriteString("co inbox show RUN prints a run's answer.\n")

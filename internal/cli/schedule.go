@@ -534,7 +534,7 @@ func newScheduleRunCmd(s env) *cobra.Command {
 				msg := fmt.Sprintf("the workspace of the schedule %s cannot be used: %v; give it one that exists: co schedule add %s --replace --workspace DIR --at %q PROMPT…",
 					name, err, name, sch.At)
 				fmt.Fprintf(log, "co: %s\n", msg)
-				id := failedRunSession(l, sch, msg)
+				id := failedRunSession(l, sch, fmt.Sprintf("its workspace %s cannot be used (co schedule logs %s says how to fix it)", sch.Workspace, name))
 				end := time.Now()
 				fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), exitError, id, end.Sub(start).Round(time.Millisecond))
 				st.Last = &lastRun{Start: start, End: end, Code: exitError, SessionID: id}

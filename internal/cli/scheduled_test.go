@@ -134,7 +134,21 @@ func TestScheduledRunWithoutItsWorkspaceIsLoggedAndListed(t *testing.T) {
 		t.Errorf("co schedule list:\n%s", o)
 	}
 	_, o, _ = run(t, "v", "inbox")
-	if !strings.Contains(o, "brief") || !strings.Contains(o, "failed: the workspace of the schedule brief") {
+	if !strings.Contains(o, "brief") || !strings.Contains(o, "failed: its workspace ") {
 		t.Errorf("co inbox:\n%s", o)
+	}
+	for _, line := range strings.Split(o, "\n") {
+		if n := len([]rune(line)); n > 150 {
+			t.Errorf("co inbox has a line of %d characters (a long outcome is clipped in the list):\n%s", n, line)
+		}
+	}
+	// The list clips a long outcome; co inbox show has it whole.
+	last := readScheduleState(l.Paths.DataDir, "brief").Last
+	if last == nil || last.SessionID == "" {
+		t.Fatalf("no run recorded: %+v", last)
+	}
+	_, o, _ = run(t, "v", "inbox", "show", last.SessionID)
+	if !strings.Contains(o, "failed: its workspace "+gone+" cannot be used (co schedule logs brief says how to fix it)") {
+		t.Errorf("co inbox show:\n%s", o)
 	}
 }
