@@ -137,6 +137,7 @@ func TestInboxNotice(t *testing.T) {
 		{Runs: 2, Waiting: 1}: "2 scheduled runs since you were here, 1 approval waiting — /inbox",
 		{Runs: 1}:             "1 scheduled run since you were here — /inbox",
 		{Waiting: 3}:          "3 approvals waiting — /inbox",
+		{Runs: 2, Failed: 1}:  "2 scheduled runs since you were here (1 failed) — /inbox",
 	} {
 		if got := inboxNotice(n); got != want {
 			t.Errorf("inboxNotice(%+v) = %q, want %q", n, got, want)
