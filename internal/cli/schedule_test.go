@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +26,7 @@ func TestSplitWords(t *testing.T) {
 // /schedule add without --at, or with a bad name or SPEC, says what is
 // wrong before anything is saved.
 func TestScheduleSlashErrors(t *testing.T) {
+	emptyCrontab(t)
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("XDG_DATA_HOME", "")
@@ -104,4 +107,18 @@ func TestScheduleStatusWarnsOfAStoppedScheduler(t *testing.T) {
 	if got := scheduleStatusText(l, now, &selectedScheduler{name: "cron"}); strings.Contains(got, "WARNING") {
 		t.Errorf("a running scheduler warns: %q", got)
 	}
+}
+
+// emptyCrontab puts first on PATH a crontab command whose crontab is
+// empty, and no systemctl: the test reads neither the machine's real
+// crontab (a developer's own co schedules showed up in /schedule's list)
+// nor its user manager.
+func emptyCrontab(t *testing.T) {
+	t.Helper()
+	bin := t.TempDir()
+	script := "#!/bin/sh\ncase \"$1\" in\n-l) echo 'no crontab for tester' >&2; exit 1 ;;\nesac\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(bin, "crontab"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
 }
