@@ -685,6 +685,22 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		case w == "--workspace" && i+1 < len(words):
 			a.workspace = words[i+1]
 			i++
+		case (w == "--tools" || w == "--approve" || w == "--notify") && i+1 < len(words):
+			// As co schedule add's: a comma-separated list.
+			list := splitList(words[i+1])
+			switch w {
+			case "--tools":
+				a.tools = append(a.tools, list...)
+			case "--approve":
+				a.approve = append(a.approve, list...)
+			default:
+				a.notify = append(a.notify, list...)
+			}
+			i++
+		case len(prompt) == 0 && strings.HasPrefix(w, "--") && len(w) > 2:
+			// A flag before the prompt that is none of these would
+			// otherwise become the prompt's first word, silently.
+			return slash.Result{Output: fmt.Sprintf("unknown option %q: /schedule add takes --at, --workspace, --tools, --approve, --notify and --replace before the prompt", safe.Text(w)), Err: true}
 		default:
 			prompt = append(prompt, w)
 		}
@@ -714,6 +730,17 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		}
 	}
 	return add(a)
+}
+
+// splitList splits a comma-separated list, as a string-slice flag does.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // splitWords splits a line into words as a shell would for quotes: "a b"

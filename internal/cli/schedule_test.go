@@ -122,3 +122,37 @@ func emptyCrontab(t *testing.T) {
 	}
 	t.Setenv("PATH", bin)
 }
+
+// /schedule add takes co schedule add's --tools, --approve and --notify
+// (comma lists); another option before the prompt is refused by name.
+// They became the prompt's first words before, silently.
+func TestScheduleSlashAddTakesTheListOptions(t *testing.T) {
+	emptyCrontab(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Chdir(t.TempDir())
+	r := scheduleSlash(t.Context(), `add brief --at "daily 8:00" --tools list_slack_messages,send_slack_message --approve send_slack_message --notify desktop Post my brief`)
+	if r.Err {
+		t.Fatalf("/schedule add: %s", r.Output)
+	}
+	l, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, ok := l.Settings.FindSchedule("brief")
+	if !ok || sch.Prompt != "Post my brief" || !slices.Equal(sch.Tools, []string{"list_slack_messages", "send_slack_message"}) ||
+		!slices.Equal(sch.Approve, []string{"send_slack_message"}) || !slices.Equal(sch.Notify, []string{"desktop"}) {
+		t.Errorf("saved %+v", sch)
+	}
+	r = scheduleSlash(t.Context(), `add other --at "daily 8:00" --aprove send_slack_message Post`)
+	if !r.Err || !strings.Contains(r.Output, `unknown option "--aprove"`) {
+		t.Errorf("a misspelt option: %+v", r)
+	}
+	if l, err = loadSettings(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.Settings.FindSchedule("other"); ok {
+		t.Error("a schedule was saved despite the misspelt option")
+	}
+}
