@@ -500,6 +500,7 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			name := args[0]
 			l, err := loadSettings()
 			if err != nil {
+				logEarlyFailure(name, err)
 				return err
 			}
 			sch, ok := l.Settings.FindSchedule(name)
@@ -563,6 +564,35 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// logEarlyFailure records a run of an installed schedule that could not
+// even read the settings (a malformed settings file): in its log and its
+// record, which co schedule list shows, since the scheduler's stderr goes
+// nowhere the user looks. Nothing is written for a name that never ran
+// or was never added here.
+func logEarlyFailure(name string, why error) {
+	if !schedule.NameOK(name) {
+		return
+	}
+	l, _ := loadReport()
+	if l == nil {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(scheduleDir(l.Paths.DataDir), name+".json")); err != nil {
+		return
+	}
+	log, err := openScheduleLog(l.Paths.DataDir, name)
+	if err != nil {
+		return
+	}
+	defer log.Close()
+	now := time.Now()
+	fmt.Fprintf(log, "=== %s: run of %s\nco: %s\n=== %s: exit %d, the settings could not be read: fix them (co config shows where)\n\n",
+		now.Format(time.RFC3339), name, why, now.Format(time.RFC3339), exitError)
+	st := readScheduleState(l.Paths.DataDir, name)
+	st.Last = &lastRun{Start: now, End: now, Code: exitError}
+	_ = writeScheduleState(l.Paths.DataDir, name, st)
 }
 
 // failedRunSession saves a scheduled run that could not start (its

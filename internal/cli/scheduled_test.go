@@ -152,3 +152,37 @@ func TestScheduledRunWithoutItsWorkspaceIsLoggedAndListed(t *testing.T) {
 		t.Errorf("co inbox show:\n%s", o)
 	}
 }
+
+// A malformed settings file stops every scheduled run before it starts;
+// run by the scheduler, its stderr goes nowhere, so an installed
+// schedule's log and record say so (a name never added gets no files).
+func TestScheduledRunWithBrokenSettingsIsLogged(t *testing.T) {
+	isolatedHome(t)
+	l, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(l.Paths.UserFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeScheduleState(l.Paths.DataDir, "brief", scheduleState{Backend: "cron"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(l.Paths.UserFile, []byte(`{"schedules": {"brief": {"at": "daily 27:00"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := run(t, "v", "schedule", "run", "brief"); code != exitError {
+		t.Fatalf("co schedule run = %d", code)
+	}
+	b, _ := os.ReadFile(scheduleLogPath(l.Paths.DataDir, "brief"))
+	if !strings.Contains(string(b), l.Paths.UserFile) || !strings.Contains(string(b), "the settings could not be read") {
+		t.Errorf("log:\n%s", b)
+	}
+	if last := readScheduleState(l.Paths.DataDir, "brief").Last; last == nil || last.Code != exitError {
+		t.Errorf("record: %+v", last)
+	}
+	run(t, "v", "schedule", "run", "never-added")
+	if _, err := os.Stat(scheduleLogPath(l.Paths.DataDir, "never-added")); !os.IsNotExist(err) {
+		t.Errorf("a log for a schedule never added: %v", err)
+	}
+}
