@@ -140,6 +140,12 @@ func (a *Approvals) DecideCall(t tools.Tool, c tools.Check) (decided, run bool, 
 		// they never apply to a run nobody watches.
 		switch {
 		case t == nil:
+		case t.Name() == shellToolName && !a.yoloAllowed:
+			// A shell command would run on the machine itself: the
+			// approve list does not reach it without yolo_unsandboxed,
+			// as --yes does not (a schedule that approves commands for
+			// the Docker sandbox must not run them on the host the day
+			// Docker is down).
 		case slices.Contains(a.approve, t.Name()):
 			return true, true, message.BySchedule
 		case len(c.Untrusted) == 0 && isDrafter(t):
@@ -169,6 +175,10 @@ func (a *Approvals) DecideCall(t tools.Tool, c tools.Check) (decided, run bool, 
 	}
 	return false, false, ""
 }
+
+// shellToolName is the shell tool's name (tools/shell, which the agent
+// does not import).
+const shellToolName = "run_shell_command"
 
 func isDrafter(t tools.Tool) bool {
 	_, ok := t.(tools.Drafter)

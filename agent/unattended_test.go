@@ -91,3 +91,30 @@ func TestUnattendedSpans(t *testing.T) {
 		t.Errorf("waiting call's span = %v", a)
 	}
 }
+
+// A schedule's approve list naming the shell runs its commands only
+// isolated (the Docker sandbox) or with yolo_unsandboxed, as --yes: run
+// unsandboxed, a command the approve list names still waits, so a
+// schedule approving commands for the sandbox never runs them on the
+// machine itself. Other approved tools are not affected.
+func TestUnattendedApproveListRunsNoUnsandboxedCommand(t *testing.T) {
+	ask := tools.Check{Decision: tools.Ask, Scope: "run_shell_command:touch", SandboxAllows: false}
+	shell := writeLike("run_shell_command")
+
+	a := agent.NewApprovals(agent.ApprovalOptions{Isolated: false})
+	a.SetUnattended([]string{"run_shell_command", "write_file"})
+	if d, run, by := a.DecideCall(shell, ask); d || run {
+		t.Errorf("an approved command ran unsandboxed, unattended (%s)", by)
+	}
+	if d, run, _ := a.DecideCall(writeLike("write_file"), tools.Check{Decision: tools.Ask, Scope: "write_file:./"}); !d || !run {
+		t.Error("the approve list no longer runs write_file unsandboxed")
+	}
+
+	for name, o := range map[string]agent.ApprovalOptions{"isolated": {Isolated: true}, "yolo_unsandboxed": {YoloUnsandboxed: true}} {
+		a := agent.NewApprovals(o)
+		a.SetUnattended([]string{"run_shell_command"})
+		if d, run, by := a.DecideCall(shell, ask); !d || !run || by != message.BySchedule {
+			t.Errorf("%s: the approved command did not run: %v %v %s", name, d, run, by)
+		}
+	}
+}

@@ -82,3 +82,30 @@ func TestAppInboxTellsARunOnce(t *testing.T) {
 		t.Errorf("second start: %+v", n)
 	}
 }
+
+// App.Inbox counts, of the runs it tells, those that failed: the start
+// notice says so.
+func TestAppInboxCountsFailedRuns(t *testing.T) {
+	l := scheduledLoaded(t)
+	st, err := OpenSessions(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := st.NewScheduled("/w", "brief")
+	if err := ok.SetOutcome("done"); err != nil {
+		t.Fatal(err)
+	}
+	bad := st.NewScheduled("/w", "brief")
+	if err := bad.SetOutcome("failed: no provider"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	a, err := New(context.Background(), l, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if n := a.Inbox(); n != (InboxNews{Runs: 2, Failed: 1}) {
+		t.Errorf("inbox = %+v, want 2 runs, 1 failed", n)
+	}
+}

@@ -170,6 +170,7 @@ func continueHint(st *sessions.Store, ws string, k sessions.Kind) string {
 // and every call still waiting for approval.
 type InboxNews struct {
 	Runs    int
+	Failed  int // of Runs, those that failed
 	Waiting int
 }
 
@@ -194,6 +195,9 @@ func (a *App) Inbox() InboxNews {
 		for _, r := range runs {
 			if !r.Created.After(now) { // one that started meanwhile is told next time
 				n.Runs++
+				if strings.HasPrefix(r.Outcome, "failed") {
+					n.Failed++
+				}
 			}
 		}
 		err = a.Sessions.Noticed(now)

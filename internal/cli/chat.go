@@ -334,7 +334,12 @@ func (c *chat) startNotes() []string {
 func inboxNotice(n app.InboxNews) string {
 	var parts []string
 	if n.Runs > 0 {
-		parts = append(parts, plural(n.Runs, "scheduled run")+" since you were here")
+		runs := plural(n.Runs, "scheduled run") + " since you were here"
+		if n.Failed > 0 {
+			// A run that failed is what the user most needs to hear of.
+			runs += fmt.Sprintf(" (%d failed)", n.Failed)
+		}
+		parts = append(parts, runs)
 	}
 	if n.Waiting > 0 {
 		parts = append(parts, plural(n.Waiting, "approval")+" waiting")

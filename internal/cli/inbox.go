@@ -16,6 +16,10 @@ import (
 	"github.com/co-cli/co/ui/present"
 )
 
+// inboxOutcome is how many characters of a run's outcome the lists show
+// (a failure's whole message is in co inbox show RUN).
+const inboxOutcome = 48
+
 // inboxAllLimit is how many runs co inbox --all lists.
 const inboxAllLimit = 100
 
@@ -107,7 +111,7 @@ func inboxList(out io.Writer, st *sessions.Store, all bool, now time.Time) error
 			if outcome == "" {
 				outcome = sessions.OutcomeRunning
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), cell(outcome), clip(answerOf(st, r.ID), 60), r.ID)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(outcome, inboxOutcome), clip(answerOf(st, r.ID), 60), r.ID)
 		}
 		w.Flush()
 		b.WriteString("co inbox show RUN prints a run's answer.\n")
@@ -136,7 +140,7 @@ func waitingTable(waiting []sessions.Pending) string {
 		if len(p.Untrusted) > 0 {
 			untrusted = agent.SourceList(p.Untrusted)
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", p.ID, cell(p.Tool), clip(present.Args(p.Args), 50), cell(p.Schedule),
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", p.ID, cell(p.Tool), argsCell(p.Args, 50), cell(p.Schedule),
 			p.Created.Local().Format("2006-01-02 15:04"), cell(untrusted))
 	}
 	w.Flush()
@@ -208,6 +212,33 @@ func lastAnswer(h []message.Message) string {
 		}
 	}
 	return ""
+}
+
+// argsCell is a waiting call's arguments for a list: on one line, a
+// run of more than three blanks shown by its length ("␣×300"), at most n
+// characters. A model's padding must not push the rest of a command
+// ("echo hello", 300 blanks, "; rm -rf ~") past the clip, out of sight.
+func argsCell(args string, n int) string {
+	s := cell(present.Args(args))
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		switch {
+		case j-i > 3:
+			fmt.Fprintf(&b, " ␣×%d ", j-i)
+			i = j
+		case j > i:
+			b.WriteString(s[i:j])
+			i = j
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return clip(b.String(), n)
 }
 
 // clip is text made safe, on one line, and at most n characters.

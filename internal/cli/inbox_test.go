@@ -137,9 +137,24 @@ func TestInboxNotice(t *testing.T) {
 		{Runs: 2, Waiting: 1}: "2 scheduled runs since you were here, 1 approval waiting — /inbox",
 		{Runs: 1}:             "1 scheduled run since you were here — /inbox",
 		{Waiting: 3}:          "3 approvals waiting — /inbox",
+		{Runs: 2, Failed: 1}:  "2 scheduled runs since you were here (1 failed) — /inbox",
 	} {
 		if got := inboxNotice(n); got != want {
 			t.Errorf("inboxNotice(%+v) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// A waiting call's arguments padded with blanks show what follows the
+// blanks in the list: the padding is shown by its length, not spent on
+// the clip.
+func TestWaitingTableShowsWhatBlanksHide(t *testing.T) {
+	args := `{"cmd":"echo hello` + strings.Repeat(" ", 300) + `; touch pwned"}`
+	out := waitingTable([]sessions.Pending{{ID: 4, Tool: "run_shell_command", Args: args, Schedule: "evil"}})
+	if !strings.Contains(out, "echo hello ␣×300 ; touch pwned") {
+		t.Errorf("the list hides what follows the blanks:\n%s", out)
+	}
+	if out := waitingTable([]sessions.Pending{{ID: 1, Tool: "write_file", Args: `{"path":"a b   c"}`}}); !strings.Contains(out, "path='a b   c'") {
+		t.Errorf("a few blanks are changed:\n%s", out)
 	}
 }

@@ -85,7 +85,7 @@ func inboxSlashList(a *app.App) slash.Result {
 		// The columns co inbox prints.
 		fmt.Fprintln(w, "WHEN\tSCHEDULE\tOUTCOME\tANSWER\tRUN")
 		for _, r := range runs {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), cell(outcome(r.Outcome)), clip(orDash(answerOf(a.Sessions, r.ID)), inboxArgs), r.ID)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(outcome(r.Outcome), inboxOutcome), clip(orDash(answerOf(a.Sessions, r.ID)), inboxArgs), r.ID)
 		}
 		w.Flush()
 	}

@@ -18,8 +18,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/schedule"
+	"github.com/co-cli/co/ui/headless"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -376,6 +378,10 @@ func lastRunText(r *lastRun) string {
 	switch {
 	case r.End.IsZero():
 		outcome = "running or killed"
+	case r.Code == headless.ExitWaiting:
+		// Exit 4 is a run that finished with calls kept waiting for the
+		// user (the systemd unit counts it as success): not a failure.
+		outcome = "ok, calls waiting (co inbox)"
 	case r.Code != 0:
 		outcome = fmt.Sprintf("failed (exit %d)", r.Code)
 	}
@@ -505,14 +511,12 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			name := args[0]
 			l, err := loadSettings()
 			if err != nil {
+				logEarlyFailure(name, err)
 				return err
 			}
 			sch, ok := l.Settings.FindSchedule(name)
 			if !ok {
 				return fmt.Errorf("no schedule named %s in %s (co schedule list shows them)", name, l.Paths.UserFile)
-			}
-			if err := os.Chdir(sch.Workspace); err != nil {
-				return fmt.Errorf("the schedule %s's workspace: %w", name, err)
 			}
 			log, err := openScheduleLog(l.Paths.DataDir, name)
 			if err != nil {
@@ -535,6 +539,20 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			st.Last = &lastRun{Start: start}
 			_ = writeScheduleState(l.Paths.DataDir, name, st)
 			fmt.Fprintf(log, "=== %s: run of %s (at %q) in %s\n", start.Format(time.RFC3339), name, sch.At, sch.Workspace)
+			if err := os.Chdir(sch.Workspace); err != nil {
+				// Run by the scheduler, stderr goes nowhere the user
+				// looks: the failure is logged, recorded for co schedule
+				// list and saved as a failed run for co inbox.
+				msg := fmt.Sprintf("the workspace of the schedule %s cannot be used: %v; give it one that exists: co schedule add %s --replace --workspace DIR --at %q PROMPT…",
+					name, err, name, sch.At)
+				fmt.Fprintf(log, "co: %s\n", msg)
+				id := failedRunSession(l, sch, fmt.Sprintf("its workspace %s cannot be used (co schedule logs %s says how to fix it)", sch.Workspace, name))
+				end := time.Now()
+				fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), exitError, id, end.Sub(start).Round(time.Millisecond))
+				st.Last = &lastRun{Start: start, End: end, Code: exitError, SessionID: id}
+				_ = writeScheduleState(l.Paths.DataDir, name, st)
+				return errors.New(msg)
+			}
 			// The terminal, when run by hand, sees the same as the log.
 			var out io.Writer = log
 			if isTerminal(s.Out) {
@@ -559,6 +577,51 @@ func newScheduleRunCmd(s env) *cobra.Command {
 	}
 }
 
+// logEarlyFailure records a run of an installed schedule that could not
+// even read the settings (a malformed settings file): in its log and its
+// record, which co schedule list shows, since the scheduler's stderr goes
+// nowhere the user looks. Nothing is written for a name that never ran
+// or was never added here.
+func logEarlyFailure(name string, why error) {
+	if !schedule.NameOK(name) {
+		return
+	}
+	l, _ := loadReport()
+	if l == nil {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(scheduleDir(l.Paths.DataDir), name+".json")); err != nil {
+		return
+	}
+	log, err := openScheduleLog(l.Paths.DataDir, name)
+	if err != nil {
+		return
+	}
+	defer log.Close()
+	now := time.Now()
+	fmt.Fprintf(log, "=== %s: run of %s\nco: %s\n=== %s: exit %d, the settings could not be read: fix them (co config shows where)\n\n",
+		now.Format(time.RFC3339), name, why, now.Format(time.RFC3339), exitError)
+	st := readScheduleState(l.Paths.DataDir, name)
+	st.Last = &lastRun{Start: now, End: now, Code: exitError}
+	_ = writeScheduleState(l.Paths.DataDir, name, st)
+}
+
+// failedRunSession saves a scheduled run that could not start (its
+// workspace is gone) as a session whose outcome says why, so co inbox
+// and the chat's start notice show it; "" when it cannot be saved.
+func failedRunSession(l *config.Loaded, sch config.Schedule, why string) string {
+	st, err := app.OpenSessions(l)
+	if err != nil {
+		return ""
+	}
+	defer st.Close()
+	rec := st.NewScheduled(sch.Workspace, sch.Name)
+	if rec.SetOutcome("failed: "+why) != nil {
+		return ""
+	}
+	return rec.ID()
+}
+
 // safeWriter passes text through lib/safe on its way to a terminal.
 type safeWriter struct{ w io.Writer }
 
@@ -570,8 +633,30 @@ func (s safeWriter) Write(p []byte) (int, error) {
 }
 
 // scheduleStatus is co status's schedules line: how many, the next run,
-// and (report) the scheduler.
+// and (probe) the scheduler.
 func scheduleStatus(ctx context.Context, l *config.Loaded, now time.Time, probe bool) string {
+	var sel *selectedScheduler
+	if probe && len(l.Settings.Schedules) > 0 {
+		b, warn, err := schedule.Select(ctx, scheduleSystem)
+		sel = &selectedScheduler{warn: warn, err: err}
+		if b != nil {
+			sel.name = b.Name()
+		}
+	}
+	return scheduleStatusText(l, now, sel)
+}
+
+// selectedScheduler is what schedule.Select found, for co status.
+type selectedScheduler struct {
+	name, warn string
+	err        error
+}
+
+// scheduleStatusText is the schedules line; sel, when not nil, names
+// the scheduler and, on a line of its own, what keeps it from running
+// the entries (a cron daemon that is not running): the next run shown
+// would not happen.
+func scheduleStatusText(l *config.Loaded, now time.Time, sel *selectedScheduler) string {
 	n := len(l.Settings.Schedules)
 	if n == 0 {
 		return "none (co schedule add)"
@@ -593,15 +678,18 @@ func scheduleStatus(ctx context.Context, l *config.Loaded, now time.Time, probe 
 		}
 	}
 	out := fmt.Sprintf("%d", n)
-	if probe {
-		if b, _, err := schedule.Select(ctx, scheduleSystem); err != nil {
+	if sel != nil {
+		if sel.err != nil {
 			out += " (no scheduler: co schedule list says how to get one)"
 		} else {
-			out += " with " + b.Name()
+			out += " with " + sel.name
 		}
 	}
 	if nextName != "" {
 		out += "; next: " + nextName + " at " + next.Format("Mon 2006-01-02 15:04")
+	}
+	if sel != nil && sel.err == nil && sel.warn != "" {
+		out += "\n\tWARNING: " + sel.warn
 	}
 	return out
 }
@@ -639,18 +727,22 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		case w == "--workspace" && i+1 < len(words):
 			a.workspace = words[i+1]
 			i++
-		case (w == "--notify" || w == "--tools" || w == "--approve") && i+1 < len(words):
-			// As co schedule add's flags: comma-separated lists.
-			list := strings.Split(words[i+1], ",")
+		case (w == "--tools" || w == "--approve" || w == "--notify") && i+1 < len(words):
+			// As co schedule add's: a comma-separated list.
+			list := splitList(words[i+1])
 			switch w {
-			case "--notify":
-				a.notify = append(a.notify, list...)
 			case "--tools":
 				a.tools = append(a.tools, list...)
-			default:
+			case "--approve":
 				a.approve = append(a.approve, list...)
+			default:
+				a.notify = append(a.notify, list...)
 			}
 			i++
+		case len(prompt) == 0 && strings.HasPrefix(w, "--") && len(w) > 2:
+			// A flag before the prompt that is none of these would
+			// otherwise become the prompt's first word, silently.
+			return slash.Result{Output: fmt.Sprintf("unknown option %q: /schedule add takes --at, --workspace, --tools, --approve, --notify and --replace before the prompt", safe.Text(w)), Err: true}
 		default:
 			prompt = append(prompt, w)
 		}
@@ -680,6 +772,17 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		}
 	}
 	return add(a)
+}
+
+// splitList splits a comma-separated list, as a string-slice flag does.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // splitWords splits a line into words as a shell would for quotes: "a b"

@@ -26,14 +26,7 @@ func TestSplitWords(t *testing.T) {
 // /schedule add without --at, or with a bad name or SPEC, says what is
 // wrong before anything is saved.
 func TestScheduleSlashErrors(t *testing.T) {
-	// A crontab of the test's own, empty: the machine's (root's, with
-	// entries of other co runs in it) is not this test's to read.
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "crontab"), []byte("#!/bin/sh\n[ \"$1\" = -l ] && { echo 'no crontab for u' >&2; exit 1; }\ncat >/dev/null\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // no systemd user manager: cron
+	emptyCrontab(t)
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("XDG_DATA_HOME", "")
@@ -81,5 +74,86 @@ func TestScheduleAddPastDate(t *testing.T) {
 	_, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "old", at: "2001-01-01 09:00", prompt: "p"}, nil, false)
 	if err == nil || !strings.Contains(err.Error(), "is in the past") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A run that ended with calls kept waiting (exit 4) is listed as done
+// with calls waiting, not as a failure; other exit codes are failures.
+func TestLastRunTextWaitingIsNotAFailure(t *testing.T) {
+	start := time.Date(2026, 11, 26, 19, 31, 0, 0, time.Local)
+	end := start.Add(time.Second)
+	if got := lastRunText(&lastRun{Start: start, End: end, Code: 4}); got != "2026-11-26 19:31 ok, calls waiting (co inbox)" {
+		t.Errorf("exit 4 = %q", got)
+	}
+	if got := lastRunText(&lastRun{Start: start, End: end, Code: 1}); got != "2026-11-26 19:31 failed (exit 1)" {
+		t.Errorf("exit 1 = %q", got)
+	}
+	if got := lastRunText(&lastRun{Start: start, End: end}); got != "2026-11-26 19:31 ok" {
+		t.Errorf("exit 0 = %q", got)
+	}
+}
+
+// co status says when the scheduler will not run the entries (no cron
+// daemon running), on a WARNING line after the schedules line: a next run
+// alone would promise a run that will not happen.
+func TestScheduleStatusWarnsOfAStoppedScheduler(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.Local)
+	l := &config.Loaded{Paths: config.Paths{DataDir: t.TempDir()}}
+	l.Settings.Schedules = []config.Schedule{{Name: "brief", At: "daily 11:30", Prompt: "p", Workspace: "/"}}
+	got := scheduleStatusText(l, now, &selectedScheduler{name: "cron", warn: "the cron daemon is not running"})
+	if want := "1 with cron; next: brief at Thu 2026-11-26 11:30\n\tWARNING: the cron daemon is not running"; got != want {
+		t.Errorf("schedules line = %q, want %q", got, want)
+	}
+	if got := scheduleStatusText(l, now, &selectedScheduler{name: "cron"}); strings.Contains(got, "WARNING") {
+		t.Errorf("a running scheduler warns: %q", got)
+	}
+}
+
+// emptyCrontab puts first on PATH a crontab command whose crontab is
+// empty, and no systemctl: the test reads neither the machine's real
+// crontab (a developer's own co schedules showed up in /schedule's list)
+// nor its user manager.
+func emptyCrontab(t *testing.T) {
+	t.Helper()
+	bin := t.TempDir()
+	script := "#!/bin/sh\ncase \"$1\" in\n-l) echo 'no crontab for tester' >&2; exit 1 ;;\nesac\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(bin, "crontab"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // no systemd user manager: cron
+}
+
+// /schedule add takes co schedule add's --tools, --approve and --notify
+// (comma lists); another option before the prompt is refused by name.
+// They became the prompt's first words before, silently.
+func TestScheduleSlashAddTakesTheListOptions(t *testing.T) {
+	emptyCrontab(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Chdir(t.TempDir())
+	r := scheduleSlash(t.Context(), `add brief --at "daily 8:00" --tools list_slack_messages,send_slack_message --approve send_slack_message --notify desktop Post my brief`)
+	if r.Err {
+		t.Fatalf("/schedule add: %s", r.Output)
+	}
+	l, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, ok := l.Settings.FindSchedule("brief")
+	if !ok || sch.Prompt != "Post my brief" || !slices.Equal(sch.Tools, []string{"list_slack_messages", "send_slack_message"}) ||
+		!slices.Equal(sch.Approve, []string{"send_slack_message"}) || !slices.Equal(sch.Notify, []string{"desktop"}) {
+		t.Errorf("saved %+v", sch)
+	}
+	r = scheduleSlash(t.Context(), `add other --at "daily 8:00" --aprove send_slack_message Post`)
+	if !r.Err || !strings.Contains(r.Output, `unknown option "--aprove"`) {
+		t.Errorf("a misspelt option: %+v", r)
+	}
+	if l, err = loadSettings(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.Settings.FindSchedule("other"); ok {
+		t.Error("a schedule was saved despite the misspelt option")
 	}
 }

@@ -104,3 +104,85 @@ func TestScheduledRunThatFailsIsInTheInbox(t *testing.T) {
 		t.Errorf("co inbox does not show the failed run:\n%s", o)
 	}
 }
+
+// A schedule whose workspace is gone fails where the user looks: run by
+// the scheduler, co's stderr goes nowhere, so the reason is in the log,
+// co schedule list shows the run failed, and co inbox lists it.
+func TestScheduledRunWithoutItsWorkspaceIsLoggedAndListed(t *testing.T) {
+	isolatedHome(t)
+	l, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(t.TempDir(), "gone")
+	if err := os.MkdirAll(filepath.Dir(l.Paths.UserFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := config.EditFile(l.Paths.UserFile, config.SchedulesChange([]config.Schedule{{Name: "brief", At: "hourly", Prompt: "brief me", Workspace: gone}})); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "v", "schedule", "run", "brief")
+	if code != exitError || !strings.Contains(errOut, gone) || !strings.Contains(errOut, "--workspace DIR") {
+		t.Fatalf("co schedule run = %d, %q", code, errOut)
+	}
+	_, o, _ := run(t, "v", "schedule", "logs", "brief")
+	if !strings.Contains(o, "the workspace of the schedule brief cannot be used") || !strings.Contains(o, "exit 1, session ") {
+		t.Errorf("co schedule logs:\n%s", o)
+	}
+	_, o, _ = run(t, "v", "schedule", "list")
+	if !strings.Contains(o, "failed (exit 1)") {
+		t.Errorf("co schedule list:\n%s", o)
+	}
+	_, o, _ = run(t, "v", "inbox")
+	if !strings.Contains(o, "brief") || !strings.Contains(o, "failed: its workspace ") {
+		t.Errorf("co inbox:\n%s", o)
+	}
+	for _, line := range strings.Split(o, "\n") {
+		if n := len([]rune(line)); n > 150 {
+			t.Errorf("co inbox has a line of %d characters (a long outcome is clipped in the list):\n%s", n, line)
+		}
+	}
+	// The list clips a long outcome; co inbox show has it whole.
+	last := readScheduleState(l.Paths.DataDir, "brief").Last
+	if last == nil || last.SessionID == "" {
+		t.Fatalf("no run recorded: %+v", last)
+	}
+	_, o, _ = run(t, "v", "inbox", "show", last.SessionID)
+	if !strings.Contains(o, "failed: its workspace "+gone+" cannot be used (co schedule logs brief says how to fix it)") {
+		t.Errorf("co inbox show:\n%s", o)
+	}
+}
+
+// A malformed settings file stops every scheduled run before it starts;
+// run by the scheduler, its stderr goes nowhere, so an installed
+// schedule's log and record say so (a name never added gets no files).
+func TestScheduledRunWithBrokenSettingsIsLogged(t *testing.T) {
+	isolatedHome(t)
+	l, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(l.Paths.UserFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeScheduleState(l.Paths.DataDir, "brief", scheduleState{Backend: "cron"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(l.Paths.UserFile, []byte(`{"schedules": {"brief": {"at": "daily 27:00"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := run(t, "v", "schedule", "run", "brief"); code != exitError {
+		t.Fatalf("co schedule run = %d", code)
+	}
+	b, _ := os.ReadFile(scheduleLogPath(l.Paths.DataDir, "brief"))
+	if !strings.Contains(string(b), l.Paths.UserFile) || !strings.Contains(string(b), "the settings could not be read") {
+		t.Errorf("log:\n%s", b)
+	}
+	if last := readScheduleState(l.Paths.DataDir, "brief").Last; last == nil || last.Code != exitError {
+		t.Errorf("record: %+v", last)
+	}
+	run(t, "v", "schedule", "run", "never-added")
+	if _, err := os.Stat(scheduleLogPath(l.Paths.DataDir, "never-added")); !os.IsNotExist(err) {
+		t.Errorf("a log for a schedule never added: %v", err)
+	}
+}

@@ -44,6 +44,7 @@ const (
 	ideaDir      = ".idea"
 	githubDir    = ".github"
 	workflowsDir = "workflows"
+	xdgConfigDir = ".config"
 )
 
 var rules = []Rule{
@@ -59,6 +60,11 @@ var rules = []Rule{
 	{".github/workflows/", ".github/workflows/ holds CI workflows, which run code"},
 	{".git/", ".git/ holds git's hooks and config, which run code later"},
 	{".mcp.json", ".mcp.json names MCP servers, programs that coding agents start"},
+	// A workspace holding your home folder holds these too (issue 29: a
+	// schedule's approve list in co's settings is what its unattended
+	// runs may do; a user unit runs a program on a timer).
+	{".config/co-cli/", ".config/co-cli/ holds co's user settings: the schedules and what their unattended runs may do, approvals, keys, endpoints"},
+	{".config/systemd/", ".config/systemd/ holds systemd user units and timers, which run programs later"},
 }
 
 // Rules is the whole list, in the order the documentation gives it. The "context_files" entry
@@ -141,6 +147,10 @@ func (s Set) Child(parent, name string, k Kind) string {
 		return reason(".idea/")
 	case strings.EqualFold(name, workflowsDir) && strings.EqualFold(parent, githubDir):
 		return reason(".github/workflows/")
+	case strings.EqualFold(name, "co-cli") && strings.EqualFold(parent, xdgConfigDir):
+		return reason(".config/co-cli/")
+	case strings.EqualFold(name, "systemd") && strings.EqualFold(parent, xdgConfigDir):
+		return reason(".config/systemd/")
 	case strings.EqualFold(name, skillsDir):
 		// co reads skills from a folder (or a link to one): a plain file of that name is
 		// nothing to it.

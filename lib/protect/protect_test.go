@@ -36,6 +36,8 @@ func TestMatch(t *testing.T) {
 		{".agents", Other, ".agents", "skills"},
 		{"AGENTS.md/inside", File, "AGENTS.md", "model's instructions"},
 		{"./.envrc/", Dir, ".envrc", "direnv"},
+		{".config/co-cli/settings.json", File, ".config/co-cli", "schedules"},
+		{".config/systemd/user/x.timer", File, ".config/systemd", "timers"},
 	}
 	for _, tc := range protected {
 		root, why, ok := s.Match(strings.TrimPrefix(tc.rel, "./"), tc.k)
@@ -44,7 +46,8 @@ func TestMatch(t *testing.T) {
 		}
 	}
 	for _, rel := range []string{"", ".", "src/git.go", ".gitignore", ".github/CODEOWNERS", ".github", "envrc",
-		"docs/.vscodeish", "AGENTS.md.bak", "docs/agents/x.md", "workflows/x.yml", ".gitmodules", ".envrc.example"} {
+		"docs/.vscodeish", "AGENTS.md.bak", "docs/agents/x.md", "workflows/x.yml", ".gitmodules", ".envrc.example",
+		".config/nvim/init.lua", "co-cli/settings.json", "systemd/x.timer"} {
 		if root, why, ok := s.Match(rel, File); ok {
 			t.Errorf("Match(%q) = %q, %q: must not be protected", rel, root, why)
 		}

@@ -405,6 +405,9 @@ func TestWritesToPlacesThatRunCodeAlwaysAsk(t *testing.T) {
 		// the rest of the shared list (lib/protect): other agents' instructions, JetBrains
 		// run configurations, MCP servers other agents start
 		"CLAUDE.md", "sub/GEMINI.md", ".idea/workspace.xml", "sub/.idea/runConfigurations/x.xml", ".mcp.json",
+		// a workspace holding the home folder: co's own settings (a schedule's approve list)
+		// and systemd user timers
+		".config/co-cli/settings.json", ".config/systemd/user/co-schedule-x.timer",
 	}
 	for _, p := range always {
 		for _, name := range []string{"write_file", "edit_file"} {

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/co-cli/co/agent"
@@ -291,6 +292,9 @@ func validJSON(s string) string {
 	return string(b)
 }
 
+// shellTool is the shell tool's name (tools/shell).
+const shellTool = "run_shell_command"
+
 // keep answers a scheduled run's calls that need approval: each is kept
 // waiting for the user in the store, with what the user needs to decide
 // it (why it asks, the untrusted content the run had read, where an
@@ -334,6 +338,10 @@ func (r *runner) keep(req agent.ApprovalRequested) {
 		line := fmt.Sprintf("waiting for approval: %s (%s) — %s", present.Call(c.Tool, c.Args), safe.Text(c.Check.Reason), h)
 		if len(untrusted) > 0 {
 			line += "\n  after untrusted content from " + safe.Text(agent.SourceList(untrusted))
+		}
+		if c.Tool == shellTool && slices.Contains(u.Approve, c.Tool) && !c.Check.AlwaysAsk && len(c.Check.Untrusted) == 0 {
+			// Why the approve list did not run it (agent.Approvals).
+			line += "\n  the schedule's approve list names " + shellTool + ", but commands run unsandboxed here: it runs them only in the Docker sandbox, or with yolo_unsandboxed"
 		}
 		r.emit(m, line)
 	}

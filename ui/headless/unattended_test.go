@@ -399,3 +399,57 @@ func TestScheduledRunNamesAnUnknownTool(t *testing.T) {
 		t.Errorf("stderr:\n%s", e)
 	}
 }
+
+// fakeShell stands in for the shell tool, by its name: every command
+// asks, as unsandboxed.
+type fakeShell struct{ ran bool }
+
+func (*fakeShell) Name() string        { return "run_shell_command" }
+func (*fakeShell) Description() string { return "Run a command." }
+func (*fakeShell) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}`)
+}
+func (*fakeShell) Class() tools.Class { return tools.SideEffect }
+func (*fakeShell) Check(context.Context, json.RawMessage) tools.Check {
+	return tools.Check{Decision: tools.Ask, Reason: "touch is not on the safe list", Scope: "run_shell_command:touch"}
+}
+func (f *fakeShell) Run(context.Context, json.RawMessage) (tools.Result, error) {
+	f.ran = true
+	return tools.Text("ran"), nil
+}
+
+// A schedule whose approve list names the shell, run unsandboxed: the
+// command waits (agent.Approvals), and the log says why the approve list
+// did not run it and what would.
+func TestScheduledRunSaysWhyAnApprovedCommandWaits(t *testing.T) {
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	llm.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{tc("c1", "run_shell_command", `{"cmd":"touch x"}`)}}, llmtest.Reply{Text: "done"})
+	sh := &fakeShell{}
+	reg, err := tools.NewRegistry(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := agent.New(agent.Config{
+		Provider:     provider.Provider{Name: "openai", BaseURL: llm.URL, APIKey: "k", Model: "m", KeyEnv: "OPENAI_API_KEY"},
+		SystemPrompt: "test", Tools: reg, Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: false}),
+		Retry: provider.RetryPolicy{Base: 10 * time.Millisecond}, StallTimeout: 20 * time.Second,
+	})
+	store, err := sessions.Open(filepath.Join(t.TempDir(), sessions.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ag.SetRecorder(store.NewScheduled(t.TempDir(), "brief"))
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code := headless.Run(ctx, headless.Options{Agent: ag, Prompt: "tidy", Out: &out, Err: &out,
+		Unattended: &headless.Unattended{Schedule: "brief", Store: store, Approve: []string{"run_shell_command"}}})
+	if code != headless.ExitWaiting || sh.ran {
+		t.Fatalf("exit %d, ran %v:\n%s", code, sh.ran, out.String())
+	}
+	if !strings.Contains(out.String(), "the schedule's approve list names run_shell_command, but commands run unsandboxed here: it runs them only in the Docker sandbox, or with yolo_unsandboxed") {
+		t.Errorf("the log does not say why the approved command waits:\n%s", out.String())
+	}
+}

@@ -151,6 +151,7 @@ const (
 	toolDenied
 	toolInterrupted
 	toolRetry
+	toolKept // kept waiting for the user by a scheduled run (co inbox)
 )
 
 // toolEntry is one tool call: a compact line with its state and time, and
@@ -181,8 +182,11 @@ func (e *toolEntry) finish(ev agent.ToolCallFinished) {
 	switch ev.Status {
 	case message.CallDone:
 		e.state = toolDone
-	case message.CallDenied, message.CallWaiting:
+	case message.CallDenied:
 		e.state = toolDenied
+	case message.CallWaiting:
+		// Not denied: a scheduled run kept it for the user's approval.
+		e.state = toolKept
 	case message.CallInterrupted:
 		e.state = toolInterrupted
 	case message.CallRetry:
@@ -273,6 +277,8 @@ func (e *toolEntry) render(width int, rc *renderCtx) []string {
 		icon, st, status = "⊘", th.Warn, "denied"
 	case toolInterrupted:
 		icon, st, status = "■", th.Dim, "interrupted"
+	case toolKept:
+		icon, st, status = "?", th.Warn, "kept waiting"
 	}
 	right := "  " + status
 	avail := width - 2 - xansi.StringWidth(right)
@@ -297,7 +303,7 @@ func (e *toolEntry) render(width int, rc *renderCtx) []string {
 		}
 	}
 	switch e.state {
-	case toolFailed, toolRetry, toolDenied:
+	case toolFailed, toolRetry, toolDenied, toolKept:
 		for _, l := range wrapText(e.outcome, width-2) {
 			lines = append(lines, "  "+st.Render(l))
 		}

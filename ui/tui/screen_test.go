@@ -215,3 +215,19 @@ func TestSlashOutputKeepsHyphenatedPathsWhole(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A call a scheduled run kept waiting for the user (issue 29) is shown as
+// kept waiting, never as denied: it has not been decided (the transcript
+// of a run resumed by /inbox approve or --resume shows its calls so).
+func TestToolEntryKeptWaitingIsNotDenied(t *testing.T) {
+	rc := screenRC()
+	e := newToolEntry(agent.ToolCallStarted{CallID: "1", Name: "send_slack_message", Args: `{"channel":"#general","text":"hi"}`}, time.Now())
+	e.finish(agent.ToolCallFinished{CallID: "1", Name: "send_slack_message", Status: message.CallWaiting, Decision: message.ByWaiting, Err: agent.Waiting})
+	out := strings.Join(plainLines(e.render(100, rc)), "\n")
+	if strings.Contains(out, "denied") || strings.Contains(out, "⊘") {
+		t.Errorf("a call kept waiting is shown as denied:\n%s", out)
+	}
+	if !strings.Contains(out, "kept waiting") || !strings.Contains(out, agent.Waiting) {
+		t.Errorf("a call kept waiting does not say so:\n%s", out)
+	}
+}
