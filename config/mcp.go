@@ -102,18 +102,25 @@ func maskValues(m map[string]string) map[string]string {
 // decodeMCPServers decodes mcp_servers: an object from server name to entry.
 // msg continues after the key: ` must be ...`, `.NAME.url must be ...`.
 func decodeMCPServers(raw json.RawMessage) ([]MCPServer, string) {
+	return decodeNamed(raw, ` must be an object from a server name to {"command": ..., "args": [...]} or {"url": "https://..."}, got `, decodeMCPServer)
+}
+
+// decodeNamed decodes an object from a name to an entry (mcp_servers,
+// schedules) with decode, in the names' order. notObject is the message
+// when raw is no object, before the value shown.
+func decodeNamed[T any](raw json.RawMessage, notObject string, decode func(string, json.RawMessage) (T, string)) ([]T, string) {
 	var obj map[string]json.RawMessage
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		return nil, ` must be an object from a server name to {"command": ..., "args": [...]} or {"url": "https://..."}, got ` + shownJSON(raw)
+		return nil, notObject + shownJSON(raw)
 	}
 	names := slices.Sorted(maps.Keys(obj))
-	out := make([]MCPServer, 0, len(names))
+	out := make([]T, 0, len(names))
 	for _, name := range names {
-		s, msg := decodeMCPServer(name, obj[name])
+		v, msg := decode(name, obj[name])
 		if msg != "" {
 			return nil, "." + name + msg
 		}
-		out = append(out, s)
+		out = append(out, v)
 	}
 	return out, ""
 }

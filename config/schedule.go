@@ -78,21 +78,8 @@ const ScheduleExample = `{"brief": {"at": "weekdays 08:00", "prompt": "Summarise
 // decodeSchedules decodes schedules: an object from a schedule name to an
 // entry. msg continues after the key.
 func decodeSchedules(raw json.RawMessage) ([]Schedule, string) {
-	var obj map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		return nil, ` must be an object from a schedule name to {"at": ..., "prompt": ..., "workspace": ...}, like ` +
-			ScheduleExample + `, got ` + shownJSON(raw)
-	}
-	names := slices.Sorted(maps.Keys(obj))
-	out := make([]Schedule, 0, len(names))
-	for _, name := range names {
-		s, msg := decodeSchedule(name, obj[name])
-		if msg != "" {
-			return nil, "." + name + msg
-		}
-		out = append(out, s)
-	}
-	return out, ""
+	return decodeNamed(raw, ` must be an object from a schedule name to {"at": ..., "prompt": ..., "workspace": ...}, like `+
+		ScheduleExample+`, got `, decodeSchedule)
 }
 
 func decodeSchedule(name string, raw json.RawMessage) (Schedule, string) {

@@ -161,20 +161,7 @@ func (s *Store) ScheduledSince(t time.Time, limit int) ([]Info, error) {
 	if !t.IsZero() {
 		after = t.UnixNano()
 	}
-	rows, err := s.db.Query(q, string(Scheduled), after)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Info
-	for rows.Next() {
-		i, err := scanInfo(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, i)
-	}
-	return out, rows.Err()
+	return s.infos(q, string(Scheduled), after)
 }
 
 // OutcomeRunning is a scheduled run's outcome from its start until it

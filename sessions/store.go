@@ -277,6 +277,11 @@ func (s *Store) ListKind(workspace string, k Kind, limit int) ([]Info, error) {
 	if limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, limit)
 	}
+	return s.infos(q, args...)
+}
+
+// infos runs q, a query of infoCols, and scans its rows.
+func (s *Store) infos(q string, args ...any) ([]Info, error) {
 	rows, err := s.db.Query(q, args...)
 	if err != nil {
 		return nil, err
