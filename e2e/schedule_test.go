@@ -253,7 +253,7 @@ func TestPlainScheduleSlash(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{"added schedule brief: every day at 09:00", "A schedule named brief exists", "added schedule brief: weekdays at 08:00",
-		`not the days "someday"`, "brief  weekdays 08:00", "after each run, its summary goes to: desktop, slack:#me", "desktop,slack:#me"} {
+		`not the days "someday"`, "• brief — weekdays 08:00", "after each run, its summary goes to: desktop, slack:#me", "notify: desktop,slack:#me"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -367,7 +367,7 @@ func TestTUIScheduleSlash(t *testing.T) {
 	s.send(`/schedule add tuibrief --at "mon,wed,fri 9:00" Tidy my notes`)
 	s.waitFor(tuiWait, "added schedule tuibrief: Mon,Wed,Fri at 09:00")
 	s.send("/schedule")
-	s.waitFor(tuiWait, "tuibrief  mon,wed,fri 9:00")
+	s.waitFor(tuiWait, "• tuibrief — mon,wed,fri 9:00", "next: ", "scheduler: cron")
 	tab, _ := os.ReadFile(table)
 	if !strings.Contains(string(tab), "0 9 * * 1,3,5 cd "+ws) {
 		t.Errorf("crontab:\n%s", tab)

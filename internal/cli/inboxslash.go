@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/co-cli/co/agent"
@@ -76,25 +75,34 @@ func inboxSlashList(a *app.App) slash.Result {
 	if err != nil {
 		return slash.Result{Output: "reading the waiting calls: " + safe.Text(err.Error()), Err: true}
 	}
+	// Records, not co inbox's tables: the chat wraps a line wider than
+	// its pane, and a table's rows broke mid-column at 80 columns. Each
+	// field is on a line of its own, so a wrapped line stays one field.
 	var b strings.Builder
 	if len(runs) == 0 {
 		b.WriteString("No scheduled runs yet (co schedule add sets one up).\n")
 	} else {
 		b.WriteString("Scheduled runs, newest first:\n")
-		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		// The columns co inbox prints.
-		fmt.Fprintln(w, "WHEN\tSCHEDULE\tOUTCOME\tANSWER\tRUN")
 		for _, r := range runs {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(outcome(r.Outcome), inboxOutcome), clip(orDash(answerOf(a.Sessions, r.ID)), inboxArgs), r.ID)
+			fmt.Fprintf(&b, "• %s  %s — %s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(outcome(r.Outcome), inboxOutcome))
+			if ans := answerOf(a.Sessions, r.ID); ans != "" {
+				fmt.Fprintf(&b, "    %s\n", clip(ans, inboxArgs))
+			}
+			fmt.Fprintf(&b, "    run %s\n", r.ID)
 		}
-		w.Flush()
 	}
 	b.WriteString("\n")
 	if len(waiting) == 0 {
 		b.WriteString("No call is waiting for your approval.")
 	} else {
-		// The table co inbox prints.
-		b.WriteString(waitingTable(waiting))
+		fmt.Fprintf(&b, "%s waiting for your approval:\n", plural(len(waiting), "call"))
+		for _, p := range waiting {
+			fmt.Fprintf(&b, "• %d  %s — from %s, waiting since %s\n", p.ID, cell(p.Tool), cell(p.Schedule), p.Created.Local().Format("2006-01-02 15:04"))
+			fmt.Fprintf(&b, "    %s\n", argsCell(p.Args, inboxArgs))
+			if len(p.Untrusted) > 0 {
+				fmt.Fprintf(&b, "    after untrusted content from %s\n", cell(agent.SourceList(p.Untrusted)))
+			}
+		}
 		b.WriteString("/inbox approve ID resumes the run's session and asks you about the call there, as the chat asks; /inbox deny ID drops it.")
 	}
 	if len(runs) > 0 {

@@ -150,6 +150,19 @@ func TestInboxSlashListsRunsAndWaitingCalls(t *testing.T) {
 	if strings.Contains(r.Output, "Saving brief.md waits") {
 		t.Errorf("/inbox shows more than the answer's first line:\n%s", r.Output)
 	}
+	// Records, one field a line, so the chat's wrapping at 80 columns
+	// never breaks a row mid-column: the run's id and the call's
+	// arguments on lines of their own, no line of a record past 80.
+	if !strings.Contains(r.Output, "\n    run "+f.run+"\n") || !strings.Contains(r.Output, "\n    path='brief.md'") {
+		t.Errorf("/inbox is not one field a line:\n%s", r.Output)
+	}
+	for _, l := range strings.Split(r.Output, "\n") {
+		if strings.HasPrefix(l, "•") || strings.HasPrefix(l, "    ") {
+			if n := len([]rune(l)); n > 80 {
+				t.Errorf("a record's line is %d columns wide: %q", n, l)
+			}
+		}
+	}
 	o := slash.Dispatch(f.env, "/inbox open "+f.run[:10])
 	if o.Err || !strings.Contains(o.Output, "Saving brief.md waits for your approval.") || !strings.Contains(o.Output, "/inbox approve ID") {
 		t.Fatalf("/inbox open: %+v", o)

@@ -298,14 +298,17 @@ func newScheduleListCmd(s env) *cobra.Command {
 			}
 			ctx, stop, _ := signalContext(syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			fmt.Fprint(s.Out, scheduleList(ctx, l, time.Now()))
+			fmt.Fprint(s.Out, scheduleList(ctx, l, time.Now(), false))
 			return nil
 		},
 	}
 }
 
-// scheduleList is the table of co schedule list and /schedule.
-func scheduleList(ctx context.Context, l *config.Loaded, now time.Time) string {
+// scheduleList is the table of co schedule list, or with records the
+// chat's /schedule: one schedule a few lines, one field a line's part, as
+// the chat wraps a line wider than its pane and a table's rows broke
+// mid-column at 80 columns.
+func scheduleList(ctx context.Context, l *config.Loaded, now time.Time, records bool) string {
 	var b strings.Builder
 	backend, warn, selErr := schedule.Select(ctx, scheduleSystem)
 	var installed []string
@@ -316,8 +319,7 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time) string {
 	if len(l.Settings.Schedules) == 0 && len(installed) == 0 {
 		b.WriteString("no schedules (add one: co schedule add NAME --at \"weekdays 08:00\" PROMPT…)\n")
 	} else {
-		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "NAME\tSPEC\tNEXT\tLAST RUN\tNOTIFY\tSCHEDULER")
+		var rows [][6]string // NAME, SPEC, NEXT, LAST RUN, NOTIFY, SCHEDULER
 		for _, sch := range l.Settings.Schedules {
 			st := readScheduleState(l.Paths.DataDir, sch.Name)
 			next := "-"
@@ -345,14 +347,25 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time) string {
 			default:
 				where = "not installed (co schedule add " + sch.Name + " --replace … installs it)"
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", sch.Name, sch.At, next, lastRunText(st.Last), notifyText(sch.Notify), where)
+			rows = append(rows, [6]string{sch.Name, sch.At, next, lastRunText(st.Last), notifyText(sch.Notify), where})
 		}
 		for _, name := range installed {
 			if _, ok := l.Settings.FindSchedule(name); !ok {
-				fmt.Fprintf(w, "%s\t-\t-\t-\t-\t%s entry without a setting (co schedule rm %s removes it)\n", name, backend.Name(), name)
+				rows = append(rows, [6]string{name, "-", "-", "-", "-", backend.Name() + " entry without a setting (co schedule rm " + name + " removes it)"})
 			}
 		}
-		w.Flush()
+		if records {
+			for _, r := range rows {
+				fmt.Fprintf(&b, "• %s — %s\n    next: %s\n    last run: %s\n    notify: %s · scheduler: %s\n", r[0], r[1], r[2], r[3], r[4], r[5])
+			}
+		} else {
+			w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "NAME\tSPEC\tNEXT\tLAST RUN\tNOTIFY\tSCHEDULER")
+			for _, r := range rows {
+				fmt.Fprintln(w, strings.Join(r[:], "\t"))
+			}
+			_ = w.Flush() // a strings.Builder's writes do not fail
+		}
 	}
 	if selErr != nil {
 		fmt.Fprintf(&b, "WARNING: %v\n", selErr)
@@ -707,7 +720,7 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		if err != nil {
 			return slash.Result{Output: err.Error(), Err: true}
 		}
-		return slash.Result{Output: strings.TrimRight(scheduleList(ctx, l, time.Now()), "\n")}
+		return slash.Result{Output: strings.TrimRight(scheduleList(ctx, l, time.Now(), true), "\n")}
 	}
 	usage := `usage: /schedule (lists), /schedule add NAME --at "SPEC" [--notify desktop,slack:#channel,mail] PROMPT; remove one with co schedule rm NAME`
 	if words[0] != "add" || len(words) < 2 {
