@@ -14,7 +14,7 @@ import (
 
 // Schedule is one entry of schedules: a prompt run unattended at the times
 // At says (a SPEC: schedule.Parse), in Workspace. Tools and Approve are
-// tool names (gmail_create_draft, mcp__server__tool) the run may use and
+// tool names (create_email_draft, mcp__server__tool) the run may use and
 // may run without asking; Notify is where its answer goes (desktop, slack,
 // mail). Schedules come from the user file only: never from a project
 // file or the environment.
@@ -164,7 +164,7 @@ func validateSchedule(s Schedule) string {
 	}{{"tools", s.Tools}, {"approve", s.Approve}} {
 		for _, v := range list.vals {
 			if strings.TrimSpace(v) == "" || strings.ContainsAny(v, " \t\n") {
-				return "." + list.key + " holds " + quote(v) + `: write tool names, like "gmail_create_draft" or "mcp__server__tool"`
+				return "." + list.key + " holds " + quote(v) + `: write tool names, like "create_email_draft" or "mcp__server__tool"`
 			}
 		}
 	}

@@ -9,10 +9,10 @@ import (
 func TestSchedulesFromTheUserFile(t *testing.T) {
 	f := newFixture(t)
 	writeFile(t, f.userFile(), `{"schedules": {"brief": {"at": "weekdays 08:00", "prompt": "Summarise today's mail",
-		"workspace": "/home/me/notes", "tools": ["gmail_search"], "approve": ["gmail_create_draft"], "notify": ["desktop", "slack:U0123ABC", "slack:#me", "slack:C0123ABC", "mail"]}}}`)
+		"workspace": "/home/me/notes", "tools": ["search_emails"], "approve": ["create_email_draft"], "notify": ["desktop", "slack:U0123ABC", "slack:#me", "slack:C0123ABC", "mail"]}}}`)
 	l := f.load(t)
 	want := []Schedule{{Name: "brief", At: "weekdays 08:00", Prompt: "Summarise today's mail", Workspace: "/home/me/notes",
-		Tools: []string{"gmail_search"}, Approve: []string{"gmail_create_draft"}, Notify: []string{"desktop", "slack:U0123ABC", "slack:#me", "slack:C0123ABC", "mail"}}}
+		Tools: []string{"search_emails"}, Approve: []string{"create_email_draft"}, Notify: []string{"desktop", "slack:U0123ABC", "slack:#me", "slack:C0123ABC", "mail"}}}
 	wantValue(t, l.Settings.Schedules, want)
 	if s, ok := l.Settings.FindSchedule("brief"); !ok || s.At != "weekdays 08:00" {
 		t.Errorf("FindSchedule = %+v, %v", s, ok)

@@ -326,7 +326,7 @@ func TestScheduleAddFields(t *testing.T) {
 		t.Errorf("plain slack: exit %d %s", code, errOut)
 	}
 	out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "weekdays 08:00",
-		"--tools", "gmail_search,gmail_read", "--approve", "gmail_create_draft", "--notify", "desktop,slack:U0123ABC,mail", "Brief", "me")
+		"--tools", "search_emails,list_emails", "--approve", "create_email_draft", "--notify", "desktop,slack:U0123ABC,mail", "Brief", "me")
 	if code != 0 || !strings.Contains(out, "after each run, its summary goes to: desktop, slack:U0123ABC, mail\n") {
 		t.Fatalf("add: %s%s", out, errOut)
 	}
@@ -346,8 +346,8 @@ func TestScheduleAddFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := m.Schedules["brief"]
-	if s.At != "weekdays 08:00" || s.Prompt != "Brief me" || s.Workspace != ws || strings.Join(s.Tools, ",") != "gmail_search,gmail_read" ||
-		strings.Join(s.Approve, ",") != "gmail_create_draft" || strings.Join(s.Notify, ",") != "desktop,slack:U0123ABC,mail" {
+	if s.At != "weekdays 08:00" || s.Prompt != "Brief me" || s.Workspace != ws || strings.Join(s.Tools, ",") != "search_emails,list_emails" ||
+		strings.Join(s.Approve, ",") != "create_email_draft" || strings.Join(s.Notify, ",") != "desktop,slack:U0123ABC,mail" {
 		t.Errorf("saved: %s", b)
 	}
 	out, _, _ = runCo(t, ws, environ, "", "config")

@@ -120,13 +120,6 @@ func outcome(s string) string {
 	return s
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 func inboxOpen(a *app.App, id string) slash.Result {
 	if id == "" {
 		return slash.Result{Output: "usage: /inbox open RUN (a run's id from /inbox; a unique prefix is enough)", Err: true}

@@ -149,6 +149,9 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 			return "not replaced: the schedule " + a.name + " stays as it was\n", nil
 		}
 	}
+	if err := checkScheduleTools(ctx, l, a.tools, a.approve); err != nil {
+		return "", err
+	}
 	b, warn, err := schedule.Select(ctx, scheduleSystem)
 	if err != nil {
 		return "", err
@@ -847,4 +850,41 @@ func lockSchedule(dataDir, name string) (unlock func(), err error) {
 		return nil, err
 	}
 	return func() { f.Close() }, nil
+}
+
+// checkScheduleTools refuses a name in a schedule's --tools or --approve
+// that is no tool of co's, configured or not (a typo would otherwise
+// change nothing, said only in the run's log), nor mcp__SERVER__… of a
+// configured server (an MCP server's tools are known once it connects).
+func checkScheduleTools(ctx context.Context, l *config.Loaded, tools, approve []string) error {
+	if len(tools)+len(approve) == 0 {
+		return nil
+	}
+	a, err := app.New(ctx, l, app.Options{ReportOnly: true})
+	if err != nil {
+		return nil // the run says what it cannot start, and which names are no tool
+	}
+	defer a.Close()
+	known := a.Tools.Names()
+	for _, u := range a.Unconfigured {
+		known = append(known, u.Tools...)
+	}
+	for _, set := range []struct {
+		flag  string
+		names []string
+	}{{"--tools", tools}, {"--approve", approve}} {
+		for _, n := range set.names {
+			if slices.Contains(known, n) {
+				continue
+			}
+			if server, _, ok := strings.Cut(strings.TrimPrefix(n, "mcp__"), "__"); ok && strings.HasPrefix(n, "mcp__") &&
+				slices.ContainsFunc(l.Settings.MCPServers, func(m config.MCPServer) bool { return m.Name == server }) {
+				continue
+			}
+			slices.Sort(known)
+			return fmt.Errorf("%s names %q, which is no tool of co's: the tools are %s, and an MCP server's are mcp__SERVER__TOOL (co mcp list shows them)",
+				set.flag, n, strings.Join(slices.Compact(known), ", "))
+		}
+	}
+	return nil
 }

@@ -157,3 +157,27 @@ func TestScheduleSlashAddTakesTheListOptions(t *testing.T) {
 		t.Error("a schedule was saved despite the misspelt option")
 	}
 }
+
+// A name in --approve or --tools that is no tool is refused when the
+// schedule is added, with the tools listed; a tool whose service is not
+// configured yet and a configured MCP server's tool are accepted.
+func TestScheduleAddRefusesAToolThatIsNone(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("CO_CLI_SANDBOX_BACKEND", "subprocess")
+	t.Setenv("SLACK_BOT_TOKEN", "")
+	t.Chdir(t.TempDir())
+	emptyCrontab(t)
+	_, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "typo", at: "daily 09:00", prompt: "p", approve: []string{"send_slak_message"}}, nil, false)
+	if err == nil || !strings.Contains(err.Error(), `--approve names "send_slak_message", which is no tool of co's`) || !strings.Contains(err.Error(), "send_slack_message") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "mcp", at: "daily 09:00", prompt: "p", tools: []string{"mcp__nowhere__echo"}}, nil, false); err == nil || !strings.Contains(err.Error(), "--tools names") {
+		t.Fatalf("an unconfigured MCP server's tool: err = %v", err)
+	}
+	out, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "ok", at: "daily 09:00", prompt: "p", approve: []string{"send_slack_message"}, tools: []string{"send_slack_message", "read_file"}}, nil, false)
+	if err != nil || !strings.Contains(out, "added schedule ok") {
+		t.Fatalf("a tool of an unconfigured service: %v\n%s", err, out)
+	}
+}
