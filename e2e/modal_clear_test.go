@@ -9,12 +9,34 @@ import (
 	"github.com/co-cli/co/agent/llmtest"
 )
 
-// modalStandsAlone fails unless the box whose title row holds title is
-// alone on its rows: nothing but blanks left of its left border and right
-// of its right border, and the rows just above and below it blank, so no
-// text of the chat shows beside it or cut off against it.
-func modalStandsAlone(t *testing.T, scr, title string) {
+// waitModalAlone waits until the box titled title stands alone on the
+// screen (modalAlone), failing with what was wrong at the deadline.
+// The first screen holding the title can be one tmux took in the middle
+// of the frame that opens the box (the renderer writes a frame's changed
+// rows in turn), with rows of the chat not yet cleared: what must hold is
+// the frame once drawn.
+func waitModalAlone(t *testing.T, s *tuiSession, title string) string {
 	t.Helper()
+	deadline := time.Now().Add(tuiWait) // a hang guard, not a measure
+	for {
+		scr := s.screen()
+		msg := modalAlone(scr, title)
+		if msg == "" {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// modalAlone checks that the box whose title row holds title is alone on
+// its rows: nothing but blanks left of its left border and right of its
+// right border, and the rows just above and below it blank, so no text of
+// the chat shows beside it or cut off against it. It returns "" or what is
+// wrong, with the screen.
+func modalAlone(scr, title string) string {
 	rows := strings.Split(strings.TrimRight(scr, "\n"), "\n")
 	at := -1
 	for i, r := range rows {
@@ -24,7 +46,7 @@ func modalStandsAlone(t *testing.T, scr, title string) {
 		}
 	}
 	if at < 0 {
-		t.Fatalf("no box titled %q on screen:\n%s", title, scr)
+		return fmt.Sprintf("no box titled %q on screen:\n%s", title, scr)
 	}
 	top, bottom := at, at
 	for top > 0 && !strings.Contains(rows[top], "╭") {
@@ -46,17 +68,18 @@ func modalStandsAlone(t *testing.T, scr, title string) {
 			}
 		}
 		if first < 0 {
-			t.Fatalf("row %d of the box has no border: %q\n%s", i, rows[i], scr)
+			return fmt.Sprintf("row %d of the box has no border: %q\n%s", i, rows[i], scr)
 		}
 		if l, r := strings.TrimSpace(string(row[:first])), strings.TrimSpace(string(row[last+1:])); l != "" || r != "" {
-			t.Fatalf("chat text beside the box on row %d: left %q, right %q\n%s", i, l, r, scr)
+			return fmt.Sprintf("chat text beside the box on row %d: left %q, right %q\n%s", i, l, r, scr)
 		}
 	}
 	for _, i := range []int{top - 1, bottom + 1} {
 		if i >= 0 && i < len(rows)-1 && strings.TrimSpace(rows[i]) != "" {
-			t.Fatalf("row %d, next to the box, is not blank: %q\n%s", i, rows[i], scr)
+			return fmt.Sprintf("row %d, next to the box, is not blank: %q\n%s", i, rows[i], scr)
 		}
 	}
+	return ""
 }
 
 // TestTUIModalsStandAloneOverTheChat: over a chat full of text to the
@@ -87,7 +110,8 @@ func TestTUIModalsStandAloneOverTheChat(t *testing.T) {
 				{"remember it", "Approve save_memory?"},
 			} {
 				s.send(c.ask)
-				modalStandsAlone(t, s.waitFor(tuiWait, c.title), c.title)
+				s.waitFor(tuiWait, c.title)
+				waitModalAlone(t, s, c.title)
 				denyModal(t, s, c.title)
 			}
 		})
@@ -100,8 +124,8 @@ func TestTUISetupStandsAlone(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), size[0], size[1])
-			scr := s.waitFor(tuiWait, "Set up a provider", "1  Gemini")
-			modalStandsAlone(t, scr, "Set up a provider")
+			s.waitFor(tuiWait, "Set up a provider", "1  Gemini")
+			scr := waitModalAlone(t, s, "Set up a provider")
 			if strings.Contains(scr, "No LLM provider is usable yet") || strings.Contains(scr, "GEMINI_API_KEY=") {
 				t.Fatalf("the first-run box shows around the setup:\n%s", scr)
 			}
