@@ -133,6 +133,7 @@ const Timeout = 30 * time.Second
 // config), one after the other, and writes what happened to log, a line
 // each. It returns how many deliveries failed or could not be made.
 func Deliver(ctx context.Context, r Run, notify []string, p Places, log io.Writer) (failed int) {
+	seen := map[string]bool{}
 	for _, n := range notify {
 		kind, target, msg := config.ParseNotify(n)
 		if msg != "" {
@@ -140,6 +141,11 @@ func Deliver(ctx context.Context, r Run, notify []string, p Places, log io.Write
 			failed++
 			continue
 		}
+		if seen[kind+":"+target] {
+			fmt.Fprintf(log, "co: %q is listed more than once in notify; delivered once\n", n)
+			continue
+		}
+		seen[kind+":"+target] = true
 		err := func() (err error) {
 			ctx, cancel := context.WithTimeout(ctx, Timeout)
 			defer cancel()

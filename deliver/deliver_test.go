@@ -190,3 +190,18 @@ func TestMailDelivery(t *testing.T) {
 		t.Errorf("log: %s", log.String())
 	}
 }
+
+// A place listed twice in notify (as "desktop" and " desktop", or the same
+// channel twice) is delivered once, and the log says why the second is not.
+func TestDeliverOncePerPlace(t *testing.T) {
+	var log bytes.Buffer
+	r := deliver.Run{Schedule: "brief", Outcome: "done", Answer: "hi", Start: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+	shown := 0
+	p := deliver.Places{Desktop: func(ctx context.Context, title, body string) error { shown++; return nil }}
+	if n := deliver.Deliver(context.Background(), r, []string{"desktop", "desktop"}, p, &log); n != 0 || shown != 1 {
+		t.Errorf("failed %d, shown %d times, want 0 and 1; log:\n%s", n, shown, log.String())
+	}
+	if !strings.Contains(log.String(), "listed more than once") {
+		t.Errorf("log does not say why the second was skipped:\n%s", log.String())
+	}
+}
