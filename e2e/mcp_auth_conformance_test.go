@@ -192,6 +192,13 @@ func scriptedBrowser(args []string) int {
 		fmt.Fprintln(os.Stderr, "browser: want one URL, got", args)
 		return 2
 	}
+	if log := os.Getenv("CO_E2E_BROWSER_LOG"); log != "" {
+		f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err == nil {
+			fmt.Fprintln(f, args[0])
+			f.Close()
+		}
+	}
 	resp, err := http.Get(args[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "browser:", err)

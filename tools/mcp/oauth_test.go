@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +101,8 @@ func TestLoginStoresTokenForLaterRuns(t *testing.T) {
 	srv := mcptest.NewOAuthServer(t)
 	dir := t.TempDir()
 	r := newAuthRun(t, dir, srv)
+	var redacted []string // what the span store is told to redact from now on
+	r.m.RedactWith(func(v ...string) { redacted = append(redacted, v...) })
 	said := r.login(t)
 	if len(said) != 1 || !strings.Contains(said[0], "visit http") || !strings.Contains(said[0], "opening it in your browser") ||
 		!strings.Contains(said[0], "http://127.0.0.1:") {
@@ -128,6 +131,9 @@ func TestLoginStoresTokenForLaterRuns(t *testing.T) {
 	stored, _ := os.ReadFile(file)
 	if !strings.HasPrefix(tok, "at-") || !strings.Contains(string(stored), tok) {
 		t.Errorf("the call carried %q; the file holds %s", tok, stored)
+	}
+	if !slices.Contains(redacted, tok) {
+		t.Errorf("the login's token %q was not given to the span store's redaction (%q)", tok, redacted)
 	}
 	if got := len(srv.Authorized()); got != 1 {
 		t.Errorf("%d authorizations, want the login's one", got)
@@ -160,6 +166,8 @@ func TestTokenRefreshedAndStored(t *testing.T) {
 	before, _ := os.ReadFile(file)
 
 	r := newAuthRun(t, dir, srv)
+	var redacted []string
+	r.m.RedactWith(func(v ...string) { redacted = append(redacted, v...) })
 	r.start(t)
 	if st := r.status(t); st.State != mcp.Connected {
 		t.Fatalf("%s (%s)", st.State, st.Err)
@@ -175,6 +183,9 @@ func TestTokenRefreshedAndStored(t *testing.T) {
 	tok := strings.TrimPrefix(out, "your token is ")
 	if string(after) == string(before) || !strings.Contains(string(after), tok) {
 		t.Errorf("the refreshed token %q was not stored:\n%s", tok, after)
+	}
+	if !slices.Contains(redacted, tok) {
+		t.Errorf("the refreshed token was not given to the span store's redaction")
 	}
 
 	srv.Revoke()
