@@ -34,6 +34,7 @@ type LoginOptions struct {
 // user, the code brought back to a loopback listener on 127.0.0.1 (state
 // checked), exchanged with PKCE; the token is stored (AuthStore). A server
 // that needs none still connects. Then the server starts again with it.
+// Sources: docs/SOURCES.md#mcp-authorization-the-login-flow.
 func (m *Manager) Login(ctx context.Context, name string, o LoginOptions) error {
 	s, err := m.canLogin(name)
 	if err != nil {
