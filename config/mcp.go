@@ -173,7 +173,7 @@ func decodeMCPServer(name string, raw json.RawMessage) (MCPServer, string) {
 			err = json.Unmarshal(v, &s.TrustedContent)
 		case "oauth":
 			if s.OAuth, err = decodeMCPOAuth(v); err != nil {
-				return s, ".oauth " + err.Error()
+				return s, ".oauth" + err.Error()
 			}
 		case "args":
 			err = json.Unmarshal(v, &s.Args)
@@ -234,7 +234,7 @@ func validateMCPServer(s MCPServer) string {
 func decodeMCPOAuth(v json.RawMessage) (*MCPOAuth, error) {
 	var obj map[string]json.RawMessage
 	if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &obj) != nil {
-		return nil, fmt.Errorf(`must be an object like {"client_id": "...", "client_secret": "${SECRET}"}, got %s`, shownJSON(v))
+		return nil, fmt.Errorf(` must be an object like {"client_id": "...", "client_secret": "${SECRET}"}, got %s`, shownJSON(v))
 	}
 	o := &MCPOAuth{}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
@@ -247,7 +247,7 @@ func decodeMCPOAuth(v json.RawMessage) (*MCPOAuth, error) {
 		case "client_metadata_url":
 			dst = &o.ClientMetadataURL
 		default:
-			return nil, fmt.Errorf("has an unknown field %s (oauth has client_id, client_secret, client_metadata_url)", quote(k))
+			return nil, fmt.Errorf(" has an unknown field %s (oauth has client_id, client_secret, client_metadata_url)", quote(k))
 		}
 		if json.Unmarshal(obj[k], dst) != nil {
 			return nil, fmt.Errorf(".%s must be a string, got %s", k, shownJSON(obj[k]))

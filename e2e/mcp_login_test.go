@@ -121,3 +121,29 @@ func TestMCPLoginTokenStaysPrivate(t *testing.T) {
 		t.Errorf("after logout co mcp list says:\n%s", out)
 	}
 }
+
+// In --plain, a server needing a login is said at start; /mcp login runs
+// the flow in the background (the page told as a note, the scripted
+// browser sent to it) and the server connects; /mcp logout forgets it.
+func TestPlainMCPSlashLogin(t *testing.T) {
+	oauth := mcptest.NewOAuthServer(t)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	extra, visited := browserEnv(t)
+	e := env(t, srv, extra...)
+	mcpSettings(t, e, `{"hosted": {"url": "`+oauth.URL+`"}}`)
+	p := start(t, t.TempDir(), e, "--plain")
+	p.waitFor("warning: MCP server hosted needs you to log in: run co mcp login hosted (or /mcp login hosted in the chat)", tuiWait)
+	p.send("/mcp login hosted")
+	p.waitFor("To log in to MCP server hosted, visit http://127.0.0.1:", tuiWait)
+	p.waitFor("note: MCP server hosted connected: 1 tool", tuiWait)
+	if b, _ := os.ReadFile(visited); !bytes.Contains(b, []byte("/authorize?")) {
+		t.Errorf("the browser was not sent to the page: %q", b)
+	}
+	p.send("/mcp")
+	p.waitFor("hosted (remote): connected, 1 tool", tuiWait)
+	p.waitForNew("warning: MCP server hosted needs you to log in", tuiWait, func() { p.send("/mcp logout hosted") })
+	p.waitFor("Logged out of MCP server hosted", tuiWait)
+	p.stdin.Close()
+	p.wait(tuiWait)
+}

@@ -108,8 +108,13 @@ func definition(c ServerConfig) []string {
 	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
 		out = append(out, "header: "+k+": "+c.Headers[k])
 	}
+	for _, kv := range [][2]string{{"client_id", c.OAuth.ClientID}, {"client_secret", c.OAuth.ClientSecret}, {"client_metadata_url", c.OAuth.ClientMetadataURL}} {
+		if kv[1] != "" {
+			out = append(out, "oauth: "+kv[0]+"="+kv[1])
+		}
+	}
 	refs := map[string]bool{}
-	for _, v := range append(append([]string{c.Command, c.URL, c.Cwd}, c.Args...), append(slices.Collect(maps.Values(c.Env)), slices.Collect(maps.Values(c.Headers))...)...) {
+	for _, v := range append(append([]string{c.Command, c.URL, c.Cwd, c.OAuth.ClientID, c.OAuth.ClientSecret, c.OAuth.ClientMetadataURL}, c.Args...), append(slices.Collect(maps.Values(c.Env)), slices.Collect(maps.Values(c.Headers))...)...) {
 		for _, m := range envRef.FindAllStringSubmatch(v, -1) {
 			refs[m[1]] = true
 		}
