@@ -199,7 +199,7 @@ func (s *server) login(ctx context.Context, open func(string) error, say func(st
 		say(fmt.Sprintf("To log in to MCP server %s, visit %s (%s); co waits for the browser to come back to %s", name, a.URL, how, redirect))
 		return cb.wait(ctx)
 	}
-	ah, err := newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, fetch, redirect, s.m.opts.Secrets)
+	ah, err := newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, fetch, redirect, s.m.secrets())
 	if err != nil {
 		return err
 	}

@@ -1009,7 +1009,7 @@ func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) 
 			// A server given its own Authorization header is not asked
 			// to log in: a 401 then means that header is wrong.
 			var err error
-			if ah, err = newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, nil, "", s.m.opts.Secrets); err != nil {
+			if ah, err = newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, nil, "", s.m.secrets()); err != nil {
 				return nil, nil, nil, err
 			}
 			tr.OAuthHandler = ah

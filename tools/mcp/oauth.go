@@ -379,3 +379,11 @@ func (m *Manager) RedactWith(f func(...string)) {
 	defer m.mu.Unlock()
 	m.opts.Secrets = f
 }
+
+// secrets is Options.Secrets, read under the lock RedactWith sets it
+// under.
+func (m *Manager) secrets() func(...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.opts.Secrets
+}
