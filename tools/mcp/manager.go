@@ -209,13 +209,13 @@ type server struct {
 	// junk watches the current attempt's stdout for lines that are not
 	// JSON-RPC (a local server).
 	junk *junkWatch
+	// auth is the current attempt's OAuth handler (a remote server
+	// without an Authorization header of its settings); nil otherwise.
+	auth *authHandler
 	// files are the project files the consent covers (Status.Files).
 	files []string
 	// deadline is when the current start attempt gives up.
 	deadline time.Time
-	// auth is the current attempt's OAuth handler (a remote server
-	// without an Authorization header of its settings); nil otherwise.
-	auth *authHandler
 }
 
 // New makes a Manager. Nothing starts until Start.
