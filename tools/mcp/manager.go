@@ -619,15 +619,11 @@ func (s *server) connect(gen int) {
 		} else if ctx.Err() == nil {
 			s.endAttempt(gen, cmd)
 		}
-		if ne := s.takeNeeded(); ne != nil {
-			s.needLogin(gen, ne)
-			return
-		}
 		msg := r.err.Error()
 		if errors.Is(r.err, context.DeadlineExceeded) {
 			msg = fmt.Sprintf("did not finish starting within %s (timeout_seconds)", timeout)
 		}
-		s.fail(gen, msg, r.err)
+		s.failStart(gen, msg, r.err)
 		return
 	}
 	m := s.m
@@ -1068,13 +1064,23 @@ func (s *server) takeNeeded() *NeedsLoginError {
 	return ah.takeNeeded()
 }
 
+// failStart fails start attempt gen, unless what refused it was a server
+// wanting a login: then the server needs one (needLogin), not failed.
+func (s *server) failStart(gen int, reason string, err error) {
+	if ne := s.takeNeeded(); ne != nil {
+		s.needLogin(gen, ne)
+		return
+	}
+	s.fail(gen, reason, err)
+}
+
 // needLogin marks attempt gen as waiting for the user's login: the server
 // is not failed, its tools are not there, and the notice says how to log in.
 func (s *server) needLogin(gen int, ne *NeedsLoginError) {
 	m := s.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if s.gen != gen {
+	if s.gen != gen || s.state != Starting {
 		return
 	}
 	s.failLocked(ne.Error())
