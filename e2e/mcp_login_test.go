@@ -147,3 +147,23 @@ func TestPlainMCPSlashLogin(t *testing.T) {
 	p.stdin.Close()
 	p.wait(tuiWait)
 }
+
+// The full-screen chat: the server needing a login is said as it happens,
+// /mcp login runs in the background with the scripted browser, and the
+// server's connection is told when it comes.
+func TestTUIMCPSlashLogin(t *testing.T) {
+	oauth := mcptest.NewOAuthServer(t)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	extra, visited := browserEnv(t)
+	e := tuiEnv(t, srv, extra...)
+	mcpSettings(t, e, `{"hosted": {"url": "`+oauth.URL+`"}}`)
+	s := startTUI(t, t.TempDir(), e, 120, 40)
+	s.ready()
+	s.waitFor(tuiWait, "MCP server hosted needs you to log in")
+	s.send("/mcp login hosted")
+	s.waitFor(tuiWait, "MCP server hosted connected: 1 tool")
+	if b, _ := os.ReadFile(visited); !bytes.Contains(b, []byte("/authorize?")) {
+		t.Errorf("the browser was not sent to the page: %q", b)
+	}
+}
