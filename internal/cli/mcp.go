@@ -115,7 +115,9 @@ elsewhere: the page must be able to come back to 127.0.0.1 on this machine
 			if err != nil {
 				return err
 			}
-			m.Start()
+			if err := m.Restart(name); err != nil { // that server only: the others stay off
+				return err
+			}
 			mcpWait(s, m)
 			fmt.Fprintf(s.Out, "Logged in to MCP server %s.\n", safe.Text(name))
 			i := slices.IndexFunc(m.Statuses(), func(st mcp.Status) bool { return st.Name == name })
