@@ -36,13 +36,27 @@ type MCPServer struct {
 	// results are not untrusted content. Its calls still say what they send.
 	// A project file cannot say so.
 	TrustedContent bool `json:"trusted_content,omitempty"`
+	// OAuth is how co registers with a remote server's authorization
+	// server when it asks for a login (co mcp login); nil: dynamic client
+	// registration.
+	OAuth *MCPOAuth `json:"oauth,omitempty"`
 	// Project is true for a server declared in the project file: it does
 	// not start until the user consents to its exact definition.
 	Project bool `json:"-"`
 }
 
+// MCPOAuth is a remote server's "oauth": a client the user registered with
+// its authorization server beforehand (client_id, client_secret, which may
+// reference ${VAR}), or the https URL of a client ID metadata document the
+// user hosts (client_metadata_url), used where the server supports one.
+type MCPOAuth struct {
+	ClientID          string `json:"client_id,omitempty"`
+	ClientSecret      string `json:"client_secret,omitempty"`
+	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
+}
+
 // mcpFields are the fields of one server entry, for messages.
-var mcpFields = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "timeout_seconds", "approve", "trusted_content"}
+var mcpFields = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "timeout_seconds", "approve", "trusted_content", "oauth"}
 
 // mcpEnvRef matches a ${VAR} reference.
 var mcpEnvRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
@@ -78,6 +92,11 @@ func mcpDisplay(servers []MCPServer) string {
 	out := map[string]MCPServer{}
 	for _, s := range servers {
 		s.Env, s.Headers = maskValues(s.Env), maskValues(s.Headers)
+		if o := s.OAuth; o != nil && o.ClientSecret != "" && !mcpEnvRef.MatchString(o.ClientSecret) {
+			c := *o
+			c.ClientSecret = MaskSecret(c.ClientSecret)
+			s.OAuth = &c
+		}
 		out[s.Name] = s
 	}
 	b, _ := json.Marshal(out)
@@ -152,6 +171,10 @@ func decodeMCPServer(name string, raw json.RawMessage) (MCPServer, string) {
 			err = json.Unmarshal(v, &s.Approve)
 		case "trusted_content":
 			err = json.Unmarshal(v, &s.TrustedContent)
+		case "oauth":
+			if s.OAuth, err = decodeMCPOAuth(v); err != nil {
+				return s, ".oauth" + err.Error()
+			}
 		case "args":
 			err = json.Unmarshal(v, &s.Args)
 		case "env":
@@ -189,6 +212,10 @@ func validateMCPServer(s MCPServer) string {
 		return `.headers is for a remote server (url); pass a local server's settings in "env"`
 	case s.Command == "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != ""):
 		return ` is remote (url): "args", "env" and "cwd" are for a local server (command)`
+	case s.URL == "" && s.OAuth != nil:
+		return `.oauth is for a remote server (url): a local server (command) logs in its own way`
+	case s.OAuth != nil && s.OAuth.ClientSecret != "" && s.OAuth.ClientID == "":
+		return `.oauth.client_secret needs the client_id it belongs to (oauth.client_id)`
 	case s.Approve != "" && s.Approve != "ask" && s.Approve != "auto":
 		return `.approve must be "ask" or "auto", got ` + quote(s.Approve)
 	}
@@ -199,6 +226,40 @@ func validateMCPServer(s MCPServer) string {
 		}
 	}
 	return ""
+}
+
+// decodeMCPOAuth decodes "oauth", naming an unknown field or a metadata
+// URL that is not https with a path (what the MCP specification requires of
+// a client ID metadata document's URL).
+func decodeMCPOAuth(v json.RawMessage) (*MCPOAuth, error) {
+	var obj map[string]json.RawMessage
+	if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &obj) != nil {
+		return nil, fmt.Errorf(` must be an object like {"client_id": "...", "client_secret": "${SECRET}"}, got %s`, shownJSON(v))
+	}
+	o := &MCPOAuth{}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		var dst *string
+		switch k {
+		case "client_id":
+			dst = &o.ClientID
+		case "client_secret":
+			dst = &o.ClientSecret
+		case "client_metadata_url":
+			dst = &o.ClientMetadataURL
+		default:
+			return nil, fmt.Errorf(" has an unknown field %s (oauth has client_id, client_secret, client_metadata_url)", quote(k))
+		}
+		if json.Unmarshal(obj[k], dst) != nil {
+			return nil, fmt.Errorf(".%s must be a string, got %s", k, shownJSON(obj[k]))
+		}
+	}
+	if u := o.ClientMetadataURL; u != "" && !strings.Contains(u, "${") {
+		p, err := url.Parse(u)
+		if err != nil || p.Scheme != "https" || p.Host == "" || strings.Trim(p.Path, "/") == "" {
+			return nil, fmt.Errorf(".client_metadata_url must be an https URL with a path (where your client ID metadata document is served), got %s", quote(u))
+		}
+	}
+	return o, nil
 }
 
 // projectMCPServers merges the project file's servers into the user's: they
@@ -235,6 +296,10 @@ func cloneMCP(v []MCPServer) []MCPServer {
 		out[i].Args = slices.Clone(out[i].Args)
 		out[i].Env = maps.Clone(out[i].Env)
 		out[i].Headers = maps.Clone(out[i].Headers)
+		if o := out[i].OAuth; o != nil {
+			c := *o
+			out[i].OAuth = &c
+		}
 	}
 	return out
 }

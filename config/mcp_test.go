@@ -63,6 +63,12 @@ func TestMCPServersErrors(t *testing.T) {
 		{"timeout", `{"a": {"command": "x", "timeout_seconds": -1}}`, `.timeout_seconds must be an integer >= 0`},
 		{"type", `{"a": {"command": "x", "args": "y"}}`, `.args has the wrong type`},
 		{"array", `[]`, `"mcp_servers" must be an object`},
+		{"oauth local", `{"a": {"command": "x", "oauth": {"client_id": "c"}}}`, `.oauth is for a remote server (url)`},
+		{"oauth field", `{"a": {"url": "https://h", "oauth": {"clientid": "c"}}}`, `.oauth has an unknown field "clientid" (oauth has client_id, client_secret, client_metadata_url)`},
+		{"oauth type", `{"a": {"url": "https://h", "oauth": "c"}}`, `.oauth must be an object like {"client_id"`},
+		{"oauth secret", `{"a": {"url": "https://h", "oauth": {"client_secret": "s"}}}`, `.oauth.client_secret needs the client_id it belongs to`},
+		{"oauth cimd", `{"a": {"url": "https://h", "oauth": {"client_metadata_url": "http://me/c.json"}}}`, `.client_metadata_url must be an https URL with a path`},
+		{"oauth value", `{"a": {"url": "https://h", "oauth": {"client_id": 7}}}`, `.oauth.client_id must be a string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -97,6 +103,23 @@ func TestMCPServersEnvAndSave(t *testing.T) {
 	b.Args = []string{"x"}
 	if string(a.Definition()) == string(b.Definition()) {
 		t.Error("a changed definition must hash differently")
+	}
+}
+
+// A remote server's "oauth" is loaded as written (${VAR} kept), and co
+// config masks a literal client secret as it masks header values.
+func TestMCPOAuthSettings(t *testing.T) {
+	f := newFixture(t)
+	writeFile(t, f.userFile(), `{"mcp_servers": {"t": {"url": "https://h/mcp", "oauth": {"client_id": "co-client", "client_secret": "literal-secret-value", "client_metadata_url": "https://me.example/co.json"}},
+		"u": {"url": "https://h/mcp", "oauth": {"client_id": "x", "client_secret": "${SECRET}"}}}}`)
+	l := f.load(t)
+	o := l.Settings.MCPServers[0].OAuth
+	if o == nil || o.ClientID != "co-client" || o.ClientSecret != "literal-secret-value" || o.ClientMetadataURL != "https://me.example/co.json" {
+		t.Fatalf("oauth: %+v", o)
+	}
+	shown := mcpDisplay(l.Settings.MCPServers)
+	if strings.Contains(shown, "literal-secret-value") || !strings.Contains(shown, `"client_secret":"${SECRET}"`) {
+		t.Errorf("co config shows %s", shown)
 	}
 }
 

@@ -26,14 +26,25 @@ func NewMCP(l *config.Loaded, reg *tools.Registry, version string) *mcp.Manager 
 		Trust:    mcp.NewTrust(filepath.Join(l.Paths.DataDir, "mcp-trust.json")),
 		Project:  project,
 		Version:  version,
+		Auth:     mcpAuth(l),
 	})
+}
+
+// mcpAuth is where the tokens of the MCP servers the user logged in to are
+// kept: the data directory's mcp-auth, one file a server, 0600.
+func mcpAuth(l *config.Loaded) *mcp.AuthStore {
+	return mcp.NewAuthStore(filepath.Join(l.Paths.DataDir, "mcp-auth"))
 }
 
 // SpanSecrets are the values the span store redacts: the settings' secrets
 // and the MCP servers' (their ${VAR} values and literal env and header
 // values, mcp.Secrets).
 func SpanSecrets(l *config.Loaded) []string {
-	return append(l.Settings.Secrets(), mcp.Secrets(mcpServers(l), nil)...)
+	out := append(l.Settings.Secrets(), mcp.Secrets(mcpServers(l), nil)...)
+	if len(l.Settings.MCPServers) > 0 {
+		out = append(out, mcpAuth(l).Secrets()...) // the tokens of MCP logins
+	}
+	return out
 }
 
 // mcpServers are the configured MCP servers as the manager takes them.
@@ -42,7 +53,7 @@ func mcpServers(l *config.Loaded) []mcp.ServerConfig {
 	for _, s := range l.Settings.MCPServers {
 		servers = append(servers, mcp.ServerConfig{
 			Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
-			URL: s.URL, Headers: s.Headers, Disabled: s.Disabled,
+			URL: s.URL, Headers: s.Headers, Disabled: s.Disabled, OAuth: oauthClient(s.OAuth),
 			Timeout:     time.Duration(s.TimeoutSeconds) * time.Second,
 			AutoApprove: s.Approve == "auto" && !s.Project,
 			// Config drops it from a project file already; not trusting
@@ -55,6 +66,13 @@ func mcpServers(l *config.Loaded) []mcp.ServerConfig {
 	return servers
 }
 
+func oauthClient(o *config.MCPOAuth) mcp.OAuthClient {
+	if o == nil {
+		return mcp.OAuthClient{}
+	}
+	return mcp.OAuthClient{ClientID: o.ClientID, ClientSecret: o.ClientSecret, ClientMetadataURL: o.ClientMetadataURL}
+}
+
 // startMCP makes the run's MCP manager (not in report-only runs) and hands
 // the agent its start and wait.
 func (a *App) startMCP() {
@@ -62,6 +80,9 @@ func (a *App) startMCP() {
 		return
 	}
 	if a.MCP = NewMCP(a.Config, a.Tools, a.opts.Version); a.MCP != nil {
+		if t := a.Telemetry.Tracing; t != nil {
+			a.MCP.RedactWith(t.AddSecrets) // a token a login brings later
+		}
 		a.onClose(a.MCP.Close)
 	}
 }

@@ -78,8 +78,81 @@ definition, or a changed file, needs consent again.`,
 		},
 	}
 	trust.Flags().BoolVarP(&yes, "yes", "y", false, "consent without asking (for scripts); the definition is still shown")
-	cmd.AddCommand(trust)
+	cmd.AddCommand(trust, newMCPLoginCmd(s), newMCPLogoutCmd(s))
 	return cmd
+}
+
+func newMCPLoginCmd(s env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "login NAME",
+		Short: "Log in to the remote MCP server NAME (OAuth, in your browser)",
+		Long: `co mcp login NAME runs the MCP authorization flow with the remote server NAME:
+it finds the server's authorization server, registers co with it (a client ID
+metadata document or a pre-registered client from mcp_servers.NAME.oauth, else
+dynamic registration), prints the authorization page and opens it in a browser
+($BROWSER first, then the system's opener), and waits up to 5 minutes for the
+browser to come back to a listener on 127.0.0.1. The token is kept in co's
+data directory (mcp-auth/NAME.json, readable by you only), refreshed when it
+expires, and sent only to that server's URL. Then the server starts and its
+state is shown. On a machine without a browser, open the printed page
+elsewhere: the page must be able to come back to 127.0.0.1 on this machine
+(an SSH tunnel of that port, say).`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := mcpManager(s)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				return fmt.Errorf("no MCP server is configured (mcp_servers in the settings)")
+			}
+			defer m.Close()
+			name := args[0]
+			err = m.Login(cmd.Context(), name, mcp.LoginOptions{
+				Open: openBrowser,
+				Say:  func(t string) { fmt.Fprintln(s.Err, safe.Text(t)) },
+			})
+			if err != nil {
+				return err
+			}
+			if err := m.Restart(name); err != nil { // that server only: the others stay off
+				return err
+			}
+			mcpWait(s, m)
+			fmt.Fprintf(s.Out, "Logged in to MCP server %s.\n", safe.Text(name))
+			i := slices.IndexFunc(m.Statuses(), func(st mcp.Status) bool { return st.Name == name })
+			fmt.Fprint(s.Out, mcpStatusText(m.Statuses()[i], true))
+			return nil
+		},
+	}
+}
+
+func newMCPLogoutCmd(s env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "logout NAME",
+		Short: "Forget the tokens of the remote MCP server NAME",
+		Long: `co mcp logout NAME deletes the tokens co keeps for the remote server NAME (its
+file in co's data directory); the next run reports the server as needing a
+login. The authorization server is not told: revoke co's access there too if
+you no longer trust this machine.`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(_ *cobra.Command, args []string) error {
+			m, err := mcpManager(s)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				return fmt.Errorf("no MCP server is configured (mcp_servers in the settings)")
+			}
+			defer m.Close()
+			msg, err := m.Logout(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(s.Out, safe.Text(msg))
+			return nil
+		},
+	}
 }
 
 // confirmTrust shows project server name's definition in full, as co mcp
@@ -148,7 +221,7 @@ func mcpStatusRows(m *mcp.Manager) []string {
 		count[st.State]++
 	}
 	var parts []string
-	for _, k := range []mcp.State{mcp.Connected, mcp.Failed, mcp.Starting, mcp.NotStarted, mcp.AwaitingConsent, mcp.Disabled} {
+	for _, k := range []mcp.State{mcp.Connected, mcp.Failed, mcp.NeedsLogin, mcp.Starting, mcp.NotStarted, mcp.AwaitingConsent, mcp.Disabled} {
 		if count[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
 		}
@@ -233,6 +306,8 @@ func mcpState(st mcp.Status) string {
 		return s
 	case mcp.Failed:
 		return "failed: " + safe.Text(st.Err)
+	case mcp.NeedsLogin:
+		return "needs login — run co mcp login " + safe.Text(st.Name) + " or /mcp login " + safe.Text(st.Name)
 	case mcp.AwaitingConsent:
 		return "awaiting your consent, not started (co mcp trust " + safe.Text(st.Name) + ", or /mcp trust " + safe.Text(st.Name) + ")"
 	}
@@ -250,6 +325,18 @@ func mcpSlash(a *app.App, arg string) slash.Result {
 	switch verb {
 	case "", "list":
 		return slash.Result{Output: strings.TrimRight(mcpText(m, true), "\n")}
+	case "login", "logout":
+		if name == "" {
+			return slash.Result{Output: "usage: /mcp " + verb + " NAME", Err: true}
+		}
+		if verb == "logout" {
+			msg, err := m.Logout(name)
+			if err != nil {
+				return slash.Result{Output: safe.Text(err.Error()), Err: true}
+			}
+			return slash.Result{Output: safe.Text(msg)}
+		}
+		return mcpLoginSlash(m, name)
 	case "trust", "restart":
 		if name == "" {
 			return slash.Result{Output: "usage: /mcp " + verb + " NAME", Err: true}
@@ -278,5 +365,19 @@ func mcpSlash(a *app.App, arg string) slash.Result {
 		}
 		return run()
 	}
-	return slash.Result{Output: "usage: /mcp, /mcp trust NAME or /mcp restart NAME", Err: true}
+	return slash.Result{Output: "usage: /mcp, /mcp trust NAME, /mcp restart NAME, /mcp login NAME or /mcp logout NAME", Err: true}
+}
+
+// mcpLoginSlash is /mcp login NAME: the login runs in the background, its
+// page and its end told as the manager's notices (the chat shows them as
+// they happen), the browser opened as co mcp login opens it.
+func mcpLoginSlash(m *mcp.Manager, name string) slash.Result {
+	if err := m.CanLogin(name); err != nil {
+		return slash.Result{Output: safe.Text(err.Error()), Err: true}
+	}
+	go func() {
+		err := m.Login(context.Background(), name, mcp.LoginOptions{Open: openBrowser})
+		m.LoginEnded(name, err)
+	}()
+	return slash.Result{Output: fmt.Sprintf("Logging in to MCP server %s: the page to visit follows; /mcp shows its state.", safe.Text(name))}
 }

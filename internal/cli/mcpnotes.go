@@ -30,7 +30,8 @@ func mcpBackground(ctx context.Context, m *mcp.Manager) <-chan present.Note {
 
 // toolsCount is how many tools the model is offered, with what the MCP
 // servers add or will add: "27 (13 from MCP)", "14 (MCP: 1 server
-// starting)", "14 (MCP: 2 failed: junk, gone)". reg holds the connected
+// starting)", "14 (MCP: 2 failed: junk, gone)", "14 (MCP needs login:
+// tracker)". reg holds the connected
 // servers' tools already; m may be nil. cheap uses Manager.States (no
 // consent check, which reads files: the chat's every frame).
 func toolsCount(reg *tools.Registry, m *mcp.Manager, cheap bool) string {
@@ -43,7 +44,7 @@ func toolsCount(reg *tools.Registry, m *mcp.Manager, cheap bool) string {
 		sts = m.Statuses()
 	}
 	var fromMCP int
-	var starting, failed, consent []string
+	var starting, failed, consent, login []string
 	for _, st := range sts {
 		switch st.State {
 		case mcp.Connected:
@@ -54,6 +55,8 @@ func toolsCount(reg *tools.Registry, m *mcp.Manager, cheap bool) string {
 			failed = append(failed, st.Name)
 		case mcp.AwaitingConsent:
 			consent = append(consent, st.Name)
+		case mcp.NeedsLogin:
+			login = append(login, st.Name)
 		}
 	}
 	var parts []string
@@ -68,6 +71,9 @@ func toolsCount(reg *tools.Registry, m *mcp.Manager, cheap bool) string {
 	}
 	if len(consent) > 0 {
 		parts = append(parts, "MCP awaiting consent: "+strings.Join(consent, ", "))
+	}
+	if len(login) > 0 {
+		parts = append(parts, "MCP needs login: "+strings.Join(login, ", "))
 	}
 	if len(parts) == 0 {
 		return n

@@ -38,6 +38,9 @@ const (
 	Failed
 	AwaitingConsent
 	Disabled
+	// NeedsLogin is a remote server that refused co until the user logs in
+	// (co mcp login, /mcp login): not a failure.
+	NeedsLogin
 )
 
 func (s State) String() string {
@@ -54,6 +57,8 @@ func (s State) String() string {
 		return "awaiting consent"
 	case Disabled:
 		return "disabled"
+	case NeedsLogin:
+		return "needs login"
 	}
 	return fmt.Sprintf("State(%d)", int(s))
 }
@@ -103,8 +108,13 @@ func definition(c ServerConfig) []string {
 	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
 		out = append(out, "header: "+k+": "+c.Headers[k])
 	}
+	for _, kv := range [][2]string{{"client_id", c.OAuth.ClientID}, {"client_secret", c.OAuth.ClientSecret}, {"client_metadata_url", c.OAuth.ClientMetadataURL}} {
+		if kv[1] != "" {
+			out = append(out, "oauth: "+kv[0]+"="+kv[1])
+		}
+	}
 	refs := map[string]bool{}
-	for _, v := range append(append([]string{c.Command, c.URL, c.Cwd}, c.Args...), append(slices.Collect(maps.Values(c.Env)), slices.Collect(maps.Values(c.Headers))...)...) {
+	for _, v := range append(append([]string{c.Command, c.URL, c.Cwd, c.OAuth.ClientID, c.OAuth.ClientSecret, c.OAuth.ClientMetadataURL}, c.Args...), append(slices.Collect(maps.Values(c.Env)), slices.Collect(maps.Values(c.Headers))...)...) {
 		for _, m := range envRef.FindAllStringSubmatch(v, -1) {
 			refs[m[1]] = true
 		}
@@ -134,6 +144,12 @@ type Options struct {
 	Version string
 	// Getenv resolves ${VAR} references; os.LookupEnv when nil.
 	Getenv func(string) (string, bool)
+	// Auth keeps the tokens of the remote servers the user logged in to;
+	// nil: no remote server is asked for a login.
+	Auth *AuthStore
+	// Secrets, when set, is given every token a login or a refresh
+	// obtains (the span store redacts them from then on).
+	Secrets func(...string)
 }
 
 // Manager runs the configured MCP servers of one run of co.
@@ -193,6 +209,9 @@ type server struct {
 	// junk watches the current attempt's stdout for lines that are not
 	// JSON-RPC (a local server).
 	junk *junkWatch
+	// auth is the current attempt's OAuth handler (a remote server
+	// without an Authorization header of its settings); nil otherwise.
+	auth *authHandler
 	// files are the project files the consent covers (Status.Files).
 	files []string
 	// deadline is when the current start attempt gives up.
@@ -604,7 +623,7 @@ func (s *server) connect(gen int) {
 		if errors.Is(r.err, context.DeadlineExceeded) {
 			msg = fmt.Sprintf("did not finish starting within %s (timeout_seconds)", timeout)
 		}
-		s.fail(gen, msg, r.err)
+		s.failStart(gen, msg, r.err)
 		return
 	}
 	m := s.m
@@ -927,6 +946,9 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (r
 	m.mu.Lock()
 	cs, state, why, unexp := s.session, s.state, s.err, s.unexp
 	m.mu.Unlock()
+	if state == NeedsLogin {
+		return nil, false, errors.New(why)
+	}
 	if cs == nil || state != Connected {
 		if why != "" {
 			return nil, false, fmt.Errorf("MCP server %s is %s (%s); /mcp restart %s", s.cfg.Name, state, why, s.cfg.Name)
@@ -943,6 +965,9 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (r
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, true, ctx.Err() // the user interrupted: the SDK sent notifications/cancelled
+		}
+		if ne := s.takeNeeded(); ne != nil {
+			return nil, true, ne
 		}
 		// The error may name the endpoint, a token in it expanded.
 		return nil, true, errors.New(unexp.text(callError(s.cfg.Name, tool, errors.Is(cctx.Err(), context.DeadlineExceeded), timeout.String(), err).Error()))
@@ -967,13 +992,28 @@ func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) 
 		for k, v := range s.cfg.Headers {
 			h.Set(k, x(v))
 		}
+		oc := OAuthClient{ClientID: x(s.cfg.OAuth.ClientID), ClientSecret: x(s.cfg.OAuth.ClientSecret), ClientMetadataURL: x(s.cfg.OAuth.ClientMetadataURL)}
 		if err := missingVars(missing); err != nil {
 			return nil, nil, nil, err
 		}
 		// MaxRetries is left at the SDK's default (5; a negative value
 		// disables it), which keeps its reconnection of a dropped stream
 		// (SSE retry with Last-Event-ID) working: resume_test.go.
-		return &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h}}}, nil, nil, nil
+		tr := &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h}}}
+		var ah *authHandler
+		if s.m.opts.Auth != nil && h.Get("Authorization") == "" {
+			// A server given its own Authorization header is not asked
+			// to log in: a 401 then means that header is wrong.
+			var err error
+			if ah, err = newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, nil, "", s.m.secrets()); err != nil {
+				return nil, nil, nil, err
+			}
+			tr.OAuthHandler = ah
+		}
+		s.m.mu.Lock()
+		s.auth = ah
+		s.m.mu.Unlock()
+		return tr, nil, nil, nil
 	}
 	args := make([]string, len(s.cfg.Args))
 	for i, a := range s.cfg.Args {
@@ -1013,6 +1053,39 @@ func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) 
 	s.m.mu.Unlock()
 	return stdioTransport{cmd: cmd, started: func(pid int) { s.started(gen, pid) }, junk: s.junk, terminate: 2 * time.Second},
 		cmd, logFile, nil
+}
+
+// takeNeeded is the current attempt's last refusal only a login answers,
+// cleared; nil when there is none.
+func (s *server) takeNeeded() *NeedsLoginError {
+	s.m.mu.Lock()
+	ah := s.auth
+	s.m.mu.Unlock()
+	return ah.takeNeeded()
+}
+
+// failStart fails start attempt gen, unless what refused it was a server
+// wanting a login: then the server needs one (needLogin), not failed.
+func (s *server) failStart(gen int, reason string, err error) {
+	if ne := s.takeNeeded(); ne != nil {
+		s.needLogin(gen, ne)
+		return
+	}
+	s.fail(gen, reason, err)
+}
+
+// needLogin marks attempt gen as waiting for the user's login: the server
+// is not failed, its tools are not there, and the notice says how to log in.
+func (s *server) needLogin(gen int, ne *NeedsLoginError) {
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.gen != gen || s.state != Starting {
+		return
+	}
+	s.failLocked(ne.Error())
+	s.state, s.detail = NeedsLogin, ""
+	s.problem("%s", ne.Error())
 }
 
 func missingVars(missing map[string]bool) error {

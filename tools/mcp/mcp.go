@@ -50,6 +50,8 @@ type ServerConfig struct {
 	// URL and Headers describe a remote server (streamable HTTP).
 	URL     string
 	Headers map[string]string
+	// OAuth is how a remote server's login registers co (co mcp login).
+	OAuth OAuthClient
 	// Disabled servers are listed, never started.
 	Disabled bool
 	// Timeout bounds the start and each call; 0 means DefaultTimeout.
@@ -134,6 +136,9 @@ func Secrets(servers []ServerConfig, getenv func(string) (string, bool)) []strin
 				}
 			}
 		}
+		if v := c.OAuth.ClientSecret; v != "" && !strings.Contains(v, "${") {
+			add(v)
+		}
 		for _, m := range []map[string]string{c.Env, c.Headers} {
 			for _, v := range m {
 				if !strings.Contains(v, "${") && len(v) >= minLiteralSecret {
@@ -147,7 +152,7 @@ func Secrets(servers []ServerConfig, getenv func(string) (string, bool)) []strin
 
 // values are every value of the settings that may reference ${VAR}.
 func (c ServerConfig) values() []string {
-	out := append([]string{c.Command, c.URL, c.Cwd}, c.Args...)
+	out := append([]string{c.Command, c.URL, c.Cwd, c.OAuth.ClientID, c.OAuth.ClientSecret, c.OAuth.ClientMetadataURL}, c.Args...)
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		out = append(out, c.Env[k])
 	}

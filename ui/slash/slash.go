@@ -33,7 +33,7 @@ type Env struct {
 	// (internal/cli's memorySlash). Nil: memory is not available.
 	Memory func(arg string) Result
 	// MCP is /mcp: the MCP servers' states, /mcp trust NAME, /mcp restart
-	// NAME.
+	// NAME, /mcp login NAME, /mcp logout NAME.
 	MCP func(arg string) Result
 	// Schedule is /schedule: the schedules (co schedule list), and
 	// /schedule add NAME --at "SPEC" PROMPT (co schedule add's code).
@@ -121,7 +121,7 @@ func Commands() []Command {
 		{"/memory", "list memories; /memory search Q, /memory pin|unpin ID, /memory edit ID TEXT, /memory rm ID", memoryCmd},
 		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
 		{"/inbox", "scheduled runs, calls waiting; /inbox open RUN, approve ID, deny ID", inboxCmd},
-		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME", mcpCmd},
+		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME, /mcp login NAME, /mcp logout NAME", mcpCmd},
 		{"/schedule", `scheduled runs (co schedule list); /schedule add NAME --at "SPEC" PROMPT adds one`, scheduleCmd},
 		{"/setup", "set up the LLM provider: Gemini, Ollama or an OpenAI-compatible server (saved to your user settings)", func(Env, string) Result { return Result{Action: Setup} }},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},

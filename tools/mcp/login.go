@@ -1,0 +1,290 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// LoginTimeout bounds a login when its context has no deadline: the
+// user has that long to finish in the browser.
+const LoginTimeout = 5 * time.Minute
+
+// LoginOptions are how a login reaches the user.
+type LoginOptions struct {
+	// Open opens the authorization page in a browser; nil or an error:
+	// the page is only told (Say), for the user to open elsewhere.
+	Open func(url string) error
+	// Say tells the user something (the page to open); nil: a notice of
+	// the manager (Listen).
+	Say func(text string)
+}
+
+// Login logs in to remote server name as the MCP authorization
+// specification says, on the SDK's AuthorizationCodeHandler: discovery,
+// registration, the authorization page opened in a browser and told to the
+// user, the code brought back to a loopback listener on 127.0.0.1 (state
+// checked), exchanged with PKCE; the token is stored (AuthStore). A server
+// that needs none still connects. Then the server starts again with it.
+// Sources: docs/SOURCES.md#mcp-authorization-the-login-flow.
+func (m *Manager) Login(ctx context.Context, name string, o LoginOptions) error {
+	s, err := m.canLogin(name)
+	if err != nil {
+		return err
+	}
+	say := o.Say
+	if say == nil {
+		say = func(text string) {
+			m.mu.Lock()
+			s.notice("%s", text)
+			m.mu.Unlock()
+		}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, LoginTimeout)
+		defer cancel()
+	}
+	if err := s.login(ctx, o.Open, say); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	restart := m.started && !m.closed
+	m.mu.Unlock()
+	if restart {
+		s.stop()
+		s.start()
+	}
+	return nil
+}
+
+// CanLogin says why co cannot log in to server name now, and what to
+// do; nil when it can.
+func (m *Manager) CanLogin(name string) error {
+	_, err := m.canLogin(name)
+	return err
+}
+
+func (m *Manager) canLogin(name string) (*server, error) {
+	m.checkConsent()
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	var state State
+	if ok {
+		state = s.state
+	}
+	m.mu.Unlock()
+	switch {
+	case !ok:
+		return nil, m.unknown(name)
+	case !s.cfg.Remote():
+		return nil, fmt.Errorf("MCP server %s is local (command): co logs in only to remote (url) servers; a local server takes its credentials from its env", name)
+	case state == AwaitingConsent:
+		return nil, fmt.Errorf("MCP server %s is declared by this project and waits for your consent first: co mcp trust %s (or /mcp trust %s)", name, name, name)
+	case state == Disabled:
+		return nil, fmt.Errorf(`MCP server %s is disabled ("enabled": false in its settings)`, name)
+	case m.opts.Auth == nil:
+		return nil, errors.New("no place to keep tokens (no data directory)")
+	}
+	if _, has := ciHeader(s.cfg.Headers, "Authorization"); has {
+		return nil, fmt.Errorf("MCP server %s has an Authorization header in its settings: co sends that and does not log in (remove mcp_servers.%s.headers.Authorization to log in instead)", name, name)
+	}
+	return s, nil
+}
+
+// LoginEnded tells, as a notice, how a login in the background (/mcp
+// login) ended.
+func (m *Manager) LoginEnded(name string, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.servers[name]
+	if !ok {
+		return
+	}
+	if err != nil {
+		s.problem("%s", err.Error())
+		return
+	}
+	s.notice("Logged in to MCP server %s; it is starting again with the new token (/mcp shows its state)", name)
+}
+
+// Logout deletes server name's tokens and, when it runs, starts it again
+// without them; it says what it did.
+func (m *Manager) Logout(name string) (string, error) {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	m.mu.Unlock()
+	switch {
+	case !ok:
+		return "", m.unknown(name)
+	case !s.cfg.Remote():
+		return "", fmt.Errorf("MCP server %s is local (command): co keeps no login for it", name)
+	case m.opts.Auth == nil:
+		return "", errors.New("no place where tokens are kept (no data directory)")
+	}
+	had, err := m.opts.Auth.Remove(name)
+	if err != nil {
+		return "", fmt.Errorf("deleting the tokens of MCP server %s: %w", name, err)
+	}
+	if !had {
+		return fmt.Sprintf("MCP server %s had no login to forget.", name), nil
+	}
+	m.mu.Lock()
+	running := m.started && !m.closed && (s.state == Connected || s.state == Starting)
+	m.mu.Unlock()
+	if running {
+		s.stop()
+		s.start()
+	}
+	return fmt.Sprintf("Logged out of MCP server %s: its tokens are deleted from %s.", name, m.opts.Auth.Dir()), nil
+}
+
+// ciHeader finds header k in h, whatever its case.
+func ciHeader(h map[string]string, k string) (string, bool) {
+	for hk, v := range h {
+		if strings.EqualFold(hk, k) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// login runs the flow on a connection of its own, closed at the end.
+func (s *server) login(ctx context.Context, open func(string) error, say func(string)) error {
+	missing := map[string]bool{}
+	get := s.m.opts.Getenv
+	x := func(v string) string { return expand(v, get, missing) }
+	u := x(s.cfg.URL)
+	h := http.Header{}
+	for k, v := range s.cfg.Headers {
+		h.Set(k, x(v))
+	}
+	oc := OAuthClient{ClientID: x(s.cfg.OAuth.ClientID), ClientSecret: x(s.cfg.OAuth.ClientSecret), ClientMetadataURL: x(s.cfg.OAuth.ClientMetadataURL)}
+	if err := missingVars(missing); err != nil {
+		return err
+	}
+	unexp := newUnexpander(s.cfg, get)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("starting the listener the login comes back to: %w", err)
+	}
+	defer ln.Close()
+	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+	cb := newCallback()
+	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+
+	name := s.cfg.Name
+	fetch := func(ctx context.Context, a *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+		pu, err := url.Parse(a.URL)
+		if err != nil {
+			return nil, fmt.Errorf("the authorization URL: %w", err)
+		}
+		cb.expect(pu.Query().Get("state"))
+		how := "opening it in your browser"
+		if open == nil {
+			how = "open it in a browser"
+		} else if err := open(a.URL); err != nil {
+			how = "no browser could be opened (" + err.Error() + "): open it in a browser yourself, on this machine or one that reaches " + redirect
+		}
+		say(fmt.Sprintf("To log in to MCP server %s, visit %s (%s); co waits for the browser to come back to %s", name, a.URL, how, redirect))
+		return cb.wait(ctx)
+	}
+	ah, err := newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, fetch, redirect, s.m.secrets())
+	if err != nil {
+		return err
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "co", Version: s.m.opts.Version}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+	tr := &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h}}, OAuthHandler: ah}
+	cs, err := client.Connect(ctx, tr, nil)
+	if err == nil {
+		_, err = listTools(ctx, cs)
+		_ = cs.Close()
+	}
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("logging in to MCP server %s: nobody came back from the browser in time; run the login again", name)
+		}
+		return fmt.Errorf("logging in to MCP server %s: %s", name, unexp.text(err.Error()))
+	}
+	if !s.m.opts.Auth.LoggedIn(name, u) {
+		say(fmt.Sprintf("MCP server %s asked for no login: it connected without one", name))
+	}
+	return nil
+}
+
+// callback is the loopback listener's handler: it waits for the request
+// with the state of the current authorization and hands its code on. A
+// request with another state is refused and the wait goes on.
+type callback struct {
+	state chan string
+	got   chan result
+}
+
+type result struct {
+	res *auth.AuthorizationResult
+	err error
+}
+
+func newCallback() *callback {
+	return &callback{state: make(chan string, 1), got: make(chan result, 1)}
+}
+
+// expect sets the state the next callback must carry.
+func (c *callback) expect(state string) {
+	select {
+	case <-c.state:
+	default:
+	}
+	c.state <- state
+}
+
+func (c *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/callback" {
+		http.NotFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	want := ""
+	select {
+	case want = <-c.state:
+		c.state <- want
+	default:
+	}
+	if want == "" || q.Get("state") != want {
+		http.Error(w, "co: this is not the login co is waiting for (its state does not match); start it again from co", http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	var res result
+	if e := q.Get("error"); e != "" {
+		res.err = fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintln(w, "co: the login was refused; see co for what to do next.")
+	} else {
+		res.res = &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}
+		fmt.Fprintln(w, "co: logged in. You can close this page and go back to co.")
+	}
+	select {
+	case c.got <- res:
+	default:
+	}
+}
+
+func (c *callback) wait(ctx context.Context) (*auth.AuthorizationResult, error) {
+	select {
+	case r := <-c.got:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

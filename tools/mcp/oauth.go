@@ -1,0 +1,389 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+)
+
+// OAuthClient is a remote server's "oauth" settings: a pre-registered
+// client (ClientID, ClientSecret) or the https URL of a client ID metadata
+// document (ClientMetadataURL); values may reference ${VAR}. Without
+// either, a login registers co dynamically where the server allows it.
+type OAuthClient struct {
+	ClientID          string
+	ClientSecret      string
+	ClientMetadataURL string
+}
+
+// AuthStore keeps the tokens of the remote servers the user logged in to:
+// one file per server in a directory of the user's data directory, 0600 in
+// a 0700 directory, never in the settings.
+type AuthStore struct {
+	dir string
+	mu  sync.Mutex
+}
+
+// NewAuthStore keeps tokens under dir (created on the first login).
+func NewAuthStore(dir string) *AuthStore { return &AuthStore{dir: dir} }
+
+// Dir is where the tokens are kept.
+func (a *AuthStore) Dir() string { return a.dir }
+
+// authRecord is one server's login: the token and what refreshing it
+// needs (the client and the token endpoint), the scopes granted, and the
+// scopes a refused call asked for since (Wanted: the next login asks for
+// them too).
+type authRecord struct {
+	URL          string           `json:"url"`
+	Token        *oauth2.Token    `json:"token,omitempty"`
+	ClientID     string           `json:"client_id,omitempty"`
+	ClientSecret string           `json:"client_secret,omitempty"`
+	TokenURL     string           `json:"token_url,omitempty"`
+	AuthStyle    oauth2.AuthStyle `json:"auth_style,omitempty"`
+	Scopes       []string         `json:"scopes,omitempty"`
+	Wanted       []string         `json:"wanted_scopes,omitempty"`
+}
+
+func (a *AuthStore) path(name string) string { return filepath.Join(a.dir, sanitize(name)+".json") }
+
+// load returns server name's record for url, or nil: none, unreadable, or
+// made for another URL (a token goes only to the server it was issued for).
+func (a *AuthStore) load(name, url string) *authRecord {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.loadLocked(name, url)
+}
+
+func (a *AuthStore) loadLocked(name, url string) *authRecord {
+	b, err := os.ReadFile(a.path(name))
+	if err != nil {
+		return nil
+	}
+	var r authRecord
+	if json.Unmarshal(b, &r) != nil || r.URL != url {
+		return nil
+	}
+	return &r
+}
+
+// update changes server name's record for url (a new one when there is
+// none) with f and writes it, privately.
+func (a *AuthStore) update(name, url string, f func(*authRecord)) error {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.loadLocked(name, url)
+	if r == nil {
+		r = &authRecord{URL: url}
+	}
+	f(r)
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(a.dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(a.dir, ".login-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), a.path(name)) // CreateTemp made it 0600
+}
+
+// Remove deletes server name's tokens; false when there were none.
+func (a *AuthStore) Remove(name string) (bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	err := os.Remove(a.path(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// LoggedIn reports whether server name has tokens stored for url.
+func (a *AuthStore) LoggedIn(name, url string) bool {
+	r := a.load(name, url)
+	return r != nil && r.Token != nil
+}
+
+// Secrets are every stored token and client secret, for the span store's
+// redaction.
+func (a *AuthStore) Secrets() []string {
+	if a == nil {
+		return nil
+	}
+	entries, _ := os.ReadDir(a.dir)
+	var out []string
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(a.dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		var r authRecord
+		if json.Unmarshal(b, &r) == nil {
+			out = append(out, r.secrets()...)
+		}
+	}
+	return out
+}
+
+func (r *authRecord) secrets() []string {
+	var out []string
+	if r.Token != nil {
+		out = append(out, r.Token.AccessToken, r.Token.RefreshToken)
+	}
+	out = append(out, r.ClientSecret)
+	return slices.DeleteFunc(out, func(s string) bool { return len(s) < minLiteralSecret })
+}
+
+// NeedsLoginError is a remote server's refusal that only a login can
+// answer: no token, a token refused, or a call needing more scope
+// (StepUp) than the token has.
+type NeedsLoginError struct {
+	Server string
+	StepUp bool
+	Scopes []string // what the server asked for, when it said
+}
+
+func (e *NeedsLoginError) Error() string {
+	if e.StepUp {
+		more := ""
+		if len(e.Scopes) > 0 {
+			more = " (" + strings.Join(e.Scopes, " ") + ")"
+		}
+		return fmt.Sprintf("MCP server %s needs more access than your login gave%s: run co mcp login %s (or /mcp login %s in the chat)", e.Server, more, e.Server, e.Server)
+	}
+	return fmt.Sprintf("MCP server %s needs you to log in: run co mcp login %s (or /mcp login %s in the chat)", e.Server, e.Server, e.Server)
+}
+
+// authClient is the HTTP client of discovery, registration and the token
+// endpoint: the server's configured headers are not sent there.
+var authClient = &http.Client{Timeout: 30 * time.Second}
+
+// authHandler is the OAuthHandler of one connection to a remote server.
+// Without login (every run but a login's) it never starts an authorization:
+// a 401, or a 403 asking for more scope, is answered with a
+// *NeedsLoginError (the scopes asked for kept for the next login), and the
+// server is reported as needing a login. With login, the SDK's
+// AuthorizationCodeHandler runs the whole flow.
+type authHandler struct {
+	name  string
+	url   string
+	store *AuthStore
+	sdk   *auth.AuthorizationCodeHandler
+	login bool
+
+	mu     sync.Mutex
+	needed *NeedsLoginError // the last refusal only a login answers
+	saved  func(secrets ...string)
+}
+
+// newAuthHandler makes the handler for cfg at endpoint url (expanded).
+// fetch, when not nil, makes it a login's: the authorization URL goes to
+// fetch, which returns the code the redirect brought back; redirect is
+// then its loopback URL.
+func newAuthHandler(cfg ServerConfig, url string, oc OAuthClient, store *AuthStore, fetch auth.AuthorizationCodeFetcher, redirect string, saved func(...string)) (*authHandler, error) {
+	h := &authHandler{name: cfg.Name, url: url, store: store, login: fetch != nil, saved: saved}
+	rec := store.load(cfg.Name, url)
+	if fetch == nil {
+		fetch = func(context.Context, *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			return nil, &NeedsLoginError{Server: cfg.Name}
+		}
+		redirect = "http://127.0.0.1/callback" // never used: no authorization starts
+	}
+	c := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL:              redirect,
+		AuthorizationCodeFetcher: fetch,
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs:  []string{redirect},
+			ClientName:    "co",
+			GrantTypes:    []string{"authorization_code", "refresh_token"},
+			ResponseTypes: []string{"code"},
+		}},
+		RequestRefreshToken: true,
+		Client:              authClient,
+		NewTokenSource:      h.tokenSource,
+	}
+	if oc.ClientMetadataURL != "" {
+		c.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: oc.ClientMetadataURL}
+	}
+	if oc.ClientID != "" {
+		c.PreregisteredClient = &oauthex.ClientCredentials{ClientID: oc.ClientID}
+		if oc.ClientSecret != "" {
+			c.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: oc.ClientSecret}
+		}
+	}
+	if h.login {
+		// A login asks again for what was granted and for what a refused
+		// call wanted since (step-up across runs), with what the server
+		// asks for now.
+		var before []string
+		if rec != nil {
+			before = append(slices.Clone(rec.Scopes), rec.Wanted...)
+		}
+		c.ScopeFilter = func(discovered []string) []string { return union(discovered, before) }
+	} else if rec != nil && rec.Token != nil {
+		c.InitialTokenSource = h.saving(rec.config(), rec.Token)
+	}
+	sdkh, err := auth.NewAuthorizationCodeHandler(c)
+	if err != nil {
+		return nil, fmt.Errorf("MCP server %s: the oauth settings: %w", cfg.Name, err)
+	}
+	h.sdk = sdkh
+	return h, nil
+}
+
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// config is the oauth2 configuration refreshing r's token needs.
+func (r *authRecord) config() *oauth2.Config {
+	return &oauth2.Config{ClientID: r.ClientID, ClientSecret: r.ClientSecret, Scopes: r.Scopes,
+		Endpoint: oauth2.Endpoint{TokenURL: r.TokenURL, AuthStyle: r.AuthStyle}}
+}
+
+// tokenSource is the SDK's NewTokenSource: the token a login obtained,
+// stored with what refreshing it needs.
+func (h *authHandler) tokenSource(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+	err := h.store.update(h.name, h.url, func(r *authRecord) {
+		r.Token, r.ClientID, r.ClientSecret = tok, cfg.ClientID, cfg.ClientSecret
+		r.TokenURL, r.AuthStyle = cfg.Endpoint.TokenURL, cfg.Endpoint.AuthStyle
+		r.Scopes, r.Wanted = slices.Clone(cfg.Scopes), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storing the token of MCP server %s: %w", h.name, err)
+	}
+	if h.saved != nil {
+		h.saved((&authRecord{Token: tok, ClientSecret: cfg.ClientSecret}).secrets()...)
+	}
+	return h.savingWith(ctx, cfg, tok), nil
+}
+
+// saving is a token source over a stored token that refreshes it (through
+// authClient) and stores each new one.
+func (h *authHandler) saving(cfg *oauth2.Config, tok *oauth2.Token) oauth2.TokenSource {
+	return h.savingWith(context.WithValue(context.Background(), oauth2.HTTPClient, authClient), cfg, tok)
+}
+
+func (h *authHandler) savingWith(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) oauth2.TokenSource {
+	return &savingSource{h: h, base: cfg.TokenSource(ctx, tok), last: tok.AccessToken}
+}
+
+type savingSource struct {
+	h    *authHandler
+	base oauth2.TokenSource
+	mu   sync.Mutex
+	last string
+}
+
+func (s *savingSource) Token() (*oauth2.Token, error) {
+	tok, err := s.base.Token()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tok.AccessToken != s.last { // refreshed
+		s.last = tok.AccessToken
+		_ = s.h.store.update(s.h.name, s.h.url, func(r *authRecord) { r.Token = tok })
+		if s.h.saved != nil {
+			s.h.saved((&authRecord{Token: tok}).secrets()...)
+		}
+	}
+	return tok, nil
+}
+
+// TokenSource is the stored token's source (nil before a login).
+func (h *authHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	return h.sdk.TokenSource(ctx)
+}
+
+// Authorize answers a 401 or 403: a login's handler runs the SDK's flow;
+// any other says a login is needed (keeping the scopes a 403 asked for).
+func (h *authHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if h.login {
+		return h.sdk.Authorize(ctx, req, resp)
+	}
+	resp.Body.Close()
+	chs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	var code, scope string
+	for _, c := range chs {
+		if c.Scheme == "bearer" {
+			code, scope = c.Params["error"], c.Params["scope"]
+		}
+	}
+	if resp.StatusCode == http.StatusForbidden && code != "insufficient_scope" {
+		return nil // a refusal no login changes: the retry fails as it is
+	}
+	e := &NeedsLoginError{Server: h.name, StepUp: resp.StatusCode == http.StatusForbidden, Scopes: strings.Fields(scope)}
+	if e.StepUp {
+		_ = h.store.update(h.name, h.url, func(r *authRecord) { r.Wanted = union(r.Wanted, e.Scopes) })
+	}
+	h.mu.Lock()
+	h.needed = e
+	h.mu.Unlock()
+	return e
+}
+
+// takeNeeded returns and clears the last refusal only a login answers.
+func (h *authHandler) takeNeeded() *NeedsLoginError {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e := h.needed
+	h.needed = nil
+	return e
+}
+
+// RedactWith makes f receive every token a login or a refresh obtains
+// from now on (Options.Secrets, set after New).
+func (m *Manager) RedactWith(f func(...string)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.opts.Secrets = f
+}
+
+// secrets is Options.Secrets, read under the lock RedactWith sets it
+// under.
+func (m *Manager) secrets() func(...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.opts.Secrets
+}

@@ -1,0 +1,286 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/tools/mcp"
+	"github.com/co-cli/co/tools/mcp/mcptest"
+)
+
+// authRun is one run of co against an OAuthServer: a manager with the
+// token store of dir.
+type authRun struct {
+	m   *mcp.Manager
+	reg *tools.Registry
+}
+
+func newAuthRun(t *testing.T, dir string, srv *mcptest.OAuthServer) *authRun {
+	t.Helper()
+	reg, _ := tools.NewRegistry()
+	m := mcp.New(mcp.Options{
+		Servers:  []mcp.ServerConfig{{Name: "hosted", URL: srv.URL, Timeout: 10 * time.Second}},
+		Registry: reg, LogDir: filepath.Join(dir, "mcp"), Version: "test",
+		Auth: mcp.NewAuthStore(filepath.Join(dir, "mcp-auth")),
+	})
+	t.Cleanup(m.Close)
+	return &authRun{m: m, reg: reg}
+}
+
+func (r *authRun) start(t *testing.T) []string {
+	t.Helper()
+	r.m.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return r.m.Wait(ctx)
+}
+
+func (r *authRun) status(t *testing.T) mcp.Status {
+	t.Helper()
+	return r.m.Statuses()[0]
+}
+
+// login logs in with the scripted browser, returning what it told the user.
+func (r *authRun) login(t *testing.T) []string {
+	t.Helper()
+	var said []string
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := r.m.Login(ctx, "hosted", mcp.LoginOptions{Open: mcptest.Browse, Say: func(s string) { said = append(said, s) }})
+	if err != nil {
+		t.Fatalf("login: %v (said %q)", err, said)
+	}
+	r.m.Wait(ctx) // a started manager starts the server again with the token
+	return said
+}
+
+func (r *authRun) whoami(t *testing.T) (string, error) {
+	t.Helper()
+	tl, ok := r.reg.Get("mcp__hosted__whoami")
+	if !ok {
+		t.Fatalf("no whoami tool; statuses %+v", r.m.Statuses())
+	}
+	res, err := tl.Run(context.Background(), json.RawMessage(`{}`))
+	return res.Display, err
+}
+
+// A remote server that answers 401 is not failed but needs a login, said
+// with how to log in; a run that is not a login starts no authorization
+// (no registration, no authorization request).
+func TestRemoteServerNeedsLogin(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	r := newAuthRun(t, t.TempDir(), srv)
+	notes := r.start(t)
+	st := r.status(t)
+	if st.State != mcp.NeedsLogin {
+		t.Fatalf("state %s (%s), want needs login", st.State, st.Err)
+	}
+	want := "run co mcp login hosted (or /mcp login hosted in the chat)"
+	if !strings.Contains(st.Err, want) || len(notes) != 1 || !strings.Contains(notes[0], want) {
+		t.Errorf("err %q, notices %q: want them to say %q", st.Err, notes, want)
+	}
+	if n, a := srv.Registered(), srv.Authorized(); n != 0 || len(a) != 0 {
+		t.Errorf("a run that is not a login registered %d clients and asked %d authorizations", n, len(a))
+	}
+}
+
+// co mcp login's flow: the page told, opened, the browser coming back to
+// the loopback listener; the token kept in a private file that a later run
+// uses without a login, and that logout deletes.
+func TestLoginStoresTokenForLaterRuns(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	dir := t.TempDir()
+	r := newAuthRun(t, dir, srv)
+	var redacted []string // what the span store is told to redact from now on
+	r.m.RedactWith(func(v ...string) { redacted = append(redacted, v...) })
+	said := r.login(t)
+	if len(said) != 1 || !strings.Contains(said[0], "visit http") || !strings.Contains(said[0], "opening it in your browser") ||
+		!strings.Contains(said[0], "http://127.0.0.1:") {
+		t.Errorf("the login told %q, want the page and the loopback address", said)
+	}
+	file := filepath.Join(dir, "mcp-auth", "hosted.json")
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	di, _ := os.Stat(filepath.Dir(file))
+	if fi.Mode().Perm() != 0o600 || di.Mode().Perm() != 0o700 {
+		t.Errorf("token file %v, its directory %v: want 0600 and 0700", fi.Mode(), di.Mode())
+	}
+
+	later := newAuthRun(t, dir, srv)
+	later.start(t)
+	if st := later.status(t); st.State != mcp.Connected {
+		t.Fatalf("a later run: %s (%s)", st.State, st.Err)
+	}
+	out, err := later.whoami(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := strings.TrimPrefix(out, "your token is ")
+	stored, _ := os.ReadFile(file)
+	if !strings.HasPrefix(tok, "at-") || !strings.Contains(string(stored), tok) {
+		t.Errorf("the call carried %q; the file holds %s", tok, stored)
+	}
+	if !slices.Contains(redacted, tok) {
+		t.Errorf("the login's token %q was not given to the span store's redaction (%q)", tok, redacted)
+	}
+	if got := len(srv.Authorized()); got != 1 {
+		t.Errorf("%d authorizations, want the login's one", got)
+	}
+
+	msg, err := later.m.Logout("hosted")
+	if err != nil || !strings.Contains(msg, "Logged out of MCP server hosted") {
+		t.Fatalf("logout: %q, %v", msg, err)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the token file is still there: %v", err)
+	}
+	if st := later.status(t); st.State != mcp.NeedsLogin && st.State != mcp.Starting {
+		t.Errorf("after logout: %s", st.State)
+	}
+	if msg, _ := later.m.Logout("hosted"); !strings.Contains(msg, "had no login") {
+		t.Errorf("a second logout said %q", msg)
+	}
+}
+
+// An expired token is refreshed with its refresh token and the new one
+// stored; a token the server no longer accepts, refresh and all, makes the
+// server need a login again rather than fail.
+func TestTokenRefreshedAndStored(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	srv.ExpiresIn = 1 // oauth2 takes it for expired at once: each use refreshes
+	dir := t.TempDir()
+	newAuthRun(t, dir, srv).login(t)
+	file := filepath.Join(dir, "mcp-auth", "hosted.json")
+	before, _ := os.ReadFile(file)
+
+	r := newAuthRun(t, dir, srv)
+	var redacted []string
+	r.m.RedactWith(func(v ...string) { redacted = append(redacted, v...) })
+	r.start(t)
+	if st := r.status(t); st.State != mcp.Connected {
+		t.Fatalf("%s (%s)", st.State, st.Err)
+	}
+	out, err := r.whoami(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Refreshes() == 0 {
+		t.Fatal("no refresh")
+	}
+	after, _ := os.ReadFile(file)
+	tok := strings.TrimPrefix(out, "your token is ")
+	if string(after) == string(before) || !strings.Contains(string(after), tok) {
+		t.Errorf("the refreshed token %q was not stored:\n%s", tok, after)
+	}
+	if !slices.Contains(redacted, tok) {
+		t.Errorf("the refreshed token was not given to the span store's redaction")
+	}
+
+	srv.Revoke()
+	again := newAuthRun(t, dir, srv)
+	again.start(t)
+	if st := again.status(t); st.State != mcp.NeedsLogin {
+		t.Errorf("with every token revoked: %s (%s), want needs login", st.State, st.Err)
+	}
+}
+
+// A call refused for want of scope (403 insufficient_scope) fails saying
+// a login gives it; the next login asks for that scope too (step-up).
+func TestStepUpAcrossRuns(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	srv.CallScope = "write"
+	dir := t.TempDir()
+	newAuthRun(t, dir, srv).login(t)
+	r := newAuthRun(t, dir, srv)
+	r.start(t)
+	_, err := r.whoami(t)
+	if err == nil || !strings.Contains(err.Error(), "needs more access than your login gave (read write): run co mcp login hosted") {
+		t.Fatalf("the refused call: %v", err)
+	}
+	r.login(t)
+	auths := srv.Authorized()
+	if len(auths) != 2 || !strings.Contains(auths[1], "write") || !strings.Contains(auths[1], "read") {
+		t.Fatalf("authorization scopes %q: the second login should ask for read and write", auths)
+	}
+	if out, err := r.whoami(t); err != nil || !strings.HasPrefix(out, "your token is at-") {
+		t.Errorf("after the step-up: %q, %v", out, err)
+	}
+}
+
+// The loopback listener takes only the callback of the login under way:
+// another state is refused and the login goes on waiting for its own.
+func TestLoginCallbackChecksState(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	r := newAuthRun(t, t.TempDir(), srv)
+	var forged int
+	open := func(page string) error {
+		pu, _ := url.Parse(page)
+		back, _ := url.Parse(pu.Query().Get("redirect_uri"))
+		q := back.Query()
+		q.Set("code", "forged")
+		q.Set("state", "not-the-state")
+		back.RawQuery = q.Encode()
+		resp, err := http.Get(back.String())
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		forged = resp.StatusCode
+		return mcptest.Browse(page)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := r.m.Login(ctx, "hosted", mcp.LoginOptions{Open: open, Say: func(string) {}}); err != nil {
+		t.Fatal(err)
+	}
+	if forged != http.StatusBadRequest {
+		t.Errorf("a callback with another state got %d, want 400", forged)
+	}
+}
+
+// A login no browser finishes ends when its context does, saying so; a
+// browser that cannot be opened still leaves the page told.
+func TestLoginWithoutBrowser(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	r := newAuthRun(t, t.TempDir(), srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	var said string
+	err := r.m.Login(ctx, "hosted", mcp.LoginOptions{
+		Open: func(string) error { return errors.New("no browser available") },
+		Say:  func(s string) { said = s; cancel() }, // the user walks away
+	})
+	if err == nil || !strings.Contains(said, "no browser could be opened (no browser available): open it in a browser yourself") {
+		t.Errorf("err %v; said %q", err, said)
+	}
+}
+
+// Who cannot be logged in to is said, with what to do.
+func TestLoginRefusals(t *testing.T) {
+	dir := t.TempDir()
+	m := mcp.New(mcp.Options{Servers: []mcp.ServerConfig{
+		{Name: "local", Command: "true"},
+		{Name: "keyed", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"authorization": "Bearer x"}},
+	}, Auth: mcp.NewAuthStore(dir)})
+	defer m.Close()
+	for name, want := range map[string]string{
+		"local":   "is local (command)",
+		"keyed":   "has an Authorization header in its settings",
+		"missing": `no MCP server is named "missing"`,
+	} {
+		if err := m.CanLogin(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
+	}
+}
