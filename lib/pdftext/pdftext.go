@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -110,12 +111,17 @@ func open(data []byte) (*pdf.Reader, error) {
 	return nil, fmt.Errorf("%w: %v; if it opens in a PDF viewer, print it to a new PDF and try that", ErrMalformed, err)
 }
 
-var declared = regexp.MustCompile(`/Size\s+(\d+)|(?m)^\s*(\d+)\s+(\d+)\s*[\r\n]+\s*\d{10}\s+\d{5}\s+[fn]`)
+// declared finds the object counts a PDF declares: a /Size, or a
+// cross-reference subsection's header (start count, then a first entry).
+// Compiled on first use: every co process links this package.
+var declared = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`/Size\s+(\d+)|(?m)^\s*(\d+)\s+(\d+)\s*[\r\n]+\s*\d{10}\s+\d{5}\s+[fn]`)
+})
 
 // checkDeclaredObjects refuses a PDF whose cross-reference section declares
 // more objects than MaxObjects: the parser sizes its table from it.
 func checkDeclaredObjects(data []byte) error {
-	for _, m := range declared.FindAllSubmatch(data, -1) {
+	for _, m := range declared().FindAllSubmatch(data, -1) {
 		var n uint64
 		if m[1] != nil {
 			n = parseCount(m[1])
