@@ -4,6 +4,7 @@
 // github.com/ledongthuc/pdf's; this package puts the glyphs it reports into
 // lines in content order, page by page, and bounds the work a hostile file
 // can cause (bytes, objects, pages, decompressed content, characters).
+// What the parser does and does not: docs/SOURCES.md#pdf-text-what-the-parser-does-and-does-not.
 package pdftext
 
 import (

@@ -15,7 +15,8 @@ import (
 // ReadEmailAttachment is read_email_attachment: one file attached to a
 // mail, as text: a PDF's text (lib/pdftext), a text file as it is, an
 // image as a line describing it. It is the mail's content, so it carries
-// the mail's origin (untrusted: "mail from SENDER").
+// the mail's origin (untrusted: "mail from SENDER"). What Gmail sends:
+// docs/SOURCES.md#gmail-attachments.
 type ReadEmailAttachment struct{ a *Account }
 
 // NewReadEmailAttachment makes read_email_attachment over a.
