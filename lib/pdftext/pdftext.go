@@ -160,12 +160,19 @@ func extract(r *pdf.Reader, maxRunes int) (string, bool, error) {
 	var out strings.Builder
 	runes, budget, texted := 0, MaxContent, 0
 	truncated := more
+	// Every page's content is measured before any is parsed: a bomb is
+	// refused at the cost of decompressing, never of parsing, it.
 	for i, p := range pages {
 		n, err := contentSize(p, min(budget, MaxPageContent))
+		if err != nil && budget < MaxPageContent {
+			return "", false, fmt.Errorf("%w: its pages' content expands to more than %d MiB in all (a PDF bomb?)", ErrTooLarge, MaxContent>>20)
+		}
 		if err != nil {
 			return "", false, fmt.Errorf("page %d: %w", i+1, err)
 		}
 		budget -= n
+	}
+	for i, p := range pages {
 		body := pageText(p)
 		if strings.TrimSpace(body) != "" {
 			texted++
@@ -268,7 +275,7 @@ func contentSize(p pdf.Page, limit int) (int, error) {
 			n, err := rd.Read(buf)
 			total += n
 			if total > limit {
-				return 0, fmt.Errorf("%w: its content expands to more than %d MiB (a PDF bomb?)", ErrTooLarge, limit>>20)
+				return 0, fmt.Errorf("%w: its content expands to more than %d MiB (a PDF bomb?)", ErrTooLarge, MaxPageContent>>20)
 			}
 			if err != nil {
 				break

@@ -303,6 +303,12 @@ func TestExtractRefusesBombs(t *testing.T) {
 			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 			page, stream(huge, true), font,
 		}, 0), "expands to more than"},
+		// Each page under the page limit, together over the file's.
+		"content bomb across pages": {handmade([]string{
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R 3 0 R 3 0 R 3 0 R 3 0 R 3 0 R 3 0 R 3 0 R 3 0 R] /Count 9 >>",
+			page, stream(append([]byte("BT /F1 12 Tf 72 720 Td (x) Tj ET\n"), bytes.Repeat([]byte(" "), pdftext.MaxPageContent-1024)...), true), font,
+		}, 0), "more than 128 MiB in all"},
 		"lying size": {handmade([]string{
 			"<< /Type /Catalog /Pages 2 0 R >>",
 			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
