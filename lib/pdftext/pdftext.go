@@ -292,17 +292,17 @@ func pageText(p pdf.Page) string {
 	var b strings.Builder
 	var prevX, prevY, prevSize float64
 	first := true
-	for _, t := range p.Content().Text {
-		s := clean(t.S)
+	walk(p, func(x, y, fontSize, w float64, text string) {
+		s := clean(text)
 		if s == "" {
-			continue
+			return
 		}
-		size := math.Max(math.Abs(t.FontSize), 1)
+		size := math.Max(math.Abs(fontSize), 1)
 		if !first {
 			switch {
-			case math.Abs(t.Y-prevY) > 0.5*math.Max(size, prevSize):
+			case math.Abs(y-prevY) > 0.5*math.Max(size, prevSize):
 				b.WriteByte('\n')
-			case t.X-prevX > 0.2*size || t.X < prevX-size:
+			case x-prevX > 0.2*size || x < prevX-size:
 				if !strings.HasSuffix(b.String(), " ") && s != " " {
 					b.WriteByte(' ')
 				}
@@ -310,8 +310,8 @@ func pageText(p pdf.Page) string {
 		}
 		first = false
 		b.WriteString(s)
-		prevX, prevY, prevSize = t.X+t.W, t.Y, size
-	}
+		prevX, prevY, prevSize = x+w, y, size
+	})
 	return tidy(b.String())
 }
 

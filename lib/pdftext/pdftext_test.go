@@ -8,6 +8,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -339,4 +341,54 @@ func FuzzExtract(f *testing.F) {
 			t.Errorf("escape in text: %q", text)
 		}
 	})
+}
+
+// A UTF-8 TrueType font (a composite font, two-byte codes, a ToUnicode
+// map of one range over all codes, as fpdf, tFPDF and others write it):
+// every script comes through, and words keep their spacing from the
+// font's own widths.
+func TestExtractCompositeFont(t *testing.T) {
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/go-pdf/fpdf").Output()
+	if err != nil {
+		t.Fatalf("finding fpdf's fonts: %v", err)
+	}
+	p := fpdf.New("P", "mm", "A4", filepath.Join(strings.TrimSpace(string(dir)), "font"))
+	p.AddUTF8Font("dejavu", "", "DejaVuSansCondensed.ttf")
+	p.SetFont("dejavu", "", 12)
+	p.AddPage()
+	p.Text(20, 30, "Grüße aus Köln — “quoted” don’t: 12 €")
+	p.Text(20, 40, "Ελληνικά, Кириллица, 日本")
+	p.Text(20, 50, "Name")
+	p.Text(80, 50, "Amount")
+	if err := p.Error(); err != nil {
+		t.Fatal(err)
+	}
+	text, _, err := pdftext.Extract(output(t, p), 0)
+	want := "--- page 1 ---\nGrüße aus Köln — “quoted” don’t: 12 €\nΕλληνικά, Кириллица, 日本\nName Amount\n"
+	if err != nil || text != want {
+		t.Errorf("got %q, %v\nwant %q", text, err, want)
+	}
+}
+
+// A ToUnicode map with single codes (a ligature to two letters) and a
+// range given as an array, in a composite font.
+func TestExtractToUnicodeCharsAndArrays(t *testing.T) {
+	cmap := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n" +
+		"1 begincodespacerange <0000> <FFFF> endcodespacerange\n" +
+		"1 beginbfchar <0004> <00660069> endbfchar\n" +
+		"2 beginbfrange <0001> <0003> [<0041> <0042> <0043>] <0010> <0012> <03B1> endbfrange\n" +
+		"endcmap CMapName currentdict /CMap defineresource pop end end"
+	data := handmade([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		stream([]byte("BT /F1 12 Tf 72 720 Td <000100020003> Tj 0 -20 Td <0004000100100011> Tj ET"), false),
+		"<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /DescendantFonts [7 0 R] /ToUnicode 6 0 R >>",
+		stream([]byte(cmap), false),
+		"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /X /DW 500 /W [1 [600 600 600]] >>",
+	}, 0)
+	text, _, err := pdftext.Extract(data, 0)
+	if want := "--- page 1 ---\nABC\nfiAαβ\n"; err != nil || text != want {
+		t.Errorf("got %q, %v; want %q", text, err, want)
+	}
 }
