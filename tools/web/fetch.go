@@ -125,23 +125,31 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	var body []byte
 	rawTruncated := false
 	if kind != binaryKind || mt == "" || generic(mt) {
+		rd := io.Reader(resp.Body)
+		if mt == "" || generic(mt) {
+			// Sniffed from its first bytes, then read as what it is.
+			head := make([]byte, 512)
+			n, _ := io.ReadFull(resp.Body, head)
+			head = head[:n]
+			if mt = tools.MediaType(mt, head); mt == "" {
+				mt = "text/plain"
+			}
+			kind = classify(mt)
+			rd = io.MultiReader(bytes.NewReader(head), resp.Body)
+		}
 		limit := s.opts.MaxBytes
-		switch {
-		case kind == pdfKind || generic(mt):
+		switch kind {
+		case pdfKind:
 			limit = tools.MaxMediaBytes // a PDF is read whole or not at all
-		case kind == imageKind:
+		case imageKind:
 			limit = min(limit, imageHead) // enough for its dimensions
 		}
-		body, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
+		body, err = io.ReadAll(io.LimitReader(rd, limit+1))
 		if err != nil && len(body) == 0 {
 			return tools.Result{}, tools.Retryf("reading %s failed: %v", final, err)
 		}
 		if int64(len(body)) > limit {
 			body, rawTruncated = body[:limit], true
-		}
-		if mt == "" || generic(mt) {
-			mt = tools.MediaType(mt, body)
-			kind = classify(mt)
 		}
 	}
 	meta["content_type"] = mt

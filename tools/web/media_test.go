@@ -112,3 +112,29 @@ func mustParse(t *testing.T, raw string) *url.URL {
 	}
 	return u
 }
+
+// A body served as application/octet-stream is sniffed from its first
+// bytes and then read as what it is: a PDF whole (up to pdftext's limit)
+// even when over the page limit, anything else only up to the page limit.
+func TestFetchOctetStreamIsReadAsWhatItIs(t *testing.T) {
+	doc := pdfDoc(t, "sniffed invoice")
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		if r.URL.Path == "/doc" {
+			_, _ = w.Write(doc)
+			return
+		}
+		_, _ = w.Write([]byte(strings.Repeat("plain text ", 1000)))
+	})
+	s := session(Options{MaxBytes: 1024}, srv)
+	if len(doc) <= 1024 {
+		t.Fatalf("the PDF (%d bytes) must be over the page limit", len(doc))
+	}
+	if r := mustFetch(t, s, srv.URL+"/doc"); !strings.Contains(r.Display, "sniffed invoice") || r.Meta["content_type"] != "application/pdf" {
+		t.Errorf("PDF: %v %q", r.Meta, r.Display)
+	}
+	r := mustFetch(t, s, srv.URL+"/text")
+	if r.Meta["content_type"] != "text/plain" || r.Meta["truncated"] != true || !strings.Contains(r.Display, "[truncated: the page is larger than 1 KB") {
+		t.Errorf("text: %v %q", r.Meta, r.Display[max(0, len(r.Display)-120):])
+	}
+}
