@@ -293,7 +293,7 @@ func pageText(p pdf.Page) string {
 	var prevX, prevY, prevSize float64
 	first := true
 	walk(p, func(x, y, fontSize, w float64, text string) {
-		s := clean(text)
+		s := ligatures(clean(text))
 		if s == "" {
 			return
 		}
@@ -327,6 +327,24 @@ func clean(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// ligatures spells out the Latin ligature characters (U+FB00–U+FB06) that
+// fonts map their ligature glyphs to: "ﬀ" becomes "ff", so words read and
+// match as typed.
+func ligatures(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r >= 0xfb00 && r <= 0xfb06 }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0xfb00 && r <= 0xfb06 {
+			b.WriteString([...]string{"ff", "fi", "fl", "ffi", "ffl", "st", "st"}[r-0xfb00])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // tidy trims trailing spaces from lines and collapses runs of blank lines.

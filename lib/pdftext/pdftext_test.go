@@ -391,4 +391,10 @@ func TestExtractToUnicodeCharsAndArrays(t *testing.T) {
 	if want := "--- page 1 ---\nABC\nfiAαβ\n"; err != nil || text != want {
 		t.Errorf("got %q, %v; want %q", text, err, want)
 	}
+	// A ligature glyph mapped to U+FB01 reads as the two letters.
+	data = bytes.Replace(data, []byte("<0004> <00660069>"), []byte("<0004> <FB01>    "), 1)
+	text, _, err = pdftext.Extract(data, 0)
+	if want := "--- page 1 ---\nABC\nfiAαβ\n"; err != nil || text != want {
+		t.Errorf("got %q, %v; want %q", text, err, want)
+	}
 }

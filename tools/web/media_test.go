@@ -2,15 +2,21 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/png"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-pdf/fpdf"
 
+	"github.com/co-cli/co/lib/testneeds"
 	"github.com/co-cli/co/tools"
 )
 
@@ -136,5 +142,55 @@ func TestFetchOctetStreamIsReadAsWhatItIs(t *testing.T) {
 	r := mustFetch(t, s, srv.URL+"/text")
 	if r.Meta["content_type"] != "text/plain" || r.Meta["truncated"] != true || !strings.Contains(r.Display, "[truncated: the page is larger than 1 KB") {
 		t.Errorf("text: %v %q", r.Meta, r.Display[max(0, len(r.Display)-120):])
+	}
+}
+
+// A PDF as a real producer writes it: Chromium prints a page (Skia's
+// composite fonts, subset glyphs, kerning), web_fetch returns its text.
+func TestFetchPDFPrintedByChromium(t *testing.T) {
+	bin := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		testneeds.Browser.Missing(t, "no chromium, chromium-browser, google-chrome or google-chrome-stable on PATH")
+	}
+	dir, err := os.MkdirTemp("", "co-web-pdf-") // not t.TempDir: Chromium's helpers may outlive it
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	page := filepath.Join(dir, "report.html")
+	html := `<html><body style="font-family: sans-serif"><h1>Quarterly report</h1>` +
+		`<p>Revenue rose by 12 percent — “strongly”, don’t you think? Price: 12 €.</p>` +
+		`<p>Ελληνικά and Кириллица.</p>` +
+		`<table border=1><tr><td>Name</td><td>Amount</td></tr><tr><td>Coffee</td><td>3.50</td></tr></table></body></html>`
+	if err := os.WriteFile(page, []byte(html), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "report.pdf")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--no-pdf-header-footer", "--print-to-pdf="+out, "file://"+page)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium --print-to-pdf: %v\n%s", err, b)
+	}
+	doc, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write(doc)
+	})
+	r := mustFetch(t, session(Options{}, srv), srv.URL+"/report.pdf")
+	want := "--- page 1 ---\nQuarterly report\nRevenue rose by 12 percent — “strongly”, don’t you think? Price: 12 €.\n" +
+		"Ελληνικά and Кириллица.\nName Amount\nCoffee 3.50\n"
+	if !strings.HasSuffix(r.Display, want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", r.Display, want)
 	}
 }
