@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -38,9 +39,30 @@ type gstate struct {
 	font                       *font
 }
 
+// maxWork bounds the decoding one Extract may do, in steps: a step is a
+// glyph, an entry of an encoding searched for a code (a font set up
+// counts 1,000). A file built to make decoding slow (a huge
+// Differences array, thousands of fonts) stops there with ErrTooLarge, not
+// after minutes; 500 pages of ordinary text take a few million. A
+// variable so that a test can lower it.
+var maxWork = 100_000_000
+
+// tooMuchWork is what walk panics with when the budget is spent.
+type tooMuchWork struct{}
+
+// budget counts the work of one Extract.
+type budget struct{ left int }
+
+func (b *budget) spend(n int) {
+	b.left -= n
+	if b.left < 0 {
+		panic(tooMuchWork{})
+	}
+}
+
 // walk calls glyph for each character the page's content draws: where
 // (x, y), how large, how wide, and its text.
-func walk(p pdf.Page, glyph func(x, y, size, w float64, s string)) {
+func walk(p pdf.Page, work *budget, glyph func(x, y, size, w float64, s string)) {
 	contents := p.V.Key("Contents")
 	if contents.IsNull() {
 		return
@@ -53,7 +75,7 @@ func walk(p pdf.Page, glyph func(x, y, size, w float64, s string)) {
 		if f == nil {
 			f = noFont
 		}
-		for _, c := range f.codes(raw) {
+		for _, c := range f.codes(raw, work) {
 			trm := matrix{{g.tfs * g.th, 0, 0}, {0, g.tfs, 0}, {0, g.trise, 1}}.mul(g.tm).mul(g.ctm)
 			w0 := f.width(c.code)
 			glyph(trm[2][0], trm[2][1], trm[0][0], w0/1000*trm[0][0], c.text)
@@ -96,7 +118,7 @@ func walk(p pdf.Page, glyph func(x, y, size, w float64, s string)) {
 		case op == "Tf" && len(args) == 2:
 			name := args[0].Name()
 			if fonts[name] == nil {
-				fonts[name] = newFont(p.Resources().Key("Font").Key(name))
+				fonts[name] = newFont(p.Resources().Key("Font").Key(name), work)
 			}
 			g.font, g.tfs = fonts[name], num(1)
 		case (op == "Td" || op == "TD") && len(args) == 2:
@@ -145,6 +167,8 @@ type font struct {
 	twoByte bool             // a composite (Type0) font: codes of two bytes
 	cmap    *cmap            // its ToUnicode, when it has one
 	simple  pdf.TextEncoding // a simple font's own encoding, for codes the cmap lacks
+	cost    int              // the steps one simple decoding takes (its Differences searched)
+	decoded [256]*string     // a simple font's codes decoded so far
 	widths  map[int]float64
 	dw      float64 // a composite font's default width
 	first   int
@@ -153,10 +177,12 @@ type font struct {
 
 var noFont = &font{}
 
-func newFont(v pdf.Value) *font {
+func newFont(v pdf.Value, work *budget) *font {
+	work.spend(1000)
 	f := &font{}
 	if tu := v.Key("ToUnicode"); tu.Kind() == pdf.Stream {
 		f.cmap = readCmap(tu)
+		work.spend(len(f.cmap.chars) + len(f.cmap.ranges))
 	}
 	if v.Key("Subtype").Name() == "Type0" {
 		f.twoByte = true
@@ -170,6 +196,7 @@ func newFont(v pdf.Value) *font {
 	}
 	pf := pdf.Font{V: v}
 	f.simple = pf.Encoder()
+	f.cost = 1 + v.Key("Encoding").Key("Differences").Len()
 	f.first = int(v.Key("FirstChar").Int64())
 	w := v.Key("Widths")
 	for i := 0; i < w.Len() && i < 256; i++ {
@@ -216,9 +243,10 @@ func (f *font) width(c int) float64 {
 	return 0
 }
 
-func (f *font) codes(raw string) []code {
+func (f *font) codes(raw string, work *budget) []code {
 	var out []code
 	for len(raw) > 0 {
+		work.spend(1)
 		n := 1
 		if f.twoByte && len(raw) >= 2 {
 			n = 2
@@ -233,11 +261,25 @@ func (f *font) codes(raw string) []code {
 			text, ok = f.cmap.lookup(bytes, c)
 		}
 		if !ok && f.simple != nil {
-			text = f.simple.Decode(bytes)
+			text = f.decodeSimple(bytes, c, work)
 		}
 		out = append(out, code{code: c, text: text, space: n == 1 && c == ' '})
 	}
 	return out
+}
+
+// decodeSimple decodes one byte with the parser's encoding, once per code.
+func (f *font) decodeSimple(raw string, c int, work *budget) string {
+	if c < 0 || c > 255 {
+		return f.simple.Decode(raw)
+	}
+	if p := f.decoded[c]; p != nil {
+		return *p
+	}
+	work.spend(f.cost)
+	s := f.simple.Decode(raw)
+	f.decoded[c] = &s
+	return s
 }
 
 // cmap is a ToUnicode CMap: single codes and ranges of codes to UTF-16.
@@ -257,7 +299,11 @@ func (m *cmap) lookup(raw string, c int) (string, bool) {
 	if s, ok := m.chars[raw]; ok {
 		return utf16Text(s, 0), true
 	}
-	for _, r := range m.ranges {
+	// The ranges are sorted by their first code: the candidates are the
+	// few that start at or before c.
+	i := sort.Search(len(m.ranges), func(i int) bool { return m.ranges[i].lo > c })
+	for k := i - 1; k >= 0 && k >= i-16; k-- {
+		r := m.ranges[k]
 		if r.n != len(raw) || c < r.lo || c > r.hi {
 			continue
 		}
@@ -332,6 +378,7 @@ func readCmap(v pdf.Value) *cmap {
 					}
 					m.ranges = append(m.ranges, r)
 				}
+				sort.SliceStable(m.ranges, func(i, j int) bool { return m.ranges[i].lo < m.ranges[j].lo })
 				mode, operands = "", nil
 			default:
 				operands = nil

@@ -77,7 +77,9 @@ func Extract(data []byte, maxRunes int) (text string, truncated bool, err error)
 	defer func() {
 		// The parser reports malformed input by panicking, and not all of
 		// its panics are recovered inside it.
-		if r := recover(); r != nil {
+		if r := recover(); r == (tooMuchWork{}) {
+			text, truncated, err = "", false, fmt.Errorf("%w: decoding its text takes more than %d steps (a PDF built to be slow?)", ErrTooLarge, maxWork)
+		} else if r != nil {
 			text, truncated, err = "", false, fmt.Errorf("%w: %v; if it opens in a PDF viewer, print it to a new PDF and try that", ErrMalformed, r)
 		}
 		if err != nil && encrypted && errors.Is(err, ErrMalformed) {
@@ -158,22 +160,23 @@ func extract(r *pdf.Reader, maxRunes int) (string, bool, error) {
 		return "", false, err
 	}
 	var out strings.Builder
-	runes, budget, texted := 0, MaxContent, 0
+	runes, contentLeft, texted := 0, MaxContent, 0
+	work := &budget{left: maxWork}
 	truncated := more
 	// Every page's content is measured before any is parsed: a bomb is
 	// refused at the cost of decompressing, never of parsing, it.
 	for i, p := range pages {
-		n, err := contentSize(p, min(budget, MaxPageContent))
-		if err != nil && budget < MaxPageContent {
+		n, err := contentSize(p, min(contentLeft, MaxPageContent))
+		if err != nil && contentLeft < MaxPageContent {
 			return "", false, fmt.Errorf("%w: its pages' content expands to more than %d MiB in all (a PDF bomb?)", ErrTooLarge, MaxContent>>20)
 		}
 		if err != nil {
 			return "", false, fmt.Errorf("page %d: %w", i+1, err)
 		}
-		budget -= n
+		contentLeft -= n
 	}
 	for i, p := range pages {
-		body := pageText(p)
+		body := pageText(p, work)
 		if strings.TrimSpace(body) != "" {
 			texted++
 		}
@@ -288,11 +291,11 @@ func contentSize(p pdf.Page, limit int) (int, error) {
 // pageText lays the page's glyphs out as lines: a new line where the
 // baseline moves, a space where the gap to the previous glyph is wider
 // than a fifth of the font size.
-func pageText(p pdf.Page) string {
+func pageText(p pdf.Page, work *budget) string {
 	var b strings.Builder
 	var prevX, prevY, prevSize float64
 	first := true
-	walk(p, func(x, y, fontSize, w float64, text string) {
+	walk(p, work, func(x, y, fontSize, w float64, text string) {
 		s := ligatures(clean(text))
 		if s == "" {
 			return

@@ -398,3 +398,30 @@ func TestExtractToUnicodeCharsAndArrays(t *testing.T) {
 		t.Errorf("got %q, %v; want %q", text, err, want)
 	}
 }
+
+// A file built to make decoding slow: a font whose Differences array is
+// huge, searched for every code. It stops at the work budget (lowered here
+// so the test is quick; the count, not the clock, decides).
+func TestExtractStopsAtTheWorkBudget(t *testing.T) {
+	defer pdftext.SetMaxWork(1_000_000)()
+	diffs := "[0" + strings.Repeat(" /a", 50_000) + "]"
+	var content strings.Builder
+	content.WriteString("BT /F1 12 Tf 72 720 Td (")
+	for c := 'A'; c <= 'z'; c++ {
+		if c != '\\' {
+			content.WriteRune(c)
+		}
+	}
+	content.WriteString(") Tj ET")
+	data := handmade([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		stream([]byte(content.String()), false),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences " + diffs + " >> >>",
+	}, 0)
+	_, _, err := pdftext.Extract(data, 0)
+	if !errors.Is(err, pdftext.ErrTooLarge) || !strings.Contains(err.Error(), "decoding its text takes more than 1000000 steps") {
+		t.Errorf("err = %v, want ErrTooLarge for the work", err)
+	}
+}
