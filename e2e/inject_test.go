@@ -206,7 +206,7 @@ func plantedMemory(c *attack) string {
 
 // TestInjectionCorpus plays every scenario under its front ends.
 func TestInjectionCorpus(t *testing.T) {
-	for _, sc := range slices.Concat(injections(), cloudInjections(), protectInjections()) {
+	for _, sc := range slices.Concat(injections(), cloudInjections(), protectInjections(), mediaInjections()) {
 		for _, fe := range sc.fronts {
 			t.Run(sc.name+"/"+string(fe), func(t *testing.T) {
 				t.Parallel()

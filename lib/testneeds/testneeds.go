@@ -23,7 +23,7 @@ type Need struct {
 var (
 	Docker  = Need{"CO_TEST_NO_DOCKER", "a Docker engine and the sandbox image (co-cli-sandbox)", "run scripts/docker-up.sh (as root)"}
 	Tmux    = Need{"CO_TEST_NO_TMUX", "tmux (the full-screen chat's tests drive it in a tmux pane)", "apt-get install tmux"}
-	Browser = Need{"CO_TEST_NO_BROWSER", "Chromium (the span viewers' tests load their pages in it)", "apt-get install -y chromium"}
+	Browser = Need{"CO_TEST_NO_BROWSER", "Chromium (the span viewers' tests load their pages in it; web_fetch's PDF test prints a page with it)", "apt-get install -y chromium"}
 	Cron    = Need{"CO_TEST_NO_CRON", "Debian's cron daemon and root (the scheduled-run test starts cron -f and adds, then removes, an entry in root's crontab)", "apt-get install cron (scripts/test.sh does) and run the tests as root"}
 	DBus    = Need{"CO_TEST_NO_DBUS", "dbus-daemon (the desktop-notification tests start a session bus of their own)", "apt-get install dbus (scripts/test.sh does)"}
 	NPM     = Need{"CO_TEST_NO_NPM", "Node.js and the MCP reference server @modelcontextprotocol/server-everything (found through CO_TEST_MCP_EVERYTHING)", "run scripts/test.sh, which installs it into ~/.cache/co-test/npm"}

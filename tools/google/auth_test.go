@@ -338,7 +338,7 @@ func TestDetect(t *testing.T) {
 			}
 			if !src.Configured() {
 				u := google.Unconfigured(src)
-				if u.Family != "Google" || len(u.Tools) != 7 || u.Hint == "" {
+				if u.Family != "Google" || len(u.Tools) != 8 || u.Hint == "" {
 					t.Errorf("Unconfigured = %+v", u)
 				}
 			}

@@ -242,6 +242,7 @@ const (
 	NameReadDriveFile        = "read_drive_file"
 	NameListEmails           = "list_emails"
 	NameSearchEmails         = "search_emails"
+	NameReadEmailAttachment  = "read_email_attachment"
 	NameCreateEmailDraft     = "create_email_draft"
 	NameListCalendarEvents   = "list_calendar_events"
 	NameSearchCalendarEvents = "search_calendar_events"
@@ -250,7 +251,7 @@ const (
 // ToolNames are the names of the Google tools, in the order Tools returns
 // them.
 func ToolNames() []string {
-	return []string{NameSearchDriveFiles, NameReadDriveFile, NameListEmails, NameSearchEmails,
+	return []string{NameSearchDriveFiles, NameReadDriveFile, NameListEmails, NameSearchEmails, NameReadEmailAttachment,
 		NameCreateEmailDraft, NameListCalendarEvents, NameSearchCalendarEvents}
 }
 
@@ -268,7 +269,7 @@ func Unconfigured(src Source) tools.Unconfigured {
 func Tools(a *Account) []tools.Tool {
 	return []tools.Tool{
 		NewSearchDriveFiles(a), NewReadDriveFile(a),
-		NewListEmails(a), NewSearchEmails(a), NewCreateEmailDraft(a),
+		NewListEmails(a), NewSearchEmails(a), NewReadEmailAttachment(a), NewCreateEmailDraft(a),
 		NewListCalendarEvents(a), NewSearchCalendarEvents(a),
 	}
 }

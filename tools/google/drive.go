@@ -14,6 +14,7 @@ import (
 
 	drive "google.golang.org/api/drive/v3"
 
+	"github.com/co-cli/co/lib/pdftext"
 	"github.com/co-cli/co/tools"
 )
 
@@ -237,7 +238,7 @@ func NewReadDriveFile(a *Account) *ReadDriveFile { return &ReadDriveFile{a: a} }
 func (t *ReadDriveFile) Name() string { return NameReadDriveFile }
 
 func (t *ReadDriveFile) Description() string {
-	return fmt.Sprintf("Read a Google Drive file by id (from search_drive_files). Google Docs and Slides come as plain text, Sheets as CSV (first sheet), other text files as they are; at most %d KB, with a note when cut.", MaxReadBytes>>10)
+	return fmt.Sprintf("Read a Google Drive file by id (from search_drive_files). Google Docs and Slides come as plain text, Sheets as CSV (first sheet), PDFs as their text page by page, other text files as they are; at most %d KB, with a note when cut.", MaxReadBytes>>10)
 }
 
 func (t *ReadDriveFile) Schema() json.RawMessage {
@@ -298,6 +299,8 @@ func (t *ReadDriveFile) Run(ctx context.Context, raw json.RawMessage) (tools.Res
 			return fail(tools.Retryf("%s is a folder, not a file: search for the files in it with search_drive_files", what))
 		case strings.HasPrefix(f.MimeType, mimeApps):
 			return fail(tools.Retryf("%s is a %s, which cannot be read as text; its link is %s", what, kindOf(f.MimeType), f.WebViewLink))
+		case tools.IsPDF(f.MimeType, nil):
+			return t.readPDF(ctx, srv, f, what, origins)
 		case binaryMime(f.MimeType):
 			return binaryResult(f, origins), nil
 		}
@@ -338,6 +341,43 @@ func (t *ReadDriveFile) Run(ctx context.Context, raw json.RawMessage) (tools.Res
 			size = tools.Size(f.Size)
 		}
 		fmt.Fprintf(&b, "\n\n[cut: this shows the first %d KB of %s; open the link for the rest]", MaxReadBytes>>10, size)
+		res.Meta = map[string]any{"truncated": true}
+	}
+	res.Display = b.String()
+	return res, nil
+}
+
+// readPDF returns the text of a PDF on Drive (lib/pdftext), at most
+// MaxReadBytes characters of it; one it cannot read says why.
+func (t *ReadDriveFile) readPDF(ctx context.Context, srv *drive.Service, f *drive.File, what string, origins []tools.Origin) (tools.Result, error) {
+	if f.Size > tools.MaxMediaBytes {
+		return tools.Result{Display: fmt.Sprintf("%s (PDF, %s) is larger than the %s co reads. Open it in the browser: %s", f.Name, tools.Size(f.Size), tools.Size(tools.MaxMediaBytes), f.WebViewLink), Origins: origins}, nil
+	}
+	resp, err := srv.Files.Get(f.Id).SupportsAllDrives(true).Context(ctx).Download()
+	if err != nil {
+		return tools.Result{Origins: origins}, t.a.explain(svcDrive, what, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, tools.MaxMediaBytes+1))
+	if err != nil {
+		return tools.Result{Origins: origins}, fmt.Errorf("reading %s from Google Drive: %w", what, err)
+	}
+	if len(data) > tools.MaxMediaBytes {
+		return tools.Result{Display: fmt.Sprintf("%s (PDF) is larger than the %s co reads. Open it in the browser: %s", f.Name, tools.Size(tools.MaxMediaBytes), f.WebViewLink), Origins: origins}, nil
+	}
+	text, truncated, err := pdftext.Extract(data, MaxReadBytes)
+	if err != nil {
+		return tools.Result{Display: fmt.Sprintf("%s (PDF, %s): its text could not be read: %v. Open it in the browser: %s", f.Name, tools.Size(int64(len(data))), err, f.WebViewLink), Origins: origins}, nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (PDF, %s, its text page by page)", f.Name, tools.Size(int64(len(data))))
+	if f.WebViewLink != "" {
+		b.WriteString(" — " + f.WebViewLink)
+	}
+	b.WriteString("\n\n" + text)
+	res := tools.Result{Origins: origins}
+	if truncated {
+		fmt.Fprintf(&b, "\n\n[cut: this shows the first %d characters of its text; open the link for the rest]", MaxReadBytes)
 		res.Meta = map[string]any{"truncated": true}
 	}
 	res.Display = b.String()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gmail "google.golang.org/api/gmail/v1"
+	"google.golang.org/api/googleapi"
 
 	"github.com/co-cli/co/tools"
 )
@@ -135,10 +136,54 @@ func listMessages(ctx context.Context, acct *Account, query string, n int) (tool
 		if s := strings.TrimSpace(html.UnescapeString(m.Snippet)); s != "" {
 			fmt.Fprintf(&b, "   %s\n", s)
 		}
+		if atts := attachments(m.Payload); len(atts) > 0 {
+			names := make([]string, len(atts))
+			for i, a := range atts {
+				names[i] = fmt.Sprintf("%s (%s, %s)", a.Filename, a.MimeType, tools.Size(partSize(a)))
+			}
+			fmt.Fprintf(&b, "   Attachments (message id %s): %s\n", m.Id, strings.Join(names, "; "))
+		}
 		fmt.Fprintf(&b, "   %s\n", acct.mailLink("all/"+m.Id))
 	}
 	return tools.Result{Display: strings.TrimRight(b.String(), "\n"), Meta: map[string]any{"count": len(msgs)},
 		Origins: mailOrigins(msgs)}, nil
+}
+
+// partFields are the fields of a message part read: never a body's data
+// (an attachment is fetched by read_email_attachment only), three levels
+// of nested parts (a forwarded message's attachments are two down).
+const partFields = "partId,mimeType,filename,body(size,attachmentId)"
+
+var messageFields = googleapi.Field("id,threadId,snippet,internalDate,labelIds,payload(headers," + partFields +
+	",parts(" + partFields + ",parts(" + partFields + ",parts(" + partFields + "))))")
+
+// getMessage gets a message's headers and the outline of its parts
+// (format=full, masked to leave the bodies out).
+// https://developers.google.com/gmail/api/reference/rest/v1/users.messages/get
+func getMessage(ctx context.Context, srv *gmail.Service, id string) (*gmail.Message, error) {
+	return srv.Users.Messages.Get("me", id).Format("full").Fields(messageFields).Context(ctx).Do()
+}
+
+// attachments are the parts of p that carry a file name, in order.
+func attachments(p *gmail.MessagePart) []*gmail.MessagePart {
+	if p == nil {
+		return nil
+	}
+	var out []*gmail.MessagePart
+	if p.Filename != "" {
+		out = append(out, p)
+	}
+	for _, c := range p.Parts {
+		out = append(out, attachments(c)...)
+	}
+	return out
+}
+
+func partSize(p *gmail.MessagePart) int64 {
+	if p.Body == nil {
+		return 0
+	}
+	return p.Body.Size
 }
 
 // fetchMetadata gets the headers of each message, four at a time, in the
@@ -154,8 +199,7 @@ func fetchMetadata(ctx context.Context, srv *gmail.Service, refs []*gmail.Messag
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out[i], errs[i] = srv.Users.Messages.Get("me", r.Id).Format("metadata").
-				MetadataHeaders("From", "To", "Subject", "Date").Context(ctx).Do()
+			out[i], errs[i] = getMessage(ctx, srv, r.Id)
 		}()
 	}
 	wg.Wait()

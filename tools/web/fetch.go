@@ -30,7 +30,7 @@ func (t *Fetch) Name() string       { return "web_fetch" }
 func (t *Fetch) Class() tools.Class { return tools.ReadOnly }
 func (t *Fetch) Description() string {
 	return "Fetch one web page by URL (http or https) and return its content: HTML as markdown, text and JSON as they are; " +
-		"other types (images, PDF, archives) are described, not shown. At most max_chars characters (default 20000); " +
+		"a PDF as its text (page by page); an image as a line giving its type, size and dimensions; other types (archives, audio) are described, not shown. At most max_chars characters (default 20000); " +
 		"truncated says when the page was cut. Follows up to 5 redirects. Private, loopback and cloud-metadata addresses are refused. " +
 		"A URL that did not come from the user or an earlier web_search/web_fetch result asks the user first."
 }
@@ -124,24 +124,39 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	}
 	var body []byte
 	rawTruncated := false
-	if kind != binaryKind || mt == "" {
-		body, err = io.ReadAll(io.LimitReader(resp.Body, s.opts.MaxBytes+1))
+	if kind != binaryKind || mt == "" || generic(mt) {
+		rd := io.Reader(resp.Body)
+		if mt == "" || generic(mt) {
+			// Sniffed from its first bytes, then read as what it is.
+			head := make([]byte, 512)
+			n, _ := io.ReadFull(resp.Body, head)
+			head = head[:n]
+			if mt = tools.MediaType(mt, head); mt == "" {
+				mt = "text/plain"
+			}
+			kind = classify(mt)
+			rd = io.MultiReader(bytes.NewReader(head), resp.Body)
+		}
+		limit := s.opts.MaxBytes
+		switch kind {
+		case pdfKind:
+			limit = tools.MaxMediaBytes // a PDF is read whole or not at all
+		case imageKind:
+			limit = min(limit, imageHead) // enough for its dimensions
+		}
+		body, err = io.ReadAll(io.LimitReader(rd, limit+1))
 		if err != nil && len(body) == 0 {
 			return tools.Result{}, tools.Retryf("reading %s failed: %v", final, err)
 		}
-		if int64(len(body)) > s.opts.MaxBytes {
-			body, rawTruncated = body[:s.opts.MaxBytes], true
-		}
-		if mt == "" {
-			mt, _, _ = mime.ParseMediaType(http.DetectContentType(body))
-			kind = classify(mt)
+		if int64(len(body)) > limit {
+			body, rawTruncated = body[:limit], true
 		}
 	}
 	meta["content_type"] = mt
 
 	if resp.StatusCode >= 400 {
 		excerpt := ""
-		if kind != binaryKind {
+		if kind == textKind || kind == htmlKind {
 			excerpt = strings.TrimSpace(cut(plainExcerpt(body, ct, kind, final), 300))
 		}
 		msg := fmt.Sprintf("%s answered HTTP %d %s", final, resp.StatusCode, http.StatusText(resp.StatusCode))
@@ -151,15 +166,35 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 		return tools.Result{Origins: []tools.Origin{pageOrigin(final)}}, &tools.Retry{Msg: msg}
 	}
 
+	size := resp.ContentLength
+	if size < 0 && body != nil && !rawTruncated {
+		size = int64(len(body))
+	}
+	switch kind {
+	case pdfKind:
+		// Links in a PDF count as links in a page (followed without
+		// asking until untrusted content makes outbound calls ask).
+		s.record([]string{final.String()}, false)
+		if rawTruncated {
+			meta["truncated"] = true
+			return tools.Result{Display: fmt.Sprintf("(PDF from %s: larger than %s, too large to read; download it and read its pages separately)", final, tools.Size(tools.MaxMediaBytes)), Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
+		}
+		text, truncated := tools.PDFText(body, int64(len(body)), final.String(), maxChars)
+		s.record(extractURLs(text, false), false)
+		meta["truncated"] = truncated
+		return tools.Result{Display: text, Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
+	case imageKind:
+		s.record([]string{final.String()}, false)
+		return tools.Result{Display: tools.DescribeImage(body, mt, size, final.String()), Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
+	}
+
 	if kind == binaryKind {
-		size := "size unknown"
-		if resp.ContentLength >= 0 {
-			size = tools.Size(resp.ContentLength)
-		} else if body != nil {
-			size = tools.Size(int64(len(body)))
+		sz := "size unknown"
+		if size >= 0 {
+			sz = tools.Size(size)
 		}
 		s.record([]string{final.String()}, false)
-		return tools.Result{Display: fmt.Sprintf("(%s content from %s, %s: not shown; web_fetch returns text, HTML and JSON)", mt, final, size), Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
+		return tools.Result{Display: fmt.Sprintf("(%s content from %s, %s: not shown; web_fetch returns text, HTML, JSON and the text of PDFs)", mt, final, sz), Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
 	}
 
 	text, err := decode(body, ct)
@@ -200,7 +235,17 @@ const (
 	textKind kind = iota
 	htmlKind
 	binaryKind
+	pdfKind
+	imageKind
 )
+
+// imageHead is the most of an image read: its header holds the dimensions.
+const imageHead = 1 << 20
+
+// generic is a media type that says nothing: the body is sniffed.
+func generic(mt string) bool {
+	return mt == "application/octet-stream" || mt == "binary/octet-stream"
+}
 
 // classify says how a media type is shown.
 func classify(mt string) kind {
@@ -216,6 +261,10 @@ func classify(mt string) kind {
 		return textKind
 	case mt == "":
 		return textKind // sniffed after reading
+	case tools.IsPDF(mt, nil):
+		return pdfKind
+	case strings.HasPrefix(mt, "image/") && mt != "image/svg+xml":
+		return imageKind
 	}
 	return binaryKind
 }

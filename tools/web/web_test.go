@@ -200,17 +200,17 @@ func TestFetchTextJSONAndCharsets(t *testing.T) {
 
 func TestFetchBinaryIsDescribedNotDumped(t *testing.T) {
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "image/png")
+		w.Header().Set("Content-Type", "application/zip")
 		w.Header().Set("Content-Length", fmt.Sprint(3<<20))
-		_, _ = w.Write([]byte("\x89PNG\r\n\x1a\n")) // the client sees a failed write
-		_, _ = w.Write(make([]byte, 3<<20-8))       // fetch stops reading at its cap: an error here is expected
+		_, _ = w.Write([]byte("PK\x03\x04"))  // the client sees a failed write
+		_, _ = w.Write(make([]byte, 3<<20-4)) // fetch reads no body: an error here is expected
 	})
 	s := session(Options{}, srv)
-	r := mustFetch(t, s, srv.URL+"/pic.png")
-	if r.Display != "(image/png content from "+srv.URL+"/pic.png, 3 MB: not shown; web_fetch returns text, HTML and JSON)" {
+	r := mustFetch(t, s, srv.URL+"/a.zip")
+	if r.Display != "(application/zip content from "+srv.URL+"/a.zip, 3 MB: not shown; web_fetch returns text, HTML, JSON and the text of PDFs)" {
 		t.Errorf("display = %q", r.Display)
 	}
-	if r.Meta["content_type"] != "image/png" {
+	if r.Meta["content_type"] != "application/zip" || len(r.Origins) != 1 || !r.Origins[0].Untrusted {
 		t.Errorf("meta = %v", r.Meta)
 	}
 }

@@ -73,6 +73,13 @@ type Message struct {
 	From, To, Subject, Snippet string
 	Date                       time.Time
 	Labels                     []string // default INBOX
+	Attachments                []Attachment
+}
+
+// Attachment is a file attached to a message: a part with a filename,
+// whose body Gmail gives by attachmentId (messages.attachments.get).
+type Attachment struct {
+	Name, MimeType, Data string
 }
 
 // Event is a calendar event. A timed event has Start and End; an all-day
@@ -355,6 +362,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, &gmail.Profile{EmailAddress: s.email, MessagesTotal: int64(total)})
 	case p == "/gmail/v1/users/me/messages":
 		s.listMessages(w, r)
+	case strings.HasPrefix(p, "/gmail/v1/users/me/messages/") && strings.Contains(p, "/attachments/"):
+		id, att, _ := strings.Cut(strings.TrimPrefix(p, "/gmail/v1/users/me/messages/"), "/attachments/")
+		s.attachment(w, id, att)
 	case strings.HasPrefix(p, "/gmail/v1/users/me/messages/"):
 		s.message(w, r, strings.TrimPrefix(p, "/gmail/v1/users/me/messages/"))
 	case p == "/gmail/v1/users/me/drafts" && r.Method == http.MethodPost:
@@ -639,9 +649,41 @@ func (s *Server) message(w http.ResponseWriter, r *http.Request, id string) {
 				headers = append(headers, h)
 			}
 		}
+		payload := &gmail.MessagePart{Headers: headers}
+		if q.Get("format") != "metadata" {
+			// format=full: the parts; a text part's body inline, an
+			// attachment's by its id.
+			payload.MimeType = "text/plain"
+			payload.Body = &gmail.MessagePartBody{Size: int64(len(m.Snippet)), Data: base64.URLEncoding.EncodeToString([]byte(m.Snippet))}
+			if len(m.Attachments) > 0 {
+				payload.MimeType, payload.Body = "multipart/mixed", &gmail.MessagePartBody{}
+				payload.Parts = []*gmail.MessagePart{{PartId: "0", MimeType: "text/plain",
+					Body: &gmail.MessagePartBody{Size: int64(len(m.Snippet)), Data: base64.URLEncoding.EncodeToString([]byte(m.Snippet))}}}
+				for i, a := range m.Attachments {
+					payload.Parts = append(payload.Parts, &gmail.MessagePart{PartId: strconv.Itoa(i + 1), MimeType: a.MimeType, Filename: a.Name,
+						Body: &gmail.MessagePartBody{Size: int64(len(a.Data)), AttachmentId: "att" + strconv.Itoa(i+1)}})
+				}
+			}
+		}
 		writeJSON(w, &gmail.Message{Id: m.ID, ThreadId: thread, Snippet: m.Snippet, InternalDate: m.Date.UnixMilli(),
-			LabelIds: m.Labels, Payload: &gmail.MessagePart{Headers: headers}})
+			LabelIds: m.Labels, Payload: payload})
 		return
+	}
+	apiError(w, http.StatusNotFound, "notFound", "Requested entity was not found.")
+}
+
+// attachment is messages.attachments.get: the body, base64url.
+// https://developers.google.com/gmail/api/reference/rest/v1/users.messages.attachments/get
+func (s *Server) attachment(w http.ResponseWriter, id, att string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.messages {
+		for i, a := range m.Attachments {
+			if m.ID == id && att == "att"+strconv.Itoa(i+1) {
+				writeJSON(w, &gmail.MessagePartBody{Size: int64(len(a.Data)), Data: base64.URLEncoding.EncodeToString([]byte(a.Data))})
+				return
+			}
+		}
 	}
 	apiError(w, http.StatusNotFound, "notFound", "Requested entity was not found.")
 }
