@@ -172,6 +172,10 @@ type Manager struct {
 	listen  func(text string, problem bool)
 	outbox  []notice // notices not yet given to listen
 	sending bool     // a goroutine is giving them
+
+	// startHook, set by tests before Start, is called first by each start
+	// attempt with its context: a start held there is one under way.
+	startHook func(ctx context.Context)
 }
 
 // notice is one message for the next turn about server srv's attempt gen:
@@ -216,6 +220,8 @@ type server struct {
 	files []string
 	// deadline is when the current start attempt gives up.
 	deadline time.Time
+	// att is the current start attempt (nil before the first).
+	att *attempt
 }
 
 // New makes a Manager. Nothing starts until Start.
@@ -532,6 +538,18 @@ func (m *Manager) logPath(name string) string {
 	return filepath.Join(m.opts.LogDir, sanitize(name)+".log")
 }
 
+// attempt is one start of a server. Its goroutine (connect) owns what
+// the start makes, the log file, the process and the session until it is
+// handed to the server, and ends all that is not handed over; done is
+// closed when it has: the process killed and reaped (the SDK's Connect
+// returns only after it has closed what it made), the log file closed.
+// stop cancels the attempt and waits for done, so Close returns with
+// nothing of a start still running or writing.
+type attempt struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
 // start connects the server in the background.
 func (s *server) start() {
 	m := s.m
@@ -543,28 +561,54 @@ func (s *server) start() {
 	s.gen++
 	gen := s.gen
 	s.state, s.err, s.detail, s.closing = Starting, "", "", false
-	s.deadline = time.Now().Add(s.cfg.timeout())
+	timeout := s.cfg.timeout()
+	s.deadline = time.Now().Add(timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	a := &attempt{cancel: cancel, done: make(chan struct{})}
+	s.att = a
 	ready := make(chan struct{})
 	s.ready = ready
 	m.mu.Unlock()
+	reported := make(chan struct{})
 	go func() {
+		defer close(a.done)
+		defer cancel()
+		s.connect(ctx, gen, sync.OnceFunc(func() { close(reported) }))
+	}()
+	go func() {
+		// The start is told at the timeout even when connect is slower to
+		// end (the SDK waits for a process slow to exit).
 		defer close(ready)
-		defer func() {
-			if r := recover(); r != nil {
-				s.fail(gen, fmt.Sprintf("internal error: %v", r), nil)
+		select {
+		case <-reported:
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				s.timedOut(gen, timeout)
 			}
-		}()
-		s.connect(gen)
+		}
 	}()
 }
 
 // connect starts the process or opens the connection, initialises the
-// session and lists the tools, all within the server's timeout.
-func (s *server) connect(gen int) {
-	timeout := s.cfg.timeout()
-	tr, cmd, logFile, err := s.transport(gen)
+// session and lists the tools, within ctx (the server's timeout, ended
+// early by stop), and calls reported once it has said how that went.
+func (s *server) connect(ctx context.Context, gen int, reported func()) {
+	defer reported()
+	defer func() {
+		if r := recover(); r != nil {
+			s.fail(gen, fmt.Sprintf("internal error: %v", r), nil)
+		}
+	}()
+	if h := s.m.startHook; h != nil {
+		h(ctx)
+	}
+	if ctx.Err() != nil {
+		return // stopped before it began: nothing to make
+	}
+	tr, cmd, logFile, err := s.transport(ctx, gen)
 	if logFile != nil {
-		// The process has its own copy of the descriptor once started.
+		// Closed once Connect, which starts the process (which keeps its
+		// own copy), has returned.
 		defer logFile.Close()
 	}
 	if err != nil {
@@ -578,67 +622,44 @@ func (s *server) connect(gen int) {
 			go s.refresh(gen)
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	type result struct {
-		cs    *sdk.ClientSession
-		tools []*sdk.Tool
-		err   error
+	cs, err := client.Connect(ctx, tr, nil)
+	var list []*sdk.Tool
+	if err == nil {
+		list, err = listTools(ctx, cs)
 	}
-	done := make(chan result, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- result{err: fmt.Errorf("internal error: %v", r)}
-			}
-		}()
-		cs, err := client.Connect(ctx, tr, nil)
-		if err != nil {
-			done <- result{err: err}
-			return
-		}
-		ts, err := listTools(ctx, cs)
-		done <- result{cs, ts, err}
-	}()
-	var r result
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		r.err = ctx.Err()
-		go func() { // whatever Connect made, end it when it returns
-			if late := <-done; late.cs != nil {
-				late.cs.Close()
-			}
-			s.endAttempt(gen, cmd)
-		}()
-	}
-	if r.err != nil {
-		if r.cs != nil {
-			cs := r.cs
-			go func() { cs.Close(); s.endAttempt(gen, cmd) }()
-		} else if ctx.Err() == nil {
-			s.endAttempt(gen, cmd)
-		}
-		msg := r.err.Error()
-		if errors.Is(r.err, context.DeadlineExceeded) {
-			msg = fmt.Sprintf("did not finish starting within %s (timeout_seconds)", timeout)
-		}
-		s.failStart(gen, msg, r.err)
+	if err == nil && s.connected(gen, cs, cmd, list) {
+		go s.watch(gen, cs)
 		return
 	}
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			msg = timeoutReason(s.cfg.timeout())
+		}
+		s.failStart(gen, msg, err)
+	}
+	reported()
+	// Failed, or stopped meanwhile: end what the attempt made.
+	s.endAttempt(gen, cmd)
+	if cs != nil {
+		_ = cs.Close() // reaps the process, killed above
+	}
+}
+
+// connected makes cs attempt gen's session unless the attempt was stopped
+// or has failed (timed out) meanwhile.
+func (s *server) connected(gen int, cs *sdk.ClientSession, cmd *exec.Cmd, list []*sdk.Tool) bool {
 	m := s.m
 	m.mu.Lock()
-	if s.gen != gen || m.closed {
-		m.mu.Unlock()
-		go r.cs.Close()
-		killGroup(cmd)
-		return
+	defer m.mu.Unlock()
+	if s.gen != gen || m.closed || s.state != Starting {
+		return false
 	}
-	s.session, s.proc, s.state = r.cs, cmd, Connected
-	if ir := r.cs.InitializeResult(); ir != nil {
+	s.session, s.proc, s.state = cs, cmd, Connected
+	if ir := cs.InitializeResult(); ir != nil {
 		s.protocol = ir.ProtocolVersion
 	}
-	s.setTools(r.tools)
+	s.setTools(list)
 	if m.listen != nil {
 		// A front end that shows notices as they happen says so: its
 		// banner counted the tools before the server's were in.
@@ -648,8 +669,27 @@ func (s *server) connect(gen int) {
 		}
 		s.notice("MCP server %s connected: %s", s.cfg.Name, tools)
 	}
+	return true
+}
+
+// timedOut fails attempt gen, still starting at its timeout (unless
+// connect said so first), and kills its process group: the SDK's Connect,
+// which closes what it made before it returns, then need not wait for a
+// server slow to exit.
+func (s *server) timedOut(gen int, timeout time.Duration) {
+	m := s.m
+	m.mu.Lock()
+	s.failHeld(gen, timeoutReason(timeout), context.DeadlineExceeded)
+	pgid := 0
+	if s.gen == gen && s.state != Connected {
+		pgid = s.pgid
+	}
 	m.mu.Unlock()
-	go s.watch(gen, r.cs)
+	killPgid(pgid)
+}
+
+func timeoutReason(timeout time.Duration) string {
+	return fmt.Sprintf("did not finish starting within %s (timeout_seconds)", timeout)
 }
 
 // listTools lists every tool, page by page.
@@ -753,11 +793,16 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 // a command not found, the raw text kept as the status's Detail and in
 // the log.
 func (s *server) fail(gen int, reason string, err error) {
-	m := s.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if s.gen != gen {
-		return
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	s.failHeld(gen, reason, err)
+}
+
+// failHeld is fail with m.mu held; false when attempt gen is no longer
+// the one starting (stopped, timed out, connected).
+func (s *server) failHeld(gen int, reason string, err error) bool {
+	if s.gen != gen || s.state != Starting {
+		return false
 	}
 	detail := ""
 	if words := s.inWords(err); words != "" && s.junk.explain() == "" {
@@ -772,6 +817,7 @@ func (s *server) fail(gen int, reason string, err error) {
 	} else {
 		s.logLine("failed to start: " + reason)
 	}
+	return true
 }
 
 // inWords says what err means for this server when it is one a user meets
@@ -844,11 +890,12 @@ func (s *server) failLocked(reason string) {
 	s.session = nil
 }
 
-// stop closes the current session, if any, and waits for it.
+// stop ends the current session or start attempt, if any, and waits for
+// it.
 func (s *server) stop() {
 	m := s.m
 	m.mu.Lock()
-	cs, pgid := s.session, s.pgid
+	cs, pgid, a := s.session, s.pgid, s.att
 	s.closing = true
 	s.gen++ // events of the stopped session are stale
 	if reg := m.opts.Registry; reg != nil {
@@ -859,10 +906,16 @@ func (s *server) stop() {
 		s.state = NotStarted
 	}
 	m.mu.Unlock()
+	if a != nil {
+		a.cancel()
+	}
 	if cs != nil {
 		closeSession(cs, pgid)
 	}
 	killPgid(pgid)
+	if a != nil {
+		<-a.done // a start under way has ended what it made
+	}
 }
 
 // Shutting down a server: a local one has stopGrace after its stdin
@@ -909,12 +962,12 @@ func closeSession(cs *sdk.ClientSession, pgid int) {
 }
 
 // started records the process group of attempt gen's local server as soon
-// as its process runs; an attempt already stopped (or a manager closed)
-// has it ended at once.
-func (s *server) started(gen int, pid int) {
+// as its process runs; an attempt already stopped or out of time (or a
+// manager closed) has it ended at once.
+func (s *server) started(ctx context.Context, gen int, pid int) {
 	m := s.m
 	m.mu.Lock()
-	stale := s.gen != gen || m.closed
+	stale := s.gen != gen || m.closed || ctx.Err() != nil
 	if !stale {
 		s.pgid = pid
 	}
@@ -978,7 +1031,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (r
 // transport makes the SDK transport for the server: a process over stdio
 // (its stderr to the log file, in its own process group so the terminal's
 // Ctrl+C does not reach it) or streamable HTTP with the configured headers.
-func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) {
+func (s *server) transport(ctx context.Context, gen int) (sdk.Transport, *exec.Cmd, *os.File, error) {
 	missing := map[string]bool{}
 	get := s.m.opts.Getenv
 	s.m.mu.Lock()
@@ -1051,7 +1104,7 @@ func (s *server) transport(gen int) (sdk.Transport, *exec.Cmd, *os.File, error) 
 	s.m.mu.Lock()
 	s.junk = newJunkWatch()
 	s.m.mu.Unlock()
-	return stdioTransport{cmd: cmd, started: func(pid int) { s.started(gen, pid) }, junk: s.junk, terminate: 2 * time.Second},
+	return stdioTransport{cmd: cmd, started: func(pid int) { s.started(ctx, gen, pid) }, junk: s.junk, terminate: 2 * time.Second},
 		cmd, logFile, nil
 }
 

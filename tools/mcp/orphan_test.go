@@ -1,10 +1,14 @@
 package mcp_test
 
 import (
+	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -102,5 +106,97 @@ func TestCloseIsBoundedForAStubbornServer(t *testing.T) {
 	waitGroupGone(t, pgid)
 	if _, err := os.Stat(exited); err != nil {
 		t.Error("the well-behaved server did not shut down cleanly")
+	}
+}
+
+// Close cancels a start still under way and returns only once it has
+// ended, having made nothing: no log file, no process. The start is held
+// at its beginning until it is cancelled; a Close returning first would
+// let it go on to write the log and start the process after co's exit
+// (a test's temporary directory then fails to go: "directory not empty").
+func TestCloseWaitsForAStartUnderWay(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cfg := stdioServer(t, "held", map[string]string{"CO_MCP_TEST_SERVER": "hang-start", "CO_MCP_TEST_PIDFILE": pidFile})
+	cfg.Timeout = 10 * time.Minute // only Close ends this start
+	f := newFixture(t, cfg)
+	held, released, closed := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var early atomic.Bool
+	mcp.SetStartHook(f.m, func(ctx context.Context) {
+		close(held)
+		defer close(released)
+		select {
+		case <-ctx.Done(): // cancelled by Close, which waits for what follows
+		case <-closed:
+			early.Store(true)
+		}
+	})
+	f.m.Start()
+	waitChan(t, held, "the start to begin")
+	go func() { f.m.Close(); close(closed) }()
+	waitChan(t, closed, "Close to return")
+	waitChan(t, released, "the start to be released")
+	if early.Load() {
+		t.Fatal("Close returned while a start was still under way")
+	}
+	for _, p := range []string{filepath.Join(f.logDir, "held.log"), pidFile} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("a start cancelled before it began made %s (%v)", p, err)
+		}
+	}
+}
+
+// Close ends a server whose process runs but has not answered initialize,
+// and returns once that process is reaped (gone from /proc, not even a
+// zombie) and its log file closed: nothing of it is left to clean up.
+func TestCloseReapsAServerStillStarting(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cfg := stdioServer(t, "slow", map[string]string{"CO_MCP_TEST_SERVER": "hang-start", "CO_MCP_TEST_PIDFILE": pidFile})
+	cfg.Timeout = 10 * time.Minute
+	f := newFixture(t, cfg)
+	f.m.Start()
+	pid := readPid(t, pidFile)
+	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }) // when this test fails
+	if st := f.m.Statuses()[0]; st.State != mcp.Starting {
+		t.Fatalf("the server should be starting: %+v", st)
+	}
+	closeWithin(t, f.m)
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("process %d is still there after Close (kill 0: %v): not reaped", pid, err)
+	}
+	if mcptest.GroupAlive(pid) {
+		t.Errorf("a process of group %d is alive after Close", pid)
+	}
+	if open := openUnder(t, f.logDir); len(open) > 0 {
+		t.Errorf("files still open after Close: %v", open)
+	}
+	if err := os.RemoveAll(f.logDir); err != nil {
+		t.Error(err)
+	}
+}
+
+// openUnder lists the files under dir this process has open.
+func openUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, fd := range fds {
+		if p, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// waitChan waits for c to close, failing after a generous 30 s (a hang
+// detector).
+func waitChan(t *testing.T, c <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }

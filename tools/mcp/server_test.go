@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "hang-start":
 		fmt.Fprintln(os.Stderr, "test server: never answering initialize")
+		if p := os.Getenv("CO_MCP_TEST_PIDFILE"); p != "" {
+			mark(p, []byte(strconv.Itoa(os.Getpid())))
+		}
 		time.Sleep(time.Hour)
 	case "junk":
 		// A server that prints a banner, with an escape sequence, to
