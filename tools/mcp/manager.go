@@ -197,6 +197,9 @@ type server struct {
 	files []string
 	// deadline is when the current start attempt gives up.
 	deadline time.Time
+	// askers are the running calls that can show the user a form
+	// (elicit.go), latest last.
+	askers []*asker
 }
 
 // New makes a Manager. Nothing starts until Start.
@@ -553,8 +556,11 @@ func (s *server) connect(gen int) {
 		return
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "co", Version: s.m.opts.Version}, &sdk.ClientOptions{
-		// co offers no roots, sampling or elicitation: advertise nothing.
-		Capabilities: &sdk.ClientCapabilities{},
+		// co offers no roots or sampling; elicitation as a form or a URL
+		// shown to the user (elicit.go).
+		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{
+			Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}},
+		ElicitationHandler: s.elicit,
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			go s.refresh(gen)
 		},
@@ -934,8 +940,13 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (r
 		return nil, false, fmt.Errorf("MCP server %s is %s", s.cfg.Name, state)
 	}
 	timeout := s.cfg.timeout()
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(timeout, func() { cancel(context.DeadlineExceeded) })
+	defer timer.Stop()
+	if ask := tools.FormAsker(ctx); ask != nil {
+		defer s.addAsker(&asker{ask: ask, call: cctx, timer: timer, timeout: timeout})()
+	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -945,7 +956,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (r
 			return nil, true, ctx.Err() // the user interrupted: the SDK sent notifications/cancelled
 		}
 		// The error may name the endpoint, a token in it expanded.
-		return nil, true, errors.New(unexp.text(callError(s.cfg.Name, tool, errors.Is(cctx.Err(), context.DeadlineExceeded), timeout.String(), err).Error()))
+		return nil, true, errors.New(unexp.text(callError(s.cfg.Name, tool, errors.Is(context.Cause(cctx), context.DeadlineExceeded), timeout.String(), err).Error()))
 	}
 	return res, true, nil
 }

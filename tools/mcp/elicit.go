@@ -1,0 +1,267 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/co-cli/co/tools"
+)
+
+// asker is one running tools/call of a server that can show the user a
+// form (its context carries tools.WithForm), with the call's timeout,
+// which does not run while the user fills the form in.
+type asker struct {
+	ask     tools.FormFunc
+	call    context.Context
+	timer   *time.Timer
+	timeout time.Duration
+}
+
+// addAsker registers a running call's form function; the returned func
+// removes it.
+func (s *server) addAsker(a *asker) func() {
+	s.m.mu.Lock()
+	s.askers = append(s.askers, a)
+	s.m.mu.Unlock()
+	return func() {
+		s.m.mu.Lock()
+		s.askers = slices.DeleteFunc(s.askers, func(x *asker) bool { return x == a })
+		s.m.mu.Unlock()
+	}
+}
+
+// elicit answers the server's elicitation/create (the SDK has checked the
+// schema: a bad one never gets here, the server gets an invalid-params
+// error naming the property). The form goes to the user through the
+// running call it belongs to, the latest of the server's; with none
+// running (a server asking out of the blue) it is declined with a notice.
+func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	form, err := formOf(s.cfg, req.Params)
+	if err != nil {
+		s.m.mu.Lock()
+		s.notice("MCP server %s asked for input co cannot show (%v); co declined it", s.cfg.Name, err)
+		s.m.mu.Unlock()
+		return &sdk.ElicitResult{Action: string(tools.FormDecline)}, nil
+	}
+	s.m.mu.Lock()
+	var a *asker
+	if n := len(s.askers); n > 0 {
+		a = s.askers[n-1]
+	}
+	if a == nil {
+		s.notice("MCP server %s asked for input while none of its tools was running; co declined it (a form is shown only during a call of that server's tools)", s.cfg.Name)
+	}
+	s.m.mu.Unlock()
+	if a == nil {
+		return &sdk.ElicitResult{Action: string(tools.FormDecline)}, nil
+	}
+	// The form ends with the request (the server cancelled it) or with the
+	// call (interrupted, or it ended).
+	actx, stop := context.WithCancel(ctx)
+	defer stop()
+	defer context.AfterFunc(a.call, stop)()
+	if a.timer != nil && a.timer.Stop() {
+		// The user's time is not the server's: the call's timeout starts
+		// again when the form is answered.
+		defer a.timer.Reset(a.timeout)
+	}
+	ans, err := a.ask(actx, form)
+	if err != nil {
+		return &sdk.ElicitResult{Action: string(tools.FormCancel)}, nil
+	}
+	res := &sdk.ElicitResult{Action: string(ans.Action)}
+	if ans.Action == tools.FormAccept {
+		res.Content = wireContent(ans.Content)
+	}
+	return res, nil
+}
+
+// wireContent is the answer's values as JSON values (the SDK checks them
+// against the requested schema).
+func wireContent(c map[string]any) map[string]any {
+	out := make(map[string]any, len(c))
+	for k, v := range c {
+		switch v := v.(type) {
+		case nil:
+			continue
+		case int64:
+			out[k] = float64(v)
+		case []string:
+			a := make([]any, len(v))
+			for i, s := range v {
+				a[i] = s
+			}
+			out[k] = a
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// formOf turns an elicitation's parameters into a form: its fields in the
+// schema's order, their defaults (SEP-1034) as the fields' types.
+func formOf(cfg ServerConfig, p *sdk.ElicitParams) (tools.Form, error) {
+	f := tools.Form{Server: cfg.Name, Project: cfg.Project, Message: p.Message}
+	if p.Mode == "url" || p.URL != "" {
+		if p.URL == "" {
+			return f, fmt.Errorf("a URL request without a URL")
+		}
+		f.URL = p.URL
+		return f, nil
+	}
+	if p.RequestedSchema == nil {
+		return f, nil
+	}
+	raw, err := json.Marshal(p.RequestedSchema)
+	if err != nil {
+		return f, err
+	}
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
+		return f, fmt.Errorf("its schema: %v", err)
+	}
+	order, err := propertyOrder(raw)
+	if err != nil {
+		return f, fmt.Errorf("its schema: %v", err)
+	}
+	for _, name := range order {
+		ps := sch.Properties[name]
+		if ps == nil {
+			continue
+		}
+		fl, err := fieldOf(name, ps)
+		if err != nil {
+			return f, err
+		}
+		fl.Required = slices.Contains(sch.Required, name)
+		f.Fields = append(f.Fields, fl)
+	}
+	return f, nil
+}
+
+// propertyOrder is the order of the schema's properties as the server
+// wrote them (a Go map has none).
+func propertyOrder(raw []byte) ([]string, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, err
+	}
+	props, ok := top["properties"]
+	if !ok {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(props))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("properties is not an object")
+	}
+	var out []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := t.(string)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+func fieldOf(name string, ps *jsonschema.Schema) (tools.Field, error) {
+	fl := tools.Field{Name: name, Title: ps.Title, Description: ps.Description, Format: ps.Format,
+		MinLength: ps.MinLength, MaxLength: ps.MaxLength, Minimum: ps.Minimum, Maximum: ps.Maximum,
+		MinItems: ps.MinItems, MaxItems: ps.MaxItems}
+	fl.Secret = tools.LooksSecret(name, ps.Title, ps.Description)
+	var err error
+	switch ps.Type {
+	case "", "string":
+		switch {
+		case len(ps.Enum) > 0:
+			fl.Kind = tools.FieldChoice
+			names, _ := ps.Extra["enumNames"].([]any)
+			for i, v := range ps.Enum {
+				o := tools.Option{Value: fmt.Sprint(v)}
+				if i < len(names) {
+					o.Title, _ = names[i].(string)
+				}
+				fl.Options = append(fl.Options, o)
+			}
+		case len(ps.OneOf) > 0:
+			fl.Kind = tools.FieldChoice
+			fl.Options = titled(ps.OneOf)
+		}
+		err = defaultAs[string](&fl, ps.Default)
+	case "number":
+		fl.Kind = tools.FieldNumber
+		err = defaultAs[float64](&fl, ps.Default)
+	case "integer":
+		fl.Kind = tools.FieldInteger
+		var n float64
+		if err = json.Unmarshal(orNull(ps.Default), &n); err == nil && ps.Default != nil {
+			fl.Default = int64(n)
+		}
+	case "boolean":
+		fl.Kind = tools.FieldBoolean
+		err = defaultAs[bool](&fl, ps.Default)
+	case "array":
+		fl.Kind = tools.FieldMulti
+		if it := ps.Items; it != nil {
+			if len(it.AnyOf) > 0 {
+				fl.Options = titled(it.AnyOf)
+			}
+			for _, v := range it.Enum {
+				fl.Options = append(fl.Options, tools.Option{Value: fmt.Sprint(v)})
+			}
+		}
+		err = defaultAs[[]string](&fl, ps.Default)
+	default:
+		return fl, fmt.Errorf("field %q has type %q", name, ps.Type)
+	}
+	if err != nil {
+		return fl, fmt.Errorf("field %q has a default that is not its type: %v", name, err)
+	}
+	return fl, nil
+}
+
+func titled(entries []*jsonschema.Schema) []tools.Option {
+	var out []tools.Option
+	for _, e := range entries {
+		if e == nil || e.Const == nil {
+			continue
+		}
+		out = append(out, tools.Option{Value: fmt.Sprint(*e.Const), Title: e.Title})
+	}
+	return out
+}
+
+func orNull(m json.RawMessage) json.RawMessage {
+	if len(m) == 0 {
+		return json.RawMessage("null")
+	}
+	return m
+}
+
+func defaultAs[T any](fl *tools.Field, raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	fl.Default = v
+	return nil
+}
