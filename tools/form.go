@@ -170,7 +170,7 @@ func (f Field) Parse(text string) (any, error) {
 				out = append(out, v)
 			}
 		}
-		if err := f.checkItems(len(out)); err != nil {
+		if err := f.CheckItems(len(out)); err != nil {
 			return nil, err
 		}
 		return out, nil
@@ -203,7 +203,8 @@ func (f Field) Parse(text string) (any, error) {
 	return text, nil
 }
 
-func (f Field) checkItems(n int) error {
+// CheckItems checks how many options of a multi-select are chosen.
+func (f Field) CheckItems(n int) error {
 	if f.MinItems != nil && n < *f.MinItems {
 		return fmt.Errorf("%s: choose at least %d", f.Label(), *f.MinItems)
 	}
