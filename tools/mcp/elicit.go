@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -83,6 +84,22 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	return res, nil
 }
 
+// refusedForms tells the user of an elicitation the SDK refused before
+// elicit saw it (a schema that is not a flat form, a URL request without
+// its URL): the server gets an invalid-params error naming what was wrong,
+// and the user the same.
+func (s *server) refusedForms(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if method == "elicitation/create" && err != nil && ctx.Err() == nil {
+			s.m.mu.Lock()
+			s.notice("MCP server %s asked for a form co cannot show, so it was refused: %v", s.cfg.Name, err)
+			s.m.mu.Unlock()
+		}
+		return res, err
+	}
+}
+
 // wireContent is the answer's values as JSON values (the SDK checks them
 // against the requested schema).
 func wireContent(c map[string]any) map[string]any {
@@ -147,8 +164,11 @@ func formOf(cfg ServerConfig, p *sdk.ElicitParams) (tools.Form, error) {
 	return f, nil
 }
 
-// propertyOrder is the order of the schema's properties as the server
-// wrote them (a Go map has none).
+// propertyOrder is the order the form shows the schema's properties in:
+// the required ones as "required" lists them, then the rest by name. The
+// SDK decodes requestedSchema into a map (ElicitParams.RequestedSchema is
+// an any), so the order the server wrote them in is gone by the time the
+// handler sees them.
 func propertyOrder(raw []byte) ([]string, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil {
@@ -177,6 +197,20 @@ func propertyOrder(raw []byte) ([]string, error) {
 			out = append(out, name)
 		}
 	}
+	var req struct{ Required []string }
+	_ = json.Unmarshal(raw, &req)
+	slices.SortStableFunc(out, func(a, b string) int {
+		ia, ib := slices.Index(req.Required, a), slices.Index(req.Required, b)
+		switch {
+		case ia >= 0 && ib >= 0:
+			return ia - ib
+		case ia >= 0:
+			return -1
+		case ib >= 0:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
 	return out, nil
 }
 

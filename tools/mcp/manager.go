@@ -565,6 +565,7 @@ func (s *server) connect(gen int) {
 			go s.refresh(gen)
 		},
 	})
+	client.AddReceivingMiddleware(s.refusedForms)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	type result struct {
