@@ -53,6 +53,25 @@ if [[ "$(node -p "require('$mcp_cache/node_modules/@modelcontextprotocol/server-
 	npm install --silent --no-audit --no-fund --prefix "$mcp_cache" "@modelcontextprotocol/server-everything@$mcp_everything_version" >/dev/null
 fi
 
+# The official MCP conformance suite (client mode: the auth/* and elicitation
+# scenarios run against co), pinned, into the same cache; the tests find its
+# command-line entry through CO_TEST_MCP_CONFORMANCE. It needs Node.js 22 or
+# later (fs.globSync): where the system's node is older, Node 22 from the npm
+# registry's node package goes into the same cache's node_modules/.bin, which
+# the tests use to run the suite.
+mcp_conformance_version=0.1.16
+export CO_TEST_MCP_CONFORMANCE="$mcp_cache/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+if [[ "$(node -p "require('$mcp_cache/node_modules/@modelcontextprotocol/conformance/package.json').version" 2>/dev/null)" != "$mcp_conformance_version" ]]; then
+	say "installing @modelcontextprotocol/conformance@$mcp_conformance_version into $mcp_cache"
+	mkdir -p "$mcp_cache"
+	npm install --silent --no-audit --no-fund --prefix "$mcp_cache" "@modelcontextprotocol/conformance@$mcp_conformance_version" >/dev/null
+fi
+mcp_node_version=22.23.3
+if (($(node -p 'process.versions.node.split(".")[0]') < 22)) && [[ "$("$mcp_cache/node_modules/.bin/node" --version 2>/dev/null)" != "v$mcp_node_version" ]]; then
+	say "installing Node.js $mcp_node_version (npm package node) into $mcp_cache for the conformance suite"
+	npm install --silent --no-audit --no-fund --prefix "$mcp_cache" "node@$mcp_node_version" >/dev/null
+fi
+
 say "go vet"
 go vet ./...
 say "gofmt"
