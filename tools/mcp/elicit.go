@@ -218,7 +218,6 @@ func fieldOf(name string, ps *jsonschema.Schema) (tools.Field, error) {
 	fl := tools.Field{Name: name, Title: ps.Title, Description: ps.Description, Format: ps.Format,
 		MinLength: ps.MinLength, MaxLength: ps.MaxLength, Minimum: ps.Minimum, Maximum: ps.Maximum,
 		MinItems: ps.MinItems, MaxItems: ps.MaxItems}
-	fl.Secret = tools.LooksSecret(name, ps.Title, ps.Description)
 	var err error
 	switch ps.Type {
 	case "", "string":
@@ -267,6 +266,9 @@ func fieldOf(name string, ps *jsonschema.Schema) (tools.Field, error) {
 	if err != nil {
 		return fl, fmt.Errorf("field %q has a default that is not its type: %v", name, err)
 	}
+	// A description that mentions a PIN is taken for a secret only on a
+	// text field ("your favourite number, not your PIN" is no secret).
+	fl.Secret = tools.LooksSecret(name, ps.Title) || fl.Kind == tools.FieldString && tools.LooksSecret(ps.Description)
 	return fl, nil
 }
 

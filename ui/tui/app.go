@@ -463,6 +463,10 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		if a.sideShown() {
 			a.side.Tick(a.now())
 		}
+	case formArmedMsg:
+		if a.form != nil && a.form == msg.form {
+			cmd = a.form.Arm(a.now())
+		}
 	case formWithdrawnMsg:
 		if a.form != nil && a.form.Request().Withdrawn == msg.done {
 			a.form = nil
@@ -1065,7 +1069,7 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 	case agent.FormRequested:
 		a.closeForm() // one form at a time: a newer one replaces it
 		a.form = NewFormModal(e, a.th, a.width, max(a.height-1, 1), now)
-		cmds = append(cmds, a.notifier.notify("form from MCP server "+safe.Text(e.Form.Server)), formWithdrawn(e))
+		cmds = append(cmds, a.notifier.notify("form from MCP server "+safe.Text(e.Form.Server)), formWithdrawn(e), a.form.ArmCmd())
 	case agent.TurnFinished:
 		a.activity, a.activityCall = "", ""
 		a.endThink(now)
@@ -1325,9 +1329,11 @@ func (a *App) formKey(k tea.KeyPressMsg) tea.Cmd {
 		a.chat.Add(newNotice(noticeInfo, fmt.Sprintf("Form from MCP server %s: %s.", req.Form.Server, word)))
 		a.refreshStatus()
 	case FormSwallowed:
+		cmd := a.form.ArmCmd()
 		if k.Text != "" && k.Code != tea.KeyEnter {
-			return a.toInput(k)
+			return tea.Batch(cmd, a.toInput(k))
 		}
+		return cmd
 	}
 	return nil
 }

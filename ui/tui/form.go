@@ -36,6 +36,27 @@ type FormModal struct {
 	boolean    []int             // -1 unset, 0 no, 1 yes
 	note       string            // what was wrong with the last send
 	graceUntil time.Time
+	armed      bool // the grace period is over: the keys line shows
+}
+
+// formArmedMsg ends the form's grace period (its keys line shows).
+type formArmedMsg struct{ form *FormModal }
+
+// ArmCmd is the tick that ends the grace period.
+func (m *FormModal) ArmCmd() tea.Cmd {
+	return tea.Tick(ApprovalGrace, func(time.Time) tea.Msg { return formArmedMsg{form: m} })
+}
+
+// Arm handles the grace tick; another tick while keys keep extending it.
+func (m *FormModal) Arm(now time.Time) tea.Cmd {
+	if m.armed {
+		return nil
+	}
+	if now.Before(m.graceUntil) {
+		return tea.Tick(m.graceUntil.Sub(now), func(time.Time) tea.Msg { return formArmedMsg{form: m} })
+	}
+	m.armed = true
+	return nil
 }
 
 // FormResult is what a key did to the form.
@@ -97,7 +118,7 @@ func NewFormModal(req agent.FormRequested, th *Theme, w, h int, now time.Time) *
 			}
 		default:
 			in := textinput.New()
-			in.Prompt = ""
+			in.Prompt = "› "
 			in.CharLimit = 2000
 			st := textinput.DefaultStyles(th.Name == "dark")
 			st.Focused.Placeholder, st.Blurred.Placeholder = th.Dim, th.Dim
@@ -168,8 +189,10 @@ func (m *FormModal) HandleKey(k tea.KeyPressMsg, now time.Time) (FormResult, too
 	}
 	if now.Before(m.graceUntil) {
 		m.graceUntil = now.Add(ApprovalGrace)
+		m.armed = false
 		return FormSwallowed, tools.FormAnswer{}
 	}
+	m.armed = true
 	fields := m.req.Form.Fields
 	switch {
 	case key.Matches(k, formCancel):
@@ -363,6 +386,9 @@ func (m *FormModal) View() string {
 		keys = "y I will open it · n decline · esc cancel · ctrl+c cancel the turn"
 	} else if len(f.Fields) > 0 {
 		keys = "tab/↑↓ field · enter next (send on the last) · " + keys
+	}
+	if !m.armed {
+		keys = "(keys answer the form in a moment: read it first)"
 	}
 	add(&foot, th.Dim.Render, keys)
 	room := max(m.h-2-len(head)-len(foot), 4)
