@@ -221,3 +221,78 @@ func TestTUIProjectServerSecretForm(t *testing.T) {
 		t.Errorf("the server got: %s", got)
 	}
 }
+
+// co run has nobody to fill a form in: the server's form is declined, and
+// stderr names the server and says to run the request in the chat.
+func TestRunDeclinesMCPForm(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "f1", Name: "mcp__everything__trigger-elicitation-request", Args: `{}`}}},
+		llmtest.Reply{Text: "No form then."},
+	)
+	e := env(t, srv)
+	mcpSettings(t, e, `{"everything": {"command": "node", "args": ["`+mcptest.Everything(t)+`", "stdio"], "approve": "auto"}}`)
+	out, errOut, code := runCo(t, t.TempDir(), e, "", "run", "fill in the form")
+	if code != 0 || !strings.Contains(out, "No form then.") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "declined: MCP server everything asked for a form, and nobody is here to answer it in co run; run the same request in the chat (co) to answer it") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	results := srv.Requests()[1].ToolResults()
+	if got := results[len(results)-1]; !strings.Contains(got, "User declined to provide the requested information") {
+		t.Errorf("the server's result: %s", got)
+	}
+}
+
+// --plain: the project server's secret form warns, reads the token without
+// echoing it back, and !decline declines a second form.
+func TestPlainMCPSecretFormAndDecline(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "v1", Name: "mcp__vault__unlock", Args: `{}`}}},
+		llmtest.Reply{Text: "Unlocked."},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "v2", Name: "mcp__vault__unlock", Args: `{}`}}},
+		llmtest.Reply{Text: "Declined it is."},
+	)
+	e := env(t, srv)
+	dir := t.TempDir()
+	project := `{"mcp_servers": {"vault": {"command": "node", "args": ["` + vaultServer(t, t.TempDir()) + `"]}}}`
+	if err := os.MkdirAll(filepath.Join(dir, ".co-cli"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".co-cli", "settings.json"), []byte(project), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := runCo(t, dir, e, "", "mcp", "trust", "--yes", "vault"); code != 0 {
+		t.Fatalf("trust: %d %s %s", code, out, errOut)
+	}
+	// The required token left empty is asked again.
+	out, errOut, code := runCo(t, dir, e, "unlock\ny\n\nsk-live-abcdef\nagain\ny\n!decline\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"form: MCP server vault (from this project's settings) asks (a form from an MCP server, not from co)",
+		"Paste your key␛]52;c;aGk=␇ to unlock",
+		"warning: MCP server vault (from this project's settings) asks for what looks like a secret (API token)",
+		"API token (required, looks like a secret: not shown as you type)",
+		"API token is required: type a value, or !decline",
+		"(not shown)", "form: sent to MCP server vault", "Unlocked.",
+		"form: declined", "Declined it is.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "sk-live-abcdef") || strings.Contains(out, "\x1b]52") {
+		t.Errorf("the token or the server's escape sequence reached the terminal:\n%q", out)
+	}
+	reqs := srv.Requests()
+	r1, r2 := reqs[1].ToolResults(), reqs[3].ToolResults()
+	if !strings.Contains(r1[len(r1)-1], "action accept, token of 14 characters") || !strings.Contains(r2[len(r2)-1], "action decline") {
+		t.Errorf("the server got: %q %q", r1[len(r1)-1], r2[len(r2)-1])
+	}
+}

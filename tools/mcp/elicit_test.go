@@ -12,7 +12,13 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
 )
@@ -64,6 +70,15 @@ func elicitServer(t *testing.T, sessions chan<- *sdk.ServerSession) string {
 				}
 				b, _ := json.Marshal(res)
 				return text(string(b)), nil
+			})
+		s.AddTool(&sdk.Tool{Name: "login", Description: "Log in; the password is not echoed.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Log in", RequestedSchema: json.RawMessage(
+					`{"type":"object","properties":{"user":{"type":"string"},"password":{"type":"string"}},"required":["user","password"]}`)})
+				if err != nil {
+					return nil, err
+				}
+				return text("login: " + res.Action), nil
 			})
 		s.AddTool(&sdk.Tool{Name: "hello", Description: "Hand the session to the test.", InputSchema: objectSchema},
 			func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -307,5 +322,73 @@ func waitHeard(t *testing.T, heard <-chan string, part string) string {
 		case <-deadline:
 			t.Fatalf("no notice with %q", part)
 		}
+	}
+}
+
+// Through the agent: the form is a FormRequested event for the running
+// call; the span says an elicitation happened, which server, the field
+// names and the answer, and no span holds a value typed into it.
+func TestElicitationThroughAgentKeepsValuesOutOfSpans(t *testing.T) {
+	url := elicitServer(t, nil)
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: 10 * time.Second})
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	ag := agent.New(agent.Config{
+		Tracer:     tp.Tracer("test"),
+		Provider:   provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"},
+		Tools:      f.reg,
+		Approvals:  agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
+		ToolsStart: f.m.Start,
+		ToolsReady: f.m.Ready,
+	})
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "mcp__asker__login", Args: `{}`}}},
+		llmtest.Reply{Text: "in"},
+	)
+	const secret = "hunter2-very-secret"
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var forms []agent.FormRequested
+	for ev := range ag.Submit(ctx, "log in") {
+		switch e := ev.(type) {
+		case agent.ApprovalRequested:
+			e.Reply([]message.Verdict{message.ApproveOnce})
+		case agent.FormRequested:
+			forms = append(forms, e)
+			e.Reply(tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{"user": "ada-lovelace-user", "password": secret}})
+		case agent.TurnFailed:
+			t.Fatalf("turn failed: %s", e.Message)
+		}
+	}
+	if len(forms) != 1 || forms[0].CallID != "c1" || forms[0].Form.Server != "asker" {
+		t.Fatalf("forms: %+v", forms)
+	}
+	results := srv.Requests()[1].ToolResults()
+	if got := results[len(results)-1]; !strings.Contains(got, "login: accept") {
+		t.Errorf("the model got %q", got)
+	}
+	if err := tp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, s := range rec.Ended() {
+		attrs := map[string]string{}
+		for _, kv := range s.Attributes() {
+			attrs[string(kv.Key)] = kv.Value.Emit()
+			if strings.Contains(kv.Value.Emit(), secret) || strings.Contains(kv.Value.Emit(), "ada-lovelace-user") {
+				t.Errorf("span %s holds a value of the form: %s=%s", s.Name(), kv.Key, kv.Value.Emit())
+			}
+		}
+		if s.Name() == "elicitation" {
+			found = true
+			if attrs["co.mcp.server"] != "asker" || attrs["co.elicitation.fields"] != `["user","password"]` || attrs["co.elicitation.action"] != "accept" {
+				t.Errorf("elicitation span: %v", attrs)
+			}
+		}
+	}
+	if !found {
+		t.Error("no elicitation span")
 	}
 }
