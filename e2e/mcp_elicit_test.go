@@ -36,10 +36,11 @@ func TestConformanceElicitationDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	transcript := filepath.Join(dir, "transcript.txt")
-	// The five fields: name, age, score, status, verified; Enter on each.
+	// The five fields: name, age, score, status, verified; Enter on each,
+	// then y to send what the review shows.
 	script := "#!/bin/sh\n" +
 		`printf '{"mcp_servers": {"conformance": {"url": "%s"}}}' "$1" > '` + settings + "'\n" +
-		`printf 'use the conformance tool\ny\n\n\n\n\n\n' | '` + coBin + `' --plain > '` + transcript + "' 2>&1\n"
+		`printf 'use the conformance tool\ny\n\n\n\n\n\ny\n' | '` + coBin + `' --plain > '` + transcript + "' 2>&1\n"
 	drive := filepath.Join(dir, "drive.sh")
 	if err := os.WriteFile(drive, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestConformanceElicitationDefaults(t *testing.T) {
 	}
 	// What the user saw: who asks, that it is not co, the defaults offered.
 	for _, s := range []string{"form: MCP server conformance asks (a form from an MCP server, not from co)",
-		"Test client default value handling", "[John Doe]", "[30]", "[95.5]", "[active]", "[yes]", "form: sent to MCP server conformance"} {
+		"Test client default value handling", "[John Doe]", "[30]", "[95.5]", "[active]", "[yes]", "    name: John Doe\n", "form: sent to MCP server conformance"} {
 		if !strings.Contains(string(said), s) {
 			t.Errorf("the transcript lacks %q:\n%s", s, said)
 		}
@@ -270,7 +271,7 @@ func TestPlainMCPSecretFormAndDecline(t *testing.T) {
 		t.Fatalf("trust: %d %s %s", code, out, errOut)
 	}
 	// The required token left empty is asked again.
-	out, errOut, code := runCo(t, dir, e, "unlock\ny\n\nsk-live-abcdef\nagain\ny\n!decline\n", "--plain")
+	out, errOut, code := runCo(t, dir, e, "unlock\ny\n\nsk-live-abcdef\ny\nagain\ny\n!decline\n", "--plain")
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
 	}
@@ -280,7 +281,8 @@ func TestPlainMCPSecretFormAndDecline(t *testing.T) {
 		"warning: MCP server vault (from this project's settings) asks for what looks like a secret (API token)",
 		"API token (required, looks like a secret: not shown as you type)",
 		"API token is required: type a value, or !decline",
-		"(not shown)", "form: sent to MCP server vault", "Unlocked.",
+		"(not shown)", "to send to MCP server vault:\n    API token: (not shown)\nSend it? [y = send, n = decline, e = fill in again]",
+		"form: sent to MCP server vault", "Unlocked.",
 		"form: declined", "Declined it is.",
 	} {
 		if !strings.Contains(out, want) {
@@ -294,5 +296,33 @@ func TestPlainMCPSecretFormAndDecline(t *testing.T) {
 	r1, r2 := reqs[1].ToolResults(), reqs[3].ToolResults()
 	if !strings.Contains(r1[len(r1)-1], "action accept, token of 14 characters") || !strings.Contains(r2[len(r2)-1], "action decline") {
 		t.Errorf("the server got: %q %q", r1[len(r1)-1], r2[len(r2)-1])
+	}
+}
+
+// A URL-mode request in --plain: the URL and its host are shown, co does
+// not open it, and y tells the server the user will.
+func TestPlainMCPURLForm(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "u1", Name: "mcp__everything__trigger-url-elicitation",
+			Args: `{"url":"https://auth.example.com/authorise?x=1","message":"Authorise the demo"}`}}},
+		llmtest.Reply{Text: "Thanks."},
+	)
+	e := env(t, srv)
+	mcpSettings(t, e, everythingJSON(t))
+	out, errOut, code := runCo(t, t.TempDir(), e, "authorise\ny\ny\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"form: MCP server everything asks (a form from an MCP server, not from co)", "Authorise the demo",
+		"it asks you to open: https://auth.example.com/authorise?x=1", "on host: auth.example.com", "co does not open it", "form: sent to MCP server everything"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, out)
+		}
+	}
+	results := srv.Requests()[1].ToolResults()
+	if got := results[len(results)-1]; !strings.Contains(got, "User completed the URL elicitation flow") {
+		t.Errorf("the server's result: %s", got)
 	}
 }

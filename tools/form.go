@@ -63,6 +63,15 @@ type Field struct {
 	MinItems, MaxItems   *int
 }
 
+// URLHost is the host a URL-mode form sends the user to, for the user to
+// see before consenting; the URL itself when it has none.
+func URLHost(u string) string {
+	if p, err := url.Parse(u); err == nil && p.Host != "" {
+		return p.Host
+	}
+	return u
+}
+
 // Label is the field's title, or its name.
 func (f Field) Label() string {
 	if f.Title != "" {

@@ -90,6 +90,7 @@ func (s *session) form(ctx context.Context, cancel context.CancelFunc, req agent
 	}
 	if f.URL != "" {
 		s.println("  it asks you to open: " + safe.Reveal(f.URL))
+		s.println("  on host: " + safe.Reveal(tools.URLHost(f.URL)))
 		s.println("  co does not open it; open it yourself if you trust it.")
 		for {
 			l, done := ask("Open it? [y/n] ", false)
@@ -108,6 +109,7 @@ func (s *session) form(ctx context.Context, cancel context.CancelFunc, req agent
 		}
 	}
 	s.println(fmt.Sprintf("  Enter takes the value in [brackets]; %s declines the form, %s dismisses it.", formDecline, formCancel))
+fill:
 	content := map[string]any{}
 	for _, fl := range f.Fields {
 		s.println("  " + fieldLine(fl))
@@ -145,8 +147,36 @@ func (s *session) form(ctx context.Context, cancel context.CancelFunc, req agent
 			break
 		}
 	}
-	answer(tools.FormAnswer{Action: tools.FormAccept, Content: content})
-	return false
+	// The spec: the user reviews the answers before they are sent.
+	s.println("  to send to MCP server " + safe.Text(f.Server) + ":")
+	for _, fl := range f.Fields {
+		v, ok := content[fl.Name]
+		text := "(left out)"
+		switch {
+		case ok && fl.Secret:
+			text = "(not shown)"
+		case ok:
+			text = safe.Reveal(fl.Text(v))
+		}
+		s.println("    " + safe.Reveal(fl.Label()) + ": " + text)
+	}
+	for {
+		l, done := ask("Send it? [y = send, n = decline, e = fill in again] ", false)
+		if done {
+			return inputEnded
+		}
+		switch strings.ToLower(strings.TrimSpace(l)) {
+		case "y", "yes":
+			answer(tools.FormAnswer{Action: tools.FormAccept, Content: content})
+			return false
+		case "n", "no":
+			answer(tools.FormAnswer{Action: tools.FormDecline})
+			return false
+		case "e", "edit":
+			goto fill
+		}
+		s.println("answer y (send), n (decline) or e (fill in again)")
+	}
 }
 
 // fieldLine describes a field: its name, kind and whether it is required,

@@ -346,6 +346,7 @@ func (m *FormModal) View() string {
 		head = append(head, "")
 		add(&head, th.Warn.Render, "It asks you to open this page (co does not open it; open it yourself if you trust it):")
 		add(&head, th.User.Render, safe.Reveal(f.URL))
+		add(&head, th.Warn.Render, "on host "+safe.Reveal(tools.URLHost(f.URL)))
 	}
 	focusTop, focusEnd := 0, 0
 	for i, fl := range f.Fields {
