@@ -38,7 +38,8 @@ func (s *server) addAsker(a *asker) func() {
 	}
 }
 
-// elicit answers the server's elicitation/create (the SDK has checked the
+// elicit answers the server's elicitation/create (docs/SOURCES.md#mcp-elicitation;
+// the SDK has checked the
 // schema: a bad one never gets here, the server gets an invalid-params
 // error naming the property). The form goes to the user through the
 // running call it belongs to, the latest of the server's; with none
