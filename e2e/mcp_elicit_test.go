@@ -326,3 +326,29 @@ func TestPlainMCPURLForm(t *testing.T) {
 		t.Errorf("the server's result: %s", got)
 	}
 }
+
+// A call the server refuses until a page is opened (URLElicitationRequired)
+// fails saying which page and its host, and that co does not open it.
+func TestPlainMCPURLRequired(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "u1", Name: "mcp__everything__trigger-url-elicitation",
+			Args: `{"url":"https://auth.example.com/a","message":"Authorise","errorPath":true}`}}},
+		llmtest.Reply{Text: "Open it first."},
+	)
+	e := env(t, srv)
+	mcpSettings(t, e, everythingJSON(t))
+	out, errOut, code := runCo(t, t.TempDir(), e, "authorise\ny\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	want := "MCP server everything needs you to open a page before trigger-url-elicitation can run: https://modelcontextprotocol.io (host modelcontextprotocol.io): Open this link to satisfy the prerequisite, then retry the request. co does not open it"
+	if !strings.Contains(out, want) {
+		t.Errorf("the transcript lacks %q:\n%s", want, out)
+	}
+	results := srv.Requests()[1].ToolResults()
+	if got := results[len(results)-1]; !strings.Contains(got, "https://modelcontextprotocol.io") {
+		t.Errorf("the model got: %s", got)
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/co-cli/co/tools"
@@ -301,4 +303,33 @@ func defaultAs[T any](fl *tools.Field, raw json.RawMessage) error {
 	}
 	fl.Default = v
 	return nil
+}
+
+// urlRequired is the error of a call the server refused with
+// URLElicitationRequired (-32042): it needs the user to open a page
+// first. The SDK's retry for it is not exported (v1.8.0), so the call
+// fails, saying which page and its host; co never opens it. nil for any
+// other error.
+func urlRequired(server, tool string, err error) error {
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != sdk.CodeURLElicitationRequired {
+		return nil
+	}
+	var data struct{ Elicitations []*sdk.ElicitParams }
+	_ = json.Unmarshal(rpcErr.Data, &data)
+	var pages []string
+	for _, e := range data.Elicitations {
+		if e == nil || e.URL == "" {
+			continue
+		}
+		p := fmt.Sprintf("%s (host %s)", e.URL, tools.URLHost(e.URL))
+		if m := strings.TrimRight(strings.TrimSpace(e.Message), "."); m != "" {
+			p += ": " + m
+		}
+		pages = append(pages, p)
+	}
+	if len(pages) == 0 {
+		return fmt.Errorf("MCP server %s needs you to open a page before %s can run, and named none: %s", server, tool, rpcErr.Message)
+	}
+	return fmt.Errorf("MCP server %s needs you to open a page before %s can run: %s. co does not open it: open it yourself if you trust it, then ask again", server, tool, strings.Join(pages, "; "))
 }
