@@ -131,6 +131,9 @@ func TestTUIMCPFormModal(t *testing.T) {
 	s.waitFor(tuiWait, "Form from MCP server everything — not from co", "Please provide inputs for the following fields:")
 	s.waitFor(tuiWait, "ctrl+s send") // armed: keys answer it now
 	scr := s.screen()
+	if !strings.Contains(lastLine(scr), "waiting for your answer to a form") {
+		t.Errorf("the status bar: %q", lastLine(scr))
+	}
 	for _, want := range []string{"String *", "Your full, legal name"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the form lacks %q:\n%s", want, scr)

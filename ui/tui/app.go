@@ -1195,7 +1195,8 @@ func (a *App) refreshStatus() {
 		SessionTokens: a.agent.Usage().Total(),
 		Queued:        len(a.queue),
 		MouseOff:      a.mouseOff,
-		Waiting:       a.modal != nil || a.form != nil,
+		Waiting:       a.modal != nil,
+		Form:          a.form != nil,
 		Activity:      a.activity,
 	})
 }
