@@ -303,10 +303,11 @@ func (m *FormModal) value(i int) (any, error) {
 		if err := fl.CheckItems(len(out)); err != nil {
 			return nil, err
 		}
-		if out == nil && !fl.Required {
-			return nil, nil
+		if out == nil && fl.MinItems != nil && *fl.MinItems > 0 {
+			return nil, nil // left out: required says so, or the default applies
 		}
 		if out == nil {
+			// None ticked is an answer: left out, the default would come back.
 			out = []string{}
 		}
 		return out, nil

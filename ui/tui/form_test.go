@@ -83,3 +83,15 @@ func TestFormModalMasksSecrets(t *testing.T) {
 		t.Errorf("content: %+v", ans.Content)
 	}
 }
+
+// Unticking every option of a multi-select sends an empty list, not
+// nothing (which would bring the default back).
+func TestFormModalEmptyMultiSelect(t *testing.T) {
+	m := newTestForm(tools.Field{Name: "tags", Kind: tools.FieldMulti, Options: []tools.Option{{Value: "a"}, {Value: "b"}}, Default: []string{"a"}})
+	now := t0.Add(2 * ApprovalGrace)
+	m.HandleKey(keyMsg("space"), now)
+	_, ans := m.HandleKey(keyMsg("ctrl+s"), now)
+	if got := fmt.Sprint(ans.Content); got != "map[tags:[]]" {
+		t.Errorf("content: %s", got)
+	}
+}
