@@ -95,3 +95,29 @@ func TestFormModalEmptyMultiSelect(t *testing.T) {
 		t.Errorf("content: %s", got)
 	}
 }
+
+// The chat opens the form on FormRequested and closes it when the server
+// withdraws it (with a notice) or the turn ends.
+func TestFormModalWithdrawnAndTurnEnd(t *testing.T) {
+	a := goldenApp(t, "dark", 100, agent.Config{})
+	streamReasoning(a, "thinking")
+	withdrawn := make(chan struct{})
+	req := agent.FormRequested{CallID: "c1", Form: tools.Form{Server: "srv", Message: "hello"}, Withdrawn: withdrawn}
+	a.handleAgentEvent(agentEventMsg{Turn: a.turn, Event: req})
+	if a.form == nil || !strings.Contains(a.View().Content, "Form from MCP server srv") {
+		t.Fatal("the form did not open")
+	}
+	close(withdrawn)
+	a.Update(formWithdrawn(req)())
+	if a.form != nil {
+		t.Fatal("the withdrawn form stays open")
+	}
+	if !strings.Contains(a.View().Content, "The MCP server withdrew its form.") {
+		t.Error("no notice of the withdrawal")
+	}
+	a.handleAgentEvent(agentEventMsg{Turn: a.turn, Event: agent.FormRequested{Form: tools.Form{Server: "srv"}, Withdrawn: make(chan struct{})}})
+	a.handleAgentEvent(agentEventMsg{Turn: a.turn, Event: agent.TurnFailed{Message: "boom"}})
+	if a.form != nil {
+		t.Error("the form outlived its turn")
+	}
+}
