@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -95,13 +96,16 @@ type FormAnswer struct {
 	Content map[string]any
 }
 
-var secretWords = regexp.MustCompile(`(?i)pass(word|phrase|wd|code)?\b|secret|token|api[ _-]?key|private[ _-]?key|credential|\bpin\b|\botp\b|one[ -]time|2fa|mfa|cvv|card[ _-]?number|\bssn\b|social security`)
+// secretWords is compiled on first use: package initialisation stays light.
+var secretWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)pass(word|phrase|wd|code)?\b|secret|token|api[ _-]?key|private[ _-]?key|credential|\bpin\b|\botp\b|one[ -]time|2fa|mfa|cvv|card[ _-]?number|\bssn\b|social security`)
+})
 
 // LooksSecret reports whether a field's name, title or description reads
 // like it asks for a secret.
 func LooksSecret(words ...string) bool {
 	for _, w := range words {
-		if secretWords.MatchString(w) {
+		if secretWords().MatchString(w) {
 			return true
 		}
 	}
