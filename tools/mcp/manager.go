@@ -193,13 +193,13 @@ type server struct {
 	// junk watches the current attempt's stdout for lines that are not
 	// JSON-RPC (a local server).
 	junk *junkWatch
+	// askers are the running calls that can show the user a form
+	// (elicit.go), latest last.
+	askers []*asker
 	// files are the project files the consent covers (Status.Files).
 	files []string
 	// deadline is when the current start attempt gives up.
 	deadline time.Time
-	// askers are the running calls that can show the user a form
-	// (elicit.go), latest last.
-	askers []*asker
 }
 
 // New makes a Manager. Nothing starts until Start.
