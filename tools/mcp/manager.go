@@ -176,6 +176,9 @@ type server struct {
 	state   State
 	err     string
 	detail  string        // the raw error behind err, when err says it in words
+	// askers are the running calls that can show the user a form
+	// (elicit.go), latest last.
+	askers []*asker
 	gen     int           // bumped by each start: events of an older one are ignored
 	ready   chan struct{} // closed when the current start attempt ends
 	session *sdk.ClientSession
@@ -193,9 +196,6 @@ type server struct {
 	// junk watches the current attempt's stdout for lines that are not
 	// JSON-RPC (a local server).
 	junk *junkWatch
-	// askers are the running calls that can show the user a form
-	// (elicit.go), latest last.
-	askers []*asker
 	// files are the project files the consent covers (Status.Files).
 	files []string
 	// deadline is when the current start attempt gives up.
