@@ -176,9 +176,7 @@ type server struct {
 	state   State
 	err     string
 	detail  string        // the raw error behind err, when err says it in words
-	// askers are the running calls that can show the user a form
-	// (elicit.go), latest last.
-	askers []*asker
+	askers  []*asker      // the running calls that can show the user a form (elicit.go), latest last
 	gen     int           // bumped by each start: events of an older one are ignored
 	ready   chan struct{} // closed when the current start attempt ends
 	session *sdk.ClientSession
