@@ -206,7 +206,10 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 	// What the tool has to say while it runs (tools.Notify) is a Notice,
 	// before the call's result.
 	ctx = tools.WithNotice(ctx, func(text string) { e.send(Notice{Text: text, CallID: it.call.ID}) })
+	forms := &formGate{}
+	ctx = tools.WithForm(ctx, a.askForm(ctx, e, it.call.ID, forms))
 	res, err := safeRun(ctx, it.tool, json.RawMessage(it.call.Args))
+	forms.end()
 	fin.Result = res
 	switch {
 	case ctx.Err() != nil:

@@ -2,13 +2,16 @@ package agent
 
 import (
 	"strings"
+	"sync"
 )
 
 // emitter delivers a turn's events. Text and reasoning deltas that cannot
 // be delivered at once are coalesced into the next delivery of their kind;
 // any other event (or a delta of the other kind) first delivers the pending
-// text, blocking, so that order is kept.
+// text, blocking, so that order is kept. A tool's form (FormRequested)
+// is sent from another goroutine than the turn's: mu orders them.
 type emitter struct {
+	mu          sync.Mutex
 	ch          chan Event
 	pending     strings.Builder
 	pendingKind int // kindText or kindReasoning, when pending is not empty
@@ -32,6 +35,8 @@ func (e *emitter) delta(s string)     { e.piece(kindText, s) }
 func (e *emitter) reasoning(s string) { e.piece(kindReasoning, s) }
 
 func (e *emitter) piece(kind int, s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.pending.Len() > 0 && e.pendingKind != kind {
 		e.flush()
 	}
@@ -52,7 +57,7 @@ func (e *emitter) piece(kind int, s string) {
 	}
 }
 
-// flush delivers the pending text, blocking.
+// flush delivers the pending text, blocking; e.mu held.
 func (e *emitter) flush() {
 	if e.pending.Len() > 0 {
 		e.ch <- makeDelta(e.pendingKind, e.pending.String())
@@ -61,11 +66,15 @@ func (e *emitter) flush() {
 }
 
 func (e *emitter) send(ev Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.flush()
 	e.ch <- ev
 }
 
 func (e *emitter) close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.flush()
 	close(e.ch)
 }

@@ -78,6 +78,27 @@ func (r ApprovalRequested) Reply(v []message.Verdict) {
 	}
 }
 
+// FormRequested asks the front end to show the user a form a running tool
+// asks to have filled in (an MCP server's elicitation), for call CallID.
+// The tool waits until Reply is called, the server withdraws the form or
+// the turn ends. Form's text is the server's, for lib/safe.
+type FormRequested struct {
+	CallID string
+	Form   tools.Form
+	// Withdrawn is closed when the form no longer needs an answer (the
+	// server cancelled it, the call or the turn ended).
+	Withdrawn <-chan struct{}
+	reply     chan tools.FormAnswer
+}
+
+// Reply answers the form; only the first Reply counts; it never blocks.
+func (r FormRequested) Reply(a tools.FormAnswer) {
+	select {
+	case r.reply <- a:
+	default:
+	}
+}
+
 // TurnFinished ends a successful turn.
 type TurnFinished struct {
 	Text     string        // the final assistant text of the turn
@@ -104,6 +125,7 @@ func (MemoryRecalled) event()    {}
 func (ToolCallStarted) event()   {}
 func (ToolCallFinished) event()  {}
 func (ApprovalRequested) event() {}
+func (FormRequested) event()     {}
 func (TurnFinished) event()      {}
 func (TurnFailed) event()        {}
 func (RiskRaised) event()        {}

@@ -56,7 +56,7 @@ func TestTUIShowsMCPFailuresAtStart(t *testing.T) {
 	mcpSettings(t, e, brokenMCPJSON(t))
 	s := startTUI(t, t.TempDir(), e, 160, 50)
 	s.ready()
-	scr := s.waitFor(tuiWait, append([]string{"MCP server everything connected: 13 tools", "27 (13 from MCP; MCP: 4 failed: gone, junk, refused, unset)"},
+	scr := s.waitFor(tuiWait, append([]string{"MCP server everything connected: 15 tools", "29 (15 from MCP; MCP: 4 failed: gone, junk, refused, unset)"},
 		// A notice wraps at the pane's width: its first words suffice.
 		"MCP server gone failed to start", "MCP server unset failed to start", "MCP server refused failed to start",
 		"MCP server junk failed to start: the server wrote something that is not JSON-RPC to stdout:")...)
@@ -80,7 +80,7 @@ func TestPlainShowsMCPFailuresAtStart(t *testing.T) {
 	for _, want := range brokenMCPSaid {
 		p.waitFor("warning: "+want, tuiWait)
 	}
-	p.waitFor("note: MCP server everything connected: 13 tools", tuiWait)
+	p.waitFor("note: MCP server everything connected: 15 tools", tuiWait)
 	for _, want := range brokenMCPWords {
 		p.waitFor(want, tuiWait)
 	}
@@ -154,8 +154,8 @@ func TestMCPListExitAndStatusLine(t *testing.T) {
 	if !strings.Contains(errOut, "to start (up to 10 s)…") {
 		t.Errorf("co status did not say it waits:\n%s", errOut)
 	}
-	for _, want := range []string{"tools 27 (13 from MCP; MCP: 4 failed: gone, junk, refused, unset)\n", "mcp 1 connected, 4 failed",
-		"\neverything: connected, 13 tools", "\n" + `junk: failed: the server wrote something that is not JSON-RPC to stdout: "hello \x1b[2J world"`} {
+	for _, want := range []string{"tools 29 (15 from MCP; MCP: 4 failed: gone, junk, refused, unset)\n", "mcp 1 connected, 4 failed",
+		"\neverything: connected, 15 tools", "\n" + `junk: failed: the server wrote something that is not JSON-RPC to stdout: "hello \x1b[2J world"`} {
 		if !strings.Contains(squeeze(out), want) {
 			t.Errorf("co status lacks %q:\n%s", want, out)
 		}

@@ -196,6 +196,7 @@ type server struct {
 	state   State
 	err     string
 	detail  string        // the raw error behind err, when err says it in words
+	askers  []*asker      // the running calls that can show the user a form (elicit.go), latest last
 	gen     int           // bumped by each start: events of an older one are ignored
 	ready   chan struct{} // closed when the current start attempt ends
 	session *sdk.ClientSession
@@ -616,12 +617,16 @@ func (s *server) connect(ctx context.Context, gen int, reported func()) {
 		return
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "co", Version: s.m.opts.Version}, &sdk.ClientOptions{
-		// co offers no roots, sampling or elicitation: advertise nothing.
-		Capabilities: &sdk.ClientCapabilities{},
+		// co offers no roots or sampling; elicitation as a form or a URL
+		// shown to the user (elicit.go).
+		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{
+			Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}},
+		ElicitationHandler: s.elicit,
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			go s.refresh(gen)
 		},
 	})
+	client.AddReceivingMiddleware(s.refusedForms)
 	cs, err := client.Connect(ctx, tr, nil)
 	var list []*sdk.Tool
 	if err == nil {
@@ -1009,8 +1014,13 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (r
 		return nil, false, fmt.Errorf("MCP server %s is %s", s.cfg.Name, state)
 	}
 	timeout := s.cfg.timeout()
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(timeout, func() { cancel(context.DeadlineExceeded) })
+	defer timer.Stop()
+	if ask := tools.FormAsker(ctx); ask != nil {
+		defer s.addAsker(&asker{ask: ask, call: cctx, timer: timer, timeout: timeout})()
+	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -1023,7 +1033,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (r
 			return nil, true, ne
 		}
 		// The error may name the endpoint, a token in it expanded.
-		return nil, true, errors.New(unexp.text(callError(s.cfg.Name, tool, errors.Is(cctx.Err(), context.DeadlineExceeded), timeout.String(), err).Error()))
+		return nil, true, errors.New(unexp.text(callError(s.cfg.Name, tool, errors.Is(context.Cause(cctx), context.DeadlineExceeded), timeout.String(), err).Error()))
 	}
 	return res, true, nil
 }

@@ -206,5 +206,8 @@ func callError(server, tool string, timeout bool, limit string, err error) error
 	case errors.Is(err, sdk.ErrConnectionClosed):
 		return fmt.Errorf("MCP server %s closed the connection during the call of %s (it may have exited; see /mcp)", server, tool)
 	}
+	if u := urlRequired(server, tool, err); u != nil {
+		return u
+	}
 	return fmt.Errorf("MCP server %s: calling %s: %v", server, tool, err)
 }

@@ -137,6 +137,8 @@ func Run(ctx context.Context, o Options) int {
 				"tool: "+present.Call(e.Name, e.Args))
 		case agent.ApprovalRequested:
 			r.approve(e)
+		case agent.FormRequested:
+			r.declineForm(e)
 		case agent.ToolCallFinished:
 			if e.Status == message.CallDenied {
 				r.denied = true
@@ -282,6 +284,26 @@ func (r *runner) approve(req agent.ApprovalRequested) {
 		r.emit(m, line)
 	}
 	req.Reply(v)
+}
+
+// declineForm declines a form an MCP server asks for: nobody is there to
+// fill it in. The line names the server and says where it can be answered.
+func (r *runner) declineForm(req agent.FormRequested) {
+	req.Reply(tools.FormAnswer{Action: tools.FormDecline})
+	what := "a form"
+	if req.Form.URL != "" {
+		what = "to open a URL"
+	}
+	hint := "run the same request in the chat (co) to answer it"
+	m := map[string]any{"type": "elicitation", "id": req.CallID, "server": req.Form.Server, "answer": "declined", "hint": hint}
+	if len(req.Form.Fields) > 0 {
+		names := make([]string, len(req.Form.Fields))
+		for i, f := range req.Form.Fields {
+			names[i] = f.Name
+		}
+		m["fields"] = names
+	}
+	r.emit(m, fmt.Sprintf("declined: MCP server %s asked for %s, and nobody is here to answer it in co run; %s", safe.Text(req.Form.Server), what, hint))
 }
 
 func validJSON(s string) string {

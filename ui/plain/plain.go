@@ -405,6 +405,8 @@ func (s *session) event(ctx context.Context, cancel context.CancelFunc, ev agent
 		}
 	case agent.ApprovalRequested:
 		return s.approve(ctx, cancel, e)
+	case agent.FormRequested:
+		return s.form(ctx, cancel, e)
 	case agent.TurnFinished:
 		s.newline()
 	case agent.TurnFailed:

@@ -32,6 +32,7 @@ import (
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/setup"
@@ -98,6 +99,7 @@ type App struct {
 	chat    *Chat
 	input   *Input
 	modal   *Modal
+	form    *FormModal // an MCP server's form (form.go)
 	side    *SidePanel
 	status  *StatusBar
 	welcome *welcomeEntry
@@ -378,6 +380,8 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	case tea.PasteMsg:
 		switch {
 		case a.modal != nil:
+		case a.form != nil:
+			a.form.Paste(msg)
 		case a.setup != nil:
 			cmd = a.setupPaste(msg)
 		case a.mem != nil:
@@ -459,6 +463,16 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		if a.sideShown() {
 			a.side.Tick(a.now())
 		}
+	case formArmedMsg:
+		if a.form != nil && a.form == msg.form {
+			cmd = a.form.Arm(a.now())
+		}
+	case formWithdrawnMsg:
+		if a.form != nil && a.form.Request().Withdrawn == msg.done {
+			a.form = nil
+			a.chat.Add(newNotice(noticeInfo, "The MCP server withdrew its form."))
+			a.refreshStatus()
+		}
 	case modalArmedMsg:
 		if a.modal != nil {
 			cmd = a.modal.Arm(msg, a.now())
@@ -509,6 +523,9 @@ func (a *App) layout() {
 	a.inputHeight = a.input.Height()
 	a.chat.SetSize(cw, max(main-a.inputHeight-a.queuedLines(), 1))
 	a.status.SetWidth(a.width)
+	if a.form != nil {
+		a.form.SetSize(a.width, main)
+	}
 	if a.modal != nil {
 		a.modal.SetSize(a.width, main)
 	}
@@ -539,6 +556,9 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	a.ctrlC = time.Time{}
 	if a.modal != nil {
 		return a.modalKey(k)
+	}
+	if a.form != nil {
+		return a.formKey(k)
 	}
 	if a.mem != nil {
 		return a.memKey(k)
@@ -718,6 +738,7 @@ func (a *App) cancelTurn() tea.Cmd {
 	}
 	a.cancelled = true
 	a.modal = nil
+	a.closeForm()
 	if a.reading {
 		a.reading = false
 		a.chat.Add(newNotice(noticeInfo, interruptedText))
@@ -1045,6 +1066,10 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 			tools[i] = c.Tool
 		}
 		cmds = append(cmds, a.notifier.notify(approvalText(tools)))
+	case agent.FormRequested:
+		a.closeForm() // one form at a time: a newer one replaces it
+		a.form = NewFormModal(e, a.th, a.width, max(a.height-1, 1), now)
+		cmds = append(cmds, a.notifier.notify("form from MCP server "+safe.Text(e.Form.Server)), formWithdrawn(e), a.form.ArmCmd())
 	case agent.TurnFinished:
 		a.activity, a.activityCall = "", ""
 		a.endThink(now)
@@ -1057,6 +1082,7 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		a.endReply(e.Interrupted)
 		a.turnTokens = e.Usage.Total()
 		a.modal = nil
+		a.closeForm()
 		if e.Interrupted {
 			a.chat.Add(newNotice(noticeInfo, interruptedText))
 		} else {
@@ -1103,6 +1129,7 @@ func (a *App) handleTurnClosed(msg turnClosedMsg) tea.Cmd {
 		a.cancel()
 	}
 	a.running, a.pump, a.cancel, a.modal = false, nil, nil, nil
+	a.closeForm()
 	a.status.Stop()
 	defer a.refreshStatus()
 	if len(a.queue) == 0 {
@@ -1169,6 +1196,7 @@ func (a *App) refreshStatus() {
 		Queued:        len(a.queue),
 		MouseOff:      a.mouseOff,
 		Waiting:       a.modal != nil,
+		Form:          a.form != nil,
 		Activity:      a.activity,
 	})
 }
@@ -1258,7 +1286,7 @@ func (a *App) View() (v tea.View) {
 	if box := a.overlayBox(); box != "" {
 		rows := strings.Split(content, "\n")
 		last := len(rows) - 1
-		rows = append(overlay(rows[:last], box, a.width, a.modal == nil && a.mem == nil && a.setup != nil), rows[last])
+		rows = append(overlay(rows[:last], box, a.width, a.modal == nil && a.form == nil && a.mem == nil && a.setup != nil), rows[last])
 		content = strings.Join(rows, "\n")
 	} else if c := a.input.Cursor(); c != nil {
 		c.Y += inputTop
@@ -1275,4 +1303,46 @@ func firstClause(text string) string {
 		return text[:i]
 	}
 	return text
+}
+
+// formWithdrawnMsg: the form of req no longer needs an answer.
+type formWithdrawnMsg struct{ done <-chan struct{} }
+
+// formWithdrawn waits for req's form to be withdrawn (the server cancelled
+// it, the call ended).
+func formWithdrawn(req agent.FormRequested) tea.Cmd {
+	return func() tea.Msg {
+		<-req.Withdrawn
+		return formWithdrawnMsg{done: req.Withdrawn}
+	}
+}
+
+func (a *App) formKey(k tea.KeyPressMsg) tea.Cmd {
+	res, ans := a.form.HandleKey(k, a.now())
+	switch res {
+	case FormCancelTurn:
+		return a.cancelTurn()
+	case FormAnswered:
+		req := a.form.Request()
+		req.Reply(ans)
+		a.form = nil
+		word := map[tools.FormAction]string{tools.FormAccept: "sent", tools.FormDecline: "declined", tools.FormCancel: "cancelled"}[ans.Action]
+		a.chat.Add(newNotice(noticeInfo, fmt.Sprintf("Form from MCP server %s: %s.", req.Form.Server, word)))
+		a.refreshStatus()
+	case FormSwallowed:
+		cmd := a.form.ArmCmd()
+		if k.Text != "" && k.Code != tea.KeyEnter {
+			return tea.Batch(cmd, a.toInput(k))
+		}
+		return cmd
+	}
+	return nil
+}
+
+// closeForm cancels an open form: the turn it belongs to ended.
+func (a *App) closeForm() {
+	if a.form != nil {
+		a.form.Request().Reply(tools.FormAnswer{Action: tools.FormCancel})
+		a.form = nil
+	}
 }

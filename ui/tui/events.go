@@ -11,6 +11,7 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/present"
 )
 
@@ -215,8 +216,11 @@ func (p *pump) run(in <-chan agent.Event) {
 // has gone (it was cancelled with the program's context).
 func drain(in <-chan agent.Event) {
 	for ev := range in {
-		if r, ok := ev.(agent.ApprovalRequested); ok {
+		switch r := ev.(type) {
+		case agent.ApprovalRequested:
 			r.Reply(nil)
+		case agent.FormRequested:
+			r.Reply(tools.FormAnswer{Action: tools.FormCancel})
 		}
 	}
 }

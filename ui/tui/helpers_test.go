@@ -355,7 +355,7 @@ func (d *driver) idle() bool { return !d.app.running }
 var namedKeys = map[string]rune{
 	"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "down": tea.KeyDown, "tab": tea.KeyTab,
 	"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd, "f2": tea.KeyF2,
-	"backspace": tea.KeyBackspace, "space": tea.KeySpace,
+	"backspace": tea.KeyBackspace, "space": tea.KeySpace, "left": tea.KeyLeft, "right": tea.KeyRight,
 }
 
 func keyMsg(s string) tea.KeyPressMsg {

@@ -98,6 +98,8 @@ func (a *App) overlayBox() string {
 	switch {
 	case a.modal != nil:
 		return a.modal.View()
+	case a.form != nil:
+		return a.form.View()
 	case a.mem != nil:
 		return a.mem.View()
 	case a.setup != nil:

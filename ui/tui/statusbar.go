@@ -38,6 +38,8 @@ type StatusInfo struct {
 	// Waiting is set while the approval modal waits for the user: the
 	// turn is not thinking then, it is waiting on them.
 	Waiting bool
+	// Form is set while an MCP server's form waits for the user.
+	Form bool
 	// Activity, when set, is what the turn waits on instead of the model
 	// ("starting the sandbox…").
 	Activity string
@@ -188,6 +190,8 @@ func (s *StatusBar) refresh() {
 	switch {
 	case s.flash != "":
 		right = th.Warn.Inherit(base).Render(" " + s.flash + " ")
+	case s.busy && in.Form:
+		right = th.Warn.Inherit(base).Render(" ? waiting for your answer to a form ")
 	case s.busy && in.Waiting:
 		right = th.Warn.Inherit(base).Render(" ? waiting for your approval ")
 	case s.busy && in.Activity != "":

@@ -1,0 +1,335 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/co-cli/co/tools"
+)
+
+// asker is one running tools/call of a server that can show the user a
+// form (its context carries tools.WithForm), with the call's timeout,
+// which does not run while the user fills the form in.
+type asker struct {
+	ask     tools.FormFunc
+	call    context.Context
+	timer   *time.Timer
+	timeout time.Duration
+}
+
+// addAsker registers a running call's form function; the returned func
+// removes it.
+func (s *server) addAsker(a *asker) func() {
+	s.m.mu.Lock()
+	s.askers = append(s.askers, a)
+	s.m.mu.Unlock()
+	return func() {
+		s.m.mu.Lock()
+		s.askers = slices.DeleteFunc(s.askers, func(x *asker) bool { return x == a })
+		s.m.mu.Unlock()
+	}
+}
+
+// elicit answers the server's elicitation/create (docs/SOURCES.md#mcp-elicitation;
+// the SDK has checked the
+// schema: a bad one never gets here, the server gets an invalid-params
+// error naming the property). The form goes to the user through the
+// running call it belongs to, the latest of the server's; with none
+// running (a server asking out of the blue) it is declined with a notice.
+func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	form, err := formOf(s.cfg, req.Params)
+	if err != nil {
+		s.m.mu.Lock()
+		s.notice("MCP server %s asked for input co cannot show (%v); co declined it", s.cfg.Name, err)
+		s.m.mu.Unlock()
+		return &sdk.ElicitResult{Action: string(tools.FormDecline)}, nil
+	}
+	s.m.mu.Lock()
+	var a *asker
+	if n := len(s.askers); n > 0 {
+		a = s.askers[n-1]
+	}
+	if a == nil {
+		s.notice("MCP server %s asked for input while none of its tools was running; co declined it (a form is shown only during a call of that server's tools)", s.cfg.Name)
+	}
+	s.m.mu.Unlock()
+	if a == nil {
+		return &sdk.ElicitResult{Action: string(tools.FormDecline)}, nil
+	}
+	// The form ends with the request (the server cancelled it) or with the
+	// call (interrupted, or it ended).
+	actx, stop := context.WithCancel(ctx)
+	defer stop()
+	defer context.AfterFunc(a.call, stop)()
+	if a.timer != nil && a.timer.Stop() {
+		// The user's time is not the server's: the call's timeout starts
+		// again when the form is answered.
+		defer a.timer.Reset(a.timeout)
+	}
+	ans, err := a.ask(actx, form)
+	if err != nil {
+		return &sdk.ElicitResult{Action: string(tools.FormCancel)}, nil
+	}
+	res := &sdk.ElicitResult{Action: string(ans.Action)}
+	if ans.Action == tools.FormAccept {
+		res.Content = wireContent(ans.Content)
+	}
+	return res, nil
+}
+
+// refusedForms tells the user of an elicitation the SDK refused before
+// elicit saw it (a schema that is not a flat form, a URL request without
+// its URL): the server gets an invalid-params error naming what was wrong,
+// and the user the same.
+func (s *server) refusedForms(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if method == "elicitation/create" && err != nil && ctx.Err() == nil {
+			s.m.mu.Lock()
+			s.notice("MCP server %s asked for a form co cannot show, so it was refused: %v", s.cfg.Name, err)
+			s.m.mu.Unlock()
+		}
+		return res, err
+	}
+}
+
+// wireContent is the answer's values as JSON values (the SDK checks them
+// against the requested schema).
+func wireContent(c map[string]any) map[string]any {
+	out := make(map[string]any, len(c))
+	for k, v := range c {
+		switch v := v.(type) {
+		case nil:
+			continue
+		case int64:
+			out[k] = float64(v)
+		case []string:
+			a := make([]any, len(v))
+			for i, s := range v {
+				a[i] = s
+			}
+			out[k] = a
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// formOf turns an elicitation's parameters into a form: its fields in the
+// schema's order, their defaults (SEP-1034) as the fields' types.
+func formOf(cfg ServerConfig, p *sdk.ElicitParams) (tools.Form, error) {
+	f := tools.Form{Server: cfg.Name, Project: cfg.Project, Message: p.Message}
+	if p.Mode == "url" || p.URL != "" {
+		if p.URL == "" {
+			return f, fmt.Errorf("a URL request without a URL")
+		}
+		f.URL = p.URL
+		return f, nil
+	}
+	if p.RequestedSchema == nil {
+		return f, nil
+	}
+	raw, err := json.Marshal(p.RequestedSchema)
+	if err != nil {
+		return f, err
+	}
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
+		return f, fmt.Errorf("its schema: %v", err)
+	}
+	order, err := propertyOrder(raw)
+	if err != nil {
+		return f, fmt.Errorf("its schema: %v", err)
+	}
+	for _, name := range order {
+		ps := sch.Properties[name]
+		if ps == nil {
+			continue
+		}
+		fl, err := fieldOf(name, ps)
+		if err != nil {
+			return f, err
+		}
+		fl.Required = slices.Contains(sch.Required, name)
+		f.Fields = append(f.Fields, fl)
+	}
+	return f, nil
+}
+
+// propertyOrder is the order the form shows the schema's properties in:
+// the required ones as "required" lists them, then the rest by name. The
+// SDK decodes requestedSchema into a map (ElicitParams.RequestedSchema is
+// an any), so the order the server wrote them in is gone by the time the
+// handler sees them.
+func propertyOrder(raw []byte) ([]string, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, err
+	}
+	props, ok := top["properties"]
+	if !ok {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(props))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("properties is not an object")
+	}
+	var out []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := t.(string)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	var req struct{ Required []string }
+	_ = json.Unmarshal(raw, &req)
+	slices.SortStableFunc(out, func(a, b string) int {
+		ia, ib := slices.Index(req.Required, a), slices.Index(req.Required, b)
+		switch {
+		case ia >= 0 && ib >= 0:
+			return ia - ib
+		case ia >= 0:
+			return -1
+		case ib >= 0:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return out, nil
+}
+
+func fieldOf(name string, ps *jsonschema.Schema) (tools.Field, error) {
+	fl := tools.Field{Name: name, Title: ps.Title, Description: ps.Description, Format: ps.Format,
+		MinLength: ps.MinLength, MaxLength: ps.MaxLength, Minimum: ps.Minimum, Maximum: ps.Maximum,
+		MinItems: ps.MinItems, MaxItems: ps.MaxItems}
+	var err error
+	switch ps.Type {
+	case "", "string":
+		switch {
+		case len(ps.Enum) > 0:
+			fl.Kind = tools.FieldChoice
+			names, _ := ps.Extra["enumNames"].([]any)
+			for i, v := range ps.Enum {
+				o := tools.Option{Value: fmt.Sprint(v)}
+				if i < len(names) {
+					o.Title, _ = names[i].(string)
+				}
+				fl.Options = append(fl.Options, o)
+			}
+		case len(ps.OneOf) > 0:
+			fl.Kind = tools.FieldChoice
+			fl.Options = titled(ps.OneOf)
+		}
+		err = defaultAs[string](&fl, ps.Default)
+	case "number":
+		fl.Kind = tools.FieldNumber
+		err = defaultAs[float64](&fl, ps.Default)
+	case "integer":
+		fl.Kind = tools.FieldInteger
+		var n float64
+		if err = json.Unmarshal(orNull(ps.Default), &n); err == nil && ps.Default != nil {
+			fl.Default = int64(n)
+		}
+	case "boolean":
+		fl.Kind = tools.FieldBoolean
+		err = defaultAs[bool](&fl, ps.Default)
+	case "array":
+		fl.Kind = tools.FieldMulti
+		if it := ps.Items; it != nil {
+			if len(it.AnyOf) > 0 {
+				fl.Options = titled(it.AnyOf)
+			}
+			for _, v := range it.Enum {
+				fl.Options = append(fl.Options, tools.Option{Value: fmt.Sprint(v)})
+			}
+		}
+		err = defaultAs[[]string](&fl, ps.Default)
+	default:
+		return fl, fmt.Errorf("field %q has type %q", name, ps.Type)
+	}
+	if err != nil {
+		return fl, fmt.Errorf("field %q has a default that is not its type: %v", name, err)
+	}
+	// A description that mentions a PIN is taken for a secret only on a
+	// text field ("your favourite number, not your PIN" is no secret).
+	fl.Secret = tools.LooksSecret(name, ps.Title) || fl.Kind == tools.FieldString && tools.LooksSecret(ps.Description)
+	return fl, nil
+}
+
+func titled(entries []*jsonschema.Schema) []tools.Option {
+	var out []tools.Option
+	for _, e := range entries {
+		if e == nil || e.Const == nil {
+			continue
+		}
+		out = append(out, tools.Option{Value: fmt.Sprint(*e.Const), Title: e.Title})
+	}
+	return out
+}
+
+func orNull(m json.RawMessage) json.RawMessage {
+	if len(m) == 0 {
+		return json.RawMessage("null")
+	}
+	return m
+}
+
+func defaultAs[T any](fl *tools.Field, raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	fl.Default = v
+	return nil
+}
+
+// urlRequired is the error of a call the server refused with
+// URLElicitationRequired (-32042): it needs the user to open a page
+// first. The SDK's retry for it is not exported (v1.8.0), so the call
+// fails, saying which page and its host; co never opens it. nil for any
+// other error.
+func urlRequired(server, tool string, err error) error {
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != sdk.CodeURLElicitationRequired {
+		return nil
+	}
+	var data struct{ Elicitations []*sdk.ElicitParams }
+	_ = json.Unmarshal(rpcErr.Data, &data)
+	var pages []string
+	for _, e := range data.Elicitations {
+		if e == nil || e.URL == "" {
+			continue
+		}
+		p := fmt.Sprintf("%s (host %s)", e.URL, tools.URLHost(e.URL))
+		if m := strings.TrimRight(strings.TrimSpace(e.Message), "."); m != "" {
+			p += ": " + m
+		}
+		pages = append(pages, p)
+	}
+	if len(pages) == 0 {
+		return fmt.Errorf("MCP server %s needs you to open a page before %s can run, and named none: %s", server, tool, rpcErr.Message)
+	}
+	return fmt.Errorf("MCP server %s needs you to open a page before %s can run: %s. co does not open it: open it yourself if you trust it, then ask again", server, tool, strings.Join(pages, "; "))
+}

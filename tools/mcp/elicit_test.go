@@ -1,0 +1,394 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
+	"github.com/co-cli/co/tools"
+	"github.com/co-cli/co/tools/mcp"
+)
+
+// formSchema has a field of every kind the spec allows, with defaults
+// (SEP-1034) on some, in an order that is not alphabetical.
+const formSchema = `{"type":"object","properties":{
+"name":{"type":"string","title":"Your name","default":"Ada"},
+"email":{"type":"string","format":"email","description":"where to reply"},
+"age":{"type":"integer","minimum":0,"maximum":150,"default":36},
+"score":{"type":"number","default":9.5},
+"subscribe":{"type":"boolean","default":true},
+"colour":{"type":"string","oneOf":[{"const":"r","title":"Red"},{"const":"g","title":"Green"}],"default":"g"},
+"size":{"type":"string","enum":["s","m","l"]},
+"tags":{"type":"array","items":{"type":"string","enum":["a","b","c"]},"default":["a","c"]},
+"api_token":{"type":"string","description":"your API token"}},
+"required":["email","api_token"]}`
+
+// elicitServer is an MCP server over streamable HTTP whose tools ask the
+// client for input: "ask" with the schema in its "schema" argument (or
+// formSchema), "url" a URL-mode request; each returns what the client
+// answered, as JSON. sessions receives each server session, for a request
+// made outside any call.
+func elicitServer(t *testing.T, sessions chan<- *sdk.ServerSession) string {
+	t.Helper()
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server {
+		s := sdk.NewServer(&sdk.Implementation{Name: "asker", Version: "1"}, nil)
+		s.AddTool(&sdk.Tool{Name: "ask", Description: "Ask the user.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				var a struct{ Schema json.RawMessage }
+				_ = json.Unmarshal(req.Params.Arguments, &a)
+				if a.Schema == nil {
+					a.Schema = json.RawMessage(formSchema)
+				}
+				res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Tell me about you\x1b[31m", RequestedSchema: a.Schema})
+				if err != nil {
+					r := text("elicit failed: " + err.Error())
+					r.IsError = true
+					return r, nil
+				}
+				b, _ := json.Marshal(res)
+				return text(string(b)), nil
+			})
+		s.AddTool(&sdk.Tool{Name: "url", Description: "Send the user to a page.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Mode: "url", Message: "Authorise", URL: "https://example.com/authorise", ElicitationID: "e1"})
+				if err != nil {
+					return nil, err
+				}
+				b, _ := json.Marshal(res)
+				return text(string(b)), nil
+			})
+		s.AddTool(&sdk.Tool{Name: "login", Description: "Log in; the password is not echoed.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Log in", RequestedSchema: json.RawMessage(
+					`{"type":"object","properties":{"user":{"type":"string"},"password":{"type":"string"}},"required":["user","password"]}`)})
+				if err != nil {
+					return nil, err
+				}
+				return text("login: " + res.Action), nil
+			})
+		s.AddTool(&sdk.Tool{Name: "hello", Description: "Hand the session to the test.", InputSchema: objectSchema},
+			func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				sessions <- req.Session
+				return text("hello"), nil
+			})
+		return s
+	}, nil)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// runAsking runs tool tl with ask as the call's form function (as the
+// agent gives every call).
+func runAsking(tl tools.Tool, args string, ask tools.FormFunc) (tools.Result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return tl.Run(tools.WithForm(ctx, ask), json.RawMessage(args))
+}
+
+// A form asked during a call reaches the call's form function with its
+// fields in the server's order, typed defaults, required marks and the
+// secret-looking field marked; the answer goes back to the server, the
+// defaults of fields left out applied.
+func TestElicitationFormDuringCall(t *testing.T) {
+	url := elicitServer(t, nil)
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: 10 * time.Second, Project: true, Definition: []byte(`{}`)})
+	f.start(t) // a project server waits for the user's consent
+	if err := f.m.Trust("asker"); err != nil {
+		t.Fatal(err)
+	}
+	f.m.Wait(context.Background())
+	var got tools.Form
+	res, err := runAsking(f.tool(t, "mcp__asker__ask"), `{}`, func(_ context.Context, form tools.Form) (tools.FormAnswer, error) {
+		got = form
+		return tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{
+			"email": "ada@example.com", "api_token": "tok-123", "age": int64(37), "tags": []string{"b"}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Server != "asker" || !got.Project || got.Message != "Tell me about you\x1b[31m" {
+		t.Errorf("form: %+v", got)
+	}
+	var names []string
+	for _, fl := range got.Fields {
+		names = append(names, fl.Name)
+	}
+	// The SDK hands the schema over as a map: the required fields first,
+	// as listed, then the others by name.
+	if strings.Join(names, ",") != "email,api_token,age,colour,name,score,size,subscribe,tags" {
+		t.Errorf("fields in order: %v", names)
+	}
+	byName := map[string]tools.Field{}
+	for _, fl := range got.Fields {
+		byName[fl.Name] = fl
+	}
+	checks := []struct {
+		name string
+		ok   bool
+	}{
+		{"name default", byName["name"].Default == "Ada" && byName["name"].Title == "Your name"},
+		{"email", byName["email"].Format == "email" && byName["email"].Required && byName["email"].Default == nil},
+		{"age", byName["age"].Kind == tools.FieldInteger && byName["age"].Default == int64(36)},
+		{"score", byName["score"].Kind == tools.FieldNumber && byName["score"].Default == 9.5},
+		{"subscribe", byName["subscribe"].Kind == tools.FieldBoolean && byName["subscribe"].Default == true},
+		{"colour", byName["colour"].Kind == tools.FieldChoice && byName["colour"].Default == "g" &&
+			fmt.Sprint(byName["colour"].Options) == "[{r Red} {g Green}]"},
+		{"size", byName["size"].Kind == tools.FieldChoice && len(byName["size"].Options) == 3},
+		{"tags", byName["tags"].Kind == tools.FieldMulti && fmt.Sprint(byName["tags"].Default) == "[a c]"},
+		{"api_token secret", byName["api_token"].Secret && byName["api_token"].Required && !byName["name"].Secret},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			t.Errorf("%s: %+v", c.name, byName)
+		}
+	}
+	if w := got.SecretWarning(); !strings.Contains(w, "MCP server asker (from this project's settings)") || !strings.Contains(w, "api_token") {
+		t.Errorf("secret warning: %q", w)
+	}
+	var back sdk.ElicitResult
+	if err := json.Unmarshal([]byte(res.Display), &back); err != nil {
+		t.Fatalf("result %q: %v", res.Display, err)
+	}
+	want := map[string]any{"email": "ada@example.com", "api_token": "tok-123", "age": 37.0, "tags": []any{"b"},
+		// left out: the schema's defaults, applied (SEP-1034)
+		"name": "Ada", "score": 9.5, "subscribe": true, "colour": "g"}
+	if back.Action != "accept" || fmt.Sprint(back.Content) != fmt.Sprint(want) {
+		t.Errorf("the server got %+v, want %v", back, want)
+	}
+}
+
+// Decline and cancel reach the server as they are, without content; a
+// URL-mode request shows its URL and accept is passed on.
+func TestElicitationDeclineCancelAndURL(t *testing.T) {
+	url := elicitServer(t, nil)
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: 10 * time.Second})
+	if n := f.start(t); len(n) != 0 {
+		t.Fatalf("notices: %v", n)
+	}
+	for _, action := range []tools.FormAction{tools.FormDecline, tools.FormCancel} {
+		res, err := runAsking(f.tool(t, "mcp__asker__ask"), `{}`, func(context.Context, tools.Form) (tools.FormAnswer, error) {
+			return tools.FormAnswer{Action: action, Content: map[string]any{"email": "leak@example.com"}}, nil
+		})
+		if err != nil || res.Display != fmt.Sprintf(`{"action":%q}`, action) {
+			t.Errorf("%s: %q %v", action, res.Display, err)
+		}
+	}
+	var got tools.Form
+	res, err := runAsking(f.tool(t, "mcp__asker__url"), `{}`, func(_ context.Context, form tools.Form) (tools.FormAnswer, error) {
+		got = form
+		return tools.FormAnswer{Action: tools.FormAccept}, nil
+	})
+	if err != nil || res.Display != `{"action":"accept"}` {
+		t.Errorf("url: %q %v", res.Display, err)
+	}
+	if got.URL != "https://example.com/authorise" || len(got.Fields) != 0 || got.Message != "Authorise" {
+		t.Errorf("url form: %+v", got)
+	}
+}
+
+// A schema that is not a flat form is refused before any form shows: the
+// server gets an error naming the property, the user a notice.
+func TestElicitationBadSchemaIsRefusedWithANotice(t *testing.T) {
+	url := elicitServer(t, nil)
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: 10 * time.Second})
+	heard := make(chan string, 8)
+	f.m.Listen(func(text string, _ bool) { heard <- text })
+	f.m.Start()
+	waitHeard(t, heard, "connected")
+	asked := false
+	res, err := runAsking(f.tool(t, "mcp__asker__ask"), `{"schema":{"type":"object","properties":{"address":{"type":"object","properties":{"street":{"type":"string"}}}}}}`,
+		func(context.Context, tools.Form) (tools.FormAnswer, error) {
+			asked = true
+			return tools.FormAnswer{Action: tools.FormAccept}, nil
+		})
+	if asked {
+		t.Error("a form with a nested object was shown")
+	}
+	if err == nil || !strings.Contains(err.Error(), "elicit failed") || !strings.Contains(err.Error(), `"address"`) {
+		t.Errorf("the server's view: %q %v", res.Display, err)
+	}
+	if n := waitHeard(t, heard, "cannot show"); !strings.Contains(n, "MCP server asker") || !strings.Contains(n, `"address"`) {
+		t.Errorf("notice: %q", n)
+	}
+}
+
+// A server that asks while none of its calls runs is declined, and the
+// user told so.
+func TestElicitationOutsideACallIsDeclined(t *testing.T) {
+	sessions := make(chan *sdk.ServerSession, 1)
+	url := elicitServer(t, sessions)
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: 10 * time.Second})
+	heard := make(chan string, 8)
+	f.m.Listen(func(text string, _ bool) { heard <- text })
+	f.m.Start()
+	waitHeard(t, heard, "connected")
+	if _, err := runAsking(f.tool(t, "mcp__asker__hello"), `{}`, func(context.Context, tools.Form) (tools.FormAnswer, error) {
+		t.Error("asked")
+		return tools.FormAnswer{}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ss := <-sessions
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := ss.Elicit(ctx, &sdk.ElicitParams{Message: "out of the blue", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)})
+	if err != nil || res.Action != "decline" {
+		t.Errorf("out of a call: %+v %v", res, err)
+	}
+	if n := waitHeard(t, heard, "none of its tools was running"); !strings.Contains(n, "MCP server asker") {
+		t.Errorf("notice: %q", n)
+	}
+}
+
+// The call's timeout does not run while the user fills the form in: a form
+// answered after several timeouts' worth still gets the call its result.
+// (The form waits on a timer longer than the timeout; nothing asserts on
+// how long anything took.)
+func TestElicitationPausesTheCallTimeout(t *testing.T) {
+	url := elicitServer(t, nil)
+	const timeout = 200 * time.Millisecond
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: timeout})
+	f.m.Start()
+	waitFor(t, func() bool { _, ok := f.reg.Get("mcp__asker__ask"); return ok })
+	res, err := runAsking(f.tool(t, "mcp__asker__ask"), `{"schema":{"type":"object","properties":{"x":{"type":"string"}}}}`,
+		func(ctx context.Context, _ tools.Form) (tools.FormAnswer, error) {
+			select {
+			case <-time.After(5 * timeout):
+			case <-ctx.Done():
+				return tools.FormAnswer{}, ctx.Err()
+			}
+			return tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{"x": "late"}}, nil
+		})
+	if err != nil || res.Display != `{"action":"accept","content":{"x":"late"}}` {
+		t.Errorf("%q %v", res.Display, err)
+	}
+}
+
+// A form is withdrawn when its call is interrupted: the form function's
+// context ends.
+func TestElicitationWithdrawnWhenTheCallEnds(t *testing.T) {
+	url := elicitServer(t, nil)
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: 10 * time.Second})
+	if n := f.start(t); len(n) != 0 {
+		t.Fatalf("notices: %v", n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	withdrawn := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.tool(t, "mcp__asker__ask").Run(tools.WithForm(ctx, func(actx context.Context, _ tools.Form) (tools.FormAnswer, error) {
+			cancel() // the user interrupts the turn
+			<-actx.Done()
+			once.Do(func() { close(withdrawn) })
+			return tools.FormAnswer{}, actx.Err()
+		}), json.RawMessage(`{}`))
+		done <- err
+	}()
+	select {
+	case <-withdrawn:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the form was not withdrawn when its call was interrupted")
+	}
+	if err := <-done; err == nil {
+		t.Error("an interrupted call succeeded")
+	}
+}
+
+func waitHeard(t *testing.T, heard <-chan string, part string) string {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case n := <-heard:
+			if strings.Contains(n, part) {
+				return n
+			}
+		case <-deadline:
+			t.Fatalf("no notice with %q", part)
+		}
+	}
+}
+
+// Through the agent: the form is a FormRequested event for the running
+// call; the span says an elicitation happened, which server, the field
+// names and the answer, and no span holds a value typed into it.
+func TestElicitationThroughAgentKeepsValuesOutOfSpans(t *testing.T) {
+	url := elicitServer(t, nil)
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: 10 * time.Second})
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	ag := agent.New(agent.Config{
+		Tracer:     tp.Tracer("test"),
+		Provider:   provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "m"},
+		Tools:      f.reg,
+		Approvals:  agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
+		ToolsStart: f.m.Start,
+		ToolsReady: f.m.Ready,
+	})
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "mcp__asker__login", Args: `{}`}}},
+		llmtest.Reply{Text: "in"},
+	)
+	const secret = "hunter2-very-secret"
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var forms []agent.FormRequested
+	for ev := range ag.Submit(ctx, "log in") {
+		switch e := ev.(type) {
+		case agent.ApprovalRequested:
+			e.Reply([]message.Verdict{message.ApproveOnce})
+		case agent.FormRequested:
+			forms = append(forms, e)
+			e.Reply(tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{"user": "ada-lovelace-user", "password": secret}})
+		case agent.TurnFailed:
+			t.Fatalf("turn failed: %s", e.Message)
+		}
+	}
+	if len(forms) != 1 || forms[0].CallID != "c1" || forms[0].Form.Server != "asker" {
+		t.Fatalf("forms: %+v", forms)
+	}
+	results := srv.Requests()[1].ToolResults()
+	if got := results[len(results)-1]; !strings.Contains(got, "login: accept") {
+		t.Errorf("the model got %q", got)
+	}
+	if err := tp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, s := range rec.Ended() {
+		attrs := map[string]string{}
+		for _, kv := range s.Attributes() {
+			attrs[string(kv.Key)] = kv.Value.String()
+			if strings.Contains(kv.Value.String(), secret) || strings.Contains(kv.Value.String(), "ada-lovelace-user") {
+				t.Errorf("span %s holds a value of the form: %s=%s", s.Name(), kv.Key, kv.Value.String())
+			}
+		}
+		if s.Name() == "elicitation" {
+			found = true
+			if attrs["co.mcp.server"] != "asker" || attrs["co.elicitation.fields"] != `["user","password"]` || attrs["co.elicitation.action"] != "accept" {
+				t.Errorf("elicitation span: %v", attrs)
+			}
+		}
+	}
+	if !found {
+		t.Error("no elicitation span")
+	}
+}
