@@ -1,0 +1,117 @@
+// Package media is what co knows of the images and PDFs a user attaches:
+// what a file is, found from its bytes (not its name), an image's pixel
+// size, and an image scaled down to fit a provider's limits. It imports
+// nothing of ours.
+package media
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"net/http"
+
+	"golang.org/x/image/draw"
+	_ "golang.org/x/image/webp" // image.DecodeConfig and Decode read WebP
+)
+
+// Kinds of media.
+const (
+	Image = "image"
+	PDF   = "pdf"
+)
+
+// Sniff says what data is, from its first bytes (the WHATWG MIME
+// sniffing algorithm, net/http.DetectContentType): kind is Image for PNG,
+// JPEG, GIF and WebP, PDF for a PDF, "" for anything else; mime is the
+// type found.
+func Sniff(data []byte) (kind, mime string) {
+	mime = http.DetectContentType(data)
+	switch mime {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return Image, mime
+	case "application/pdf":
+		return PDF, mime
+	}
+	return "", mime
+}
+
+// Size returns an image's width and height in pixels, from its header.
+func Size(data []byte) (w, h int, err error) {
+	c, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return 0, 0, fmt.Errorf("the image cannot be read: %w", err)
+	}
+	return c.Width, c.Height, nil
+}
+
+// Fitted is an image as sent.
+type Fitted struct {
+	Data          []byte
+	MIME          string
+	Width, Height int
+	// Scaled is true when Data is a scaled-down copy of the original.
+	Scaled bool
+}
+
+// ErrTooLarge says an image could not be made to fit.
+var ErrTooLarge = errors.New("the image cannot be made small enough")
+
+// Fit returns the image data (of type mime) within maxEdge pixels on its
+// longer side and maxBytes bytes: unchanged when it already is, else
+// scaled down (Catmull-Rom) keeping its aspect ratio and re-encoded (PNG
+// stays PNG unless that is too large; everything else, and a PNG too
+// large, becomes JPEG), halving again until it fits. A GIF's first frame
+// is what is kept when it has to be scaled. ErrTooLarge when even a small
+// copy does not fit.
+func Fit(data []byte, mime string, maxEdge, maxBytes int) (Fitted, error) {
+	w, h, err := Size(data)
+	if err != nil {
+		return Fitted{}, err
+	}
+	if max(w, h) <= maxEdge && len(data) <= maxBytes {
+		return Fitted{Data: data, MIME: mime, Width: w, Height: h}, nil
+	}
+	src, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return Fitted{}, fmt.Errorf("the image cannot be decoded to scale it: %w", err)
+	}
+	edge := min(max(w, h), maxEdge)
+	for edge >= minEdge {
+		nw, nh := scaled(w, h, edge)
+		dst := image.NewRGBA(image.Rect(0, 0, nw, nh))
+		draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Over, nil)
+		if mime == "image/png" {
+			var b bytes.Buffer
+			if err := png.Encode(&b, dst); err == nil && b.Len() <= maxBytes {
+				return Fitted{Data: b.Bytes(), MIME: "image/png", Width: nw, Height: nh, Scaled: true}, nil
+			}
+		}
+		var b bytes.Buffer
+		if err := jpeg.Encode(&b, dst, &jpeg.Options{Quality: 85}); err != nil {
+			return Fitted{}, fmt.Errorf("the scaled image cannot be encoded: %w", err)
+		}
+		if b.Len() <= maxBytes {
+			return Fitted{Data: b.Bytes(), MIME: "image/jpeg", Width: nw, Height: nh, Scaled: true}, nil
+		}
+		edge /= 2
+	}
+	return Fitted{}, ErrTooLarge
+}
+
+// minEdge is the smallest longer side Fit scales to.
+const minEdge = 256
+
+// scaled is w×h with its longer side edge.
+func scaled(w, h, edge int) (int, int) {
+	if w >= h {
+		return edge, max(1, h*edge/w)
+	}
+	return max(1, w*edge/h), edge
+}
+
+// Keep the standard decoders registered for image.Decode.
+var _ = gif.Decode
