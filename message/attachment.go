@@ -43,6 +43,9 @@ type Attachment struct {
 	// Missing, when set, says why the file could not be read again (gone,
 	// changed): the model gets that sentence instead of the file.
 	Missing string `json:"-"`
+	// Text, when set, is what the model gets instead of the file: a PDF's
+	// text for a provider that takes no documents.
+	Text string `json:"-"`
 }
 
 // ReadAttachment reads the image or PDF at path, found by its content:
