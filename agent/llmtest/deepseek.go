@@ -1,8 +1,8 @@
 package llmtest
 
 import (
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"slices"
 )
 
