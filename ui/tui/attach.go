@@ -1,0 +1,102 @@
+package tui
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
+	"github.com/co-cli/co/ui/mention"
+)
+
+// Images and PDFs attached to the next message by pasting their path (a
+// terminal pastes a file dropped on it as its path): shown above the
+// input before sending, the last removed with Detach (ctrl+x).
+
+// pastedMedia is the image or PDF a bracketed paste names, when the paste
+// is one path (quoted, file://, or with backslash-escaped spaces, as
+// terminals and file managers write a dropped file) to one; handled is
+// false for any other paste, which goes to the input as text.
+func (a *App) pastedMedia(content string) (at message.Attachment, handled bool) {
+	ms, ok := a.mentions.(mention.MediaSource)
+	if !ok {
+		return at, false
+	}
+	p := strings.TrimSpace(content)
+	if p == "" || strings.ContainsAny(p, "\n\r") {
+		return at, false
+	}
+	if len(p) >= 2 && (p[0] == '\'' || p[0] == '"') && p[len(p)-1] == p[0] {
+		p = p[1 : len(p)-1]
+	}
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		if u, err := url.PathUnescape(rest); err == nil {
+			p = u
+		}
+	} else {
+		p = strings.ReplaceAll(p, `\ `, " ")
+	}
+	at, ok, err := ms.Media(p)
+	switch {
+	case err != nil:
+		a.chat.Add(newNotice(noticeError, "not attached: "+safe.Text(err.Error())))
+		return at, true
+	case !ok:
+		return at, false
+	}
+	return at, true
+}
+
+// attach adds at to the next message's attachments.
+func (a *App) attach(at message.Attachment) {
+	if at.Path == "" {
+		return
+	}
+	for _, p := range a.pending {
+		if p.Path == at.Path {
+			return
+		}
+	}
+	if len(a.pending) == mention.MaxMedia {
+		a.chat.Add(newNotice(noticeError, "not attached: a message attaches at most 10 images and PDFs"))
+		return
+	}
+	a.pending = append(a.pending, at)
+	a.layout()
+}
+
+// detach removes the last pending attachment.
+func (a *App) detach() {
+	a.pending = a.pending[:len(a.pending)-1]
+	a.layout()
+}
+
+// takePending returns the pending attachments for the message being sent.
+func (a *App) takePending() []message.Attachment {
+	p := a.pending
+	if p != nil {
+		a.pending = nil
+		a.layout()
+	}
+	return p
+}
+
+// pendingLines show the pending attachments above the input.
+func (a *App) pendingLines(cw int) []string {
+	out := make([]string, 0, len(a.pending))
+	for i, at := range a.pending {
+		line := "  📎 " + mention.MediaSummary(at)
+		if i == len(a.pending)-1 {
+			line += "  · " + a.keys.Detach.Help().Key + " removes"
+		}
+		out = append(out, a.th.Queued.Render(truncate(line, cw)))
+	}
+	return out
+}
+
+// addMedia shows a line per image or PDF sent with the message above.
+func (a *App) addMedia(atts []message.Attachment) {
+	for _, at := range atts {
+		a.chat.Add(newNotice(noticeAttach, "attached "+mention.MediaSummary(at)))
+	}
+}
