@@ -43,10 +43,10 @@ type Options struct {
 	// Attachments are the images and PDFs the prompt carries (co run
 	// --attach).
 	Attachments []message.Attachment
-	Out    io.Writer // answer (text or JSON lines)
-	Err    io.Writer // progress and errors in text mode
-	JSON   bool
-	Yes    bool // approve what /yolo would approve (Approvals.SetYes)
+	Out         io.Writer // answer (text or JSON lines)
+	Err         io.Writer // progress and errors in text mode
+	JSON        bool
+	Yes         bool // approve what /yolo would approve (Approvals.SetYes)
 	// HideReasoning leaves out the reasoning events (--no-reasoning).
 	HideReasoning bool
 	// Unattended, when set, makes this a scheduled run: what needs

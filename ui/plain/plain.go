@@ -329,7 +329,9 @@ func (s *session) submit(ctx context.Context, x mention.Expanded, shown string) 
 		s.println("note: " + safe.Text(p))
 	}
 	if len(x.Media) > 0 {
-		return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.SubmitAttached(c, x.Prompt, shown, x.Media) })
+		return s.turn(ctx, func(c context.Context) <-chan agent.Event {
+			return s.o.Agent.SubmitAttached(c, x.Prompt, shown, x.Media)
+		})
 	}
 	return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.SubmitShown(c, x.Prompt, shown) })
 }
