@@ -110,9 +110,11 @@ func Run(ctx context.Context, o Options) int {
 		r.emit(map[string]any{"type": "attached", "name": a.Name, "path": a.Path, "kind": string(a.Kind), "mime": a.MIME,
 			"size": a.Size, "width": a.Width, "height": a.Height, "sha256": a.SHA256}, "attached "+safe.Text(a.Summary()))
 	}
-	events := o.Agent.Submit(ctx, o.Prompt)
+	var events <-chan agent.Event
 	if len(o.Attachments) > 0 {
 		events = o.Agent.SubmitAttached(ctx, o.Prompt, "", o.Attachments)
+	} else {
+		events = o.Agent.Submit(ctx, o.Prompt)
 	}
 	for ev := range events {
 		_, isThink := ev.(agent.ReasoningDelta)

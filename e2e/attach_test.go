@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+// writeImage writes a w×h PNG (generated here, not a blob in the
+// repository) and returns its bytes.
+func writeImage(t *testing.T, path string, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i * 13)
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// imagesSent are the data: URLs of the image parts of a request's last
+// user message.
+func imagesSent(r llmtest.Request) []string {
+	msgs := r.Messages()
+	var out []string
+	for _, p := range msgs[len(msgs)-1].Parts() {
+		if p.Type == "image_url" && p.ImageURL != nil {
+			out = append(out, p.ImageURL.URL)
+		}
+	}
+	return out
+}
+
+// co run --attach sends the image with the prompt and says on stderr what
+// it attached; a file that is no image or PDF is a usage error naming it.
+func TestRunAttachSendsTheImage(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "A test card."})
+	dir := t.TempDir()
+	data := writeImage(t, filepath.Join(dir, "card.png"), 40, 30)
+	out, errOut, code := runCo(t, dir, env(t, srv), "", "run", "--attach", "card.png", "what", "is", "this")
+	if code != 0 || out != "A test card.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "attached card.png (image, ") || !strings.Contains(errOut, "40×30)") {
+		t.Errorf("stderr lacks the attachment line: %q", errOut)
+	}
+	imgs := imagesSent(srv.Requests()[0])
+	if len(imgs) != 1 || imgs[0] != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(data) {
+		t.Fatalf("images sent: %d", len(imgs))
+	}
+	if got := srv.Requests()[0].LastUserMessage(); got != "what is this" {
+		t.Errorf("text sent = %q", got)
+	}
+
+	os.WriteFile(filepath.Join(dir, "notes.png"), []byte("only text\n"), 0o644)
+	_, errOut, code = runCo(t, dir, env(t, srv), "", "run", "--attach", "notes.png", "hi")
+	if code != 2 || !strings.Contains(errOut, "--attach notes.png") || !strings.Contains(errOut, "not an image") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests after a refused --attach", n)
+	}
+}
+
+// In --plain, @path to an image attaches it (a line says so) while @path
+// to a text file still inlines its text.
+func TestPlainMentionAttachesAnImage(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "Seen."})
+	dir := t.TempDir()
+	data := writeImage(t, filepath.Join(dir, "shot.webp.png"), 64, 48)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("a note\n"), 0o644)
+	out, errOut, code := runCo(t, dir, env(t, srv), "compare @shot.webp.png with @notes.txt\n", "--plain")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"attached: shot.webp.png (image, ", "64×48)", "attached: notes.txt (1 line)", "Seen."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	r := srv.Requests()[0]
+	if imgs := imagesSent(r); len(imgs) != 1 || imgs[0] != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(data) {
+		t.Fatalf("images sent: %d", len(imgs))
+	}
+	if !strings.Contains(r.LastUserMessage(), "a note") {
+		t.Errorf("the text file was not inlined: %q", r.LastUserMessage())
+	}
+}
+
+// In the full-screen chat, pasting an image's path attaches it: shown
+// above the input before sending (name, size, dimensions), ctrl+x removes
+// it; sent with the next message.
+func TestTUIPastedPathAttachesAndCtrlXRemoves(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "A gradient it is."})
+	dir := t.TempDir()
+	pic := filepath.Join(t.TempDir(), "my pic.png")
+	data := writeImage(t, pic, 20, 10)
+	s := startTUI(t, dir, tuiEnv(t, srv), 100, 35)
+	s.ready()
+	paste := func() {
+		s.tmux("set-buffer", strings.ReplaceAll(pic, " ", `\ `))
+		s.tmux("paste-buffer", "-p", "-t", "co")
+	}
+	paste()
+	s.waitFor(tuiWait, "📎 my pic.png (image, ", "20×10)", "ctrl+x removes")
+	s.keys("C-x")
+	for deadline := time.Now().Add(tuiWait); strings.Contains(s.screen(), "📎 my pic.png"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("ctrl+x did not remove the attachment:\n%s", s.screen())
+		}
+	}
+	paste()
+	s.waitFor(tuiWait, "📎 my pic.png (image, ")
+	s.typeText("what is it?")
+	s.keys("Enter")
+	s.waitFor(tuiWait, "attached my pic.png (image, ", "A gradient it is.")
+	if scr := s.screen(); strings.Contains(scr, "📎") {
+		t.Errorf("the attachment is still shown as pending after sending:\n%s", scr)
+	}
+	r := srv.Requests()[0]
+	if imgs := imagesSent(r); len(imgs) != 1 || imgs[0] != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(data) {
+		t.Fatalf("images sent: %d", len(imgs))
+	}
+	if got := r.LastUserMessage(); got != "what is it?" {
+		t.Errorf("text sent = %q", got)
+	}
+}
