@@ -244,7 +244,9 @@ func TestResumedAttachmentsAreReadAgainAndChecked(t *testing.T) {
 func TestPDFWithoutDocumentsOrExtractionStops(t *testing.T) {
 	f := profileFixture(t, llmtest.ProfileOpenAI, "gpt-4.1", nil)
 	p := filepath.Join(t.TempDir(), "report.pdf")
-	os.WriteFile(p, []byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"), 0o644)
+	if err := os.WriteFile(p, []byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	at, err := message.ReadAttachment(p)
 	if err != nil || at.Kind != message.AttachPDF {
 		t.Fatalf("%+v, %v", at, err)

@@ -68,7 +68,9 @@ func TestRunAttachSendsTheImage(t *testing.T) {
 		t.Errorf("text sent = %q", got)
 	}
 
-	os.WriteFile(filepath.Join(dir, "notes.png"), []byte("only text\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "notes.png"), []byte("only text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code = runCo(t, dir, env(t, srv), "", "run", "--attach", "notes.png", "hi")
 	if code != 2 || !strings.Contains(errOut, "--attach notes.png") || !strings.Contains(errOut, "not an image") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -86,7 +88,9 @@ func TestPlainMentionAttachesAnImage(t *testing.T) {
 	srv.Script(llmtest.Reply{Text: "Seen."})
 	dir := t.TempDir()
 	data := writeImage(t, filepath.Join(dir, "shot.webp.png"), 64, 48)
-	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("a note\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("a note\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, errOut, code := runCo(t, dir, env(t, srv), "compare @shot.webp.png with @notes.txt\n", "--plain")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)

@@ -38,7 +38,9 @@ func TestReadAttachmentSniffsTheContent(t *testing.T) {
 		t.Errorf("Summary = %q", got)
 	}
 	txt := filepath.Join(dir, "a.png")
-	os.WriteFile(txt, []byte("just text\n"), 0o644)
+	if err := os.WriteFile(txt, []byte("just text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := ReadAttachment(txt); err == nil || !strings.Contains(err.Error(), "not an image") || !strings.Contains(err.Error(), "text/plain") {
 		t.Fatalf("err = %v", err)
 	}
@@ -62,7 +64,9 @@ func TestReloadSaysWhenTheFileChangedOrIsGone(t *testing.T) {
 	if r := saved.Reload(); r.Data != nil || !strings.Contains(r.Missing, "has changed") {
 		t.Fatalf("changed file: data %d bytes, missing %q", len(r.Data), r.Missing)
 	}
-	os.Remove(p)
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
 	if r := saved.Reload(); r.Data != nil || !strings.Contains(r.Missing, "is gone") {
 		t.Fatalf("deleted file: %q", r.Missing)
 	}
