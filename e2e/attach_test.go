@@ -109,9 +109,10 @@ func TestPlainMentionAttachesAnImage(t *testing.T) {
 	}
 }
 
-// In the full-screen chat, pasting an image's path attaches it: shown
-// above the input before sending (name, size, dimensions), ctrl+x removes
-// it; sent with the next message.
+// In the full-screen chat, pasting an image's path attaches it, and so
+// does choosing an image in the @ list: shown above the input before
+// sending (name, size, dimensions), ctrl+x removes the last; sent with
+// the next message.
 func TestTUIPastedPathAttachesAndCtrlXRemoves(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
@@ -119,6 +120,7 @@ func TestTUIPastedPathAttachesAndCtrlXRemoves(t *testing.T) {
 	dir := t.TempDir()
 	pic := filepath.Join(t.TempDir(), "my pic.png")
 	data := writeImage(t, pic, 20, 10)
+	chart := writeImage(t, filepath.Join(dir, "chart.png"), 8, 8)
 	s := startTUI(t, dir, tuiEnv(t, srv), 100, 35)
 	s.ready()
 	paste := func() {
@@ -135,17 +137,25 @@ func TestTUIPastedPathAttachesAndCtrlXRemoves(t *testing.T) {
 	}
 	paste()
 	s.waitFor(tuiWait, "📎 my pic.png (image, ")
-	s.typeText("what is it?")
+	s.typeText("@chart")
+	s.waitFor(tuiWait, "▸ @chart.png")
+	s.keys("Tab")
+	scr := s.waitFor(tuiWait, "📎 chart.png (image, ", "8×8)")
+	if strings.Contains(scr, "@chart") {
+		t.Errorf("the chosen image went into the text too:\n%s", scr)
+	}
+	s.typeText("what are they?")
 	s.keys("Enter")
-	s.waitFor(tuiWait, "attached my pic.png (image, ", "A gradient it is.")
+	s.waitFor(tuiWait, "attached my pic.png (image, ", "attached chart.png (image, ", "A gradient it is.")
 	if scr := s.screen(); strings.Contains(scr, "📎") {
 		t.Errorf("the attachment is still shown as pending after sending:\n%s", scr)
 	}
 	r := srv.Requests()[0]
-	if imgs := imagesSent(r); len(imgs) != 1 || imgs[0] != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(data) {
+	if imgs := imagesSent(r); len(imgs) != 2 || imgs[0] != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(data) ||
+		imgs[1] != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(chart) {
 		t.Fatalf("images sent: %d", len(imgs))
 	}
-	if got := r.LastUserMessage(); got != "what is it?" {
+	if got := r.LastUserMessage(); got != "what are they?" {
 		t.Errorf("text sent = %q", got)
 	}
 }

@@ -214,6 +214,7 @@ func New(ctx context.Context, o Options) *App {
 	if o.Mentions != nil {
 		a.mentions = o.Mentions
 		a.input.index = mention.NewIndex(o.Mentions) // lists nothing until "@" is typed
+		a.input.media = a.attachPath
 	}
 	a.input.commands = func(prefix string) []string { return slash.CompleteIn(a.slash, prefix) }
 	a.input.args = func(line string) (string, []string, bool) { return slash.CompleteArg(a.slash, line) }
@@ -1135,6 +1136,9 @@ func (a *App) handleTurnClosed(msg turnClosedMsg) tea.Cmd {
 		var parts []string
 		for _, q := range a.queue {
 			parts = append(parts, q.display())
+			for _, at := range q.atts { // back above the input
+				a.attach(at)
+			}
 		}
 		if v := a.input.Value(); v != "" {
 			parts = append(parts, v)

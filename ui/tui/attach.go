@@ -10,8 +10,9 @@ import (
 )
 
 // Images and PDFs attached to the next message by pasting their path (a
-// terminal pastes a file dropped on it as its path): shown above the
-// input before sending, the last removed with Detach (ctrl+x).
+// terminal pastes a file dropped on it as its path) or choosing one in
+// the @ list: shown above the input before sending, the last removed
+// with Detach (ctrl+x).
 
 // pastedMedia is the image or PDF a bracketed paste names, when the paste
 // is one path (quoted, file://, or with backslash-escaped spaces, as
@@ -45,6 +46,25 @@ func (a *App) pastedMedia(content string) (at message.Attachment, handled bool) 
 		return at, false
 	}
 	return at, true
+}
+
+// attachPath attaches the image or PDF at path (an @ list choice,
+// relative to the workspace) and reports whether it was one.
+func (a *App) attachPath(path string) bool {
+	ms, ok := a.mentions.(mention.MediaSource)
+	if !ok {
+		return false
+	}
+	at, ok, err := ms.Media(path)
+	switch {
+	case err != nil:
+		a.chat.Add(newNotice(noticeError, "not attached: "+safe.Text(err.Error())))
+		return true
+	case !ok:
+		return false
+	}
+	a.attach(at)
+	return true
 }
 
 // attach adds at to the next message's attachments.

@@ -60,7 +60,7 @@ func DefaultKeyMap() KeyMap {
 		Reasoning:    b("ctrl+r", "expand/collapse the model's reasoning", "ctrl+r"),
 		ToggleSpans:  b("ctrl+t", "show/hide the spans panel", "ctrl+t"),
 		Mouse:        b("f2", "release the mouse for selecting text", "f2", "alt+m"),
-		Detach:       b("ctrl+x", "remove the last image or PDF attached (pasted path)", "ctrl+x"),
+		Detach:       b("ctrl+x", "remove the last image or PDF attached above the input", "ctrl+x"),
 	}
 }
 
