@@ -256,3 +256,29 @@ func TestPDFWithoutDocumentsOrExtractionStops(t *testing.T) {
 		t.Fatalf("%q, %d requests", fl.Message, len(f.srv.Requests()))
 	}
 }
+
+// llama-server without --mmproj answers an image with a 500: it is not
+// retried (asking again cannot help) and becomes the clear message;
+// started with --mmproj it takes the image.
+func TestLlamaServerWithoutProjectorRefusesOnce(t *testing.T) {
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	srv.SetProfile(llmtest.ProfileLlamaCpp)
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "x", Model: "gguf/tiny.gguf"},
+		SystemPrompt: "You are a test.", Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
+		Retry: provider.RetryPolicy{Base: time.Millisecond, Attempts: 4}, StallTimeout: 5 * time.Second})
+	at := pngFile(t, t.TempDir(), "x.png", 8, 8)
+	fl := failed(t, runAttached(t, ag, "what?", at))
+	if !strings.Contains(fl.Message, "refused the image") || !strings.Contains(fl.Message, "mmproj") {
+		t.Fatalf("message %q", fl.Message)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests: the refusal was retried", n)
+	}
+
+	srv.SetLlamaMMProj(true)
+	srv.Script(llmtest.Reply{Text: "A dot."})
+	ag2 := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "x", Model: "gguf/tiny.gguf"},
+		SystemPrompt: "You are a test.", Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}), StallTimeout: 5 * time.Second})
+	finished(t, runAttached(t, ag2, "what?", at))
+}

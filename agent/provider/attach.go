@@ -166,14 +166,20 @@ func ImagesRefused(err error) (string, bool) {
 	case errors.As(err, &apiErr):
 		status, msg = apiErr.HTTPStatusCode, apiErr.Message
 	}
-	if status < 400 {
+	if status < 400 || !refusesImages(msg) {
 		return "", false
 	}
+	return msg, true
+}
+
+// refusesImages reports whether an error message says the model takes no
+// images.
+func refusesImages(msg string) bool {
 	low := strings.ToLower(msg)
 	for _, r := range imageRefusals {
 		if strings.Contains(low, strings.ToLower(r)) {
-			return msg, true
+			return true
 		}
 	}
-	return "", false
+	return false
 }
