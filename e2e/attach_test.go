@@ -159,3 +159,46 @@ func TestTUIPastedPathAttachesAndCtrlXRemoves(t *testing.T) {
 		t.Errorf("text sent = %q", got)
 	}
 }
+
+// A session keeps the attachment by reference: co run --continue reads
+// the file again; once it changed, the model gets a sentence in its place
+// and stderr says so, never the new content under the old name.
+func TestRunContinueRereadsAndChecksTheAttachment(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"}, llmtest.Reply{Text: "three"})
+	dir := t.TempDir()
+	p := filepath.Join(dir, "plot.png")
+	data := writeImage(t, p, 16, 16)
+	environ := env(t, srv)
+	if _, errOut, code := runCo(t, dir, environ, "", "run", "--attach", "plot.png", "look"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCo(t, dir, environ, "", "run", "--continue", "again"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "data:image/png;base64," + base64.StdEncoding.EncodeToString(data)
+	first := srv.Requests()[1].Messages()
+	var sent []string
+	for _, part := range first[1].Parts() {
+		if part.ImageURL != nil {
+			sent = append(sent, part.ImageURL.URL)
+		}
+	}
+	if len(sent) != 1 || sent[0] != want {
+		t.Fatalf("the resumed request sent %d images (want the file as attached)", len(sent))
+	}
+
+	writeImage(t, p, 17, 16) // the file changes
+	_, errOut, code := runCo(t, dir, environ, "", "run", "--continue", "and now?")
+	if code != 0 || !strings.Contains(errOut, "plot.png has changed since it was attached") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	r := srv.Requests()[2]
+	if strings.Contains(string(r.Raw), "image_url") {
+		t.Fatal("a changed file was sent")
+	}
+	if !strings.Contains(r.Messages()[1].Text(), "plot.png not sent") {
+		t.Fatalf("the model is not told: %q", r.Messages()[1].Text())
+	}
+}
