@@ -141,16 +141,28 @@ func (a *Agent) prepare(p provider.Provider, at message.Attachment, m provider.M
 // before anything is sent.
 func (a *Agent) checkAttachments(ctx context.Context, p provider.Provider, atts []message.Attachment) (notes []string, stop string) {
 	m := a.mediaFor(ctx, p)
-	for _, at := range atts {
-		_, note, problem := a.prepare(p, at, m)
+	prepared := make([]message.Attachment, len(atts))
+	for i, at := range atts {
+		out, note, problem := a.prepare(p, at, m)
 		if problem != "" {
 			if at.Kind == message.AttachImage && !m.Images {
 				return nil, a.noImagesMessage(p, at)
 			}
 			return nil, problem + ". Nothing was sent."
 		}
+		prepared[i] = out
 		if note != "" {
 			notes = append(notes, note)
+		}
+	}
+	if m.MaxInline > 0 {
+		a.mu.Lock()
+		hist := a.history
+		a.mu.Unlock()
+		all := append(a.mediaView(ctx, p, hist), message.Message{Role: message.RoleUser, Attachments: prepared})
+		if n := provider.InlineSize(all); n > m.MaxInline {
+			return nil, fmt.Sprintf("The images and PDFs of this conversation would come to %s in one request, over the %s %s takes inline. Nothing was sent. Attach fewer or smaller files, or start a new conversation (/clear) without the earlier ones.",
+				message.FormatBytes(int64(n)), message.FormatBytes(int64(m.MaxInline)), p.Name)
 		}
 	}
 	return notes, ""

@@ -282,3 +282,42 @@ func TestLlamaServerWithoutProjectorRefusesOnce(t *testing.T) {
 		SystemPrompt: "You are a test.", Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}), StallTimeout: 5 * time.Second})
 	finished(t, runAttached(t, ag2, "what?", at))
 }
+
+// Gemini takes at most 20 MB of inline data a request: images that
+// together would go over it stop the message before anything is sent.
+func TestGeminiInlineBudgetStopsBeforeSending(t *testing.T) {
+	f := profileFixture(t, llmtest.ProfileGemini, "gemini-3.5-flash", nil)
+	dir := t.TempDir()
+	// 900×900 of noise: about 3.2 MB as PNG, under the edge and size
+	// limits, so none is scaled; six copies (each with a byte after the
+	// end, so each is its own file) come to 26 MB as base64.
+	img := image.NewRGBA(image.Rect(0, 0, 900, 900))
+	x := uint32(1)
+	for j := range img.Pix {
+		x = x*1664525 + 1013904223
+		img.Pix[j] = byte(x >> 24)
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	var atts []message.Attachment
+	for i := range 6 {
+		p := filepath.Join(dir, "noise"+string(rune('a'+i))+".png")
+		if err := os.WriteFile(p, append(b.Bytes(), byte(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a, err := message.ReadAttachment(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		atts = append(atts, a)
+	}
+	fl := failed(t, runAttached(t, f.ag, "compare", atts...))
+	if !strings.Contains(fl.Message, "over the 18.0 MB gemini takes inline") || !strings.Contains(fl.Message, "Nothing was sent") {
+		t.Fatalf("message %q", fl.Message)
+	}
+	if n := len(f.srv.Requests()); n != 0 {
+		t.Fatalf("%d requests", n)
+	}
+}

@@ -31,6 +31,27 @@ type Media struct {
 	// MaxEdge is the longest side, in pixels, an image is sent with;
 	// MaxImageBytes the most bytes of one image.
 	MaxEdge, MaxImageBytes int
+	// MaxInline, when not 0, is the most bytes of base64 data one request
+	// may carry (Gemini: 20 MB a request, text included).
+	MaxInline int
+}
+
+// geminiInline is what co lets a request to Gemini carry as inline data:
+// below Google's 20 MB a request, leaving room for the text.
+const geminiInline = 18 << 20
+
+// InlineSize is the size of msgs' attachments as a request carries them
+// (base64).
+func InlineSize(msgs []message.Message) int {
+	n := 0
+	for _, m := range msgs {
+		for _, a := range m.Attachments {
+			if !sentAsText(a) {
+				n += base64.StdEncoding.EncodedLen(len(a.Data))
+			}
+		}
+	}
+	return n
 }
 
 // Limits co keeps an image within. Gemini: "the total request size
@@ -61,6 +82,9 @@ func MediaFor(p Provider, caps []string, refused bool) Media {
 		}
 	case p.IsGemini():
 		m.Known = true // every Gemini model takes images
+	}
+	if p.IsGemini() {
+		m.MaxInline = geminiInline
 	}
 	m.PDF = !OllamaNative(p) && strings.Contains(strings.ToLower(p.BaseURL), "api.openai.com")
 	return m
