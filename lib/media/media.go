@@ -14,6 +14,7 @@ import (
 	"image/png"
 	"net/http"
 
+	"github.com/disintegration/imaging"
 	"golang.org/x/image/draw"
 	_ "golang.org/x/image/webp" // image.DecodeConfig and Decode read WebP
 )
@@ -62,6 +63,7 @@ var ErrTooLarge = errors.New("the image cannot be made small enough")
 
 // Fit returns the image data (of type mime) within maxEdge pixels on its
 // longer side and maxBytes bytes: unchanged when it already is, else
+// turned upright by its EXIF orientation (imaging.AutoOrientation),
 // scaled down (Catmull-Rom) keeping its aspect ratio and re-encoded (PNG
 // stays PNG unless that is too large; everything else, and a PNG too
 // large, becomes JPEG), halving again until it fits. A GIF's first frame
@@ -75,12 +77,15 @@ func Fit(data []byte, mime string, maxEdge, maxBytes int) (Fitted, error) {
 	if max(w, h) <= maxEdge && len(data) <= maxBytes {
 		return Fitted{Data: data, MIME: mime, Width: w, Height: h}, nil
 	}
-	src, _, err := image.Decode(bytes.NewReader(data))
+	// A photo's EXIF orientation is applied before scaling: the copy sent
+	// carries no EXIF, so a phone's portrait photo would go sideways.
+	src, err := imaging.Decode(bytes.NewReader(data), imaging.AutoOrientation(true))
 	if err != nil {
 		return Fitted{}, fmt.Errorf("the image cannot be decoded to scale it: %w", err)
 	}
-	edge := min(max(w, h), maxEdge)
-	for edge >= minEdge {
+	w, h = src.Bounds().Dx(), src.Bounds().Dy() // turned by its orientation
+	// Halving stops at minEdge (or the first size, when smaller).
+	for edge := min(max(w, h), maxEdge); ; edge /= 2 {
 		nw, nh := scaled(w, h, edge)
 		dst := image.NewRGBA(image.Rect(0, 0, nw, nh))
 		draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Over, nil)
@@ -90,14 +95,20 @@ func Fit(data []byte, mime string, maxEdge, maxBytes int) (Fitted, error) {
 				return Fitted{Data: b.Bytes(), MIME: "image/png", Width: nw, Height: nh, Scaled: true}, nil
 			}
 		}
+		// JPEG has no transparency: what was transparent goes on white.
+		flat := image.NewRGBA(dst.Bounds())
+		draw.Draw(flat, flat.Bounds(), image.White, image.Point{}, draw.Src)
+		draw.Draw(flat, flat.Bounds(), dst, image.Point{}, draw.Over)
 		var b bytes.Buffer
-		if err := jpeg.Encode(&b, dst, &jpeg.Options{Quality: 85}); err != nil {
+		if err := jpeg.Encode(&b, flat, &jpeg.Options{Quality: 85}); err != nil {
 			return Fitted{}, fmt.Errorf("the scaled image cannot be encoded: %w", err)
 		}
 		if b.Len() <= maxBytes {
 			return Fitted{Data: b.Bytes(), MIME: "image/jpeg", Width: nw, Height: nh, Scaled: true}, nil
 		}
-		edge /= 2
+		if edge/2 < minEdge {
+			break
+		}
 	}
 	return Fitted{}, ErrTooLarge
 }

@@ -96,3 +96,37 @@ func TestFitRefusesWhatCannotFit(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// exifOriented is a JPEG of w×h pixels whose EXIF says to show it turned
+// (orientation 6: rotate 90° clockwise), as phones write portrait photos.
+func exifOriented(t *testing.T, w, h int) []byte {
+	t.Helper()
+	var j bytes.Buffer
+	if err := jpeg.Encode(&j, noisy(w, h), nil); err != nil {
+		t.Fatal(err)
+	}
+	tiff := []byte{'M', 'M', 0, 42, 0, 0, 0, 8, // big-endian, IFD at 8
+		0, 1, // one entry
+		0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, // Orientation, SHORT, 1, value 6
+		0, 0, 0, 0} // no next IFD
+	payload := append([]byte("Exif\x00\x00"), tiff...)
+	n := len(payload) + 2
+	app1 := append([]byte{0xFF, 0xE1, byte(n >> 8), byte(n)}, payload...)
+	b := j.Bytes()
+	return append(append(append([]byte{}, b[:2]...), app1...), b[2:]...)
+}
+
+// A photo scaled down keeps the way it is meant to be seen: its EXIF
+// orientation is applied, since the copy sent has no EXIF.
+func TestFitTurnsAPhotoByItsOrientation(t *testing.T) {
+	f, err := Fit(exifOriented(t, 800, 400), "image/jpeg", 200, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Width != 100 || f.Height != 200 {
+		t.Fatalf("sent %dx%d, want 100x200 (portrait)", f.Width, f.Height)
+	}
+	if w, h, _ := Size(f.Data); w != 100 || h != 200 {
+		t.Fatalf("data is %dx%d", w, h)
+	}
+}
