@@ -135,8 +135,21 @@ func TestTUIPastedPathAttachesAndCtrlXRemoves(t *testing.T) {
 			t.Fatalf("ctrl+x did not remove the attachment:\n%s", s.screen())
 		}
 	}
-	paste()
-	s.waitFor(tuiWait, "📎 my pic.png (image, ")
+	// Two files dropped at once: one quoted, one as a file:// URL.
+	other := filepath.Join(t.TempDir(), "other.png")
+	writeImage(t, other, 5, 5)
+	s.tmux("set-buffer", "'"+pic+"' file://"+other)
+	s.tmux("paste-buffer", "-p", "-t", "co")
+	s.waitFor(tuiWait, "📎 my pic.png (image, ", "📎 other.png (image, ")
+	s.keys("C-x") // the last one
+	for deadline := time.Now().Add(tuiWait); strings.Contains(s.screen(), "📎 other.png"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("ctrl+x did not remove other.png:\n%s", s.screen())
+		}
+	}
+	if !strings.Contains(s.screen(), "📎 my pic.png") {
+		t.Fatalf("ctrl+x removed more than the last:\n%s", s.screen())
+	}
 	s.typeText("@chart")
 	s.waitFor(tuiWait, "▸ @chart.png")
 	s.keys("Tab")

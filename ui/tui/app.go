@@ -393,8 +393,10 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		case a.mem != nil:
 			cmd = a.mem.Paste(msg)
 		default:
-			if at, ok := a.pastedMedia(msg.Content); ok {
-				a.attach(at)
+			if atts, ok := a.pastedMedia(msg.Content); ok {
+				for _, at := range atts {
+					a.attach(at)
+				}
 				break
 			}
 			cmd = a.toInput(msg)

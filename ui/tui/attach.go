@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 
+	"mvdan.cc/sh/v3/shell"
+
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/mention"
@@ -14,38 +16,47 @@ import (
 // the @ list: shown above the input before sending, the last removed
 // with Detach (ctrl+x).
 
-// pastedMedia is the image or PDF a bracketed paste names, when the paste
-// is one path (quoted, file://, or with backslash-escaped spaces, as
-// terminals and file managers write a dropped file) to one; handled is
-// false for any other paste, which goes to the input as text.
-func (a *App) pastedMedia(content string) (at message.Attachment, handled bool) {
+// pastedMedia are the images and PDFs a bracketed paste names, when the
+// paste is one line of paths (quoted, file://, or with backslash-escaped
+// spaces, as terminals and file managers write files dropped on them)
+// that are all images or PDFs; handled is false for any other paste,
+// which goes to the input as text.
+func (a *App) pastedMedia(content string) (atts []message.Attachment, handled bool) {
 	ms, ok := a.mentions.(mention.MediaSource)
 	if !ok {
-		return at, false
+		return nil, false
 	}
-	p := strings.TrimSpace(content)
-	if p == "" || strings.ContainsAny(p, "\n\r") {
-		return at, false
+	line := strings.TrimSpace(content)
+	if line == "" || strings.ContainsAny(line, "\n\r") {
+		return nil, false
 	}
-	if len(p) >= 2 && (p[0] == '\'' || p[0] == '"') && p[len(p)-1] == p[0] {
-		p = p[1 : len(p)-1]
+	// Shell words: quotes and backslashes as a shell reads them; nothing
+	// expanded ($X is empty, ~ is mediaAt's).
+	words, err := shell.Fields(line, func(string) string { return "" })
+	if err != nil || len(words) == 0 {
+		return nil, false
 	}
-	if rest, ok := strings.CutPrefix(p, "file://"); ok {
-		if u, err := url.PathUnescape(rest); err == nil {
-			p = u
+	var problems []string
+	for _, w := range words {
+		if rest, ok := strings.CutPrefix(w, "file://"); ok {
+			if u, err := url.PathUnescape(rest); err == nil {
+				w = u
+			}
 		}
-	} else {
-		p = strings.ReplaceAll(p, `\ `, " ")
+		at, ok, err := ms.Media(w)
+		switch {
+		case err != nil:
+			problems = append(problems, err.Error())
+		case !ok:
+			return nil, false // not all files to attach: text
+		default:
+			atts = append(atts, at)
+		}
 	}
-	at, ok, err := ms.Media(p)
-	switch {
-	case err != nil:
-		a.chat.Add(newNotice(noticeError, "not attached: "+safe.Text(err.Error())))
-		return at, true
-	case !ok:
-		return at, false
+	for _, p := range problems {
+		a.chat.Add(newNotice(noticeError, "not attached: "+safe.Text(p)))
 	}
-	return at, true
+	return atts, true
 }
 
 // attachPath attaches the image or PDF at path (an @ list choice,
