@@ -824,7 +824,7 @@ func (a *App) runSlash(line string) tea.Cmd {
 	if r.Action == slash.Send {
 		// A custom command or skill: the transcript shows what was typed,
 		// the model gets the text it stands for.
-		return a.beginOrQueue(queued{text: r.Prompt, shown: line, args: r.Args, custom: true})
+		return a.beginOrQueue(queued{text: r.Prompt, shown: line, args: r.Args, custom: true, atts: a.takePending()})
 	}
 	a.chat.Add(newUserEntry(line))
 	switch r.Action {
