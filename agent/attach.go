@@ -62,18 +62,24 @@ func (a *Agent) markNoVision(p provider.Provider, why string) {
 type fitKey struct {
 	sha           string
 	edge, maxSize int
+	png           bool
 }
 
 // fitted is an image scaled for a request (cached: scaling runs once).
 func (a *Agent) fitted(at message.Attachment, m provider.Media) (media.Fitted, error) {
-	k := fitKey{at.SHA256, m.MaxEdge, m.MaxImageBytes}
+	conv := m.NoGIF && at.MIME == "image/gif"
+	k := fitKey{at.SHA256, m.MaxEdge, m.MaxImageBytes, conv}
 	a.mu.Lock()
 	f, ok := a.fits[k]
 	a.mu.Unlock()
 	if ok {
 		return f, nil
 	}
-	f, err := media.Fit(at.Data, at.MIME, m.MaxEdge, m.MaxImageBytes)
+	fit := media.Fit
+	if conv {
+		fit = func(data []byte, _ string, edge, size int) (media.Fitted, error) { return media.AsPNG(data, edge, size) }
+	}
+	f, err := fit(at.Data, at.MIME, m.MaxEdge, m.MaxImageBytes)
 	if err != nil {
 		return f, err
 	}
@@ -115,7 +121,11 @@ func (a *Agent) prepare(p provider.Provider, at message.Attachment, m provider.M
 			at.Missing = problem
 			return at, "", problem
 		}
-		if f.Scaled {
+		switch {
+		case f.Scaled && f.Width == at.Width && f.Height == at.Height:
+			// Only its type changed (a GIF to Gemini): no note needed.
+			at.Data, at.MIME = f.Data, f.MIME
+		case f.Scaled:
 			note = fmt.Sprintf("%s scaled down from %d×%d (%s) to %d×%d (%s) to fit the provider's limits (%d pixels on a side, %s)",
 				at.Name, at.Width, at.Height, message.FormatBytes(at.Size), f.Width, f.Height, message.FormatBytes(int64(len(f.Data))),
 				m.MaxEdge, message.FormatBytes(int64(m.MaxImageBytes)))

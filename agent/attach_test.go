@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"image"
+	"image/color"
+	"image/gif"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -319,5 +321,42 @@ func TestGeminiInlineBudgetStopsBeforeSending(t *testing.T) {
 	}
 	if n := len(f.srv.Requests()); n != 0 {
 		t.Fatalf("%d requests", n)
+	}
+}
+
+// Gemini takes no GIF (PNG, JPEG, WebP, HEIC, HEIF): a GIF goes to it as
+// PNG, of the same size and without a note; OpenAI gets the GIF itself.
+func TestGIFGoesToGeminiAsPNG(t *testing.T) {
+	img := image.NewPaletted(image.Rect(0, 0, 12, 9), color.Palette{color.White, color.Black})
+	var b bytes.Buffer
+	if err := gif.Encode(&b, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "anim.gif")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at, err := message.ReadAttachment(p)
+	if err != nil || at.MIME != "image/gif" {
+		t.Fatalf("%+v, %v", at, err)
+	}
+	for prof, want := range map[llmtest.Profile]string{llmtest.ProfileGemini: "data:image/png;base64,", llmtest.ProfileOpenAI: "data:image/gif;base64,"} {
+		model := map[llmtest.Profile]string{llmtest.ProfileOpenAI: "gpt-4.1", llmtest.ProfileGemini: "gemini-3.5-flash"}[prof]
+		f := profileFixture(t, prof, model, nil)
+		f.srv.Script(llmtest.Reply{Text: "A box."})
+		evs := runAttached(t, f.ag, "what?", at)
+		finished(t, evs)
+		if len(notices(evs)) != 0 {
+			t.Errorf("%s: notices %q", prof, notices(evs))
+		}
+		url := lastUser(t, f.srv).Parts()[1].ImageURL.URL
+		if !strings.HasPrefix(url, want) {
+			t.Fatalf("%s got %.40s…", prof, url)
+		}
+		_, b64, _ := strings.Cut(url, ";base64,")
+		data, _ := base64.StdEncoding.DecodeString(b64)
+		if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err != nil || cfg.Width != 12 || cfg.Height != 9 {
+			t.Fatalf("%s: sent %dx%d (%v)", prof, cfg.Width, cfg.Height, err)
+		}
 	}
 }

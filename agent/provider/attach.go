@@ -34,6 +34,9 @@ type Media struct {
 	// MaxInline, when not 0, is the most bytes of base64 data one request
 	// may carry (Gemini: 20 MB a request, text included).
 	MaxInline int
+	// NoGIF: the provider takes no GIF (Gemini: PNG, JPEG, WebP, HEIC,
+	// HEIF); one is sent as PNG.
+	NoGIF bool
 }
 
 // geminiInline is what co lets a request to Gemini carry as inline data:
@@ -84,7 +87,7 @@ func MediaFor(p Provider, caps []string, refused bool) Media {
 		m.Known = true // every Gemini model takes images
 	}
 	if p.IsGemini() {
-		m.MaxInline = geminiInline
+		m.MaxInline, m.NoGIF = geminiInline, true
 	}
 	m.PDF = !OllamaNative(p) && strings.Contains(strings.ToLower(p.BaseURL), "api.openai.com")
 	return m

@@ -70,11 +70,21 @@ var ErrTooLarge = errors.New("the image cannot be made small enough")
 // is what is kept when it has to be scaled. ErrTooLarge when even a small
 // copy does not fit.
 func Fit(data []byte, mime string, maxEdge, maxBytes int) (Fitted, error) {
+	return fit(data, mime, maxEdge, maxBytes, false)
+}
+
+// AsPNG is Fit for a provider that does not take the image's type: the
+// image always re-encoded, as PNG (JPEG when a PNG does not fit).
+func AsPNG(data []byte, maxEdge, maxBytes int) (Fitted, error) {
+	return fit(data, "image/png", maxEdge, maxBytes, true)
+}
+
+func fit(data []byte, mime string, maxEdge, maxBytes int, force bool) (Fitted, error) {
 	w, h, err := Size(data)
 	if err != nil {
 		return Fitted{}, err
 	}
-	if max(w, h) <= maxEdge && len(data) <= maxBytes {
+	if max(w, h) <= maxEdge && len(data) <= maxBytes && !force {
 		return Fitted{Data: data, MIME: mime, Width: w, Height: h}, nil
 	}
 	// A photo's EXIF orientation is applied before scaling: the copy sent
