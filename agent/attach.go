@@ -77,7 +77,9 @@ func (a *Agent) fitted(at message.Attachment, m provider.Media) (media.Fitted, e
 	}
 	fit := media.Fit
 	if conv {
-		fit = func(data []byte, _ string, edge, size int) (media.Fitted, error) { return media.AsPNG(data, edge, size) }
+		fit = func(data []byte, _ string, edge, size int) (media.Fitted, error) {
+			return media.AsPNG(data, edge, size)
+		}
 	}
 	f, err := fit(at.Data, at.MIME, m.MaxEdge, m.MaxImageBytes)
 	if err != nil {
