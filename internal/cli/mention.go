@@ -72,17 +72,17 @@ func mediaAt(dir, p string) (message.Attachment, bool, error) {
 	} else if !filepath.IsAbs(p) {
 		path = filepath.Join(dir, p)
 	}
+	// Only a regular file is opened: a FIFO would block the open.
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return message.Attachment{}, false, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return message.Attachment{}, false, nil
 	}
 	head := make([]byte, 512)
 	n, _ := io.ReadFull(f, head)
-	fi, serr := f.Stat()
 	f.Close()
-	if serr != nil || !fi.Mode().IsRegular() {
-		return message.Attachment{}, false, nil
-	}
 	if kind, _ := media.Sniff(head[:n]); kind == "" {
 		return message.Attachment{}, false, nil
 	}
