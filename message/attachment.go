@@ -63,6 +63,8 @@ func ReadAttachment(path string) (Attachment, error) {
 		return Attachment{}, err
 	case fi.IsDir():
 		return Attachment{}, fmt.Errorf("%s is a directory, not a file", path)
+	case !fi.Mode().IsRegular():
+		return Attachment{}, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
 	case fi.Size() > MaxAttachBytes:
 		return Attachment{}, fmt.Errorf("%s is %s; co attaches files of at most %s", path, FormatBytes(fi.Size()), FormatBytes(MaxAttachBytes))
 	}

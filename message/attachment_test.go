@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -69,5 +70,24 @@ func TestReloadSaysWhenTheFileChangedOrIsGone(t *testing.T) {
 	}
 	if r := saved.Reload(); r.Data != nil || !strings.Contains(r.Missing, "is gone") {
 		t.Fatalf("deleted file: %q", r.Missing)
+	}
+}
+
+// A directory or a FIFO is refused by name, never read (a FIFO would
+// block).
+func TestReadAttachmentRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadAttachment(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("dir: %v", err)
+	}
+	fifo := filepath.Join(dir, "p.png")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadAttachment(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("fifo: %v", err)
+	}
+	if _, err := ReadAttachment(filepath.Join(dir, "none.png")); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Fatalf("missing: %v", err)
 	}
 }
