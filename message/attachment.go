@@ -98,6 +98,10 @@ func NewAttachment(path string, data []byte) (Attachment, error) {
 // or with Missing saying why the file is not what was attached (gone, or
 // changed: its hash differs).
 func (a Attachment) Reload() Attachment {
+	if fi, err := os.Stat(a.Path); err == nil && !fi.Mode().IsRegular() {
+		a.Missing = fmt.Sprintf("%s is no longer a regular file (%s)", a.Name, a.Path)
+		return a
+	}
 	data, err := os.ReadFile(a.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -71,6 +71,12 @@ func TestReloadSaysWhenTheFileChangedOrIsGone(t *testing.T) {
 	if r := saved.Reload(); r.Data != nil || !strings.Contains(r.Missing, "is gone") {
 		t.Fatalf("deleted file: %q", r.Missing)
 	}
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := saved.Reload(); r.Data != nil || !strings.Contains(r.Missing, "no longer a regular file") {
+		t.Fatalf("a FIFO in its place: %q", r.Missing)
+	}
 }
 
 // A directory or a FIFO is refused by name, never read (a FIFO would
