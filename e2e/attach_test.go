@@ -215,3 +215,46 @@ func TestRunContinueRereadsAndChecksTheAttachment(t *testing.T) {
 		t.Fatalf("the model is not told: %q", r.Messages()[1].Text())
 	}
 }
+
+// Against Ollama, co run --attach sends the image in the message's
+// "images" to a model with the vision capability, and to one without it
+// sends nothing: exit 1 and a message naming the model and what to use.
+func TestRunAttachOllamaVisionOnly(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetProfile(llmtest.ProfileOllama)
+	srv.SetOllamaModels(
+		llmtest.OllamaModel{Name: "tiny-chat:latest", Family: "llama", ContextLength: 4096, Capabilities: []string{"completion"}},
+		llmtest.OllamaModel{Name: "tiny-vl:latest", Family: "qwen25vl", ContextLength: 4096, Capabilities: []string{"completion", "vision"}},
+	)
+	root := strings.TrimSuffix(srv.URL, "/v1")
+	dir := t.TempDir()
+	data := writeImage(t, filepath.Join(dir, "scan.png"), 30, 20)
+
+	_, errOut, code := runCo(t, dir, env(t, nil, "LLM_PROVIDER=ollama", "OLLAMA_HOST="+root, "OLLAMA_MODEL=tiny-chat"), "", "run", "--attach", "scan.png", "read it")
+	if code != 1 || !strings.Contains(errOut, "the model tiny-chat takes no images") || !strings.Contains(errOut, "qwen2.5vl") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, r := range srv.Requests() {
+		if r.Path == "/api/chat" {
+			t.Fatal("a chat request went to the model without vision")
+		}
+	}
+
+	srv.Script(llmtest.Reply{Text: "It says hello."})
+	out, errOut, code := runCo(t, dir, env(t, nil, "LLM_PROVIDER=ollama", "OLLAMA_HOST="+root, "OLLAMA_MODEL=tiny-vl"), "", "run", "--attach", "scan.png", "read it")
+	if code != 0 || out != "It says hello.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	var chat llmtest.Request
+	for _, r := range srv.Requests() {
+		if r.Path == "/api/chat" {
+			chat = r
+		}
+	}
+	msgs := chat.Messages()
+	u := msgs[len(msgs)-1]
+	if len(u.Images) != 1 || u.Images[0] != base64.StdEncoding.EncodeToString(data) {
+		t.Fatalf("images on the user message: %d", len(u.Images))
+	}
+}
