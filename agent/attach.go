@@ -173,7 +173,7 @@ func (a *Agent) checkAttachments(ctx context.Context, p provider.Provider, atts 
 		a.mu.Unlock()
 		all := append(a.mediaView(ctx, p, hist), message.Message{Role: message.RoleUser, Attachments: prepared})
 		if n := provider.InlineSize(all); n > m.MaxInline {
-			return nil, fmt.Sprintf("The images and PDFs of this conversation would come to %s in one request, over the %s %s takes inline. Nothing was sent. Attach fewer or smaller files, or start a new conversation (/clear) without the earlier ones.",
+			return nil, fmt.Sprintf("The images of this conversation would come to %s in one request, over the %s %s takes inline. Nothing was sent. Attach fewer or smaller files, or start a new conversation (/clear) without the earlier ones.",
 				message.FormatBytes(int64(n)), message.FormatBytes(int64(m.MaxInline)), p.Name)
 		}
 	}
