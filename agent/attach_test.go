@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/color"
 	"image/gif"
@@ -358,5 +359,29 @@ func TestGIFGoesToGeminiAsPNG(t *testing.T) {
 		if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err != nil || cfg.Width != 12 || cfg.Height != 9 {
 			t.Fatalf("%s: sent %dx%d (%v)", prof, cfg.Width, cfg.Height, err)
 		}
+	}
+}
+
+// Summarising a conversation sends no image, but the summary's transcript
+// says what was attached, so the summary can say so.
+func TestCompactNamesAttachmentsNotTheirBytes(t *testing.T) {
+	f := profileFixture(t, llmtest.ProfileOpenAI, "gpt-4.1", nil)
+	at := pngFile(t, t.TempDir(), "floorplan.png", 30, 20)
+	h := []message.Message{{Role: message.RoleUser, Content: "measure this room", Attachments: []message.Attachment{at}},
+		{Role: message.RoleAssistant, Content: "About 12 m²."}}
+	for i := range 3 {
+		h = append(h, message.Message{Role: message.RoleUser, Content: fmt.Sprintf("question %d", i)}, message.Message{Role: message.RoleAssistant, Content: "answer"})
+	}
+	f.ag.SetHistory(h)
+	f.srv.Script(llmtest.Reply{Text: "- a floor plan was measured"})
+	if _, err := f.ag.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := f.srv.Requests()[0]
+	if strings.Contains(string(r.Raw), "image_url") || strings.Contains(string(r.Raw), base64.StdEncoding.EncodeToString(at.Data)[:40]) {
+		t.Fatal("the summary request carries the image")
+	}
+	if !strings.Contains(string(r.Raw), "USER ATTACHED floorplan.png (image, ") {
+		t.Fatalf("the transcript does not name the attachment: %.400s", r.Raw)
 	}
 }
