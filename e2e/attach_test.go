@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/base64"
 	"image"
 	"image/png"
@@ -68,6 +70,14 @@ func TestRunAttachSendsTheImage(t *testing.T) {
 		t.Errorf("text sent = %q", got)
 	}
 
+	// With --json, an "attached" event says what went, by hash.
+	srv.Script(llmtest.Reply{Text: "Still a card."})
+	out, errOut, code = runCo(t, dir, env(t, srv), "", "run", "--json", "--attach", "card.png", "again")
+	sum := sha256.Sum256(data)
+	if code != 0 || !strings.Contains(out, `"type":"attached"`) || !strings.Contains(out, `"sha256":"`+hex.EncodeToString(sum[:])+`"`) ||
+		!strings.Contains(out, `"width":40`) || !strings.Contains(out, `"kind":"image"`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "notes.png"), []byte("only text\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +85,7 @@ func TestRunAttachSendsTheImage(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "--attach notes.png") || !strings.Contains(errOut, "not an image") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	if n := len(srv.Requests()); n != 1 {
+	if n := len(srv.Requests()); n != 2 {
 		t.Fatalf("%d requests after a refused --attach", n)
 	}
 }
