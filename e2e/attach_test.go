@@ -3,8 +3,8 @@ package e2e
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/base64"
+	"encoding/hex"
 	"image"
 	"image/png"
 	"os"
