@@ -1234,6 +1234,9 @@ func (a *App) View() (v tea.View) {
 	var queued []string
 	for _, q := range a.queue[:min(len(a.queue), 3)] {
 		t := q.display()
+		if n := len(q.atts); n > 0 {
+			t += fmt.Sprintf("  📎 %d", n)
+		}
 		queued = append(queued, a.th.Queued.Render(truncate("  ⏳ queued: "+strings.ReplaceAll(safe.Text(t), "\n", " ⏎ "), cw)))
 	}
 	queued = append(queued, a.pendingLines(cw)...)
