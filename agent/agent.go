@@ -37,6 +37,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/lib/media"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
@@ -153,6 +154,10 @@ type Agent struct {
 	// (toolless.go); toolNoticed is the one last said so of.
 	noTools     map[string]string
 	toolNoticed string
+	// noVision are the models (by endpoint) that refused an image, with
+	// their answer; fits the images scaled for them (attach.go).
+	noVision map[string]string
+	fits     map[fitKey]media.Fitted
 	// bound is the reply bound the last request asked for (replybound.go).
 	bound    int
 	system   string // the system prompt with MorePrompt's text, once known

@@ -398,6 +398,10 @@ func transcript(msgs []message.Message) string {
 		switch m.Role {
 		case message.RoleUser:
 			b.WriteString("USER: " + m.Content + "\n\n")
+			for _, at := range m.Attachments {
+				// The summary cannot see the file; it can say one was there.
+				b.WriteString("USER ATTACHED " + at.Summary() + "\n\n")
+			}
 		case message.RoleAssistant:
 			if m.Content != "" {
 				b.WriteString("ASSISTANT: " + m.Content + "\n\n")

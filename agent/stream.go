@@ -189,6 +189,7 @@ func (a *Agent) open(ctx context.Context, p provider.Provider) (provider.Stream,
 	msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)
 	client, gen := a.client, a.gen
 	a.mu.Unlock()
+	msgs = a.mediaView(ctx, p, msgs)
 	if provider.OllamaNative(p) {
 		return a.startOllama(ctx, p, system, msgs)
 	}

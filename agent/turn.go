@@ -28,6 +28,11 @@ func (a *Agent) SubmitShown(ctx context.Context, prompt, shown string) <-chan Ev
 	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turn(ctx, prompt, shown, nil, e) })
 }
 
+// turnWith is a turn whose prompt carries attachments.
+func (a *Agent) turnWith(ctx context.Context, prompt, shown string, atts []message.Attachment, e *emitter) {
+	a.turnAtt(ctx, prompt, shown, atts, nil, e)
+}
+
 // RunBang runs a command the user typed as !cmd through the shell tool, with
 // exactly the same approval path as the model's calls and no LLM. The
 // conversation history is not changed.
@@ -91,6 +96,11 @@ type turnState struct {
 // a waiting call approved from the inbox (waiting.go), then the model's
 // requests and calls until it answers.
 func (a *Agent) turn(ctx context.Context, prompt, shown string, w *WaitingCall, e *emitter) {
+	a.turnAtt(ctx, prompt, shown, nil, w, e)
+}
+
+// turnAtt is turn with the prompt's attachments (attach.go).
+func (a *Agent) turnAtt(ctx context.Context, prompt, shown string, atts []message.Attachment, w *WaitingCall, e *emitter) {
 	sid := a.SessionID()
 	a.mu.Lock()
 	a.turns++
@@ -107,6 +117,10 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, w *WaitingCall, 
 	if span.IsRecording() {
 		// Content; the telemetry pipeline keeps or drops it per telemetry_capture_content.
 		span.SetAttributes(attribute.String("gen_ai.input.messages", genaiMessages("user", "", prompt, nil, "")))
+	}
+	if len(atts) > 0 {
+		// What was attached, never its bytes.
+		span.SetAttributes(attribute.StringSlice("co.attachments", attachmentAttrs(atts)))
 	}
 	if w != nil && span.IsRecording() {
 		span.SetAttributes(attribute.Int64("co.inbox.pending_id", w.ID), attribute.String("co.schedule.name", w.Schedule))
@@ -169,13 +183,24 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, w *WaitingCall, 
 		return
 	}
 
+	a.reloadAttachments(e)
+	if len(atts) > 0 {
+		notes, stop := a.checkAttachments(ctx, p, atts)
+		if stop != "" {
+			fail(stop, nil, false)
+			return
+		}
+		for _, n := range notes {
+			e.send(Notice{Text: n})
+		}
+	}
 	if w == nil {
 		for _, t := range a.cfg.Tools.All() {
 			if o, ok := t.(tools.PromptObserver); ok {
 				o.ObservePrompt(prompt)
 			}
 		}
-		a.appendHistory(e, message.Message{Role: message.RoleUser, Content: prompt, Shown: shown})
+		a.appendHistory(e, message.Message{Role: message.RoleUser, Content: prompt, Shown: shown, Attachments: atts})
 	}
 	a.recall = ""
 	if a.cfg.Recall != nil && w == nil {
@@ -249,6 +274,11 @@ func (a *Agent) turn(ctx context.Context, prompt, shown string, w *WaitingCall, 
 			}
 			if interrupted {
 				fail("Interrupted.", err, true)
+				return
+			}
+			if why, ok := provider.ImagesRefused(err); ok && a.sendsImages(ctx, p) {
+				a.markNoVision(p, why)
+				fail(fmt.Sprintf("The model %s refused the image: %s. It takes no images: the conversation keeps the image but no longer sends it to this model. Switch with /model (or --model) to a model that takes images.", p.Model, why), err, false)
 				return
 			}
 			fail(provider.DescribeStreamError(p, err, a.cfg.StallTimeout, res.text != ""), err, false)

@@ -62,6 +62,9 @@ type Message struct {
 	// workspace or the user (tools.Result.Origins; a summary's, those of
 	// what it summarises): the conversation's Risk. Saved, never sent.
 	Sources []tools.Origin `json:"sources,omitempty"`
+	// Attachments are the images and PDFs a user message carries
+	// (attachment.go).
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
 // InterruptedResult is the tool result given to a call the user interrupted.

@@ -190,10 +190,13 @@ type messageMeta struct {
 	// Sources: where the message's content came from (web, mail, MCP, …),
 	// so a resumed conversation keeps its risk state (agent.Risk).
 	Sources []tools.Origin `json:"sources,omitempty"`
+	// Attachments: the images and PDFs of a user message, by reference
+	// and hash (path, sha256, size, type, dimensions), never their bytes.
+	Attachments []message.Attachment `json:"attachments,omitempty"`
 }
 
 func (mm messageMeta) empty() bool {
-	return mm.Reasoning == "" && mm.ReasoningField == "" && mm.Origin == "" && mm.Model == "" && mm.Shown == "" && len(mm.Sources) == 0
+	return mm.Reasoning == "" && mm.ReasoningField == "" && mm.Origin == "" && mm.Model == "" && mm.Shown == "" && len(mm.Sources) == 0 && len(mm.Attachments) == 0
 }
 
 // Store is the saved-sessions database.
@@ -451,6 +454,7 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 				return Info{}, nil, s.damaged(err)
 			}
 			m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown, m.Sources = mm.Reasoning, mm.ReasoningField, mm.Origin, mm.Model, mm.Shown, mm.Sources
+			m.Attachments = mm.Attachments
 		}
 		if calls.Valid && calls.String != "" {
 			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
@@ -709,7 +713,7 @@ func (r *Session) Append(m message.Message) error {
 		calls = string(b)
 	}
 	var meta any
-	if mm := (messageMeta{m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown, m.Sources}); !mm.empty() {
+	if mm := (messageMeta{m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown, m.Sources, m.Attachments}); !mm.empty() {
 		b, err := json.Marshal(mm)
 		if err != nil {
 			return err

@@ -244,3 +244,30 @@ func TestFilesArePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestAttachmentsAreSavedByReferenceNotBytes(t *testing.T) {
+	s := open(t)
+	r := s.New("/work/a")
+	secret := []byte("\x89PNG\r\n\x1a\n-the-image-bytes-")
+	att := message.Attachment{Kind: message.AttachImage, Name: "shot.png", Path: "/home/u/shot.png", MIME: "image/png",
+		Size: 1234, Width: 640, Height: 480, SHA256: "ab12", Data: secret}
+	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "what is this?", Attachments: []message.Attachment{att}}))
+
+	_, got, err := s.Load(r.ID())
+	must(t, err)
+	if len(got) != 1 || len(got[0].Attachments) != 1 {
+		t.Fatalf("history = %+v", got)
+	}
+	a := got[0].Attachments[0]
+	want := att
+	want.Data = nil
+	if a.Kind != want.Kind || a.Name != want.Name || a.Path != want.Path || a.MIME != want.MIME || a.Size != want.Size ||
+		a.Width != want.Width || a.Height != want.Height || a.SHA256 != want.SHA256 || a.Data != nil {
+		t.Fatalf("attachment = %+v, want %+v", a, want)
+	}
+	raw, err := os.ReadFile(s.Path())
+	must(t, err)
+	if strings.Contains(string(raw), "-the-image-bytes-") {
+		t.Fatal("the attachment's bytes are in the sessions file")
+	}
+}

@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 )
 
@@ -46,6 +47,14 @@ func (s *Server) deepseekCheck(req Request) *profileError {
 		// 400 "Model Not Exist" (langbot-app/LangBot#1643 (2025-09-02),
 		// ConardLi/easy-dataset#9 (2025-03-13), deepwn/addi#13 (2026-03-30)).
 		return deepseekError(400, "Model Not Exist")
+	}
+	if _, i := imageParts(req.Messages()); i >= 0 {
+		// DeepSeek's API takes text only: an image_url part fails its
+		// deserializer with a 400 (jxxghp/MoviePilot#5863 (2026-05-30),
+		// rikkahub/rikkahub#1433 (2026-07-03): "Failed to deserialize the
+		// JSON body into the target type: messages[1]: unknown variant
+		// `image_url`, expected `text` at line 1 column 679289").
+		return deepseekError(400, fmt.Sprintf("Failed to deserialize the JSON body into the target type: messages[%d]: unknown variant `image_url`, expected `text` at line 1 column %d", i, len(req.Raw)/2))
 	}
 	if !deepseekThinks(req) {
 		return nil

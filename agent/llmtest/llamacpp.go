@@ -31,7 +31,17 @@ const llamaDefaultContext = 4096
 const llamaModel = "gguf/tiny.gguf"
 
 type llamaState struct {
-	nCtx int
+	nCtx   int
+	mmproj bool // started with --mmproj: takes images
+}
+
+// SetLlamaMMProj makes the llamacpp profile's server take images, as
+// llama-server started with --mmproj does; without it an image part is
+// refused.
+func (s *Server) SetLlamaMMProj(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.llama.mmproj = on
 }
 
 // SetTokenScale makes the llamacpp and ollama profiles count f times
@@ -103,6 +113,24 @@ func PromptTokens(req Request) int {
 
 // llamaCheck refuses a prompt that does not fit the context.
 func (s *Server) llamaCheck(req Request) *profileError {
+	s.mu.Lock()
+	mmproj := s.llama.mmproj
+	s.mu.Unlock()
+	if n, _ := imageParts(req.Messages()); n > 0 && !mmproj {
+		// Without a projector llama-server answers an image part with 500
+		// {"code":500,"message":"image input is not supported - hint: if
+		// this is unexpected, you may need to provide the mmproj","type":
+		// "server_error"} (ggml-org/llama.cpp#15377 (2025-08-17), #13566).
+		msg := "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
+		type body struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Type    string `json:"type"`
+		}
+		return &profileError{status: http.StatusInternalServerError, why: msg, body: struct {
+			Error body `json:"error"`
+		}{body{500, msg, "server_error"}}}
+	}
 	n, ctx := s.countPrompt(req, 0), s.llamaCtx()
 	if n < ctx {
 		return nil

@@ -23,6 +23,53 @@ type WireMessage struct {
 	Name       string         `json:"name,omitempty"`
 	// ToolName is Ollama's /api/chat name of the tool a result is for.
 	ToolName string `json:"tool_name,omitempty"`
+	// Images are Ollama's /api/chat images of a user message (base64).
+	Images []string `json:"images,omitempty"`
+}
+
+// WirePart is one content part of a message sent as an array: text, an
+// image (image_url.url, a data: URL) or a file (OpenAI's PDF part).
+type WirePart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url,omitempty"`
+	File *struct {
+		Filename string `json:"filename"`
+		FileData string `json:"file_data"`
+	} `json:"file,omitempty"`
+}
+
+// Parts returns the content parts of a message sent as an array; nil for
+// string content.
+func (m WireMessage) Parts() []WirePart {
+	c := bytes.TrimSpace(m.Content)
+	if len(c) == 0 || c[0] != '[' {
+		return nil
+	}
+	var parts []WirePart
+	if json.Unmarshal(c, &parts) != nil {
+		return nil
+	}
+	return parts
+}
+
+// imageParts counts the image_url parts of msgs and returns the index of
+// the first message with one (-1 for none).
+func imageParts(msgs []WireMessage) (n, first int) {
+	first = -1
+	for i, m := range msgs {
+		for _, p := range m.Parts() {
+			if p.Type == "image_url" {
+				n++
+				if first < 0 {
+					first = i
+				}
+			}
+		}
+	}
+	return n, first
 }
 
 // WireToolCall is a tool call in a WireMessage.

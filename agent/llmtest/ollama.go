@@ -327,6 +327,16 @@ func (s *Server) ollamaOpenAICheck(req Request) *profileError {
 	return nil
 }
 
+// ollamaImages counts the images of msgs (a message's "images": base64
+// strings; docs/api.md, "Chat request (with images)").
+func ollamaImages(msgs []WireMessage) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Images)
+	}
+	return n
+}
+
 // ollamaChatRequest is the part of POST /api/chat the server reads.
 type ollamaChatRequest struct {
 	Model    string            `json:"model"`
@@ -385,6 +395,12 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 		status, msg = http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", oreq.Model)
 	case ollamaNoTools(model, len(oreq.Tools)) != "":
 		status, msg = http.StatusBadRequest, ollamaNoTools(model, len(oreq.Tools))
+	case ollamaImages(oreq.Messages) > 0 && !slices.Contains(model.Capabilities, "vision"):
+		// A model without a vision projector fails the request with
+		// model.ErrNoVisionModel (ollama/ollama model/model.go: "this
+		// model is missing data required for image input"), which
+		// clients report arriving as a 500.
+		status, msg = http.StatusInternalServerError, "this model is missing data required for image input"
 	}
 	n, reply, found := s.take(req, status == 0)
 	switch {

@@ -262,6 +262,9 @@ type ollamaMessage struct {
 	ToolCalls  []ollamaToolCall `json:"tool_calls,omitempty"`
 	ToolName   string           `json:"tool_name,omitempty"`
 	ToolCallID string           `json:"tool_call_id,omitempty"`
+	// Images are a user message's images, base64 (docs/api.md, "Chat
+	// request (with images)").
+	Images []string `json:"images,omitempty"`
 }
 
 type ollamaToolCall struct {
@@ -298,7 +301,7 @@ func ollamaMessages(origin, system string, msgs []message.Message) []ollamaMessa
 	for i, m := range msgs {
 		switch m.Role {
 		case message.RoleUser:
-			out = append(out, ollamaMessage{Role: "user", Content: m.Content})
+			out = append(out, ollamaUser(m))
 		case message.RoleTool:
 			out = append(out, ollamaMessage{Role: "tool", Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID})
 		default:

@@ -248,6 +248,12 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		// The body says whether the 429 can be waited out, and for how
 		// long (Gemini sends no Retry-After; see errors.go).
+		if resp.StatusCode == http.StatusInternalServerError && refusesImages(string(peekBody(resp, 64<<10))) {
+			// llama-server without --mmproj and Ollama answer an image to
+			// a model without vision with a 500 (attach.go): asking again
+			// cannot help.
+			return resp, nil
+		}
 		var body errorBody
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 			body, _ = parseErrorBody(peekBody(resp, 64<<10))

@@ -300,7 +300,11 @@ func (e *msgEncoder) appendMessage(b []byte, i int, m message.Message) []byte {
 	switch m.Role {
 	case message.RoleUser:
 		b = append(b, `{"role":"user","content":`...)
-		b = jsonstr.Append(b, m.Content)
+		if len(m.Attachments) > 0 {
+			b = appendUserParts(b, m)
+		} else {
+			b = jsonstr.Append(b, m.Content)
+		}
 		return append(b, '}')
 	case message.RoleTool:
 		b = append(b, `{"role":"tool","tool_call_id":`...)

@@ -2,7 +2,14 @@ package cli
 
 import (
 	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/co-cli/co/lib/media"
+	"github.com/co-cli/co/message"
 
 	"github.com/co-cli/co/tools/files"
 	"github.com/co-cli/co/ui/mention"
@@ -41,4 +48,44 @@ func (c *chat) mentions() mention.Source {
 		return nil
 	}
 	return mentionSource{c.Files}
+}
+
+// Media reads an @path that is an image or a PDF, found by its content.
+// Unlike text, such a file may be outside the workspace (a screenshot in
+// ~/Pictures, @/tmp/shot.png): it is the user's own, typed by the user,
+// and what is sent is that file, named in the transcript. A relative path
+// is the workspace's.
+func (s mentionSource) Media(p string) (message.Attachment, bool, error) {
+	return mediaAt(s.w.Dir(), p)
+}
+
+// mediaAt reads p (relative to dir, absolute, or ~/…) when it is an image
+// or a PDF; ok is false for anything else, a missing file included.
+func mediaAt(dir, p string) (message.Attachment, bool, error) {
+	path := p
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return message.Attachment{}, false, nil
+		}
+		path = filepath.Join(home, rest)
+	} else if !filepath.IsAbs(p) {
+		path = filepath.Join(dir, p)
+	}
+	// Only a regular file is opened: a FIFO would block the open.
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return message.Attachment{}, false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return message.Attachment{}, false, nil
+	}
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	if kind, _ := media.Sniff(head[:n]); kind == "" {
+		return message.Attachment{}, false, nil
+	}
+	a, err := message.ReadAttachment(path)
+	return a, true, err
 }

@@ -20,3 +20,16 @@ func TestTranscriptShowsASummaryAsANotice(t *testing.T) {
 		t.Fatalf("transcript:\n%s", s)
 	}
 }
+
+// A resumed --plain transcript says what each message attached, in the
+// line the live chat printed.
+func TestTranscriptShowsAttachedImages(t *testing.T) {
+	s := transcriptText([]sessions.Entry{
+		{Message: message.Message{Role: message.RoleUser, Content: "look", Attachments: []message.Attachment{
+			{Kind: message.AttachImage, Name: "a.png", Size: 2048, Width: 3, Height: 4}}}},
+		{Message: message.Message{Role: message.RoleAssistant, Content: "Seen."}},
+	})
+	if !strings.Contains(s, "co> look\nattached: a.png (image, 2 KB, 3×4)\n") {
+		t.Fatalf("transcript:\n%s", s)
+	}
+}

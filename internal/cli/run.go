@@ -9,12 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/ui/headless"
 )
 
 func newRunCmd(s env) *cobra.Command {
 	var jsonOut, yes, noReasoning bool
+	var attach []string
 	var rf resumeFlags
 	cmd := &cobra.Command{
 		Use:   "run [PROMPT]",
@@ -36,6 +38,9 @@ Exit codes: 0 success; 1 error (provider, limit, configuration); 2 usage
 error; 3 finished, but a call was denied; 130 interrupted (SIGINT), 143
 after SIGTERM, 129 after SIGHUP.
 
+--attach FILE (repeatable) sends an image (PNG, JPEG, GIF, WebP) or a PDF
+with the prompt; see "Images and PDFs" in the README.
+
 When shell commands would run without a sandbox, a warning says so on
 standard error.`,
 		Args: cobra.ArbitraryArgs,
@@ -50,6 +55,14 @@ standard error.`,
 			}
 			if strings.TrimSpace(prompt) == "" {
 				return usageError{fmt.Errorf("no prompt: give it as arguments (co run \"what is 2+2\") or on standard input"), cmd.CommandPath()}
+			}
+			var atts []message.Attachment
+			for _, f := range attach {
+				a, err := message.ReadAttachment(f)
+				if err != nil {
+					return usageError{fmt.Errorf("--attach %s: %w", f, err), cmd.CommandPath()}
+				}
+				atts = append(atts, a)
 			}
 			l, err := loadSettings()
 			if err != nil {
@@ -76,7 +89,7 @@ standard error.`,
 			for _, n := range extensionNotes(a.Extensions.Get()) {
 				fmt.Fprintf(s.Err, "co: %s\n", n)
 			}
-			code := headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Out: s.Out, Err: s.Err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning})
+			code := headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Attachments: atts, Out: s.Out, Err: s.Err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning})
 			if sig := received(); sig != 0 && code == headless.ExitInterrupted {
 				code = sig // 143 after SIGTERM, 129 after SIGHUP
 			}
@@ -89,6 +102,7 @@ standard error.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per event, one per line")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve what /yolo would approve in this isolation (denied calls still never run)")
 	cmd.Flags().BoolVar(&noReasoning, "no-reasoning", false, "leave the model's reasoning out (no \"reasoning\" events with --json)")
+	cmd.Flags().StringArrayVar(&attach, "attach", nil, "send an image (PNG, JPEG, GIF, WebP) or a PDF with the prompt (repeatable)")
 	rf.add(cmd, true)
 	return cmd
 }

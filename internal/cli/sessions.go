@@ -297,6 +297,9 @@ func transcriptText(entries []sessions.Entry) string {
 			for _, a := range atts {
 				fmt.Fprintf(&b, "%s%s\n", plain.AttachedPrefix, mention.Summary(a))
 			}
+			for _, a := range m.Attachments {
+				fmt.Fprintf(&b, "%s%s\n", plain.AttachedPrefix, mention.MediaSummary(a))
+			}
 		case message.RoleAssistant:
 			if m.Content != "" {
 				b.WriteString(present.Plain(m.Content))

@@ -40,10 +40,13 @@ const (
 type Options struct {
 	Agent  *agent.Agent
 	Prompt string
-	Out    io.Writer // answer (text or JSON lines)
-	Err    io.Writer // progress and errors in text mode
-	JSON   bool
-	Yes    bool // approve what /yolo would approve (Approvals.SetYes)
+	// Attachments are the images and PDFs the prompt carries (co run
+	// --attach).
+	Attachments []message.Attachment
+	Out         io.Writer // answer (text or JSON lines)
+	Err         io.Writer // progress and errors in text mode
+	JSON        bool
+	Yes         bool // approve what /yolo would approve (Approvals.SetYes)
 	// HideReasoning leaves out the reasoning events (--no-reasoning).
 	HideReasoning bool
 	// Unattended, when set, makes this a scheduled run: what needs
@@ -103,7 +106,17 @@ func Run(ctx context.Context, o Options) int {
 		m["provider"], m["model"] = p.Name, p.Model
 		r.encode(m)
 	}
-	for ev := range o.Agent.Submit(ctx, o.Prompt) {
+	for _, a := range o.Attachments {
+		r.emit(map[string]any{"type": "attached", "name": a.Name, "path": a.Path, "kind": string(a.Kind), "mime": a.MIME,
+			"size": a.Size, "width": a.Width, "height": a.Height, "sha256": a.SHA256}, "attached "+safe.Text(a.Summary()))
+	}
+	var events <-chan agent.Event
+	if len(o.Attachments) > 0 {
+		events = o.Agent.SubmitAttached(ctx, o.Prompt, "", o.Attachments)
+	} else {
+		events = o.Agent.Submit(ctx, o.Prompt)
+	}
+	for ev := range events {
 		_, isThink := ev.(agent.ReasoningDelta)
 		if !isThink {
 			r.thinking = false

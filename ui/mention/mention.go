@@ -34,6 +34,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
 )
 
 // Attachment is one file attached to a message.
@@ -53,6 +54,18 @@ type Source interface {
 	// Attach reads one file, at most maxChars characters of it.
 	Attach(path string, maxChars int) (Attachment, error)
 }
+
+// MediaSource is a Source that also attaches images and PDFs: an @path
+// whose content (not its name) is one goes with the message as itself,
+// not as text.
+type MediaSource interface {
+	// Media reads path when it is an image or a PDF; ok is false when it
+	// is anything else (or nothing: Attach then says what is wrong).
+	Media(path string) (a message.Attachment, ok bool, err error)
+}
+
+// MaxMedia is the most images and PDFs one message attaches.
+const MaxMedia = 10
 
 // Limits of one message's attachments.
 const (
@@ -140,6 +153,9 @@ type Expanded struct {
 	// Prompt is what the model gets: the text as typed, then the files.
 	Prompt   string
 	Attached []Attachment
+	// Media are the images and PDFs mentioned, sent with the message as
+	// themselves.
+	Media []message.Attachment
 	// Problems are the mentions not attached, each a sentence for the user.
 	Problems []string
 }
@@ -163,7 +179,13 @@ func ExpandFor(src Source, typed, text string) Expanded {
 	}
 	seen := map[string]bool{}
 	left := MaxChars
+	ms, _ := src.(MediaSource)
 	for _, t := range toks {
+		if ms != nil {
+			if done := x.addMedia(ms, t.Path, seen); done {
+				continue
+			}
+		}
 		if len(x.Attached) == MaxFiles {
 			x.Problems = append(x.Problems, fmt.Sprintf("@%s not attached: a message attaches at most %d files", t.Path, MaxFiles))
 			continue
@@ -207,6 +229,33 @@ func ExpandFor(src Source, typed, text string) Expanded {
 	}
 	x.Prompt = b.String()
 	return x
+}
+
+// addMedia attaches the image or PDF p names ("see @a.png." names
+// a.png), reporting whether p was one (attached, or a problem said).
+func (x *Expanded) addMedia(ms MediaSource, p string, seen map[string]bool) bool {
+	a, ok, err := ms.Media(p)
+	if !ok && err == nil {
+		if q := strings.TrimRight(p, trailing); q != p && q != "" {
+			p = q
+			a, ok, err = ms.Media(p)
+		}
+	}
+	switch {
+	case err != nil:
+		x.Problems = append(x.Problems, fmt.Sprintf("@%s not attached: %s", p, err))
+		return true
+	case !ok:
+		return false
+	case seen[a.Path]:
+		return true
+	case len(x.Media) == MaxMedia:
+		x.Problems = append(x.Problems, fmt.Sprintf("@%s not attached: a message attaches at most %d images and PDFs", p, MaxMedia))
+		return true
+	}
+	seen[a.Path] = true
+	x.Media = append(x.Media, a)
+	return true
 }
 
 func writeBlock(b *strings.Builder, a Attachment) {
@@ -270,6 +319,10 @@ func parseBlocks(s string) ([]Attachment, bool) {
 		}
 	}
 }
+
+// MediaSummary describes an image or PDF for the transcript, sanitised:
+// `shot.png (image, 1.2 MB, 1920×1080)`.
+func MediaSummary(a message.Attachment) string { return safe.Text(a.Summary()) }
 
 // Summary describes an attachment for the transcript, sanitised:
 // `src/a.go (120 lines)`, `big.log (9000 lines, the first 800 attached)`.

@@ -322,8 +322,16 @@ func (s *session) submit(ctx context.Context, x mention.Expanded, shown string) 
 	for _, a := range x.Attached {
 		s.println(AttachedPrefix + mention.Summary(a))
 	}
+	for _, a := range x.Media {
+		s.println(AttachedPrefix + mention.MediaSummary(a))
+	}
 	for _, p := range x.Problems {
 		s.println("note: " + safe.Text(p))
+	}
+	if len(x.Media) > 0 {
+		return s.turn(ctx, func(c context.Context) <-chan agent.Event {
+			return s.o.Agent.SubmitAttached(c, x.Prompt, shown, x.Media)
+		})
 	}
 	return s.turn(ctx, func(c context.Context) <-chan agent.Event { return s.o.Agent.SubmitShown(c, x.Prompt, shown) })
 }

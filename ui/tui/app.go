@@ -31,6 +31,7 @@ import (
 	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/memory"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/mention"
@@ -70,6 +71,8 @@ type queued struct {
 	// name: only its @path mentions attach files, not the command file's.
 	args   string
 	custom bool
+	// atts are the images and PDFs attached (pasted paths) to it.
+	atts []message.Attachment
 }
 
 // display is what the user typed for q.
@@ -139,7 +142,10 @@ type App struct {
 	// (notify.go).
 	notifier *notifier
 
-	start func(text, shown string, bang bool) (<-chan agent.Event, context.CancelFunc)
+	start func(text, shown string, bang bool, atts []message.Attachment) (<-chan agent.Event, context.CancelFunc)
+	// pending are the images and PDFs attached to the next message
+	// (pasted paths), shown above the input; turnAtts the running turn's.
+	pending, turnAtts []message.Attachment
 	// startRun starts a turn a slash command made (slash.SwitchedRun).
 	startRun func(run func(context.Context) <-chan agent.Event) (<-chan agent.Event, context.CancelFunc)
 	now      func() time.Time
@@ -210,6 +216,7 @@ func New(ctx context.Context, o Options) *App {
 	if o.Mentions != nil {
 		a.mentions = o.Mentions
 		a.input.index = mention.NewIndex(o.Mentions) // lists nothing until "@" is typed
+		a.input.media = a.attachPath
 	}
 	a.input.commands = func(prefix string) []string { return slash.CompleteIn(a.slash, prefix) }
 	a.input.args = func(line string) (string, []string, bool) { return slash.CompleteArg(a.slash, line) }
@@ -225,10 +232,13 @@ func New(ctx context.Context, o Options) *App {
 	if o.Feed != nil {
 		a.feed, a.unsub = o.Feed.Subscribe(256)
 	}
-	a.start = func(text, shown string, bang bool) (<-chan agent.Event, context.CancelFunc) {
+	a.start = func(text, shown string, bang bool, atts []message.Attachment) (<-chan agent.Event, context.CancelFunc) {
 		tctx, cancel := context.WithCancel(ctx)
-		if bang {
+		switch {
+		case bang:
 			return o.Agent.RunBang(tctx, text), cancel
+		case len(atts) > 0:
+			return o.Agent.SubmitAttached(tctx, text, shown, atts), cancel
 		}
 		return o.Agent.SubmitShown(tctx, text, shown), cancel
 	}
@@ -387,6 +397,12 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		case a.mem != nil:
 			cmd = a.mem.Paste(msg)
 		default:
+			if atts, ok := a.pastedMedia(msg.Content); ok {
+				for _, at := range atts {
+					a.attach(at)
+				}
+				break
+			}
 			cmd = a.toInput(msg)
 		}
 	case inputFlushMsg:
@@ -547,7 +563,7 @@ func (a *App) sideShown() bool {
 	return false
 }
 
-func (a *App) queuedLines() int { return min(len(a.queue), 3) }
+func (a *App) queuedLines() int { return min(len(a.queue), 3) + len(a.pending) }
 
 func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(k, a.keys.Interrupt) {
@@ -565,6 +581,10 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if a.setup != nil {
 		return a.setupKey(k)
+	}
+	if key.Matches(k, a.keys.Detach) && len(a.pending) > 0 {
+		a.detach()
+		return nil
 	}
 	switch {
 	case key.Matches(k, a.keys.Cancel):
@@ -786,7 +806,7 @@ func (a *App) handleSubmit(msg Submission) tea.Cmd {
 		}
 		cmds = append(cmds, a.beginOrQueue(queued{text: cmd, bang: true}))
 	default:
-		cmds = append(cmds, a.beginOrQueue(queued{text: text}))
+		cmds = append(cmds, a.beginOrQueue(queued{text: text, atts: a.takePending()}))
 	}
 	a.refreshStatus()
 	return tea.Batch(cmds...)
@@ -825,7 +845,7 @@ func (a *App) runSlash(line string) tea.Cmd {
 	if r.Action == slash.Send {
 		// A custom command or skill: the transcript shows what was typed,
 		// the model gets the text it stands for.
-		return a.beginOrQueue(queued{text: r.Prompt, shown: line, args: r.Args, custom: true})
+		return a.beginOrQueue(queued{text: r.Prompt, shown: line, args: r.Args, custom: true, atts: a.takePending()})
 	}
 	a.chat.Add(newUserEntry(line))
 	switch r.Action {
@@ -912,6 +932,7 @@ func (a *App) beginOrQueue(q queued) tea.Cmd {
 // starts the agent's turn here, with no round trip.
 func (a *App) begin(q queued) tea.Cmd {
 	a.turn++
+	a.turnAtts = q.atts
 	if !q.bang && a.mentions != nil {
 		typed := q.text
 		if q.custom {
@@ -935,13 +956,14 @@ func (a *App) startShown(q queued) {
 	a.reply, a.think, a.tools, a.turnTokens = nil, nil, map[string]*toolEntry{}, 0
 	a.side.SetRecalled(nil) // until this turn says what it recalled
 	a.chat.Add(newUserEntry(q.display()))
+	a.addMedia(q.atts)
 	a.chat.Bottom()
 	a.refreshStatus()
 }
 
 // startAgent starts the agent's turn (or the !cmd) and its pump.
 func (a *App) startAgent(prompt string, bang bool) {
-	events, cancel := a.start(prompt, a.shown, bang)
+	events, cancel := a.start(prompt, a.shown, bang, a.turnAtts)
 	a.cancel = cancel
 	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
 }
@@ -980,6 +1002,8 @@ func (a *App) handleExpanded(msg expandedMsg) tea.Cmd {
 		return a.handleTurnClosed(turnClosedMsg{Turn: a.turn})
 	}
 	a.addAttachments(msg.Prompt.Attached)
+	a.addMedia(msg.Prompt.Media)
+	a.turnAtts = append(a.turnAtts, msg.Prompt.Media...)
 	for _, p := range msg.Prompt.Problems {
 		a.chat.Add(newNotice(noticeInfo, p))
 	}
@@ -1141,6 +1165,9 @@ func (a *App) handleTurnClosed(msg turnClosedMsg) tea.Cmd {
 		var parts []string
 		for _, q := range a.queue {
 			parts = append(parts, q.display())
+			for _, at := range q.atts { // back above the input
+				a.attach(at)
+			}
 		}
 		if v := a.input.Value(); v != "" {
 			parts = append(parts, v)
@@ -1233,10 +1260,14 @@ func (a *App) View() (v tea.View) {
 	chat := a.chat.Rows()
 	chatH := a.chat.height
 	var queued []string
-	for _, q := range a.queue[:a.queuedLines()] {
+	for _, q := range a.queue[:min(len(a.queue), 3)] {
 		t := q.display()
+		if n := len(q.atts); n > 0 {
+			t += fmt.Sprintf("  📎 %d", n)
+		}
 		queued = append(queued, a.th.Queued.Render(truncate("  ⏳ queued: "+strings.ReplaceAll(safe.Text(t), "\n", " ⏎ "), cw)))
 	}
+	queued = append(queued, a.pendingLines(cw)...)
 	inLines, inWidths := a.input.Lines()
 	inputTop := chatH + len(queued)
 

@@ -43,7 +43,10 @@ type Input struct {
 	// index is the workspace's files for @ completion (mention.go); nil:
 	// no completion. pop is the open list; dismissed is the @word (line,
 	// column) whose list Esc closed.
-	index     *mention.Index
+	index *mention.Index
+	// media, when set, attaches an image or PDF the @ list's choice names
+	// (instead of putting @path in the text) and reports whether it did.
+	media     func(path string) bool
 	pop       *mentionPopup
 	dismissed [2]int
 	// commands returns the command names starting with a prefix, custom

@@ -30,6 +30,7 @@ type KeyMap struct {
 	Reasoning    key.Binding // expand or collapse the model's reasoning
 	ToggleSpans  key.Binding // show or hide the side panel
 	Mouse        key.Binding // release the mouse to the terminal, or take it back
+	Detach       key.Binding // remove the last image or PDF attached to the next message
 }
 
 // DefaultKeyMap returns the chat's default keys.
@@ -59,6 +60,7 @@ func DefaultKeyMap() KeyMap {
 		Reasoning:    b("ctrl+r", "expand/collapse the model's reasoning", "ctrl+r"),
 		ToggleSpans:  b("ctrl+t", "show/hide the spans panel", "ctrl+t"),
 		Mouse:        b("f2", "release the mouse for selecting text", "f2", "alt+m"),
+		Detach:       b("ctrl+x", "remove the last image or PDF attached above the input", "ctrl+x"),
 	}
 }
 

@@ -168,6 +168,11 @@ func (in *Input) acceptMention() {
 	for range in.ta.Column() - p.col {
 		in.ta, _ = in.ta.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}
+	if in.media != nil && in.media(path) {
+		// An image or PDF: attached above the input, not as text.
+		in.pop = nil
+		return
+	}
 	if strings.ContainsFunc(path, unicode.IsSpace) {
 		path = `"` + path + `"`
 	}

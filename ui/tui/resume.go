@@ -64,6 +64,7 @@ func (a *App) showHistory(h []message.Message, last string) {
 			}
 			a.chat.Add(newUserEntry(text))
 			a.addAttachments(atts)
+			a.addMedia(m.Attachments)
 		case message.RoleAssistant:
 			if m.Reasoning != "" && !a.hideReasoning {
 				if r := savedReasoning(m.Reasoning, a.keys.Reasoning.Help().Key); !r.empty() {
