@@ -203,6 +203,7 @@ type authHandler struct {
 
 	mu     sync.Mutex
 	needed *NeedsLoginError // the last refusal only a login answers
+	failed error            // a login's authorization that failed
 	saved  func(secrets ...string)
 }
 
@@ -333,11 +334,26 @@ func (h *authHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, erro
 	return h.sdk.TokenSource(ctx)
 }
 
-// Authorize answers a 401 or 403: a login's handler runs the SDK's flow;
-// any other says a login is needed (keeping the scopes a 403 asked for).
+// Authorize answers a 401 or 403: a login's handler runs the SDK's flow,
+// and not again once it failed (the failed connection's next request
+// opened the page again after the user had refused); any other says a
+// login is needed (keeping the scopes a 403 asked for).
 func (h *authHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	if h.login {
-		return h.sdk.Authorize(ctx, req, resp)
+		h.mu.Lock()
+		failed := h.failed
+		h.mu.Unlock()
+		if failed != nil {
+			resp.Body.Close()
+			return failed
+		}
+		err := h.sdk.Authorize(ctx, req, resp)
+		if err != nil {
+			h.mu.Lock()
+			h.failed = err
+			h.mu.Unlock()
+		}
+		return err
 	}
 	resp.Body.Close()
 	chs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))

@@ -284,3 +284,25 @@ func TestLoginRefusals(t *testing.T) {
 		}
 	}
 }
+
+// A login the user refuses in the browser (Deny) ends with the refusal:
+// co opened the authorization page a second time (the SDK's next request
+// of the failed connection asked for another authorization).
+func TestLoginRefusedInBrowserOpensPageOnce(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	srv.Deny = true
+	r := newAuthRun(t, t.TempDir(), srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var opened []string
+	err := r.m.Login(ctx, "hosted", mcp.LoginOptions{
+		Open: func(u string) error { opened = append(opened, u); return mcptest.Browse(u) },
+		Say:  func(string) {},
+	})
+	if err == nil || !strings.Contains(err.Error(), "access_denied") {
+		t.Errorf("login: %v, want the refusal (access_denied)", err)
+	}
+	if len(opened) != 1 || len(srv.Authorized()) != 1 {
+		t.Errorf("the page was opened %d times (%d authorization requests), want once", len(opened), len(srv.Authorized()))
+	}
+}

@@ -37,6 +37,9 @@ type OAuthServer struct {
 	ExpiresIn int
 	// CallScope, when set, is the scope tools/call needs.
 	CallScope string
+	// Deny makes the authorization endpoint refuse: it redirects back
+	// with error=access_denied, as when the user clicks Deny.
+	Deny bool
 
 	base string
 	srv  *httptest.Server
@@ -102,6 +105,10 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 		back, _ := url.Parse(q.Get("redirect_uri"))
 		bq := back.Query()
 		bq.Set("code", code)
+		if o.Deny {
+			bq.Del("code")
+			bq.Set("error", "access_denied")
+		}
 		bq.Set("state", q.Get("state"))
 		back.RawQuery = bq.Encode()
 		http.Redirect(w, r, back.String(), http.StatusFound)
