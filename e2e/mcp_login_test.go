@@ -167,3 +167,39 @@ func TestTUIMCPSlashLogin(t *testing.T) {
 		t.Errorf("the browser was not sent to the page: %q", b)
 	}
 }
+
+// A stored login co does not use (here: readable by other users) is said
+// with why in co mcp list and by co run, not as a bare "needs login"; a new
+// login replaces it.
+func TestMCPStoredLoginNotUsedSaysWhy(t *testing.T) {
+	oauth := mcptest.NewOAuthServer(t)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	extra, _ := browserEnv(t)
+	e := env(t, srv, extra...)
+	mcpSettings(t, e, `{"hosted": {"url": "`+oauth.URL+`"}}`)
+	dir := t.TempDir()
+	if out, errOut, code := runCo(t, dir, e, "", "mcp", "login", "hosted"); code != 0 {
+		t.Fatalf("co mcp login: exit %d\n%s%s", code, out, errOut)
+	}
+	home := strings.TrimPrefix(e[0], "HOME=")
+	file := filepath.Join(home, ".local", "share", "co-cli", "mcp-auth", "hosted.json")
+	if err := os.Chmod(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	why := "the stored login " + file + " is readable by other users (mode 0644), so co does not use it"
+	out, errOut, code := runCo(t, dir, e, "", "mcp", "list")
+	if code != 0 || !strings.Contains(out, "hosted (remote): needs login — "+why) || !strings.Contains(out, "run co mcp login hosted") {
+		t.Errorf("co mcp list: exit %d\n%s%s", code, out, errOut)
+	}
+	srv.Script(llmtest.Reply{Text: "Nothing to call."})
+	if out, errOut, _ := runCo(t, dir, e, "", "run", "who am I?"); !strings.Contains(errOut, "needs you to log in again ("+why) {
+		t.Errorf("co run did not say why:\n%s%s", out, errOut)
+	}
+	if out, errOut, code := runCo(t, dir, e, "", "mcp", "login", "hosted"); code != 0 || !strings.Contains(out, "connected, 1 tool") {
+		t.Fatalf("co mcp login again: exit %d\n%s%s", code, out, errOut)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("after the new login: %v %v", fi.Mode(), err)
+	}
+}

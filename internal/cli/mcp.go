@@ -307,7 +307,11 @@ func mcpState(st mcp.Status) string {
 	case mcp.Failed:
 		return "failed: " + safe.Text(st.Err)
 	case mcp.NeedsLogin:
-		return "needs login — run co mcp login " + safe.Text(st.Name) + " or /mcp login " + safe.Text(st.Name)
+		why := ""
+		if st.Detail != "" { // why the stored login is not used
+			why = safe.Text(st.Detail) + " — "
+		}
+		return "needs login — " + why + "run co mcp login " + safe.Text(st.Name) + " or /mcp login " + safe.Text(st.Name)
 	case mcp.AwaitingConsent:
 		return "awaiting your consent, not started (co mcp trust " + safe.Text(st.Name) + ", or /mcp trust " + safe.Text(st.Name) + ")"
 	}

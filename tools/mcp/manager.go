@@ -1137,7 +1137,7 @@ func (s *server) needLogin(gen int, ne *NeedsLoginError) {
 		return
 	}
 	s.failLocked(ne.Error())
-	s.state, s.detail = NeedsLogin, ""
+	s.state, s.detail = NeedsLogin, ne.Why
 	s.problem("%s", ne.Error())
 }
 

@@ -306,3 +306,50 @@ func TestLoginRefusedInBrowserOpensPageOnce(t *testing.T) {
 		t.Errorf("the page was opened %d times (%d authorization requests), want once", len(opened), len(srv.Authorized()))
 	}
 }
+
+// A stored login co cannot use says why in the status, not only "needs
+// login": a file that is not a login, one others can read (not used, as
+// ssh refuses such a key), one for another URL, a token the server
+// refuses. A login replaces the file with a private one.
+func TestStoredLoginNotUsedSaysWhy(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp-auth", "hosted.json")
+	newAuthRun(t, dir, srv).login(t)
+	good, _ := os.ReadFile(file)
+	write := func(b []byte) { // a new file: WriteFile keeps an old file's mode
+		os.Remove(file)
+		os.WriteFile(file, b, 0o600)
+	}
+	status := func() mcp.Status {
+		r := newAuthRun(t, dir, srv)
+		r.start(t)
+		return r.status(t)
+	}
+	for _, c := range []struct {
+		name, want string
+		prep       func()
+	}{
+		{"garbage", "cannot be read", func() { write([]byte("{garbage")) }},
+		{"readable by others", "readable by other users (mode 0644)", func() { write(good); os.Chmod(file, 0o644) }},
+		{"another URL", "was made for http://127.0.0.1:1/mcp", func() {
+			write([]byte(strings.Replace(string(good), srv.URL, "http://127.0.0.1:1/mcp", 1)))
+		}},
+		{"revoked", "refused the stored login", func() { write(good); srv.Revoke() }},
+	} {
+		c.prep()
+		st := status()
+		if st.State != mcp.NeedsLogin || !strings.Contains(st.Err, c.want) || !strings.Contains(st.Err, "co mcp login hosted") ||
+			!strings.Contains(st.Detail, c.want) {
+			t.Errorf("%s: %s, err %q, detail %q; want needs login saying %q", c.name, st.State, st.Err, st.Detail, c.want)
+		}
+	}
+	os.Chmod(file, 0o644)
+	newAuthRun(t, dir, srv).login(t)
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("after a new login: %v, %v; want 0600", fi.Mode(), err)
+	}
+	if st := status(); st.State != mcp.Connected {
+		t.Errorf("after a new login: %s (%s)", st.State, st.Err)
+	}
+}
