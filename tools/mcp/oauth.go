@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,7 +59,17 @@ type authRecord struct {
 	Wanted       []string         `json:"wanted_scopes,omitempty"`
 }
 
-func (a *AuthStore) path(name string) string { return filepath.Join(a.dir, sanitize(name)+".json") }
+// path is server name's file: NAME.json, and for a name a file name
+// cannot keep as it is, its sanitised form and a short hash of it, so
+// "team.tracker" and "team_tracker" do not share one.
+func (a *AuthStore) path(name string) string {
+	file := sanitize(name)
+	if file != name {
+		sum := sha256.Sum256([]byte(name))
+		file += "-" + hex.EncodeToString(sum[:4])
+	}
+	return filepath.Join(a.dir, file+".json")
+}
 
 // load returns server name's record for url, or nil: none, unreadable,
 // readable by others, or made for another URL (a token goes only to the

@@ -353,3 +353,44 @@ func TestStoredLoginNotUsedSaysWhy(t *testing.T) {
 		t.Errorf("after a new login: %s (%s)", st.State, st.Err)
 	}
 }
+
+// Two servers whose names differ only in characters a file name cannot
+// keep ("team.tracker", "team_tracker") keep a login each: one file each,
+// so logging in to one (or out of it) leaves the other's alone.
+func TestLoginsOfSimilarNamesKeptApart(t *testing.T) {
+	a, b := mcptest.NewOAuthServer(t), mcptest.NewOAuthServer(t)
+	dir := t.TempDir()
+	newRun := func() (*mcp.Manager, *tools.Registry) {
+		reg, _ := tools.NewRegistry()
+		m := mcp.New(mcp.Options{
+			Servers: []mcp.ServerConfig{{Name: "team.tracker", URL: a.URL, Timeout: 10 * time.Second},
+				{Name: "team_tracker", URL: b.URL, Timeout: 10 * time.Second}},
+			Registry: reg, LogDir: filepath.Join(dir, "mcp"), Version: "test",
+			Auth: mcp.NewAuthStore(filepath.Join(dir, "mcp-auth")),
+		})
+		t.Cleanup(m.Close)
+		return m, reg
+	}
+	m, _ := newRun()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, name := range []string{"team.tracker", "team_tracker"} {
+		if err := m.Login(ctx, name, mcp.LoginOptions{Open: mcptest.Browse, Say: func(string) {}}); err != nil {
+			t.Fatalf("login %s: %v", name, err)
+		}
+	}
+	later, _ := newRun()
+	later.Start()
+	later.Wait(ctx)
+	for _, st := range later.Statuses() {
+		if st.State != mcp.Connected {
+			t.Errorf("%s: %s (%s), want both logged in", st.Name, st.State, st.Err)
+		}
+	}
+	if msg, err := later.Logout("team.tracker"); err != nil || !strings.Contains(msg, "Logged out") {
+		t.Fatalf("logout: %q %v", msg, err)
+	}
+	if msg, _ := later.Logout("team_tracker"); !strings.Contains(msg, "Logged out") {
+		t.Errorf("the other server's login went with the first's: %q", msg)
+	}
+}
