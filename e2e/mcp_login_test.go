@@ -2,6 +2,10 @@ package e2e
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +14,7 @@ import (
 
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/tools/mcp/mcptest"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // browserEnv makes this test binary co's $BROWSER (scriptedBrowser),
@@ -201,5 +206,34 @@ func TestMCPStoredLoginNotUsedSaysWhy(t *testing.T) {
 	}
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("after the new login: %v %v", fi.Mode(), err)
+	}
+}
+
+// co mcp login to a server that asks for none connects it and says so,
+// without claiming a login: it printed "asked for no login" and then
+// "Logged in to MCP server open.".
+func TestMCPLoginToServerNeedingNone(t *testing.T) {
+	server := sdk.NewServer(&sdk.Implementation{Name: "open", Version: "1"}, nil)
+	server.AddTool(&sdk.Tool{Name: "echo", Description: "Echo.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo"}}}, nil
+		})
+	open := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	defer open.Close()
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	extra, visited := browserEnv(t)
+	e := env(t, srv, extra...)
+	mcpSettings(t, e, `{"open": {"url": "`+open.URL+`"}}`)
+	out, errOut, code := runCo(t, t.TempDir(), e, "", "mcp", "login", "open")
+	if code != 0 || !strings.Contains(errOut, "MCP server open asked for no login: it connected without one") ||
+		!strings.Contains(out, "open (remote): connected, 1 tool") {
+		t.Fatalf("co mcp login: exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, "Logged in") {
+		t.Errorf("co mcp login claims a login that did not happen:\n%s%s", out, errOut)
+	}
+	if _, err := os.Stat(visited); err == nil {
+		t.Error("a browser was opened for a server that asks for no login")
 	}
 }

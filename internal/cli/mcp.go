@@ -119,7 +119,9 @@ elsewhere: the page must be able to come back to 127.0.0.1 on this machine
 				return err
 			}
 			mcpWait(s, m)
-			fmt.Fprintf(s.Out, "Logged in to MCP server %s.\n", safe.Text(name))
+			if m.LoggedIn(name) { // else it asked for none, as said
+				fmt.Fprintf(s.Out, "Logged in to MCP server %s.\n", safe.Text(name))
+			}
 			i := slices.IndexFunc(m.Statuses(), func(st mcp.Status) bool { return st.Name == name })
 			fmt.Fprint(s.Out, mcpStatusText(m.Statuses()[i], true))
 			return nil

@@ -100,9 +100,26 @@ func (m *Manager) canLogin(name string) (*server, error) {
 	return s, nil
 }
 
+// LoggedIn reports whether co keeps a login for remote server name (for
+// its url as now set); false for a server that asked for none.
+func (m *Manager) LoggedIn(name string) bool {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	m.mu.Unlock()
+	if !ok || !s.cfg.Remote() || m.opts.Auth == nil {
+		return false
+	}
+	missing := map[string]bool{}
+	u := expand(s.cfg.URL, m.opts.Getenv, missing)
+	return len(missing) == 0 && m.opts.Auth.LoggedIn(name, u)
+}
+
 // LoginEnded tells, as a notice, how a login in the background (/mcp
-// login) ended.
+// login) ended; a server that asked for no login was said so already.
 func (m *Manager) LoginEnded(name string, err error) {
+	if err == nil && !m.LoggedIn(name) {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.servers[name]

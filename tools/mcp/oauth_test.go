@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
 	"github.com/co-cli/co/tools/mcp/mcptest"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // authRun is one run of co against an OAuthServer: a manager with the
@@ -392,5 +394,24 @@ func TestLoginsOfSimilarNamesKeptApart(t *testing.T) {
 	}
 	if msg, _ := later.Logout("team_tracker"); !strings.Contains(msg, "Logged out") {
 		t.Errorf("the other server's login went with the first's: %q", msg)
+	}
+}
+
+// /mcp login to a server that asks for none says so, and not "Logged in
+// to MCP server open; it is starting again with the new token" after it.
+func TestLoginEndedToServerNeedingNone(t *testing.T) {
+	server := sdk.NewServer(&sdk.Implementation{Name: "open", Version: "1"}, nil)
+	open := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	defer open.Close()
+	m := mcp.New(mcp.Options{Servers: []mcp.ServerConfig{{Name: "open", URL: open.URL, Timeout: 10 * time.Second}},
+		LogDir: t.TempDir(), Version: "test", Auth: mcp.NewAuthStore(t.TempDir())})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := m.Login(ctx, "open", mcp.LoginOptions{Open: mcptest.Browse})
+	m.LoginEnded("open", err)
+	notices := strings.Join(m.Wait(ctx), "\n")
+	if err != nil || !strings.Contains(notices, "MCP server open asked for no login") || strings.Contains(notices, "Logged in") || m.LoggedIn("open") {
+		t.Errorf("login: %v; notices:\n%s", err, notices)
 	}
 }
