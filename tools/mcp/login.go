@@ -14,6 +14,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// ErrLoginReplaced ends a login that another login of the same server,
+// started while it waited, replaced.
+var ErrLoginReplaced = errors.New("replaced by a newer login of the same server")
+
 // LoginTimeout bounds a login when its context has no deadline: the
 // user has that long to finish in the browser.
 const LoginTimeout = 5 * time.Minute
@@ -53,7 +57,12 @@ func (m *Manager) Login(ctx context.Context, name string, o LoginOptions) error 
 		ctx, cancel = context.WithTimeout(ctx, LoginTimeout)
 		defer cancel()
 	}
+	ctx, end := m.loginUnderWay(ctx, name)
+	defer end()
 	if err := s.login(ctx, o.Open, say); err != nil {
+		if errors.Is(context.Cause(ctx), ErrLoginReplaced) {
+			return ErrLoginReplaced
+		}
 		return err
 	}
 	m.mu.Lock()
@@ -64,6 +73,34 @@ func (m *Manager) Login(ctx context.Context, name string, o LoginOptions) error 
 		s.start()
 	}
 	return nil
+}
+
+// loginRun is a login under way.
+type loginRun struct{ cancel context.CancelCauseFunc }
+
+// loginUnderWay registers a login of server name, ending (ErrLoginReplaced)
+// the one under way, if any: the user typing /mcp login again (the page
+// lost) means this one. end unregisters it.
+func (m *Manager) loginUnderWay(ctx context.Context, name string) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	run := &loginRun{cancel: cancel}
+	m.mu.Lock()
+	if prev := m.logins[name]; prev != nil {
+		prev.cancel(ErrLoginReplaced)
+	}
+	if m.logins == nil {
+		m.logins = map[string]*loginRun{}
+	}
+	m.logins[name] = run
+	m.mu.Unlock()
+	return ctx, func() {
+		m.mu.Lock()
+		if m.logins[name] == run {
+			delete(m.logins, name)
+		}
+		m.mu.Unlock()
+		cancel(nil)
+	}
 }
 
 // CanLogin says why co cannot log in to server name now, and what to
@@ -117,7 +154,7 @@ func (m *Manager) LoggedIn(name string) bool {
 // LoginEnded tells, as a notice, how a login in the background (/mcp
 // login) ended; a server that asked for no login was said so already.
 func (m *Manager) LoginEnded(name string, err error) {
-	if err == nil && !m.LoggedIn(name) {
+	if err == nil && !m.LoggedIn(name) || errors.Is(err, ErrLoginReplaced) {
 		return
 	}
 	m.mu.Lock()

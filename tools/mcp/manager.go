@@ -176,6 +176,9 @@ type Manager struct {
 	// startHook, set by tests before Start, is called first by each start
 	// attempt with its context: a start held there is one under way.
 	startHook func(ctx context.Context)
+
+	// logins are the logins under way, by server (Login), guarded by mu.
+	logins map[string]*loginRun
 }
 
 // notice is one message for the next turn about server srv's attempt gen:

@@ -415,3 +415,45 @@ func TestLoginEndedToServerNeedingNone(t *testing.T) {
 		t.Errorf("login: %v; notices:\n%s", err, notices)
 	}
 }
+
+// /mcp login typed again while a login of that server waits for the
+// browser (its page lost, say) replaces it: the earlier one ends at once
+// without a notice, instead of saying "nobody came back from the browser
+// in time" five minutes after the new one logged in.
+func TestLoginAgainReplacesLoginUnderWay(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	r := newAuthRun(t, t.TempDir(), srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	shown := make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- r.m.Login(ctx, "hosted", mcp.LoginOptions{
+			Open: func(string) error { close(shown); return nil }, // the user never gets there
+			Say:  func(string) {},
+		})
+	}()
+	select {
+	case <-shown:
+	case <-ctx.Done():
+		t.Fatal("the first login never showed its page")
+	}
+	if err := r.m.Login(ctx, "hosted", mcp.LoginOptions{Open: mcptest.Browse, Say: func(string) {}}); err != nil {
+		t.Fatalf("the second login: %v", err)
+	}
+	var err error
+	select {
+	case err = <-first:
+	case <-ctx.Done():
+		t.Fatal("the first login still waits for its browser")
+	}
+	if !errors.Is(err, mcp.ErrLoginReplaced) {
+		t.Errorf("the first login ended with %v, want ErrLoginReplaced", err)
+	}
+	r.m.LoginEnded("hosted", err)
+	r.m.LoginEnded("hosted", nil)
+	notices := strings.Join(r.m.Wait(ctx), "\n")
+	if strings.Contains(notices, "logging in to MCP server hosted:") || !strings.Contains(notices, "Logged in to MCP server hosted") {
+		t.Errorf("notices:\n%s", notices)
+	}
+}
