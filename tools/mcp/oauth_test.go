@@ -321,7 +321,14 @@ func TestStoredLoginNotUsedSaysWhy(t *testing.T) {
 	good, _ := os.ReadFile(file)
 	write := func(b []byte) { // a new file: WriteFile keeps an old file's mode
 		os.Remove(file)
-		os.WriteFile(file, b, 0o600)
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chmod := func(mode os.FileMode) {
+		if err := os.Chmod(file, mode); err != nil {
+			t.Fatal(err)
+		}
 	}
 	status := func() mcp.Status {
 		r := newAuthRun(t, dir, srv)
@@ -333,7 +340,7 @@ func TestStoredLoginNotUsedSaysWhy(t *testing.T) {
 		prep       func()
 	}{
 		{"garbage", "cannot be read", func() { write([]byte("{garbage")) }},
-		{"readable by others", "readable by other users (mode 0644)", func() { write(good); os.Chmod(file, 0o644) }},
+		{"readable by others", "readable by other users (mode 0644)", func() { write(good); chmod(0o644) }},
 		{"another URL", "was made for http://127.0.0.1:1/mcp", func() {
 			write([]byte(strings.Replace(string(good), srv.URL, "http://127.0.0.1:1/mcp", 1)))
 		}},
@@ -346,7 +353,7 @@ func TestStoredLoginNotUsedSaysWhy(t *testing.T) {
 			t.Errorf("%s: %s, err %q, detail %q; want needs login saying %q", c.name, st.State, st.Err, st.Detail, c.want)
 		}
 	}
-	os.Chmod(file, 0o644)
+	chmod(0o644)
 	newAuthRun(t, dir, srv).login(t)
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("after a new login: %v, %v; want 0600", fi.Mode(), err)
