@@ -326,7 +326,8 @@ func (c *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "co: the login was refused; see co for what to do next.")
 	} else {
 		res.res = &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}
-		fmt.Fprintln(w, "co: logged in. You can close this page and go back to co.")
+		// Not "logged in": co has yet to exchange the code for a token.
+		fmt.Fprintln(w, "co: the authorization came back to co, which finishes the login now; see co for whether it worked. You can close this page.")
 	}
 	select {
 	case c.got <- res:

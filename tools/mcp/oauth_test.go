@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -462,5 +463,32 @@ func TestLoginAgainReplacesLoginUnderWay(t *testing.T) {
 	notices := strings.Join(r.m.Wait(ctx), "\n")
 	if strings.Contains(notices, "logging in to MCP server hosted:") || !strings.Contains(notices, "Logged in to MCP server hosted") {
 		t.Errorf("notices:\n%s", notices)
+	}
+}
+
+// The page the browser comes back to does not say "logged in" before co
+// has exchanged the code: a user whose login then failed read "co: logged
+// in" in the browser and an error in co.
+func TestLoginPageClaimsNoSuccessBeforeTheExchange(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	srv.RefuseCodes = true
+	r := newAuthRun(t, t.TempDir(), srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var page []byte
+	err := r.m.Login(ctx, "hosted", mcp.LoginOptions{Say: func(string) {}, Open: func(u string) error {
+		resp, err := http.Get(u) // follows the redirect back to co
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		page, err = io.ReadAll(resp.Body)
+		return err
+	}})
+	if err == nil || !strings.Contains(err.Error(), "invalid_grant") {
+		t.Errorf("login: %v, want the token endpoint's refusal", err)
+	}
+	if strings.Contains(string(page), "logged in") || !strings.Contains(string(page), "see co for whether") {
+		t.Errorf("the browser read %q", page)
 	}
 }

@@ -40,6 +40,9 @@ type OAuthServer struct {
 	// Deny makes the authorization endpoint refuse: it redirects back
 	// with error=access_denied, as when the user clicks Deny.
 	Deny bool
+	// RefuseCodes makes the token endpoint refuse every authorization
+	// code (invalid_grant), after the browser came back.
+	RefuseCodes bool
 
 	base string
 	srv  *httptest.Server
@@ -120,6 +123,10 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 		var scopes []string
 		switch r.Form.Get("grant_type") {
 		case "authorization_code":
+			if o.RefuseCodes {
+				writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
+				return
+			}
 			g, ok := o.codes[r.Form.Get("code")]
 			delete(o.codes, r.Form.Get("code"))
 			sum := sha256.Sum256([]byte(r.Form.Get("code_verifier")))
