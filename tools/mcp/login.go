@@ -103,6 +103,27 @@ func (m *Manager) loginUnderWay(ctx context.Context, name string) (context.Conte
 	}
 }
 
+// pickUpLogins starts again each server needing a login whose token file
+// changed since (co mcp login in another terminal), unless a login of its
+// own is under way here.
+func (m *Manager) pickUpLogins() {
+	m.mu.Lock()
+	var again []*server
+	if m.started && !m.closed && m.opts.Auth != nil {
+		for _, name := range m.order {
+			s := m.servers[name]
+			if s.state == NeedsLogin && m.logins[name] == nil && m.opts.Auth.stamp(name) != s.authStamp {
+				again = append(again, s)
+			}
+		}
+	}
+	m.mu.Unlock()
+	for _, s := range again {
+		s.stop()
+		s.start()
+	}
+}
+
 // CanLogin says why co cannot log in to server name now, and what to
 // do; nil when it can.
 func (m *Manager) CanLogin(name string) error {

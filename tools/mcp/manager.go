@@ -199,6 +199,9 @@ type server struct {
 	state   State
 	err     string
 	detail  string        // the raw error behind err, when err says it in words
+	// authStamp is the token file as it was when the server came to need
+	// a login (AuthStore.stamp): a change is a login made elsewhere.
+	authStamp string
 	gen     int           // bumped by each start: events of an older one are ignored
 	ready   chan struct{} // closed when the current start attempt ends
 	session *sdk.ClientSession
@@ -311,6 +314,7 @@ func (m *Manager) Wait(ctx context.Context) []string { return m.Ready(ctx, nil) 
 // for and for how long at most (agent.Config.ToolsReady): a hung server
 // otherwise stalls a turn for its whole timeout with nothing said.
 func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
+	m.pickUpLogins()
 	m.mu.Lock()
 	var waits []chan struct{}
 	var names []string
@@ -355,6 +359,7 @@ func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
 // Statuses lists the servers in configuration order.
 func (m *Manager) Statuses() []Status {
 	m.checkConsent()
+	m.pickUpLogins()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]Status, 0, len(m.order))
@@ -1141,6 +1146,7 @@ func (s *server) needLogin(gen int, ne *NeedsLoginError) {
 	}
 	s.failLocked(ne.Error())
 	s.state, s.detail = NeedsLogin, ne.Why
+	s.authStamp = m.opts.Auth.stamp(s.cfg.Name)
 	s.problem("%s", ne.Error())
 }
 

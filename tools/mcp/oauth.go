@@ -146,6 +146,19 @@ func (a *AuthStore) update(name, url string, f func(*authRecord)) error {
 	return os.Rename(tmp.Name(), a.path(name)) // CreateTemp made it 0600
 }
 
+// stamp identifies server name's token file as it is now ("" when there
+// is none): its modification time and size.
+func (a *AuthStore) stamp(name string) string {
+	if a == nil {
+		return ""
+	}
+	fi, err := os.Stat(a.path(name))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", fi.ModTime().UnixNano(), fi.Size())
+}
+
 // Remove deletes server name's tokens; false when there were none.
 func (a *AuthStore) Remove(name string) (bool, error) {
 	a.mu.Lock()

@@ -492,3 +492,38 @@ func TestLoginPageClaimsNoSuccessBeforeTheExchange(t *testing.T) {
 		t.Errorf("the browser read %q", page)
 	}
 }
+
+// A login made in another terminal (co mcp login) while the chat shows the
+// server as needing one is picked up at the next turn (Ready) or /mcp
+// (Statuses): the chat kept saying "needs login — run co mcp login" after
+// the user had. A server still refusing its unchanged login is not
+// retried at every turn.
+func TestLoginMadeElsewhereIsPickedUp(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	dir := t.TempDir()
+	chat := newAuthRun(t, dir, srv)
+	chat.start(t)
+	if st := chat.status(t); st.State != mcp.NeedsLogin {
+		t.Fatalf("before the login: %s (%s)", st.State, st.Err)
+	}
+	newAuthRun(t, dir, srv).login(t) // the other terminal
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	chat.m.Ready(ctx, nil) // the next turn
+	if st := chat.status(t); st.State != mcp.Connected {
+		t.Fatalf("after a login elsewhere: %s (%s)", st.State, st.Err)
+	}
+	if _, err := chat.whoami(t); err != nil {
+		t.Fatal(err)
+	}
+
+	srv.Revoke()
+	again := newAuthRun(t, dir, srv)
+	again.start(t)
+	if st := again.status(t); st.State != mcp.NeedsLogin {
+		t.Fatalf("revoked: %s", st.State)
+	}
+	if n := again.m.Wait(ctx); len(n) != 0 { // a turn: nothing new to try
+		t.Errorf("the refused login was tried again: %q", n)
+	}
+}
