@@ -199,9 +199,6 @@ type server struct {
 	state   State
 	err     string
 	detail  string        // the raw error behind err, when err says it in words
-	// authStamp is the token file as it was when the server came to need
-	// a login (AuthStore.stamp): a change is a login made elsewhere.
-	authStamp string
 	gen     int           // bumped by each start: events of an older one are ignored
 	ready   chan struct{} // closed when the current start attempt ends
 	session *sdk.ClientSession
@@ -222,6 +219,9 @@ type server struct {
 	// auth is the current attempt's OAuth handler (a remote server
 	// without an Authorization header of its settings); nil otherwise.
 	auth *authHandler
+	// authStamp is the token file as it was when the server came to need
+	// a login (AuthStore.stamp): a change is a login made elsewhere.
+	authStamp string
 	// files are the project files the consent covers (Status.Files).
 	files []string
 	// deadline is when the current start attempt gives up.
