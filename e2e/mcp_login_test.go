@@ -2,6 +2,10 @@ package e2e
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +14,7 @@ import (
 
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/tools/mcp/mcptest"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // browserEnv makes this test binary co's $BROWSER (scriptedBrowser),
@@ -165,5 +170,70 @@ func TestTUIMCPSlashLogin(t *testing.T) {
 	s.waitFor(tuiWait, "MCP server hosted connected: 1 tool")
 	if b, _ := os.ReadFile(visited); !bytes.Contains(b, []byte("/authorize?")) {
 		t.Errorf("the browser was not sent to the page: %q", b)
+	}
+}
+
+// A stored login co does not use (here: readable by other users) is said
+// with why in co mcp list and by co run, not as a bare "needs login"; a new
+// login replaces it.
+func TestMCPStoredLoginNotUsedSaysWhy(t *testing.T) {
+	oauth := mcptest.NewOAuthServer(t)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	extra, _ := browserEnv(t)
+	e := env(t, srv, extra...)
+	mcpSettings(t, e, `{"hosted": {"url": "`+oauth.URL+`"}}`)
+	dir := t.TempDir()
+	if out, errOut, code := runCo(t, dir, e, "", "mcp", "login", "hosted"); code != 0 {
+		t.Fatalf("co mcp login: exit %d\n%s%s", code, out, errOut)
+	}
+	home := strings.TrimPrefix(e[0], "HOME=")
+	file := filepath.Join(home, ".local", "share", "co-cli", "mcp-auth", "hosted.json")
+	if err := os.Chmod(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	why := "the stored login " + file + " is readable by other users (mode 0644), so co does not use it"
+	out, errOut, code := runCo(t, dir, e, "", "mcp", "list")
+	if code != 0 || !strings.Contains(out, "hosted (remote): needs login — "+why) || !strings.Contains(out, "run co mcp login hosted") {
+		t.Errorf("co mcp list: exit %d\n%s%s", code, out, errOut)
+	}
+	srv.Script(llmtest.Reply{Text: "Nothing to call."})
+	if out, errOut, _ := runCo(t, dir, e, "", "run", "who am I?"); !strings.Contains(errOut, "needs you to log in again ("+why) {
+		t.Errorf("co run did not say why:\n%s%s", out, errOut)
+	}
+	if out, errOut, code := runCo(t, dir, e, "", "mcp", "login", "hosted"); code != 0 || !strings.Contains(out, "connected, 1 tool") {
+		t.Fatalf("co mcp login again: exit %d\n%s%s", code, out, errOut)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("after the new login: %v %v", fi.Mode(), err)
+	}
+}
+
+// co mcp login to a server that asks for none connects it and says so,
+// without claiming a login: it printed "asked for no login" and then
+// "Logged in to MCP server open.".
+func TestMCPLoginToServerNeedingNone(t *testing.T) {
+	server := sdk.NewServer(&sdk.Implementation{Name: "open", Version: "1"}, nil)
+	server.AddTool(&sdk.Tool{Name: "echo", Description: "Echo.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo"}}}, nil
+		})
+	open := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	defer open.Close()
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	extra, visited := browserEnv(t)
+	e := env(t, srv, extra...)
+	mcpSettings(t, e, `{"open": {"url": "`+open.URL+`"}}`)
+	out, errOut, code := runCo(t, t.TempDir(), e, "", "mcp", "login", "open")
+	if code != 0 || !strings.Contains(errOut, "MCP server open asked for no login: it connected without one") ||
+		!strings.Contains(out, "open (remote): connected, 1 tool") {
+		t.Fatalf("co mcp login: exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, "Logged in") {
+		t.Errorf("co mcp login claims a login that did not happen:\n%s%s", out, errOut)
+	}
+	if _, err := os.Stat(visited); err == nil {
+		t.Error("a browser was opened for a server that asks for no login")
 	}
 }

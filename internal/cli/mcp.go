@@ -119,7 +119,9 @@ elsewhere: the page must be able to come back to 127.0.0.1 on this machine
 				return err
 			}
 			mcpWait(s, m)
-			fmt.Fprintf(s.Out, "Logged in to MCP server %s.\n", safe.Text(name))
+			if m.LoggedIn(name) { // else it asked for none, as said
+				fmt.Fprintf(s.Out, "Logged in to MCP server %s.\n", safe.Text(name))
+			}
 			i := slices.IndexFunc(m.Statuses(), func(st mcp.Status) bool { return st.Name == name })
 			fmt.Fprint(s.Out, mcpStatusText(m.Statuses()[i], true))
 			return nil
@@ -307,7 +309,11 @@ func mcpState(st mcp.Status) string {
 	case mcp.Failed:
 		return "failed: " + safe.Text(st.Err)
 	case mcp.NeedsLogin:
-		return "needs login — run co mcp login " + safe.Text(st.Name) + " or /mcp login " + safe.Text(st.Name)
+		why := ""
+		if st.Detail != "" { // why the stored login is not used
+			why = safe.Text(st.Detail) + " — "
+		}
+		return "needs login — " + why + "run co mcp login " + safe.Text(st.Name) + " or /mcp login " + safe.Text(st.Name)
 	case mcp.AwaitingConsent:
 		return "awaiting your consent, not started (co mcp trust " + safe.Text(st.Name) + ", or /mcp trust " + safe.Text(st.Name) + ")"
 	}

@@ -14,6 +14,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// ErrLoginReplaced ends a login that another login of the same server,
+// started while it waited, replaced.
+var ErrLoginReplaced = errors.New("replaced by a newer login of the same server")
+
 // LoginTimeout bounds a login when its context has no deadline: the
 // user has that long to finish in the browser.
 const LoginTimeout = 5 * time.Minute
@@ -53,7 +57,12 @@ func (m *Manager) Login(ctx context.Context, name string, o LoginOptions) error 
 		ctx, cancel = context.WithTimeout(ctx, LoginTimeout)
 		defer cancel()
 	}
+	ctx, end := m.loginUnderWay(ctx, name)
+	defer end()
 	if err := s.login(ctx, o.Open, say); err != nil {
+		if errors.Is(context.Cause(ctx), ErrLoginReplaced) {
+			return ErrLoginReplaced
+		}
 		return err
 	}
 	m.mu.Lock()
@@ -64,6 +73,55 @@ func (m *Manager) Login(ctx context.Context, name string, o LoginOptions) error 
 		s.start()
 	}
 	return nil
+}
+
+// loginRun is a login under way.
+type loginRun struct{ cancel context.CancelCauseFunc }
+
+// loginUnderWay registers a login of server name, ending (ErrLoginReplaced)
+// the one under way, if any: the user typing /mcp login again (the page
+// lost) means this one. end unregisters it.
+func (m *Manager) loginUnderWay(ctx context.Context, name string) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	run := &loginRun{cancel: cancel}
+	m.mu.Lock()
+	if prev := m.logins[name]; prev != nil {
+		prev.cancel(ErrLoginReplaced)
+	}
+	if m.logins == nil {
+		m.logins = map[string]*loginRun{}
+	}
+	m.logins[name] = run
+	m.mu.Unlock()
+	return ctx, func() {
+		m.mu.Lock()
+		if m.logins[name] == run {
+			delete(m.logins, name)
+		}
+		m.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// pickUpLogins starts again each server needing a login whose token file
+// changed since (co mcp login in another terminal), unless a login of its
+// own is under way here.
+func (m *Manager) pickUpLogins() {
+	m.mu.Lock()
+	var again []*server
+	if m.started && !m.closed && m.opts.Auth != nil {
+		for _, name := range m.order {
+			s := m.servers[name]
+			if s.state == NeedsLogin && m.logins[name] == nil && m.opts.Auth.stamp(name) != s.authStamp {
+				again = append(again, s)
+			}
+		}
+	}
+	m.mu.Unlock()
+	for _, s := range again {
+		s.stop()
+		s.start()
+	}
 }
 
 // CanLogin says why co cannot log in to server name now, and what to
@@ -100,9 +158,26 @@ func (m *Manager) canLogin(name string) (*server, error) {
 	return s, nil
 }
 
+// LoggedIn reports whether co keeps a login for remote server name (for
+// its url as now set); false for a server that asked for none.
+func (m *Manager) LoggedIn(name string) bool {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	m.mu.Unlock()
+	if !ok || !s.cfg.Remote() || m.opts.Auth == nil {
+		return false
+	}
+	missing := map[string]bool{}
+	u := expand(s.cfg.URL, m.opts.Getenv, missing)
+	return len(missing) == 0 && m.opts.Auth.LoggedIn(name, u)
+}
+
 // LoginEnded tells, as a notice, how a login in the background (/mcp
-// login) ended.
+// login) ended; a server that asked for no login was said so already.
 func (m *Manager) LoginEnded(name string, err error) {
+	if err == nil && !m.LoggedIn(name) || errors.Is(err, ErrLoginReplaced) {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.servers[name]
@@ -272,7 +347,8 @@ func (c *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "co: the login was refused; see co for what to do next.")
 	} else {
 		res.res = &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}
-		fmt.Fprintln(w, "co: logged in. You can close this page and go back to co.")
+		// Not "logged in": co has yet to exchange the code for a token.
+		fmt.Fprintln(w, "co: the authorization came back to co, which finishes the login now; see co for whether it worked. You can close this page.")
 	}
 	select {
 	case c.got <- res:

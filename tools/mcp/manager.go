@@ -176,6 +176,9 @@ type Manager struct {
 	// startHook, set by tests before Start, is called first by each start
 	// attempt with its context: a start held there is one under way.
 	startHook func(ctx context.Context)
+
+	// logins are the logins under way, by server (Login), guarded by mu.
+	logins map[string]*loginRun
 }
 
 // notice is one message for the next turn about server srv's attempt gen:
@@ -217,6 +220,9 @@ type server struct {
 	// auth is the current attempt's OAuth handler (a remote server
 	// without an Authorization header of its settings); nil otherwise.
 	auth *authHandler
+	// authStamp is the token file as it was when the server came to need
+	// a login (AuthStore.stamp): a change is a login made elsewhere.
+	authStamp string
 	// files are the project files the consent covers (Status.Files).
 	files []string
 	// deadline is when the current start attempt gives up.
@@ -309,6 +315,7 @@ func (m *Manager) Wait(ctx context.Context) []string { return m.Ready(ctx, nil) 
 // for and for how long at most (agent.Config.ToolsReady): a hung server
 // otherwise stalls a turn for its whole timeout with nothing said.
 func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
+	m.pickUpLogins()
 	m.mu.Lock()
 	var waits []chan struct{}
 	var names []string
@@ -353,6 +360,7 @@ func (m *Manager) Ready(ctx context.Context, waiting func(string)) []string {
 // Statuses lists the servers in configuration order.
 func (m *Manager) Statuses() []Status {
 	m.checkConsent()
+	m.pickUpLogins()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]Status, 0, len(m.order))
@@ -1147,7 +1155,8 @@ func (s *server) needLogin(gen int, ne *NeedsLoginError) {
 		return
 	}
 	s.failLocked(ne.Error())
-	s.state, s.detail = NeedsLogin, ""
+	s.state, s.detail = NeedsLogin, ne.Why
+	s.authStamp = m.opts.Auth.stamp(s.cfg.Name)
 	s.problem("%s", ne.Error())
 }
 

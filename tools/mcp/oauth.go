@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,29 +59,56 @@ type authRecord struct {
 	Wanted       []string         `json:"wanted_scopes,omitempty"`
 }
 
-func (a *AuthStore) path(name string) string { return filepath.Join(a.dir, sanitize(name)+".json") }
+// path is server name's file: NAME.json, and for a name a file name
+// cannot keep as it is, its sanitised form and a short hash of it, so
+// "team.tracker" and "team_tracker" do not share one.
+func (a *AuthStore) path(name string) string {
+	file := sanitize(name)
+	if file != name {
+		sum := sha256.Sum256([]byte(name))
+		file += "-" + hex.EncodeToString(sum[:4])
+	}
+	return filepath.Join(a.dir, file+".json")
+}
 
-// load returns server name's record for url, or nil: none, unreadable, or
-// made for another URL (a token goes only to the server it was issued for).
+// load returns server name's record for url, or nil: none, unreadable,
+// readable by others, or made for another URL (a token goes only to the
+// server it was issued for).
 func (a *AuthStore) load(name, url string) *authRecord {
+	r, _ := a.loadWhy(name, url)
+	return r
+}
+
+// loadWhy is load, saying why a file that is there is not used.
+func (a *AuthStore) loadWhy(name, url string) (*authRecord, string) {
 	if a == nil {
-		return nil
+		return nil, ""
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.loadLocked(name, url)
 }
 
-func (a *AuthStore) loadLocked(name, url string) *authRecord {
-	b, err := os.ReadFile(a.path(name))
+func (a *AuthStore) loadLocked(name, url string) (*authRecord, string) {
+	p := a.path(name)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ""
+	}
 	if err != nil {
-		return nil
+		return nil, fmt.Sprintf("the stored login %s cannot be read (%v)", p, err)
 	}
 	var r authRecord
-	if json.Unmarshal(b, &r) != nil || r.URL != url {
-		return nil
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Sprintf("the stored login %s cannot be read (not a login co wrote: %v)", p, err)
 	}
-	return &r
+	if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Sprintf("the stored login %s is readable by other users (mode %04o), so co does not use it; revoke it at the server if others may have read it", p, fi.Mode().Perm())
+	}
+	if r.URL != url {
+		return nil, fmt.Sprintf("the stored login was made for %s, not the server's url %s", r.URL, url)
+	}
+	return &r, ""
 }
 
 // update changes server name's record for url (a new one when there is
@@ -90,7 +119,7 @@ func (a *AuthStore) update(name, url string, f func(*authRecord)) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	r := a.loadLocked(name, url)
+	r, _ := a.loadLocked(name, url)
 	if r == nil {
 		r = &authRecord{URL: url}
 	}
@@ -115,6 +144,19 @@ func (a *AuthStore) update(name, url string, f func(*authRecord)) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), a.path(name)) // CreateTemp made it 0600
+}
+
+// stamp identifies server name's token file as it is now ("" when there
+// is none): its modification time and size.
+func (a *AuthStore) stamp(name string) string {
+	if a == nil {
+		return ""
+	}
+	fi, err := os.Stat(a.path(name))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", fi.ModTime().UnixNano(), fi.Size())
 }
 
 // Remove deletes server name's tokens; false when there were none.
@@ -171,6 +213,7 @@ type NeedsLoginError struct {
 	Server string
 	StepUp bool
 	Scopes []string // what the server asked for, when it said
+	Why    string   // why the stored login, if any, was not enough
 }
 
 func (e *NeedsLoginError) Error() string {
@@ -180,6 +223,9 @@ func (e *NeedsLoginError) Error() string {
 			more = " (" + strings.Join(e.Scopes, " ") + ")"
 		}
 		return fmt.Sprintf("MCP server %s needs more access than your login gave%s: run co mcp login %s (or /mcp login %s in the chat)", e.Server, more, e.Server, e.Server)
+	}
+	if e.Why != "" {
+		return fmt.Sprintf("MCP server %s needs you to log in again (%s): run co mcp login %s (or /mcp login %s in the chat)", e.Server, e.Why, e.Server, e.Server)
 	}
 	return fmt.Sprintf("MCP server %s needs you to log in: run co mcp login %s (or /mcp login %s in the chat)", e.Server, e.Server, e.Server)
 }
@@ -201,8 +247,12 @@ type authHandler struct {
 	sdk   *auth.AuthorizationCodeHandler
 	login bool
 
+	// why the stored login is not used or not enough, for NeedsLoginError
+	why string
+
 	mu     sync.Mutex
 	needed *NeedsLoginError // the last refusal only a login answers
+	failed error            // a login's authorization that failed
 	saved  func(secrets ...string)
 }
 
@@ -212,7 +262,8 @@ type authHandler struct {
 // then its loopback URL.
 func newAuthHandler(cfg ServerConfig, url string, oc OAuthClient, store *AuthStore, fetch auth.AuthorizationCodeFetcher, redirect string, saved func(...string)) (*authHandler, error) {
 	h := &authHandler{name: cfg.Name, url: url, store: store, login: fetch != nil, saved: saved}
-	rec := store.load(cfg.Name, url)
+	rec, why := store.loadWhy(cfg.Name, url)
+	h.why = why
 	if fetch == nil {
 		fetch = func(context.Context, *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 			return nil, &NeedsLoginError{Server: cfg.Name}
@@ -252,6 +303,7 @@ func newAuthHandler(cfg ServerConfig, url string, oc OAuthClient, store *AuthSto
 		c.ScopeFilter = func(discovered []string) []string { return union(discovered, before) }
 	} else if rec != nil && rec.Token != nil {
 		c.InitialTokenSource = h.saving(rec.config(), rec.Token)
+		h.why = "the server refused the stored login: it expired or was revoked"
 	}
 	sdkh, err := auth.NewAuthorizationCodeHandler(c)
 	if err != nil {
@@ -333,11 +385,26 @@ func (h *authHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, erro
 	return h.sdk.TokenSource(ctx)
 }
 
-// Authorize answers a 401 or 403: a login's handler runs the SDK's flow;
-// any other says a login is needed (keeping the scopes a 403 asked for).
+// Authorize answers a 401 or 403: a login's handler runs the SDK's flow,
+// and not again once it failed (the failed connection's next request
+// opened the page again after the user had refused); any other says a
+// login is needed (keeping the scopes a 403 asked for).
 func (h *authHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	if h.login {
-		return h.sdk.Authorize(ctx, req, resp)
+		h.mu.Lock()
+		failed := h.failed
+		h.mu.Unlock()
+		if failed != nil {
+			resp.Body.Close()
+			return failed
+		}
+		err := h.sdk.Authorize(ctx, req, resp)
+		if err != nil {
+			h.mu.Lock()
+			h.failed = err
+			h.mu.Unlock()
+		}
+		return err
 	}
 	resp.Body.Close()
 	chs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
@@ -351,6 +418,9 @@ func (h *authHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 		return nil // a refusal no login changes: the retry fails as it is
 	}
 	e := &NeedsLoginError{Server: h.name, StepUp: resp.StatusCode == http.StatusForbidden, Scopes: strings.Fields(scope)}
+	if !e.StepUp {
+		e.Why = h.why
+	}
 	if e.StepUp {
 		_ = h.store.update(h.name, h.url, func(r *authRecord) { r.Wanted = union(r.Wanted, e.Scopes) })
 	}

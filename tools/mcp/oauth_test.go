@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
 	"github.com/co-cli/co/tools/mcp/mcptest"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // authRun is one run of co against an OAuthServer: a manager with the
@@ -282,5 +285,245 @@ func TestLoginRefusals(t *testing.T) {
 		if err := m.CanLogin(name); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", name, err, want)
 		}
+	}
+}
+
+// A login the user refuses in the browser (Deny) ends with the refusal:
+// co opened the authorization page a second time (the SDK's next request
+// of the failed connection asked for another authorization).
+func TestLoginRefusedInBrowserOpensPageOnce(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	srv.Deny = true
+	r := newAuthRun(t, t.TempDir(), srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var opened []string
+	err := r.m.Login(ctx, "hosted", mcp.LoginOptions{
+		Open: func(u string) error { opened = append(opened, u); return mcptest.Browse(u) },
+		Say:  func(string) {},
+	})
+	if err == nil || !strings.Contains(err.Error(), "access_denied") {
+		t.Errorf("login: %v, want the refusal (access_denied)", err)
+	}
+	if len(opened) != 1 || len(srv.Authorized()) != 1 {
+		t.Errorf("the page was opened %d times (%d authorization requests), want once", len(opened), len(srv.Authorized()))
+	}
+}
+
+// A stored login co cannot use says why in the status, not only "needs
+// login": a file that is not a login, one others can read (not used, as
+// ssh refuses such a key), one for another URL, a token the server
+// refuses. A login replaces the file with a private one.
+func TestStoredLoginNotUsedSaysWhy(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp-auth", "hosted.json")
+	newAuthRun(t, dir, srv).login(t)
+	good, _ := os.ReadFile(file)
+	write := func(b []byte) { // a new file: WriteFile keeps an old file's mode
+		os.Remove(file)
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chmod := func(mode os.FileMode) {
+		if err := os.Chmod(file, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func() mcp.Status {
+		r := newAuthRun(t, dir, srv)
+		r.start(t)
+		return r.status(t)
+	}
+	for _, c := range []struct {
+		name, want string
+		prep       func()
+	}{
+		{"garbage", "cannot be read", func() { write([]byte("{garbage")) }},
+		{"readable by others", "readable by other users (mode 0644)", func() { write(good); chmod(0o644) }},
+		{"another URL", "was made for http://127.0.0.1:1/mcp", func() {
+			write([]byte(strings.Replace(string(good), srv.URL, "http://127.0.0.1:1/mcp", 1)))
+		}},
+		{"revoked", "refused the stored login", func() { write(good); srv.Revoke() }},
+	} {
+		c.prep()
+		st := status()
+		if st.State != mcp.NeedsLogin || !strings.Contains(st.Err, c.want) || !strings.Contains(st.Err, "co mcp login hosted") ||
+			!strings.Contains(st.Detail, c.want) {
+			t.Errorf("%s: %s, err %q, detail %q; want needs login saying %q", c.name, st.State, st.Err, st.Detail, c.want)
+		}
+	}
+	chmod(0o644)
+	newAuthRun(t, dir, srv).login(t)
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("after a new login: %v, %v; want 0600", fi.Mode(), err)
+	}
+	if st := status(); st.State != mcp.Connected {
+		t.Errorf("after a new login: %s (%s)", st.State, st.Err)
+	}
+}
+
+// Two servers whose names differ only in characters a file name cannot
+// keep ("team.tracker", "team_tracker") keep a login each: one file each,
+// so logging in to one (or out of it) leaves the other's alone.
+func TestLoginsOfSimilarNamesKeptApart(t *testing.T) {
+	a, b := mcptest.NewOAuthServer(t), mcptest.NewOAuthServer(t)
+	dir := t.TempDir()
+	newRun := func() (*mcp.Manager, *tools.Registry) {
+		reg, _ := tools.NewRegistry()
+		m := mcp.New(mcp.Options{
+			Servers: []mcp.ServerConfig{{Name: "team.tracker", URL: a.URL, Timeout: 10 * time.Second},
+				{Name: "team_tracker", URL: b.URL, Timeout: 10 * time.Second}},
+			Registry: reg, LogDir: filepath.Join(dir, "mcp"), Version: "test",
+			Auth: mcp.NewAuthStore(filepath.Join(dir, "mcp-auth")),
+		})
+		t.Cleanup(m.Close)
+		return m, reg
+	}
+	m, _ := newRun()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, name := range []string{"team.tracker", "team_tracker"} {
+		if err := m.Login(ctx, name, mcp.LoginOptions{Open: mcptest.Browse, Say: func(string) {}}); err != nil {
+			t.Fatalf("login %s: %v", name, err)
+		}
+	}
+	later, _ := newRun()
+	later.Start()
+	later.Wait(ctx)
+	for _, st := range later.Statuses() {
+		if st.State != mcp.Connected {
+			t.Errorf("%s: %s (%s), want both logged in", st.Name, st.State, st.Err)
+		}
+	}
+	if msg, err := later.Logout("team.tracker"); err != nil || !strings.Contains(msg, "Logged out") {
+		t.Fatalf("logout: %q %v", msg, err)
+	}
+	if msg, _ := later.Logout("team_tracker"); !strings.Contains(msg, "Logged out") {
+		t.Errorf("the other server's login went with the first's: %q", msg)
+	}
+}
+
+// /mcp login to a server that asks for none says so, and not "Logged in
+// to MCP server open; it is starting again with the new token" after it.
+func TestLoginEndedToServerNeedingNone(t *testing.T) {
+	server := sdk.NewServer(&sdk.Implementation{Name: "open", Version: "1"}, nil)
+	open := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	defer open.Close()
+	m := mcp.New(mcp.Options{Servers: []mcp.ServerConfig{{Name: "open", URL: open.URL, Timeout: 10 * time.Second}},
+		LogDir: t.TempDir(), Version: "test", Auth: mcp.NewAuthStore(t.TempDir())})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := m.Login(ctx, "open", mcp.LoginOptions{Open: mcptest.Browse})
+	m.LoginEnded("open", err)
+	notices := strings.Join(m.Wait(ctx), "\n")
+	if err != nil || !strings.Contains(notices, "MCP server open asked for no login") || strings.Contains(notices, "Logged in") || m.LoggedIn("open") {
+		t.Errorf("login: %v; notices:\n%s", err, notices)
+	}
+}
+
+// /mcp login typed again while a login of that server waits for the
+// browser (its page lost, say) replaces it: the earlier one ends at once
+// without a notice, instead of saying "nobody came back from the browser
+// in time" five minutes after the new one logged in.
+func TestLoginAgainReplacesLoginUnderWay(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	r := newAuthRun(t, t.TempDir(), srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	shown := make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- r.m.Login(ctx, "hosted", mcp.LoginOptions{
+			Open: func(string) error { close(shown); return nil }, // the user never gets there
+			Say:  func(string) {},
+		})
+	}()
+	select {
+	case <-shown:
+	case <-ctx.Done():
+		t.Fatal("the first login never showed its page")
+	}
+	if err := r.m.Login(ctx, "hosted", mcp.LoginOptions{Open: mcptest.Browse, Say: func(string) {}}); err != nil {
+		t.Fatalf("the second login: %v", err)
+	}
+	var err error
+	select {
+	case err = <-first:
+	case <-ctx.Done():
+		t.Fatal("the first login still waits for its browser")
+	}
+	if !errors.Is(err, mcp.ErrLoginReplaced) {
+		t.Errorf("the first login ended with %v, want ErrLoginReplaced", err)
+	}
+	r.m.LoginEnded("hosted", err)
+	r.m.LoginEnded("hosted", nil)
+	notices := strings.Join(r.m.Wait(ctx), "\n")
+	if strings.Contains(notices, "logging in to MCP server hosted:") || !strings.Contains(notices, "Logged in to MCP server hosted") {
+		t.Errorf("notices:\n%s", notices)
+	}
+}
+
+// The page the browser comes back to does not say "logged in" before co
+// has exchanged the code: a user whose login then failed read "co: logged
+// in" in the browser and an error in co.
+func TestLoginPageClaimsNoSuccessBeforeTheExchange(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	srv.RefuseCodes = true
+	r := newAuthRun(t, t.TempDir(), srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var page []byte
+	err := r.m.Login(ctx, "hosted", mcp.LoginOptions{Say: func(string) {}, Open: func(u string) error {
+		resp, err := http.Get(u) // follows the redirect back to co
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		page, err = io.ReadAll(resp.Body)
+		return err
+	}})
+	if err == nil || !strings.Contains(err.Error(), "invalid_grant") {
+		t.Errorf("login: %v, want the token endpoint's refusal", err)
+	}
+	if strings.Contains(string(page), "logged in") || !strings.Contains(string(page), "see co for whether") {
+		t.Errorf("the browser read %q", page)
+	}
+}
+
+// A login made in another terminal (co mcp login) while the chat shows the
+// server as needing one is picked up at the next turn (Ready) or /mcp
+// (Statuses): the chat kept saying "needs login — run co mcp login" after
+// the user had. A server still refusing its unchanged login is not
+// retried at every turn.
+func TestLoginMadeElsewhereIsPickedUp(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	dir := t.TempDir()
+	chat := newAuthRun(t, dir, srv)
+	chat.start(t)
+	if st := chat.status(t); st.State != mcp.NeedsLogin {
+		t.Fatalf("before the login: %s (%s)", st.State, st.Err)
+	}
+	newAuthRun(t, dir, srv).login(t) // the other terminal
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	chat.m.Ready(ctx, nil) // the next turn
+	if st := chat.status(t); st.State != mcp.Connected {
+		t.Fatalf("after a login elsewhere: %s (%s)", st.State, st.Err)
+	}
+	if _, err := chat.whoami(t); err != nil {
+		t.Fatal(err)
+	}
+
+	srv.Revoke()
+	again := newAuthRun(t, dir, srv)
+	again.start(t)
+	if st := again.status(t); st.State != mcp.NeedsLogin {
+		t.Fatalf("revoked: %s", st.State)
+	}
+	if n := again.m.Wait(ctx); len(n) != 0 { // a turn: nothing new to try
+		t.Errorf("the refused login was tried again: %q", n)
 	}
 }

@@ -144,9 +144,17 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 		case imageKind:
 			limit = min(limit, imageHead) // enough for its dimensions
 		}
-		body, err = io.ReadAll(io.LimitReader(rd, limit+1))
+		if kind == pdfKind && resp.ContentLength > limit {
+			// Said too large from its length, not after reading 32 MiB.
+			body, rawTruncated = nil, true
+		} else {
+			body, err = io.ReadAll(io.LimitReader(rd, limit+1))
+		}
 		if err != nil && len(body) == 0 {
 			return tools.Result{}, tools.Retryf("reading %s failed: %v", final, err)
+		}
+		if err != nil && kind == pdfKind { // a PDF's start is no PDF
+			return tools.Result{}, tools.Retryf("reading %s failed after %s: %v", final, tools.Size(int64(len(body))), err)
 		}
 		if int64(len(body)) > limit {
 			body, rawTruncated = body[:limit], true
@@ -177,7 +185,11 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 		s.record([]string{final.String()}, false)
 		if rawTruncated {
 			meta["truncated"] = true
-			return tools.Result{Display: fmt.Sprintf("(PDF from %s: larger than %s, too large to read; download it and read its pages separately)", final, tools.Size(tools.MaxMediaBytes)), Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
+			what := "over the " + tools.Size(tools.MaxMediaBytes) + " co reads"
+			if size > 0 {
+				what = tools.Size(size) + ", " + what
+			}
+			return tools.Result{Display: fmt.Sprintf("(PDF from %s: %s, so its text was not read; ask the user for a smaller copy or the pages needed)", final, what), Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
 		}
 		text, truncated := tools.PDFText(body, int64(len(body)), final.String(), maxChars)
 		s.record(extractURLs(text, false), false)

@@ -194,3 +194,48 @@ func TestFetchPDFPrintedByChromium(t *testing.T) {
 		t.Errorf("got\n%s\nwant it to end with\n%s", r.Display, want)
 	}
 }
+
+// A PDF whose Content-Length is over the limit is said too large at once:
+// web_fetch downloaded 32 MiB of it first (here the server never sends
+// more than its header, so only not reading the body ends the fetch).
+func TestFetchPDFTooLargeSaidWithoutDownloading(t *testing.T) {
+	release := make(chan struct{})
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Header().Set("Content-Length", "104857600") // 100 MiB
+		_, _ = w.Write([]byte("%PDF-1.7\n"))
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	t.Cleanup(func() { close(release) }) // before the server's Close
+	s := session(Options{Timeout: 2 * time.Minute}, srv)
+	r := mustFetch(t, s, srv.URL+"/big.pdf")
+	if !strings.Contains(r.Display, "100 MB, over the 32 MB co reads, so its text was not read") {
+		t.Errorf("display = %q", r.Display)
+	}
+	wantUntrustedWeb(t, r, "web "+strings.TrimPrefix(srv.URL, "http://")+"/big.pdf")
+}
+
+// A PDF whose download stops part way (the fetch's time runs out) says
+// so: it was parsed as it was, "malformed PDF (9 B): missing %%EOF".
+func TestFetchPDFCutOffSaysSo(t *testing.T) {
+	release := make(chan struct{})
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf") // no length: chunked
+		_, _ = w.Write([]byte("%PDF-1.7\n"))
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	t.Cleanup(func() { close(release) })
+	s := session(Options{Timeout: time.Second}, srv) // the event under test: the time running out
+	_, err := fetch(t, s, map[string]any{"url": srv.URL + "/slow.pdf"})
+	if err == nil || !strings.Contains(err.Error(), "reading "+srv.URL+"/slow.pdf failed after 9 B") {
+		t.Errorf("err = %v, want the download's failure", err)
+	}
+}

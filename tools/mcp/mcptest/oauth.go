@@ -37,6 +37,12 @@ type OAuthServer struct {
 	ExpiresIn int
 	// CallScope, when set, is the scope tools/call needs.
 	CallScope string
+	// Deny makes the authorization endpoint refuse: it redirects back
+	// with error=access_denied, as when the user clicks Deny.
+	Deny bool
+	// RefuseCodes makes the token endpoint refuse every authorization
+	// code (invalid_grant), after the browser came back.
+	RefuseCodes bool
 
 	base string
 	srv  *httptest.Server
@@ -102,6 +108,10 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 		back, _ := url.Parse(q.Get("redirect_uri"))
 		bq := back.Query()
 		bq.Set("code", code)
+		if o.Deny {
+			bq.Del("code")
+			bq.Set("error", "access_denied")
+		}
 		bq.Set("state", q.Get("state"))
 		back.RawQuery = bq.Encode()
 		http.Redirect(w, r, back.String(), http.StatusFound)
@@ -113,6 +123,10 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 		var scopes []string
 		switch r.Form.Get("grant_type") {
 		case "authorization_code":
+			if o.RefuseCodes {
+				writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
+				return
+			}
 			g, ok := o.codes[r.Form.Get("code")]
 			delete(o.codes, r.Form.Get("code"))
 			sum := sha256.Sum256([]byte(r.Form.Get("code_verifier")))
