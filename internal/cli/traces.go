@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -95,7 +96,10 @@ func openBrowser(url string) error {
 	var cmd *exec.Cmd
 	switch {
 	case os.Getenv("BROWSER") != "":
-		cmd = exec.Command(os.Getenv("BROWSER"), url)
+		cmd = browserCommand(os.Getenv("BROWSER"), url)
+		if cmd == nil {
+			return fmt.Errorf("none of the browsers $BROWSER names (%q) was found", os.Getenv("BROWSER"))
+		}
 	case runtime.GOOS == "darwin":
 		cmd = exec.Command("open", url)
 	case os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "":
@@ -110,5 +114,33 @@ func openBrowser(url string) error {
 		return err
 	}
 	go func() { _ = cmd.Wait() }()
+	return nil
+}
+
+// browserCommand reads $BROWSER as the convention has it and as Python's
+// webbrowser module does: a list of commands separated by ':', the first
+// that is found wins; a command may carry arguments, and %s in them is the
+// URL (else the URL comes last). nil when none is found.
+// (http://www.catb.org/~esr/BROWSER/, docs.python.org/3/library/webbrowser.html)
+func browserCommand(browser, url string) *exec.Cmd {
+	for _, entry := range strings.Split(browser, ":") {
+		args := strings.Fields(entry)
+		if len(args) == 0 {
+			continue
+		}
+		if _, err := exec.LookPath(args[0]); err != nil {
+			continue
+		}
+		placed := false
+		for i, a := range args[1:] {
+			if strings.Contains(a, "%s") {
+				args[i+1], placed = strings.ReplaceAll(a, "%s", url), true
+			}
+		}
+		if !placed {
+			args = append(args, url)
+		}
+		return exec.Command(args[0], args[1:]...)
+	}
 	return nil
 }
