@@ -199,10 +199,31 @@ func scriptedBrowser(args []string) int {
 			f.Close()
 		}
 	}
-	resp, err := http.Get(args[0])
+	client := http.DefaultClient
+	elsewhere := os.Getenv("CO_E2E_BROWSER_ELSEWHERE")
+	if elsewhere != "" {
+		// A browser on another machine: it cannot reach co's loopback
+		// listener, so it stops at that redirect, whose address it writes
+		// to the file CO_E2E_BROWSER_ELSEWHERE names.
+		client = &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if req.URL.Path == "/callback" {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		}}
+	}
+	resp, err := client.Get(args[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "browser:", err)
 		return 1
+	}
+	if elsewhere != "" {
+		resp.Body.Close()
+		if err := os.WriteFile(elsewhere, []byte(resp.Header.Get("Location")), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "browser:", err)
+			return 1
+		}
+		return 0
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/tools/mcp/mcptest"
@@ -236,4 +237,32 @@ func TestMCPLoginToServerNeedingNone(t *testing.T) {
 	if _, err := os.Stat(visited); err == nil {
 		t.Error("a browser was opened for a server that asks for no login")
 	}
+}
+
+// co mcp login with the browser on another machine (no tunnel to this
+// one's loopback listener): the address the browser ended on, pasted into
+// the terminal, finishes the login.
+func TestMCPLoginTakesThePastedAddress(t *testing.T) {
+	oauth := mcptest.NewOAuthServer(t)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	extra, _ := browserEnv(t)
+	ended := filepath.Join(t.TempDir(), "ended-on")
+	e := tuiEnv(t, srv, append(extra, "CO_E2E_BROWSER_ELSEWHERE="+ended)...)
+	mcpSettings(t, e, `{"hosted": {"url": "`+oauth.URL+`"}}`)
+	s := startTUI(t, t.TempDir(), e, 200, 40, "mcp", "login", "hosted")
+	s.waitFor(tuiWait, "paste here the address it ends on")
+	var addr []byte
+	deadline := time.Now().Add(tuiWait)
+	for len(addr) == 0 && time.Now().Before(deadline) {
+		addr, _ = os.ReadFile(ended)
+		if len(addr) == 0 {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if !bytes.Contains(addr, []byte("/callback?")) {
+		t.Fatalf("the browser elsewhere ended on %q", addr)
+	}
+	s.send(string(addr))
+	s.waitFor(tuiWait, "Logged in to MCP server hosted.", "CO_EXIT=0")
 }

@@ -95,8 +95,9 @@ browser to come back to a listener on 127.0.0.1. The token is kept in co's
 data directory (mcp-auth/NAME.json, readable by you only), refreshed when it
 expires, and sent only to that server's URL. Then the server starts and its
 state is shown. On a machine without a browser, open the printed page
-elsewhere: the page must be able to come back to 127.0.0.1 on this machine
-(an SSH tunnel of that port, say).`,
+elsewhere: either the page can come back to 127.0.0.1 on this machine (an
+SSH tunnel of that port, say), or paste here the address the browser ends on
+(http://127.0.0.1:PORT/callback?code=…), which finishes the login.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := mcpManager(s)
@@ -108,9 +109,23 @@ elsewhere: the page must be able to come back to 127.0.0.1 on this machine
 			}
 			defer m.Close()
 			name := args[0]
+			var pasted chan string
+			if isTerminal(s.In) {
+				// The address a browser on another machine ended on, typed
+				// or pasted here; the reader is left blocked when the login
+				// ends, and co exits soon after.
+				pasted = make(chan string)
+				go func() {
+					sc := bufio.NewScanner(s.In)
+					for sc.Scan() {
+						pasted <- sc.Text()
+					}
+				}()
+			}
 			err = m.Login(cmd.Context(), name, mcp.LoginOptions{
-				Open: openBrowser,
-				Say:  func(t string) { fmt.Fprintln(s.Err, safe.Text(t)) },
+				Open:   openBrowser,
+				Say:    func(t string) { fmt.Fprintln(s.Err, safe.Text(t)) },
+				Pasted: pasted,
 			})
 			if err != nil {
 				return err

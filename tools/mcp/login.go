@@ -30,6 +30,10 @@ type LoginOptions struct {
 	// Say tells the user something (the page to open); nil: a notice of
 	// the manager (Listen).
 	Say func(text string)
+	// Pasted, when not nil, are lines the user types while the login
+	// waits: the address the browser ended on, for a browser on another
+	// machine that cannot reach this one's loopback listener.
+	Pasted <-chan string
 }
 
 // Login logs in to remote server name as the MCP authorization
@@ -59,7 +63,7 @@ func (m *Manager) Login(ctx context.Context, name string, o LoginOptions) error 
 	}
 	ctx, end := m.loginUnderWay(ctx, name)
 	defer end()
-	if err := s.login(ctx, o.Open, say); err != nil {
+	if err := s.login(ctx, o.Open, say, o.Pasted); err != nil {
 		if errors.Is(context.Cause(ctx), ErrLoginReplaced) {
 			return ErrLoginReplaced
 		}
@@ -233,7 +237,7 @@ func ciHeader(h map[string]string, k string) (string, bool) {
 }
 
 // login runs the flow on a connection of its own, closed at the end.
-func (s *server) login(ctx context.Context, open func(string) error, say func(string)) error {
+func (s *server) login(ctx context.Context, open func(string) error, say func(string), pasted <-chan string) error {
 	missing := map[string]bool{}
 	get := s.m.opts.Getenv
 	x := func(v string) string { return expand(v, get, missing) }
@@ -271,7 +275,12 @@ func (s *server) login(ctx context.Context, open func(string) error, say func(st
 		} else if err := open(a.URL); err != nil {
 			how = "no browser could be opened (" + err.Error() + "): open it in a browser yourself, on this machine or one that reaches " + redirect
 		}
-		say(fmt.Sprintf("To log in to MCP server %s, visit %s (%s); co waits for the browser to come back to %s", name, a.URL, how, redirect))
+		paste := ""
+		if pasted != nil {
+			paste = " — or, when the browser is on another machine, paste here the address it ends on (it starts " + redirect + ")"
+			go cb.readPasted(ctx, pasted, say)
+		}
+		say(fmt.Sprintf("To log in to MCP server %s, visit %s (%s); co waits for the browser to come back to %s%s", name, a.URL, how, redirect, paste))
 		return cb.wait(ctx)
 	}
 	ah, err := newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, fetch, redirect, s.m.secrets())
@@ -328,7 +337,22 @@ func (c *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	q := r.URL.Query()
+	ours, page := c.take(r.URL.Query())
+	if !ours {
+		http.Error(w, page, http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if r.URL.Query().Get("error") != "" {
+		w.WriteHeader(http.StatusBadRequest)
+	}
+	fmt.Fprintln(w, page)
+}
+
+// take is what came back to the listener or was pasted: a refusal or a
+// code for the login under way (ours), or another login's state (not
+// ours, and not taken). page is what to tell the user.
+func (c *callback) take(q url.Values) (ours bool, page string) {
 	want := ""
 	select {
 	case want = <-c.state:
@@ -336,23 +360,49 @@ func (c *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 	}
 	if want == "" || q.Get("state") != want {
-		http.Error(w, "co: this is not the login co is waiting for (its state does not match); start it again from co", http.StatusBadRequest)
-		return
+		return false, "co: this is not the login co is waiting for (its state does not match); start it again from co"
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	var res result
 	if e := q.Get("error"); e != "" {
 		res.err = fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
-		w.WriteHeader(http.StatusBadRequest)
-		fmt.Fprintln(w, "co: the login was refused; see co for what to do next.")
+		page = "co: the login was refused; see co for what to do next."
 	} else {
 		res.res = &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}
 		// Not "logged in": co has yet to exchange the code for a token.
-		fmt.Fprintln(w, "co: the authorization came back to co, which finishes the login now; see co for whether it worked. You can close this page.")
+		page = "co: the authorization came back to co, which finishes the login now; see co for whether it worked. You can close this page."
 	}
 	select {
 	case c.got <- res:
 	default:
+	}
+	return true, page
+}
+
+// readPasted takes the addresses the user pastes while the login waits,
+// as if the browser had come back with them; a line that is not one is
+// said, and the wait goes on.
+func (c *callback) readPasted(ctx context.Context, pasted <-chan string, say func(string)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case line, ok := <-pasted:
+			if !ok {
+				return
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			u, err := url.Parse(line)
+			if err != nil || u.Path != "/callback" || (u.Query().Get("code") == "" && u.Query().Get("error") == "") {
+				say("That is not the address the browser ended on: paste the whole address from its address bar, starting http://127.0.0.1:")
+				continue
+			}
+			if ours, page := c.take(u.Query()); !ours {
+				say(strings.TrimPrefix(page, "co: "))
+			}
+		}
 	}
 }
 

@@ -527,3 +527,61 @@ func TestLoginMadeElsewhereIsPickedUp(t *testing.T) {
 		t.Errorf("the refused login was tried again: %q", n)
 	}
 }
+
+// A browser on another machine cannot come back to this one's loopback
+// listener; the address it ends on, pasted while the login waits, finishes
+// the login instead (a line that is not one is said, and the wait goes on).
+func TestLoginTakesThePastedAddress(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	dir := t.TempDir()
+	r := newAuthRun(t, dir, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pasted := make(chan string)
+	said := make(chan string, 8)
+	// The other machine's browser: it follows the authorization page and
+	// stops at the redirect to the loopback listener it cannot reach.
+	elsewhere := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if req.URL.Path == "/callback" {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	open := func(u string) error {
+		go func() {
+			resp, err := elsewhere.Get(u)
+			if err != nil {
+				said <- "browser: " + err.Error()
+				return
+			}
+			_ = resp.Body.Close()
+			pasted <- "not an address"
+			pasted <- resp.Header.Get("Location")
+		}()
+		return errors.New("no browser available")
+	}
+	var told []string
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for s := range said {
+			told = append(told, s)
+		}
+	}()
+	err := r.m.Login(ctx, "hosted", mcp.LoginOptions{Open: open, Say: func(s string) { said <- s }, Pasted: pasted})
+	close(said)
+	<-collected
+	if err != nil {
+		t.Fatalf("login: %v (told %q)", err, told)
+	}
+	all := strings.Join(told, "\n")
+	if !strings.Contains(all, "paste here the address it ends on") || !strings.Contains(all, "That is not the address the browser ended on") {
+		t.Errorf("the login told %q", told)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mcp-auth", "hosted.json")); err != nil {
+		t.Fatalf("no token stored: %v", err)
+	}
+	if !r.m.LoggedIn("hosted") {
+		t.Error("LoggedIn is false after the pasted address")
+	}
+}
