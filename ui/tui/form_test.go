@@ -121,3 +121,22 @@ func TestFormModalWithdrawnAndTurnEnd(t *testing.T) {
 		t.Error("the form outlived its turn")
 	}
 }
+
+// A server's very long message cannot push the fields, the keys or the
+// secret warning off an 80×24 screen: the message is cut, saying so.
+func TestFormModalLongMessageKeepsFieldsAndKeys(t *testing.T) {
+	th := NewTheme("dark", false)
+	long := strings.Repeat("This message goes on and on. ", 300)
+	m := NewFormModal(agent.FormRequested{Form: tools.Form{Server: "srv", Project: true, Message: long,
+		Fields: []tools.Field{{Name: "api_key", Secret: true}, {Name: "ok", Kind: tools.FieldBoolean}}}}, &th, 80, 24, t0)
+	m.HandleKey(keyMsg("x"), t0.Add(2*ApprovalGrace)) // arms the form
+	v := m.View()
+	if n := strings.Count(v, "\n") + 1; n > 24 {
+		t.Errorf("the form is %d lines on a 24-line screen:\n%s", n, v)
+	}
+	for _, want := range []string{"Form from MCP server srv", "asks for what looks like", "api_key", "ctrl+s send", "more lines of the message"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the form lacks %q:\n%s", want, v)
+		}
+	}
+}
