@@ -268,3 +268,25 @@ func TestRunAttachOllamaVisionOnly(t *testing.T) {
 		t.Fatalf("images on the user message: %d", len(u.Images))
 	}
 }
+
+// A PNG whose header reads but whose data is damaged is refused before
+// anything is sent, saying so (not sent to be refused by the provider and
+// then carried into every later request of the conversation).
+func TestRunAttachDamagedImage(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "unused"})
+	dir := t.TempDir()
+	data := writeImage(t, filepath.Join(dir, "shot.png"), 40, 30)
+	if err := os.WriteFile(filepath.Join(dir, "shot.png"), data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCo(t, dir, env(t, srv), "", "run", "--attach", "shot.png", "what is this")
+	if code != 1 || !strings.Contains(errOut, "shot.png cannot be sent: the image is damaged") || !strings.Contains(errOut, "Nothing was sent") ||
+		strings.Contains(errOut, "pixels on a side") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent with a damaged image", n)
+	}
+}

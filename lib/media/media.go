@@ -85,6 +85,11 @@ func fit(data []byte, mime string, maxEdge, maxBytes int, force bool) (Fitted, e
 		return Fitted{}, err
 	}
 	if max(w, h) <= maxEdge && len(data) <= maxBytes && !force {
+		// The header alone does not show a file cut short or corrupted,
+		// which a provider refuses (and every later request would carry).
+		if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
+			return Fitted{}, fmt.Errorf("the image is damaged (%w): open it and save it again", err)
+		}
 		return Fitted{Data: data, MIME: mime, Width: w, Height: h}, nil
 	}
 	// A photo's EXIF orientation is applied before scaling: the copy sent

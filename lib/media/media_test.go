@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"strings"
 	"testing"
 )
 
@@ -128,5 +129,19 @@ func TestFitTurnsAPhotoByItsOrientation(t *testing.T) {
 	}
 	if w, h, _ := Size(f.Data); w != 100 || h != 200 {
 		t.Fatalf("data is %dx%d", w, h)
+	}
+}
+
+// A damaged image whose header still reads (a PNG cut short) is not sent
+// as it is: a provider refuses it, and the conversation would carry it
+// into every later request.
+func TestFitRefusesADamagedImage(t *testing.T) {
+	data := encPNG(t, noisy(30, 20))
+	cut := append(data[:len(data)/2:len(data)/2], []byte("garbage")...)
+	if _, _, err := Size(cut); err != nil {
+		t.Fatalf("the header should still read: %v", err)
+	}
+	if f, err := Fit(cut, "image/png", 2048, 1<<20); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("Fit = %d bytes, %v; want an error saying it is damaged", len(f.Data), err)
 	}
 }
