@@ -2,7 +2,9 @@ package media
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -143,5 +145,32 @@ func TestFitRefusesADamagedImage(t *testing.T) {
 	}
 	if f, err := Fit(cut, "image/png", 2048, 1<<20); err == nil || !strings.Contains(err.Error(), "damaged") {
 		t.Fatalf("Fit = %d bytes, %v; want an error saying it is damaged", len(f.Data), err)
+	}
+}
+
+// A small file can declare a huge image (a PNG of 20000×20000 pixels of
+// one colour compresses to about a megabyte and decodes to 1.6 GB): Fit
+// refuses it by its header, before decoding anything.
+func TestFitRefusesTooManyPixelsBeforeDecoding(t *testing.T) {
+	var b bytes.Buffer
+	chunk := func(typ string, data []byte) {
+		_ = binary.Write(&b, binary.BigEndian, uint32(len(data)))
+		b.WriteString(typ)
+		b.Write(data)
+		_ = binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], 20000)
+	binary.BigEndian.PutUint32(ihdr[4:], 20000)
+	ihdr[8], ihdr[9] = 8, 2 // 8-bit RGB
+	chunk("IHDR", ihdr)
+	chunk("IEND", nil)
+	if w, h, err := Size(b.Bytes()); err != nil || w != 20000 || h != 20000 {
+		t.Fatalf("Size = %d×%d, %v", w, h, err)
+	}
+	_, err := Fit(b.Bytes(), "image/png", 2048, 5<<20)
+	if err == nil || !strings.Contains(err.Error(), "20000×20000") || !strings.Contains(err.Error(), "megapixels") {
+		t.Fatalf("Fit: %v; want a refusal naming the size", err)
 	}
 }
