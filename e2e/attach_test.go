@@ -290,3 +290,30 @@ func TestRunAttachDamagedImage(t *testing.T) {
 		t.Errorf("%d requests sent with a damaged image", n)
 	}
 }
+
+// A message stopped before sending because of an attachment (here a
+// damaged image) is not lost: its text goes back into the input and its
+// attachments back above it, to fix and send again.
+func TestTUIMessageStoppedByAnAttachmentComesBack(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "unused"})
+	dir := t.TempDir()
+	pic := filepath.Join(dir, "broken.png")
+	data := writeImage(t, pic, 20, 10)
+	if err := os.WriteFile(pic, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startTUI(t, dir, tuiEnv(t, srv), 100, 35)
+	s.ready()
+	s.tmux("set-buffer", pic)
+	s.tmux("paste-buffer", "-p", "-t", "co")
+	s.waitFor(tuiWait, "📎 broken.png (image, ")
+	s.typeText("a long question I typed with care")
+	s.keys("Enter")
+	s.waitFor(tuiWait, "broken.png cannot be sent: the image is damaged", "Your message is back in the input")
+	scr := s.waitFor(tuiWait, "❯ a long question I typed with care", "📎 broken.png (image, ")
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent:\n%s", n, scr)
+	}
+}
