@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -315,5 +316,35 @@ func TestTUIMessageStoppedByAnAttachmentComesBack(t *testing.T) {
 	scr := s.waitFor(tuiWait, "❯ a long question I typed with care", "📎 broken.png (image, ")
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent:\n%s", n, scr)
+	}
+}
+
+// co run --attach keeps the chat's rules: at most 10 images and PDFs (an
+// 11th is a usage error naming the limit, nothing sent), and a file named
+// twice goes once.
+func TestRunAttachLimitAndDuplicates(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "Two."})
+	dir := t.TempDir()
+	args := []string{"run"}
+	for i := range 11 {
+		name := fmt.Sprintf("p%d.png", i)
+		writeImage(t, filepath.Join(dir, name), 4, 4)
+		args = append(args, "--attach", name)
+	}
+	_, errOut, code := runCo(t, dir, env(t, srv), "", append(args, "hi")...)
+	if code != 2 || !strings.Contains(errOut, "at most 10 images and PDFs") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+	_, errOut, code = runCo(t, dir, env(t, srv), "", "run", "--attach", "p1.png", "--attach", "./p1.png", "--attach", "p2.png", "hi")
+	if code != 0 || strings.Count(errOut, "attached p1.png") != 1 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if imgs := imagesSent(srv.Requests()[0]); len(imgs) != 2 {
+		t.Errorf("%d images sent, want 2", len(imgs))
 	}
 }
