@@ -400,7 +400,8 @@ func (m *FormModal) View() string {
 	if spare := m.h - 2 - len(head) - len(foot) - min(len(body), 4); len(msgLines) > max(spare, 3) {
 		keep := max(spare, 3) - 1
 		cut := len(msgLines) - keep
-		msgLines = append(msgLines[:keep:keep], th.Dim.Render(fmt.Sprintf("… %d more lines of the message (a taller terminal shows more)", cut)))
+		msgLines = msgLines[:keep:keep]
+		add(&msgLines, th.Dim.Render, fmt.Sprintf("… %d more lines of the message (a taller terminal shows more)", cut))
 	}
 	head = append(head[:msgAt:msgAt], append(msgLines, head[msgAt:]...)...)
 	room := max(m.h-2-len(head)-len(foot), 4)

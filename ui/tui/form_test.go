@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"charm.land/lipgloss/v2"
 	"fmt"
 	"strings"
 	"testing"
@@ -133,6 +134,13 @@ func TestFormModalLongMessageKeepsFieldsAndKeys(t *testing.T) {
 	v := m.View()
 	if n := strings.Count(v, "\n") + 1; n > 24 {
 		t.Errorf("the form is %d lines on a 24-line screen:\n%s", n, v)
+	}
+	if w := lipgloss.Width(v); w > 80 {
+		t.Errorf("the form is %d columns wide on an 80-column screen:\n%s", w, v)
+	}
+	narrow := NewFormModal(agent.FormRequested{Form: tools.Form{Server: "srv", Message: long}}, &th, 40, 14, t0)
+	if w := lipgloss.Width(narrow.View()); w > 40 {
+		t.Errorf("the form is %d columns wide on a 40-column screen:\n%s", w, narrow.View())
 	}
 	for _, want := range []string{"Form from MCP server srv", "asks for what looks like", "api_key", "ctrl+s send", "more lines of the message"} {
 		if !strings.Contains(v, want) {
