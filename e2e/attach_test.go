@@ -317,6 +317,15 @@ func TestTUIMessageStoppedByAnAttachmentComesBack(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent:\n%s", n, scr)
 	}
+	// Typed as @path, the image stays in the text that comes back.
+	s.keys("C-x")
+	s.keys("C-u")
+	s.typeText("again @broken.png")
+	s.keys("Enter")
+	s.waitFor(tuiWait, "Your message is back in the input.", "❯ again @broken.png")
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent:\n%s", n, s.screen())
+	}
 }
 
 // co run --attach keeps the chat's rules: at most 10 images and PDFs (an

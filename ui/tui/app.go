@@ -1138,7 +1138,11 @@ func (a *App) giveBack(q queued) {
 		text += "\n" + v
 	}
 	a.input.SetValue(text)
-	a.chat.Add(newNotice(noticeInfo, "Your message is back in the input (its attachments above it): ctrl+x removes the last attachment."))
+	say := "Your message is back in the input."
+	if len(q.atts) > 0 {
+		say = "Your message is back in the input (its attachments above it): ctrl+x removes the last attachment."
+	}
+	a.chat.Add(newNotice(noticeInfo, say))
 	a.layout()
 }
 
