@@ -9,6 +9,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -124,8 +125,10 @@ func (a *Agent) prepare(p provider.Provider, at message.Attachment, m provider.M
 		}
 		f, err := a.fitted(at, m)
 		if err != nil {
-			problem = fmt.Sprintf("%s cannot be sent: %v (images go at most %d pixels on a side and %s)",
-				at.Name, err, m.MaxEdge, message.FormatBytes(int64(m.MaxImageBytes)))
+			problem = fmt.Sprintf("%s cannot be sent: %v", at.Name, err)
+			if errors.Is(err, media.ErrTooLarge) {
+				problem += fmt.Sprintf(" (images go at most %d pixels on a side and %s)", m.MaxEdge, message.FormatBytes(int64(m.MaxImageBytes)))
+			}
 			at.Missing = problem
 			return at, "", problem
 		}

@@ -113,9 +113,12 @@ type TurnFailed struct {
 	Message     string
 	Err         error
 	Interrupted bool // the user cancelled the turn
-	Usage       message.Usage
-	Session     message.Usage
-	Requests    int
+	// NotSent: an attachment stopped the message before it went; it is not
+	// in the conversation (a chat gives it back to the user to fix).
+	NotSent  bool
+	Usage    message.Usage
+	Session  message.Usage
+	Requests int
 }
 
 func (TextDelta) event()         {}

@@ -138,6 +138,7 @@ func (a *Agent) turnAtt(ctx context.Context, prompt, shown string, atts []messag
 			attribute.Int("gen_ai.usage.input_tokens", st.usage.InputTokens), attribute.Int("gen_ai.usage.output_tokens", st.usage.OutputTokens))
 		span.End()
 	}()
+	notSent := false
 	fail := func(msg string, err error, interrupted bool) {
 		if interrupted {
 			outcome = "interrupted"
@@ -147,7 +148,7 @@ func (a *Agent) turnAtt(ctx context.Context, prompt, shown string, atts []messag
 				span.RecordError(err)
 			}
 		}
-		e.send(TurnFailed{Message: msg, Err: err, Interrupted: interrupted, Usage: st.usage, Session: a.Usage(), Requests: st.requests})
+		e.send(TurnFailed{Message: msg, Err: err, Interrupted: interrupted, NotSent: notSent, Usage: st.usage, Session: a.Usage(), Requests: st.requests})
 	}
 
 	if w != nil {
@@ -187,6 +188,7 @@ func (a *Agent) turnAtt(ctx context.Context, prompt, shown string, atts []messag
 	if len(atts) > 0 {
 		notes, stop := a.checkAttachments(ctx, p, atts)
 		if stop != "" {
+			notSent = true
 			fail(stop, nil, false)
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -266,5 +267,93 @@ func TestRunAttachOllamaVisionOnly(t *testing.T) {
 	u := msgs[len(msgs)-1]
 	if len(u.Images) != 1 || u.Images[0] != base64.StdEncoding.EncodeToString(data) {
 		t.Fatalf("images on the user message: %d", len(u.Images))
+	}
+}
+
+// A PNG whose header reads but whose data is damaged is refused before
+// anything is sent, saying so (not sent to be refused by the provider and
+// then carried into every later request of the conversation).
+func TestRunAttachDamagedImage(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "unused"})
+	dir := t.TempDir()
+	data := writeImage(t, filepath.Join(dir, "shot.png"), 40, 30)
+	if err := os.WriteFile(filepath.Join(dir, "shot.png"), data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCo(t, dir, env(t, srv), "", "run", "--attach", "shot.png", "what is this")
+	if code != 1 || !strings.Contains(errOut, "shot.png cannot be sent: the image is damaged") || !strings.Contains(errOut, "Nothing was sent") ||
+		strings.Contains(errOut, "pixels on a side") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent with a damaged image", n)
+	}
+}
+
+// A message stopped before sending because of an attachment (here a
+// damaged image) is not lost: its text goes back into the input and its
+// attachments back above it, to fix and send again.
+func TestTUIMessageStoppedByAnAttachmentComesBack(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "unused"})
+	dir := t.TempDir()
+	pic := filepath.Join(dir, "broken.png")
+	data := writeImage(t, pic, 20, 10)
+	if err := os.WriteFile(pic, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startTUI(t, dir, tuiEnv(t, srv), 100, 35)
+	s.ready()
+	s.tmux("set-buffer", pic)
+	s.tmux("paste-buffer", "-p", "-t", "co")
+	s.waitFor(tuiWait, "📎 broken.png (image, ")
+	s.typeText("a long question I typed with care")
+	s.keys("Enter")
+	s.waitFor(tuiWait, "broken.png cannot be sent: the image is damaged", "Your message is back in the input")
+	scr := s.waitFor(tuiWait, "❯ a long question I typed with care", "📎 broken.png (image, ")
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent:\n%s", n, scr)
+	}
+	// Typed as @path, the image stays in the text that comes back.
+	s.keys("C-x")
+	s.keys("C-u")
+	s.typeText("again @broken.png")
+	s.keys("Enter")
+	s.waitFor(tuiWait, "Your message is back in the input.", "❯ again @broken.png")
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent:\n%s", n, s.screen())
+	}
+}
+
+// co run --attach keeps the chat's rules: at most 10 images and PDFs (an
+// 11th is a usage error naming the limit, nothing sent), and a file named
+// twice goes once.
+func TestRunAttachLimitAndDuplicates(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "Two."})
+	dir := t.TempDir()
+	args := []string{"run"}
+	for i := range 11 {
+		name := fmt.Sprintf("p%d.png", i)
+		writeImage(t, filepath.Join(dir, name), 4, 4)
+		args = append(args, "--attach", name)
+	}
+	_, errOut, code := runCo(t, dir, env(t, srv), "", append(args, "hi")...)
+	if code != 2 || !strings.Contains(errOut, "at most 10 images and PDFs") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+	_, errOut, code = runCo(t, dir, env(t, srv), "", "run", "--attach", "p1.png", "--attach", "./p1.png", "--attach", "p2.png", "hi")
+	if code != 0 || strings.Count(errOut, "attached p1.png") != 1 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if imgs := imagesSent(srv.Requests()[0]); len(imgs) != 2 {
+		t.Errorf("%d images sent, want 2", len(imgs))
 	}
 }

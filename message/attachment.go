@@ -20,6 +20,9 @@ const (
 	AttachPDF   AttachKind = media.PDF
 )
 
+// MaxPerMessage is the most images and PDFs one message attaches.
+const MaxPerMessage = 10
+
 // MaxAttachBytes is the largest file co attaches: an image larger than a
 // provider takes is scaled down, but a file this large is refused first.
 const MaxAttachBytes = 50 << 20

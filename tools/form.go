@@ -65,12 +65,13 @@ type Field struct {
 }
 
 // URLHost is the host a URL-mode form sends the user to, for the user to
-// see before consenting; the URL itself when it has none.
+// see before consenting (userinfo left out: https://bank.com@evil.example
+// goes to evil.example); a warning when it has no web host.
 func URLHost(u string) string {
-	if p, err := url.Parse(u); err == nil && p.Host != "" {
+	if p, err := url.Parse(u); err == nil && p.Host != "" && (p.Scheme == "https" || p.Scheme == "http") {
 		return p.Host
 	}
-	return u
+	return "none (not a valid web address: do not open it)"
 }
 
 // Label is the field's title, or its name.

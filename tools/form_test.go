@@ -74,3 +74,22 @@ func TestLooksSecret(t *testing.T) {
 		}
 	}
 }
+
+// The host shown beside a URL-mode form's URL is the one a browser would
+// go to; a URL with none (it does not parse, or is no web address) is
+// said to have none, never shown again in the host's place (where
+// "https://www.bank.com@evil.example/\x1b…" would read as bank.com).
+func TestURLHost(t *testing.T) {
+	for u, want := range map[string]string{
+		"https://www.bank.com@evil.example/login":        "evil.example",
+		"https://example.com:8443/x":                     "example.com:8443",
+		"https://www.bank.com@evil.example/\x1b[2Jlogin": "none (not a valid web address: do not open it)",
+		"javascript:alert(1)":                            "none (not a valid web address: do not open it)",
+		"file:///etc/passwd":                             "none (not a valid web address: do not open it)",
+		"www.bank.com":                                   "none (not a valid web address: do not open it)",
+	} {
+		if got := tools.URLHost(u); got != want {
+			t.Errorf("URLHost(%q) = %q, want %q", u, got, want)
+		}
+	}
+}

@@ -57,10 +57,18 @@ standard error.`,
 				return usageError{fmt.Errorf("no prompt: give it as arguments (co run \"what is 2+2\") or on standard input"), cmd.CommandPath()}
 			}
 			var atts []message.Attachment
+			seen := map[string]bool{}
 			for _, f := range attach {
 				a, err := message.ReadAttachment(f)
 				if err != nil {
 					return usageError{fmt.Errorf("--attach %s: %w", f, err), cmd.CommandPath()}
+				}
+				if seen[a.Path] { // a file named twice goes once, as in the chat
+					continue
+				}
+				seen[a.Path] = true
+				if len(atts) == message.MaxPerMessage {
+					return usageError{fmt.Errorf("--attach %s: a message attaches at most %d images and PDFs", f, message.MaxPerMessage), cmd.CommandPath()}
 				}
 				atts = append(atts, a)
 			}

@@ -85,7 +85,16 @@ func fit(data []byte, mime string, maxEdge, maxBytes int, force bool) (Fitted, e
 		return Fitted{}, err
 	}
 	if max(w, h) <= maxEdge && len(data) <= maxBytes && !force {
+		// The header alone does not show a file cut short or corrupted,
+		// which a provider refuses (and every later request would carry).
+		if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
+			return Fitted{}, fmt.Errorf("the image is damaged (%w): open it and save it again", err)
+		}
 		return Fitted{Data: data, MIME: mime, Width: w, Height: h}, nil
+	}
+	if w*h > MaxPixels {
+		return Fitted{}, fmt.Errorf("the image is %d×%d pixels (%d megapixels), over the %d megapixels co decodes to scale it down (decoding it would take %s of memory): save a smaller copy and attach that",
+			w, h, w*h/1_000_000, MaxPixels/1_000_000, formatGB(int64(w)*int64(h)*4))
 	}
 	// A photo's EXIF orientation is applied before scaling: the copy sent
 	// carries no EXIF, so a phone's portrait photo would go sideways.
@@ -122,6 +131,13 @@ func fit(data []byte, mime string, maxEdge, maxBytes int, force bool) (Fitted, e
 	}
 	return Fitted{}, ErrTooLarge
 }
+
+// MaxPixels is the most pixels Fit decodes: a file of a megabyte can
+// declare an image that takes gigabytes once decoded. It is Pillow's
+// MAX_IMAGE_PIXELS (docs/SOURCES.md#image-decompression-bombs).
+const MaxPixels = 89_478_485
+
+func formatGB(n int64) string { return fmt.Sprintf("%.1f GB", float64(n)/(1<<30)) }
 
 // minEdge is the smallest longer side Fit scales to.
 const minEdge = 256

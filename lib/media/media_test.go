@@ -2,11 +2,14 @@ package media
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"strings"
 	"testing"
 )
 
@@ -128,5 +131,46 @@ func TestFitTurnsAPhotoByItsOrientation(t *testing.T) {
 	}
 	if w, h, _ := Size(f.Data); w != 100 || h != 200 {
 		t.Fatalf("data is %dx%d", w, h)
+	}
+}
+
+// A damaged image whose header still reads (a PNG cut short) is not sent
+// as it is: a provider refuses it, and the conversation would carry it
+// into every later request.
+func TestFitRefusesADamagedImage(t *testing.T) {
+	data := encPNG(t, noisy(30, 20))
+	cut := append(data[:len(data)/2:len(data)/2], []byte("garbage")...)
+	if _, _, err := Size(cut); err != nil {
+		t.Fatalf("the header should still read: %v", err)
+	}
+	if f, err := Fit(cut, "image/png", 2048, 1<<20); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("Fit = %d bytes, %v; want an error saying it is damaged", len(f.Data), err)
+	}
+}
+
+// A small file can declare a huge image (a PNG of 20000×20000 pixels of
+// one colour compresses to about a megabyte and decodes to 1.6 GB): Fit
+// refuses it by its header, before decoding anything.
+func TestFitRefusesTooManyPixelsBeforeDecoding(t *testing.T) {
+	var b bytes.Buffer
+	chunk := func(typ string, data []byte) {
+		_ = binary.Write(&b, binary.BigEndian, uint32(len(data)))
+		b.WriteString(typ)
+		b.Write(data)
+		_ = binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], 20000)
+	binary.BigEndian.PutUint32(ihdr[4:], 20000)
+	ihdr[8], ihdr[9] = 8, 2 // 8-bit RGB
+	chunk("IHDR", ihdr)
+	chunk("IEND", nil)
+	if w, h, err := Size(b.Bytes()); err != nil || w != 20000 || h != 20000 {
+		t.Fatalf("Size = %d×%d, %v", w, h, err)
+	}
+	_, err := Fit(b.Bytes(), "image/png", 2048, 5<<20)
+	if err == nil || !strings.Contains(err.Error(), "20000×20000") || !strings.Contains(err.Error(), "megapixels") {
+		t.Fatalf("Fit: %v; want a refusal naming the size", err)
 	}
 }

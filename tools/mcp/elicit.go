@@ -83,6 +83,15 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	res := &sdk.ElicitResult{Action: string(ans.Action)}
 	if ans.Action == tools.FormAccept {
 		res.Content = wireContent(ans.Content)
+		// A secret the user typed must not reach a span through a result
+		// that echoes it: the span store redacts it by value from now on.
+		if add := s.m.secrets(); add != nil {
+			for _, fl := range form.Fields {
+				if v, ok := ans.Content[fl.Name].(string); ok && fl.Secret && v != "" {
+					add(v)
+				}
+			}
+		}
 	}
 	return res, nil
 }

@@ -392,3 +392,31 @@ func TestElicitationThroughAgentKeepsValuesOutOfSpans(t *testing.T) {
 		t.Error("no elicitation span")
 	}
 }
+
+// What the user types into a field that looks like a secret goes to the
+// span store's redactor (Options.Secrets, as a login's token does): a
+// server that echoes it in its result does not put it in a span.
+func TestElicitationSecretValuesAreRedacted(t *testing.T) {
+	url := elicitServer(t, nil)
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: 10 * time.Second})
+	var mu sync.Mutex
+	var got []string
+	f.m.RedactWith(func(v ...string) {
+		mu.Lock()
+		got = append(got, v...)
+		mu.Unlock()
+	})
+	f.start(t)
+	res, err := runAsking(f.tool(t, "mcp__asker__ask"), `{}`, func(context.Context, tools.Form) (tools.FormAnswer, error) {
+		return tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{
+			"email": "ada@example.com", "api_token": "tok-typed-4567", "age": int64(37)}}, nil
+	})
+	if err != nil || !strings.Contains(res.Display, "tok-typed-4567") {
+		t.Fatalf("%v %q", err, res.Display)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(got) != "[tok-typed-4567]" {
+		t.Errorf("the redactor got %q, want only the secret field's value", got)
+	}
+}

@@ -65,7 +65,7 @@ type MediaSource interface {
 }
 
 // MaxMedia is the most images and PDFs one message attaches.
-const MaxMedia = 10
+const MaxMedia = message.MaxPerMessage
 
 // Limits of one message's attachments.
 const (

@@ -146,6 +146,9 @@ type App struct {
 	// pending are the images and PDFs attached to the next message
 	// (pasted paths), shown above the input; turnAtts the running turn's.
 	pending, turnAtts []message.Attachment
+	// turnMsg is the running turn's message as queued, given back to the
+	// input when an attachment stops it before it goes (TurnFailed.NotSent).
+	turnMsg queued
 	// startRun starts a turn a slash command made (slash.SwitchedRun).
 	startRun func(run func(context.Context) <-chan agent.Event) (<-chan agent.Event, context.CancelFunc)
 	now      func() time.Time
@@ -932,7 +935,7 @@ func (a *App) beginOrQueue(q queued) tea.Cmd {
 // starts the agent's turn here, with no round trip.
 func (a *App) begin(q queued) tea.Cmd {
 	a.turn++
-	a.turnAtts = q.atts
+	a.turnAtts, a.turnMsg = q.atts, q
 	if !q.bang && a.mentions != nil {
 		typed := q.text
 		if q.custom {
@@ -1112,6 +1115,9 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		} else {
 			cmds = append(cmds, a.notifier.notify("turn failed"))
 			a.chat.Add(newNotice(noticeError, e.Message))
+			if e.NotSent {
+				a.giveBack(a.turnMsg)
+			}
 			if errors.Is(e.Err, provider.ErrNoProvider) && a.setupEnv != nil {
 				a.chat.Add(newNotice(noticeInfo, "Type /setup to choose a provider here."))
 			}
@@ -1119,6 +1125,25 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 	}
 	a.refreshStatus()
 	return tea.Batch(cmds...)
+}
+
+// giveBack puts a message that did not go back into the input (before
+// what is typed there) and its attachments back above it, to fix and send.
+func (a *App) giveBack(q queued) {
+	for _, at := range q.atts {
+		a.attach(at)
+	}
+	text := q.display()
+	if v := a.input.Value(); v != "" {
+		text += "\n" + v
+	}
+	a.input.SetValue(text)
+	say := "Your message is back in the input."
+	if len(q.atts) > 0 {
+		say = "Your message is back in the input (its attachments above it): ctrl+x removes the last attachment."
+	}
+	a.chat.Add(newNotice(noticeInfo, say))
+	a.layout()
 }
 
 // endThink collapses the streamed reasoning: the answer (or a call) began.

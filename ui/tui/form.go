@@ -335,10 +335,12 @@ func (m *FormModal) View() string {
 		}
 	}
 	add(&head, th.Title.Render, "Form from "+safe.Reveal(f.Who())+" — not from co")
+	var msgLines []string
 	if msg := strings.TrimSpace(f.Message); msg != "" {
-		head = append(head, "")
-		add(&head, lipgloss.NewStyle().Render, safe.Reveal(msg))
+		msgLines = append(msgLines, "")
+		add(&msgLines, lipgloss.NewStyle().Render, safe.Reveal(msg))
 	}
+	msgAt := len(head)
 	if warn := f.SecretWarning(); warn != "" {
 		head = append(head, "")
 		add(&head, th.Error.Bold(true).Render, "⚠ "+safe.Reveal(warn))
@@ -393,6 +395,15 @@ func (m *FormModal) View() string {
 		keys = "(keys answer the form in a moment: read it first)"
 	}
 	add(&foot, th.Dim.Render, keys)
+	// The message gives way before the warning, the focused field and the
+	// keys: a long one is cut, saying so, rather than pushing them off.
+	if spare := m.h - 2 - len(head) - len(foot) - min(len(body), 4); len(msgLines) > max(spare, 3) {
+		keep := max(spare, 3) - 1
+		cut := len(msgLines) - keep
+		msgLines = msgLines[:keep:keep]
+		add(&msgLines, th.Dim.Render, fmt.Sprintf("… %d more lines of the message (a taller terminal shows more)", cut))
+	}
+	head = append(head[:msgAt:msgAt], append(msgLines, head[msgAt:]...)...)
 	room := max(m.h-2-len(head)-len(foot), 4)
 	if len(body) > room {
 		start := max(min(focusTop-1, len(body)-room), 0)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"charm.land/lipgloss/v2"
 	"fmt"
 	"strings"
 	"testing"
@@ -119,5 +120,31 @@ func TestFormModalWithdrawnAndTurnEnd(t *testing.T) {
 	a.handleAgentEvent(agentEventMsg{Turn: a.turn, Event: agent.TurnFailed{Message: "boom"}})
 	if a.form != nil {
 		t.Error("the form outlived its turn")
+	}
+}
+
+// A server's very long message cannot push the fields, the keys or the
+// secret warning off an 80×24 screen: the message is cut, saying so.
+func TestFormModalLongMessageKeepsFieldsAndKeys(t *testing.T) {
+	th := NewTheme("dark", false)
+	long := strings.Repeat("This message goes on and on. ", 300)
+	m := NewFormModal(agent.FormRequested{Form: tools.Form{Server: "srv", Project: true, Message: long,
+		Fields: []tools.Field{{Name: "api_key", Secret: true}, {Name: "ok", Kind: tools.FieldBoolean}}}}, &th, 80, 24, t0)
+	m.HandleKey(keyMsg("x"), t0.Add(2*ApprovalGrace)) // arms the form
+	v := m.View()
+	if n := strings.Count(v, "\n") + 1; n > 24 {
+		t.Errorf("the form is %d lines on a 24-line screen:\n%s", n, v)
+	}
+	if w := lipgloss.Width(v); w > 80 {
+		t.Errorf("the form is %d columns wide on an 80-column screen:\n%s", w, v)
+	}
+	narrow := NewFormModal(agent.FormRequested{Form: tools.Form{Server: "srv", Message: long}}, &th, 40, 14, t0)
+	if w := lipgloss.Width(narrow.View()); w > 40 {
+		t.Errorf("the form is %d columns wide on a 40-column screen:\n%s", w, narrow.View())
+	}
+	for _, want := range []string{"Form from MCP server srv", "asks for what looks like", "api_key", "ctrl+s send", "more lines of the message"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the form lacks %q:\n%s", want, v)
+		}
 	}
 }
