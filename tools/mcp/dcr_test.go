@@ -187,3 +187,34 @@ func TestLogoutForgetsRegisteredClient(t *testing.T) {
 		t.Fatalf("the login after a logout registered %d clients in all, want 2", n)
 	}
 }
+
+// A server whose authorization server is another one now does not get the
+// old one's client: co registers with the new one, and says so.
+func TestLoginIssuerChangedRegistersAgain(t *testing.T) {
+	srv, moved := mcptest.NewOAuthServer(t), mcptest.NewOAuthServer(t)
+	dir := t.TempDir()
+	r := newAuthRun(t, dir, srv)
+	r.login(t)
+	// A second registration at the old server: the kept client is its
+	// client-2, an id the new server never issued.
+	if _, err := r.m.Logout("hosted"); err != nil {
+		t.Fatal(err)
+	}
+	r.login(t)
+	srv.MoveAuthorizationTo(moved)
+	said := r.login(t)
+	if n := moved.Registered(); n != 1 {
+		t.Fatalf("the new authorization server registered %d clients, want 1 (said %q)", n, said)
+	}
+	if c := moved.Clients(); !slices.Equal(c, []string{"client-1"}) {
+		t.Fatalf("the new authorization server saw clients %q, want only the one it registered", c)
+	}
+	if !saidAny(said, "the authorization server is now") {
+		t.Fatalf("the changed issuer was not said: %q", said)
+	}
+	r2 := newAuthRun(t, dir, srv)
+	r2.start(t)
+	if out, err := r2.whoami(t); err != nil || !strings.Contains(out, "your token is at-") {
+		t.Fatalf("after the new login: %q, %v", out, err)
+	}
+}

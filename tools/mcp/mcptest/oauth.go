@@ -59,6 +59,8 @@ type OAuthServer struct {
 	authorized []string // the scope of each authorization request
 	clients    []string // the client_id of each authorization request
 	forgotten  map[string]bool
+	movedTo    *OAuthServer // the authorization server now, when not this one
+	others     []string     // the MCP endpoints moved to this authorization server
 	refreshes  int
 }
 
@@ -80,7 +82,13 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, 200, map[string]any{"resource": o.URL, "authorization_servers": []string{o.base}, "scopes_supported": []string{"read"}})
+		as := o.base
+		o.mu.Lock()
+		if o.movedTo != nil {
+			as = o.movedTo.base
+		}
+		o.mu.Unlock()
+		writeJSON(w, 200, map[string]any{"resource": o.URL, "authorization_servers": []string{as}, "scopes_supported": []string{"read"}})
 	})
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, 200, map[string]any{
@@ -102,7 +110,10 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 	})
 	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		if q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("resource") != o.URL {
+		o.mu.Lock()
+		ours := q.Get("resource") == o.URL || slices.Contains(o.others, q.Get("resource"))
+		o.mu.Unlock()
+		if q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || !ours {
 			http.Error(w, "bad authorization request: "+r.URL.RawQuery, 400)
 			return
 		}
@@ -181,7 +192,13 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		o.mu.Lock()
 		scopes, ok := o.tokens[tok]
+		moved := o.movedTo
 		o.mu.Unlock()
+		if !ok && moved != nil {
+			moved.mu.Lock()
+			scopes, ok = moved.tokens[tok]
+			moved.mu.Unlock()
+		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+meta+`", scope="read"`)
 			writeJSON(w, 401, map[string]string{"error": "invalid_token"})
@@ -230,6 +247,18 @@ func (o *OAuthServer) ForgetClients() {
 	for i := 1; i <= o.registered; i++ {
 		o.forgotten[fmt.Sprintf("client-%d", i)] = true
 	}
+}
+
+// MoveAuthorizationTo makes other's authorization server this server's:
+// its protected-resource metadata names other, and it takes the tokens
+// other issues.
+func (o *OAuthServer) MoveAuthorizationTo(other *OAuthServer) {
+	other.mu.Lock()
+	other.others = append(other.others, o.URL)
+	other.mu.Unlock()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.movedTo = other
 }
 
 // Authorized are the scopes of each authorization request, in order.
