@@ -53,9 +53,14 @@ func TestLoginReusesRegisteredClient(t *testing.T) {
 	srv := mcptest.NewOAuthServer(t)
 	dir := t.TempDir()
 	r := newAuthRun(t, dir, srv)
-	r.login(t)
+	if said := r.login(t); saidAny(said, "reuses the client") {
+		t.Fatalf("the first login said it reuses a client: %q", said)
+	}
 	first := storedRedirect(t, dir)
 	said := r.login(t)
+	if !saidAny(said, "co reuses the client it registered at the last login: should the page say it is unknown, end this login and run co mcp logout hosted first") {
+		t.Fatalf("the login did not say it reuses the last client, nor what to do if it is unknown: %q", said)
+	}
 	if n := srv.Registered(); n != 1 {
 		t.Fatalf("two logins registered %d clients, want 1 (said %q)", n, said)
 	}

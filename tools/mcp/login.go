@@ -320,6 +320,11 @@ func (s *server) loginOnce(ctx context.Context, u string, h http.Header, oc OAut
 			paste = " — or, when the browser is on another machine, paste here the address it ends on (it starts " + redirect + ")"
 			go cb.readPasted(ctx, pasted, say)
 		}
+		if reuse != nil {
+			// An authorization server that deleted the client may show
+			// an error page instead of coming back.
+			paste += "; co reuses the client it registered at the last login: should the page say it is unknown, end this login and run co mcp logout " + name + " first"
+		}
 		say(fmt.Sprintf("To log in to MCP server %s, visit %s (%s); co waits for the browser to come back to %s%s", name, a.URL, how, redirect, paste))
 		return cb.wait(ctx)
 	}
