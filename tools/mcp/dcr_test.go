@@ -223,3 +223,30 @@ func TestLoginIssuerChangedRegistersAgain(t *testing.T) {
 		t.Fatalf("after the new login: %q, %v", out, err)
 	}
 }
+
+// With a client_metadata_url in the settings but an authorization server
+// that takes no client ID metadata documents, the client registered
+// instead is kept and reused like any other.
+func TestLoginMetadataURLUnsupportedReusesRegisteredClient(t *testing.T) {
+	srv := mcptest.NewOAuthServer(t)
+	dir := t.TempDir()
+	reg, _ := tools.NewRegistry()
+	m := mcp.New(mcp.Options{
+		Servers: []mcp.ServerConfig{{Name: "hosted", URL: srv.URL, Timeout: 10 * time.Second,
+			OAuth: mcp.OAuthClient{ClientMetadataURL: "https://co.example/client.json"}}},
+		Registry: reg, LogDir: filepath.Join(dir, "mcp"), Version: "test",
+		Auth: mcp.NewAuthStore(filepath.Join(dir, "mcp-auth")),
+	})
+	t.Cleanup(m.Close)
+	for range 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := m.Login(ctx, "hosted", mcp.LoginOptions{Open: mcptest.Browse, Say: func(string) {}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := srv.Clients(); !slices.Equal(c, []string{"client-1", "client-1"}) || srv.Registered() != 1 {
+		t.Fatalf("authorization requests came from %q after %d registrations, want client-1 twice after 1", c, srv.Registered())
+	}
+}

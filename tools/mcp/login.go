@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -259,8 +260,10 @@ func (s *server) login(ctx context.Context, open func(string) error, say func(st
 	name := s.cfg.Name
 	store := s.m.opts.Auth
 	var reuse *registration
-	if rec := store.load(name, u); rec != nil && oc.ClientID == "" && oc.ClientMetadataURL == "" {
-		reuse = rec.Registered // the user's own client always wins
+	if rec := store.load(name, u); rec != nil && oc.ClientID == "" {
+		// The user's own client always wins; a client ID metadata
+		// document too, which the SDK tries first where it is supported.
+		reuse = rec.Registered
 	}
 	if reuse != nil {
 		refused, err := s.loginOnce(ctx, u, h, oc, unexp, reuse, open, say, pasted)
@@ -303,12 +306,15 @@ func (s *server) loginOnce(ctx context.Context, u string, h http.Header, oc OAut
 	defer srv.Close()
 
 	name := s.cfg.Name
+	var used atomic.Value // the client_id of the authorization request
+	used.Store("")
 	fetch := func(ctx context.Context, a *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 		pu, err := url.Parse(a.URL)
 		if err != nil {
 			return nil, fmt.Errorf("the authorization URL: %w", err)
 		}
 		cb.expect(pu.Query().Get("state"))
+		used.Store(pu.Query().Get("client_id"))
 		how := "opening it in your browser"
 		if open == nil {
 			how = "open it in a browser"
@@ -347,7 +353,7 @@ func (s *server) loginOnce(ctx context.Context, u string, h http.Header, oc OAut
 			return "", fmt.Errorf("logging in to MCP server %s: nobody came back from the browser in time; run the login again", name)
 		}
 		if reuse != nil && ctx.Err() == nil {
-			if why := clientRefused(ah.loginFailure(), reuse, seen.get()); why != "" {
+			if why := clientRefused(ah.loginFailure(), reuse, used.Load().(string), seen.get()); why != "" {
 				return why, err
 			}
 		}
@@ -362,12 +368,15 @@ func (s *server) loginOnce(ctx context.Context, u string, h http.Header, oc OAut
 // clientRefused says how the authorization server refused registration
 // reg ("" when it did not): invalid_client or unauthorized_client at the
 // authorization redirect or the token endpoint (RFC 6749 sections 4.1.2.1
-// and 5.2), or another issuer than the one that issued it.
-func clientRefused(err error, reg *registration, issuer string) string {
+// and 5.2) to an authorization requested as reg (client), or another
+// issuer than the one that issued it.
+func clientRefused(err error, reg *registration, client, issuer string) string {
 	if reg.Issuer != "" && issuer != "" && issuer != reg.Issuer {
 		return fmt.Sprintf("the authorization server is now %s, not %s, which registered co at the last login", issuer, reg.Issuer)
 	}
-	refusedCode := func(c string) bool { return c == "invalid_client" || c == "unauthorized_client" }
+	refusedCode := func(c string) bool {
+		return client == reg.ClientID && (c == "invalid_client" || c == "unauthorized_client")
+	}
 	var at *refusal
 	if errors.As(err, &at) && refusedCode(at.code) {
 		return "the authorization server refused co's registration from the last login (" + at.code + ")"

@@ -329,7 +329,7 @@ func newAuthHandler(cfg ServerConfig, url string, oc OAuthClient, store *AuthSto
 		if oc.ClientSecret != "" {
 			c.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: oc.ClientSecret}
 		}
-	} else if lg != nil && lg.reuse != nil {
+	} else if lg != nil && lg.reuse != nil { // after a CIMD the server takes
 		// The last login's registration, as the SDK's pre-registered
 		// client (tried before registering): its issuer is checked.
 		r := lg.reuse
