@@ -208,6 +208,40 @@ func TestMCPStoredLoginNotUsedSaysWhy(t *testing.T) {
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("after the new login: %v %v", fi.Mode(), err)
 	}
+	if n := oauth.Registered(); n != 2 {
+		t.Errorf("a client kept in a file others could read was reused: %d registrations, want 2", n)
+	}
+}
+
+// co mcp login twice in a row registers co once: the second login reuses
+// the client (and its loopback port) and says so; a logout forgets it.
+func TestMCPLoginTwiceRegistersOnce(t *testing.T) {
+	oauth := mcptest.NewOAuthServer(t)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	extra, _ := browserEnv(t)
+	e := env(t, srv, extra...)
+	mcpSettings(t, e, `{"hosted": {"url": "`+oauth.URL+`"}}`)
+	dir := t.TempDir()
+	for i := range 2 {
+		if out, errOut, code := runCo(t, dir, e, "", "mcp", "login", "hosted"); code != 0 || !strings.Contains(out, "connected, 1 tool") {
+			t.Fatalf("co mcp login #%d: exit %d\n%s%s", i+1, code, out, errOut)
+		} else if reused := strings.Contains(errOut, "co reuses the client it registered at the last login"); reused != (i == 1) {
+			t.Errorf("co mcp login #%d says it reuses a client: %v\n%s", i+1, reused, errOut)
+		}
+	}
+	if n := oauth.Registered(); n != 1 {
+		t.Fatalf("two logins registered %d clients, want 1", n)
+	}
+	if out, errOut, code := runCo(t, dir, e, "", "mcp", "logout", "hosted"); code != 0 {
+		t.Fatalf("co mcp logout: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := runCo(t, dir, e, "", "mcp", "login", "hosted"); code != 0 {
+		t.Fatalf("co mcp login after logout: exit %d\n%s%s", code, out, errOut)
+	}
+	if n := oauth.Registered(); n != 2 {
+		t.Errorf("the login after a logout registered %d clients in all, want 2", n)
+	}
 }
 
 // co mcp login to a server that asks for none connects it and says so,

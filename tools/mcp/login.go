@@ -1,17 +1,23 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 )
 
 // ErrLoginReplaced ends a login that another login of the same server,
@@ -251,9 +257,46 @@ func (s *server) login(ctx context.Context, open func(string) error, say func(st
 		return err
 	}
 	unexp := newUnexpander(s.cfg, get)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	name := s.cfg.Name
+	store := s.m.opts.Auth
+	var reuse *registration
+	if rec := store.load(name, u); rec != nil && oc.ClientID == "" {
+		// The user's own client always wins; a client ID metadata
+		// document too, which the SDK tries first where it is supported.
+		reuse = rec.Registered
+	}
+	if reuse != nil {
+		refused, err := s.loginOnce(ctx, u, h, oc, unexp, reuse, open, say, pasted)
+		if refused == "" {
+			return err
+		}
+		_ = store.update(name, u, func(r *authRecord) { r.Registered = nil })
+		say(fmt.Sprintf("MCP server %s: %s; co registers itself again", name, refused))
+	}
+	_, err := s.loginOnce(ctx, u, h, oc, unexp, nil, open, say, pasted)
+	return err
+}
+
+// loginOnce runs the flow once, reusing registration reuse when it is
+// not nil. refused, when not empty, says why reuse could not be used
+// (its port taken, or the authorization server refused it): a fresh
+// registration may do.
+func (s *server) loginOnce(ctx context.Context, u string, h http.Header, oc OAuthClient, unexp *unexpander, reuse *registration,
+	open func(string) error, say func(string), pasted <-chan string) (refused string, err error) {
+	addr := "127.0.0.1:0"
+	if reuse != nil {
+		ru, perr := url.Parse(reuse.RedirectURI)
+		if perr != nil || ru.Hostname() != "127.0.0.1" || ru.Port() == "" {
+			return "the stored registration's redirect " + reuse.RedirectURI + " is not a loopback port", nil
+		}
+		addr = ru.Host
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("starting the listener the login comes back to: %w", err)
+		if reuse != nil {
+			return fmt.Sprintf("the port of the last login's redirect, %s, is taken (%v)", addr, err), nil
+		}
+		return "", fmt.Errorf("starting the listener the login comes back to: %w", err)
 	}
 	defer ln.Close()
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
@@ -263,12 +306,15 @@ func (s *server) login(ctx context.Context, open func(string) error, say func(st
 	defer srv.Close()
 
 	name := s.cfg.Name
+	var used atomic.Value // the client_id of the authorization request
+	used.Store("")
 	fetch := func(ctx context.Context, a *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 		pu, err := url.Parse(a.URL)
 		if err != nil {
 			return nil, fmt.Errorf("the authorization URL: %w", err)
 		}
 		cb.expect(pu.Query().Get("state"))
+		used.Store(pu.Query().Get("client_id"))
 		how := "opening it in your browser"
 		if open == nil {
 			how = "open it in a browser"
@@ -280,12 +326,20 @@ func (s *server) login(ctx context.Context, open func(string) error, say func(st
 			paste = " — or, when the browser is on another machine, paste here the address it ends on (it starts " + redirect + ")"
 			go cb.readPasted(ctx, pasted, say)
 		}
+		if reuse != nil {
+			// An authorization server that deleted the client may show
+			// an error page instead of coming back.
+			paste += "; co reuses the client it registered at the last login: should the page say it is unknown, end this login and run co mcp logout " + name + " first"
+		}
 		say(fmt.Sprintf("To log in to MCP server %s, visit %s (%s); co waits for the browser to come back to %s%s", name, a.URL, how, redirect, paste))
 		return cb.wait(ctx)
 	}
-	ah, err := newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, fetch, redirect, s.m.secrets())
+	seen := &issuerSeen{base: http.DefaultTransport}
+	lg := &loginParams{fetch: fetch, redirect: redirect, reuse: reuse, issuer: seen,
+		client: &http.Client{Timeout: authClient.Timeout, Transport: seen}}
+	ah, err := newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, lg, s.m.secrets())
 	if err != nil {
-		return err
+		return "", err
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "co", Version: s.m.opts.Version}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
 	tr := &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h}}, OAuthHandler: ah}
@@ -296,14 +350,92 @@ func (s *server) login(ctx context.Context, open func(string) error, say func(st
 	}
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("logging in to MCP server %s: nobody came back from the browser in time; run the login again", name)
+			return "", fmt.Errorf("logging in to MCP server %s: nobody came back from the browser in time; run the login again", name)
 		}
-		return fmt.Errorf("logging in to MCP server %s: %s", name, unexp.text(err.Error()))
+		if reuse != nil && ctx.Err() == nil {
+			if why := clientRefused(ah.loginFailure(), reuse, used.Load().(string), seen.get()); why != "" {
+				return why, err
+			}
+		}
+		return "", fmt.Errorf("logging in to MCP server %s: %s", name, unexp.text(err.Error()))
 	}
 	if !s.m.opts.Auth.LoggedIn(name, u) {
 		say(fmt.Sprintf("MCP server %s asked for no login: it connected without one", name))
 	}
-	return nil
+	return "", nil
+}
+
+// clientRefused says how the authorization server refused registration
+// reg ("" when it did not): invalid_client or unauthorized_client at the
+// authorization redirect or the token endpoint (RFC 6749 sections 4.1.2.1
+// and 5.2) to an authorization requested as reg (client), or another
+// issuer than the one that issued it.
+func clientRefused(err error, reg *registration, client, issuer string) string {
+	if reg.Issuer != "" && issuer != "" && issuer != reg.Issuer {
+		return fmt.Sprintf("the authorization server is now %s, not %s, which registered co at the last login", issuer, reg.Issuer)
+	}
+	refusedCode := func(c string) bool {
+		return client == reg.ClientID && (c == "invalid_client" || c == "unauthorized_client")
+	}
+	var at *refusal
+	if errors.As(err, &at) && refusedCode(at.code) {
+		return "the authorization server refused co's registration from the last login (" + at.code + ")"
+	}
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && refusedCode(re.ErrorCode) {
+		return "the authorization server's token endpoint refused co's registration from the last login (" + re.ErrorCode + ")"
+	}
+	return ""
+}
+
+// issuerSeen is the transport of a login's discovery, registration and
+// token requests: it keeps the issuer of the authorization server
+// metadata the SDK fetched, which the stored registration names.
+type issuerSeen struct {
+	base   http.RoundTripper
+	mu     sync.Mutex
+	issuer string
+}
+
+func (t *issuerSeen) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	p := req.URL.Path
+	if err != nil || resp.StatusCode != http.StatusOK ||
+		!strings.Contains(p, "/.well-known/oauth-authorization-server") && !strings.Contains(p, "/.well-known/openid-configuration") {
+		return resp, err
+	}
+	b, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	if rerr != nil {
+		return resp, nil
+	}
+	var meta struct {
+		Issuer string `json:"issuer"`
+	}
+	if json.Unmarshal(b, &meta) == nil && meta.Issuer != "" {
+		t.mu.Lock()
+		t.issuer = meta.Issuer
+		t.mu.Unlock()
+	}
+	return resp, nil
+}
+
+func (t *issuerSeen) get() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.issuer
+}
+
+// refusal is the authorization server's refusal brought back by the
+// redirect (error=…).
+type refusal struct{ code, desc string }
+
+func (e *refusal) Error() string {
+	return fmt.Sprintf("the authorization server refused: %s %s", e.code, e.desc)
 }
 
 // callback is the loopback listener's handler: it waits for the request
@@ -364,7 +496,7 @@ func (c *callback) take(q url.Values) (ours bool, page string) {
 	}
 	var res result
 	if e := q.Get("error"); e != "" {
-		res.err = fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
+		res.err = &refusal{code: e, desc: q.Get("error_description")}
 		page = "co: the login was refused; see co for what to do next."
 	} else {
 		res.res = &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}

@@ -1076,7 +1076,7 @@ func (s *server) transport(ctx context.Context, gen int) (sdk.Transport, *exec.C
 			// A server given its own Authorization header is not asked
 			// to log in: a 401 then means that header is wrong.
 			var err error
-			if ah, err = newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, nil, "", s.m.secrets()); err != nil {
+			if ah, err = newAuthHandler(s.cfg, u, oc, s.m.opts.Auth, nil, s.m.secrets()); err != nil {
 				return nil, nil, nil, err
 			}
 			tr.OAuthHandler = ah

@@ -57,6 +57,19 @@ type authRecord struct {
 	AuthStyle    oauth2.AuthStyle `json:"auth_style,omitempty"`
 	Scopes       []string         `json:"scopes,omitempty"`
 	Wanted       []string         `json:"wanted_scopes,omitempty"`
+	// Registered is the client a login registered dynamically, which the
+	// next login reuses instead of registering again.
+	Registered *registration `json:"registered_client,omitempty"`
+}
+
+// registration is a client co registered dynamically: its credentials,
+// the loopback redirect it registered (its port is listened on again)
+// and the authorization server that issued it.
+type registration struct {
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	RedirectURI  string `json:"redirect_uri"`
+	Issuer       string `json:"issuer,omitempty"`
 }
 
 // path is server name's file: NAME.json, and for a name a file name
@@ -203,6 +216,9 @@ func (r *authRecord) secrets() []string {
 		out = append(out, r.Token.AccessToken, r.Token.RefreshToken)
 	}
 	out = append(out, r.ClientSecret)
+	if r.Registered != nil {
+		out = append(out, r.Registered.ClientSecret)
+	}
 	return slices.DeleteFunc(out, func(s string) bool { return len(s) < minLiteralSecret })
 }
 
@@ -250,25 +266,47 @@ type authHandler struct {
 	// why the stored login is not used or not enough, for NeedsLoginError
 	why string
 
+	lg *loginParams // a login's, else nil
+	// configured says whether a client id is the user's own (settings),
+	// not one co registered
+	configured func(clientID string) bool
+
 	mu     sync.Mutex
 	needed *NeedsLoginError // the last refusal only a login answers
 	failed error            // a login's authorization that failed
 	saved  func(secrets ...string)
 }
 
-// newAuthHandler makes the handler for cfg at endpoint url (expanded).
-// fetch, when not nil, makes it a login's: the authorization URL goes to
-// fetch, which returns the code the redirect brought back; redirect is
-// then its loopback URL.
-func newAuthHandler(cfg ServerConfig, url string, oc OAuthClient, store *AuthStore, fetch auth.AuthorizationCodeFetcher, redirect string, saved func(...string)) (*authHandler, error) {
-	h := &authHandler{name: cfg.Name, url: url, store: store, login: fetch != nil, saved: saved}
+// loginParams make a handler a login's: the authorization URL goes to
+// fetch, which returns the code the redirect (a loopback URL) brought
+// back; reuse, when set, is the stored registration used instead of
+// registering again; client is the HTTP client of discovery, registration
+// and the token endpoint, and issuer what it saw of the authorization
+// server.
+type loginParams struct {
+	fetch    auth.AuthorizationCodeFetcher
+	redirect string
+	reuse    *registration
+	client   *http.Client
+	issuer   *issuerSeen
+}
+
+// newAuthHandler makes the handler for cfg at endpoint url (expanded);
+// lg, when not nil, makes it a login's.
+func newAuthHandler(cfg ServerConfig, url string, oc OAuthClient, store *AuthStore, lg *loginParams, saved func(...string)) (*authHandler, error) {
+	h := &authHandler{name: cfg.Name, url: url, store: store, login: lg != nil, saved: saved, lg: lg}
 	rec, why := store.loadWhy(cfg.Name, url)
 	h.why = why
-	if fetch == nil {
-		fetch = func(context.Context, *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			return nil, &NeedsLoginError{Server: cfg.Name}
+	fetch := func(context.Context, *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+		return nil, &NeedsLoginError{Server: cfg.Name}
+	}
+	redirect := "http://127.0.0.1/callback" // never used: no authorization starts
+	client := authClient
+	if lg != nil {
+		fetch, redirect = lg.fetch, lg.redirect
+		if lg.client != nil {
+			client = lg.client
 		}
-		redirect = "http://127.0.0.1/callback" // never used: no authorization starts
 	}
 	c := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              redirect,
@@ -280,7 +318,7 @@ func newAuthHandler(cfg ServerConfig, url string, oc OAuthClient, store *AuthSto
 			ResponseTypes: []string{"code"},
 		}},
 		RequestRefreshToken: true,
-		Client:              authClient,
+		Client:              client,
 		NewTokenSource:      h.tokenSource,
 	}
 	if oc.ClientMetadataURL != "" {
@@ -291,6 +329,17 @@ func newAuthHandler(cfg ServerConfig, url string, oc OAuthClient, store *AuthSto
 		if oc.ClientSecret != "" {
 			c.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: oc.ClientSecret}
 		}
+	} else if lg != nil && lg.reuse != nil { // after a CIMD the server takes
+		// The last login's registration, as the SDK's pre-registered
+		// client (tried before registering): its issuer is checked.
+		r := lg.reuse
+		c.PreregisteredClient = &oauthex.ClientCredentials{ClientID: r.ClientID, Issuer: r.Issuer}
+		if r.ClientSecret != "" {
+			c.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: r.ClientSecret}
+		}
+	}
+	h.configured = func(clientID string) bool {
+		return oc.ClientID != "" || oc.ClientMetadataURL != "" && clientID == oc.ClientMetadataURL
 	}
 	if h.login {
 		// A login asks again for what was granted and for what a refused
@@ -336,6 +385,11 @@ func (h *authHandler) tokenSource(ctx context.Context, cfg *oauth2.Config, tok *
 		r.Token, r.ClientID, r.ClientSecret = tok, cfg.ClientID, cfg.ClientSecret
 		r.TokenURL, r.AuthStyle = cfg.Endpoint.TokenURL, cfg.Endpoint.AuthStyle
 		r.Scopes, r.Wanted = slices.Clone(cfg.Scopes), nil
+		r.Registered = nil
+		if h.lg != nil && !h.configured(cfg.ClientID) {
+			r.Registered = &registration{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
+				RedirectURI: h.lg.redirect, Issuer: h.lg.issuer.get()}
+		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("storing the token of MCP server %s: %w", h.name, err)
@@ -428,6 +482,13 @@ func (h *authHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 	h.needed = e
 	h.mu.Unlock()
 	return e
+}
+
+// loginFailure is the error a login's authorization ended with, if any.
+func (h *authHandler) loginFailure() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.failed
 }
 
 // takeNeeded returns and clears the last refusal only a login answers.

@@ -43,6 +43,10 @@ type OAuthServer struct {
 	// RefuseCodes makes the token endpoint refuse every authorization
 	// code (invalid_grant), after the browser came back.
 	RefuseCodes bool
+	// RefuseForgottenAtToken makes a client ForgetClients forgot pass the
+	// authorization endpoint and be refused at the token endpoint (401
+	// invalid_client) instead of at the redirect (unauthorized_client).
+	RefuseForgottenAtToken bool
 
 	base string
 	srv  *httptest.Server
@@ -53,6 +57,10 @@ type OAuthServer struct {
 	refresh    map[string][]string
 	registered int
 	authorized []string // the scope of each authorization request
+	clients    []string // the client_id of each authorization request
+	forgotten  map[string]bool
+	movedTo    *OAuthServer // the authorization server now, when not this one
+	others     []string     // the MCP endpoints moved to this authorization server
 	refreshes  int
 }
 
@@ -64,7 +72,7 @@ type grant struct {
 // NewOAuthServer starts an OAuthServer, closed at the end of the test.
 func NewOAuthServer(t testing.TB) *OAuthServer {
 	t.Helper()
-	o := &OAuthServer{codes: map[string]grant{}, tokens: map[string][]string{}, refresh: map[string][]string{}}
+	o := &OAuthServer{codes: map[string]grant{}, tokens: map[string][]string{}, refresh: map[string][]string{}, forgotten: map[string]bool{}}
 	server := sdk.NewServer(&sdk.Implementation{Name: "oauth-test", Version: "1"}, nil)
 	server.AddTool(&sdk.Tool{Name: "whoami", Description: "The bearer token of the call.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -74,7 +82,13 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, 200, map[string]any{"resource": o.URL, "authorization_servers": []string{o.base}, "scopes_supported": []string{"read"}})
+		as := o.base
+		o.mu.Lock()
+		if o.movedTo != nil {
+			as = o.movedTo.base
+		}
+		o.mu.Unlock()
+		writeJSON(w, 200, map[string]any{"resource": o.URL, "authorization_servers": []string{as}, "scopes_supported": []string{"read"}})
 	})
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, 200, map[string]any{
@@ -96,12 +110,17 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 	})
 	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		if q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("resource") != o.URL {
+		o.mu.Lock()
+		ours := q.Get("resource") == o.URL || slices.Contains(o.others, q.Get("resource"))
+		o.mu.Unlock()
+		if q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || !ours {
 			http.Error(w, "bad authorization request: "+r.URL.RawQuery, 400)
 			return
 		}
 		code := rand.Text()
 		o.mu.Lock()
+		forgotten := o.forgotten[q.Get("client_id")] && !o.RefuseForgottenAtToken
+		o.clients = append(o.clients, q.Get("client_id"))
 		o.authorized = append(o.authorized, q.Get("scope"))
 		o.codes[code] = grant{q.Get("code_challenge"), q.Get("redirect_uri"), strings.Fields(q.Get("scope"))}
 		o.mu.Unlock()
@@ -111,6 +130,10 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 		if o.Deny {
 			bq.Del("code")
 			bq.Set("error", "access_denied")
+		}
+		if forgotten {
+			bq.Del("code")
+			bq.Set("error", "unauthorized_client")
 		}
 		bq.Set("state", q.Get("state"))
 		back.RawQuery = bq.Encode()
@@ -125,6 +148,14 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 		case "authorization_code":
 			if o.RefuseCodes {
 				writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
+				return
+			}
+			id := r.Form.Get("client_id")
+			if u, _, ok := r.BasicAuth(); ok && id == "" {
+				id = u
+			}
+			if o.forgotten[id] {
+				writeJSON(w, 401, map[string]string{"error": "invalid_client"})
 				return
 			}
 			g, ok := o.codes[r.Form.Get("code")]
@@ -161,7 +192,13 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		o.mu.Lock()
 		scopes, ok := o.tokens[tok]
+		moved := o.movedTo
 		o.mu.Unlock()
+		if !ok && moved != nil {
+			moved.mu.Lock()
+			scopes, ok = moved.tokens[tok]
+			moved.mu.Unlock()
+		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+meta+`", scope="read"`)
 			writeJSON(w, 401, map[string]string{"error": "invalid_token"})
@@ -191,6 +228,37 @@ func (o *OAuthServer) Registered() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.registered
+}
+
+// Clients are the client_id of each authorization request, in order.
+func (o *OAuthServer) Clients() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.clients)
+}
+
+// ForgetClients forgets every client registered so far, as an
+// authorization server that deleted them: the redirect of their
+// authorization requests carries error=unauthorized_client (or, with
+// RefuseForgottenAtToken, the token endpoint answers invalid_client).
+func (o *OAuthServer) ForgetClients() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := 1; i <= o.registered; i++ {
+		o.forgotten[fmt.Sprintf("client-%d", i)] = true
+	}
+}
+
+// MoveAuthorizationTo makes other's authorization server this server's:
+// its protected-resource metadata names other, and it takes the tokens
+// other issues.
+func (o *OAuthServer) MoveAuthorizationTo(other *OAuthServer) {
+	other.mu.Lock()
+	other.others = append(other.others, o.URL)
+	other.mu.Unlock()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.movedTo = other
 }
 
 // Authorized are the scopes of each authorization request, in order.
