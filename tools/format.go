@@ -53,3 +53,16 @@ func HeadTail(s string, max int) (kept string, cut bool) {
 	}
 	return head + note + "\n" + tail, true
 }
+
+// CutRunes is s's first n characters (runes), s itself when it is no
+// longer: a cut never splits a character.
+func CutRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}

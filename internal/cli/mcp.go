@@ -57,12 +57,9 @@ project's path and a hash of both), starts it and shows its state. A changed
 definition, or a changed file, needs consent again.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(_ *cobra.Command, args []string) error {
-			m, err := mcpManager(s)
+			m, err := configuredMCP(s)
 			if err != nil {
 				return err
-			}
-			if m == nil {
-				return fmt.Errorf("no MCP server is configured (mcp_servers in the settings)")
 			}
 			defer m.Close()
 			if err := confirmTrust(s, m, args[0], yes); err != nil {
@@ -100,12 +97,9 @@ SSH tunnel of that port, say), or paste here the address the browser ends on
 (http://127.0.0.1:PORT/callback?code=…), which finishes the login.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := mcpManager(s)
+			m, err := configuredMCP(s)
 			if err != nil {
 				return err
-			}
-			if m == nil {
-				return fmt.Errorf("no MCP server is configured (mcp_servers in the settings)")
 			}
 			defer m.Close()
 			name := args[0]
@@ -154,12 +148,9 @@ login. The authorization server is not told: revoke co's access there too if
 you no longer trust this machine.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(_ *cobra.Command, args []string) error {
-			m, err := mcpManager(s)
+			m, err := configuredMCP(s)
 			if err != nil {
 				return err
-			}
-			if m == nil {
-				return fmt.Errorf("no MCP server is configured (mcp_servers in the settings)")
 			}
 			defer m.Close()
 			msg, err := m.Logout(args[0])
@@ -248,6 +239,16 @@ func mcpStatusRows(m *mcp.Manager) []string {
 		rows = append(rows, "\t"+safe.Text(st.Name)+": "+mcpState(st))
 	}
 	return rows
+}
+
+// configuredMCP is mcpManager for a command about a named server: no
+// server configured is an error.
+func configuredMCP(s env) (*mcp.Manager, error) {
+	m, err := mcpManager(s)
+	if err == nil && m == nil {
+		err = fmt.Errorf("no MCP server is configured (mcp_servers in the settings)")
+	}
+	return m, err
 }
 
 // mcpManager builds the manager of the configured servers, or nil (having

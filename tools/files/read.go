@@ -108,13 +108,13 @@ func renderLines(rel string, b []byte, start, end, maxChars int) (tools.Result, 
 		line := strings.TrimSuffix(sc.Text(), "\r")
 		line = strings.ToValidUTF8(line, "\uFFFD")
 		if c := utf8.RuneCountInString(line); c > MaxLineChars {
-			line = truncateRunes(line, MaxLineChars) + fmt.Sprintf(" … [line cut: %d characters]", c)
+			line = tools.CutRunes(line, MaxLineChars) + fmt.Sprintf(" … [line cut: %d characters]", c)
 		}
 		row := fmt.Sprintf("%*d\t%s\n", width, n, line)
 		rc := utf8.RuneCountInString(row)
 		if chars+rc > maxChars {
 			if last == 0 { // the first line alone is over the budget: cut it
-				out.WriteString(truncateRunes(row, maxChars) + "\n")
+				out.WriteString(tools.CutRunes(row, maxChars) + "\n")
 				last = n
 			}
 			truncated = true
@@ -137,15 +137,4 @@ func renderLines(rel string, b []byte, start, end, maxChars int) (tools.Result, 
 		display += fmt.Sprintf("\n[lines %d-%d of %d]", start, last, total)
 	}
 	return tools.Result{Display: display, Meta: meta}, nil
-}
-
-func truncateRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }

@@ -165,7 +165,7 @@ func (t *SearchFiles) readSearchable(p string) ([]byte, bool) {
 func matchText(line []byte) string {
 	s := strings.TrimSpace(strings.ToValidUTF8(string(bytes.TrimSuffix(line, []byte("\r"))), "\uFFFD"))
 	if utf8.RuneCountInString(s) > maxMatchChars {
-		s = truncateRunes(s, maxMatchChars) + " …"
+		s = tools.CutRunes(s, maxMatchChars) + " …"
 	}
 	return s
 }

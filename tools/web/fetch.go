@@ -165,7 +165,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	if resp.StatusCode >= 400 {
 		excerpt := ""
 		if kind == textKind || kind == htmlKind {
-			excerpt = strings.TrimSpace(cut(plainExcerpt(body, ct, kind, final), 300))
+			excerpt = strings.TrimSpace(tools.CutRunes(plainExcerpt(body, ct, kind, final), 300))
 		}
 		msg := fmt.Sprintf("%s answered HTTP %d %s", final, resp.StatusCode, http.StatusText(resp.StatusCode))
 		if excerpt != "" {
@@ -225,7 +225,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	total := utf8.RuneCountInString(text)
 	truncated := rawTruncated
 	if total > maxChars {
-		text = cut(text, maxChars)
+		text = tools.CutRunes(text, maxChars)
 		truncated = true
 	}
 	meta["truncated"] = truncated
@@ -332,15 +332,4 @@ func fetchError(u *url.URL, err error, timeout string) error {
 		return tools.Retryf("%s did not answer within %s", u, timeout)
 	}
 	return tools.Retryf("fetching %s failed: %v", u, err)
-}
-
-func cut(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }

@@ -106,9 +106,9 @@ func (t *Search) Run(ctx context.Context, raw json.RawMessage) (tools.Result, er
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return tools.Result{}, tools.Retryf("Brave Search's rate limit was reached (HTTP 429); wait a little before searching again")
 	case resp.StatusCode == http.StatusUnprocessableEntity || resp.StatusCode == http.StatusBadRequest:
-		return tools.Result{}, tools.Retryf("Brave Search did not accept the query (HTTP %d): %s", resp.StatusCode, cut(strings.TrimSpace(string(body)), 300))
+		return tools.Result{}, tools.Retryf("Brave Search did not accept the query (HTTP %d): %s", resp.StatusCode, tools.CutRunes(strings.TrimSpace(string(body)), 300))
 	case resp.StatusCode != http.StatusOK:
-		return tools.Result{}, fmt.Errorf("Brave Search answered HTTP %d: %s", resp.StatusCode, cut(strings.TrimSpace(string(body)), 300))
+		return tools.Result{}, fmt.Errorf("Brave Search answered HTTP %d: %s", resp.StatusCode, tools.CutRunes(strings.TrimSpace(string(body)), 300))
 	}
 	var br braveResponse
 	if err := json.Unmarshal(body, &br); err != nil {
