@@ -492,6 +492,14 @@ func newScheduleLogsCmd(s env) *cobra.Command {
 				// escape sequence reaches the terminal raw.
 				fmt.Fprint(s.Out, safe.Text(string(b)))
 			}
+			// Runs skipped while the last one still runs: its log gets
+			// them when it ends.
+			if b, err := os.ReadFile(skippedPath(l.Paths.DataDir, args[0])); err == nil {
+				if log, _ := os.ReadFile(p); len(log) > 0 && log[len(log)-1] != '\n' {
+					fmt.Fprintln(s.Out) // the running run's answer stops mid-line
+				}
+				fmt.Fprint(s.Out, safe.Text(string(b)))
+			}
 			if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
 				if _, ok := l.Settings.FindSchedule(args[0]); !ok {
 					return fmt.Errorf("no schedule named %s and no log of one (co schedule list shows them)", args[0])
@@ -542,12 +550,21 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			// One run of a schedule at a time: cron starts the next even
 			// while the last still runs (a systemd timer does not).
 			unlock, err := lockSchedule(l.Paths.DataDir, name)
-			if err != nil {
-				msg := fmt.Sprintf("the previous run of %s is still running (%s): this one is skipped", name, lastRunText(readScheduleState(l.Paths.DataDir, name).Last))
-				fmt.Fprintf(log, "=== %s: %s\n\n", time.Now().Format(time.RFC3339), msg)
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				msg := fmt.Sprintf("the previous run of %s%s is still running: this one is skipped", name, startedText(readScheduleState(l.Paths.DataDir, name).Last))
+				// Not into the log: the running run writes its answer
+				// there, and a line of ours would land mid-sentence.
+				noteSkipped(l.Paths.DataDir, name, fmt.Sprintf("=== %s: %s\n\n", time.Now().Format(time.RFC3339), msg))
 				return errors.New(msg)
 			}
+			if err != nil {
+				return fmt.Errorf("cannot take the lock of the schedule %s: %w", name, err)
+			}
 			defer unlock()
+			// Skips noted since the last run ended (or while it ran),
+			// before this run's lines and after them, with the lock held.
+			moveSkipped(l.Paths.DataDir, name, log)
+			defer moveSkipped(l.Paths.DataDir, name, log)
 			ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			st := readScheduleState(l.Paths.DataDir, name)
@@ -591,6 +608,44 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// startedText is ", started TIME" for the run r records, or "".
+func startedText(r *lastRun) string {
+	if r == nil || r.Start.IsZero() {
+		return ""
+	}
+	return ", started " + r.Start.Format(time.RFC3339) + ","
+}
+
+// skippedPath keeps the runs skipped while another run of the schedule
+// held its lock, until that run moves them into the log (moveSkipped).
+func skippedPath(dataDir, name string) string {
+	return filepath.Join(scheduleDir(dataDir), name+".skipped")
+}
+
+// noteSkipped appends note, whole, to the schedule's skipped runs.
+func noteSkipped(dataDir, name, note string) {
+	f, err := os.OpenFile(skippedPath(dataDir, name), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(note)
+	_ = f.Close()
+}
+
+// moveSkipped moves the skipped runs noted so far into log. It is called
+// with the schedule's lock held; a skip noted meanwhile lands in a new
+// file, moved next time.
+func moveSkipped(dataDir, name string, log io.Writer) {
+	p := skippedPath(dataDir, name)
+	taken := fmt.Sprintf("%s.%d", p, os.Getpid())
+	if os.Rename(p, taken) != nil {
+		return
+	}
+	b, _ := os.ReadFile(taken)
+	_, _ = log.Write(b)
+	_ = os.Remove(taken)
 }
 
 // logEarlyFailure records a run of an installed schedule that could not

@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+// addScheduleSetting writes a schedule into the user settings of a
+// scheduleEnv home, as co schedule add would save it.
+func addScheduleSetting(t *testing.T, environ []string, name string, sch map[string]any) {
+	t.Helper()
+	home := strings.TrimPrefix(environ[0], "HOME=")
+	settings := filepath.Join(home, ".config", "co-cli", "settings.json")
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := m["schedules"].(map[string]any)
+	if all == nil {
+		all = map[string]any{}
+	}
+	all[name] = sch
+	m["schedules"] = all
+	b, _ = json.Marshal(m)
+	if err := os.WriteFile(settings, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFile waits, with one generous deadline, until the file at p holds
+// want, and returns its content.
+func waitFile(t *testing.T, p, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), want) {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never held %q:\n%s", p, want, b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A run started while the previous run of the same schedule still writes
+// its answer is skipped without cutting into that answer: the running
+// run's log stays whole (the skip was written mid-line before), co schedule
+// logs shows the skip at once, and the log gets it after the running run's
+// end.
+func TestScheduleSkippedRunLeavesTheRunningLogWhole(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	// The answer stops mid-line and the stream stays open: the run is
+	// still going, its log ending in the middle of a line.
+	srv.Script(llmtest.Reply{Chunks: []string{"Part one ", "and part two."}, StallAfter: 1})
+	environ, dataDir := scheduleEnv(t, srv)
+	ws := t.TempDir()
+	addScheduleSetting(t, environ, "slow", map[string]any{"at": "hourly", "prompt": "Tidy my notes", "workspace": ws})
+	logPath := filepath.Join(dataDir, "schedules", "slow.log")
+
+	first := exec.Command(coBin, "schedule", "run", "slow")
+	first.Env, first.Dir = environ, ws
+	var firstErr bytes.Buffer
+	first.Stderr = &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = first.Process.Kill() })
+	before := waitFile(t, logPath, "Part one ")
+
+	_, errOut, code := runCo(t, ws, environ, "", "schedule", "run", "slow")
+	if code == 0 || !strings.Contains(errOut, "still running") || !strings.Contains(errOut, "skipped") {
+		t.Fatalf("the second run: exit %d, %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(logPath); string(b) != before {
+		t.Errorf("the skipped run wrote into the running run's log:\nbefore: %q\nafter:  %q", before, b)
+	}
+	out, _, _ := runCo(t, ws, environ, "", "schedule", "logs", "slow")
+	if !strings.Contains(out, "Part one \n=== ") || !strings.Contains(out, "this one is skipped") {
+		t.Errorf("co schedule logs does not show the skipped run while the first still runs:\n%s", out)
+	}
+
+	if err := first.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	b, _ := os.ReadFile(logPath)
+	log := string(b)
+	exit := strings.Index(log, ": exit ")
+	skip := strings.Index(log, "this one is skipped")
+	if exit < 0 || skip < exit || strings.Count(log, "this one is skipped") != 1 {
+		t.Errorf("the log should hold the skip once, after the running run's end:\n%s\n(stderr %s)", log, firstErr.String())
+	}
+	if i := strings.Index(log, "Part one "); i < 0 || strings.HasPrefix(log[i+len("Part one "):], "===") {
+		t.Errorf("the answer was cut:\n%s", log)
+	}
+	out, _, _ = runCo(t, ws, environ, "", "schedule", "logs", "slow")
+	if strings.Count(out, "this one is skipped") != 1 {
+		t.Errorf("co schedule logs should show the skip once:\n%s", out)
+	}
+}
