@@ -114,3 +114,35 @@ func TestScheduleSkippedRunLeavesTheRunningLogWhole(t *testing.T) {
 		t.Errorf("co schedule logs should show the skip once:\n%s", out)
 	}
 }
+
+// A schedule's prompt attaches the workspace files it mentions, as the
+// chat does, read when the run starts (today's file, not the one of the
+// day it was added); a mention of no readable file is said in the log and
+// the prompt goes as written.
+func TestScheduledRunAttachesMentionedFiles(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "Two todos."})
+	environ, dataDir := scheduleEnv(t, srv)
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "todo.md"), []byte("- buy milk\n- call Ann\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addScheduleSetting(t, environ, "todos", map[string]any{"at": "daily 09:00", "prompt": "Summarise @todo.md and @gone.md", "workspace": ws})
+	_, errOut, code := runCo(t, ws, environ, "", "schedule", "run", "todos")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	msg := reqs[0].LastUserMessage()
+	if !strings.HasPrefix(msg, "Summarise @todo.md and @gone.md") || !strings.Contains(msg, "call Ann") || !strings.Contains(msg, `<attached-file path="todo.md"`) {
+		t.Errorf("the model got:\n%s", msg)
+	}
+	log, _ := os.ReadFile(filepath.Join(dataDir, "schedules", "todos.log"))
+	if !strings.Contains(string(log), "attached: todo.md (2 lines)") || !strings.Contains(string(log), "@gone.md not attached") {
+		t.Errorf("the log does not say what was attached:\n%s", log)
+	}
+}

@@ -13,10 +13,14 @@ import (
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/deliver"
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/slack"
 	"github.com/co-cli/co/ui/headless"
+	"github.com/co-cli/co/ui/mention"
+	"github.com/co-cli/co/ui/plain"
 	"github.com/co-cli/co/ui/present"
 )
 
@@ -50,13 +54,31 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 	for _, n := range extensionNotes(a.Extensions.Get()) {
 		fmt.Fprintf(log, "co: %s\n", n)
 	}
-	code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: sch.Prompt, Out: log, Err: log,
+	prompt, media := scheduledPrompt(a, sch.Prompt, log)
+	code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Attachments: media, Out: log, Err: log,
 		Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions}})
 	id := a.Agent.SessionID()
 	if len(sch.Notify) > 0 {
 		deliverRun(ctx, l, sch, runReport(a.Sessions, sch.Name, id, code, start), a.Telemetry.Tracer, log)
 	}
 	return id, code
+}
+
+// scheduledPrompt attaches the files the schedule's prompt mentions
+// (@path), read now, as the chat attaches them, saying in log what it
+// attached and what not (headless says the images and PDFs).
+func scheduledPrompt(a *app.App, prompt string, log io.Writer) (string, []message.Attachment) {
+	if a.Files == nil {
+		return prompt, nil
+	}
+	x := mention.Expand(mentionSource{a.Files}, prompt)
+	for _, at := range x.Attached {
+		fmt.Fprintln(log, plain.AttachedPrefix+mention.Summary(at))
+	}
+	for _, p := range x.Problems {
+		fmt.Fprintln(log, "note: "+safe.Text(p))
+	}
+	return x.Prompt, x.Media
 }
 
 // withoutWaiting is an outcome without the ", 2 calls waiting" headless
