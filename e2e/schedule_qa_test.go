@@ -146,3 +146,61 @@ func TestScheduledRunAttachesMentionedFiles(t *testing.T) {
 		t.Errorf("the log does not say what was attached:\n%s", log)
 	}
 }
+
+// A delivery of a run's summary is a span of the run's own trace (a child
+// of its turn), so co traces after a scheduled run shows the run with its
+// deliveries, not a trace holding only the delivery.
+func TestScheduledRunDeliveryIsInTheRunsTrace(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "All quiet."})
+	environ, _ := scheduleEnv(t, srv)
+	for i, e := range environ {
+		if strings.HasPrefix(e, "XDG_RUNTIME_DIR=") || strings.HasPrefix(e, "DBUS_SESSION_BUS_ADDRESS=") {
+			environ[i] = "CO_TEST_UNSET_" + e // no session bus: the delivery fails, and is a span all the same
+		}
+	}
+	ws := t.TempDir()
+	addScheduleSetting(t, environ, "quiet", map[string]any{"at": "hourly", "prompt": "Anything new?", "workspace": ws, "notify": []string{"desktop"}})
+	if _, errOut, code := runCo(t, ws, environ, "", "schedule", "run", "quiet"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	out, errOut, code := runCo(t, ws, environ, "", "tail", "--json", "--all", "--no-follow", "--last", "0")
+	if code != 0 {
+		t.Fatalf("co tail: exit %d %s", code, errOut)
+	}
+	type span struct {
+		ID       string `json:"id"`
+		TraceID  string `json:"trace_id"`
+		ParentID string `json:"parent_id"`
+		Name     string `json:"name"`
+	}
+	var turn, deliver *span
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var s span
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		switch s.Name {
+		case "invoke_agent":
+			turn = &s
+		case "deliver":
+			deliver = &s
+		}
+	}
+	if turn == nil || deliver == nil {
+		t.Fatalf("no turn or no deliver span:\n%s", out)
+	}
+	if deliver.TraceID != turn.TraceID || deliver.ParentID != turn.ID {
+		t.Errorf("the deliver span (trace %s, parent %q) is not in the run's trace %s under its turn %s", deliver.TraceID, deliver.ParentID, turn.TraceID, turn.ID)
+	}
+	// co traces, the latest trace: the run's, its delivery in it.
+	html := filepath.Join(t.TempDir(), "t.html")
+	if _, errOut, code := runCo(t, ws, environ, "", "traces", "--no-open", "-o", html); code != 0 {
+		t.Fatalf("co traces: exit %d %s", code, errOut)
+	}
+	b, _ := os.ReadFile(html)
+	if !strings.Contains(string(b), turn.ID) || !strings.Contains(string(b), deliver.ID) {
+		t.Errorf("co traces' latest trace does not hold the run and its delivery (%d bytes)", len(b))
+	}
+}

@@ -59,7 +59,10 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 		Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions}})
 	id := a.Agent.SessionID()
 	if len(sch.Notify) > 0 {
-		deliverRun(ctx, l, sch, runReport(a.Sessions, sch.Name, id, code, start), a.Telemetry.Tracer, log)
+		// Under the run's turn: co traces shows the run with where its
+		// summary went.
+		dctx := trace.ContextWithSpanContext(ctx, a.Agent.LastTurnSpan())
+		deliverRun(dctx, l, sch, runReport(a.Sessions, sch.Name, id, code, start), a.Telemetry.Tracer, log)
 	}
 	return id, code
 }
