@@ -115,6 +115,9 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 		return "", err
 	}
 	if _, ok := spec.Next(time.Now(), time.Time{}); !ok {
+		if !spec.Once() {
+			return "", fmt.Errorf("%q never runs: read as %s, which no day from now on matches (a year that is past, or a day the month does not have, such as February 30): fix its date part, or write a repeating SPEC such as \"daily 09:00\"", a.at, spec.Describe())
+		}
 		return "", fmt.Errorf("%q is in the past: give a date and time to come, or a repeating SPEC such as \"daily 09:00\"", a.at)
 	}
 	if strings.TrimSpace(a.prompt) == "" {

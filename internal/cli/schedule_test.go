@@ -77,6 +77,21 @@ func TestScheduleAddPastDate(t *testing.T) {
 	}
 }
 
+// A repeating SPEC no day of the calendar matches (February 30th) is
+// refused as never running, not as "in the past", saying what it read.
+func TestScheduleAddNeverRuns(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Chdir(t.TempDir())
+	for _, at := range []string{"0 0 30 2 *", "*-02-31 08:00"} {
+		_, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "feb", at: at, prompt: "p"}, nil, false)
+		if err == nil || strings.Contains(err.Error(), "in the past") || !strings.Contains(err.Error(), "never runs") || !strings.Contains(err.Error(), "Feb") {
+			t.Errorf("%s: err = %v", at, err)
+		}
+	}
+}
+
 // A run that ended with calls kept waiting (exit 4) is listed as done
 // with calls waiting, not as a failure; other exit codes are failures.
 func TestLastRunTextWaitingIsNotAFailure(t *testing.T) {
