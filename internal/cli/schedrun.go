@@ -158,35 +158,51 @@ func deliverRun(ctx context.Context, l *config.Loaded, sch config.Schedule, r de
 // the schedules' notify names, whether co could deliver there from here,
 // or why not; "" when no schedule has a notify.
 func deliveryStatus(l *config.Loaded, getenv func(string) string) string {
+	var parts []string
+	for _, c := range deliveryChecks(l, l.Settings.Schedules, getenv) {
+		parts = append(parts, c.text)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// deliveryCheck is whether one kind of place can be delivered to from
+// here (ok), and what co status says of it.
+type deliveryCheck struct {
+	text string
+	ok   bool
+}
+
+// deliveryChecks checks each kind of place the notify of schedules names.
+func deliveryChecks(l *config.Loaded, schedules []config.Schedule, getenv func(string) string) []deliveryCheck {
 	used := map[string]bool{}
-	for _, sch := range l.Settings.Schedules {
+	for _, sch := range schedules {
 		for _, n := range sch.Notify {
 			if kind, _, msg := config.ParseNotify(n); msg == "" {
 				used[kind] = true
 			}
 		}
 	}
-	var parts []string
+	var out []deliveryCheck
 	if used["desktop"] {
 		if addr, err := (deliver.Desktop{Getenv: getenv, UID: desktopUID}).BusAddress(); err != nil {
-			parts = append(parts, "desktop: "+err.Error())
+			out = append(out, deliveryCheck{"desktop: " + err.Error(), false})
 		} else {
-			parts = append(parts, "desktop: the session bus "+addr)
+			out = append(out, deliveryCheck{"desktop: the session bus " + addr, true})
 		}
 	}
 	if used["slack"] {
 		if _, ok := app.SlackConfig(l); ok {
-			parts = append(parts, "slack: the bot token is set")
+			out = append(out, deliveryCheck{"slack: the bot token is set", true})
 		} else {
-			parts = append(parts, "slack: not configured — "+slack.Unconfigured().Hint)
+			out = append(out, deliveryCheck{"slack: not configured — " + slack.Unconfigured().Hint, false})
 		}
 	}
 	if used["mail"] {
 		if src := google.Detect(app.GoogleConfig(l)); src.Configured() {
-			parts = append(parts, "mail: Google, "+src.String())
+			out = append(out, deliveryCheck{"mail: Google, " + src.String(), true})
 		} else {
-			parts = append(parts, "mail: not configured — "+google.Unconfigured(src).Hint)
+			out = append(out, deliveryCheck{"mail: not configured — " + google.Unconfigured(src).Hint, false})
 		}
 	}
-	return strings.Join(parts, "; ")
+	return out
 }

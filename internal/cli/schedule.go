@@ -201,6 +201,13 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 	if len(a.notify) > 0 {
 		fmt.Fprintf(&out, "after each run, its summary goes to: %s\n", strings.Join(a.notify, ", "))
 	}
+	// A place the summary cannot reach from here: said now, not only in
+	// the log after the first run.
+	for _, c := range deliveryChecks(l, []config.Schedule{sch}, os.Getenv) {
+		if !c.ok {
+			fmt.Fprintf(&out, "WARNING: %s\n", c.text)
+		}
+	}
 	if warn != "" {
 		fmt.Fprintf(&out, "WARNING: %s\n", warn)
 	}

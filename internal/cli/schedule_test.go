@@ -196,3 +196,35 @@ func TestScheduleAddRefusesAToolThatIsNone(t *testing.T) {
 		t.Fatalf("a tool of an unconfigured service: %v\n%s", err, out)
 	}
 }
+
+// co schedule add says at once when a place its --notify names cannot be
+// delivered to from here (no session bus, no Slack token, no Google
+// account), rather than only in the log after the first run.
+func TestScheduleAddWarnsOfAPlaceItCannotReach(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("CO_CLI_SANDBOX_BACKEND", "subprocess")
+	t.Setenv("SLACK_BOT_TOKEN", "")
+	t.Setenv("GOOGLE_CREDENTIALS_PATH", "")
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	old := desktopUID
+	desktopUID = 1 << 30 // no /run/user/UID/bus
+	t.Cleanup(func() { desktopUID = old })
+	t.Chdir(t.TempDir())
+	emptyCrontab(t)
+	out, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "brief", at: "daily 09:00", prompt: "p", notify: []string{"desktop", "slack:#me", "mail"}}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"WARNING: desktop: no session bus", "WARNING: slack: not configured", "WARNING: mail: not configured"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	out, err = scheduleAdd(t.Context(), scheduleAddArgs{name: "quiet", at: "daily 09:00", prompt: "p"}, nil, false)
+	if err != nil || strings.Contains(out, "WARNING: desktop") || strings.Contains(out, "WARNING: slack") {
+		t.Errorf("a schedule without notify: %v\n%s", err, out)
+	}
+}
