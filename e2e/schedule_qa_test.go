@@ -204,3 +204,46 @@ func TestScheduledRunDeliveryIsInTheRunsTrace(t *testing.T) {
 		t.Errorf("co traces' latest trace does not hold the run and its delivery (%d bytes)", len(b))
 	}
 }
+
+// co schedule rm while a run of that schedule is going: the run ends as
+// it would, but does not bring the removed schedule's record back (it
+// would otherwise linger in the data dir, and an early failure of a later
+// run of that name would be logged as one of an installed schedule).
+func TestScheduleRemovedDuringARunStaysRemoved(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	gate := make(chan struct{})
+	srv.Script(llmtest.Reply{Text: "Done.", Gate: gate})
+	environ, dataDir := scheduleEnv(t, srv)
+	environ, _ = fakeCrontabPath(t, environ)
+	ws := t.TempDir()
+	if out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "daily 09:00", "Brief", "me"); code != 0 {
+		t.Fatalf("add: exit %d %s %s", code, out, errOut)
+	}
+	run := exec.Command(coBin, "schedule", "run", "brief")
+	run.Env, run.Dir = environ, ws
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = run.Process.Kill() })
+	if len(srv.WaitRequests(1, 60*time.Second)) != 1 {
+		t.Fatal("the run never asked the model")
+	}
+	if out, errOut, code := runCo(t, ws, environ, "", "schedule", "rm", "brief"); code != 0 {
+		t.Fatalf("rm: exit %d %s %s", code, out, errOut)
+	}
+	close(gate)
+	_ = run.Wait()
+	if _, err := os.Stat(filepath.Join(dataDir, "schedules", "brief.json")); !os.IsNotExist(err) {
+		b, _ := os.ReadFile(filepath.Join(dataDir, "schedules", "brief.json"))
+		t.Errorf("the removed schedule's record came back: %s", b)
+	}
+	log, _ := os.ReadFile(filepath.Join(dataDir, "schedules", "brief.log"))
+	if !strings.Contains(string(log), "Done.") || !strings.Contains(string(log), "exit 0, session ") || !strings.Contains(string(log), "removed while it ran") {
+		t.Errorf("log:\n%s", log)
+	}
+	out, _, _ := runCo(t, ws, environ, "", "schedule", "list")
+	if strings.Contains(out, "brief") {
+		t.Errorf("list:\n%s", out)
+	}
+}

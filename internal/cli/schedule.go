@@ -605,12 +605,21 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			if sig := received(); sig != 0 && code != 0 {
 				code = sig
 			}
+			// co schedule rm removed the record while the run went on:
+			// it is not brought back for a schedule that is gone.
+			_, statErr := os.Stat(filepath.Join(scheduleDir(l.Paths.DataDir), name+".json"))
+			removed := errors.Is(statErr, os.ErrNotExist)
+			if removed {
+				fmt.Fprintf(log, "co: the schedule %s was removed while it ran (co schedule rm): the run is not recorded for co schedule list; its session is %s\n", name, id)
+			}
 			end := time.Now()
 			fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), code, id, end.Sub(start).Round(time.Millisecond))
-			st = readScheduleState(l.Paths.DataDir, name)
-			st.Last = &lastRun{Start: start, End: end, Code: code, SessionID: id}
-			if err := writeScheduleState(l.Paths.DataDir, name, st); err != nil {
-				fmt.Fprintf(s.Err, "co: cannot record the run: %v\n", err)
+			if !removed {
+				st = readScheduleState(l.Paths.DataDir, name)
+				st.Last = &lastRun{Start: start, End: end, Code: code, SessionID: id}
+				if err := writeScheduleState(l.Paths.DataDir, name, st); err != nil {
+					fmt.Fprintf(s.Err, "co: cannot record the run: %v\n", err)
+				}
 			}
 			if code != 0 {
 				return exitCode(code)
