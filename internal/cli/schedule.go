@@ -184,6 +184,9 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 		return "", fmt.Errorf("saved the schedule %s in %s, but could not install it in %s: %w (co schedule list shows it as not installed; co schedule add %s --replace … tries again)",
 			a.name, l.Paths.UserFile, b.Name(), err, a.name)
 	}
+	// An entry another session's scheduler holds would run it as well,
+	// at the old times.
+	moved, movedErr := removeElsewhere(ctx, b.Name(), a.name)
 	now := time.Now()
 	st := readScheduleState(l.Paths.DataDir, a.name)
 	st.Installed, st.Backend = now, b.Name()
@@ -198,6 +201,12 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 		fmt.Fprintf(&out, "next run: none (%s is in the past)\n", a.at)
 	}
 	fmt.Fprintf(&out, "installed with %s: %s\n", b.Name(), b.Where(a.name))
+	for _, o := range moved {
+		fmt.Fprintf(&out, "removed its old %s entry (added from a session whose scheduler was %s)\n", o, o)
+	}
+	if movedErr != nil {
+		fmt.Fprintf(&out, "WARNING: %v\n", movedErr)
+	}
 	if len(a.notify) > 0 {
 		fmt.Fprintf(&out, "after each run, its summary goes to: %s\n", strings.Join(a.notify, ", "))
 	}
@@ -443,10 +452,16 @@ func scheduleRm(ctx context.Context, name string) (string, error) {
 	removed := false
 	var rmErr error
 	b, _, selErr := schedule.Select(ctx, scheduleSystem)
+	chosen := ""
 	if selErr == nil {
+		chosen = b.Name()
 		removed, rmErr = b.Remove(ctx, name)
 	}
-	if !inSettings && !removed {
+	moved, movedErr := removeElsewhere(ctx, chosen, name)
+	if !inSettings && !removed && len(moved) == 0 {
+		if rmErr == nil {
+			rmErr = movedErr
+		}
 		if rmErr != nil {
 			return "", rmErr
 		}
@@ -468,11 +483,41 @@ func scheduleRm(ctx context.Context, name string) (string, error) {
 		fmt.Fprintf(&out, "; its %s entry could not be removed: %v", b.Name(), rmErr)
 	case selErr != nil:
 		fmt.Fprintf(&out, " (no scheduler to remove an entry from: %v)", selErr)
-	default:
+	case len(moved) == 0:
 		fmt.Fprintf(&out, " (it had no %s entry)", b.Name())
 	}
+	for _, o := range moved {
+		fmt.Fprintf(&out, " and its %s entry (added from a session whose scheduler was %s)", o, o)
+	}
+	if movedErr != nil {
+		fmt.Fprintf(&out, "; %v", movedErr)
+	}
 	fmt.Fprintf(&out, "; its log stays in %s\n", scheduleLogPath(l.Paths.DataDir, name))
+	if rmErr == nil {
+		rmErr = movedErr
+	}
 	return out.String(), rmErr
+}
+
+// removeElsewhere removes co's entry for name from the system's schedulers
+// other than chosen (schedule.Elsewhere), and says which it removed.
+func removeElsewhere(ctx context.Context, chosen, name string) (removed []string, err error) {
+	var errs []error
+	for _, o := range schedule.Elsewhere(scheduleSystem, chosen) {
+		ok, rerr := o.Remove(ctx, name)
+		if ok {
+			removed = append(removed, o.Name())
+		}
+		switch {
+		case rerr != nil && ok:
+			errs = append(errs, fmt.Errorf("its %s entry (%s) is removed, but %s could not be told from this session: %w; run systemctl --user daemon-reload where it runs (or log out and in)",
+				o.Name(), o.Where(name), o.Name(), rerr))
+		case rerr != nil:
+			errs = append(errs, fmt.Errorf("its %s entry (%s) could not be removed from this session: %w; remove it where %s runs (co schedule rm %s there)",
+				o.Name(), o.Where(name), rerr, o.Name(), name))
+		}
+	}
+	return removed, errors.Join(errs...)
 }
 
 func scheduleLogPath(dataDir, name string) string {

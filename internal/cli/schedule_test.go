@@ -228,3 +228,64 @@ func TestScheduleAddWarnsOfAPlaceItCannotReach(t *testing.T) {
 		t.Errorf("a schedule without notify: %v\n%s", err, out)
 	}
 }
+
+// The scheduler co picks depends on the session (a systemd user manager
+// in the desktop, cron where none answers: su, some SSH or container
+// sessions). A schedule added under one and replaced or removed under the
+// other leaves no entry behind in the first: it ran at its old time as
+// well as the new one, or kept running after co schedule rm.
+func TestScheduleEntryFollowsTheSchedulerItMovesTo(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("CO_CLI_SANDBOX_BACKEND", "subprocess")
+	t.Chdir(t.TempDir())
+	bin := t.TempDir()
+	table := filepath.Join(bin, "table")
+	crontab := "#!/bin/sh\ncase \"$1\" in\n-l) [ -f " + table + " ] || { echo 'no crontab for u' >&2; exit 1; }; cat " + table +
+		" ;;\n-) cat > " + table + " ;;\n-r) rm -f " + table + " ;;\nesac\n"
+	calls := filepath.Join(bin, "calls")
+	systemctl := "#!/bin/sh\necho \"$*\" >> " + calls + "\n"
+	for name, script := range map[string]string{"crontab": crontab, "systemctl": systemctl} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	noManager, manager := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(manager, "systemd"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(manager, "systemd", "private"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	timer := filepath.Join(os.Getenv("HOME"), ".config", "systemd", "user", "co-schedule-brief.timer")
+
+	t.Setenv("XDG_RUNTIME_DIR", noManager) // cron
+	if out, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "brief", at: "daily 09:00", prompt: "p"}, nil, false); err != nil || !strings.Contains(out, "installed with cron") {
+		t.Fatalf("add under cron: %v\n%s", err, out)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", manager) // a user manager answers: systemd
+	out, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "brief", at: "daily 18:00", prompt: "p", replace: true}, nil, false)
+	if err != nil || !strings.Contains(out, "installed with systemd") {
+		t.Fatalf("replace under systemd: %v\n%s", err, out)
+	}
+	if tab, _ := os.ReadFile(table); strings.Contains(string(tab), "schedule run brief") {
+		t.Errorf("the cron entry stayed beside the systemd timer (the run would happen at 09:00 too):\n%s", tab)
+	}
+	if !strings.Contains(out, "cron") || !strings.Contains(out, "removed") {
+		t.Errorf("add does not say it removed the cron entry:\n%s", out)
+	}
+
+	t.Setenv("XDG_RUNTIME_DIR", noManager) // back to cron
+	out, err = scheduleRm(t.Context(), "brief")
+	if err != nil {
+		t.Fatalf("rm under cron: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(timer); !os.IsNotExist(err) {
+		t.Errorf("the systemd timer stayed after co schedule rm: %v\n%s", err, out)
+	}
+	if got, _ := os.ReadFile(calls); !strings.Contains(string(got), "--user disable --now co-schedule-brief.timer") {
+		t.Errorf("the timer was not disabled:\n%s", got)
+	}
+}
