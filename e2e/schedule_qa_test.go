@@ -247,3 +247,53 @@ func TestScheduleRemovedDuringARunStaysRemoved(t *testing.T) {
 		t.Errorf("list:\n%s", out)
 	}
 }
+
+// A call a scheduled run kept waiting cannot be approved while that run
+// is still going: the chat would resume the run's session and add to it
+// while the run, in its own process, still writes its turn there (two
+// writers, two models' views of one conversation). It says so; once the
+// run has ended the call is approved as usual.
+func TestInboxApproveWaitsForTheRunToEnd(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	gate := make(chan struct{})
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "write_file", Args: `{"path":"out.txt","content":"hello\n"}`}}},
+		llmtest.Reply{Text: "Writing out.txt waits for you.", Gate: gate},
+		llmtest.Reply{Text: "Written."},
+	)
+	environ, _ := scheduleEnv(t, srv)
+	ws := t.TempDir()
+	addScheduleSetting(t, environ, "writer", map[string]any{"at": "hourly", "prompt": "Write out.txt", "workspace": ws})
+	run := exec.Command(coBin, "schedule", "run", "writer")
+	run.Env, run.Dir = environ, ws
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = run.Process.Kill() })
+	if len(srv.WaitRequests(2, 60*time.Second)) != 2 {
+		t.Fatal("the run never came back to the model with the waiting call")
+	}
+
+	out, _, _ := runCo(t, ws, environ, "/inbox approve 1\n", "--plain")
+	if !strings.Contains(out, "still running") {
+		t.Errorf("approving during the run:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "out.txt")); err == nil {
+		t.Error("the call ran while its run was still going")
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests: the chat went on in the running run's session", n)
+	}
+
+	close(gate)
+	if err := run.Wait(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 {
+			t.Fatalf("the run: %v", err)
+		}
+	}
+	out, _, _ = runCo(t, ws, environ, "/inbox approve 1\ny\n", "--plain")
+	if b, err := os.ReadFile(filepath.Join(ws, "out.txt")); err != nil || string(b) != "hello\n" {
+		t.Errorf("approving after the run: %v %q\n%s", err, b, out)
+	}
+}

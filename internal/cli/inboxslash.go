@@ -164,6 +164,12 @@ func inboxApprove(a *app.App, arg string, show func([]sessions.Entry) string) sl
 		return slash.Result{Output: fmt.Sprintf("Call %d was made by %s in %s, and its files and commands are there: approve it from a chat started there (cd %s && co, then /inbox approve %d). This chat works in %s.",
 			p.ID, runName(p.Schedule), cell(info.Workspace), cell(shellQuote(info.Workspace)), p.ID, cell(a.Workspace)), Err: true}
 	}
+	// The run, in its own process, may still be writing its turn to that
+	// session: the chat would resume it half-written and add to it.
+	if info.Outcome == sessions.OutcomeRunning && a.Config != nil && scheduleRunGoing(a.Config.Paths.DataDir, p.Schedule) {
+		return slash.Result{Output: fmt.Sprintf("Call %d's run (%s, %s) is still running: approve it once the run has ended (co schedule logs %s shows it); the call waits until then.",
+			p.ID, runName(p.Schedule), p.SessionID, cell(p.Schedule)), Err: true}
+	}
 	var out string
 	if p.SessionID != a.Agent.SessionID() {
 		entries, err := a.SwitchTo(p.SessionID)

@@ -971,6 +971,21 @@ func lockSchedule(dataDir, name string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
+// scheduleRunGoing reports whether a run of the schedule name holds its
+// lock now (lockSchedule). Probing takes the lock for an instant, so it is
+// only asked about a run whose session says it has not ended.
+func scheduleRunGoing(dataDir, name string) bool {
+	if !schedule.NameOK(name) {
+		return false
+	}
+	f, err := os.OpenFile(filepath.Join(scheduleDir(dataDir), name+".lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB), syscall.EWOULDBLOCK)
+}
+
 // checkScheduleTools refuses a name in a schedule's --tools or --approve
 // that is no tool of co's, configured or not (a typo would otherwise
 // change nothing, said only in the run's log), nor mcp__SERVER__… of a
