@@ -297,3 +297,34 @@ func TestInboxApproveWaitsForTheRunToEnd(t *testing.T) {
 		t.Errorf("approving after the run: %v %q\n%s", err, b, out)
 	}
 }
+
+// --notify, --tools and --approve take a list as people type it, with a
+// space after each comma ("desktop, mail"), as /schedule add does.
+func TestScheduleAddListsWithSpaces(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ, _ := scheduleEnv(t, srv)
+	environ, _ = fakeCrontabPath(t, environ)
+	ws := t.TempDir()
+	out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "daily 09:00",
+		"--notify", "desktop, mail", "--tools", "read_file, list_directory", "--approve", " read_file", "Brief", "me")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	home := strings.TrimPrefix(environ[0], "HOME=")
+	b, _ := os.ReadFile(filepath.Join(home, ".config", "co-cli", "settings.json"))
+	var m struct {
+		Schedules map[string]struct {
+			Tools   []string `json:"tools"`
+			Approve []string `json:"approve"`
+			Notify  []string `json:"notify"`
+		} `json:"schedules"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	s := m.Schedules["brief"]
+	if strings.Join(s.Notify, "|") != "desktop|mail" || strings.Join(s.Tools, "|") != "read_file|list_directory" || strings.Join(s.Approve, "|") != "read_file" {
+		t.Errorf("saved %+v", s)
+	}
+}

@@ -70,6 +70,10 @@ SPEC: ` + schedule.Examples + `.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.name, a.prompt = args[0], strings.Join(args[1:], " ")
+			// "desktop, mail": the flag splits at commas only.
+			for _, l := range []*[]string{&a.tools, &a.approve, &a.notify} {
+				*l = splitList(strings.Join(*l, ","))
+			}
 			if a.at == "" {
 				return usageError{errors.New("no --at SPEC: say when, e.g. --at \"weekdays 08:00\""), cmd.CommandPath()}
 			}
