@@ -127,8 +127,7 @@ type Agent struct {
 	busy      bool
 	session   message.Usage
 	turns     int
-	// lastTurn is the span of the latest turn (LastTurnSpan).
-	lastTurn trace.SpanContext
+	lastTurn  trace.SpanContext // the latest turn's span (LastTurnSpan)
 	lastInput int // input tokens of the last request, for the context window
 	rec       Recorder
 	sessionID string // the saved session's id (SetRecorder); "" if none
