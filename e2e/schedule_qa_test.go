@@ -328,3 +328,22 @@ func TestScheduleAddListsWithSpaces(t *testing.T) {
 		t.Errorf("saved %+v", s)
 	}
 }
+
+// co schedule logs NAME reads only a schedule's log: a NAME that is no
+// schedule name (../other) is refused, saying what a name is, rather than
+// printing whatever DATA_DIR/schedules/../other.log holds.
+func TestScheduleLogsRefusesAPath(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ, dataDir := scheduleEnv(t, srv)
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dataDir, "other.log"), []byte("not a schedule's log\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCo(t, t.TempDir(), environ, "", "schedule", "logs", "../other")
+	if code == 0 || strings.Contains(out, "not a schedule's log") || !strings.Contains(errOut, "is not a schedule name") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}

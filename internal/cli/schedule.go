@@ -534,6 +534,9 @@ func newScheduleLogsCmd(s env) *cobra.Command {
 		Short: "Print a schedule's run log",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !schedule.NameOK(args[0]) {
+				return fmt.Errorf("%q is not a schedule name (lower-case letters, digits, - and _): co schedule list shows them", args[0])
+			}
 			l, err := loadSettings()
 			if err != nil {
 				return err
