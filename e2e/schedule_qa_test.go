@@ -347,3 +347,36 @@ func TestScheduleLogsRefusesAPath(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// The scheduler runs entries in the machine's time zone (/etc/localtime),
+// not in a TZ exported in the shell co schedule add runs in: with TZ set to
+// another zone, co says when the run really happens, and when that is in
+// TZ, instead of a next run that will not happen.
+func TestScheduleAddWithAnotherTZ(t *testing.T) {
+	b, err := os.Readlink("/etc/localtime")
+	if err != nil || !strings.HasSuffix(b, "/UTC") {
+		t.Skipf("the machine's zone is %q, not UTC (this test reads SPECs against UTC)", b)
+	}
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ, _ := scheduleEnv(t, srv)
+	environ, table := fakeCrontabPath(t, environ)
+	environ = append(environ, "TZ=Asia/Tokyo") // UTC+9, no daylight saving
+	out, errOut, code := runCo(t, t.TempDir(), environ, "", "schedule", "add", "brief", "--at", "daily 08:00", "Brief", "me")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "WARNING: TZ=Asia/Tokyo") || !strings.Contains(out, "08:00 UTC") || !strings.Contains(out, "17:00 JST") {
+		t.Errorf("no warning of the zone:\n%s", out)
+	}
+	if !strings.Contains(out, "next run: ") || !strings.Contains(out, " 08:00 UTC\n") {
+		t.Errorf("the next run is not the scheduler's:\n%s", out)
+	}
+	if tab, _ := os.ReadFile(table); !strings.Contains(string(tab), "0 8 * * * ") {
+		t.Errorf("crontab:\n%s", tab)
+	}
+	out, _, _ = runCo(t, t.TempDir(), environ, "", "schedule", "list")
+	if !strings.Contains(out, " 08:00") {
+		t.Errorf("list:\n%s", out)
+	}
+}

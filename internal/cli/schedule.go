@@ -118,7 +118,8 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 	if err != nil {
 		return "", err
 	}
-	if _, ok := spec.Next(time.Now(), time.Time{}); !ok {
+	zone, shellTZ := schedulerZone()
+	if _, ok := spec.Next(time.Now().In(zone), time.Time{}); !ok {
 		if !spec.Once() {
 			return "", fmt.Errorf("%q never runs: read as %s, which no day from now on matches (a year that is past, or a day the month does not have, such as February 30): fix its date part, or write a repeating SPEC such as \"daily 09:00\"", a.at, spec.Describe())
 		}
@@ -191,7 +192,7 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 	// An entry another session's scheduler holds would run it as well,
 	// at the old times.
 	moved, movedErr := removeElsewhere(ctx, b.Name(), a.name)
-	now := time.Now()
+	now := time.Now().In(zone)
 	st := readScheduleState(l.Paths.DataDir, a.name)
 	st.Installed, st.Backend = now, b.Name()
 	st.Last = nil
@@ -205,6 +206,12 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 		fmt.Fprintf(&out, "next run: none (%s is in the past)\n", a.at)
 	}
 	fmt.Fprintf(&out, "installed with %s: %s\n", b.Name(), b.Where(a.name))
+	if shellTZ != "" {
+		if next, ok := spec.Next(now, now); ok {
+			fmt.Fprintf(&out, "WARNING: TZ=%s is set in this shell, but %s runs its entries in the machine's time zone (%s): the next run is at %s, which is %s here. Write the SPEC's times in %s\n",
+				shellTZ, b.Name(), zone, next.Format("15:04 MST"), next.In(time.Local).Format("15:04 MST"), zone)
+		}
+	}
 	for _, o := range moved {
 		fmt.Fprintf(&out, "removed its old %s entry (added from a session whose scheduler was %s)\n", o, o)
 	}
@@ -229,6 +236,42 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 			strings.Join(env, ", "), strings.Join(envVars(l, env), ", "))
 	}
 	return out.String(), nil
+}
+
+// schedulerZone is the time zone the system's scheduler reads a SPEC in:
+// the machine's (/etc/localtime), which a TZ exported in the shell does
+// not change for cron or a systemd timer. other is that TZ when it makes
+// the shell's clock differ ("" otherwise): co's times are then given in
+// the machine's zone.
+func schedulerZone() (zone *time.Location, other string) {
+	tz := os.Getenv("TZ")
+	if tz == "" {
+		return time.Local, ""
+	}
+	b, err := os.ReadFile("/etc/localtime")
+	if err != nil {
+		return time.Local, ""
+	}
+	name := "the machine's zone"
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if _, z, ok := strings.Cut(target, "zoneinfo/"); ok {
+			name = z
+		}
+	}
+	sys, err := time.LoadLocationFromTZData(name, b)
+	if err != nil {
+		return time.Local, ""
+	}
+	now := time.Now()
+	_, a := now.In(sys).Zone()
+	_, c := now.Zone()
+	if a == c && sys.String() == time.Local.String() {
+		return time.Local, ""
+	}
+	if a == c {
+		return sys, "" // the same clock today
+	}
+	return sys, tz
 }
 
 // envSettings are the settings whose value comes from the environment.
@@ -324,7 +367,8 @@ func newScheduleListCmd(s env) *cobra.Command {
 			}
 			ctx, stop, _ := signalContext(syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			fmt.Fprint(s.Out, scheduleList(ctx, l, time.Now(), false))
+			zone, _ := schedulerZone()
+			fmt.Fprint(s.Out, scheduleList(ctx, l, time.Now().In(zone), false))
 			return nil
 		},
 	}
@@ -846,7 +890,8 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		if err != nil {
 			return slash.Result{Output: err.Error(), Err: true}
 		}
-		return slash.Result{Output: strings.TrimRight(scheduleList(ctx, l, time.Now(), true), "\n")}
+		zone, _ := schedulerZone()
+		return slash.Result{Output: strings.TrimRight(scheduleList(ctx, l, time.Now().In(zone), true), "\n")}
 	}
 	usage := `usage: /schedule (lists), /schedule add NAME --at "SPEC" [--notify desktop,slack:#channel,mail] PROMPT; remove one with co schedule rm NAME`
 	if words[0] != "add" || len(words) < 2 {
