@@ -13,7 +13,7 @@ import (
 // mediaPath finds an image in the workspace or outside it (absolute),
 // leaves text to the text path, and never opens what is not a regular
 // file (a FIFO's open would block the chat).
-func TestMediaAtReadsOnlyRegularImageFiles(t *testing.T) {
+func TestMediaPathFindsOnlyRegularImageFiles(t *testing.T) {
 	ws, out := t.TempDir(), t.TempDir()
 	var b bytes.Buffer
 	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 2, 2))); err != nil {

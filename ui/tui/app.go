@@ -1174,7 +1174,7 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 			cmds = append(cmds, a.notifier.notify("turn failed"))
 			a.chat.Add(newNotice(noticeError, e.Message))
 			if e.NotSent {
-				a.giveBack(a.turnMsg, "")
+				a.giveBack("", a.turnMsg)
 			}
 			if errors.Is(e.Err, provider.ErrNoProvider) && a.setupEnv != nil {
 				a.chat.Add(newNotice(noticeInfo, "Type /setup to choose a provider here."))
@@ -1185,18 +1185,23 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// giveBack puts a message that did not go (why, when not said already)
-// back into the input (before what is typed there) and its attachments
+// giveBack puts messages that did not go (why, when not said already)
+// back into the input (before what is typed there) and their attachments
 // back above it, to fix and send.
-func (a *App) giveBack(q queued, why string) {
-	a.restore(q.atts)
-	text := q.display()
-	if v := a.input.Value(); v != "" {
-		text += "\n" + v
+func (a *App) giveBack(why string, qs ...queued) {
+	var parts []string
+	n := 0
+	for _, q := range qs {
+		a.restore(q.atts)
+		parts = append(parts, q.display())
+		n += len(q.atts)
 	}
-	a.input.SetValue(text)
+	if v := a.input.Value(); v != "" {
+		parts = append(parts, v)
+	}
+	a.input.SetValue(strings.Join(parts, "\n"))
 	say := "Your message is back in the input."
-	if len(q.atts) > 0 {
+	if n > 0 {
 		say = "Your message is back in the input (its attachments above it): ctrl+x removes the last attachment."
 	}
 	if why != "" {

@@ -293,7 +293,7 @@ func (a *App) attachFile(ms mention.MediaSource, abs string) tea.Cmd {
 // handleMediaRead fills in an attachment read. One removed meanwhile
 // (ctrl+x, or its message cancelled and then removed) is dropped. One
 // that failed is removed with a notice; a message waiting for it does not
-// go without it: it comes back to the input.
+// go without it: it comes back to the input, with those queued after it.
 func (a *App) handleMediaRead(msg mediaReadMsg) tea.Cmd {
 	e, owner := a.findAttachment(msg.id)
 	if e == nil {
@@ -310,10 +310,20 @@ func (a *App) handleMediaRead(msg mediaReadMsg) tea.Cmd {
 		a.layout()
 		return nil
 	}
-	q := a.queue[owner]
-	a.queue = append(a.queue[:owner:owner], a.queue[owner+1:]...)
-	q.atts = without(q.atts, e)
-	a.giveBack(q, fmt.Sprintf("Not sent: %s could not be read.", safe.Text(e.name)))
+	// The message that waited for it comes back, and so do those queued
+	// after it: they would otherwise go before it.
+	back := a.queue[owner:]
+	a.queue = a.queue[:owner:owner]
+	back[0].atts = without(back[0].atts, e)
+	why := fmt.Sprintf("Not sent: %s could not be read.", safe.Text(e.name))
+	switch len(back) {
+	case 1:
+	case 2:
+		why = fmt.Sprintf("Not sent: %s could not be read, nor the message queued after it.", safe.Text(e.name))
+	default:
+		why = fmt.Sprintf("Not sent: %s could not be read, nor the %d messages queued after it.", safe.Text(e.name), len(back)-1)
+	}
+	a.giveBack(why, back...)
 	a.chat.Bottom()
 	return a.next()
 }

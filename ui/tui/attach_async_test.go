@@ -129,10 +129,10 @@ func isMediaRead(m tea.Msg) bool { _, ok := m.(mediaReadMsg); return ok }
 // A pasted image is read off the loop: Update returns while the read is
 // blocked, the line above the input says it is being read, and Enter
 // then does not send without it: the message waits, saying so, and goes
-// with the image once it is read.
+// with the image once it is read; one sent after it goes after it.
 func TestPastedImageIsReadOffTheLoop(t *testing.T) {
 	f := newFixture(t)
-	f.srv.Script(llmtest.Reply{Text: "A grey square."})
+	f.srv.Script(llmtest.Reply{Text: "A grey square."}, llmtest.Reply{Text: "Then nothing."})
 	g := newGatedMedia(t, "read pic.png")
 	pic, data := g.image(t, "pic.png", 6, 4)
 	d := newDriver(t, Options{Agent: f.ag, Mentions: g}, 100, 30)
@@ -147,24 +147,32 @@ func TestPastedImageIsReadOffTheLoop(t *testing.T) {
 	if d.app.running || d.app.input.Value() != "" || len(f.srv.Requests()) != 0 {
 		t.Fatalf("sent before the image was read: running %v, input %q, %d requests", d.app.running, d.app.input.Value(), len(f.srv.Requests()))
 	}
+	// A message sent next waits behind it, in order.
+	d.typeText("and then?")
+	sendNoBlock(d, g, keyMsg("enter"))
+	d.until("the next message queued", func() bool { return strings.Contains(d.screen(), "⏳ queued: and then?") })
 	// The UI answers while the file is read: a key reaches the prompt.
 	sendNoBlock(d, g, keyMsg("x"))
 	d.until("the key in the prompt", func() bool { return d.app.input.Value() == "x" })
 	g.open("read pic.png")
-	d.until("the reply", func() bool { return d.idle() && strings.Contains(d.screen(), "A grey square.") })
+	d.until("both replies", func() bool { return d.idle() && strings.Contains(d.screen(), "Then nothing.") })
 	s := d.screen()
-	if i, j := strings.Index(s, "❯ what is it"), strings.Index(s, "↳ attached pic.png (image, "); i < 0 || j < i || !strings.Contains(s, "6×4)") {
-		t.Errorf("the message and its image are not shown in order:\n%s", s)
+	i, j, k := strings.Index(s, "❯ what is it"), strings.Index(s, "↳ attached pic.png (image, "), strings.Index(s, "❯ and then?")
+	if i < 0 || j < i || k < j || !strings.Contains(s, "6×4)") {
+		t.Errorf("the messages and the image are not shown in order:\n%s", s)
 	}
 	if strings.Contains(s, "📎") || strings.Contains(s, "⏳") {
 		t.Errorf("still shown as pending or waiting:\n%s", s)
 	}
 	reqs := f.srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests, want 1", len(reqs))
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
 	}
-	if imgs := imagesSent(reqs[0]); len(imgs) != 1 || imgs[0] != dataURL(data) {
-		t.Fatalf("images sent: %d", len(imgs))
+	if imgs := imagesSent(reqs[0]); len(imgs) != 1 || imgs[0] != dataURL(data) || reqs[0].LastUserMessage() != "what is it" {
+		t.Fatalf("first request: %q with %d images", reqs[0].LastUserMessage(), len(imgs))
+	}
+	if got := reqs[1].LastUserMessage(); got != "and then?" {
+		t.Fatalf("second request: %q", got)
 	}
 	if v := d.app.input.Value(); v != "x" {
 		t.Errorf("the key typed while waiting is lost: %q", v)
@@ -201,7 +209,8 @@ func TestCtrlXRemovesAnImageBeingRead(t *testing.T) {
 // A file that vanished or changed between being pasted and being read is
 // not sent: a notice names it and says what is wrong, and the message
 // that waited for it comes back to the input, its other attachments above
-// it; nothing was sent. Sent again, it goes.
+// it, with the one queued after it (which would otherwise go first);
+// nothing was sent. Sent again, it goes.
 func TestAttachmentThatFailsToReadKeepsTheMessage(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(llmtest.Reply{Text: "Just the square."})
@@ -215,6 +224,9 @@ func TestAttachmentThatFailsToReadKeepsTheMessage(t *testing.T) {
 	d.typeText("compare them")
 	sendNoBlock(d, g, keyMsg("enter"))
 	d.until("the message to wait", func() bool { return strings.Contains(d.screen(), "⏳ sends once gone.png is read: compare them") })
+	d.typeText("and say which")
+	sendNoBlock(d, g, keyMsg("enter"))
+	d.until("the next message queued", func() bool { return strings.Contains(d.screen(), "⏳ queued: and say which") })
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
 	}
@@ -223,20 +235,20 @@ func TestAttachmentThatFailsToReadKeepsTheMessage(t *testing.T) {
 	}
 	g.open("read ok.png")
 	g.open("read gone.png")
-	d.until("the message back in the input", func() bool { return d.app.input.Value() == "compare them" })
+	d.until("the messages back in the input", func() bool { return d.app.input.Value() == "compare them\nand say which" })
 	g.open("read changed.png")
 	d.until("every read back", func() bool { return unread(d.app.pending) == nil && len(d.app.pending) == 1 })
 	tr, s := d.transcript(), d.screen()
 	for _, want := range []string{
 		"not attached: " + gone + ": no such file",
 		"not attached: " + changed + " is not an image (PNG, JPEG, GIF, WebP) or a PDF",
-		"Not sent: gone.png could not be read. Your message is back in the input (its attachments above it)",
+		"Not sent: gone.png could not be read, nor the message queued after it. Your message is back in the input (its attachments above it)",
 	} {
 		if !strings.Contains(tr, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, tr)
 		}
 	}
-	for _, want := range []string{"📎 ok.png (image, ", "❯ compare them"} {
+	for _, want := range []string{"📎 ok.png (image, ", "❯ compare them", "  and say which"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}
@@ -247,7 +259,7 @@ func TestAttachmentThatFailsToReadKeepsTheMessage(t *testing.T) {
 	d.key("enter")
 	d.until("the reply", func() bool { return d.idle() && strings.Contains(d.screen(), "Just the square.") })
 	reqs := f.srv.Requests()
-	if imgs := imagesSent(reqs[0]); len(imgs) != 1 || imgs[0] != dataURL(data) || reqs[0].LastUserMessage() != "compare them" {
+	if imgs := imagesSent(reqs[0]); len(imgs) != 1 || imgs[0] != dataURL(data) || reqs[0].LastUserMessage() != "compare them\nand say which" {
 		t.Fatalf("sent %q with %d images", reqs[0].LastUserMessage(), len(imgs))
 	}
 }
@@ -346,5 +358,32 @@ func TestMentionListChoiceOfAnImageIsAttached(t *testing.T) {
 	d.drain()
 	if v := d.app.input.Value(); v != "see @main.go " {
 		t.Fatalf("a text file's choice: %q", v)
+	}
+}
+
+// Esc or Ctrl+C while a message waits for its attachments takes it back:
+// the text into the input, the image (still being read) above it; nothing
+// is sent when the read ends.
+func TestCancelAMessageWaitingForItsAttachments(t *testing.T) {
+	for _, k := range []string{"esc", "ctrl+c"} {
+		t.Run(k, func(t *testing.T) {
+			f := newFixture(t)
+			g := newGatedMedia(t, "read pic.png")
+			pic, _ := g.image(t, "pic.png", 6, 4)
+			d := newDriver(t, Options{Agent: f.ag, Mentions: g}, 100, 30)
+			sendNoBlock(d, g, tea.PasteMsg{Content: pic})
+			d.typeText("hello")
+			sendNoBlock(d, g, keyMsg("enter"))
+			d.until("the message to wait", func() bool { return strings.Contains(d.screen(), "⏳ sends once pic.png is read: hello") })
+			sendNoBlock(d, g, keyMsg(k))
+			if s := d.screen(); d.app.input.Value() != "hello" || len(d.app.queue) != 0 || !strings.Contains(s, "📎 pic.png (reading…)") {
+				t.Fatalf("after %s: input %q, queued %d:\n%s", k, d.app.input.Value(), len(d.app.queue), s)
+			}
+			g.open("read pic.png")
+			d.until("the read", func() bool { return strings.Contains(d.screen(), "📎 pic.png (image, ") })
+			if d.app.running || len(f.srv.Requests()) != 0 || d.app.input.Value() != "hello" {
+				t.Fatalf("sent after %s: running %v, %d requests, input %q", k, d.app.running, len(f.srv.Requests()), d.app.input.Value())
+			}
+		})
 	}
 }
