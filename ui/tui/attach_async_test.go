@@ -387,3 +387,27 @@ func TestCancelAMessageWaitingForItsAttachments(t *testing.T) {
 		})
 	}
 }
+
+// An image typed as @path is read when the message goes, off the loop
+// too: the message shows and the UI answers while the read is blocked.
+func TestTypedImageMentionIsReadOffTheLoop(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(llmtest.Reply{Text: "A grey square."})
+	g := newGatedMedia(t, "read pic.png")
+	_, data := g.image(t, "pic.png", 6, 4)
+	d := newDriver(t, Options{Agent: f.ag, Mentions: g}, 100, 30)
+	d.typeText("what is @pic.png")
+	d.key("esc") // close the @ list, keep the text
+	sendNoBlock(d, g, keyMsg("enter"))
+	g.waitCalled(t, "read pic.png")
+	if s := d.screen(); !strings.Contains(s, "❯ what is @pic.png") || len(f.srv.Requests()) != 0 {
+		t.Fatalf("while reading, %d requests, the screen:\n%s", len(f.srv.Requests()), s)
+	}
+	sendNoBlock(d, g, keyMsg("x"))
+	d.until("the key in the prompt", func() bool { return d.app.input.Value() == "x" })
+	g.open("read pic.png")
+	d.until("the reply", func() bool { return d.idle() && strings.Contains(d.screen(), "A grey square.") })
+	if imgs := imagesSent(f.srv.Requests()[0]); len(imgs) != 1 || imgs[0] != dataURL(data) {
+		t.Fatalf("images sent: %d", len(imgs))
+	}
+}
