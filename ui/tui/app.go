@@ -970,9 +970,18 @@ func (a *App) next() tea.Cmd {
 // unqueue gives the queued messages back to the input (before what is
 // typed there) and their attachments back above it.
 func (a *App) unqueue() {
+	q := a.queue
+	a.queue = nil
+	a.putBack(q...)
+}
+
+// putBack puts messages back into the input, before what is typed there,
+// and their attachments above it, in order; it returns how many
+// attachments came back.
+func (a *App) putBack(qs ...queued) int {
 	var parts []string
 	var atts []*attachment
-	for _, q := range a.queue {
+	for _, q := range qs {
 		parts = append(parts, q.display())
 		atts = append(atts, q.atts...)
 	}
@@ -980,10 +989,10 @@ func (a *App) unqueue() {
 	if v := a.input.Value(); v != "" {
 		parts = append(parts, v)
 	}
-	a.queue = nil
 	a.input.SetValue(strings.Join(parts, "\n"))
 	a.layout()
 	a.refreshStatus()
+	return len(atts)
 }
 
 // begin starts a turn (or a !cmd). A message that mentions files shows
@@ -1189,27 +1198,14 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 // back into the input (before what is typed there) and their attachments
 // back above it, to fix and send.
 func (a *App) giveBack(why string, qs ...queued) {
-	var parts []string
-	n := 0
-	for _, q := range qs {
-		a.restore(q.atts)
-		parts = append(parts, q.display())
-		n += len(q.atts)
-	}
-	if v := a.input.Value(); v != "" {
-		parts = append(parts, v)
-	}
-	a.input.SetValue(strings.Join(parts, "\n"))
 	say := "Your message is back in the input."
-	if n > 0 {
+	if a.putBack(qs...) > 0 {
 		say = "Your message is back in the input (its attachments above it): ctrl+x removes the last attachment."
 	}
 	if why != "" {
 		say = why + " " + say
 	}
 	a.chat.Add(newNotice(noticeInfo, say))
-	a.layout()
-	a.refreshStatus()
 }
 
 // endThink collapses the streamed reasoning: the answer (or a call) began.

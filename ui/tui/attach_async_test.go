@@ -218,15 +218,18 @@ func TestAttachmentThatFailsToReadKeepsTheMessage(t *testing.T) {
 	gone, _ := g.image(t, "gone.png", 2, 2)
 	changed, _ := g.image(t, "changed.png", 3, 3)
 	ok, data := g.image(t, "ok.png", 4, 4)
+	extra, extraData := g.image(t, "extra.png", 5, 5)
 	d := newDriver(t, Options{Agent: f.ag, Mentions: g}, 120, 30)
 	sendNoBlock(d, g, tea.PasteMsg{Content: gone + " " + changed + " " + ok})
 	d.until("three reading lines", func() bool { return strings.Count(d.screen(), "(reading…)") == 3 })
 	d.typeText("compare them")
 	sendNoBlock(d, g, keyMsg("enter"))
 	d.until("the message to wait", func() bool { return strings.Contains(d.screen(), "⏳ sends once gone.png is read: compare them") })
+	sendNoBlock(d, g, tea.PasteMsg{Content: extra})
+	d.until("the next message's image", func() bool { return strings.Contains(d.screen(), "📎 extra.png (image, ") })
 	d.typeText("and say which")
 	sendNoBlock(d, g, keyMsg("enter"))
-	d.until("the next message queued", func() bool { return strings.Contains(d.screen(), "⏳ queued: and say which") })
+	d.until("the next message queued", func() bool { return strings.Contains(d.screen(), "⏳ queued: and say which  📎 1") })
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +240,7 @@ func TestAttachmentThatFailsToReadKeepsTheMessage(t *testing.T) {
 	g.open("read gone.png")
 	d.until("the messages back in the input", func() bool { return d.app.input.Value() == "compare them\nand say which" })
 	g.open("read changed.png")
-	d.until("every read back", func() bool { return unread(d.app.pending) == nil && len(d.app.pending) == 1 })
+	d.until("every read back", func() bool { return unread(d.app.pending) == nil && len(d.app.pending) == 2 })
 	tr, s := d.transcript(), d.screen()
 	for _, want := range []string{
 		"not attached: " + gone + ": no such file",
@@ -248,10 +251,13 @@ func TestAttachmentThatFailsToReadKeepsTheMessage(t *testing.T) {
 			t.Errorf("transcript lacks %q:\n%s", want, tr)
 		}
 	}
-	for _, want := range []string{"📎 ok.png (image, ", "❯ compare them", "  and say which"} {
+	for _, want := range []string{"📎 ok.png (image, ", "📎 extra.png (image, ", "❯ compare them", "  and say which"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}
+	}
+	if strings.Index(s, "📎 ok.png") > strings.Index(s, "📎 extra.png") {
+		t.Errorf("the attachments came back out of order:\n%s", s)
 	}
 	if d.app.running || len(d.app.queue) != 0 || len(f.srv.Requests()) != 0 {
 		t.Fatalf("sent without its attachments: running %v, queued %d, %d requests", d.app.running, len(d.app.queue), len(f.srv.Requests()))
@@ -259,7 +265,7 @@ func TestAttachmentThatFailsToReadKeepsTheMessage(t *testing.T) {
 	d.key("enter")
 	d.until("the reply", func() bool { return d.idle() && strings.Contains(d.screen(), "Just the square.") })
 	reqs := f.srv.Requests()
-	if imgs := imagesSent(reqs[0]); len(imgs) != 1 || imgs[0] != dataURL(data) || reqs[0].LastUserMessage() != "compare them\nand say which" {
+	if imgs := imagesSent(reqs[0]); len(imgs) != 2 || imgs[0] != dataURL(data) || imgs[1] != dataURL(extraData) || reqs[0].LastUserMessage() != "compare them\nand say which" {
 		t.Fatalf("sent %q with %d images", reqs[0].LastUserMessage(), len(imgs))
 	}
 }
