@@ -157,6 +157,12 @@ type App struct {
 	probe               *mediaProbe
 	held                []tea.Msg
 	probeSeq, attachSeq int
+	// slashWait is a slash command running off the loop (slashwait.go);
+	// keys and pastes are held for it too. confirmOf is the command whose
+	// question (confirm) waits for y.
+	slashWait *slashRun
+	slashSeq  int
+	confirmOf string
 	// turnMsg is the running turn's message as queued, given back to the
 	// input when an attachment stops it before it goes (TurnFailed.NotSent).
 	turnMsg queued
@@ -401,6 +407,8 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		switch {
 		case a.probe != nil && key.Matches(msg, a.keys.Interrupt):
 			cmd = a.giveUpProbe()
+		case a.slashWait != nil && key.Matches(msg, a.keys.Interrupt):
+			cmd = a.stopWaiting()
 		case a.hold(msg):
 		default:
 			cmd = a.handleKey(msg)
@@ -420,6 +428,13 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		}
 	case mediaReadMsg:
 		cmd = a.handleMediaRead(msg)
+	case slashDoneMsg:
+		cmd = a.handleSlashDone(msg)
+	case slashSlowMsg:
+		if a.slashWait != nil && a.slashWait.id == msg.id {
+			a.slashWait.slow = true
+			a.layout()
+		}
 	case inputFlushMsg:
 		cmd = tea.Batch(a.input.Flushed(), a.prefetchModels(false))
 	case mentionFilesMsg:
@@ -819,7 +834,7 @@ func (a *App) handleSubmit(msg Submission) tea.Cmd {
 	trimmed := strings.TrimSpace(text)
 	switch {
 	case a.confirm != nil:
-		a.answerConfirm(trimmed)
+		cmds = append(cmds, a.answerConfirm(trimmed))
 	case trimmed == "exit" || trimmed == "quit":
 		cmds = append(cmds, tea.Quit)
 	case trimmed == "/memory" && a.memOpen != nil:
@@ -869,13 +884,24 @@ func (a *App) showNotes() {
 }
 
 func (a *App) runSlash(line string) tea.Cmd {
-	r := slash.Dispatch(a.slash, line)
+	name, _, _ := strings.Cut(line, " ")
+	if slashOffLoop[name] {
+		return a.startSlash(line)
+	}
+	return a.slashDone(line, slash.Dispatch(a.slash, line), false)
+}
+
+// slashDone acts on a command's result; shown: its line is in the
+// transcript already.
+func (a *App) slashDone(line string, r slash.Result, shown bool) tea.Cmd {
 	if r.Action == slash.Send {
 		// A custom command or skill: the transcript shows what was typed,
 		// the model gets the text it stands for.
 		return a.beginOrQueue(queued{text: r.Prompt, shown: line, args: r.Args, custom: true, atts: a.takePending()})
 	}
-	a.chat.Add(newUserEntry(line))
+	if !shown {
+		a.chat.Add(newUserEntry(line))
+	}
 	switch r.Action {
 	case slash.Exit:
 		return tea.Quit
@@ -937,7 +963,7 @@ func (a *App) runSlash(line string) tea.Cmd {
 		a.chat.Add(newNotice(kind, r.Output))
 	}
 	if r.OnConfirm != nil {
-		a.askConfirm(r)
+		a.askConfirm(r, line)
 	}
 	a.chat.Bottom()
 	a.refreshStatus()

@@ -232,33 +232,6 @@ func (a *App) giveUpProbe() tea.Cmd {
 	return tea.Batch(cmd, a.release())
 }
 
-// hold keeps msg (a key or a paste) until the probe answers; false when
-// there is no probe.
-func (a *App) hold(msg tea.Msg) bool {
-	if a.probe == nil {
-		return false
-	}
-	a.held = append(a.held, msg)
-	return true
-}
-
-// release handles the held keys and pastes in order, until one of them
-// starts another probe.
-func (a *App) release() tea.Cmd {
-	var cmds []tea.Cmd
-	for len(a.held) > 0 && a.probe == nil {
-		m := a.held[0]
-		a.held = a.held[1:]
-		switch m := m.(type) {
-		case tea.KeyPressMsg:
-			cmds = append(cmds, a.handleKey(m))
-		case tea.PasteMsg:
-			cmds = append(cmds, a.handlePaste(m))
-		}
-	}
-	return tea.Batch(cmds...)
-}
-
 // attachFile adds the file abs to the next message's attachments and
 // reads it in the background.
 func (a *App) attachFile(ms mention.MediaSource, abs string) tea.Cmd {
@@ -413,6 +386,10 @@ func (a *App) pendingLines(cw int) []string {
 		line := "  📎 checking " + strings.ReplaceAll(safe.Text(a.probe.what), "\n", " ") + "…  · " + a.keys.Interrupt.Help().Key + " takes it as text"
 		out = append(out, a.th.Queued.Render(truncate(line, cw)))
 	}
+	if a.slashWait != nil && a.slashWait.slow {
+		line := "  ⏳ " + safe.Text(a.slashWait.name) + " is running…  · " + a.keys.Interrupt.Help().Key + " stops waiting for it"
+		out = append(out, a.th.Queued.Render(truncate(line, cw)))
+	}
 	return out
 }
 
@@ -420,6 +397,9 @@ func (a *App) pendingLines(cw int) []string {
 func (a *App) pendingCount() int {
 	n := len(a.pending)
 	if a.probe != nil && a.probe.slow {
+		n++
+	}
+	if a.slashWait != nil && a.slashWait.slow {
 		n++
 	}
 	return n

@@ -83,7 +83,7 @@ func sendNoBlock(d *driver, src interface{ openAll() }, msg tea.Msg) {
 	case <-time.After(time.Minute):
 		src.openAll()
 		<-done
-		d.t.Fatal("the loop was blocked while files were read")
+		d.t.Fatal("the loop was blocked: a file read or a command run inside Update")
 	}
 }
 
