@@ -51,10 +51,10 @@ func elicitServer(t *testing.T, sessions chan<- *sdk.ServerSession) string {
 	return srv.URL
 }
 
-// elicitHandler is elicitServer's handler, with one more tool, "stall":
-// it asks for a field x, then, answered, works for an hour (returning
+// elicitHandler is elicitServer's handler, with two more tools: "stall"
+// asks for a field x, then, answered, works for an hour (returning
 // "worked an hour") unless the call is cancelled first, which it sends
-// to stalled.
+// to stalled; "two" asks two forms at once and returns their actions.
 func elicitHandler(sessions chan<- *sdk.ServerSession, stalled chan<- error) http.Handler {
 	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server {
 		s := sdk.NewServer(&sdk.Implementation{Name: "asker", Version: "1"}, nil)
@@ -113,6 +113,24 @@ func elicitHandler(sessions chan<- *sdk.ServerSession, stalled chan<- error) htt
 					stalled <- ctx.Err()
 					return nil, ctx.Err()
 				}
+			})
+		s.AddTool(&sdk.Tool{Name: "two", Description: "Ask two forms at once.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				var wg sync.WaitGroup
+				actions := make([]string, 2)
+				for i := range actions {
+					wg.Go(func() {
+						res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: fmt.Sprintf("form %d", i+1),
+							RequestedSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)})
+						if err != nil {
+							actions[i] = err.Error()
+							return
+						}
+						actions[i] = res.Action
+					})
+				}
+				wg.Wait()
+				return text(strings.Join(actions, ",")), nil
 			})
 		return s
 	}, nil)
@@ -354,6 +372,52 @@ func TestElicitationTimeoutRunsAgainAfterTheAnswer(t *testing.T) {
 		// The server heard the cancellation (notifications/cancelled).
 		if err := <-stalled; !errors.Is(err, context.Canceled) {
 			t.Errorf("the server's call ended with %v", err)
+		}
+	})
+}
+
+// With two forms open at once, the timeout waits for the last: answering
+// one does not start it while the other is still open.
+func TestElicitationTwoFormsPauseTheTimeoutUntilBothAreAnswered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 10 * time.Second
+		f := memAsker(t, timeout, nil)
+		second := make(chan struct{})
+		var mu sync.Mutex
+		arrived := 0
+		start := time.Now()
+		res, err := f.tool(t, "mcp__asker__two").Run(tools.WithForm(t.Context(), func(ctx context.Context, _ tools.Form) (tools.FormAnswer, error) {
+			mu.Lock()
+			arrived++
+			n := arrived
+			mu.Unlock()
+			wait := 10 * timeout // the second form is held long
+			if n == 1 {
+				// The first is answered at once, but only once the second is
+				// open too.
+				select {
+				case <-second:
+				case <-ctx.Done():
+					return tools.FormAnswer{}, ctx.Err()
+				case <-time.After(time.Hour):
+					t.Error("the second form did not come while the first was open")
+				}
+				wait = 0
+			} else {
+				close(second)
+			}
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return tools.FormAnswer{}, ctx.Err()
+			}
+			return tools.FormAnswer{Action: tools.FormDecline}, nil
+		}), json.RawMessage(`{}`))
+		if err != nil || res.Display != "decline,decline" {
+			t.Fatalf("two forms, one held past the timeout: %q %v", res.Display, err)
+		}
+		if took := time.Since(start); took != 10*timeout {
+			t.Errorf("the call took %v, want the %v the second form was open", took, 10*timeout)
 		}
 	})
 }
