@@ -50,23 +50,29 @@ func (c *chat) mentions() mention.Source {
 	return mentionSource{c.Files}
 }
 
-// Media reads an @path that is an image or a PDF, found by its content.
+// MediaPath finds an @path that is an image or a PDF, by its content.
 // Unlike text, such a file may be outside the workspace (a screenshot in
 // ~/Pictures, @/tmp/shot.png): it is the user's own, typed by the user,
 // and what is sent is that file, named in the transcript. A relative path
 // is the workspace's.
-func (s mentionSource) Media(p string) (message.Attachment, bool, error) {
-	return mediaAt(s.w.Dir(), p)
+func (s mentionSource) MediaPath(p string) (string, bool) {
+	return mediaPath(s.w.Dir(), p)
 }
 
-// mediaAt reads p (relative to dir, absolute, or ~/…) when it is an image
-// or a PDF; ok is false for anything else, a missing file included.
-func mediaAt(dir, p string) (message.Attachment, bool, error) {
+// ReadMedia reads the image or PDF MediaPath found.
+func (mentionSource) ReadMedia(abs string) (message.Attachment, error) {
+	return message.ReadAttachment(abs)
+}
+
+// mediaPath is p (relative to dir, absolute, or ~/…) when it is an image
+// or a PDF by its first bytes; ok is false for anything else, a missing
+// file included.
+func mediaPath(dir, p string) (string, bool) {
 	path := p
 	if rest, ok := strings.CutPrefix(p, "~/"); ok {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return message.Attachment{}, false, nil
+			return "", false
 		}
 		path = filepath.Join(home, rest)
 	} else if !filepath.IsAbs(p) {
@@ -74,18 +80,17 @@ func mediaAt(dir, p string) (message.Attachment, bool, error) {
 	}
 	// Only a regular file is opened: a FIFO would block the open.
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return message.Attachment{}, false, nil
+		return "", false
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return message.Attachment{}, false, nil
+		return "", false
 	}
 	head := make([]byte, 512)
 	n, _ := io.ReadFull(f, head)
 	f.Close()
 	if kind, _ := media.Sniff(head[:n]); kind == "" {
-		return message.Attachment{}, false, nil
+		return "", false
 	}
-	a, err := message.ReadAttachment(path)
-	return a, true, err
+	return path, true
 }

@@ -10,10 +10,10 @@ import (
 	"testing"
 )
 
-// mediaAt attaches an image in the workspace or outside it (absolute),
+// mediaPath finds an image in the workspace or outside it (absolute),
 // leaves text to the text path, and never opens what is not a regular
 // file (a FIFO's open would block the chat).
-func TestMediaAtReadsOnlyRegularImageFiles(t *testing.T) {
+func TestMediaPathFindsOnlyRegularImageFiles(t *testing.T) {
 	ws, out := t.TempDir(), t.TempDir()
 	var b bytes.Buffer
 	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 2, 2))); err != nil {
@@ -30,15 +30,17 @@ func TestMediaAtReadsOnlyRegularImageFiles(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(ws, "pipe.png"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if a, ok, err := mediaAt(ws, "in.png"); !ok || err != nil || a.Width != 2 {
-		t.Fatalf("in.png: %+v %v %v", a, ok, err)
+	if abs, ok := mediaPath(ws, "in.png"); !ok || abs != filepath.Join(ws, "in.png") {
+		t.Fatalf("in.png: %q %v", abs, ok)
+	} else if a, err := (mentionSource{}).ReadMedia(abs); err != nil || a.Width != 2 {
+		t.Fatalf("in.png read: %+v %v", a, err)
 	}
-	if a, ok, err := mediaAt(ws, filepath.Join(out, "out.png")); !ok || err != nil || a.Path != filepath.Join(out, "out.png") {
-		t.Fatalf("out.png: %+v %v %v", a, ok, err)
+	if abs, ok := mediaPath(ws, filepath.Join(out, "out.png")); !ok || abs != filepath.Join(out, "out.png") {
+		t.Fatalf("out.png: %q %v", abs, ok)
 	}
 	for _, p := range []string{"t.txt", "missing.png", "pipe.png", "."} {
-		if _, ok, err := mediaAt(ws, p); ok || err != nil {
-			t.Errorf("%s: ok %v, err %v", p, ok, err)
+		if abs, ok := mediaPath(ws, p); ok {
+			t.Errorf("%s: found as %q", p, abs)
 		}
 	}
 }

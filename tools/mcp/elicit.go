@@ -19,12 +19,34 @@ import (
 
 // asker is one running tools/call of a server that can show the user a
 // form (its context carries tools.WithForm), with the call's timeout,
-// which does not run while the user fills the form in.
+// which does not run while the user fills a form in.
 type asker struct {
 	ask     tools.FormFunc
 	call    context.Context
 	timer   *time.Timer
 	timeout time.Duration
+	// Guarded by the manager's mu: the forms open, and whether the first
+	// of them stopped the timer (it had not fired).
+	open   int
+	paused bool
+}
+
+// pause stops the call's timeout as a form opens. m.mu is held.
+func (a *asker) pause() {
+	if a.open == 0 && a.timer != nil {
+		a.paused = a.timer.Stop()
+	}
+	a.open++
+}
+
+// resume starts the call's timeout again, whole, once the last form open
+// is answered: the user's time is not the server's. m.mu is held.
+func (a *asker) resume() {
+	a.open--
+	if a.open == 0 && a.paused {
+		a.paused = false
+		a.timer.Reset(a.timeout)
+	}
 }
 
 // addAsker registers a running call's form function; the returned func
@@ -61,21 +83,23 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	}
 	if a == nil {
 		s.notice("MCP server %s asked for input while none of its tools was running; co declined it (a form is shown only during a call of that server's tools)", s.cfg.Name)
+	} else {
+		a.pause()
 	}
 	s.m.mu.Unlock()
 	if a == nil {
 		return &sdk.ElicitResult{Action: string(tools.FormDecline)}, nil
 	}
+	defer func() {
+		s.m.mu.Lock()
+		a.resume()
+		s.m.mu.Unlock()
+	}()
 	// The form ends with the request (the server cancelled it) or with the
 	// call (interrupted, or it ended).
 	actx, stop := context.WithCancel(ctx)
 	defer stop()
 	defer context.AfterFunc(a.call, stop)()
-	if a.timer != nil && a.timer.Stop() {
-		// The user's time is not the server's: the call's timeout starts
-		// again when the form is answered.
-		defer a.timer.Reset(a.timeout)
-	}
 	ans, err := a.ask(actx, form)
 	if err != nil {
 		return &sdk.ElicitResult{Action: string(tools.FormCancel)}, nil

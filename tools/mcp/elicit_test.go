@@ -3,12 +3,14 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,7 +46,17 @@ const formSchema = `{"type":"object","properties":{
 // made outside any call.
 func elicitServer(t *testing.T, sessions chan<- *sdk.ServerSession) string {
 	t.Helper()
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server {
+	srv := httptest.NewServer(elicitHandler(sessions, nil))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// elicitHandler is elicitServer's handler, with two more tools: "stall"
+// asks for a field x, then, answered, works for an hour (returning
+// "worked an hour") unless the call is cancelled first, which it sends
+// to stalled; "two" asks two forms at once and returns their actions.
+func elicitHandler(sessions chan<- *sdk.ServerSession, stalled chan<- error) http.Handler {
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server {
 		s := sdk.NewServer(&sdk.Implementation{Name: "asker", Version: "1"}, nil)
 		s.AddTool(&sdk.Tool{Name: "ask", Description: "Ask the user.", InputSchema: objectSchema},
 			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -85,11 +97,43 @@ func elicitServer(t *testing.T, sessions chan<- *sdk.ServerSession) string {
 				sessions <- req.Session
 				return text("hello"), nil
 			})
+		s.AddTool(&sdk.Tool{Name: "stall", Description: "Ask, then work for an hour.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "x?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)})
+				if err != nil {
+					return nil, err
+				}
+				if res.Action != "accept" {
+					return text("stall: " + res.Action), nil
+				}
+				select {
+				case <-time.After(time.Hour):
+					return text("worked an hour"), nil
+				case <-ctx.Done():
+					stalled <- ctx.Err()
+					return nil, ctx.Err()
+				}
+			})
+		s.AddTool(&sdk.Tool{Name: "two", Description: "Ask two forms at once.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				var wg sync.WaitGroup
+				actions := make([]string, 2)
+				for i := range actions {
+					wg.Go(func() {
+						res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: fmt.Sprintf("form %d", i+1),
+							RequestedSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)})
+						if err != nil {
+							actions[i] = err.Error()
+							return
+						}
+						actions[i] = res.Action
+					})
+				}
+				wg.Wait()
+				return text(strings.Join(actions, ",")), nil
+			})
 		return s
 	}, nil)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
 }
 
 // runAsking runs tool tl with ask as the call's form function (as the
@@ -255,29 +299,127 @@ func TestElicitationOutsideACallIsDeclined(t *testing.T) {
 	}
 }
 
+// memAsker is a manager connected to elicitHandler's server over an
+// in-memory network, its call timeout timeout, for a test inside a
+// testing/synctest bubble: the bubble's clock moves only when every
+// goroutine of the test waits, so the server's start and the call's round
+// trips take no time, and a form held for a duration is held exactly that.
+func memAsker(t *testing.T, timeout time.Duration, stalled chan<- error) *fixture {
+	t.Helper()
+	rt := memHTTP(t, elicitHandler(nil, stalled))
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: "http://asker.test/mcp", Timeout: timeout})
+	mcp.SetRoundTripper(f.m, rt)
+	if n := f.start(t); len(n) != 0 {
+		t.Fatalf("notices: %v", n)
+	}
+	return f
+}
+
+// holdForm is a form function that answers x="late" after d, unless the
+// form is withdrawn first; answered receives the moment it answers.
+func holdForm(d time.Duration, answered *time.Time) tools.FormFunc {
+	return func(ctx context.Context, _ tools.Form) (tools.FormAnswer, error) {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return tools.FormAnswer{}, ctx.Err()
+		}
+		*answered = time.Now()
+		return tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{"x": "late"}}, nil
+	}
+}
+
 // The call's timeout does not run while the user fills the form in: a form
-// answered after more than the timeout still gets the call its result.
-// The timeout is generous (it also bounds the server's start and the
-// call's round trips outside the form, which a busy machine slows); the
-// form is held a little longer than it, so without the pause it fails.
+// answered after ten times the timeout still gets the call its result.
+// The clock is testing/synctest's: the call takes exactly as long as the
+// form was open.
 func TestElicitationPausesTheCallTimeout(t *testing.T) {
-	url := elicitServer(t, nil)
-	const timeout = 3 * time.Second
-	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: timeout})
-	f.m.Start()
-	waitFor(t, func() bool { _, ok := f.reg.Get("mcp__asker__ask"); return ok })
-	res, err := runAsking(f.tool(t, "mcp__asker__ask"), `{"schema":{"type":"object","properties":{"x":{"type":"string"}}}}`,
-		func(ctx context.Context, _ tools.Form) (tools.FormAnswer, error) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 10 * time.Second
+		f := memAsker(t, timeout, nil)
+		start := time.Now()
+		var answered time.Time
+		res, err := f.tool(t, "mcp__asker__ask").Run(tools.WithForm(t.Context(), holdForm(10*timeout, &answered)),
+			json.RawMessage(`{"schema":{"type":"object","properties":{"x":{"type":"string"}}}}`))
+		if err != nil || res.Display != `{"action":"accept","content":{"x":"late"}}` {
+			t.Fatalf("a form held past the timeout: %q %v", res.Display, err)
+		}
+		if took := time.Since(start); took != 10*timeout {
+			t.Errorf("the call took %v, want the %v the form was open", took, 10*timeout)
+		}
+	})
+}
+
+// The pause is a pause, not an off switch: once the form is answered the
+// call's timeout runs again, whole (the user's time is not the server's),
+// so a server that then stalls is cancelled that timeout after the answer.
+func TestElicitationTimeoutRunsAgainAfterTheAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 10 * time.Second
+		stalled := make(chan error, 1)
+		f := memAsker(t, timeout, stalled)
+		var answered time.Time
+		res, err := f.tool(t, "mcp__asker__stall").Run(tools.WithForm(t.Context(), holdForm(10*timeout, &answered)), json.RawMessage(`{}`))
+		if err == nil || !strings.Contains(err.Error(), "MCP server asker did not answer the call of stall within 10s") {
+			t.Fatalf("a server stalling after the answer: %q %v", res.Display, err)
+		}
+		if answered.IsZero() {
+			t.Fatal("the form was withdrawn before it was answered")
+		}
+		if after := time.Since(answered); after != timeout {
+			t.Errorf("the call was cancelled %v after the answer, want its timeout, %v", after, timeout)
+		}
+		// The server heard the cancellation (notifications/cancelled).
+		if err := <-stalled; !errors.Is(err, context.Canceled) {
+			t.Errorf("the server's call ended with %v", err)
+		}
+	})
+}
+
+// With two forms open at once, the timeout waits for the last: answering
+// one does not start it while the other is still open.
+func TestElicitationTwoFormsPauseTheTimeoutUntilBothAreAnswered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 10 * time.Second
+		f := memAsker(t, timeout, nil)
+		second := make(chan struct{})
+		var mu sync.Mutex
+		arrived := 0
+		start := time.Now()
+		res, err := f.tool(t, "mcp__asker__two").Run(tools.WithForm(t.Context(), func(ctx context.Context, _ tools.Form) (tools.FormAnswer, error) {
+			mu.Lock()
+			arrived++
+			n := arrived
+			mu.Unlock()
+			wait := 10 * timeout // the second form is held long
+			if n == 1 {
+				// The first is answered at once, but only once the second is
+				// open too.
+				select {
+				case <-second:
+				case <-ctx.Done():
+					return tools.FormAnswer{}, ctx.Err()
+				case <-time.After(time.Hour):
+					t.Error("the second form did not come while the first was open")
+				}
+				wait = 0
+			} else {
+				close(second)
+			}
 			select {
-			case <-time.After(timeout + time.Second):
+			case <-time.After(wait):
 			case <-ctx.Done():
 				return tools.FormAnswer{}, ctx.Err()
 			}
-			return tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{"x": "late"}}, nil
-		})
-	if err != nil || res.Display != `{"action":"accept","content":{"x":"late"}}` {
-		t.Errorf("%q %v", res.Display, err)
-	}
+			return tools.FormAnswer{Action: tools.FormDecline}, nil
+		}), json.RawMessage(`{}`))
+		if err != nil || res.Display != "decline,decline" {
+			t.Fatalf("two forms, one held past the timeout: %q %v", res.Display, err)
+		}
+		if took := time.Since(start); took != 10*timeout {
+			t.Errorf("the call took %v, want the %v the second form was open", took, 10*timeout)
+		}
+	})
 }
 
 // A form is withdrawn when its call is interrupted: the form function's

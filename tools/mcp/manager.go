@@ -176,6 +176,10 @@ type Manager struct {
 	// startHook, set by tests before Start, is called first by each start
 	// attempt with its context: a start held there is one under way.
 	startHook func(ctx context.Context)
+	// roundTrip, set by tests before Start, carries the remote servers'
+	// requests instead of http.DefaultTransport (an in-memory network,
+	// for a test whose clock is testing/synctest's).
+	roundTrip http.RoundTripper
 
 	// logins are the logins under way, by server (Login), guarded by mu.
 	logins map[string]*loginRun
@@ -1070,7 +1074,7 @@ func (s *server) transport(ctx context.Context, gen int) (sdk.Transport, *exec.C
 		// MaxRetries is left at the SDK's default (5; a negative value
 		// disables it), which keeps its reconnection of a dropped stream
 		// (SSE retry with Last-Event-ID) working: resume_test.go.
-		tr := &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h}}}
+		tr := &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h, base: s.m.roundTrip}}}
 		var ah *authHandler
 		if s.m.opts.Auth != nil && h.Get("Authorization") == "" {
 			// A server given its own Authorization header is not asked
@@ -1185,13 +1189,20 @@ func killPgid(pgid int) {
 	}
 }
 
-// headerTransport adds the configured headers to every request.
-type headerTransport struct{ h http.Header }
+// headerTransport adds the configured headers to every request, which
+// base (http.DefaultTransport when nil) carries.
+type headerTransport struct {
+	h    http.Header
+	base http.RoundTripper
+}
 
 func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	for k, v := range t.h {
 		r.Header[k] = v
+	}
+	if t.base != nil {
+		return t.base.RoundTrip(r)
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -172,26 +173,61 @@ func TestServerExitsMidCall(t *testing.T) {
 	}
 }
 
-// A call past the timeout fails cleanly, and the server hears the
-// protocol's cancellation; so does a call the user interrupts.
-func TestTimeoutAndCancellation(t *testing.T) {
+// A call past its timeout fails cleanly, naming it, exactly at the
+// timeout (the clock is testing/synctest's: the server's start and the
+// round trips take none of it), and the server hears the protocol's
+// cancellation; the server stays connected.
+func TestCallTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cancelled := make(chan error, 1)
+		s := sdk.NewServer(&sdk.Implementation{Name: "co-test", Version: "1"}, nil)
+		s.AddTool(&sdk.Tool{Name: "hang", Description: "Never answer.", InputSchema: objectSchema},
+			func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				<-ctx.Done() // the SDK cancels it on notifications/cancelled
+				cancelled <- ctx.Err()
+				return nil, ctx.Err()
+			})
+		rt := memHTTP(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+		f := newFixture(t, mcp.ServerConfig{Name: "fx", URL: "http://fx.test/mcp", Timeout: 2 * time.Second})
+		mcp.SetRoundTripper(f.m, rt)
+		if n := f.start(t); len(n) != 0 {
+			t.Fatalf("notices: %v", n)
+		}
+		start := time.Now()
+		_, err := run(t, f.tool(t, "mcp__fx__hang"), `{}`)
+		if err == nil || !strings.Contains(err.Error(), "did not answer the call of hang within 2s") {
+			t.Fatalf("timeout: %v", err)
+		}
+		if took := time.Since(start); took != 2*time.Second {
+			t.Errorf("the call ended after %v, want its timeout, 2s", took)
+		}
+		select {
+		case err := <-cancelled:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("the server's call ended with %v", err)
+			}
+		case <-time.After(time.Minute): // the bubble's clock: only when all else waits
+			t.Error("the server did not hear the cancellation")
+		}
+		if st := f.m.Statuses()[0]; st.State != mcp.Connected {
+			t.Errorf("the server stays connected: %+v", st)
+		}
+	})
+}
+
+// A call the user interrupts (Ctrl+C: its context cancelled) once the
+// server is handling it returns at once, and the server, a process over
+// stdio, hears the protocol's cancellation and stays connected. Its
+// timeout is long enough never to be what ends the call.
+func TestInterruptCancelsTheCall(t *testing.T) {
 	dir := t.TempDir()
 	marker, hanging := filepath.Join(dir, "cancelled"), filepath.Join(dir, "hanging")
 	cfg := stdioServer(t, "fx", map[string]string{"CO_MCP_TEST_CANCELLED": marker, "CO_MCP_TEST_HANGING": hanging})
-	cfg.Timeout = 2 * time.Second
+	cfg.Timeout = 10 * time.Minute
 	f := newFixture(t, cfg)
-	f.start(t)
-	// The error names the timeout: the call ended because of it (how long
-	// that took on a busy machine is not asserted).
-	_, err := run(t, f.tool(t, "mcp__fx__hang"), `{}`)
-	if err == nil || !strings.Contains(err.Error(), "did not answer the call of hang within 2s") {
-		t.Fatalf("timeout: %v", err)
+	if n := f.start(t); len(n) != 0 {
+		t.Fatalf("notices: %v", n)
 	}
-	waitFor(t, func() bool { _, err := os.Stat(marker); return err == nil })
-	os.Remove(marker)
-	os.Remove(hanging)
-
-	// Ctrl+C once the server is handling the call.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -201,6 +237,7 @@ func TestTimeoutAndCancellation(t *testing.T) {
 	}()
 	waitFor(t, func() bool { _, err := os.Stat(hanging); return err == nil })
 	cancel()
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second):

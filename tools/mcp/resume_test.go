@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,8 +40,11 @@ type sseEvent struct {
 // what each response carried.
 type cutProxy struct {
 	backend string
-	cut     string        // the tool whose call's stream is broken ("" for none)
-	dropped chan struct{} // closed once the stream is broken
+	reach   http.RoundTripper // carries the requests to backend
+	cut     string            // the tool whose call's stream is broken ("" for none)
+	dropped chan struct{}     // closed once the stream is broken
+	ended   chan struct{}     // closed once a stream that carried a retry field has ended
+	endOnce sync.Once
 
 	mu        sync.Mutex
 	cutAfter  string              // id of the last event forwarded before the break
@@ -53,7 +56,7 @@ type cutProxy struct {
 }
 
 func newCutProxy(backend, cut string) *cutProxy {
-	return &cutProxy{backend: backend, cut: cut, dropped: make(chan struct{}), resumed: map[string][]string{}}
+	return &cutProxy{backend: backend, cut: cut, dropped: make(chan struct{}), ended: make(chan struct{}), resumed: map[string][]string{}}
 }
 
 func (p *cutProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -75,7 +78,7 @@ func (p *cutProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.Header = r.Header.Clone()
-	resp, err := http.DefaultTransport.RoundTrip(out)
+	resp, err := p.reach.RoundTrip(out)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -94,6 +97,7 @@ func (p *cutProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rd := bufio.NewReader(resp.Body)
 	var ev sseEvent
 	var raw strings.Builder // the event's lines, sent whole once recorded
+	sawRetry := false
 	for {
 		line, err := rd.ReadString('\n')
 		raw.WriteString(line)
@@ -107,7 +111,7 @@ func (p *cutProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case "id":
 			ev.id = value
 		case "retry":
-			ev.retry = value
+			ev.retry, sawRetry = value, true
 		case "data":
 			ev.data += value
 		case "\n": // a blank line: the end of an event
@@ -129,6 +133,9 @@ func (p *cutProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if err != nil {
 			_, _ = io.WriteString(w, raw.String())
+			if sawRetry {
+				p.endOnce.Do(func() { close(p.ended) })
+			}
 			return
 		}
 	}
@@ -155,14 +162,14 @@ func callsTool(body []byte, tool string) bool {
 	return json.Unmarshal(body, &m) == nil && m.Method == "tools/call" && m.Params.Name == tool
 }
 
-// resumableServer is an MCP server with resumable streams (an EventStore)
+// resumableServer is (the handler of) an MCP server with resumable streams (an EventStore)
 // and two slow tools that send progress before their result:
 //   - "steps" sends step 1, waits until the proxy has dropped the stream,
 //     then steps 2 and 3 and its result;
 //   - "rest" sends step 1, then ends the stream itself asking the client to
-//     come back in 10 ms (an SSE retry field), then sends step 2 and its
-//     result.
-func resumableServer(t *testing.T, dropped <-chan struct{}) *httptest.Server {
+//     come back in serverRetry (an SSE retry field), waits until the proxy
+//     has seen that stream end, then sends step 2 and its result.
+func resumableServer(t *testing.T, dropped, ended <-chan struct{}) http.Handler {
 	s := sdk.NewServer(&sdk.Implementation{Name: "co-resume", Version: "1"}, nil)
 	progress := func(ctx context.Context, req *sdk.CallToolRequest, step, of int) {
 		tok := req.Params.GetProgressToken()
@@ -184,7 +191,6 @@ func resumableServer(t *testing.T, dropped <-chan struct{}) *httptest.Server {
 				return nil, ctx.Err()
 			}
 			for i := 2; i <= 3; i++ {
-				time.Sleep(20 * time.Millisecond)
 				progress(ctx, req, i, 3)
 			}
 			return text("done after 3 steps"), nil
@@ -195,26 +201,30 @@ func resumableServer(t *testing.T, dropped <-chan struct{}) *httptest.Server {
 			// SEP-1699: the server closes the call's stream and sends
 			// `retry: 3000` (shared.go, RequestExtra.CloseSSEStream).
 			req.Extra.CloseSSEStream(sdk.CloseSSEStreamArgs{RetryAfter: serverRetry})
-			time.Sleep(50 * time.Millisecond)
+			select {
+			case <-ended:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 			progress(ctx, req, 2, 2)
 			return text("rested"), nil
 		})
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
 		&sdk.StreamableHTTPOptions{EventStore: sdk.NewMemoryEventStore(nil)})
-	return httptest.NewServer(h)
 }
 
 // resumeFixture is co's manager connected, through a cutProxy breaking the
-// stream of tool cut, to a resumableServer.
+// stream of tool cut, to a resumableServer, over an in-memory network: for
+// a test inside a testing/synctest bubble, whose clock moves only when
+// every goroutine waits (the SDK's reconnection delays, the tools' pauses).
 func resumeFixture(t *testing.T, cut string) (*fixture, *cutProxy) {
 	t.Helper()
-	p := newCutProxy("", cut)
-	backend := resumableServer(t, p.dropped)
-	t.Cleanup(backend.Close) // after the manager's Close (cleanups run last first)
-	p.backend = backend.URL
-	front := httptest.NewServer(p)
-	t.Cleanup(front.Close)
-	f := newFixture(t, mcp.ServerConfig{Name: "far", URL: front.URL, Timeout: 20 * time.Second})
+	p := newCutProxy("http://backend.test", cut)
+	// Closed after the manager's Close (cleanups run last first).
+	p.reach = memHTTP(t, resumableServer(t, p.dropped, p.ended))
+	front := memHTTP(t, p)
+	f := newFixture(t, mcp.ServerConfig{Name: "far", URL: "http://far.test/mcp", Timeout: 20 * time.Second})
+	mcp.SetRoundTripper(f.m, front)
 	if n := f.start(t); len(n) != 0 {
 		t.Fatalf("notices: %v", n)
 	}
@@ -230,32 +240,34 @@ func resumeFixture(t *testing.T, cut string) (*fixture, *cutProxy) {
 // reconnects with a GET carrying Last-Event-ID (the id of that event) and
 // the server replays the rest of the call's stream from there.
 func TestStreamableHTTPResumesDroppedCallStream(t *testing.T) {
-	f, p := resumeFixture(t, "steps")
-	res, err := run(t, f.tool(t, "mcp__far__steps"), `{}`)
-	if err != nil || res.Display != "done after 3 steps" {
-		t.Fatalf("steps: %q, %v; statuses %+v", res.Display, err, f.m.Statuses())
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cutAfter == "" {
-		t.Fatal("the proxy never broke the call's stream")
-	}
-	if len(p.resumes) != 1 || p.resumes[0] != p.cutAfter {
-		t.Fatalf("reconnections' Last-Event-ID: %q; want one, %q (the last event before the break)", p.resumes, p.cutAfter)
-	}
-	// The resumed stream carried what came after the break, not step 1 again.
-	got := strings.Join(p.resumed[p.cutAfter], "\n")
-	for _, want := range []string{"step 2 of 3", "step 3 of 3", "done after 3 steps"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the resumed stream lacks %q:\n%s", want, got)
+	synctest.Test(t, func(t *testing.T) {
+		f, p := resumeFixture(t, "steps")
+		res, err := run(t, f.tool(t, "mcp__far__steps"), `{}`)
+		if err != nil || res.Display != "done after 3 steps" {
+			t.Fatalf("steps: %q, %v; statuses %+v", res.Display, err, f.m.Statuses())
 		}
-	}
-	if strings.Contains(got, "step 1 of 3") {
-		t.Errorf("the resumed stream replayed what the client had:\n%s", got)
-	}
-	if st := f.m.Statuses()[0]; st.State != mcp.Connected {
-		t.Errorf("after the call: %+v", st)
-	}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.cutAfter == "" {
+			t.Fatal("the proxy never broke the call's stream")
+		}
+		if len(p.resumes) != 1 || p.resumes[0] != p.cutAfter {
+			t.Fatalf("reconnections' Last-Event-ID: %q; want one, %q (the last event before the break)", p.resumes, p.cutAfter)
+		}
+		// The resumed stream carried what came after the break, not step 1 again.
+		got := strings.Join(p.resumed[p.cutAfter], "\n")
+		for _, want := range []string{"step 2 of 3", "step 3 of 3", "done after 3 steps"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("the resumed stream lacks %q:\n%s", want, got)
+			}
+		}
+		if strings.Contains(got, "step 1 of 3") {
+			t.Errorf("the resumed stream replayed what the client had:\n%s", got)
+		}
+		if st := f.m.Statuses()[0]; st.State != mcp.Connected {
+			t.Errorf("after the call: %+v", st)
+		}
+	})
 }
 
 // serverRetry is the SSE retry a server asks for in TestStreamableHTTPHonoursServerRetry:
@@ -265,26 +277,28 @@ const serverRetry = 3 * time.Second
 
 // A server that ends a call's stream itself with an SSE retry field (SEP-1699)
 // is honoured: the client comes back with Last-Event-ID after the server's
-// 3 s, not after the SDK's own backoff (under 2 s), and gets the result. The
-// check is a lower bound, which a loaded machine can only make surer.
+// 3 s, not after the SDK's own backoff (1 to 2 s), and gets the result. The
+// clock is testing/synctest's: the wait is exactly the server's.
 func TestStreamableHTTPHonoursServerRetry(t *testing.T) {
-	f, p := resumeFixture(t, "")
-	res, err := run(t, f.tool(t, "mcp__far__rest"), `{}`)
-	if err != nil || res.Display != "rested" {
-		t.Fatalf("rest: %q, %v; statuses %+v", res.Display, err, f.m.Statuses())
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.retry != "3000" {
-		t.Fatalf("the server's retry field: %q", p.retry)
-	}
-	if len(p.resumes) != 1 {
-		t.Fatalf("reconnections' Last-Event-ID: %q; want one", p.resumes)
-	}
-	if wait := p.resumedAt[0].Sub(p.retryAt); wait < serverRetry {
-		t.Errorf("the client came back after %v, before the server's %v: the retry field was not honoured", wait, serverRetry)
-	}
-	if got := strings.Join(p.resumed[p.resumes[0]], "\n"); !strings.Contains(got, "step 2 of 2") || !strings.Contains(got, "rested") {
-		t.Errorf("the resumed stream:\n%s", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f, p := resumeFixture(t, "")
+		res, err := run(t, f.tool(t, "mcp__far__rest"), `{}`)
+		if err != nil || res.Display != "rested" {
+			t.Fatalf("rest: %q, %v; statuses %+v", res.Display, err, f.m.Statuses())
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.retry != "3000" {
+			t.Fatalf("the server's retry field: %q", p.retry)
+		}
+		if len(p.resumes) != 1 {
+			t.Fatalf("reconnections' Last-Event-ID: %q; want one", p.resumes)
+		}
+		if wait := p.resumedAt[0].Sub(p.retryAt); wait != serverRetry {
+			t.Errorf("the client came back after %v, not the server's %v: the retry field was not honoured", wait, serverRetry)
+		}
+		if got := strings.Join(p.resumed[p.resumes[0]], "\n"); !strings.Contains(got, "step 2 of 2") || !strings.Contains(got, "rested") {
+			t.Errorf("the resumed stream:\n%s", got)
+		}
+	})
 }

@@ -20,17 +20,20 @@ type mediaWorkspace struct {
 	dir string
 }
 
-func (s mediaWorkspace) Media(p string) (message.Attachment, bool, error) {
+func (s mediaWorkspace) MediaPath(p string) (string, bool) {
 	full := filepath.Join(s.dir, p)
 	b, err := os.ReadFile(full)
 	if err != nil {
-		return message.Attachment{}, false, nil
+		return "", false
 	}
 	if k, _ := media.Sniff(b); k == "" {
-		return message.Attachment{}, false, nil
+		return "", false
 	}
-	a, err := message.ReadAttachment(full)
-	return a, true, err
+	return full, true
+}
+
+func (mediaWorkspace) ReadMedia(abs string) (message.Attachment, error) {
+	return message.ReadAttachment(abs)
 }
 
 func pngBytes(t *testing.T) string {

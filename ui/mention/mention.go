@@ -57,11 +57,30 @@ type Source interface {
 
 // MediaSource is a Source that also attaches images and PDFs: an @path
 // whose content (not its name) is one goes with the message as itself,
-// not as text.
+// not as text. Finding out is cheap and reading is not (a file of up to
+// message.MaxAttachBytes, hashed, its pixels counted), so they are two
+// steps: the full-screen chat decides at once whether a pasted path is
+// an attachment, and reads it in the background.
 type MediaSource interface {
-	// Media reads path when it is an image or a PDF; ok is false when it
-	// is anything else (or nothing: Attach then says what is wrong).
-	Media(path string) (a message.Attachment, ok bool, err error)
+	// MediaPath reports whether path is an image or a PDF, from a stat and
+	// the file's first bytes; ok is false when it is anything else (or
+	// nothing: Attach then says what is wrong). abs is the file, for
+	// ReadMedia.
+	MediaPath(path string) (abs string, ok bool)
+	// ReadMedia reads the image or PDF at abs; the error names the file
+	// and what is wrong with it (gone, changed, too large, damaged).
+	ReadMedia(abs string) (message.Attachment, error)
+}
+
+// Media reads path when it is an image or a PDF: ok is false when it is
+// anything else.
+func Media(ms MediaSource, path string) (a message.Attachment, ok bool, err error) {
+	abs, ok := ms.MediaPath(path)
+	if !ok {
+		return message.Attachment{}, false, nil
+	}
+	a, err = ms.ReadMedia(abs)
+	return a, true, err
 }
 
 // MaxMedia is the most images and PDFs one message attaches.
@@ -234,11 +253,11 @@ func ExpandFor(src Source, typed, text string) Expanded {
 // addMedia attaches the image or PDF p names ("see @a.png." names
 // a.png), reporting whether p was one (attached, or a problem said).
 func (x *Expanded) addMedia(ms MediaSource, p string, seen map[string]bool) bool {
-	a, ok, err := ms.Media(p)
+	a, ok, err := Media(ms, p)
 	if !ok && err == nil {
 		if q := strings.TrimRight(p, trailing); q != p && q != "" {
 			p = q
-			a, ok, err = ms.Media(p)
+			a, ok, err = Media(ms, p)
 		}
 	}
 	switch {

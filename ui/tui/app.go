@@ -71,9 +71,13 @@ type queued struct {
 	// name: only its @path mentions attach files, not the command file's.
 	args   string
 	custom bool
-	// atts are the images and PDFs attached (pasted paths) to it.
-	atts []message.Attachment
+	// atts are the images and PDFs attached (pasted paths) to it; it
+	// waits in the queue until they are read (ready).
+	atts []*attachment
 }
+
+// ready reports whether q's attachments are all read.
+func (q queued) ready() bool { return unread(q.atts) == nil }
 
 // display is what the user typed for q.
 func (q queued) display() string {
@@ -144,8 +148,21 @@ type App struct {
 
 	start func(text, shown string, bang bool, atts []message.Attachment) (<-chan agent.Event, context.CancelFunc)
 	// pending are the images and PDFs attached to the next message
-	// (pasted paths), shown above the input; turnAtts the running turn's.
-	pending, turnAtts []message.Attachment
+	// (pasted paths), shown above the input (attach.go); turnAtts the
+	// running turn's.
+	pending  []*attachment
+	turnAtts []message.Attachment
+	// probe is a paste whose paths are being checked; held the keys and
+	// pastes that came since, handled after it (attach.go).
+	probe               *mediaProbe
+	held                []tea.Msg
+	probeSeq, attachSeq int
+	// slashWait is a slash command running off the loop (slashwait.go);
+	// keys and pastes are held for it too. confirmOf is the command whose
+	// question (confirm) waits for y.
+	slashWait *slashRun
+	slashSeq  int
+	confirmOf string
 	// turnMsg is the running turn's message as queued, given back to the
 	// input when an attachment stops it before it goes (TurnFailed.NotSent).
 	turnMsg queued
@@ -219,7 +236,7 @@ func New(ctx context.Context, o Options) *App {
 	if o.Mentions != nil {
 		a.mentions = o.Mentions
 		a.input.index = mention.NewIndex(o.Mentions) // lists nothing until "@" is typed
-		a.input.media = a.attachPath
+		_, a.input.checkChoice = o.Mentions.(mention.MediaSource)
 	}
 	a.input.commands = func(prefix string) []string { return slash.CompleteIn(a.slash, prefix) }
 	a.input.args = func(line string) (string, []string, bool) { return slash.CompleteArg(a.slash, line) }
@@ -387,26 +404,36 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.width, a.height = msg.Width, msg.Height
 		a.layout()
 	case tea.KeyPressMsg:
-		cmd = a.handleKey(msg)
+		switch {
+		case a.probe != nil && key.Matches(msg, a.keys.Interrupt):
+			cmd = a.giveUpProbe()
+		case a.slashWait != nil && key.Matches(msg, a.keys.Interrupt):
+			cmd = a.stopWaiting()
+		case a.hold(msg):
+		default:
+			cmd = a.handleKey(msg)
+		}
 	case tea.MouseWheelMsg:
 		a.handleWheel(msg)
 	case tea.PasteMsg:
-		switch {
-		case a.modal != nil:
-		case a.form != nil:
-			a.form.Paste(msg)
-		case a.setup != nil:
-			cmd = a.setupPaste(msg)
-		case a.mem != nil:
-			cmd = a.mem.Paste(msg)
-		default:
-			if atts, ok := a.pastedMedia(msg.Content); ok {
-				for _, at := range atts {
-					a.attach(at)
-				}
-				break
-			}
-			cmd = a.toInput(msg)
+		if !a.hold(msg) {
+			cmd = a.handlePaste(msg)
+		}
+	case probedMsg:
+		cmd = a.handleProbed(msg)
+	case probeSlowMsg:
+		if a.probe != nil && a.probe.id == msg.id {
+			a.probe.slow = true
+			a.layout()
+		}
+	case mediaReadMsg:
+		cmd = a.handleMediaRead(msg)
+	case slashDoneMsg:
+		cmd = a.handleSlashDone(msg)
+	case slashSlowMsg:
+		if a.slashWait != nil && a.slashWait.id == msg.id {
+			a.slashWait.slow = true
+			a.layout()
 		}
 	case inputFlushMsg:
 		cmd = tea.Batch(a.input.Flushed(), a.prefetchModels(false))
@@ -566,7 +593,7 @@ func (a *App) sideShown() bool {
 	return false
 }
 
-func (a *App) queuedLines() int { return min(len(a.queue), 3) + len(a.pending) }
+func (a *App) queuedLines() int { return min(len(a.queue), 3) + a.pendingCount() }
 
 func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(k, a.keys.Interrupt) {
@@ -597,6 +624,10 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		if a.running {
 			return a.cancelTurn()
+		}
+		if len(a.queue) > 0 {
+			a.unqueue() // a message waiting for its attachments to be read
+			return nil
 		}
 		a.chat.Unselect()
 		return a.toInput(k)
@@ -656,6 +687,11 @@ func (a *App) toInput(msg tea.Msg) tea.Cmd {
 		tab = true
 	}
 	sub, cmd := a.input.Update(msg)
+	if path := a.input.Chosen(); path != "" {
+		// The @ list's choice, maybe an image or PDF: checked off the
+		// loop (the keys after it wait).
+		return tea.Batch(cmd, a.chooseMedia(path))
+	}
 	if a.input.Gathering() {
 		return cmd // a burst: the flush looks at the text
 	}
@@ -686,6 +722,10 @@ func (a *App) handleWheel(m tea.MouseWheelMsg) {
 func (a *App) interrupt() tea.Cmd {
 	if a.running {
 		return a.cancelTurn()
+	}
+	if len(a.queue) > 0 {
+		a.unqueue() // a message waiting for its attachments to be read
+		return nil
 	}
 	if a.mem != nil && a.modal == nil {
 		a.closeMem() // as Esc
@@ -794,7 +834,7 @@ func (a *App) handleSubmit(msg Submission) tea.Cmd {
 	trimmed := strings.TrimSpace(text)
 	switch {
 	case a.confirm != nil:
-		a.answerConfirm(trimmed)
+		cmds = append(cmds, a.answerConfirm(trimmed))
 	case trimmed == "exit" || trimmed == "quit":
 		cmds = append(cmds, tea.Quit)
 	case trimmed == "/memory" && a.memOpen != nil:
@@ -844,13 +884,24 @@ func (a *App) showNotes() {
 }
 
 func (a *App) runSlash(line string) tea.Cmd {
-	r := slash.Dispatch(a.slash, line)
+	name, _, _ := strings.Cut(line, " ")
+	if slashOffLoop[name] {
+		return a.startSlash(line)
+	}
+	return a.slashDone(line, slash.Dispatch(a.slash, line), false)
+}
+
+// slashDone acts on a command's result; shown: its line is in the
+// transcript already.
+func (a *App) slashDone(line string, r slash.Result, shown bool) tea.Cmd {
 	if r.Action == slash.Send {
 		// A custom command or skill: the transcript shows what was typed,
 		// the model gets the text it stands for.
 		return a.beginOrQueue(queued{text: r.Prompt, shown: line, args: r.Args, custom: true, atts: a.takePending()})
 	}
-	a.chat.Add(newUserEntry(line))
+	if !shown {
+		a.chat.Add(newUserEntry(line))
+	}
 	switch r.Action {
 	case slash.Exit:
 		return tea.Quit
@@ -912,20 +963,62 @@ func (a *App) runSlash(line string) tea.Cmd {
 		a.chat.Add(newNotice(kind, r.Output))
 	}
 	if r.OnConfirm != nil {
-		a.askConfirm(r)
+		a.askConfirm(r, line)
 	}
 	a.chat.Bottom()
 	a.refreshStatus()
 	return nil
 }
 
+// beginOrQueue starts q, or queues it behind the running turn, or behind
+// (or as) a message whose attachments are still being read.
 func (a *App) beginOrQueue(q queued) tea.Cmd {
-	if a.running {
+	if a.running || len(a.queue) > 0 || !q.ready() {
 		a.queue = append(a.queue, q)
 		a.layout()
-		return nil
+		return a.next()
 	}
 	return a.begin(q)
+}
+
+// next starts the first queued message when no turn runs and its
+// attachments are read.
+func (a *App) next() tea.Cmd {
+	if a.running || len(a.queue) == 0 || !a.queue[0].ready() {
+		return nil
+	}
+	q := a.queue[0]
+	a.queue = a.queue[1:]
+	a.layout()
+	return a.begin(q)
+}
+
+// unqueue gives the queued messages back to the input (before what is
+// typed there) and their attachments back above it.
+func (a *App) unqueue() {
+	q := a.queue
+	a.queue = nil
+	a.putBack(q...)
+}
+
+// putBack puts messages back into the input, before what is typed there,
+// and their attachments above it, in order; it returns how many
+// attachments came back.
+func (a *App) putBack(qs ...queued) int {
+	var parts []string
+	var atts []*attachment
+	for _, q := range qs {
+		parts = append(parts, q.display())
+		atts = append(atts, q.atts...)
+	}
+	a.restore(atts)
+	if v := a.input.Value(); v != "" {
+		parts = append(parts, v)
+	}
+	a.input.SetValue(strings.Join(parts, "\n"))
+	a.layout()
+	a.refreshStatus()
+	return len(atts)
 }
 
 // begin starts a turn (or a !cmd). A message that mentions files shows
@@ -935,7 +1028,7 @@ func (a *App) beginOrQueue(q queued) tea.Cmd {
 // starts the agent's turn here, with no round trip.
 func (a *App) begin(q queued) tea.Cmd {
 	a.turn++
-	a.turnAtts, a.turnMsg = q.atts, q
+	a.turnAtts, a.turnMsg = mediaOf(q.atts), q
 	if !q.bang && a.mentions != nil {
 		typed := q.text
 		if q.custom {
@@ -959,7 +1052,7 @@ func (a *App) startShown(q queued) {
 	a.reply, a.think, a.tools, a.turnTokens = nil, nil, map[string]*toolEntry{}, 0
 	a.side.SetRecalled(nil) // until this turn says what it recalled
 	a.chat.Add(newUserEntry(q.display()))
-	a.addMedia(q.atts)
+	a.addMedia(mediaOf(q.atts))
 	a.chat.Bottom()
 	a.refreshStatus()
 }
@@ -1116,7 +1209,7 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 			cmds = append(cmds, a.notifier.notify("turn failed"))
 			a.chat.Add(newNotice(noticeError, e.Message))
 			if e.NotSent {
-				a.giveBack(a.turnMsg)
+				a.giveBack("", a.turnMsg)
 			}
 			if errors.Is(e.Err, provider.ErrNoProvider) && a.setupEnv != nil {
 				a.chat.Add(newNotice(noticeInfo, "Type /setup to choose a provider here."))
@@ -1127,23 +1220,18 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// giveBack puts a message that did not go back into the input (before
-// what is typed there) and its attachments back above it, to fix and send.
-func (a *App) giveBack(q queued) {
-	for _, at := range q.atts {
-		a.attach(at)
-	}
-	text := q.display()
-	if v := a.input.Value(); v != "" {
-		text += "\n" + v
-	}
-	a.input.SetValue(text)
+// giveBack puts messages that did not go (why, when not said already)
+// back into the input (before what is typed there) and their attachments
+// back above it, to fix and send.
+func (a *App) giveBack(why string, qs ...queued) {
 	say := "Your message is back in the input."
-	if len(q.atts) > 0 {
+	if a.putBack(qs...) > 0 {
 		say = "Your message is back in the input (its attachments above it): ctrl+x removes the last attachment."
 	}
+	if why != "" {
+		say = why + " " + say
+	}
 	a.chat.Add(newNotice(noticeInfo, say))
-	a.layout()
 }
 
 // endThink collapses the streamed reasoning: the answer (or a call) began.
@@ -1187,25 +1275,10 @@ func (a *App) handleTurnClosed(msg turnClosedMsg) tea.Cmd {
 	if a.cancelled {
 		// Cancelling stops the queue too: the queued text goes back to the
 		// prompt for the user to send or change.
-		var parts []string
-		for _, q := range a.queue {
-			parts = append(parts, q.display())
-			for _, at := range q.atts { // back above the input
-				a.attach(at)
-			}
-		}
-		if v := a.input.Value(); v != "" {
-			parts = append(parts, v)
-		}
-		a.queue = nil
-		a.input.SetValue(strings.Join(parts, "\n"))
-		a.layout()
+		a.unqueue()
 		return nil
 	}
-	q := a.queue[0]
-	a.queue = a.queue[1:]
-	a.layout()
-	return a.begin(q)
+	return a.next()
 }
 
 // setProvider shows the provider in the banner and the status bar.
@@ -1290,7 +1363,11 @@ func (a *App) View() (v tea.View) {
 		if n := len(q.atts); n > 0 {
 			t += fmt.Sprintf("  📎 %d", n)
 		}
-		queued = append(queued, a.th.Queued.Render(truncate("  ⏳ queued: "+strings.ReplaceAll(safe.Text(t), "\n", " ⏎ "), cw)))
+		lead := "  ⏳ queued: "
+		if e := unread(q.atts); e != nil {
+			lead = "  ⏳ sends once " + safe.Text(e.name) + " is read: "
+		}
+		queued = append(queued, a.th.Queued.Render(truncate(lead+strings.ReplaceAll(safe.Text(t), "\n", " ⏎ "), cw)))
 	}
 	queued = append(queued, a.pendingLines(cw)...)
 	inLines, inWidths := a.input.Lines()

@@ -42,17 +42,23 @@ func TestResumedSessionShowsItsImages(t *testing.T) {
 // internal/cli's source does: a file whose content is one.
 type mediaWS struct{ *wsSource }
 
-func (s mediaWS) Media(p string) (message.Attachment, bool, error) {
-	full := filepath.Join(s.w.Dir(), p)
+func (s mediaWS) MediaPath(p string) (string, bool) {
+	full := p
+	if !filepath.IsAbs(p) {
+		full = filepath.Join(s.w.Dir(), p)
+	}
 	b, err := os.ReadFile(full)
 	if err != nil {
-		return message.Attachment{}, false, nil
+		return "", false
 	}
 	if k, _ := media.Sniff(b); k == "" {
-		return message.Attachment{}, false, nil
+		return "", false
 	}
-	a, err := message.ReadAttachment(full)
-	return a, true, err
+	return full, true
+}
+
+func (mediaWS) ReadMedia(abs string) (message.Attachment, error) {
+	return message.ReadAttachment(abs)
 }
 
 // An @path typed out whole to an image goes with the message as an

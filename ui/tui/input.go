@@ -44,11 +44,13 @@ type Input struct {
 	// no completion. pop is the open list; dismissed is the @word (line,
 	// column) whose list Esc closed.
 	index *mention.Index
-	// media, when set, attaches an image or PDF the @ list's choice names
-	// (instead of putting @path in the text) and reports whether it did.
-	media     func(path string) bool
-	pop       *mentionPopup
-	dismissed [2]int
+	// checkChoice: the @ list's choice may be an image or PDF, attached
+	// rather than put in the text; it is left in chosen for the App to
+	// check (off the loop), which then attaches it or calls InsertMention.
+	checkChoice bool
+	chosen      string
+	pop         *mentionPopup
+	dismissed   [2]int
 	// commands returns the command names starting with a prefix, custom
 	// ones included; nil: the built-in ones (slash.Complete).
 	commands func(prefix string) []string

@@ -26,30 +26,26 @@ func (a *App) recalled(e agent.MemoryRecalled) {
 }
 
 // askConfirm shows r's question and keeps r until the next line.
-func (a *App) askConfirm(r slash.Result) {
+func (a *App) askConfirm(r slash.Result, line string) {
 	a.confirm = &r
+	a.confirmOf, _, _ = strings.Cut(line, " ")
 	a.chat.Add(newNotice(noticeOutput, r.Confirm+" Type y to confirm (anything else cancels)."))
 }
 
-// answerConfirm takes the line typed after a question.
-func (a *App) answerConfirm(line string) {
+// answerConfirm takes the line typed after a question; yes runs what it
+// asked about off the loop (it writes a store, the scheduler's entries).
+func (a *App) answerConfirm(line string) tea.Cmd {
 	r := a.confirm
 	a.confirm = nil
 	a.chat.Add(newUserEntry(line))
+	a.chat.Bottom()
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		res := r.OnConfirm()
-		kind := noticeOutput
-		if res.Err {
-			kind = noticeError
-		}
-		if res.Output != "" {
-			a.chat.Add(newNotice(kind, res.Output))
-		}
-	default:
-		a.chat.Add(newNotice(noticeInfo, "Not done."))
+		return a.offLoop(a.confirmOf, line, r.OnConfirm)
 	}
+	a.chat.Add(newNotice(noticeInfo, "Not done."))
 	a.chat.Bottom()
+	return nil
 }
 
 // SetRecalled sets the memories section (none when empty).

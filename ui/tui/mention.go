@@ -168,16 +168,31 @@ func (in *Input) acceptMention() {
 	for range in.ta.Column() - p.col {
 		in.ta, _ = in.ta.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}
-	if in.media != nil && in.media(path) {
-		// An image or PDF: attached above the input, not as text.
-		in.pop = nil
+	in.pop = nil
+	if in.checkChoice {
+		// Maybe an image or PDF, attached above the input rather than put
+		// in the text: the App finds out (Chosen).
+		in.chosen = path
 		return
 	}
+	in.InsertMention(path)
+}
+
+// Chosen is the @ list's choice left for the App to check, once.
+func (in *Input) Chosen() string {
+	p := in.chosen
+	in.chosen = ""
+	return p
+}
+
+// InsertMention puts "@path " at the cursor, quoted when path has a space.
+func (in *Input) InsertMention(path string) {
 	if strings.ContainsFunc(path, unicode.IsSpace) {
 		path = `"` + path + `"`
 	}
 	in.ta.InsertString("@" + path + " ")
 	in.pop = nil
+	in.refresh()
 }
 
 // mentionLines draws the list: one line per file, the chosen one marked.

@@ -74,7 +74,7 @@ func (s *gatedSource) waitCalled(t *testing.T, path string) {
 // gates are closed (it would be reading the gated files itself). A blocked
 // loop never comes back, so the minute is a hang detector, not a measure:
 // the gates are opened then so the test ends instead of hanging.
-func sendNoBlock(d *driver, src *gatedSource, msg tea.Msg) {
+func sendNoBlock(d *driver, src interface{ openAll() }, msg tea.Msg) {
 	d.t.Helper()
 	done := make(chan struct{})
 	go func() { d.send(msg); close(done) }()
@@ -83,7 +83,7 @@ func sendNoBlock(d *driver, src *gatedSource, msg tea.Msg) {
 	case <-time.After(time.Minute):
 		src.openAll()
 		<-done
-		d.t.Fatal("the loop was blocked while the mentioned files were read")
+		d.t.Fatal("the loop was blocked: a file read or a command run inside Update")
 	}
 }
 

@@ -1,0 +1,119 @@
+package tui
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/co-cli/co/ui/slash"
+)
+
+// Slash commands whose answer comes from a store, files or other
+// processes run in a command, not in Update: the chat keeps drawing, and
+// the keys and pastes that come meanwhile are held and handled after the
+// answer, in order (as while a pasted path is checked, attach.go). Ctrl+C
+// stops waiting: the held keys go on, and the answer shows when it comes.
+
+// slashOffLoop are those commands: internal/cli's Env functions behind
+// them read the sessions or memory store, the settings and the system's
+// scheduler (crontab, systemctl), the MCP servers' states.
+var slashOffLoop = map[string]bool{
+	"/status": true, "/tools": true, "/sessions": true, "/memory": true,
+	"/mcp": true, "/schedule": true, "/inbox": true,
+}
+
+// slashRun is a command running off the loop.
+type slashRun struct {
+	id   int
+	name string // the command, for the line shown when it is slow
+	slow bool
+}
+
+// slashDoneMsg is a command's answer.
+type slashDoneMsg struct {
+	id   int
+	line string
+	r    slash.Result
+}
+
+// slashSlowMsg shows a command that has not answered yet.
+type slashSlowMsg struct{ id int }
+
+// startSlash shows line and runs it off the loop.
+func (a *App) startSlash(line string) tea.Cmd {
+	a.chat.Add(newUserEntry(line))
+	a.chat.Bottom()
+	name, _, _ := strings.Cut(line, " ")
+	env := a.slash
+	return a.offLoop(name, line, func() slash.Result { return slash.Dispatch(env, line) })
+}
+
+// offLoop runs f, the command name (typed as line), in a command.
+func (a *App) offLoop(name, line string, f func() slash.Result) tea.Cmd {
+	a.slashSeq++
+	id := a.slashSeq
+	a.slashWait = &slashRun{id: id, name: name}
+	run := func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = slashDoneMsg{id: id, line: line, r: slash.Result{Err: true,
+					Output: fmt.Sprintf("internal error: %s panicked: %v (the chat goes on; please report this)\n%s", name, r, debug.Stack())}}
+			}
+		}()
+		return slashDoneMsg{id: id, line: line, r: f()}
+	}
+	slow := tea.Tick(probeShowAfter, func(time.Time) tea.Msg { return slashSlowMsg{id: id} })
+	return tea.Batch(run, slow)
+}
+
+// handleSlashDone acts on a command's answer, then on the keys held
+// meanwhile. An answer no longer waited for (ctrl+c) still shows.
+func (a *App) handleSlashDone(msg slashDoneMsg) tea.Cmd {
+	if a.slashWait == nil || a.slashWait.id != msg.id {
+		return a.slashDone(msg.line, msg.r, true)
+	}
+	a.slashWait = nil
+	a.layout()
+	cmd := a.slashDone(msg.line, msg.r, true)
+	return tea.Batch(cmd, a.release())
+}
+
+// stopWaiting is ctrl+c while a command runs: the held keys go on.
+func (a *App) stopWaiting() tea.Cmd {
+	name := a.slashWait.name
+	a.slashWait = nil
+	a.chat.Add(newNotice(noticeInfo, name+" goes on in the background; its answer shows here when it comes."))
+	a.chat.Bottom()
+	a.layout()
+	return a.release()
+}
+
+// hold keeps msg (a key or a paste) while a pasted path is checked or a
+// command runs; false when neither.
+func (a *App) hold(msg tea.Msg) bool {
+	if a.probe == nil && a.slashWait == nil {
+		return false
+	}
+	a.held = append(a.held, msg)
+	return true
+}
+
+// release handles the held keys and pastes in order, until one of them
+// starts another check or command.
+func (a *App) release() tea.Cmd {
+	var cmds []tea.Cmd
+	for len(a.held) > 0 && a.probe == nil && a.slashWait == nil {
+		m := a.held[0]
+		a.held = a.held[1:]
+		switch m := m.(type) {
+		case tea.KeyPressMsg:
+			cmds = append(cmds, a.handleKey(m))
+		case tea.PasteMsg:
+			cmds = append(cmds, a.handlePaste(m))
+		}
+	}
+	return tea.Batch(cmds...)
+}

@@ -1,0 +1,106 @@
+package tui
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/co-cli/co/ui/slash"
+)
+
+// gate is a command's answer held until the test opens it: a slow store
+// or scheduler.
+type gate struct {
+	c    chan struct{}
+	once sync.Once
+}
+
+func newGate(t *testing.T) *gate {
+	g := &gate{c: make(chan struct{})}
+	t.Cleanup(g.openAll)
+	return g
+}
+
+func (g *gate) openAll() { g.once.Do(func() { close(g.c) }) }
+
+// A slash command whose answer is slow (here /sessions, whose store is
+// held) runs off the loop: Update returns, the line shows at once, a line
+// says it is running, keys typed meanwhile wait and follow its answer.
+func TestSlowSlashCommandDoesNotBlockTheLoop(t *testing.T) {
+	f := newFixture(t)
+	g := newGate(t)
+	env := slash.Env{Agent: f.ag, Sessions: func(string) slash.Result {
+		<-g.c
+		return slash.Result{Output: "the saved sessions"}
+	}}
+	d := newDriver(t, Options{Agent: f.ag, Slash: env}, 100, 30)
+	d.typeText("/sessions")
+	sendNoBlock(d, g, keyMsg("enter"))
+	sendNoBlock(d, g, keyMsg("h"))
+	sendNoBlock(d, g, keyMsg("i"))
+	d.until("the running line", func() bool {
+		return strings.Contains(d.screen(), "⏳ /sessions is running…  · ctrl+c stops waiting for it")
+	})
+	if s := d.screen(); !strings.Contains(s, "❯ /sessions") || d.app.input.Value() != "" {
+		t.Fatalf("while it runs: input %q, screen:\n%s", d.app.input.Value(), s)
+	}
+	g.openAll()
+	d.until("the answer and the keys", func() bool {
+		return strings.Contains(d.screen(), "the saved sessions") && d.app.input.Value() == "hi"
+	})
+	if s := d.screen(); strings.Contains(s, "is running") || strings.Index(s, "❯ /sessions") > strings.Index(s, "the saved sessions") {
+		t.Fatalf("screen:\n%s", s)
+	}
+}
+
+// Ctrl+C stops waiting for a slow command: the keys held go on, and its
+// answer shows when it comes.
+func TestCtrlCStopsWaitingForASlashCommand(t *testing.T) {
+	f := newFixture(t)
+	g := newGate(t)
+	env := slash.Env{Agent: f.ag, Schedule: func(string) slash.Result {
+		<-g.c
+		return slash.Result{Output: "no schedules"}
+	}}
+	d := newDriver(t, Options{Agent: f.ag, Slash: env}, 100, 30)
+	d.typeText("/schedule")
+	sendNoBlock(d, g, keyMsg("enter"))
+	sendNoBlock(d, g, keyMsg("x"))
+	sendNoBlock(d, g, keyMsg("ctrl+c"))
+	d.until("the key", func() bool { return d.app.input.Value() == "x" })
+	if tr := d.transcript(); !strings.Contains(tr, "/schedule goes on in the background; its answer shows here when it comes.") {
+		t.Fatalf("transcript:\n%s", tr)
+	}
+	g.openAll()
+	d.until("the late answer", func() bool { return strings.Contains(d.screen(), "no schedules") })
+	if v := d.app.input.Value(); v != "x" {
+		t.Fatalf("input %q", v)
+	}
+}
+
+// What a question's yes runs (here a memory forgotten) runs off the loop
+// too.
+func TestConfirmedCommandRunsOffTheLoop(t *testing.T) {
+	f := newFixture(t)
+	g := newGate(t)
+	env := slash.Env{Agent: f.ag, Memory: func(arg string) slash.Result {
+		return slash.Result{Confirm: "Forget [m1] cats?", OnConfirm: func() slash.Result {
+			<-g.c
+			return slash.Result{Output: "Forgot [m1]."}
+		}}
+	}}
+	d := newDriver(t, Options{Agent: f.ag, Slash: env}, 100, 30)
+	d.typeText("/memory rm m1")
+	d.key("enter")
+	d.until("the question", func() bool { return strings.Contains(d.screen(), "Forget [m1] cats? Type y to confirm") })
+	d.typeText("y")
+	sendNoBlock(d, g, keyMsg("enter"))
+	sendNoBlock(d, g, keyMsg("z"))
+	if s := d.screen(); strings.Contains(s, "Forgot [m1].") || d.app.input.Value() != "" {
+		t.Fatalf("input %q, screen:\n%s", d.app.input.Value(), s)
+	}
+	g.openAll()
+	d.until("the answer and the key", func() bool {
+		return strings.Contains(d.screen(), "Forgot [m1].") && d.app.input.Value() == "z"
+	})
+}
