@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -378,5 +380,46 @@ func TestScheduleAddWithAnotherTZ(t *testing.T) {
 	out, _, _ = runCo(t, t.TempDir(), environ, "", "schedule", "list")
 	if !strings.Contains(out, " 08:00") {
 		t.Errorf("list:\n%s", out)
+	}
+}
+
+// An image a schedule's prompt mentions goes with the prompt as an image,
+// as in the chat, and the log names it.
+func TestScheduledRunAttachesAMentionedImage(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "A white square."})
+	environ, dataDir := scheduleEnv(t, srv)
+	ws := t.TempDir()
+	f, err := os.Create(filepath.Join(ws, "chart.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(f, image.NewGray(image.Rect(0, 0, 4, 3))); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	addScheduleSetting(t, environ, "chart", map[string]any{"at": "daily 09:00", "prompt": "What does @chart.png show?", "workspace": ws})
+	if _, errOut, code := runCo(t, ws, environ, "", "schedule", "run", "chart"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	images := 0
+	for _, m := range reqs[0].Messages() {
+		for _, p := range m.Parts() {
+			if p.Type == "image_url" {
+				images++
+			}
+		}
+	}
+	if images != 1 {
+		t.Errorf("%d images sent", images)
+	}
+	log, _ := os.ReadFile(filepath.Join(dataDir, "schedules", "chart.log"))
+	if !strings.Contains(string(log), "attached chart.png") {
+		t.Errorf("the log does not name the image:\n%s", log)
 	}
 }
