@@ -423,3 +423,43 @@ func TestScheduledRunAttachesAMentionedImage(t *testing.T) {
 		t.Errorf("the log does not name the image:\n%s", log)
 	}
 }
+
+// A schedule's prompt "/NAME ARGS" runs that custom command (or skill) as
+// the chat would, with the command file as it is at the run; a built-in
+// chat command is not run (a scheduled run has no chat), and the log says
+// the prompt went as written.
+func TestScheduledRunSendsACustomCommand(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "Hello, Ann."}, llmtest.Reply{Text: "ok"})
+	environ, dataDir := scheduleEnv(t, srv)
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".co-cli", "commands"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "greet.md"), []byte("Say hello to $ARGUMENTS\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addScheduleSetting(t, environ, "greet", map[string]any{"at": "daily 09:00", "prompt": "/greet Ann", "workspace": ws})
+	addScheduleSetting(t, environ, "yolo", map[string]any{"at": "daily 09:00", "prompt": "/yolo on", "workspace": ws})
+	if _, errOut, code := runCo(t, ws, environ, "", "schedule", "run", "greet"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCo(t, ws, environ, "", "schedule", "run", "yolo"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if got := reqs[0].LastUserMessage(); !strings.HasPrefix(got, "Say hello to Ann") {
+		t.Errorf("the model got %q for /greet Ann", got)
+	}
+	if got := reqs[1].LastUserMessage(); got != "/yolo on" {
+		t.Errorf("the model got %q for /yolo on", got)
+	}
+	log, _ := os.ReadFile(filepath.Join(dataDir, "schedules", "yolo.log"))
+	if !strings.Contains(string(log), "/yolo is a command of the chat") {
+		t.Errorf("yolo's log:\n%s", log)
+	}
+}

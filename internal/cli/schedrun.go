@@ -22,6 +22,7 @@ import (
 	"github.com/co-cli/co/ui/mention"
 	"github.com/co-cli/co/ui/plain"
 	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/slash"
 )
 
 // runScheduled is one scheduled run of sch, in its workspace (the working
@@ -54,8 +55,8 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 	for _, n := range extensionNotes(a.Extensions.Get()) {
 		fmt.Fprintf(log, "co: %s\n", n)
 	}
-	prompt, media := scheduledPrompt(a, sch.Prompt, log)
-	code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Attachments: media, Out: log, Err: log,
+	prompt, shown, media := scheduledPrompt(a, sch.Prompt, log)
+	code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Shown: shown, Attachments: media, Out: log, Err: log,
 		Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions}})
 	id := a.Agent.SessionID()
 	if len(sch.Notify) > 0 {
@@ -67,21 +68,50 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 	return id, code
 }
 
-// scheduledPrompt attaches the files the schedule's prompt mentions
-// (@path), read now, as the chat attaches them, saying in log what it
-// attached and what not (headless says the images and PDFs).
-func scheduledPrompt(a *app.App, prompt string, log io.Writer) (string, []message.Attachment) {
-	if a.Files == nil {
-		return prompt, nil
+// scheduledPrompt is what the schedule's prompt sends, as the chat would
+// send it typed: "/NAME ARGS" a custom command's or skill's text (read
+// now; a built-in command is the chat's and is sent as written, said in
+// log), with the files the user's own words mention (@path, read now).
+// shown is the prompt as written when the text is a command's.
+func scheduledPrompt(a *app.App, prompt string, log io.Writer) (text, shown string, media []message.Attachment) {
+	text, typed := prompt, prompt
+	if slash.IsCommand(prompt) {
+		name, args, _ := strings.Cut(strings.TrimSpace(prompt), " ")
+		args = strings.TrimSpace(args)
+		found := false
+		if !slash.Builtin(name) && a.Extensions != nil {
+			cs, _ := customCommands(a.Extensions.Get())
+			for _, c := range cs {
+				if c.Name != name {
+					continue
+				}
+				found = true
+				msg, err := c.Message(args)
+				if err != nil {
+					fmt.Fprintf(log, "note: %s could not be read (%s): the prompt goes as written\n", safe.Text(name), safe.Text(err.Error()))
+					break
+				}
+				text, typed, shown = msg, args, prompt
+			}
+		}
+		switch {
+		case slash.Builtin(name):
+			fmt.Fprintf(log, "note: %s is a command of the chat, which a scheduled run has not: the prompt goes to the model as written\n", safe.Text(name))
+		case !found:
+			fmt.Fprintf(log, "note: no custom command or skill %s here: the prompt goes to the model as written\n", safe.Text(name))
+		}
 	}
-	x := mention.Expand(mentionSource{a.Files}, prompt)
+	if a.Files == nil {
+		return text, shown, nil
+	}
+	x := mention.ExpandFor(mentionSource{a.Files}, typed, text)
 	for _, at := range x.Attached {
 		fmt.Fprintln(log, plain.AttachedPrefix+mention.Summary(at))
 	}
 	for _, p := range x.Problems {
 		fmt.Fprintln(log, "note: "+safe.Text(p))
 	}
-	return x.Prompt, x.Media
+	return x.Prompt, shown, x.Media
 }
 
 // withoutWaiting is an outcome without the ", 2 calls waiting" headless
