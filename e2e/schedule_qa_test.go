@@ -463,3 +463,29 @@ func TestScheduledRunSendsACustomCommand(t *testing.T) {
 		t.Errorf("yolo's log:\n%s", log)
 	}
 }
+
+// A run that cannot start because its workspace is gone still sends its
+// summary where the schedule's notify says: the failure is news the user
+// asked to hear about, and nothing else would tell them.
+func TestScheduledRunWithoutItsWorkspaceIsDelivered(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ, dataDir := scheduleEnv(t, srv)
+	for i, e := range environ {
+		if strings.HasPrefix(e, "XDG_RUNTIME_DIR=") || strings.HasPrefix(e, "DBUS_SESSION_BUS_ADDRESS=") {
+			environ[i] = "CO_TEST_UNSET_" + e // no session bus: the log says where the summary did not go
+		}
+	}
+	ws := filepath.Join(t.TempDir(), "gone")
+	addScheduleSetting(t, environ, "brief", map[string]any{"at": "daily 09:00", "prompt": "Brief me", "workspace": ws, "notify": []string{"desktop"}})
+	if _, _, code := runCo(t, t.TempDir(), environ, "", "schedule", "run", "brief"); code == 0 {
+		t.Fatal("a run without its workspace succeeded")
+	}
+	log, _ := os.ReadFile(filepath.Join(dataDir, "schedules", "brief.log"))
+	if !strings.Contains(string(log), "cannot be used") || !strings.Contains(string(log), "not delivered to desktop") {
+		t.Errorf("the failed run's summary was not sent (or the log does not say so):\n%s", log)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Errorf("the model was asked")
+	}
+}

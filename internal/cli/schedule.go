@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/deliver"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/schedule"
@@ -682,7 +683,10 @@ func newScheduleRunCmd(s env) *cobra.Command {
 				msg := fmt.Sprintf("the workspace of the schedule %s cannot be used: %v; give it one that exists: co schedule add %s --replace --workspace DIR --at %q PROMPT…",
 					name, err, name, sch.At)
 				fmt.Fprintf(log, "co: %s\n", msg)
-				id := failedRunSession(l, sch, fmt.Sprintf("its workspace %s cannot be used (co schedule logs %s says how to fix it)", sch.Workspace, name))
+				why := fmt.Sprintf("its workspace %s cannot be used (co schedule logs %s says how to fix it)", sch.Workspace, name)
+				id := failedRunSession(l, sch, why)
+				// The user asked to hear of each run: of this one too.
+				deliverRun(ctx, l, sch, deliver.Run{Schedule: name, Outcome: deliver.Outcome(why, 0), Start: start, Session: id}, nil, log)
 				end := time.Now()
 				fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), exitError, id, end.Sub(start).Round(time.Millisecond))
 				st.Last = &lastRun{Start: start, End: end, Code: exitError, SessionID: id}
