@@ -489,3 +489,40 @@ func TestScheduledRunWithoutItsWorkspaceIsDelivered(t *testing.T) {
 		t.Errorf("the model was asked")
 	}
 }
+
+// A run skipped because the previous one still runs is news for the
+// schedule's notify (a run stuck for hours otherwise shows only in its
+// log): the first skip after a run started is delivered, later ones are
+// only noted, so a stuck hourly run does not notify every hour.
+func TestScheduleSkippedRunIsDeliveredOnce(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ, dataDir := scheduleEnv(t, srv)
+	for i, e := range environ {
+		if strings.HasPrefix(e, "XDG_RUNTIME_DIR=") || strings.HasPrefix(e, "DBUS_SESSION_BUS_ADDRESS=") {
+			environ[i] = "CO_TEST_UNSET_" + e // no session bus: the log says where the summary did not go
+		}
+	}
+	ws := t.TempDir()
+	addScheduleSetting(t, environ, "stuck", map[string]any{"at": "hourly", "prompt": "Check", "workspace": ws, "notify": []string{"desktop"}})
+	if err := os.MkdirAll(filepath.Join(dataDir, "schedules"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dataDir, "schedules", "stuck.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, errOut, code := runCo(t, ws, environ, "", "schedule", "run", "stuck"); code == 0 || !strings.Contains(errOut, "skipped") {
+			t.Fatalf("exit %d %s", code, errOut)
+		}
+	}
+	out, _, _ := runCo(t, ws, environ, "", "schedule", "logs", "stuck")
+	if strings.Count(out, "this one is skipped") != 2 || strings.Count(out, "not delivered to desktop") != 1 {
+		t.Errorf("two skips, the first delivered:\n%s", out)
+	}
+}

@@ -655,10 +655,20 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			// while the last still runs (a systemd timer does not).
 			unlock, err := lockSchedule(l.Paths.DataDir, name)
 			if errors.Is(err, syscall.EWOULDBLOCK) {
+				now := time.Now()
 				msg := fmt.Sprintf("the previous run of %s%s is still running: this one is skipped", name, startedText(readScheduleState(l.Paths.DataDir, name).Last))
+				var note strings.Builder
+				fmt.Fprintf(&note, "=== %s: %s\n", now.Format(time.RFC3339), msg)
+				// A stuck run is news for the schedule's notify: once, at
+				// the first skip (a later one finds the first noted).
+				if _, err := os.Stat(skippedPath(l.Paths.DataDir, name)); errors.Is(err, os.ErrNotExist) {
+					deliverRun(context.Background(), l, sch, deliver.Run{Schedule: name, Start: now,
+						Outcome: "skipped: the previous run" + startedText(readScheduleState(l.Paths.DataDir, name).Last) + " is still running (co schedule logs " + name + ")"}, nil, &note)
+				}
+				note.WriteString("\n")
 				// Not into the log: the running run writes its answer
 				// there, and a line of ours would land mid-sentence.
-				noteSkipped(l.Paths.DataDir, name, fmt.Sprintf("=== %s: %s\n\n", time.Now().Format(time.RFC3339), msg))
+				noteSkipped(l.Paths.DataDir, name, note.String())
 				return errors.New(msg)
 			}
 			if err != nil {
