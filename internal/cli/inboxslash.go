@@ -83,8 +83,9 @@ func inboxSlashList(a *app.App) slash.Result {
 		b.WriteString("No scheduled runs yet (co schedule add sets one up).\n")
 	} else {
 		b.WriteString("Scheduled runs, newest first:\n")
+		decided, _ := a.Sessions.PendingCalls("") // unreadable: the outcomes as the runs saved them
 		for _, r := range runs {
-			fmt.Fprintf(&b, "• %s  %s — %s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(outcome(r.Outcome), inboxOutcome))
+			fmt.Fprintf(&b, "• %s  %s — %s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(runOutcome(r, decided), inboxOutcome))
 			if ans := answerOf(a.Sessions, r.ID); ans != "" {
 				fmt.Fprintf(&b, "    %s\n", clip(ans, inboxArgs))
 			}
@@ -111,13 +112,6 @@ func inboxSlashList(a *app.App) slash.Result {
 	// What the start notice counts is now seen.
 	_ = a.Sessions.Looked(time.Now())
 	return slash.Result{Output: strings.TrimRight(b.String(), "\n")}
-}
-
-func outcome(s string) string {
-	if s == "" {
-		return "running, or stopped before it ended"
-	}
-	return s
 }
 
 func inboxOpen(a *app.App, id string) slash.Result {
