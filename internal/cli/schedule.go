@@ -384,8 +384,21 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time, records 
 	backend, warn, selErr := schedule.Select(ctx, scheduleSystem)
 	var installed []string
 	var instErr error
+	chosen := ""
 	if selErr == nil {
+		chosen = backend.Name()
 		installed, instErr = backend.Installed(ctx)
+	}
+	// Entries another session's scheduler runs (cron under su, a timer
+	// in the desktop): by name, the first scheduler that has it.
+	elsewhere := map[string]string{}
+	for _, o := range schedule.Elsewhere(scheduleSystem, chosen) {
+		names, _ := o.Installed(ctx)
+		for _, n := range names {
+			if _, ok := elsewhere[n]; !ok {
+				elsewhere[n] = o.Name()
+			}
+		}
 	}
 	if len(l.Settings.Schedules) == 0 && len(installed) == 0 {
 		b.WriteString("no schedules (add one: co schedule add NAME --at \"weekdays 08:00\" PROMPT…)\n")
@@ -413,6 +426,8 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time, records 
 				where = backend.Name() + ": cannot read (" + instErr.Error() + ")"
 			case slices.Contains(installed, sch.Name):
 				where = backend.Name()
+			case elsewhere[sch.Name] != "" && selErr == nil:
+				where = fmt.Sprintf("in %s, not %s, this session's scheduler (co schedule add %s --replace … moves it)", elsewhere[sch.Name], backend.Name(), sch.Name)
 			case st.Backend != "":
 				where = "entry missing (co schedule add " + sch.Name + " --replace … reinstalls it)"
 			default:

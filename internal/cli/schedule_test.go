@@ -266,6 +266,13 @@ func TestScheduleEntryFollowsTheSchedulerItMovesTo(t *testing.T) {
 		t.Fatalf("add under cron: %v\n%s", err, out)
 	}
 	t.Setenv("XDG_RUNTIME_DIR", manager) // a user manager answers: systemd
+	l, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list := scheduleList(t.Context(), l, time.Now(), false); !strings.Contains(list, "in cron, not systemd") || strings.Contains(list, "entry missing") {
+		t.Errorf("list under systemd of a schedule cron runs:\n%s", list)
+	}
 	out, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "brief", at: "daily 18:00", prompt: "p", replace: true}, nil, false)
 	if err != nil || !strings.Contains(out, "installed with systemd") {
 		t.Fatalf("replace under systemd: %v\n%s", err, out)
