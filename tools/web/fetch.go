@@ -44,6 +44,10 @@ func (t *Fetch) Schema() json.RawMessage {
 // ObservePrompt records the URLs the user wrote: those run without asking.
 func (t *Fetch) ObservePrompt(text string) { t.s.Observe(text) }
 
+// ObserveAttached records the URLs in files the user attached as seen, like
+// those of an earlier result: the model may have written them there.
+func (t *Fetch) ObserveAttached(text string) { t.s.record(extractURLs(text, true), false) }
+
 type fetchArgs struct {
 	URL      string `json:"url"`
 	MaxChars int    `json:"max_chars"`
