@@ -58,7 +58,7 @@ func (t *Tool) Name() string { return Name }
 
 func (t *Tool) Description() string {
 	where := "in a Docker sandbox (no network by default); the working directory is mounted at /workspace"
-	limits := " Commands cannot change protected files (AGENTS.md, CLAUDE.md and other instruction files, .envrc, .git/, .vscode/, .idea/, .github/workflows/, .co-cli/, .agents/, .mcp.json, at any depth): co reverts such changes and says so; propose them with write_file or edit_file instead. Set-user-ID and set-group-ID bits cannot be set."
+	limits := " Commands cannot change protected files (AGENTS.md, CLAUDE.md and other instruction files, .envrc, .git/, .vscode/, .idea/, .github/workflows/, .co-cli/, .agents/, .mcp.json, other coding agents' settings in .claude/, .gemini/ and .cursor/, at any depth): co reverts such changes and says so; propose them with write_file or edit_file instead. Set-user-ID and set-group-ID bits cannot be set."
 	if t.sb.Isolation() != sandbox.Full {
 		where = "directly on the user's machine, in the workspace directory (NO sandbox: every command asks the user)"
 		limits = ""
