@@ -175,7 +175,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 	if failed != nil {
 		res.Meta["protected_not_reverted"] = failed
 	}
-	if t.reaches(t.policy.Evaluate(a.Cmd)) && downloads(a.Cmd) {
+	if v := t.policy.Evaluate(a.Cmd); t.reaches(v) && downloads(a.Cmd, v) {
 		// What it printed may have come from the network.
 		res.Origins = []tools.Origin{tools.UntrustedPrivate("shell", "shell with network: "+a.Cmd)}
 	}
@@ -198,13 +198,21 @@ var netPrograms = map[string]bool{
 	"go": true, "cargo": true, "apt": true, "apt-get": true,
 }
 
-// downloads says whether cmd looks like it prints content from the network:
-// it runs a network client (curl, wget, ssh, git, a package manager, …) or
-// names a URL. A best effort on the words of the command: a script that
-// fetches by itself (python fetch.py) is not seen, which the README says.
-func downloads(cmd string) bool {
-	if strings.Contains(cmd, "://") {
+// downloads says whether cmd (read by the policy as v) looks like it prints
+// content from the network: it runs a network client (curl, wget, ssh, git,
+// a package manager, …; as the shell reads its name, so cu''rl and \curl
+// count) or a program whose name only the run decides ($c), or names a URL.
+// A best effort: a script that fetches by itself (python fetch.py) is not
+// seen, which the README says.
+func downloads(cmd string, v Verdict) bool {
+	if strings.Contains(cmd, "://") || v.Unresolved {
 		return true
+	}
+	for _, p := range v.Programs {
+		name, _, _ := strings.Cut(p, " ")
+		if netPrograms[name[strings.LastIndexByte(name, '/')+1:]] {
+			return true
+		}
 	}
 	for _, w := range strings.FieldsFunc(cmd, func(r rune) bool {
 		return r == ' ' || r == '\t' || r == '\n' || r == '|' || r == ';' || r == '&' || r == '(' || r == ')' || r == '`' || r == '$' || r == '"' || r == '\''
