@@ -200,7 +200,7 @@ var netPrograms = map[string]bool{
 
 // downloads says whether cmd (read by the policy as v) looks like it prints
 // content from the network: it runs a network client (curl, wget, ssh, git,
-// a package manager, …; as the shell reads its name, so cu''rl and \curl
+// a package manager, …; its name as the shell reads it, quoted or escaped
 // count) or a program whose name only the run decides ($c), or names a URL.
 // A best effort: a script that fetches by itself (python fetch.py) is not
 // seen, which the README says.
