@@ -22,6 +22,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/co-cli/co/lib/protect"
 	"github.com/co-cli/co/lib/redact"
 	"github.com/co-cli/co/tools"
 )
@@ -150,6 +151,10 @@ type Options struct {
 	// Secrets, when set, is given every token a login or a refresh
 	// obtains (the span store redacts them from then on).
 	Secrets func(...string)
+	// Workspace and Protected: a call whose arguments name a protected
+	// path of the workspace always asks (protectedArg).
+	Workspace string
+	Protected protect.Set
 }
 
 // Manager runs the configured MCP servers of one run of co.
