@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -97,5 +99,34 @@ func TestMCPWriteToAProtectedFileAlwaysAsks(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || string(b) != "ok" {
 		t.Errorf("the ordinary write did not run: %v %q", err, b)
+	}
+}
+
+// A server of the user's own settings runs in every workspace co is started
+// in, so it must not start in it: there `python -m mcp_server_fetch` (as the
+// reference servers' READMEs configure it) imports the repository's
+// mcp_server_fetch.py before the installed one, and npx prefers the
+// repository's node_modules. Starting co in a cloned repository must run
+// none of its code.
+func TestUserMCPServerDoesNotRunTheRepositorysCode(t *testing.T) {
+	t.Parallel()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	repo := t.TempDir()
+	ran := filepath.Join(t.TempDir(), "ran")
+	planted := "open(" + strconv.Quote(ran) + ", 'w').write('the repository ran')\n"
+	if err := os.WriteFile(filepath.Join(repo, "mcp_server_fetch.py"), []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := env(t, nil)
+	mcpSettings(t, e, `{"fetch": {"command": "`+py+`", "args": ["-m", "mcp_server_fetch"], "timeout_seconds": 10}}`)
+	out, errOut, _ := runCo(t, repo, e, "", "mcp", "list")
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Fatalf("starting the user's MCP server in the repository ran the repository's code (%q):\n%s%s", b, out, errOut)
+	}
+	if !strings.Contains(out, "fetch (local)") {
+		t.Errorf("co mcp list does not list the server:\n%s%s", out, errOut)
 	}
 }

@@ -545,6 +545,16 @@ func (m *Manager) deliver(n notice) {
 	}()
 }
 
+// neutralDir is where a user's local server without a cwd starts: the
+// folder of the servers' logs (co's own, holding nothing that runs), or the
+// file system's root without one.
+func (m *Manager) neutralDir() string {
+	if d := m.opts.LogDir; d != "" && os.MkdirAll(d, 0o700) == nil {
+		return d
+	}
+	return string(filepath.Separator)
+}
+
 func (m *Manager) logPath(name string) string {
 	if m.opts.LogDir == "" {
 		return ""
@@ -1108,6 +1118,14 @@ func (s *server) transport(ctx context.Context, gen int) (sdk.Transport, *exec.C
 		cmd.Env = append(cmd.Env, k+"="+x(s.cfg.Env[k]))
 	}
 	cmd.Dir = x(s.cfg.Cwd)
+	if cmd.Dir == "" && !s.cfg.Project {
+		// A server of the user's own settings starts in every workspace:
+		// there, python -m NAME would import the repository's NAME.py and
+		// npx its node_modules. It starts in co's folder of server logs
+		// instead, unless its cwd says where; a project's server (consented
+		// to) starts in the workspace it came with.
+		cmd.Dir = s.m.neutralDir()
+	}
 	if err := missingVars(missing); err != nil {
 		return nil, nil, nil, err
 	}
