@@ -200,8 +200,9 @@ var netPrograms = map[string]bool{
 
 // downloads says whether cmd (read by the policy as v) looks like it prints
 // content from the network: it runs a network client (curl, wget, ssh, git,
-// a package manager, …; its name as the shell reads it, quoted or escaped
-// count) or a program whose name only the run decides ($c), or names a URL.
+// a package manager, …; its name read as the shell reads it, so quoted or
+// escaped spellings count) or a program whose name only the run decides
+// ($c), or names a URL.
 // A best effort: a script that fetches by itself (python fetch.py) is not
 // seen, which the README says.
 func downloads(cmd string, v Verdict) bool {
