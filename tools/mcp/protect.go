@@ -80,6 +80,8 @@ func inWorkspace(s string, roots []string) (string, bool) {
 			return "", false
 		}
 		s = u.Path
+	} else if strings.Contains(s, "://") {
+		return "", false // a URL (https://github.com/…/.github/workflows/x.yml) is no path here
 	}
 	p := filepath.Clean(s)
 	if filepath.IsAbs(p) {
