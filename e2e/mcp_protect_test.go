@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/tools/mcp/mcptest"
 )
 
 // fsServer is a filesystem MCP server over streamable HTTP: write_file
@@ -103,30 +103,29 @@ func TestMCPWriteToAProtectedFileAlwaysAsks(t *testing.T) {
 }
 
 // A server of the user's own settings runs in every workspace co is started
-// in, so it must not start in it: there `python -m mcp_server_fetch` (as the
-// reference servers' READMEs configure it) imports the repository's
-// mcp_server_fetch.py before the installed one, and npx prefers the
-// repository's node_modules. Starting co in a cloned repository must run
+// in, so it must not start in it: there node resolves require() from the
+// repository's node_modules (as npx prefers them, and python -m NAME imports
+// the repository's NAME.py). Starting co in a cloned repository must run
 // none of its code.
 func TestUserMCPServerDoesNotRunTheRepositorysCode(t *testing.T) {
 	t.Parallel()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed")
-	}
+	mcptest.Everything(t) // Node.js, or the need that skips this test
 	repo := t.TempDir()
 	ran := filepath.Join(t.TempDir(), "ran")
-	planted := "open(" + strconv.Quote(ran) + ", 'w').write('the repository ran')\n"
-	if err := os.WriteFile(filepath.Join(repo, "mcp_server_fetch.py"), []byte(planted), 0o644); err != nil {
+	planted := "require('fs').writeFileSync(" + strconv.Quote(ran) + ", 'the repository ran')\n"
+	if err := os.MkdirAll(filepath.Join(repo, "node_modules", "mcp-server-helper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "node_modules", "mcp-server-helper", "index.js"), []byte(planted), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e := env(t, nil)
-	mcpSettings(t, e, `{"fetch": {"command": "`+py+`", "args": ["-m", "mcp_server_fetch"], "timeout_seconds": 10}}`)
+	mcpSettings(t, e, `{"helper": {"command": "node", "args": ["-e", "require('mcp-server-helper')"], "timeout_seconds": 10}}`)
 	out, errOut, _ := runCo(t, repo, e, "", "mcp", "list")
 	if b, err := os.ReadFile(ran); err == nil {
 		t.Fatalf("starting the user's MCP server in the repository ran the repository's code (%q):\n%s%s", b, out, errOut)
 	}
-	if !strings.Contains(out, "fetch (local)") {
+	if !strings.Contains(out, "helper (local)") {
 		t.Errorf("co mcp list does not list the server:\n%s%s", out, errOut)
 	}
 }
