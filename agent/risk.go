@@ -56,11 +56,21 @@ type RiskRaised struct {
 // writes it): such a message holds workspace content, the user's data.
 const AttachTag = "<attached-file path="
 
+// splitAttached cuts a user message at its first attached file's block:
+// what the user typed, and the files' text (which the model may have
+// written earlier, so it is not the user's word).
+func splitAttached(prompt string) (typed, attached string) {
+	if i := strings.Index(prompt, "\n"+AttachTag); i >= 0 {
+		return prompt[:i], prompt[i:]
+	}
+	return prompt, ""
+}
+
 // privateMessage says whether m puts the user's private data in the
 // conversation. A tool result is private unless every source it names is
 // public (a result that names none is the workspace or the machine); a user
-// message is, when it carries an attached file or a private source (a summary
-// of private messages).
+// message is, when it carries an attached file (text, an image or a PDF) or a
+// private source (a summary of private messages).
 func privateMessage(m message.Message) bool {
 	switch m.Role {
 	case message.RoleTool:
@@ -74,7 +84,7 @@ func privateMessage(m message.Message) bool {
 		}
 		return false
 	case message.RoleUser:
-		if strings.Contains(m.Content, AttachTag) {
+		if strings.Contains(m.Content, AttachTag) || len(m.Attachments) > 0 {
 			return true
 		}
 		for _, s := range m.Sources {

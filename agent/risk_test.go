@@ -351,3 +351,28 @@ func TestCleanLabel(t *testing.T) {
 		t.Fatalf("CleanLabel = %q", got)
 	}
 }
+
+// An image or a PDF the user attached (@photo.jpg, --attach) is the user's
+// private data, as an attached text file is: after it, a page on a host the
+// user named no longer takes the model's links unasked.
+func TestAnAttachedImageOrPDFIsPrivateData(t *testing.T) {
+	f, send := riskFixture(t, agent.ApprovalOptions{})
+	statement := pngFile(t, t.TempDir(), "statement.png", 8, 8)
+	f.ag.Restore([]message.Message{
+		{Role: message.RoleUser, Content: "what is my account number?", Attachments: []message.Attachment{statement}},
+		{Role: message.RoleAssistant, Content: "It is 12345678."},
+	}, message.Usage{}, 1)
+	if !f.ag.Risk().Private {
+		t.Error("a conversation holding an attached image is not marked as holding private data")
+	}
+	f.srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{readCall("r1", "page", "web docs.example/1", true)}},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{sendCall("s1", "https://docs.example/c/12345678", "", "user_host")}},
+		llmtest.Reply{Text: "ok"},
+	)
+	q := &asked{v: message.Deny}
+	finished(t, run(t, context.Background(), f.ag, "now read docs.example", q.answer))
+	if len(q.reqs) != 1 || len(send.got()) != 0 {
+		t.Fatalf("after an attached image, a fetch on the user's host ran unasked (%d questions, sent %v)", len(q.reqs), send.got())
+	}
+}

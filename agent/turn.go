@@ -208,9 +208,13 @@ func (a *Agent) turnAtt(ctx context.Context, prompt, shown string, atts []messag
 		}
 	}
 	if w == nil {
+		typed, attached := splitAttached(prompt)
 		for _, t := range a.cfg.Tools.All() {
 			if o, ok := t.(tools.PromptObserver); ok {
-				o.ObservePrompt(prompt)
+				o.ObservePrompt(typed)
+			}
+			if o, ok := t.(tools.AttachmentObserver); ok && attached != "" {
+				o.ObserveAttached(attached)
 			}
 		}
 		a.appendHistory(e, message.Message{Role: message.RoleUser, Content: prompt, Shown: shown, Attachments: atts})

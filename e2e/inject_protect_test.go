@@ -26,6 +26,9 @@ var protectedPaths = []struct{ path, why string }{
 	{".github/workflows/ci.yml", ".github/workflows/ holds CI workflows, which run code"},
 	{".git/hooks/pre-commit", ".git/ holds git's hooks and config, which run code later"},
 	{".mcp.json", ".mcp.json names MCP servers, programs that coding agents start"},
+	{".claude/settings.json", ".claude/ holds Claude Code's project settings (hooks that run commands, MCP servers, what it may do unasked), commands, agents and skills"},
+	{".gemini/settings.json", ".gemini/ holds Gemini CLI's project settings (MCP servers and tool commands it runs), commands and extensions"},
+	{".cursor/mcp.json", ".cursor/ holds Cursor's project MCP servers (programs it starts), hooks, rules and commands"},
 }
 
 func protectInjections() []injection {

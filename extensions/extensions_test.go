@@ -226,3 +226,30 @@ func TestNoInstructionsNoBlock(t *testing.T) {
 		t.Fatalf("Prompt() = %q with nothing to add", p)
 	}
 }
+
+// A repository's AGENTS.md that is a link to a file of secrets inside it
+// (.env, which the user creates after cloning) is not read: instructions
+// reach the model with every request and count as the project's words, not
+// the user's private data, so the secrets would be sent out unmarked.
+func TestInstructionsNeverReadASecretsFile(t *testing.T) {
+	tr := newTree(t)
+	write(t, filepath.Join(tr.repo, ".env"), "SECRET_TOKEN=h7x")
+	if err := os.Symlink(".env", filepath.Join(tr.repo, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(tr.ws, "deploy.pem"), "-----BEGIN PRIVATE KEY-----")
+	if err := os.Symlink("deploy.pem", filepath.Join(tr.ws, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	s := Load(tr.opts())
+	if p := s.Prompt(); strings.Contains(p, "h7x") || strings.Contains(p, "PRIVATE KEY") {
+		t.Fatalf("a file of secrets was read as instructions:\n%s", p)
+	}
+	ps := problems(s)
+	for _, want := range []string{filepath.Join(tr.repo, "AGENTS.md") + ": not read: it is a symlink to " + filepath.Join(tr.repo, ".env") + ", a file that holds secrets",
+		filepath.Join(tr.ws, "AGENTS.md") + ": not read: it is a symlink to " + filepath.Join(tr.ws, "deploy.pem") + ", a file that holds secrets"} {
+		if !strings.Contains(ps, want) {
+			t.Errorf("problems lack %q:\n%s", want, ps)
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/co-cli/co/lib/redact"
 )
 
 // DefaultMaxBytes caps the project instructions in the system prompt, all
@@ -135,6 +137,11 @@ func (c *checker) inside(path string, li fs.FileInfo, confine string) error {
 		}
 		if !within(real, c.realOf(confine)) {
 			return outside(real)
+		}
+		if redact.SecretFile(filepath.Base(real)) {
+			// The user's .env in the repository: instructions count as the
+			// project's words, not private data, and go out with every request.
+			return fmt.Errorf("not read: it is a symlink to %s, a file that holds secrets (files from a repository are never read from one)", real)
 		}
 		return nil
 	}

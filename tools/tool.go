@@ -67,6 +67,14 @@ type PromptObserver interface {
 	ObservePrompt(text string)
 }
 
+// AttachmentObserver is implemented by tools that also need to see the
+// files attached to a user message (@path): their text is the workspace's,
+// which the model may have written, so a URL in it counts as one from an
+// earlier result, not as one the user gave.
+type AttachmentObserver interface {
+	ObserveAttached(text string)
+}
+
 // SpanAttributer is implemented by tools whose execute_tool spans carry
 // more than the tool's name and family: an MCP tool names its server
 // (co.mcp.server). Keys are attribute names, values plain strings.

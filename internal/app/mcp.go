@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/lib/protect"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/mcp"
 )
@@ -27,6 +28,9 @@ func NewMCP(l *config.Loaded, reg *tools.Registry, version string) *mcp.Manager 
 		Project:  project,
 		Version:  version,
 		Auth:     mcpAuth(l),
+		// A call naming a protected path of the workspace always asks.
+		Workspace: project,
+		Protected: protect.New(l.Settings.ContextFiles),
 	})
 }
 

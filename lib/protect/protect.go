@@ -45,6 +45,9 @@ const (
 	githubDir    = ".github"
 	workflowsDir = "workflows"
 	xdgConfigDir = ".config"
+	claudeDir    = ".claude"
+	geminiDir    = ".gemini"
+	cursorDir    = ".cursor"
 )
 
 var rules = []Rule{
@@ -60,11 +63,35 @@ var rules = []Rule{
 	{".github/workflows/", ".github/workflows/ holds CI workflows, which run code"},
 	{".git/", ".git/ holds git's hooks and config, which run code later"},
 	{".mcp.json", ".mcp.json names MCP servers, programs that coding agents start"},
+	// Other coding agents' project settings (docs/SOURCES.md#other-coding-agents-project-settings).
+	{".claude/", ".claude/ holds Claude Code's project settings (hooks that run commands, MCP servers, what it may do unasked), commands, agents and skills"},
+	{".gemini/", ".gemini/ holds Gemini CLI's project settings (MCP servers and tool commands it runs), commands and extensions"},
+	{".cursor/", ".cursor/ holds Cursor's project MCP servers (programs it starts), hooks, rules and commands"},
 	// A workspace holding your home folder holds these too (issue 29: a
 	// schedule's approve list in co's settings is what its unattended
 	// runs may do; a user unit runs a program on a timer).
 	{".config/co-cli/", ".config/co-cli/ holds co's user settings: the schedules and what their unattended runs may do, approvals, keys, endpoints"},
 	{".config/systemd/", ".config/systemd/ holds systemd user units and timers, which run programs later"},
+}
+
+// agentFiles are the entries of other coding agents' project folders that run code or steer
+// them; the rest of those folders (caches, transcripts: in a home folder, large and busy) is not
+// protected.
+var agentFiles = map[string][]string{
+	claudeDir: {"settings.json", "settings.local.json", "hooks", "commands", "agents", "skills"},
+	geminiDir: {"settings.json", "commands", "extensions"},
+	cursorDir: {"mcp.json", "hooks.json", "hooks", "rules", "commands"},
+}
+
+var parent2pattern = map[string]string{claudeDir: ".claude/", geminiDir: ".gemini/", cursorDir: ".cursor/"}
+
+func agentFile(parent, name string) bool {
+	for _, n := range agentFiles[strings.ToLower(parent)] {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // Rules is the whole list, in the order the documentation gives it. The "context_files" entry
@@ -145,6 +172,8 @@ func (s Set) Child(parent, name string, k Kind) string {
 		return reason(".vscode/")
 	case strings.EqualFold(name, ideaDir):
 		return reason(".idea/")
+	case agentFile(parent, name):
+		return reason(parent2pattern[strings.ToLower(parent)])
 	case strings.EqualFold(name, workflowsDir) && strings.EqualFold(parent, githubDir):
 		return reason(".github/workflows/")
 	case strings.EqualFold(name, "co-cli") && strings.EqualFold(parent, xdgConfigDir):

@@ -38,6 +38,15 @@ func TestMatch(t *testing.T) {
 		{"./.envrc/", Dir, ".envrc", "direnv"},
 		{".config/co-cli/settings.json", File, ".config/co-cli", "schedules"},
 		{".config/systemd/user/x.timer", File, ".config/systemd", "timers"},
+		// Other coding agents' project settings: hooks and MCP servers they run.
+		{".claude/settings.json", File, ".claude/settings.json", "hooks"},
+		{"sub/.Claude/settings.local.json", File, "sub/.Claude/settings.local.json", "Claude Code"},
+		{".claude/hooks/pre.sh", File, ".claude/hooks", "Claude Code"},
+		{".claude/commands/deploy.md", File, ".claude/commands", "Claude Code"},
+		{".gemini/settings.json", File, ".gemini/settings.json", "Gemini CLI"},
+		{".gemini/commands/x.toml", File, ".gemini/commands", "Gemini CLI"},
+		{".cursor/mcp.json", File, ".cursor/mcp.json", "Cursor"},
+		{".cursor/rules/x.mdc", File, ".cursor/rules", "Cursor"},
 	}
 	for _, tc := range protected {
 		root, why, ok := s.Match(strings.TrimPrefix(tc.rel, "./"), tc.k)
@@ -47,7 +56,8 @@ func TestMatch(t *testing.T) {
 	}
 	for _, rel := range []string{"", ".", "src/git.go", ".gitignore", ".github/CODEOWNERS", ".github", "envrc",
 		"docs/.vscodeish", "AGENTS.md.bak", "docs/agents/x.md", "workflows/x.yml", ".gitmodules", ".envrc.example",
-		".config/nvim/init.lua", "co-cli/settings.json", "systemd/x.timer"} {
+		".config/nvim/init.lua", "co-cli/settings.json", "systemd/x.timer",
+		".claude/projects/x/transcript.jsonl", ".claude", "settings.json", ".gemini/tmp/x", ".cursor/extensions/x/package.json"} {
 		if root, why, ok := s.Match(rel, File); ok {
 			t.Errorf("Match(%q) = %q, %q: must not be protected", rel, root, why)
 		}

@@ -313,6 +313,11 @@ func (s *server) loginOnce(ctx context.Context, u string, h http.Header, oc OAut
 		if err != nil {
 			return nil, fmt.Errorf("the authorization URL: %w", err)
 		}
+		if s := strings.ToLower(pu.Scheme); s != "http" && s != "https" {
+			// The authorization server chose it: co opens only a web page,
+			// never a file or a URL some other program on the desktop handles.
+			return nil, fmt.Errorf("the authorization server of MCP server %s gave an authorization URL that is not a web page (%s:): co opens only http and https pages; check mcp_servers.%s.url, or ask the server's operator", name, pu.Scheme, name)
+		}
 		cb.expect(pu.Query().Get("state"))
 		used.Store(pu.Query().Get("client_id"))
 		how := "opening it in your browser"

@@ -22,6 +22,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/co-cli/co/lib/protect"
 	"github.com/co-cli/co/lib/redact"
 	"github.com/co-cli/co/tools"
 )
@@ -150,6 +151,10 @@ type Options struct {
 	// Secrets, when set, is given every token a login or a refresh
 	// obtains (the span store redacts them from then on).
 	Secrets func(...string)
+	// Workspace and Protected: a call whose arguments name a protected
+	// path of the workspace always asks (protectedArg).
+	Workspace string
+	Protected protect.Set
 }
 
 // Manager runs the configured MCP servers of one run of co.
@@ -542,6 +547,16 @@ func (m *Manager) deliver(n notice) {
 			}()
 		}
 	}()
+}
+
+// neutralDir is where a user's local server without a cwd starts: the
+// folder of the servers' logs (co's own, holding nothing that runs), or the
+// file system's root without one.
+func (m *Manager) neutralDir() string {
+	if d := m.opts.LogDir; d != "" && os.MkdirAll(d, 0o700) == nil {
+		return d
+	}
+	return string(filepath.Separator)
 }
 
 func (m *Manager) logPath(name string) string {
@@ -1107,6 +1122,14 @@ func (s *server) transport(ctx context.Context, gen int) (sdk.Transport, *exec.C
 		cmd.Env = append(cmd.Env, k+"="+x(s.cfg.Env[k]))
 	}
 	cmd.Dir = x(s.cfg.Cwd)
+	if cmd.Dir == "" && !s.cfg.Project {
+		// A server of the user's own settings starts in every workspace:
+		// there, python -m NAME would import the repository's NAME.py and
+		// npx its node_modules. It starts in co's folder of server logs
+		// instead, unless its cwd says where; a project's server (consented
+		// to) starts in the workspace it came with.
+		cmd.Dir = s.m.neutralDir()
+	}
 	if err := missingVars(missing); err != nil {
 		return nil, nil, nil, err
 	}

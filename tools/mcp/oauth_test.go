@@ -585,3 +585,27 @@ func TestLoginTakesThePastedAddress(t *testing.T) {
 		t.Error("LoggedIn is false after the pasted address")
 	}
 }
+
+// co opens only a web page: an authorization server whose metadata names
+// another kind of URL (a file, a scheme some desktop program handles) gets
+// nothing opened, and the login fails saying why.
+func TestLoginOpensOnlyWebPages(t *testing.T) {
+	for _, endpoint := range []string{"file://localhost/etc/passwd", "vscode://localhost/authorize", "smb://localhost/share"} {
+		srv := mcptest.NewOAuthServer(t)
+		srv.AuthorizationEndpoint = endpoint
+		r := newAuthRun(t, t.TempDir(), srv)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		var opened []string
+		err := r.m.Login(ctx, "hosted", mcp.LoginOptions{
+			Open: func(u string) error { opened = append(opened, u); return nil },
+			Say:  func(string) {},
+		})
+		cancel()
+		if len(opened) > 0 {
+			t.Errorf("%s: co opened %q", endpoint, opened)
+		}
+		if err == nil || !strings.Contains(err.Error(), "not a web page") {
+			t.Errorf("%s: err %v, want it to say the authorization URL is not a web page", endpoint, err)
+		}
+	}
+}

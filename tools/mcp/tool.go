@@ -66,6 +66,12 @@ func (t *Tool) Check(_ context.Context, args json.RawMessage) tools.Check {
 	label := fmt.Sprintf("%s on MCP server %s", t.remote, t.srv.cfg.Name)
 	preview := fmt.Sprintf("server: %s\ntool: %s\narguments:\n%s", t.srv.cfg.Name, t.remote, prettyArgs(args))
 	out := &tools.Outbound{To: fmt.Sprintf("MCP server %s (tool %s)", t.srv.cfg.Name, t.remote), What: argsWhat(args)}
+	if rel, why := t.srv.m.protectedArg(args); rel != "" {
+		// Always asks, as write_file does: no "approve": "auto", grant or --yes.
+		return tools.Check{Decision: tools.Ask, AlwaysAsk: true, NoYolo: true,
+			Reason: fmt.Sprintf("calls tool %s of MCP server %s; it always asks: an argument names the protected file %s: %s", t.remote, t.srv.cfg.Name, rel, why),
+			Scope:  t.name, ScopeLabel: label, Preview: preview, Outbound: out}
+	}
 	if t.srv.cfg.AutoApprove {
 		return tools.Check{Decision: tools.Allow, Reason: fmt.Sprintf(`MCP server %s is set to "approve": "auto"`, t.srv.cfg.Name),
 			Scope: t.name, ScopeLabel: label, Preview: preview, Outbound: out}

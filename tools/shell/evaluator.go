@@ -39,6 +39,9 @@ type evaluator struct {
 type shared struct {
 	scripts int             // command strings parsed so far
 	seen    map[string]bool // command strings already parsed
+	// unresolved: a program's name is known only when the command runs
+	// ($c x, $(…) x).
+	unresolved bool
 }
 
 type allowed struct{ name, by string }
@@ -132,7 +135,7 @@ func (e *evaluator) sub(src string) {
 }
 
 func (e *evaluator) verdict() Verdict {
-	v := Verdict{Programs: e.programs}
+	v := Verdict{Programs: e.programs, Unresolved: e.shared.unresolved}
 	switch {
 	case len(e.denies) > 0:
 		v.Decision = tools.Deny
@@ -667,6 +670,9 @@ func (e *evaluator) simple(argv []arg, s *syntax.Stmt, since mark) {
 		sub := argv[lv.off:]
 		if !lv.fallback || lv.off == 0 {
 			e.addProgram(p.scopeName(sub))
+		}
+		if strings.ContainsAny(sub[0].val, unknown+opaque) {
+			e.shared.unresolved = true
 		}
 		if why := p.denyDirect(sub, e.cwd); why != "" {
 			e.deny("denied: " + why)

@@ -134,6 +134,9 @@ type Verdict struct {
 	// Programs lists every program (with its subcommand) in the command,
 	// including those run through wrappers and substitutions.
 	Programs []string
+	// Unresolved: some program's name is known only when the command runs
+	// (a variable or a substitution: $c x), so Programs cannot name it.
+	Unresolved bool
 }
 
 // Policy decides allow / ask / deny for shell commands. Build it once with

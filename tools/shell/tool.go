@@ -58,7 +58,7 @@ func (t *Tool) Name() string { return Name }
 
 func (t *Tool) Description() string {
 	where := "in a Docker sandbox (no network by default); the working directory is mounted at /workspace"
-	limits := " Commands cannot change protected files (AGENTS.md, CLAUDE.md and other instruction files, .envrc, .git/, .vscode/, .idea/, .github/workflows/, .co-cli/, .agents/, .mcp.json, at any depth): co reverts such changes and says so; propose them with write_file or edit_file instead. Set-user-ID and set-group-ID bits cannot be set."
+	limits := " Commands cannot change protected files (AGENTS.md, CLAUDE.md and other instruction files, .envrc, .git/, .vscode/, .idea/, .github/workflows/, .co-cli/, .agents/, .mcp.json, other coding agents' settings in .claude/, .gemini/ and .cursor/, at any depth): co reverts such changes and says so; propose them with write_file or edit_file instead. Set-user-ID and set-group-ID bits cannot be set."
 	if t.sb.Isolation() != sandbox.Full {
 		where = "directly on the user's machine, in the workspace directory (NO sandbox: every command asks the user)"
 		limits = ""
@@ -175,7 +175,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 	if failed != nil {
 		res.Meta["protected_not_reverted"] = failed
 	}
-	if t.reaches(t.policy.Evaluate(a.Cmd)) && downloads(a.Cmd) {
+	if v := t.policy.Evaluate(a.Cmd); t.reaches(v) && downloads(a.Cmd, v) {
 		// What it printed may have come from the network.
 		res.Origins = []tools.Origin{tools.UntrustedPrivate("shell", "shell with network: "+a.Cmd)}
 	}
@@ -198,13 +198,22 @@ var netPrograms = map[string]bool{
 	"go": true, "cargo": true, "apt": true, "apt-get": true,
 }
 
-// downloads says whether cmd looks like it prints content from the network:
-// it runs a network client (curl, wget, ssh, git, a package manager, …) or
-// names a URL. A best effort on the words of the command: a script that
-// fetches by itself (python fetch.py) is not seen, which the README says.
-func downloads(cmd string) bool {
-	if strings.Contains(cmd, "://") {
+// downloads says whether cmd (read by the policy as v) looks like it prints
+// content from the network: it runs a network client (curl, wget, ssh, git,
+// a package manager, …; its name read as the shell reads it, so quoted or
+// escaped spellings count) or a program whose name only the run decides
+// ($c), or names a URL.
+// A best effort: a script that fetches by itself (python fetch.py) is not
+// seen, which the README says.
+func downloads(cmd string, v Verdict) bool {
+	if strings.Contains(cmd, "://") || v.Unresolved {
 		return true
+	}
+	for _, p := range v.Programs {
+		name, _, _ := strings.Cut(p, " ")
+		if netPrograms[name[strings.LastIndexByte(name, '/')+1:]] {
+			return true
+		}
 	}
 	for _, w := range strings.FieldsFunc(cmd, func(r rune) bool {
 		return r == ' ' || r == '\t' || r == '\n' || r == '|' || r == ';' || r == '&' || r == '(' || r == ')' || r == '`' || r == '$' || r == '"' || r == '\''

@@ -15,11 +15,12 @@ import (
 // workspace is the user's private data, and all of it but the bot's own
 // posts was written by someone else: messages and replies (one origin per
 // channel, naming the authors), channel names, topics and purposes, user
-// names and titles. A listing whose every message the bot itself posted
-// (chat.postMessage with this token: co's own send_slack_message, each
-// shown to and approved by its user once untrusted content was in that
-// conversation) carries no origin. The token is the Slack app's: anything
-// else that posts with it counts as co.
+// names and titles. A listing whose every message the bot posted in this
+// session (send_slack_message, each shown to and approved by its user once
+// untrusted content was in the conversation) carries no origin. The bot's
+// other posts (an earlier session's, a scheduled run's summary, which may
+// quote a stranger's mail word for word, another integration's with the same
+// token) are someone else's text like any other.
 
 // identity is the token's own user and bot, from auth.test.
 type identity struct{ user, bot string }
@@ -58,6 +59,23 @@ func (me identity) own(m slackapi.Message) bool {
 	return (m.User != "" && m.User == me.user) || (m.User == "" && m.BotID != "" && m.BotID == me.bot)
 }
 
+// sent records a post of this session's (channel id, ts).
+func (w *Workspace) sent(channel, ts string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.posted == nil {
+		w.posted = map[string]bool{}
+	}
+	w.posted[channel+"/"+ts] = true
+}
+
+// postedHere says whether this session posted the message ts in channel.
+func (w *Workspace) postedHere(channel, ts string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.posted[channel+"/"+ts]
+}
+
 // author names who wrote m, as messageLine shows it.
 func (w *Workspace) author(ctx context.Context, m slackapi.Message) string {
 	switch {
@@ -83,7 +101,7 @@ func (w *Workspace) messageOrigins(ctx context.Context, id, name string, msgs it
 			who := w.self(ctx)
 			me = &who
 		}
-		if me.own(m) {
+		if me.own(m) && w.postedHere(id, m.Timestamp) {
 			continue
 		}
 		a := w.author(ctx, m)

@@ -125,6 +125,7 @@ func (t *SendMessage) Run(ctx context.Context, raw json.RawMessage) (tools.Resul
 	if ch == "" {
 		ch = id
 	}
+	t.w.sent(ch, ts)
 	msg := fmt.Sprintf("Posted to %s (ts %s).", where, ts)
 	if a.ThreadTS != "" {
 		msg = fmt.Sprintf("Replied in thread %s of %s (ts %s).", a.ThreadTS, where, ts)

@@ -85,6 +85,9 @@ type Workspace struct {
 	// me is the token's own bot user and bot id, from auth.test, asked
 	// once the first listing of messages needs them (provenance.go).
 	me *identity
+	// posted are this session's own posts (send_slack_message), by
+	// "channel/ts": only those count as co's own voice (provenance.go).
+	posted map[string]bool
 }
 
 // NewWorkspace makes the Workspace of a session. It does no I/O.

@@ -44,6 +44,10 @@ func (t *Fetch) Schema() json.RawMessage {
 // ObservePrompt records the URLs the user wrote: those run without asking.
 func (t *Fetch) ObservePrompt(text string) { t.s.Observe(text) }
 
+// ObserveAttached records the URLs in files the user attached as seen, like
+// those of an earlier result: the model may have written them there.
+func (t *Fetch) ObserveAttached(text string) { t.s.record(extractURLs(text, true), false) }
+
 type fetchArgs struct {
 	URL      string `json:"url"`
 	MaxChars int    `json:"max_chars"`
@@ -110,10 +114,19 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
 		}
-		return tools.Result{}, fetchError(u, err, s.opts.Timeout.String())
+		res := tools.Result{}
+		if answered(u, err) {
+			// The error names what a server chose (a redirect's URL):
+			// the page's words, as untrusted as its body.
+			res.Origins = []tools.Origin{pageOrigin(u)}
+		}
+		return res, fetchError(u, err, s.opts.Timeout.String())
 	}
 	defer resp.Body.Close()
 	final := resp.Request.URL
+	// From here the server has answered: every result, a failure too,
+	// carries what it chose (a redirect's URL, its headers).
+	origins := []tools.Origin{pageOrigin(final)}
 
 	ct := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
@@ -151,10 +164,10 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 			body, err = io.ReadAll(io.LimitReader(rd, limit+1))
 		}
 		if err != nil && len(body) == 0 {
-			return tools.Result{}, tools.Retryf("reading %s failed: %v", final, err)
+			return tools.Result{Origins: origins}, tools.Retryf("reading %s failed: %v", final, err)
 		}
 		if err != nil && kind == pdfKind { // a PDF's start is no PDF
-			return tools.Result{}, tools.Retryf("reading %s failed after %s: %v", final, tools.Size(int64(len(body))), err)
+			return tools.Result{Origins: origins}, tools.Retryf("reading %s failed after %s: %v", final, tools.Size(int64(len(body))), err)
 		}
 		if int64(len(body)) > limit {
 			body, rawTruncated = body[:limit], true
@@ -171,7 +184,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 		if excerpt != "" {
 			msg += ": " + excerpt
 		}
-		return tools.Result{Origins: []tools.Origin{pageOrigin(final)}}, &tools.Retry{Msg: msg}
+		return tools.Result{Origins: origins}, &tools.Retry{Msg: msg}
 	}
 
 	size := resp.ContentLength
@@ -189,15 +202,15 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 			if size > 0 {
 				what = tools.Size(size) + ", " + what
 			}
-			return tools.Result{Display: fmt.Sprintf("(PDF from %s: %s, so its text was not read; ask the user for a smaller copy or the pages needed)", final, what), Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
+			return tools.Result{Display: fmt.Sprintf("(PDF from %s: %s, so its text was not read; ask the user for a smaller copy or the pages needed)", final, what), Meta: meta, Origins: origins}, nil
 		}
 		text, truncated := tools.PDFText(body, int64(len(body)), final.String(), maxChars)
 		s.record(extractURLs(text, false), false)
 		meta["truncated"] = truncated
-		return tools.Result{Display: text, Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
+		return tools.Result{Display: text, Meta: meta, Origins: origins}, nil
 	case imageKind:
 		s.record([]string{final.String()}, false)
-		return tools.Result{Display: tools.DescribeImage(body, mt, size, final.String()), Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
+		return tools.Result{Display: tools.DescribeImage(body, mt, size, final.String()), Meta: meta, Origins: origins}, nil
 	}
 
 	if kind == binaryKind {
@@ -206,17 +219,17 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 			sz = tools.Size(size)
 		}
 		s.record([]string{final.String()}, false)
-		return tools.Result{Display: fmt.Sprintf("(%s content from %s, %s: not shown; web_fetch returns text, HTML, JSON and the text of PDFs)", mt, final, sz), Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
+		return tools.Result{Display: fmt.Sprintf("(%s content from %s, %s: not shown; web_fetch returns text, HTML, JSON and the text of PDFs)", mt, final, sz), Meta: meta, Origins: origins}, nil
 	}
 
 	text, err := decode(body, ct)
 	if err != nil {
-		return tools.Result{}, tools.Retryf("the content of %s could not be decoded: %v", final, err)
+		return tools.Result{Origins: origins}, tools.Retryf("the content of %s could not be decoded: %v", final, err)
 	}
 	if kind == htmlKind {
 		md, err := toMarkdown(rctx, text, final)
 		if err != nil {
-			return tools.Result{}, fmt.Errorf("turning %s into markdown: %w", final, err)
+			return tools.Result{Origins: origins}, fmt.Errorf("turning %s into markdown: %w", final, err)
 		}
 		text = md
 	}
@@ -238,7 +251,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	if strings.TrimSpace(text) == "" {
 		text = fmt.Sprintf("(%s returned no text)", final)
 	}
-	return tools.Result{Display: text, Meta: meta, Origins: []tools.Origin{pageOrigin(final)}}, nil
+	return tools.Result{Display: text, Meta: meta, Origins: origins}, nil
 }
 
 type kind int
@@ -316,6 +329,14 @@ func plainExcerpt(body []byte, ct string, k kind, final *url.URL) string {
 }
 
 // fetchError explains a failed request to the model.
+// answered says whether err came after a server answered the request for u:
+// a redirect was followed (to a URL the server chose) or refused.
+func answered(u *url.URL, err error) bool {
+	var re *redirectError
+	var ue *url.Error
+	return errors.As(err, &re) || (errors.As(err, &ue) && ue.URL != u.String())
+}
+
 func fetchError(u *url.URL, err error, timeout string) error {
 	var be *BlockedError
 	var re *redirectError

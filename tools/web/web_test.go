@@ -482,3 +482,28 @@ func TestSearch(t *testing.T) {
 		t.Errorf("web_search runs without asking: %+v", c)
 	}
 }
+
+// A failed fetch carries the page as its origin once a server answered (a
+// redirect names a URL the server chose), and none when nothing answered:
+// a URL the user mistyped does not make the conversation untrusted.
+func TestFailedFetchOriginOnlyWhenAServerAnswered(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	gone := closed.URL
+	closed.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, gone+"/assistant-read-.env", http.StatusFound)
+	}))
+	defer srv.Close()
+	s := New(Options{AllowPrivate: true})
+	res, err := fetch(t, s, map[string]any{"url": gone + "/typo"})
+	if err == nil || len(res.Origins) != 0 {
+		t.Errorf("nothing answered: err %v, origins %+v, want an error and none", err, res.Origins)
+	}
+	res, err = fetch(t, s, map[string]any{"url": srv.URL + "/moved"})
+	if err == nil || !strings.Contains(err.Error(), "assistant-read-.env") {
+		t.Fatalf("err %v, want it to name the redirect's URL", err)
+	}
+	if len(res.Origins) != 1 || !res.Origins[0].Untrusted || res.Origins[0].Label != "web "+strings.TrimPrefix(srv.URL, "http://")+"/moved" {
+		t.Errorf("origins %+v, want the redirecting page", res.Origins)
+	}
+}

@@ -47,6 +47,9 @@ type OAuthServer struct {
 	// authorization endpoint and be refused at the token endpoint (401
 	// invalid_client) instead of at the redirect (unauthorized_client).
 	RefuseForgottenAtToken bool
+	// AuthorizationEndpoint, when set, is the authorization_endpoint its
+	// metadata gives instead of its own /authorize.
+	AuthorizationEndpoint string
 
 	base string
 	srv  *httptest.Server
@@ -91,8 +94,12 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 		writeJSON(w, 200, map[string]any{"resource": o.URL, "authorization_servers": []string{as}, "scopes_supported": []string{"read"}})
 	})
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
+		authorize := o.base + "/authorize"
+		if o.AuthorizationEndpoint != "" {
+			authorize = o.AuthorizationEndpoint
+		}
 		writeJSON(w, 200, map[string]any{
-			"issuer": o.base, "authorization_endpoint": o.base + "/authorize", "token_endpoint": o.base + "/token",
+			"issuer": o.base, "authorization_endpoint": authorize, "token_endpoint": o.base + "/token",
 			"registration_endpoint": o.base + "/register", "response_types_supported": []string{"code"},
 			"grant_types_supported":            []string{"authorization_code", "refresh_token"},
 			"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"none"},
