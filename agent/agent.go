@@ -127,6 +127,7 @@ type Agent struct {
 	busy      bool
 	session   message.Usage
 	turns     int
+	lastTurn  trace.SpanContext
 	lastInput int // input tokens of the last request, for the context window
 	rec       Recorder
 	sessionID string // the saved session's id (SetRecorder); "" if none

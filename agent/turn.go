@@ -92,6 +92,14 @@ type turnState struct {
 	exceeded bool
 }
 
+// LastTurnSpan is the span of the latest turn: what is done for that turn
+// after it ended (a scheduled run's deliveries) is traced under it.
+func (a *Agent) LastTurnSpan() trace.SpanContext {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lastTurn
+}
+
 // turn runs one turn: the user's prompt (shown: as typed), or, with w set,
 // a waiting call approved from the inbox (waiting.go), then the model's
 // requests and calls until it answers.
@@ -114,6 +122,9 @@ func (a *Agent) turnAtt(ctx context.Context, prompt, shown string, atts []messag
 		attribute.String("gen_ai.conversation.id", sid),
 		attribute.Int("co.turn", turnNo),
 	))
+	a.mu.Lock()
+	a.lastTurn = span.SpanContext()
+	a.mu.Unlock()
 	if span.IsRecording() {
 		// Content; the telemetry pipeline keeps or drops it per telemetry_capture_content.
 		span.SetAttributes(attribute.String("gen_ai.input.messages", genaiMessages("user", "", prompt, nil, "")))

@@ -120,6 +120,25 @@ func Select(ctx context.Context, sys System) (b Backend, warn string, err error)
 	return c, warn, nil
 }
 
+// Elsewhere are this system's schedulers other than the one named chosen
+// ("" for none): where co may have left an entry for a schedule from a
+// session that picked another (the desktop has a systemd user manager; su
+// or a bare SSH session has cron only). Nil on macOS (launchd only).
+func Elsewhere(sys System, chosen string) []Backend {
+	sys = sys.withDefaults()
+	if sys.GOOS == "darwin" {
+		return nil
+	}
+	var out []Backend
+	if chosen != "systemd" {
+		out = append(out, &Systemd{sys: sys})
+	}
+	if _, err := exec.LookPath("crontab"); err == nil && chosen != "cron" {
+		out = append(out, &Cron{})
+	}
+	return out
+}
+
 // systemdUser returns "" when a systemd user manager answers, else what
 // was found: its private socket ($XDG_RUNTIME_DIR/systemd/private) is
 // there and `systemctl --user show-environment` succeeds.

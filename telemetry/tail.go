@@ -189,6 +189,7 @@ func KeyAttrs(s *Span) string {
 		add("requests", "co.llm_requests")
 		add("outcome", "co.outcome")
 		tokens()
+		add("schedule", "co.schedule.name") // a scheduled run's, or a call approved from its inbox
 	case "llm":
 		add("provider", "gen_ai.provider.name")
 		tokens()
@@ -208,6 +209,10 @@ func KeyAttrs(s *Span) string {
 		}
 		add("exit", "co.tool.exit_code")
 		add("isolation", "co.sandbox.isolation")
+	default:
+		// A scheduled run's delivery: where its summary went.
+		add("to", "co.deliver.to")
+		add("schedule", "co.schedule.name")
 	}
 	return strings.Join(parts, " ")
 }

@@ -106,12 +106,12 @@ func inboxList(out io.Writer, st *sessions.Store, all bool, now time.Time) error
 		}
 		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(w, "WHEN\tSCHEDULE\tOUTCOME\tANSWER\tRUN")
+		decided, err := st.PendingCalls("")
+		if err != nil {
+			return err
+		}
 		for _, r := range runs {
-			outcome := r.Outcome
-			if outcome == "" {
-				outcome = sessions.OutcomeRunning
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(outcome, inboxOutcome), clip(answerOf(st, r.ID), 60), r.ID)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(runOutcome(r, decided), inboxOutcome), clip(answerOf(st, r.ID), 60), r.ID)
 		}
 		w.Flush()
 		b.WriteString("co inbox show RUN prints a run's answer.\n")
@@ -163,19 +163,24 @@ func inboxShow(out io.Writer, st *sessions.Store, id string) error {
 		what = "scheduled run of " + cell(info.Schedule)
 	}
 	fmt.Fprintf(&b, "%s %s, %s", what, info.ID, info.Created.Local().Format("2006-01-02 15:04"))
-	if info.Outcome != "" {
-		fmt.Fprintf(&b, " — %s", cell(info.Outcome))
-	}
-	b.WriteString("\n\n")
-	answer := lastAnswer(h)
-	if answer == "" {
-		answer = "(no answer)"
-	}
-	b.WriteString(strings.TrimRight(safe.Text(answer), "\n") + "\n")
 	pending, err := st.PendingCalls("")
 	if err != nil {
 		return err
 	}
+	if info.Kind == sessions.Scheduled {
+		fmt.Fprintf(&b, " — %s", cell(runOutcome(info, pending)))
+	} else if info.Outcome != "" {
+		fmt.Fprintf(&b, " — %s", cell(info.Outcome))
+	}
+	b.WriteString("\n\n")
+	answer := lastAnswer(h)
+	if info.Kind == sessions.Scheduled {
+		answer = runAnswer(h)
+	}
+	if answer == "" {
+		answer = "(no answer)"
+	}
+	b.WriteString(strings.TrimRight(safe.Text(answer), "\n") + "\n")
 	var mine []sessions.Pending
 	for _, p := range pending {
 		if p.SessionID == info.ID && p.State == sessions.Waiting {
@@ -197,11 +202,57 @@ func answerOf(st *sessions.Store, id string) string {
 	if err != nil {
 		return ""
 	}
-	a := strings.TrimSpace(lastAnswer(h))
+	a := strings.TrimSpace(runAnswer(h))
 	if i := strings.IndexByte(a, '\n'); i >= 0 {
 		a = strings.TrimSpace(a[:i]) + " …"
 	}
 	return a
+}
+
+// runAnswer is a scheduled run's answer: the last text of its own turn,
+// the first. What follows (a call approved from the inbox goes on in the
+// run's session, and the user may go on chatting there) is the chat's.
+func runAnswer(h []message.Message) string {
+	users := 0
+	for i, m := range h {
+		if m.Role == message.RoleUser {
+			if users++; users == 2 {
+				return lastAnswer(h[:i])
+			}
+		}
+	}
+	return lastAnswer(h)
+}
+
+// runOutcome is how a scheduled run ended, with its calls as they stand
+// now (pending: the calls of every state): "done, 1 call waiting" once
+// approved reads "done, 1 call approved".
+func runOutcome(r sessions.Info, pending []sessions.Pending) string {
+	o := r.Outcome
+	if o == "" {
+		o = sessions.OutcomeRunning
+	}
+	o = withoutWaiting(o)
+	counts := map[sessions.PendingState]int{}
+	for _, p := range pending {
+		if p.SessionID == r.ID {
+			counts[p.State]++
+		}
+	}
+	first := true
+	for _, st := range []sessions.PendingState{sessions.Waiting, sessions.Approved, sessions.Denied} {
+		n := counts[st]
+		if n == 0 {
+			continue
+		}
+		if first {
+			o += ", " + plural(n, "call") + " " + string(st)
+			first = false
+		} else {
+			o += fmt.Sprintf(", %d %s", n, st)
+		}
+	}
+	return o
 }
 
 // lastAnswer is the text of the last assistant message that has any.

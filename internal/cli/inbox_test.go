@@ -158,3 +158,29 @@ func TestWaitingTableShowsWhatBlanksHide(t *testing.T) {
 		t.Errorf("a few blanks are changed:\n%s", out)
 	}
 }
+
+// Once its waiting call is decided, a run is no longer listed as having a
+// call waiting, and its answer stays the run's own: approving from the
+// inbox goes on in the run's session, whose later messages (the chat's)
+// are not the run's answer.
+func TestInboxRunAfterItsCallIsDecided(t *testing.T) {
+	isolatedHome(t)
+	st, runID, pid := seedInbox(t)
+	must(t, st.DecidePending(pid, sessions.Approved))
+	rec, err := st.Resume(runID)
+	must(t, err)
+	must(t, rec.Append(message.Message{Role: message.RoleUser, Content: "[From co's inbox] The user approved the call"}))
+	must(t, rec.Append(message.Message{Role: message.RoleAssistant, Content: "Posted to #general."}))
+
+	_, out, _ := run(t, "v", "inbox", "--all")
+	if strings.Contains(out, "1 call waiting") || !strings.Contains(out, "done, 1 call approved") {
+		t.Errorf("the run's outcome after approval:\n%s", out)
+	}
+	if strings.Contains(out, "Posted to #general.") || !strings.Contains(out, "Two mails today.") {
+		t.Errorf("the run's answer is the chat's:\n%s", out)
+	}
+	_, out, _ = run(t, "v", "inbox", "show", runID)
+	if !strings.Contains(out, "done, 1 call approved") || !strings.Contains(out, "Two mails today.") || strings.Contains(out, "Posted to #general.") {
+		t.Errorf("co inbox show:\n%s", out)
+	}
+}

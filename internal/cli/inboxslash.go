@@ -83,8 +83,9 @@ func inboxSlashList(a *app.App) slash.Result {
 		b.WriteString("No scheduled runs yet (co schedule add sets one up).\n")
 	} else {
 		b.WriteString("Scheduled runs, newest first:\n")
+		decided, _ := a.Sessions.PendingCalls("") // unreadable: the outcomes as the runs saved them
 		for _, r := range runs {
-			fmt.Fprintf(&b, "• %s  %s — %s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(outcome(r.Outcome), inboxOutcome))
+			fmt.Fprintf(&b, "• %s  %s — %s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(runOutcome(r, decided), inboxOutcome))
 			if ans := answerOf(a.Sessions, r.ID); ans != "" {
 				fmt.Fprintf(&b, "    %s\n", clip(ans, inboxArgs))
 			}
@@ -111,13 +112,6 @@ func inboxSlashList(a *app.App) slash.Result {
 	// What the start notice counts is now seen.
 	_ = a.Sessions.Looked(time.Now())
 	return slash.Result{Output: strings.TrimRight(b.String(), "\n")}
-}
-
-func outcome(s string) string {
-	if s == "" {
-		return "running, or stopped before it ended"
-	}
-	return s
 }
 
 func inboxOpen(a *app.App, id string) slash.Result {
@@ -163,6 +157,12 @@ func inboxApprove(a *app.App, arg string, show func([]sessions.Entry) string) sl
 	if info.Workspace != "" && a.Workspace != "" && filepath.Clean(info.Workspace) != filepath.Clean(a.Workspace) {
 		return slash.Result{Output: fmt.Sprintf("Call %d was made by %s in %s, and its files and commands are there: approve it from a chat started there (cd %s && co, then /inbox approve %d). This chat works in %s.",
 			p.ID, runName(p.Schedule), cell(info.Workspace), cell(shellQuote(info.Workspace)), p.ID, cell(a.Workspace)), Err: true}
+	}
+	// The run, in its own process, may still be writing its turn to that
+	// session: the chat would resume it half-written and add to it.
+	if info.Outcome == sessions.OutcomeRunning && a.Config != nil && scheduleRunGoing(a.Config.Paths.DataDir, p.Schedule) {
+		return slash.Result{Output: fmt.Sprintf("Call %d's run (%s, %s) is still running: approve it once the run has ended (co schedule logs %s shows it); the call waits until then.",
+			p.ID, runName(p.Schedule), p.SessionID, cell(p.Schedule)), Err: true}
 	}
 	var out string
 	if p.SessionID != a.Agent.SessionID() {

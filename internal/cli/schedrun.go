@@ -13,11 +13,16 @@ import (
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/deliver"
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/slack"
 	"github.com/co-cli/co/ui/headless"
+	"github.com/co-cli/co/ui/mention"
+	"github.com/co-cli/co/ui/plain"
 	"github.com/co-cli/co/ui/present"
+	"github.com/co-cli/co/ui/slash"
 )
 
 // runScheduled is one scheduled run of sch, in its workspace (the working
@@ -50,13 +55,63 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 	for _, n := range extensionNotes(a.Extensions.Get()) {
 		fmt.Fprintf(log, "co: %s\n", n)
 	}
-	code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: sch.Prompt, Out: log, Err: log,
+	prompt, shown, media := scheduledPrompt(a, sch.Prompt, log)
+	code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Shown: shown, Attachments: media, Out: log, Err: log,
 		Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions}})
 	id := a.Agent.SessionID()
 	if len(sch.Notify) > 0 {
-		deliverRun(ctx, l, sch, runReport(a.Sessions, sch.Name, id, code, start), a.Telemetry.Tracer, log)
+		// Under the run's turn: co traces shows the run with where its
+		// summary went.
+		dctx := trace.ContextWithSpanContext(ctx, a.Agent.LastTurnSpan())
+		deliverRun(dctx, l, sch, runReport(a.Sessions, sch.Name, id, code, start), a.Telemetry.Tracer, log)
 	}
 	return id, code
+}
+
+// scheduledPrompt is what the schedule's prompt sends, as the chat would
+// send it typed: "/NAME ARGS" a custom command's or skill's text (read
+// now; a built-in command is the chat's and is sent as written, said in
+// log), with the files the user's own words mention (@path, read now).
+// shown is the prompt as written when the text is a command's.
+func scheduledPrompt(a *app.App, prompt string, log io.Writer) (text, shown string, media []message.Attachment) {
+	text, typed := prompt, prompt
+	if slash.IsCommand(prompt) {
+		name, args, _ := strings.Cut(strings.TrimSpace(prompt), " ")
+		args = strings.TrimSpace(args)
+		found := false
+		if !slash.Builtin(name) && a.Extensions != nil {
+			cs, _ := customCommands(a.Extensions.Get())
+			for _, c := range cs {
+				if c.Name != name {
+					continue
+				}
+				found = true
+				msg, err := c.Message(args)
+				if err != nil {
+					fmt.Fprintf(log, "note: %s could not be read (%s): the prompt goes as written\n", safe.Text(name), safe.Text(err.Error()))
+					break
+				}
+				text, typed, shown = msg, args, prompt
+			}
+		}
+		switch {
+		case slash.Builtin(name):
+			fmt.Fprintf(log, "note: %s is a command of the chat, which a scheduled run has not: the prompt goes to the model as written\n", safe.Text(name))
+		case !found:
+			fmt.Fprintf(log, "note: no custom command or skill %s here: the prompt goes to the model as written\n", safe.Text(name))
+		}
+	}
+	if a.Files == nil {
+		return text, shown, nil
+	}
+	x := mention.ExpandFor(mentionSource{a.Files}, typed, text)
+	for _, at := range x.Attached {
+		fmt.Fprintln(log, plain.AttachedPrefix+mention.Summary(at))
+	}
+	for _, p := range x.Problems {
+		fmt.Fprintln(log, "note: "+safe.Text(p))
+	}
+	return x.Prompt, shown, x.Media
 }
 
 // withoutWaiting is an outcome without the ", 2 calls waiting" headless
@@ -133,35 +188,51 @@ func deliverRun(ctx context.Context, l *config.Loaded, sch config.Schedule, r de
 // the schedules' notify names, whether co could deliver there from here,
 // or why not; "" when no schedule has a notify.
 func deliveryStatus(l *config.Loaded, getenv func(string) string) string {
+	var parts []string
+	for _, c := range deliveryChecks(l, l.Settings.Schedules, getenv) {
+		parts = append(parts, c.text)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// deliveryCheck is whether one kind of place can be delivered to from
+// here (ok), and what co status says of it.
+type deliveryCheck struct {
+	text string
+	ok   bool
+}
+
+// deliveryChecks checks each kind of place the notify of schedules names.
+func deliveryChecks(l *config.Loaded, schedules []config.Schedule, getenv func(string) string) []deliveryCheck {
 	used := map[string]bool{}
-	for _, sch := range l.Settings.Schedules {
+	for _, sch := range schedules {
 		for _, n := range sch.Notify {
 			if kind, _, msg := config.ParseNotify(n); msg == "" {
 				used[kind] = true
 			}
 		}
 	}
-	var parts []string
+	var out []deliveryCheck
 	if used["desktop"] {
 		if addr, err := (deliver.Desktop{Getenv: getenv, UID: desktopUID}).BusAddress(); err != nil {
-			parts = append(parts, "desktop: "+err.Error())
+			out = append(out, deliveryCheck{"desktop: " + err.Error(), false})
 		} else {
-			parts = append(parts, "desktop: the session bus "+addr)
+			out = append(out, deliveryCheck{"desktop: the session bus " + addr, true})
 		}
 	}
 	if used["slack"] {
 		if _, ok := app.SlackConfig(l); ok {
-			parts = append(parts, "slack: the bot token is set")
+			out = append(out, deliveryCheck{"slack: the bot token is set", true})
 		} else {
-			parts = append(parts, "slack: not configured — "+slack.Unconfigured().Hint)
+			out = append(out, deliveryCheck{"slack: not configured — " + slack.Unconfigured().Hint, false})
 		}
 	}
 	if used["mail"] {
 		if src := google.Detect(app.GoogleConfig(l)); src.Configured() {
-			parts = append(parts, "mail: Google, "+src.String())
+			out = append(out, deliveryCheck{"mail: Google, " + src.String(), true})
 		} else {
-			parts = append(parts, "mail: not configured — "+google.Unconfigured(src).Hint)
+			out = append(out, deliveryCheck{"mail: not configured — " + google.Unconfigured(src).Hint, false})
 		}
 	}
-	return strings.Join(parts, "; ")
+	return out
 }

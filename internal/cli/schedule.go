@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/deliver"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/schedule"
@@ -70,6 +71,10 @@ SPEC: ` + schedule.Examples + `.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.name, a.prompt = args[0], strings.Join(args[1:], " ")
+			// "desktop, mail": the flag splits at commas only.
+			for _, l := range []*[]string{&a.tools, &a.approve, &a.notify} {
+				*l = splitList(strings.Join(*l, ","))
+			}
 			if a.at == "" {
 				return usageError{errors.New("no --at SPEC: say when, e.g. --at \"weekdays 08:00\""), cmd.CommandPath()}
 			}
@@ -114,7 +119,11 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 	if err != nil {
 		return "", err
 	}
-	if _, ok := spec.Next(time.Now(), time.Time{}); !ok {
+	zone, shellTZ := schedulerZone()
+	if _, ok := spec.Next(time.Now().In(zone), time.Time{}); !ok {
+		if !spec.Once() {
+			return "", fmt.Errorf("%q never runs: read as %s, which no day from now on matches (a year that is past, or a day the month does not have, such as February 30): fix its date part, or write a repeating SPEC such as \"daily 09:00\"", a.at, spec.Describe())
+		}
 		return "", fmt.Errorf("%q is in the past: give a date and time to come, or a repeating SPEC such as \"daily 09:00\"", a.at)
 	}
 	if strings.TrimSpace(a.prompt) == "" {
@@ -181,7 +190,10 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 		return "", fmt.Errorf("saved the schedule %s in %s, but could not install it in %s: %w (co schedule list shows it as not installed; co schedule add %s --replace … tries again)",
 			a.name, l.Paths.UserFile, b.Name(), err, a.name)
 	}
-	now := time.Now()
+	// An entry another session's scheduler holds would run it as well,
+	// at the old times.
+	moved, movedErr := removeElsewhere(ctx, b.Name(), a.name)
+	now := time.Now().In(zone)
 	st := readScheduleState(l.Paths.DataDir, a.name)
 	st.Installed, st.Backend = now, b.Name()
 	st.Last = nil
@@ -195,8 +207,27 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 		fmt.Fprintf(&out, "next run: none (%s is in the past)\n", a.at)
 	}
 	fmt.Fprintf(&out, "installed with %s: %s\n", b.Name(), b.Where(a.name))
+	if shellTZ != "" {
+		if next, ok := spec.Next(now, now); ok {
+			fmt.Fprintf(&out, "WARNING: TZ=%s is set in this shell, but %s runs its entries in the machine's time zone (%s): the next run is at %s, which is %s here. Write the SPEC's times in %s\n",
+				shellTZ, b.Name(), zone, next.Format("15:04 MST"), next.In(time.Local).Format("15:04 MST"), zone)
+		}
+	}
+	for _, o := range moved {
+		fmt.Fprintf(&out, "removed its old %s entry (added from a session whose scheduler was %s)\n", o, o)
+	}
+	if movedErr != nil {
+		fmt.Fprintf(&out, "WARNING: %v\n", movedErr)
+	}
 	if len(a.notify) > 0 {
 		fmt.Fprintf(&out, "after each run, its summary goes to: %s\n", strings.Join(a.notify, ", "))
+	}
+	// A place the summary cannot reach from here: said now, not only in
+	// the log after the first run.
+	for _, c := range deliveryChecks(l, []config.Schedule{sch}, os.Getenv) {
+		if !c.ok {
+			fmt.Fprintf(&out, "WARNING: %s\n", c.text)
+		}
 	}
 	if warn != "" {
 		fmt.Fprintf(&out, "WARNING: %s\n", warn)
@@ -206,6 +237,42 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 			strings.Join(env, ", "), strings.Join(envVars(l, env), ", "))
 	}
 	return out.String(), nil
+}
+
+// schedulerZone is the time zone the system's scheduler reads a SPEC in:
+// the machine's (/etc/localtime), which a TZ exported in the shell does
+// not change for cron or a systemd timer. other is that TZ when it makes
+// the shell's clock differ ("" otherwise): co's times are then given in
+// the machine's zone.
+func schedulerZone() (zone *time.Location, other string) {
+	tz := os.Getenv("TZ")
+	if tz == "" {
+		return time.Local, ""
+	}
+	b, err := os.ReadFile("/etc/localtime")
+	if err != nil {
+		return time.Local, ""
+	}
+	name := "the machine's zone"
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if _, z, ok := strings.Cut(target, "zoneinfo/"); ok {
+			name = z
+		}
+	}
+	sys, err := time.LoadLocationFromTZData(name, b)
+	if err != nil {
+		return time.Local, ""
+	}
+	now := time.Now()
+	_, a := now.In(sys).Zone()
+	_, c := now.Zone()
+	if a == c && sys.String() == time.Local.String() {
+		return time.Local, ""
+	}
+	if a == c {
+		return sys, "" // the same clock today
+	}
+	return sys, tz
 }
 
 // envSettings are the settings whose value comes from the environment.
@@ -301,7 +368,8 @@ func newScheduleListCmd(s env) *cobra.Command {
 			}
 			ctx, stop, _ := signalContext(syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			fmt.Fprint(s.Out, scheduleList(ctx, l, time.Now(), false))
+			zone, _ := schedulerZone()
+			fmt.Fprint(s.Out, scheduleList(ctx, l, time.Now().In(zone), false))
 			return nil
 		},
 	}
@@ -316,8 +384,21 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time, records 
 	backend, warn, selErr := schedule.Select(ctx, scheduleSystem)
 	var installed []string
 	var instErr error
+	chosen := ""
 	if selErr == nil {
+		chosen = backend.Name()
 		installed, instErr = backend.Installed(ctx)
+	}
+	// Entries another session's scheduler runs (cron under su, a timer
+	// in the desktop): by name, the first scheduler that has it.
+	elsewhere := map[string]string{}
+	for _, o := range schedule.Elsewhere(scheduleSystem, chosen) {
+		names, _ := o.Installed(ctx)
+		for _, n := range names {
+			if _, ok := elsewhere[n]; !ok {
+				elsewhere[n] = o.Name()
+			}
+		}
 	}
 	if len(l.Settings.Schedules) == 0 && len(installed) == 0 {
 		b.WriteString("no schedules (add one: co schedule add NAME --at \"weekdays 08:00\" PROMPT…)\n")
@@ -345,6 +426,8 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time, records 
 				where = backend.Name() + ": cannot read (" + instErr.Error() + ")"
 			case slices.Contains(installed, sch.Name):
 				where = backend.Name()
+			case elsewhere[sch.Name] != "" && selErr == nil:
+				where = fmt.Sprintf("in %s, not %s, this session's scheduler (co schedule add %s --replace … moves it)", elsewhere[sch.Name], backend.Name(), sch.Name)
 			case st.Backend != "":
 				where = "entry missing (co schedule add " + sch.Name + " --replace … reinstalls it)"
 			default:
@@ -433,10 +516,13 @@ func scheduleRm(ctx context.Context, name string) (string, error) {
 	removed := false
 	var rmErr error
 	b, _, selErr := schedule.Select(ctx, scheduleSystem)
+	chosen := ""
 	if selErr == nil {
+		chosen = b.Name()
 		removed, rmErr = b.Remove(ctx, name)
 	}
-	if !inSettings && !removed {
+	moved, movedErr := removeElsewhere(ctx, chosen, name)
+	if !inSettings && !removed && len(moved) == 0 {
 		if rmErr != nil {
 			return "", rmErr
 		}
@@ -458,11 +544,41 @@ func scheduleRm(ctx context.Context, name string) (string, error) {
 		fmt.Fprintf(&out, "; its %s entry could not be removed: %v", b.Name(), rmErr)
 	case selErr != nil:
 		fmt.Fprintf(&out, " (no scheduler to remove an entry from: %v)", selErr)
-	default:
+	case len(moved) == 0:
 		fmt.Fprintf(&out, " (it had no %s entry)", b.Name())
 	}
+	for _, o := range moved {
+		fmt.Fprintf(&out, " and its %s entry (added from a session whose scheduler was %s)", o, o)
+	}
 	fmt.Fprintf(&out, "; its log stays in %s\n", scheduleLogPath(l.Paths.DataDir, name))
+	if movedErr != nil {
+		fmt.Fprintf(&out, "WARNING: %v\n", movedErr)
+	}
 	return out.String(), rmErr
+}
+
+// removeElsewhere removes co's entry for name from the system's schedulers
+// other than chosen (schedule.Elsewhere), and says which it removed.
+func removeElsewhere(ctx context.Context, chosen, name string) (removed []string, err error) {
+	var errs []error
+	for _, o := range schedule.Elsewhere(scheduleSystem, chosen) {
+		ok, rerr := o.Remove(ctx, name)
+		if ok {
+			removed = append(removed, o.Name())
+		}
+		// A crontab that cannot be read here (cron.deny) holds no entry
+		// this user could have written: nothing to say on every add.
+		if rerr == nil || !ok {
+			continue
+		}
+		if o.Name() == "systemd" {
+			errs = append(errs, fmt.Errorf("its systemd timer (%s) is removed, but the user manager could not be told from this session: %w; run systemctl --user daemon-reload where it runs (or log out and in)",
+				o.Where(name), rerr))
+		} else {
+			errs = append(errs, fmt.Errorf("its %s entry could not be removed: %w; remove it yourself (%s)", o.Name(), rerr, o.Where(name)))
+		}
+	}
+	return removed, errors.Join(errs...)
 }
 
 func scheduleLogPath(dataDir, name string) string {
@@ -475,6 +591,9 @@ func newScheduleLogsCmd(s env) *cobra.Command {
 		Short: "Print a schedule's run log",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !schedule.NameOK(args[0]) {
+				return fmt.Errorf("%q is not a schedule name (lower-case letters, digits, - and _): co schedule list shows them", args[0])
+			}
 			l, err := loadSettings()
 			if err != nil {
 				return err
@@ -490,6 +609,14 @@ func newScheduleLogsCmd(s env) *cobra.Command {
 				}
 				// What a run wrote came from the model and tools: no
 				// escape sequence reaches the terminal raw.
+				fmt.Fprint(s.Out, safe.Text(string(b)))
+			}
+			// Runs skipped while the last one still runs: its log gets
+			// them when it ends.
+			if b, err := os.ReadFile(skippedPath(l.Paths.DataDir, args[0])); err == nil {
+				if log, _ := os.ReadFile(p); len(log) > 0 && log[len(log)-1] != '\n' {
+					fmt.Fprintln(s.Out) // the running run's answer stops mid-line
+				}
 				fmt.Fprint(s.Out, safe.Text(string(b)))
 			}
 			if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
@@ -542,12 +669,31 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			// One run of a schedule at a time: cron starts the next even
 			// while the last still runs (a systemd timer does not).
 			unlock, err := lockSchedule(l.Paths.DataDir, name)
-			if err != nil {
-				msg := fmt.Sprintf("the previous run of %s is still running (%s): this one is skipped", name, lastRunText(readScheduleState(l.Paths.DataDir, name).Last))
-				fmt.Fprintf(log, "=== %s: %s\n\n", time.Now().Format(time.RFC3339), msg)
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				now := time.Now()
+				msg := fmt.Sprintf("the previous run of %s%s is still running: this one is skipped", name, startedText(readScheduleState(l.Paths.DataDir, name).Last))
+				var note strings.Builder
+				fmt.Fprintf(&note, "=== %s: %s\n", now.Format(time.RFC3339), msg)
+				// A stuck run is news for the schedule's notify: once, at
+				// the first skip (a later one finds the first noted).
+				if _, err := os.Stat(skippedPath(l.Paths.DataDir, name)); errors.Is(err, os.ErrNotExist) {
+					deliverRun(context.Background(), l, sch, deliver.Run{Schedule: name, Start: now,
+						Outcome: "skipped: the previous run" + startedText(readScheduleState(l.Paths.DataDir, name).Last) + " is still running (co schedule logs " + name + ")"}, nil, &note)
+				}
+				note.WriteString("\n")
+				// Not into the log: the running run writes its answer
+				// there, and a line of ours would land mid-sentence.
+				noteSkipped(l.Paths.DataDir, name, note.String())
 				return errors.New(msg)
 			}
+			if err != nil {
+				return fmt.Errorf("cannot take the lock of the schedule %s: %w", name, err)
+			}
 			defer unlock()
+			// Skips noted since the last run ended (or while it ran),
+			// before this run's lines and after them, with the lock held.
+			moveSkipped(l.Paths.DataDir, name, log)
+			defer moveSkipped(l.Paths.DataDir, name, log)
 			ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			st := readScheduleState(l.Paths.DataDir, name)
@@ -562,7 +708,10 @@ func newScheduleRunCmd(s env) *cobra.Command {
 				msg := fmt.Sprintf("the workspace of the schedule %s cannot be used: %v; give it one that exists: co schedule add %s --replace --workspace DIR --at %q PROMPT…",
 					name, err, name, sch.At)
 				fmt.Fprintf(log, "co: %s\n", msg)
-				id := failedRunSession(l, sch, fmt.Sprintf("its workspace %s cannot be used (co schedule logs %s says how to fix it)", sch.Workspace, name))
+				why := fmt.Sprintf("its workspace %s cannot be used (co schedule logs %s says how to fix it)", sch.Workspace, name)
+				id := failedRunSession(l, sch, why)
+				// The user asked to hear of each run: of this one too.
+				deliverRun(ctx, l, sch, deliver.Run{Schedule: name, Outcome: deliver.Outcome(why, 0), Start: start, Session: id}, nil, log)
 				end := time.Now()
 				fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), exitError, id, end.Sub(start).Round(time.Millisecond))
 				st.Last = &lastRun{Start: start, End: end, Code: exitError, SessionID: id}
@@ -578,12 +727,21 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			if sig := received(); sig != 0 && code != 0 {
 				code = sig
 			}
+			// co schedule rm removed the record while the run went on:
+			// it is not brought back for a schedule that is gone.
+			_, statErr := os.Stat(filepath.Join(scheduleDir(l.Paths.DataDir), name+".json"))
+			removed := errors.Is(statErr, os.ErrNotExist)
+			if removed {
+				fmt.Fprintf(log, "co: the schedule %s was removed while it ran (co schedule rm): the run is not recorded for co schedule list; its session is %s\n", name, id)
+			}
 			end := time.Now()
 			fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), code, id, end.Sub(start).Round(time.Millisecond))
-			st = readScheduleState(l.Paths.DataDir, name)
-			st.Last = &lastRun{Start: start, End: end, Code: code, SessionID: id}
-			if err := writeScheduleState(l.Paths.DataDir, name, st); err != nil {
-				fmt.Fprintf(s.Err, "co: cannot record the run: %v\n", err)
+			if !removed {
+				st = readScheduleState(l.Paths.DataDir, name)
+				st.Last = &lastRun{Start: start, End: end, Code: code, SessionID: id}
+				if err := writeScheduleState(l.Paths.DataDir, name, st); err != nil {
+					fmt.Fprintf(s.Err, "co: cannot record the run: %v\n", err)
+				}
 			}
 			if code != 0 {
 				return exitCode(code)
@@ -591,6 +749,44 @@ func newScheduleRunCmd(s env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// startedText is ", started TIME" for the run r records, or "".
+func startedText(r *lastRun) string {
+	if r == nil || r.Start.IsZero() {
+		return ""
+	}
+	return ", started " + r.Start.Format(time.RFC3339) + ","
+}
+
+// skippedPath keeps the runs skipped while another run of the schedule
+// held its lock, until that run moves them into the log (moveSkipped).
+func skippedPath(dataDir, name string) string {
+	return filepath.Join(scheduleDir(dataDir), name+".skipped")
+}
+
+// noteSkipped appends note, whole, to the schedule's skipped runs.
+func noteSkipped(dataDir, name, note string) {
+	f, err := os.OpenFile(skippedPath(dataDir, name), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(note)
+	_ = f.Close()
+}
+
+// moveSkipped moves the skipped runs noted so far into log. It is called
+// with the schedule's lock held; a skip noted meanwhile lands in a new
+// file, moved next time.
+func moveSkipped(dataDir, name string, log io.Writer) {
+	p := skippedPath(dataDir, name)
+	taken := fmt.Sprintf("%s.%d", p, os.Getpid())
+	if os.Rename(p, taken) != nil {
+		return
+	}
+	b, _ := os.ReadFile(taken)
+	_, _ = log.Write(b)
+	_ = os.Remove(taken)
 }
 
 // logEarlyFailure records a run of an installed schedule that could not
@@ -723,7 +919,8 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		if err != nil {
 			return slash.Result{Output: err.Error(), Err: true}
 		}
-		return slash.Result{Output: strings.TrimRight(scheduleList(ctx, l, time.Now(), true), "\n")}
+		zone, _ := schedulerZone()
+		return slash.Result{Output: strings.TrimRight(scheduleList(ctx, l, time.Now().In(zone), true), "\n")}
 	}
 	usage := `usage: /schedule (lists), /schedule add NAME --at "SPEC" [--notify desktop,slack:#channel,mail] PROMPT; remove one with co schedule rm NAME`
 	if words[0] != "add" || len(words) < 2 {
@@ -850,6 +1047,21 @@ func lockSchedule(dataDir, name string) (unlock func(), err error) {
 		return nil, err
 	}
 	return func() { f.Close() }, nil
+}
+
+// scheduleRunGoing reports whether a run of the schedule name holds its
+// lock now (lockSchedule). Probing takes the lock for an instant, so it is
+// only asked about a run whose session says it has not ended.
+func scheduleRunGoing(dataDir, name string) bool {
+	if !schedule.NameOK(name) {
+		return false
+	}
+	f, err := os.OpenFile(filepath.Join(scheduleDir(dataDir), name+".lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB), syscall.EWOULDBLOCK)
 }
 
 // checkScheduleTools refuses a name in a schedule's --tools or --approve

@@ -77,6 +77,21 @@ func TestScheduleAddPastDate(t *testing.T) {
 	}
 }
 
+// A repeating SPEC no day of the calendar matches (February 30th) is
+// refused as never running, not as "in the past", saying what it read.
+func TestScheduleAddNeverRuns(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Chdir(t.TempDir())
+	for _, at := range []string{"0 0 30 2 *", "*-02-31 08:00"} {
+		_, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "feb", at: at, prompt: "p"}, nil, false)
+		if err == nil || strings.Contains(err.Error(), "in the past") || !strings.Contains(err.Error(), "never runs") || !strings.Contains(err.Error(), "Feb") {
+			t.Errorf("%s: err = %v", at, err)
+		}
+	}
+}
+
 // A run that ended with calls kept waiting (exit 4) is listed as done
 // with calls waiting, not as a failure; other exit codes are failures.
 func TestLastRunTextWaitingIsNotAFailure(t *testing.T) {
@@ -179,5 +194,105 @@ func TestScheduleAddRefusesAToolThatIsNone(t *testing.T) {
 	out, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "ok", at: "daily 09:00", prompt: "p", approve: []string{"send_slack_message"}, tools: []string{"send_slack_message", "read_file"}}, nil, false)
 	if err != nil || !strings.Contains(out, "added schedule ok") {
 		t.Fatalf("a tool of an unconfigured service: %v\n%s", err, out)
+	}
+}
+
+// co schedule add says at once when a place its --notify names cannot be
+// delivered to from here (no session bus, no Slack token, no Google
+// account), rather than only in the log after the first run.
+func TestScheduleAddWarnsOfAPlaceItCannotReach(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("CO_CLI_SANDBOX_BACKEND", "subprocess")
+	t.Setenv("SLACK_BOT_TOKEN", "")
+	t.Setenv("GOOGLE_CREDENTIALS_PATH", "")
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	old := desktopUID
+	desktopUID = 1 << 30 // no /run/user/UID/bus
+	t.Cleanup(func() { desktopUID = old })
+	t.Chdir(t.TempDir())
+	emptyCrontab(t)
+	out, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "brief", at: "daily 09:00", prompt: "p", notify: []string{"desktop", "slack:#me", "mail"}}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"WARNING: desktop: no session bus", "WARNING: slack: not configured", "WARNING: mail: not configured"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	out, err = scheduleAdd(t.Context(), scheduleAddArgs{name: "quiet", at: "daily 09:00", prompt: "p"}, nil, false)
+	if err != nil || strings.Contains(out, "WARNING: desktop") || strings.Contains(out, "WARNING: slack") {
+		t.Errorf("a schedule without notify: %v\n%s", err, out)
+	}
+}
+
+// The scheduler co picks depends on the session (a systemd user manager
+// in the desktop, cron where none answers: su, some SSH or container
+// sessions). A schedule added under one and replaced or removed under the
+// other leaves no entry behind in the first: it ran at its old time as
+// well as the new one, or kept running after co schedule rm.
+func TestScheduleEntryFollowsTheSchedulerItMovesTo(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("CO_CLI_SANDBOX_BACKEND", "subprocess")
+	t.Chdir(t.TempDir())
+	bin := t.TempDir()
+	table := filepath.Join(bin, "table")
+	crontab := "#!/bin/sh\ncase \"$1\" in\n-l) [ -f " + table + " ] || { echo 'no crontab for u' >&2; exit 1; }; cat " + table +
+		" ;;\n-) cat > " + table + " ;;\n-r) rm -f " + table + " ;;\nesac\n"
+	calls := filepath.Join(bin, "calls")
+	systemctl := "#!/bin/sh\necho \"$*\" >> " + calls + "\n"
+	for name, script := range map[string]string{"crontab": crontab, "systemctl": systemctl} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	noManager, manager := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(manager, "systemd"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(manager, "systemd", "private"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	timer := filepath.Join(os.Getenv("HOME"), ".config", "systemd", "user", "co-schedule-brief.timer")
+
+	t.Setenv("XDG_RUNTIME_DIR", noManager) // cron
+	if out, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "brief", at: "daily 09:00", prompt: "p"}, nil, false); err != nil || !strings.Contains(out, "installed with cron") {
+		t.Fatalf("add under cron: %v\n%s", err, out)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", manager) // a user manager answers: systemd
+	l, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list := scheduleList(t.Context(), l, time.Now(), false); !strings.Contains(list, "in cron, not systemd") || strings.Contains(list, "entry missing") {
+		t.Errorf("list under systemd of a schedule cron runs:\n%s", list)
+	}
+	out, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "brief", at: "daily 18:00", prompt: "p", replace: true}, nil, false)
+	if err != nil || !strings.Contains(out, "installed with systemd") {
+		t.Fatalf("replace under systemd: %v\n%s", err, out)
+	}
+	if tab, _ := os.ReadFile(table); strings.Contains(string(tab), "schedule run brief") {
+		t.Errorf("the cron entry stayed beside the systemd timer (the run would happen at 09:00 too):\n%s", tab)
+	}
+	if !strings.Contains(out, "cron") || !strings.Contains(out, "removed") {
+		t.Errorf("add does not say it removed the cron entry:\n%s", out)
+	}
+
+	t.Setenv("XDG_RUNTIME_DIR", noManager) // back to cron
+	out, err = scheduleRm(t.Context(), "brief")
+	if err != nil {
+		t.Fatalf("rm under cron: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(timer); !os.IsNotExist(err) {
+		t.Errorf("the systemd timer stayed after co schedule rm: %v\n%s", err, out)
+	}
+	if got, _ := os.ReadFile(calls); !strings.Contains(string(got), "--user disable --now co-schedule-brief.timer") {
+		t.Errorf("the timer was not disabled:\n%s", got)
 	}
 }

@@ -189,7 +189,8 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	}
 	fmt.Fprintf(w, "data dir\t%s\n", a.Config.Paths.DataDir)
 	fmt.Fprintf(w, "workspace\t%s\n", a.Workspace)
-	fmt.Fprintf(w, "schedules\t%s\n", scheduleStatus(ctx, a.Config, time.Now(), probe))
+	zone, _ := schedulerZone()
+	fmt.Fprintf(w, "schedules\t%s\n", scheduleStatus(ctx, a.Config, time.Now().In(zone), probe))
 	if d := deliveryStatus(a.Config, os.Getenv); d != "" {
 		fmt.Fprintf(w, "deliveries\t%s\n", d)
 	}

@@ -49,6 +49,10 @@ type Options struct {
 	Yes         bool // approve what /yolo would approve (Approvals.SetYes)
 	// HideReasoning leaves out the reasoning events (--no-reasoning).
 	HideReasoning bool
+	// Shown is the prompt as the user wrote it, when Prompt is made from
+	// it ("/greet Ann" for a custom command's text): the saved session
+	// shows it, as the chat's does.
+	Shown string
 	// Unattended, when set, makes this a scheduled run: what needs
 	// approval is kept waiting in Unattended.Store instead of running.
 	Unattended *Unattended
@@ -112,9 +116,9 @@ func Run(ctx context.Context, o Options) int {
 	}
 	var events <-chan agent.Event
 	if len(o.Attachments) > 0 {
-		events = o.Agent.SubmitAttached(ctx, o.Prompt, "", o.Attachments)
+		events = o.Agent.SubmitAttached(ctx, o.Prompt, o.Shown, o.Attachments)
 	} else {
-		events = o.Agent.Submit(ctx, o.Prompt)
+		events = o.Agent.SubmitShown(ctx, o.Prompt, o.Shown)
 	}
 	for ev := range events {
 		_, isThink := ev.(agent.ReasoningDelta)
