@@ -410,3 +410,36 @@ func TestTUICtrlTAtEightyColumns(t *testing.T) {
 	s.keys("C-t")
 	s.waitFor(tuiWait, "the spans panel needs 60 columns")
 }
+
+// In a 40×12 terminal the welcome box is whole: its title line ("co
+// VERSION · your assistant in the terminal") was not cut to the box, so
+// the box grew past the screen and lost its right border.
+func TestTUIWelcomeBoxFitsFortyColumns(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 40, 12)
+	// 12 rows: the box's bottom is on screen, its top may have scrolled.
+	scr := s.waitFor(tuiWait, "Ask co anything", "╰")
+	box := 0
+	for _, l := range strings.Split(scr, "\n") {
+		l = strings.TrimRight(l, " ")
+		if w := len([]rune(l)); w > 40 {
+			t.Errorf("a line wider than the screen (%d): %q", w, l)
+		}
+		if len(l) < 3 || !strings.HasPrefix(l, "  ") {
+			continue
+		}
+		if left, right := []rune(l)[2], []rune(l)[len([]rune(l))-1]; strings.ContainsRune("╭│╰", left) {
+			box++
+			if want := map[rune]rune{'╭': '╮', '│': '│', '╰': '╯'}[left]; right != want {
+				t.Errorf("a line of the box ends in %q, not %q: %q", right, want, l)
+			}
+		}
+	}
+	if box < 3 {
+		t.Fatalf("no welcome box:\n%s", scr)
+	}
+	if t.Failed() {
+		t.Logf("screen:\n%s", scr)
+	}
+}

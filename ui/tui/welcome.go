@@ -71,7 +71,7 @@ func (e *welcomeEntry) render(width int, rc *renderCtx) []string {
 		sandbox, sbStyle = "UNSANDBOXED — shell commands run directly on this machine", th.Error.Bold(true)
 	}
 	body := []string{
-		th.Title.Render("co "+safe.Text(e.w.Version)) + th.Dim.Render(" · your assistant in the terminal"),
+		title(th, safe.Text(e.w.Version), inner),
 		"",
 		row("provider", prov, provStyle),
 		row("sandbox", sandbox, sbStyle),
@@ -134,6 +134,16 @@ func padLines(lines []string, w int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// title is the box's first line, cut to width so that the box keeps its
+// border in a narrow terminal.
+func title(th *Theme, version string, width int) string {
+	name := "co " + version
+	if xansi.StringWidth(name) >= width {
+		return th.Title.Render(truncate(name, width))
+	}
+	return th.Title.Render(name) + th.Dim.Render(truncate(" · your assistant in the terminal", width-xansi.StringWidth(name)))
 }
 
 func (e *welcomeEntry) plain() string {
