@@ -160,6 +160,10 @@ func newRootCmd(s env) *cobra.Command {
 		newInboxCmd(s),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true
+	// co --version, as co version.
+	root.Version = s.version
+	root.SetVersionTemplate("co {{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print co's version (as co version does)")
 	return root
 }
 

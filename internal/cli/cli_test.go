@@ -64,3 +64,12 @@ func TestWordsAfterACommandPointToCoDashDash(t *testing.T) {
 		t.Errorf("co config unset a b: %q", errOut)
 	}
 }
+
+// co --version says what co version says, as most commands' --version
+// does: it was an unknown flag (exit 2).
+func TestVersionFlagPrintsTheVersion(t *testing.T) {
+	code, out, errOut := run(t, "1.2.3-test", "--version")
+	if code != exitOK || out != "co 1.2.3-test\n" {
+		t.Errorf("co --version = %d, %q, %q", code, out, errOut)
+	}
+}
