@@ -110,3 +110,19 @@ func TestTUISetupBoxFitsASmallTerminal(t *testing.T) {
 		t.Errorf("the screen has %d lines:\n%s", n, scr)
 	}
 }
+
+// In a 40-column terminal the "No LLM provider is usable yet" box wraps
+// what to set rather than cut it: "export LLM_PROVIDER=openai OPEN…" lost
+// the variables the box is there to name.
+func TestTUINoProviderBoxWrapsInANarrowTerminal(t *testing.T) {
+	s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), 40, 50)
+	s.waitFor(tuiWait, "1  Gemini")
+	s.keys("Escape")
+	scr := s.waitFor(tuiWait, "No LLM provider is usable yet", "Setup skipped")
+	flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ").Replace(scr)), " ")
+	for _, want := range []string{"export GEMINI_API_KEY=… (Gemini)", "ollama serve (local Ollama)", "OPENAI_BASE_URL=…", "OPENAI_MODEL=…", "the spans panel work."} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("%q is not on the screen:\n%s", want, scr)
+		}
+	}
+}

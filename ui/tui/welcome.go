@@ -116,13 +116,27 @@ func firstRunPanel(th *Theme, msg string, inner int, setup bool) []string {
 		"  "+th.Accent.Render("ollama serve")+th.Dim.Render("              (local Ollama)"),
 		"  "+th.Accent.Render("export LLM_PROVIDER=openai OPENAI_BASE_URL=… OPENAI_MODEL=…"),
 		"",
-		th.Dim.Render(truncate("Meanwhile /help, /status, !cmd and the spans panel work.", inner)),
+		th.Dim.Render("Meanwhile /help, /status, !cmd and the spans panel work."),
 	)
-	for i, l := range body {
-		if xansi.StringWidth(l) > inner {
-			body[i] = xansi.Truncate(l, inner, "…")
+	// Wrapped, never cut: what to set is the point of the box.
+	var fit []string
+	for _, l := range body {
+		if xansi.StringWidth(l) <= inner {
+			fit = append(fit, l)
+			continue
+		}
+		indent := ""
+		if strings.HasPrefix(l, "  ") {
+			indent = "    "
+		}
+		for i, w := range strings.Split(xansi.Wrap(l, inner-len(indent), " "), "\n") {
+			if i > 0 {
+				w = indent + strings.TrimLeft(w, " ")
+			}
+			fit = append(fit, w)
 		}
 	}
+	body = fit
 	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(th.Error.GetForeground()).Padding(0, 1)
 	return strings.Split(box.Render(padLines(body, inner)), "\n")
 }
