@@ -408,7 +408,7 @@ func TestTUICtrlTAtEightyColumns(t *testing.T) {
 	s.waitUntil(tuiWait, "the second ctrl+t to close the panel", func(scr string) bool { return !strings.Contains(scr, "Spans") })
 	s.resize(50, 24)
 	s.keys("C-t")
-	s.waitFor(tuiWait, "the spans panel needs 60 columns")
+	s.waitFor(tuiWait, "spans need 60 columns")
 }
 
 // In a 40×12 terminal the welcome box is whole: its title line ("co
