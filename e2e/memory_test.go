@@ -407,3 +407,34 @@ func TestDamagedMemoryStoreIsSaidOnceInTheChat(t *testing.T) {
 		t.Fatalf("--plain: exit %d, the notice %d times (want 1):\n%s", code, strings.Count(out, said), out)
 	}
 }
+
+// /memory in a 40×12 terminal: the box is whole, its bottom border and
+// key hints on screen. Its fixed rows (title, search, blank lines, the
+// details, the status line, the keys) and a list of at least one row ran
+// three rows past the screen.
+func TestTUIMemoryFitsATinyTerminal(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 40, 12)
+	s.ready()
+	s.send("/memory")
+	scr := s.waitFor(tuiWait, "Memories", "No memories yet")
+	top, bottom := -1, -1
+	rows := strings.Split(scr, "\n")
+	for i, r := range rows {
+		switch {
+		case strings.Contains(r, "│ Memories"):
+			top = i
+		case top >= 0 && bottom < 0 && strings.Contains(r, "╰"):
+			bottom = i
+		}
+	}
+	if top < 1 || bottom < 0 || !strings.Contains(rows[top-1], "╭") {
+		t.Fatalf("the memory box is not whole on the screen:\n%s", scr)
+	}
+	if !strings.Contains(strings.Join(rows[top:bottom], "\n"), "select") {
+		t.Errorf("the key hints are not in the box:\n%s", scr)
+	}
+	s.keys("Escape")
+	s.waitUntil(tuiWait, "the box to close", func(scr string) bool { return !strings.Contains(scr, "Memories") })
+}

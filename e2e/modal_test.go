@@ -275,3 +275,34 @@ func TestTUIMCPApprovalShowsTheArgumentsOnce(t *testing.T) {
 	s.keys("y")
 	s.waitFor(tuiWait, "Echoed.")
 }
+
+// In a 40×12 terminal the approval modal fits: it gave the body at least
+// four rows whatever the height, so its last key hint (ctrl+c cancel
+// turn) and its bottom border were below the screen. Now it drops its
+// blank lines and shows fewer rows of the command, with the line that
+// says how to scroll.
+func TestTUIApprovalModalFitsATinyTerminal(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 40, 12)
+	s.ready()
+	s.send("!" + longModalCommand)
+	scr := s.waitFor(tuiWait, "Approve run_shell_command?", "cancel turn", "scroll")
+	rows := strings.Split(scr, "\n")
+	top, bottom := -1, -1
+	for i, r := range rows {
+		switch {
+		case strings.Contains(r, "│ Approve "):
+			top = i
+		case top >= 0 && bottom < 0 && strings.Contains(r, "╰") && strings.Contains(r, "╯"):
+			bottom = i
+		}
+	}
+	if top < 0 || bottom < 0 {
+		t.Fatalf("the modal is not whole on the screen:\n%s", scr)
+	}
+	modalBox(t, scr) // every row between has both borders
+	s.waitArmed()
+	s.keys("n")
+	s.waitFor(tuiWait, "denied")
+}

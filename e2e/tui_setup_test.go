@@ -81,3 +81,48 @@ func TestPlainFirstRunSetupAtATerminal(t *testing.T) {
 		t.Fatalf("the key is on screen:\n%s", scr)
 	}
 }
+
+// The setup box in a 40×12 terminal (a split pane): the field, what it
+// says about the last answer, the key hints and the box's bottom border
+// stay on screen; the question is cut instead. The box was drawn whole
+// and the screen cut it, so what was typed and why it was refused were
+// below the last row.
+func TestTUISetupBoxFitsASmallTerminal(t *testing.T) {
+	environ := tuiEnv(t, nil, "OLLAMA_HOST=http://127.0.0.1:9")
+	s := startTUI(t, t.TempDir(), environ, 40, 12)
+	s.waitFor(tuiWait, "No LLM provider is set up yet", "(more: type a name)", "esc: skip", "╰")
+	s.typeText("3")
+	s.waitFor(tuiWait, "› 3")
+	s.keys("Enter")
+	s.waitFor(tuiWait, "base URL")
+	s.typeText("http://127.0.0.1:9/v1")
+	s.waitFor(tuiWait, "127.0.0.1:9/v1")
+	s.keys("Enter")
+	s.waitFor(tuiWait, "Its API key")
+	s.keys("Enter") // none: the server is asked for its models
+	scr := s.waitFor(tuiWait, "connection refused")
+	for _, want := range []string{"›", "Check the URL.", "esc: skip", "╰"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("%q is not on the screen:\n%s", want, scr)
+		}
+	}
+	if n := strings.Count(scr, "\n"); n > 12 {
+		t.Errorf("the screen has %d lines:\n%s", n, scr)
+	}
+}
+
+// In a 40-column terminal the "No LLM provider is usable yet" box wraps
+// what to set rather than cut it: "export LLM_PROVIDER=openai OPEN…" lost
+// the variables the box is there to name.
+func TestTUINoProviderBoxWrapsInANarrowTerminal(t *testing.T) {
+	s := startTUI(t, t.TempDir(), tuiEnv(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), 40, 50)
+	s.waitFor(tuiWait, "1  Gemini")
+	s.keys("Escape")
+	scr := s.waitFor(tuiWait, "No LLM provider is usable yet", "Setup skipped")
+	flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ").Replace(scr)), " ")
+	for _, want := range []string{"export GEMINI_API_KEY=… (Gemini)", "ollama serve (local Ollama)", "OPENAI_BASE_URL=…", "OPENAI_MODEL=…", "the spans panel work."} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("%q is not on the screen:\n%s", want, scr)
+		}
+	}
+}

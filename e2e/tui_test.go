@@ -276,7 +276,7 @@ func TestTUIEscapeSequencesInAReplyAreShownNotObeyed(t *testing.T) {
 
 func TestTUIHelpListsKeysAndBangRunsThroughTheModal(t *testing.T) {
 	dir := t.TempDir()
-	s := startTUI(t, dir, tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m", "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 60)
+	s := startTUI(t, dir, tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m", "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 70)
 	s.ready()
 	s.send("/help")
 	// "!cmd" alone proves nothing: the prompt's placeholder ("!cmd runs a
@@ -408,5 +408,38 @@ func TestTUICtrlTAtEightyColumns(t *testing.T) {
 	s.waitUntil(tuiWait, "the second ctrl+t to close the panel", func(scr string) bool { return !strings.Contains(scr, "Spans") })
 	s.resize(50, 24)
 	s.keys("C-t")
-	s.waitFor(tuiWait, "the spans panel needs 60 columns")
+	s.waitFor(tuiWait, "spans need 60 columns")
+}
+
+// In a 40×12 terminal the welcome box is whole: its title line ("co
+// VERSION · your assistant in the terminal") was not cut to the box, so
+// the box grew past the screen and lost its right border.
+func TestTUIWelcomeBoxFitsFortyColumns(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 40, 12)
+	// 12 rows: the box's bottom is on screen, its top may have scrolled.
+	scr := s.waitFor(tuiWait, "Ask co anything", "╰")
+	box := 0
+	for _, l := range strings.Split(scr, "\n") {
+		l = strings.TrimRight(l, " ")
+		if w := len([]rune(l)); w > 40 {
+			t.Errorf("a line wider than the screen (%d): %q", w, l)
+		}
+		if len(l) < 3 || !strings.HasPrefix(l, "  ") {
+			continue
+		}
+		if left, right := []rune(l)[2], []rune(l)[len([]rune(l))-1]; strings.ContainsRune("╭│╰", left) {
+			box++
+			if want := map[rune]rune{'╭': '╮', '│': '│', '╰': '╯'}[left]; right != want {
+				t.Errorf("a line of the box ends in %q, not %q: %q", right, want, l)
+			}
+		}
+	}
+	if box < 3 {
+		t.Fatalf("no welcome box:\n%s", scr)
+	}
+	if t.Failed() {
+		t.Logf("screen:\n%s", scr)
+	}
 }

@@ -81,31 +81,11 @@ func PatchDangling(msgs []Message) []Message {
 // PatchDanglingAsides is PatchDangling for a history with asides: each
 // aside moves with the message it follows.
 func PatchDanglingAsides(msgs []Message, xs []Aside) ([]Message, []Aside) {
-	answered := map[string]bool{}
-	for _, m := range msgs {
-		if m.Role == RoleTool {
-			answered[m.ToolCallID] = true
-		}
-	}
 	out := append([]Message(nil), msgs...)
 	// Results must follow their assistant message; walk assistant messages
 	// and insert missing results right after that message's existing ones.
 	for i := 0; i < len(out); i++ {
-		m := out[i]
-		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
-			continue
-		}
-		j := i + 1
-		for j < len(out) && out[j].Role == RoleTool {
-			j++
-		}
-		var missing []Message
-		for _, tc := range m.ToolCalls {
-			if !answered[tc.ID] {
-				answered[tc.ID] = true
-				missing = append(missing, Message{Role: RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: InterruptedResult})
-			}
-		}
+		j, missing := unansweredAt(out, i)
 		if len(missing) > 0 {
 			out = append(out[:j], append(missing, out[j:]...)...)
 			i = j + len(missing) - 1
@@ -115,6 +95,52 @@ func PatchDanglingAsides(msgs []Message, xs []Aside) ([]Message, []Aside) {
 		}
 	}
 	return out, xs
+}
+
+// Unanswered returns the results PatchDangling would add, in order.
+func Unanswered(msgs []Message) []Message {
+	var out []Message
+	for i := range msgs {
+		_, missing := unansweredAt(msgs, i)
+		out = append(out, missing...)
+	}
+	return out
+}
+
+// unansweredAt returns, for an assistant message at i, an "Interrupted by
+// the user." result for each of its calls that the tool messages right
+// after it do not answer, and where they go. Ids are matched there only:
+// servers that number calls per response repeat them across turns.
+func unansweredAt(msgs []Message, i int) (int, []Message) {
+	m := msgs[i]
+	if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+		return i + 1, nil
+	}
+	answered := map[string]int{}
+	j := i + 1
+	for ; j < len(msgs) && msgs[j].Role == RoleTool; j++ {
+		answered[msgs[j].ToolCallID]++
+	}
+	var missing []Message
+	for _, tc := range m.ToolCalls {
+		if answered[tc.ID] > 0 {
+			answered[tc.ID]--
+			continue
+		}
+		missing = append(missing, Message{Role: RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: InterruptedResult})
+	}
+	return j, missing
+}
+
+// ResultOf returns the result of the call id made by the assistant
+// message at i: the first tool message right after it that answers id.
+func ResultOf(msgs []Message, i int, id string) (Message, bool) {
+	for j := i + 1; j < len(msgs) && msgs[j].Role == RoleTool; j++ {
+		if msgs[j].ToolCallID == id {
+			return msgs[j], true
+		}
+	}
+	return Message{}, false
 }
 
 // shiftAsides returns xs with those after position at moved by n (n

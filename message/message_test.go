@@ -36,3 +36,30 @@ func TestPatchDanglingAnswersEveryCallInPlace(t *testing.T) {
 		t.Errorf("a patched history patched again changed: %+v", again)
 	}
 }
+
+// A call whose id an earlier turn's call had too (servers that number
+// calls per response) is still answered when its own result is missing,
+// and ResultOf finds each call's own result.
+func TestPatchDanglingMatchesIDsWithinTheirTurn(t *testing.T) {
+	msgs := []Message{
+		{Role: RoleUser, Content: "list"},
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_0", Name: "ls"}}},
+		{Role: RoleTool, ToolCallID: "call_0", ToolName: "ls", Content: "a.go"},
+		{Role: RoleAssistant, Content: "one file"},
+		{Role: RoleUser, Content: "write"},
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_0", Name: "write_file"}}},
+	}
+	patch := Message{Role: RoleTool, ToolCallID: "call_0", ToolName: "write_file", Content: InterruptedResult}
+	if out := PatchDangling(msgs); !reflect.DeepEqual(out, append(append([]Message(nil), msgs...), patch)) {
+		t.Fatalf("patched:\n%+v", out)
+	}
+	if got := Unanswered(msgs); !reflect.DeepEqual(got, []Message{patch}) {
+		t.Errorf("Unanswered = %+v", got)
+	}
+	if r, ok := ResultOf(msgs, 1, "call_0"); !ok || r.Content != "a.go" {
+		t.Errorf("ResultOf the first turn's call = %+v, %v", r, ok)
+	}
+	if r, ok := ResultOf(msgs, 5, "call_0"); ok {
+		t.Errorf("the second turn's call has no result, got %+v", r)
+	}
+}

@@ -540,33 +540,40 @@ func (s *Store) mergeDecisions(id string, entries *[]Entry) error {
 		return err
 	}
 	defer rows.Close()
-	byCall := map[string]Entry{}
+	// A call id can repeat across turns (servers that number calls per
+	// response): a call's decision is the first one left for its id.
+	var ds []Entry
+	byCall := map[string][]int{}
 	for rows.Next() {
 		var d DecisionRecord
 		var at int64
 		if err := rows.Scan(&d.CallID, &d.Tool, &d.Verdict, &at); err != nil {
 			return err
 		}
-		byCall[d.CallID] = Entry{Decision: &d, At: time.Unix(0, at)}
+		byCall[d.CallID] = append(byCall[d.CallID], len(ds))
+		ds = append(ds, Entry{Decision: &d, At: time.Unix(0, at)})
 	}
-	if len(byCall) == 0 {
-		return rows.Err()
+	if err := rows.Err(); err != nil || len(ds) == 0 {
+		return err
 	}
-	out := make([]Entry, 0, len(*entries)+len(byCall))
+	placed := make([]bool, len(ds))
+	out := make([]Entry, 0, len(*entries)+len(ds))
 	for _, e := range *entries {
-		if e.Message.Role == message.RoleTool {
-			if d, ok := byCall[e.Message.ToolCallID]; ok {
-				out = append(out, d)
-				delete(byCall, e.Message.ToolCallID)
-			}
+		if id := e.Message.ToolCallID; e.Message.Role == message.RoleTool && len(byCall[id]) > 0 {
+			k := byCall[id][0]
+			byCall[id] = byCall[id][1:]
+			out = append(out, ds[k])
+			placed[k] = true
 		}
 		out = append(out, e)
 	}
-	for _, d := range byCall { // decided, but the result was never saved
-		out = append(out, d)
+	for k, d := range ds { // decided, but the result was never saved
+		if !placed[k] {
+			out = append(out, d)
+		}
 	}
 	*entries = out
-	return rows.Err()
+	return nil
 }
 
 // Session records one conversation; it implements agent.Recorder. Its row
@@ -622,20 +629,9 @@ func (s *Store) Resume(id string) (*Session, error) {
 			os.Remove(s.draftPath(id))
 		}
 	}
-	patched := message.PatchDangling(msgs)
-	if len(patched) > len(msgs) {
-		answered := map[string]bool{}
-		for _, m := range msgs {
-			if m.Role == message.RoleTool {
-				answered[m.ToolCallID] = true
-			}
-		}
-		for _, m := range patched {
-			if m.Role == message.RoleTool && !answered[m.ToolCallID] {
-				if err := r.Append(m); err != nil {
-					return nil, err
-				}
-			}
+	for _, m := range message.Unanswered(msgs) {
+		if err := r.Append(m); err != nil {
+			return nil, err
 		}
 	}
 	return r, nil

@@ -555,8 +555,9 @@ func (s *ollamaStream) decode(line []byte) (Chunk, error) {
 	return c, nil
 }
 
-// newCallID makes a call id for a call Ollama sent without one: ids must
-// be unique in the whole history (PatchDangling matches results by id).
+// newCallID makes a call id for a call the server sent without one, unique
+// in the whole history so that spans, approval decisions and results of
+// different turns never share one.
 func newCallID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])

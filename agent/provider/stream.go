@@ -280,13 +280,13 @@ func (c *CallAccumulator) byID(id string) int {
 
 func (c *CallAccumulator) Calls() []message.ToolCall {
 	var out []message.ToolCall
-	for i, x := range c.list {
+	for _, x := range c.list {
 		if x == nil || x.Name == "" {
 			continue
 		}
 		tc := *x
 		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d", i)
+			tc.ID = newCallID()
 		}
 		if strings.TrimSpace(tc.Args) == "" {
 			tc.Args = "{}"

@@ -344,3 +344,28 @@ func TestParallelCallsSharingAnIndexStayApart(t *testing.T) {
 		t.Errorf("an indexed stream: %+v", calls)
 	}
 }
+
+// A server that sends calls without ids (some OpenAI-compatible ones do)
+// gets ids from co that no other response shares: numbered per response
+// ("call_0" each time) they repeated across the turns of a session.
+func TestCallsWithoutIDsGetIDsNoOtherResponseShares(t *testing.T) {
+	seen := map[string]bool{}
+	for range 3 {
+		c, err := decodeChunk([]byte(`{"choices":[{"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"f","arguments":"{}"}}]}}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc := &CallAccumulator{}
+		for _, d := range c.Calls {
+			acc.Add(d)
+		}
+		calls := acc.Calls()
+		if len(calls) != 1 || calls[0].ID == "" {
+			t.Fatalf("calls: %+v", calls)
+		}
+		if seen[calls[0].ID] {
+			t.Fatalf("id %q given to the calls of two responses", calls[0].ID)
+		}
+		seen[calls[0].ID] = true
+	}
+}

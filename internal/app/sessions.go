@@ -114,19 +114,14 @@ func (a *App) replayTodos(h []message.Message) {
 		return
 	}
 	list.Clear(false)
-	results := map[string]message.Message{}
-	for _, m := range h {
-		if m.Role == message.RoleTool {
-			results[m.ToolCallID] = m
-		}
-	}
-	for _, m := range h {
+	for i, m := range h {
 		for _, c := range m.ToolCalls {
 			if !strings.HasPrefix(c.Name, "todo_") || c.Name == "todo_list" {
 				continue
 			}
 			t, ok := a.Tools.Get(c.Name)
-			if !ok || agent.Outcome(c, results[c.ID]).Status != message.CallDone {
+			r, _ := message.ResultOf(h, i, c.ID)
+			if !ok || agent.Outcome(c, r).Status != message.CallDone {
 				continue
 			}
 			_, _ = t.Run(context.Background(), json.RawMessage(c.Args))

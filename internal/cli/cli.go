@@ -160,6 +160,10 @@ func newRootCmd(s env) *cobra.Command {
 		newInboxCmd(s),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true
+	// co --version, as co version.
+	root.Version = s.version
+	root.SetVersionTemplate("co {{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print co's version (as co version does)")
 	return root
 }
 
@@ -174,10 +178,38 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 				words := strings.Join(append([]string{cmd.Name()}, args...), " ")
 				err = fmt.Errorf("%w\n\n(To send %q to the model as your first message: %s -- %s)", err, words, cmd.Root().CommandPath(), words)
 			}
-			return usageError{err, cmd.CommandPath()}
+			return usageError{argCount(err, cmd, args), cmd.CommandPath()}
 		}
 		return nil
 	}
+}
+
+// argCount words cobra's "accepts 1 arg(s), received 0" as what is missing
+// or too many, with the command's line.
+func argCount(err error, cmd *cobra.Command, args []string) error {
+	var want, got int
+	msg := err.Error()
+	if _, e := fmt.Sscanf(msg, "accepts %d arg(s), received %d", &want, &got); e != nil {
+		if _, e := fmt.Sscanf(msg, "requires at least %d arg(s), only received %d", &want, &got); e != nil {
+			return err
+		}
+	}
+	words := strings.Fields(cmd.Use)[1:]
+	line := strings.Join(append([]string{cmd.CommandPath()}, words...), " ")
+	switch {
+	case got < want && len(words) == 1:
+		return fmt.Errorf("missing %s: %s", words[0], line)
+	case got < want && len(words) > 1:
+		return fmt.Errorf("missing arguments: %s", line)
+	case got > want && want >= 0 && want < len(args):
+		extra := args[want:]
+		n := "one argument"
+		if len(extra) > 1 {
+			n = fmt.Sprintf("%d arguments", len(extra))
+		}
+		return fmt.Errorf("%s too many (%q): %s", n, strings.Join(extra, " "), line)
+	}
+	return err
 }
 
 // signalContext is a context cancelled by one of sigs, and received, the

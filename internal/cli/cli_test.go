@@ -64,3 +64,37 @@ func TestWordsAfterACommandPointToCoDashDash(t *testing.T) {
 		t.Errorf("co config unset a b: %q", errOut)
 	}
 }
+
+// co --version says what co version says, as most commands' --version
+// does: it was an unknown flag (exit 2).
+func TestVersionFlagPrintsTheVersion(t *testing.T) {
+	code, out, errOut := run(t, "1.2.3-test", "--version")
+	if code != exitOK || out != "co 1.2.3-test\n" {
+		t.Errorf("co --version = %d, %q, %q", code, out, errOut)
+	}
+}
+
+// A command missing its argument, or given one too many, says which and
+// shows the command's line: cobra's own "accepts 1 arg(s), received 0"
+// named neither.
+func TestMissingOrExtraArgumentsNameWhatIsExpected(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"sessions", "rm"}, []string{"co: missing ID: co sessions rm ID"}},
+		{[]string{"mcp", "trust"}, []string{"co: missing NAME: co mcp trust NAME"}},
+		{[]string{"memory", "search"}, []string{"co: missing QUERY: co memory search QUERY"}},
+		{[]string{"sessions", "rm", "a", "b"}, []string{`co: one argument too many ("b"): co sessions rm ID`}},
+	} {
+		code, _, errOut := run(t, "v", c.args...)
+		if code != exitUsage {
+			t.Errorf("co %v exit %d", c.args, code)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("co %v says %q, want %q in it", c.args, errOut, w)
+			}
+		}
+	}
+}

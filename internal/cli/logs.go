@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -35,7 +37,7 @@ binary; the page makes no request beyond this server. Ctrl-C stops it.`,
 			ctx, stop := interruptible()
 			defer stop()
 			d := telemetry.NewDashboard(st)
-			return d.Serve(ctx, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), func(url string) {
+			err = d.Serve(ctx, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), func(url string) {
 				fmt.Fprintf(s.Out, "co logs: %s (store %s) — Ctrl-C stops it\n", url, path)
 				if open {
 					if err := openBrowser(url); err != nil {
@@ -43,6 +45,10 @@ binary; the page makes no request beyond this server. Ctrl-C stops it.`,
 					}
 				}
 			})
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return fmt.Errorf("port %d is in use (another co logs?): give another with --port N, or leave --port out for a free one", port)
+			}
+			return err
 		},
 	}
 	cmd.Flags().IntVar(&port, "port", 0, "port on 127.0.0.1 (0: a free one)")

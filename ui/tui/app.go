@@ -665,7 +665,7 @@ func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			a.sideNarrow = !a.sideNarrow
 		default:
 			// Short enough for the bar of a terminal this narrow.
-			return a.flash(fmt.Sprintf("the spans panel needs %d columns", sidePanelNarrowMin), 3*time.Second)
+			return a.flash(fmt.Sprintf("spans need %d columns", sidePanelNarrowMin), 3*time.Second)
 		}
 		a.layout()
 		if a.sideShown() {

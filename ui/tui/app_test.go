@@ -579,7 +579,7 @@ func TestCtrlTOpensThePanelAtEightyColumns(t *testing.T) {
 		t.Errorf("the bar offers ctrl+t at 50 columns, where the panel has no room:\n%s", s)
 	}
 	d.key("ctrl+t")
-	if s := d.screen(); !strings.Contains(s, "the spans panel needs 60 columns ") || strings.Contains(s, "Spans") {
+	if s := d.screen(); !strings.Contains(s, "spans need 60 columns ") || strings.Contains(s, "Spans") {
 		t.Errorf("ctrl+t at 50 columns says nothing:\n%s", s)
 	}
 }

@@ -43,12 +43,12 @@ func DefaultKeyMap() KeyMap {
 		Newline:      b("shift+enter/ctrl+j", "new line", "shift+enter", "ctrl+j", "alt+enter"),
 		HistoryPrev:  b("↑", "previous input", "up"),
 		HistoryNext:  b("↓", "next input", "down"),
-		Complete:     b("tab", "complete a /command; again: cycle the candidates", "tab"),
+		Complete:     b("tab", "complete a /command or a model after /model; again: the next candidate", "tab"),
 		CompletePrev: b("shift+tab", "the previous candidate", "shift+tab"),
 		Cancel:       b("esc", "cancel the turn", "esc"),
 		Interrupt:    b("ctrl+c", "cancel the turn; clear the input; twice to exit", "ctrl+c"),
 		Quit:         b("ctrl+d", "exit (empty input)", "ctrl+d"),
-		Suspend:      b("ctrl+z", "suspend", "ctrl+z"),
+		Suspend:      b("ctrl+z", "suspend co (fg brings it back)", "ctrl+z"),
 		PageUp:       b("pgup", "scroll up", "pgup"),
 		PageDown:     b("pgdn", "scroll down", "pgdown"),
 		Top:          b("home", "top of the transcript (empty input)", "home"),
@@ -97,8 +97,8 @@ func DefaultModalKeyMap() ModalKeyMap {
 func HelpText(k KeyMap, m ModalKeyMap) string {
 	var b strings.Builder
 	b.WriteString("Keys:\n")
-	for _, kb := range []key.Binding{k.Send, k.Newline, k.HistoryPrev, k.Complete, k.Cancel, k.Interrupt, k.Quit,
-		k.PageUp, k.PageDown, k.Top, k.Bottom, k.SelectPrev, k.SelectNext, k.Copy, k.Expand, k.Reasoning, k.ToggleSpans, k.Mouse} {
+	for _, kb := range []key.Binding{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.CompletePrev, k.Cancel, k.Interrupt, k.Quit, k.Suspend,
+		k.PageUp, k.PageDown, k.Top, k.Bottom, k.SelectPrev, k.SelectNext, k.Copy, k.Expand, k.Reasoning, k.ToggleSpans, k.Mouse, k.Detach} {
 		h := kb.Help()
 		fmt.Fprintf(&b, "  %-19s %s\n", h.Key, h.Desc)
 	}
@@ -110,5 +110,7 @@ func HelpText(k KeyMap, m ModalKeyMap) string {
 		h := kb.Help()
 		fmt.Fprintf(&b, "  %-19s %s\n", h.Key, h.Desc)
 	}
+	scroll := []string{m.Up.Help().Key, m.Down.Help().Key, m.PageUp.Help().Key, m.PageDown.Help().Key}
+	fmt.Fprintf(&b, "  %-19s %s a question taller than the screen\n", strings.Join(scroll, " "), m.Up.Help().Desc)
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -452,7 +452,20 @@ func (v *memView) innerWidth() int { return v.boxWidth() - 4 }
 // innerHeight is the number of lines inside the border.
 func (v *memView) innerHeight() int { return max(v.h-2-2, 1) }
 
-func (v *memView) editHeight() int { return min(max(v.innerHeight()/3, 1), 6) }
+func (v *memView) editHeight() int {
+	if v.tight() {
+		return 1
+	}
+	return min(max(v.innerHeight()/3, 1), 6)
+}
+
+// tight: the screen is too short for the box's blank lines, a list row
+// and the details at their height (a 40×12 terminal); the box drops the
+// blank lines and shows one line of the details, so that it ends on the
+// screen with its keys.
+func (v *memView) tight() bool {
+	return v.innerHeight()-6-1-min(max(v.innerHeight()/3, 1), 6) < 1
+}
 
 // memListRows is the most list rows shown: the box keeps one height while
 // the list narrows (a box that shrank with each key typed would jump).
@@ -462,7 +475,11 @@ const memListRows = 12
 // after the title, the search field, the blank lines, the details (or the
 // edit), the status line and the keys, up to memListRows.
 func (v *memView) listHeight() int {
-	return min(max(v.innerHeight()-6-v.lowerHeight(), 1), memListRows)
+	fixed := 6
+	if v.tight() {
+		fixed = 4
+	}
+	return min(max(v.innerHeight()-fixed-v.lowerHeight(), 1), memListRows)
 }
 
 // lowerHeight is the selected memory's details or the edit (its title and
@@ -532,7 +549,12 @@ func (v *memView) render() {
 	if !v.focusList && v.editing == nil && v.confirm == "" {
 		label = th.KeyHint.Render("Search: ")
 	}
-	lines = append(lines, truncate(label+v.search.View(), w), "")
+	lines = append(lines, truncate(label+v.search.View(), w))
+	gap := []string{""}
+	if v.tight() {
+		gap = nil
+	}
+	lines = append(lines, gap...)
 
 	lh := v.listHeight()
 	var rows []string
@@ -553,7 +575,7 @@ func (v *memView) render() {
 		rows = append(rows, "")
 	}
 	lines = append(lines, rows...)
-	lines = append(lines, "")
+	lines = append(lines, gap...)
 
 	if v.editing != nil {
 		lines = append(lines, th.Title.Render("Edit ["+safe.Text(v.editID)+"]"))

@@ -173,7 +173,17 @@ func (m *Modal) innerWidth() int { return m.boxWidth() - 4 }
 // the title and the footer, each wrapped to the modal's width.
 func (m *Modal) bodyRoom() int {
 	// border 2, a blank line under the title and one over the footer
-	return max(m.h-2-len(m.titleLines())-2-len(m.footerLines()), 4)
+	if !m.tight() {
+		return m.h - 2 - len(m.titleLines()) - 2 - len(m.footerLines())
+	}
+	return max(m.h-2-len(m.titleLines())-len(m.footerLines()), 2)
+}
+
+// tight: the screen is too short for the blank lines around the body and
+// four lines of it (a 40×12 terminal); the box drops the blank lines and
+// shows fewer body lines rather than run past the screen's last row.
+func (m *Modal) tight() bool {
+	return m.h-2-len(m.titleLines())-2-len(m.footerLines()) < 4
 }
 
 // bodyHeight is how many body lines show at once: all of them when they
@@ -527,7 +537,11 @@ func (m *Modal) footerLines() []string {
 // View draws the modal's box (not yet placed on the screen).
 func (m *Modal) View() string {
 	th, w := m.th, m.innerWidth()
-	lines := append(m.titleLines(), "")
+	gap := []string{""}
+	if m.tight() {
+		gap = nil
+	}
+	lines := append(m.titleLines(), gap...)
 
 	bh := m.bodyHeight()
 	body := m.body
@@ -542,7 +556,7 @@ func (m *Modal) View() string {
 		body = append(body, th.Dim.Render(truncate(more, w)))
 	}
 	lines = append(lines, body...)
-	lines = append(lines, "")
+	lines = append(lines, gap...)
 	lines = append(lines, m.footerLines()...)
 
 	for i, l := range lines {

@@ -20,12 +20,6 @@ import (
 // lazily, so a long conversation costs little until it is scrolled. last
 // is that line ("": "Resumed session ID; type to continue.").
 func (a *App) showHistory(h []message.Message, last string) {
-	results := make(map[string]message.Message)
-	for _, m := range h {
-		if m.Role == message.RoleTool {
-			results[m.ToolCallID] = m
-		}
-	}
 	now := a.now()
 	asides := a.agent.Asides()
 	// showAsides adds the !cmd runs and notices placed before message i.
@@ -79,7 +73,8 @@ func (a *App) showHistory(h []message.Message, last string) {
 			}
 			for _, c := range m.ToolCalls {
 				t := newToolEntry(agent.ToolCallStarted{CallID: c.ID, Name: c.Name, Args: c.Args}, now)
-				t.finish(agent.Outcome(c, results[c.ID]))
+				r, _ := message.ResultOf(h, i, c.ID)
+				t.finish(agent.Outcome(c, r))
 				a.chat.Add(t)
 			}
 		}

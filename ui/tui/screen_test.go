@@ -231,3 +231,22 @@ func TestToolEntryKeptWaitingIsNotDenied(t *testing.T) {
 		t.Errorf("a call kept waiting does not say so:\n%s", out)
 	}
 }
+
+// In a 40-column terminal, unsandboxed, the bar says in full that an
+// approval waits, and why ctrl+t opens nothing: a plain cut left "? waiting
+// for your approva" and "the spans panel needs 60 c".
+func TestStatusBarAtFortyColumnsKeepsWhatIsGoingOn(t *testing.T) {
+	th := NewTheme("dark", false)
+	s := NewStatusBar(&th)
+	s.SetWidth(40)
+	s.SetInfo(StatusInfo{Provider: "openai", Model: "test", Isolation: "none", Unsandboxed: true, Waiting: true})
+	s.Start(time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC))
+	if v := xansi.Strip(s.View()); !strings.Contains(v, "UNSANDBOXED") || !strings.Contains(v, "? waiting for your approval") || xansi.StringWidth(v) > 40 {
+		t.Errorf("waiting: %q", v)
+	}
+	s.Stop()
+	s.Flash("spans need 60 columns")
+	if v := xansi.Strip(s.View()); !strings.Contains(v, "UNSANDBOXED") || !strings.Contains(v, "spans need 60 columns") {
+		t.Errorf("flash: %q", v)
+	}
+}

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -175,32 +177,47 @@ func (v *setupView) innerWidth() int { return v.boxWidth() - 4 }
 // render draws the box; View returns it as it is.
 func (v *setupView) render() {
 	th, w := v.th, v.innerWidth()
-	lines := []string{th.Title.Render("Set up a provider"), ""}
+	var q []string
 	if v.prompt.Text == "" {
-		lines = append(lines, th.Dim.Render("Looking for Ollama…"))
+		q = []string{th.Dim.Render("Looking for Ollama…")}
 	} else {
-		q := wrapHanging(v.prompt.Text, w)
-		// A short terminal: the box keeps its field and hints on screen;
-		// the list is cut (a name not shown can still be typed).
-		if room := v.h - 2 - 8; len(q) > room && room > 2 {
-			q = append(q[:room-1], th.Dim.Render("  … (more: type a name)"))
-		}
-		lines = append(lines, q...)
+		q = wrapHanging(v.prompt.Text, w)
 	}
-	lines = append(lines, "", th.KeyHint.Render("› ")+v.field.View())
-	if v.busy && v.prompt.Text != "" {
-		lines = append(lines, th.Dim.Render("checking…"))
-	}
+	var said []string
 	if v.said != "" {
 		style := th.Dim
 		if v.err {
 			style = th.Error
 		}
 		for _, l := range wrapText(v.said, w) {
-			lines = append(lines, style.Render(l))
+			said = append(said, style.Render(l))
 		}
 	}
-	lines = append(lines, "", th.Dim.Render("enter: next · esc: skip (/setup opens this again)"))
+	field := th.KeyHint.Render("› ") + v.field.View()
+	var busy []string
+	if v.busy && v.prompt.Text != "" {
+		busy = []string{th.Dim.Render("checking…")}
+	}
+	hint := th.Dim.Render("enter: next · esc: skip (/setup opens this again)")
+	q, said, spaced, titled := fitSetup(q, said, v.h-2-2-len(busy)) // borders, field, hint
+	var lines []string
+	if titled {
+		lines = append(lines, th.Title.Render("Set up a provider"))
+		if spaced {
+			lines = append(lines, "")
+		}
+	}
+	lines = append(lines, q...)
+	if spaced {
+		lines = append(lines, "")
+	}
+	lines = append(lines, field)
+	lines = append(lines, busy...)
+	lines = append(lines, said...)
+	if spaced {
+		lines = append(lines, "")
+	}
+	lines = append(lines, hint)
 	for i, l := range lines {
 		if pad := w - xansi.StringWidth(l); pad > 0 {
 			lines[i] = l + strings.Repeat(" ", pad)
@@ -209,6 +226,53 @@ func (v *setupView) render() {
 		}
 	}
 	v.box = th.Modal.Render(strings.Join(lines, "\n"))
+}
+
+// fitSetup fits the question and what the last answer said into room
+// lines, so the field and the key hints are always on screen: it drops
+// the blank lines, then the title, then cuts the question (a name not
+// shown can still be typed), then what was said, keeping a line of each.
+func fitSetup(q, said []string, room int) (_, _ []string, spaced, titled bool) {
+	need := func() int {
+		n := len(q) + len(said)
+		if spaced {
+			n += 3
+		}
+		if titled {
+			n++
+		}
+		return n
+	}
+	spaced, titled = true, true
+	if need() > room {
+		spaced = false
+	}
+	if need() > room {
+		titled = false
+	}
+	if over := need() - room; over > 0 && len(q) > 1 {
+		keep := max(len(q)-over-1, 1)
+		more := "  …"
+		if slices.ContainsFunc(q[keep:], isChoice) {
+			more = "  … (more: type a name)"
+		}
+		q = append(q[:keep:keep], more)
+	}
+	if over := need() - room; over > 0 && len(said) > 1 {
+		keep := max(len(said)-over, 1)
+		said = append(said[:keep-1:keep-1], strings.TrimRight(said[keep-1], " ")+" …")
+	}
+	return q, said, spaced, titled
+}
+
+// isChoice tells a line of a numbered list ("   2  Ollama: …").
+func isChoice(l string) bool {
+	f := strings.Fields(l)
+	if len(f) < 2 || !strings.HasPrefix(l, " ") {
+		return false
+	}
+	_, err := strconv.Atoi(f[0])
+	return err == nil
 }
 
 func (v *setupView) View() string { return v.box }

@@ -185,29 +185,32 @@ func (s *StatusBar) refresh() {
 	}
 	tokens := seg(fmt.Sprintf("tokens %s turn · %s session", present.Tokens(in.TurnTokens), present.Tokens(in.SessionTokens)))
 
-	var right string
+	var rightText string
+	rightStyle := base
 	hint := false
 	switch {
 	case s.flash != "":
-		right = th.Warn.Inherit(base).Render(" " + s.flash + " ")
+		rightText, rightStyle = s.flash, th.Warn.Inherit(base)
 	case s.busy && in.Form:
-		right = th.Warn.Inherit(base).Render(" ? waiting for your answer to a form ")
+		rightText, rightStyle = "? waiting for your answer to a form", th.Warn.Inherit(base)
 	case s.busy && in.Waiting:
-		right = th.Warn.Inherit(base).Render(" ? waiting for your approval ")
+		rightText, rightStyle = "? waiting for your approval", th.Warn.Inherit(base)
 	case s.busy && in.Activity != "":
-		right = seg(spinFrames[s.frame] + " " + in.Activity + " " + present.Duration(s.now.Sub(s.started)))
+		rightText = spinFrames[s.frame] + " " + in.Activity + " " + present.Duration(s.now.Sub(s.started))
 	case s.busy:
-		right = seg(spinFrames[s.frame] + " Co is thinking… " + present.Duration(s.now.Sub(s.started)))
+		rightText = spinFrames[s.frame] + " Co is thinking… " + present.Duration(s.now.Sub(s.started))
 	case in.MouseOff:
-		right = seg("mouse released · f2 to capture")
+		rightText = "mouse released · f2 to capture"
 	case s.width < sidePanelNarrowMin: // no room for the panel: Ctrl+T opens nothing
-		right, hint = seg("/help"), true
+		rightText, hint = "/help", true
 	default:
-		right, hint = seg("/help · ctrl+t spans"), true
+		rightText, hint = "/help · ctrl+t spans", true
 	}
+	queued := ""
 	if in.Queued > 0 {
-		right = seg(fmt.Sprintf("%d queued", in.Queued)) + right
+		queued = seg(fmt.Sprintf("%d queued", in.Queued))
 	}
+	right := queued + rightStyle.Render(" "+rightText+" ")
 
 	// Drop the least important segments until the bar fits; the
 	// UNSANDBOXED and UNTRUSTED badges and YOLO stay.
@@ -220,6 +223,12 @@ func (s *StatusBar) refresh() {
 			break
 		}
 		l = shorter
+	}
+	if room := s.width - xansi.StringWidth(l) - xansi.StringWidth(queued); right != "" && xansi.StringWidth(right) > room && room > 8 {
+		// What is going on now loses its padding, then its end (…): the
+		// badges stay, and a plain cut hid the end of "waiting for your
+		// approval" in a 40-column terminal.
+		right = queued + rightStyle.Render(truncate(rightText, room))
 	}
 	gap := s.width - xansi.StringWidth(l) - xansi.StringWidth(right)
 	if gap < 0 {

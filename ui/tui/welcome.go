@@ -71,7 +71,7 @@ func (e *welcomeEntry) render(width int, rc *renderCtx) []string {
 		sandbox, sbStyle = "UNSANDBOXED — shell commands run directly on this machine", th.Error.Bold(true)
 	}
 	body := []string{
-		th.Title.Render("co "+safe.Text(e.w.Version)) + th.Dim.Render(" · your assistant in the terminal"),
+		title(th, safe.Text(e.w.Version), inner),
 		"",
 		row("provider", prov, provStyle),
 		row("sandbox", sandbox, sbStyle),
@@ -116,13 +116,27 @@ func firstRunPanel(th *Theme, msg string, inner int, setup bool) []string {
 		"  "+th.Accent.Render("ollama serve")+th.Dim.Render("              (local Ollama)"),
 		"  "+th.Accent.Render("export LLM_PROVIDER=openai OPENAI_BASE_URL=… OPENAI_MODEL=…"),
 		"",
-		th.Dim.Render(truncate("Meanwhile /help, /status, !cmd and the spans panel work.", inner)),
+		th.Dim.Render("Meanwhile /help, /status, !cmd and the spans panel work."),
 	)
-	for i, l := range body {
-		if xansi.StringWidth(l) > inner {
-			body[i] = xansi.Truncate(l, inner, "…")
+	// Wrapped, never cut: what to set is the point of the box.
+	var fit []string
+	for _, l := range body {
+		if xansi.StringWidth(l) <= inner {
+			fit = append(fit, l)
+			continue
+		}
+		indent := ""
+		if strings.HasPrefix(l, "  ") {
+			indent = "    "
+		}
+		for i, w := range strings.Split(xansi.Wrap(l, inner-len(indent), " "), "\n") {
+			if i > 0 {
+				w = indent + strings.TrimLeft(w, " ")
+			}
+			fit = append(fit, w)
 		}
 	}
+	body = fit
 	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(th.Error.GetForeground()).Padding(0, 1)
 	return strings.Split(box.Render(padLines(body, inner)), "\n")
 }
@@ -134,6 +148,16 @@ func padLines(lines []string, w int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// title is the box's first line, cut to width so that the box keeps its
+// border in a narrow terminal.
+func title(th *Theme, version string, width int) string {
+	name := "co " + version
+	if xansi.StringWidth(name) >= width {
+		return th.Title.Render(truncate(name, width))
+	}
+	return th.Title.Render(name) + th.Dim.Render(truncate(" · your assistant in the terminal", width-xansi.StringWidth(name)))
 }
 
 func (e *welcomeEntry) plain() string {
