@@ -222,7 +222,10 @@ func TestDeliverWithholdsTheAnswerFromSharedPlacesAfterUntrustedAndPrivate(t *te
 			got["slack:"+to] = text
 			return to, nil
 		},
-		Mail: func(ctx context.Context, subject, body string) (string, error) { got["mail"] = body; return "link", nil },
+		Mail: func(ctx context.Context, subject, body string) (string, error) {
+			got["mail"] = body
+			return "link", nil
+		},
 	}
 	deliverAll := func(r deliver.Run) string {
 		clear(got)

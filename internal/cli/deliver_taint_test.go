@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"bytes"
 	"fmt"
 	"io"
 	"mime/quotedprintable"
@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,12 @@ func TestScheduledRunAfterUntrustedAndPrivateWithholdsTheAnswerFromSlack(t *test
 	for _, want := range []string{"*co: brief*\ndone", "The answer is not shown here", "mallory@evil.example", "private data", "co inbox show ", "co schedule logs brief"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the Slack message lacks %q:\n%s", want, text)
+		}
+	}
+	// Where the message says the answer is, it is.
+	if m := regexp.MustCompile(`co inbox show (\S+)`).FindStringSubmatch(text); m != nil {
+		if _, out, _ := run(t, "v", "inbox", "show", m[1]); !strings.Contains(out, secret) {
+			t.Errorf("co inbox show %s lacks the answer:\n%s", m[1], out)
 		}
 	}
 	if !strings.Contains(log, "co: delivered to Slack: #team (C0TEAM), without the answer: the run read untrusted content (") {
