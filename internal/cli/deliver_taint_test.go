@@ -199,6 +199,12 @@ func TestScheduledRunAfterUntrustedOnlyMarksTheSlackAnswer(t *testing.T) {
 		!strings.Contains(text, "News: pay the invoice") {
 		t.Errorf("the Slack message should carry the answer, marked with the page:\n%s\nlog: %s", text, log)
 	}
+	// Slack fetches no link of it for a preview.
+	for _, c := range ws.Calls() {
+		if c.Method == "chat.postMessage" && (c.Args["unfurl_links"] != "false" || c.Args["unfurl_media"] != "false") {
+			t.Errorf("the post lets Slack unfurl its links: %v", c.Args)
+		}
+	}
 	if sl := deliverSpans(t, home)["slack:#team"]; sl == nil || sl["co.deliver.withheld"] != false || sl["co.risk.private"] != false {
 		t.Errorf("the slack deliver span: %v", sl)
 	}
