@@ -57,7 +57,8 @@ func Shared(kind string) bool { return kind != "desktop" && kind != "mail" }
 // Withheld says why the answer must not go to a place of kind, "" when
 // it may: a place others may read, after a run that held untrusted
 // content together with private data (the content could have steered the
-// answer to carry the data there).
+// answer to carry the data there). Deliver sends WithheldShort instead of
+// the answer to such a place.
 func (r Run) Withheld(kind string) string {
 	if !Shared(kind) || len(r.Untrusted) == 0 || !r.Private {
 		return ""
