@@ -3,9 +3,10 @@
 // Notifications service on the session bus), a Slack message (a direct
 // message from co's bot, or a channel) and a Gmail draft to the account's
 // own address. The places come from the user's settings only (a
-// schedule's notify): the model never chooses one, so delivery is not a
-// tool and issue 22's rule (no outbound action after untrusted content
-// without the user) is not involved. A delivery that fails, or a place
+// schedule's notify), but the answer is the model's: after untrusted
+// content it is marked with its sources, and a place others may read
+// (Shared) gets no answer at all from a run that also held private data,
+// only where to read it (Withheld). A delivery that fails, or a place
 // that is not configured, is said in the run's log with how to fix it; it
 // never changes the run's exit code.
 package deliver
@@ -41,6 +42,66 @@ type Run struct {
 	Waiting []string
 	Start   time.Time
 	Session string // the saved session's id; "" when none was saved
+	// Untrusted are the untrusted sources the run read (their labels, in
+	// order); Private is whether it held the user's private data too.
+	Untrusted []string
+	Private   bool
+}
+
+// Shared says whether people other than the user may read what goes to a
+// place of kind: Slack, a channel or a member (co cannot tell that a
+// member ID is yours). The desktop and a draft to your own address are
+// yours alone.
+func Shared(kind string) bool { return kind != "desktop" && kind != "mail" }
+
+// Withheld says why the answer must not go to a place of kind, "" when
+// it may: a place others may read, after a run that held untrusted
+// content together with private data (the content could have steered the
+// answer to carry the data there). Deliver sends WithheldShort instead of
+// the answer to such a place.
+func (r Run) Withheld(kind string) string {
+	if !Shared(kind) || len(r.Untrusted) == 0 || !r.Private {
+		return ""
+	}
+	return "untrusted content with private data, to a place others may read"
+}
+
+// where is the command that shows the run's answer.
+func (r Run) where() string {
+	if r.Session != "" {
+		return "co inbox show " + r.Session + " (or co schedule logs " + clean(r.Schedule) + ")"
+	}
+	return "co schedule logs " + clean(r.Schedule)
+}
+
+// sources names the untrusted sources for a sentence: up to three, then
+// how many more.
+func (r Run) sources() string {
+	ls := make([]string, 0, len(r.Untrusted))
+	for _, l := range r.Untrusted {
+		ls = append(ls, oneLine(l))
+	}
+	if len(ls) <= 3 {
+		return strings.Join(ls, ", ")
+	}
+	return strings.Join(ls[:3], ", ") + fmt.Sprintf(" and %d more", len(ls)-3)
+}
+
+// caution is the line that marks an answer following untrusted content,
+// "" when the run read none.
+func (r Run) caution() string {
+	if len(r.Untrusted) == 0 {
+		return ""
+	}
+	return "This answer follows untrusted content from " + r.sources() +
+		": its links and requests may be theirs, not yours."
+}
+
+// WithheldShort is a short summary without the answer: the outcome, why
+// the answer is not here and where to read it.
+func (r Run) WithheldShort() string {
+	return clean(r.Outcome) + "\n\nThe answer is not shown here: this run read untrusted content (" + r.sources() +
+		") together with your private data, and its answer could carry that data to whoever reads this. Read it with " + r.where() + "."
 }
 
 // Outcome says how a run ended: failure is "" for a run that did not
@@ -67,11 +128,14 @@ func Outcome(failure string, waiting int) string {
 // Title is a delivery's title: "co: NAME".
 func (r Run) Title() string { return "co: " + clean(r.Schedule) }
 
-// Short is the summary's body: the outcome, then the answer's first
-// SummaryChars characters, on plain lines (no control characters, no
-// escape sequence).
+// Short is the summary's body: the outcome, the caution after untrusted
+// content, then the answer's first SummaryChars characters, on plain lines
+// (no control characters, no escape sequence).
 func (r Run) Short() string {
 	b := clean(r.Outcome)
+	if c := r.caution(); c != "" {
+		b += "\n\n" + c
+	}
 	if a := strings.TrimSpace(clean(r.Answer)); a != "" {
 		if rs := []rune(a); len(rs) > SummaryChars {
 			a = strings.TrimRightFunc(string(rs[:SummaryChars]), unicode.IsSpace) + "…"
@@ -86,6 +150,9 @@ func (r Run) Short() string {
 func (r Run) Long() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The scheduled run %s (started %s): %s\n\n", clean(r.Schedule), r.Start.Format("2006-01-02 15:04 MST"), clean(r.Outcome))
+	if c := r.caution(); c != "" {
+		b.WriteString(c + "\n\n")
+	}
 	if a := strings.TrimSpace(clean(r.Answer)); a != "" {
 		b.WriteString(a + "\n")
 	} else {
@@ -146,6 +213,7 @@ func Deliver(ctx context.Context, r Run, notify []string, p Places, log io.Write
 			continue
 		}
 		seen[kind+":"+target] = true
+		withheld := r.Withheld(kind)
 		err := func() (err error) {
 			ctx, cancel := context.WithTimeout(ctx, Timeout)
 			defer cancel()
@@ -153,7 +221,12 @@ func Deliver(ctx context.Context, r Run, notify []string, p Places, log io.Write
 				var span trace.Span
 				ctx, span = p.Tracer.Start(ctx, "deliver", trace.WithAttributes(
 					attribute.String("co.deliver.to", n), attribute.String("co.schedule.name", r.Schedule),
-					attribute.String("co.session.id", r.Session), attribute.String("co.run.outcome", r.Outcome)))
+					attribute.String("co.session.id", r.Session), attribute.String("co.run.outcome", r.Outcome),
+					attribute.StringSlice("co.risk.untrusted", r.Untrusted), attribute.Bool("co.risk.private", r.Private),
+					attribute.Bool("co.deliver.withheld", withheld != "")))
+				if withheld != "" {
+					span.SetAttributes(attribute.String("co.deliver.withheld_reason", withheld))
+				}
 				defer func() {
 					if err != nil {
 						span.RecordError(err)
@@ -175,11 +248,19 @@ func Deliver(ctx context.Context, r Run, notify []string, p Places, log io.Write
 				if p.Slack == nil {
 					return fmt.Errorf("Slack is not configured: %s", p.SlackMissing)
 				}
-				where, err := p.Slack(ctx, target, "*"+r.Title()+"*\n"+r.Short())
+				body := r.Short()
+				if withheld != "" {
+					body = r.WithheldShort()
+				}
+				where, err := p.Slack(ctx, target, "*"+r.Title()+"*\n"+body)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(log, "co: delivered to Slack: %s\n", where)
+				if withheld != "" {
+					fmt.Fprintf(log, "co: delivered to Slack: %s, without the answer: the run read untrusted content (%s) with your private data; read it with %s\n", where, r.sources(), r.where())
+				} else {
+					fmt.Fprintf(log, "co: delivered to Slack: %s\n", where)
+				}
 			case "mail":
 				if p.Mail == nil {
 					return fmt.Errorf("Google is not configured: %s", p.MailMissing)

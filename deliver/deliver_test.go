@@ -205,3 +205,70 @@ func TestDeliverOncePerPlace(t *testing.T) {
 		t.Errorf("log does not say why the second was skipped:\n%s", log.String())
 	}
 }
+
+// The rule per place after a run that read untrusted content with private
+// data: Slack (others may read it) gets the outcome, the sources and where
+// to read the answer, never the answer; the desktop and the draft to
+// yourself keep it, after a line naming the sources. Without private data
+// Slack keeps the answer, after that line; with no untrusted content
+// nothing changes.
+func TestDeliverWithholdsTheAnswerFromSharedPlacesAfterUntrustedAndPrivate(t *testing.T) {
+	r := deliver.Run{Schedule: "brief", Outcome: "done", Answer: "the code is HUNTER-7731", Session: "s1",
+		Untrusted: []string{"mail from a@evil.example", "web evil.example/x", "slack #general from Bob", "mcp everything"}, Private: true}
+	got := map[string]string{}
+	p := deliver.Places{
+		Desktop: func(ctx context.Context, title, body string) error { got["desktop"] = body; return nil },
+		Slack: func(ctx context.Context, to, text string) (string, error) {
+			got["slack:"+to] = text
+			return to, nil
+		},
+		Mail: func(ctx context.Context, subject, body string) (string, error) {
+			got["mail"] = body
+			return "link", nil
+		},
+	}
+	deliverAll := func(r deliver.Run) string {
+		clear(got)
+		var log bytes.Buffer
+		if n := deliver.Deliver(context.Background(), r, []string{"desktop", "slack:#team", "slack:U0123ABC", "mail"}, p, &log); n != 0 {
+			t.Fatalf("%d failed: %s", n, log.String())
+		}
+		return log.String()
+	}
+	const caution = "This answer follows untrusted content from mail from a@evil.example, web evil.example/x, slack #general from Bob and 1 more: its links and requests may be theirs, not yours."
+
+	log := deliverAll(r)
+	for _, to := range []string{"slack:#team", "slack:U0123ABC"} {
+		want := "*co: brief*\ndone\n\nThe answer is not shown here: this run read untrusted content (mail from a@evil.example, web evil.example/x, slack #general from Bob and 1 more) together with your private data, and its answer could carry that data to whoever reads this. Read it with co inbox show s1 (or co schedule logs brief)."
+		if got[to] != want {
+			t.Errorf("%s got:\n%s\nwant:\n%s", to, got[to], want)
+		}
+	}
+	if got["desktop"] != "done\n\n"+caution+"\n\nthe code is HUNTER-7731" {
+		t.Errorf("desktop got:\n%s", got["desktop"])
+	}
+	if !strings.Contains(got["mail"], "done\n\n"+caution+"\n\nthe code is HUNTER-7731\n") {
+		t.Errorf("mail got:\n%s", got["mail"])
+	}
+	if !strings.Contains(log, "co: delivered to Slack: #team, without the answer: the run read untrusted content (mail from a@evil.example,") || strings.Contains(log, "HUNTER") {
+		t.Errorf("log:\n%s", log)
+	}
+
+	r.Session = "" // not saved: the log has the answer
+	deliverAll(r)
+	if !strings.HasSuffix(got["slack:#team"], "Read it with co schedule logs brief.") {
+		t.Errorf("slack without a session:\n%s", got["slack:#team"])
+	}
+
+	r.Private = false
+	deliverAll(r)
+	if got["slack:#team"] != "*co: brief*\ndone\n\n"+caution+"\n\nthe code is HUNTER-7731" {
+		t.Errorf("slack after untrusted content only:\n%s", got["slack:#team"])
+	}
+
+	r.Untrusted, r.Private = nil, true
+	deliverAll(r)
+	if got["slack:#team"] != "*co: brief*\ndone\n\nthe code is HUNTER-7731" || got["desktop"] != "done\n\nthe code is HUNTER-7731" {
+		t.Errorf("a clean run: %q", got)
+	}
+}

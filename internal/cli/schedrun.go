@@ -33,7 +33,8 @@ import (
 // settings only). The answer and every notice go to log. It returns the
 // saved session's id and the exit code: co run's, 4 (headless.ExitWaiting)
 // when a call waits. Then the run's summary goes where sch.Notify says
-// (deliver); what that does is in log and never changes the code.
+// (deliver), with the untrusted sources the run read and whether it held
+// private data; what that does is in log and never changes the code.
 func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer) (sessionID string, code int) {
 	start := time.Now()
 	l, err := loadSettings()
@@ -63,7 +64,11 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 		// Under the run's turn: co traces shows the run with where its
 		// summary went.
 		dctx := trace.ContextWithSpanContext(ctx, a.Agent.LastTurnSpan())
-		deliverRun(dctx, l, sch, runReport(a.Sessions, sch.Name, id, code, start), a.Telemetry.Tracer, log)
+		r := runReport(a.Sessions, sch.Name, id, code, start)
+		// What the run read decides where its answer may go (deliver.Run.Withheld).
+		risk := a.Agent.Risk()
+		r.Untrusted, r.Private = risk.Labels(), risk.Private
+		deliverRun(dctx, l, sch, r, a.Telemetry.Tracer, log)
 	}
 	return id, code
 }

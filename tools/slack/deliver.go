@@ -26,7 +26,7 @@ var memberID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // https://api.slack.com/scopes/conversations.app_home:create: "start a DM
 // with a user by calling the chat.postMessage method and passing the
 // user's ID as the channel parameter"). Everything in text is escaped, so
-// an answer cannot mention @channel or anyone. It returns where the
+// an answer cannot mention @channel or anyone, and no link in it unfurls. It returns where the
 // message went, for the log.
 func (w *Workspace) Deliver(ctx context.Context, to, text string) (where string, err error) {
 	if len(text) > maxText {
@@ -50,7 +50,12 @@ func (w *Workspace) Deliver(ctx context.Context, to, text string) (where string,
 		where = label(id, name)
 	}
 	err = w.call(ctx, func() error {
-		_, _, err := w.api.PostMessageContext(ctx, id, slackapi.MsgOptionText(escapePlain(text), false))
+		// No previews: Slack would fetch the links of an answer (media
+		// unfurls by default; chat.postMessage's unfurl_links and
+		// unfurl_media, https://docs.slack.dev/reference/methods/chat.postMessage),
+		// links a page the run read may have put there.
+		_, _, err := w.api.PostMessageContext(ctx, id, slackapi.MsgOptionText(escapePlain(text), false),
+			slackapi.MsgOptionDisableLinkUnfurl(), slackapi.MsgOptionDisableMediaUnfurl())
 		return err
 	})
 	var se slackapi.SlackErrorResponse
