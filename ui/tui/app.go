@@ -162,6 +162,9 @@ type App struct {
 	// question (confirm) waits for y.
 	slashWait *slashRun
 	slashSeq  int
+	// switchBg are the commands switching the conversation that are no
+	// longer waited for (ctrl+c), by id: messages queue until they answer.
+	switchBg  map[int]string
 	confirmOf string
 	// turnMsg is the running turn's message as queued, given back to the
 	// input when an attachment stops it before it goes (TurnFailed.NotSent).
@@ -971,9 +974,10 @@ func (a *App) slashDone(line string, r slash.Result, shown bool) tea.Cmd {
 }
 
 // beginOrQueue starts q, or queues it behind the running turn, or behind
-// (or as) a message whose attachments are still being read.
+// (or as) a message whose attachments are still being read, or until a
+// switch of the conversation answers (slashwait.go).
 func (a *App) beginOrQueue(q queued) tea.Cmd {
-	if a.running || len(a.queue) > 0 || !q.ready() {
+	if a.running || len(a.queue) > 0 || !q.ready() || a.switching() != "" {
 		a.queue = append(a.queue, q)
 		a.layout()
 		return a.next()
@@ -981,10 +985,10 @@ func (a *App) beginOrQueue(q queued) tea.Cmd {
 	return a.begin(q)
 }
 
-// next starts the first queued message when no turn runs and its
-// attachments are read.
+// next starts the first queued message when no turn runs, its
+// attachments are read and no switch of the conversation is under way.
 func (a *App) next() tea.Cmd {
-	if a.running || len(a.queue) == 0 || !a.queue[0].ready() {
+	if a.running || len(a.queue) == 0 || !a.queue[0].ready() || a.switching() != "" {
 		return nil
 	}
 	q := a.queue[0]
@@ -1358,7 +1362,7 @@ func (a *App) View() (v tea.View) {
 	chat := a.chat.Rows()
 	chatH := a.chat.height
 	var queued []string
-	for _, q := range a.queue[:min(len(a.queue), 3)] {
+	for i, q := range a.queue[:min(len(a.queue), 3)] {
 		t := q.display()
 		if n := len(q.atts); n > 0 {
 			t += fmt.Sprintf("  📎 %d", n)
@@ -1366,6 +1370,8 @@ func (a *App) View() (v tea.View) {
 		lead := "  ⏳ queued: "
 		if e := unread(q.atts); e != nil {
 			lead = "  ⏳ sends once " + safe.Text(e.name) + " is read: "
+		} else if sw := a.switching(); i == 0 && sw != "" && !a.running {
+			lead = "  ⏳ sends once " + safe.Text(sw) + " has answered: "
 		}
 		queued = append(queued, a.th.Queued.Render(truncate(lead+strings.ReplaceAll(safe.Text(t), "\n", " ⏎ "), cw)))
 	}

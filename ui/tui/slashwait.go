@@ -16,6 +16,9 @@ import (
 // the keys and pastes that come meanwhile are held and handled after the
 // answer, in order (as while a pasted path is checked, attach.go). Ctrl+C
 // stops waiting: the held keys go on, and the answer shows when it comes.
+// A command that switches the conversation does so before it answers: a
+// message sent while it goes on in the background waits in the queue for
+// its answer, then goes to the conversation switched to.
 
 // slashOffLoop are those commands: internal/cli's Env functions behind
 // them read the sessions or memory store, the settings and the system's
@@ -27,9 +30,37 @@ var slashOffLoop = map[string]bool{
 
 // slashRun is a command running off the loop.
 type slashRun struct {
-	id   int
-	name string // the command, for the line shown when it is slow
-	slow bool
+	id       int
+	name     string // the command, for the line shown when it is slow
+	slow     bool
+	switches bool // it loads another saved session into the agent
+}
+
+// switchesConversation reports whether line loads another saved session
+// into the agent (internal/app's SwitchTo): /sessions ID, /inbox approve.
+func switchesConversation(line string) bool {
+	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case "/sessions":
+		return arg != "" && arg != "all"
+	case "/inbox":
+		sub, _, _ := strings.Cut(arg, " ")
+		return sub == "approve"
+	}
+	return false
+}
+
+// switching is the command no longer waited for that is switching the
+// conversation (the first, when more), or "": messages wait for it.
+func (a *App) switching() string {
+	first := 0
+	for id := range a.switchBg {
+		if first == 0 || id < first {
+			first = id
+		}
+	}
+	return a.switchBg[first]
 }
 
 // slashDoneMsg is a command's answer.
@@ -55,7 +86,7 @@ func (a *App) startSlash(line string) tea.Cmd {
 func (a *App) offLoop(name, line string, f func() slash.Result) tea.Cmd {
 	a.slashSeq++
 	id := a.slashSeq
-	a.slashWait = &slashRun{id: id, name: name}
+	a.slashWait = &slashRun{id: id, name: name, switches: switchesConversation(line)}
 	run := func() (msg tea.Msg) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -73,7 +104,13 @@ func (a *App) offLoop(name, line string, f func() slash.Result) tea.Cmd {
 // meanwhile. An answer no longer waited for (ctrl+c) still shows.
 func (a *App) handleSlashDone(msg slashDoneMsg) tea.Cmd {
 	if a.slashWait == nil || a.slashWait.id != msg.id {
-		return a.slashDone(msg.line, msg.r, true)
+		if _, ok := a.switchBg[msg.id]; !ok {
+			return a.slashDone(msg.line, msg.r, true)
+		}
+		// The switch is done: the messages that waited for it go.
+		delete(a.switchBg, msg.id)
+		cmd := a.slashDone(msg.line, msg.r, true)
+		return tea.Batch(cmd, a.next())
 	}
 	a.slashWait = nil
 	a.layout()
@@ -84,6 +121,12 @@ func (a *App) handleSlashDone(msg slashDoneMsg) tea.Cmd {
 // stopWaiting is ctrl+c while a command runs: the held keys go on.
 func (a *App) stopWaiting() tea.Cmd {
 	name := a.slashWait.name
+	if a.slashWait.switches {
+		if a.switchBg == nil {
+			a.switchBg = map[int]string{}
+		}
+		a.switchBg[a.slashWait.id] = name
+	}
 	a.slashWait = nil
 	a.chat.Add(newNotice(noticeInfo, name+" goes on in the background; its answer shows here when it comes."))
 	a.chat.Bottom()

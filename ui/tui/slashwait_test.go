@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -103,4 +105,45 @@ func TestConfirmedCommandRunsOffTheLoop(t *testing.T) {
 	d.until("the answer and the key", func() bool {
 		return strings.Contains(d.screen(), "Forgot [m1].") && d.app.input.Value() == "z"
 	})
+}
+
+// A command that switches the conversation (/sessions ID) and is no
+// longer waited for (ctrl+c) still switches it when it answers: a message
+// sent meanwhile waits for the switch and goes to the conversation
+// switched to, not to the old one while the switch replaces its history.
+func TestMessageWaitsForASessionSwitchNoLongerWaitedFor(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(llmtest.Reply{Text: "welcome back"})
+	g := newGate(t)
+	env := slash.Env{Agent: f.ag, Sessions: func(arg string) slash.Result {
+		<-g.c // the store is slow
+		// What internal/app's SwitchTo does to the agent.
+		f.ag.Restore([]message.Message{
+			{Role: message.RoleUser, Content: "the earlier question"},
+			{Role: message.RoleAssistant, Content: "the earlier answer"},
+		}, message.Usage{}, 1)
+		return slash.Result{Output: "Switched to session " + arg + ".", Action: slash.Switched}
+	}}
+	d := newDriver(t, Options{Agent: f.ag, Slash: env}, 100, 30)
+	d.typeText("/sessions abc")
+	sendNoBlock(d, g, keyMsg("enter"))
+	sendNoBlock(d, g, keyMsg("ctrl+c"))
+	d.until("ctrl+c", func() bool {
+		return strings.Contains(d.transcript(), "/sessions goes on in the background")
+	})
+	d.typeText("hello")
+	sendNoBlock(d, g, keyMsg("enter"))
+	d.until("the message queued or sent", func() bool { return d.app.running || len(d.app.queue) > 0 })
+	if s := d.screen(); d.app.running || !strings.Contains(s, "⏳ sends once /sessions has answered: hello") {
+		t.Fatalf("the turn began during the switch (running %v); screen:\n%s", d.app.running, s)
+	}
+	g.openAll()
+	d.until("the reply", func() bool { return strings.Contains(d.screen(), "welcome back") })
+	reqs := f.srv.Requests()
+	if len(reqs) != 1 || len(reqs[0].Body.Messages) < 3 || reqs[0].Body.Messages[len(reqs[0].Body.Messages)-3].Content != "the earlier question" {
+		t.Fatalf("the message did not go to the switched-to conversation: %+v", reqs)
+	}
+	if s := d.screen(); strings.Index(s, "Switched to session abc.") > strings.Index(s, "hello") {
+		t.Fatalf("the message shows before the switch:\n%s", s)
+	}
 }
