@@ -155,7 +155,7 @@ type App struct {
 	// probe is a paste whose paths are being checked; held the keys and
 	// pastes that came since, handled after it (attach.go).
 	probe               *mediaProbe
-	held                []tea.Msg
+	held                []heldMsg
 	probeSeq, attachSeq int
 	// slashWait is a slash command running off the loop (slashwait.go);
 	// keys and pastes are held for it too. confirmOf is the command whose
@@ -598,16 +598,21 @@ func (a *App) sideShown() bool {
 
 func (a *App) queuedLines() int { return min(len(a.queue), 3) + a.pendingCount() }
 
-func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
+func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd { return a.handleKeyAt(k, a.now()) }
+
+// handleKeyAt handles k typed at at: now, or earlier for a key held
+// (slashwait.go), which the modal or form that opened since must not take
+// as an answer the user gave having read it.
+func (a *App) handleKeyAt(k tea.KeyPressMsg, at time.Time) tea.Cmd {
 	if key.Matches(k, a.keys.Interrupt) {
 		return a.interrupt()
 	}
 	a.ctrlC = time.Time{}
 	if a.modal != nil {
-		return a.modalKey(k)
+		return a.modalKey(k, at)
 	}
 	if a.form != nil {
-		return a.formKey(k)
+		return a.formKey(k, at)
 	}
 	if a.mem != nil {
 		return a.memKey(k)
@@ -756,9 +761,9 @@ func (a *App) flash(msg string, d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return flashDoneMsg{Seq: seq} })
 }
 
-func (a *App) modalKey(k tea.KeyPressMsg) tea.Cmd {
+func (a *App) modalKey(k tea.KeyPressMsg, at time.Time) tea.Cmd {
 	idx := a.modal.Index()
-	switch a.modal.HandleKey(k, a.now()) {
+	switch a.modal.HandleKey(k, at) {
 	case ModalCancel:
 		return a.cancelTurn()
 	case ModalAnswered:
@@ -1456,8 +1461,8 @@ func formWithdrawn(req agent.FormRequested) tea.Cmd {
 	}
 }
 
-func (a *App) formKey(k tea.KeyPressMsg) tea.Cmd {
-	res, ans := a.form.HandleKey(k, a.now())
+func (a *App) formKey(k tea.KeyPressMsg, at time.Time) tea.Cmd {
+	res, ans := a.form.HandleKey(k, at)
 	switch res {
 	case FormCancelTurn:
 		return a.cancelTurn()

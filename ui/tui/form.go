@@ -188,8 +188,12 @@ func (m *FormModal) HandleKey(k tea.KeyPressMsg, now time.Time) (FormResult, too
 		return FormCancelTurn, tools.FormAnswer{Action: tools.FormCancel}
 	}
 	if now.Before(m.graceUntil) {
-		m.graceUntil = now.Add(ApprovalGrace)
-		m.armed = false
+		// A key held since before the form opened (slashwait.go) comes
+		// with its own, earlier time: it never shortens the wait.
+		if t := now.Add(ApprovalGrace); t.After(m.graceUntil) {
+			m.graceUntil = t
+			m.armed = false
+		}
 		return FormSwallowed, tools.FormAnswer{}
 	}
 	m.armed = true

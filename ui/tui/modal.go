@@ -136,9 +136,13 @@ func (m *Modal) HandleKey(k tea.KeyPressMsg, now time.Time) ModalResult {
 	}
 	if now.Before(m.graceUntil) {
 		// Typed before the user could have read the modal: answer nothing,
-		// and keep waiting until the typing stops.
-		m.graceUntil = now.Add(ApprovalGrace)
-		m.armed = false
+		// and keep waiting until the typing stops. A key held since before
+		// the modal opened (slashwait.go) comes with its own, earlier time:
+		// it never shortens the wait.
+		if t := now.Add(ApprovalGrace); t.After(m.graceUntil) {
+			m.graceUntil = t
+			m.armed = false
+		}
 		return ModalSwallowed
 	}
 	m.armed = true

@@ -140,8 +140,14 @@ func (a *App) hold(msg tea.Msg) bool {
 	if a.probe == nil && a.slashWait == nil {
 		return false
 	}
-	a.held = append(a.held, msg)
+	a.held = append(a.held, heldMsg{msg: msg, at: a.now()})
 	return true
+}
+
+// heldMsg is a key or paste held, and when it came.
+type heldMsg struct {
+	msg tea.Msg
+	at  time.Time
 }
 
 // release handles the held keys and pastes in order, until one of them
@@ -149,11 +155,11 @@ func (a *App) hold(msg tea.Msg) bool {
 func (a *App) release() tea.Cmd {
 	var cmds []tea.Cmd
 	for len(a.held) > 0 && a.probe == nil && a.slashWait == nil {
-		m := a.held[0]
+		h := a.held[0]
 		a.held = a.held[1:]
-		switch m := m.(type) {
+		switch m := h.msg.(type) {
 		case tea.KeyPressMsg:
-			cmds = append(cmds, a.handleKey(m))
+			cmds = append(cmds, a.handleKeyAt(m, h.at))
 		case tea.PasteMsg:
 			cmds = append(cmds, a.handlePaste(m))
 		}

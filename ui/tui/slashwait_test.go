@@ -147,3 +147,44 @@ func TestMessageWaitsForASessionSwitchNoLongerWaitedFor(t *testing.T) {
 		t.Fatalf("the message shows before the switch:\n%s", s)
 	}
 }
+
+// A key typed while a command runs, before an approval modal appeared,
+// is held; handled after the command's answer, when the modal has long
+// been up, it is still a key typed before the user could read the modal:
+// it goes to the prompt and approves nothing (as in the grace period).
+func TestKeyHeldBeforeAModalOpenedDoesNotAnswerIt(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "make deploy")}},
+		llmtest.Reply{Text: "ok"},
+	)
+	g := newGate(t)
+	env := slash.Env{Agent: f.ag, Status: func() string {
+		<-g.c
+		return "the status"
+	}}
+	d := newDriver(t, Options{Agent: f.ag, Slash: env}, 100, 40)
+	d.typeText("deploy")
+	d.key("enter")
+	d.typeText("/status")
+	sendNoBlock(d, g, keyMsg("enter"))
+	sendNoBlock(d, g, keyMsg("y")) // held: /status runs; no modal yet
+	if d.app.modal != nil || len(d.app.held) != 1 {
+		t.Fatalf("modal %v, held %d", d.app.modal != nil, len(d.app.held))
+	}
+	d.until("the modal", func() bool { return d.app.modal != nil })
+	d.clock.Advance(2 * ApprovalGrace) // the modal has been up a while
+	g.openAll()
+	d.until("the status", func() bool { return d.app.slashWait == nil && strings.Contains(d.transcript(), "the status") })
+	if d.app.modal == nil || len(f.shell.ran()) != 0 {
+		t.Fatalf("a key typed before the modal showed answered it (shell ran %v)", f.shell.ran())
+	}
+	if v := d.app.input.Value(); v != "y" {
+		t.Errorf("the key should reach the prompt, input %q", v)
+	}
+	d.key("n") // typed now, the modal on screen: it answers
+	d.until("the turn to end", d.idle)
+	if len(f.shell.ran()) != 0 {
+		t.Fatalf("denied call ran")
+	}
+}
