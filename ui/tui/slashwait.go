@@ -51,9 +51,12 @@ func switchesConversation(line string) bool {
 	return false
 }
 
-// switching is the command no longer waited for that is switching the
-// conversation (the first, when more), or "": messages wait for it.
+// switching is the command switching the conversation, waited for or no
+// longer (the first, when more), or "": messages wait for it.
 func (a *App) switching() string {
+	if a.slashWait != nil && a.slashWait.switches {
+		return a.slashWait.name
+	}
 	first := 0
 	for id := range a.switchBg {
 		if first == 0 || id < first {
@@ -112,9 +115,13 @@ func (a *App) handleSlashDone(msg slashDoneMsg) tea.Cmd {
 		cmd := a.slashDone(msg.line, msg.r, true)
 		return tea.Batch(cmd, a.next())
 	}
+	switched := a.slashWait.switches
 	a.slashWait = nil
 	a.layout()
 	cmd := a.slashDone(msg.line, msg.r, true)
+	if switched {
+		cmd = tea.Batch(cmd, a.next()) // a message that waited for it
+	}
 	return tea.Batch(cmd, a.release())
 }
 

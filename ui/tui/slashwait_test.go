@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/slash"
@@ -186,5 +188,43 @@ func TestKeyHeldBeforeAModalOpenedDoesNotAnswerIt(t *testing.T) {
 	d.until("the turn to end", d.idle)
 	if len(f.shell.ran()) != 0 {
 		t.Fatalf("denied call ran")
+	}
+}
+
+// A message waiting for its image to be read does not go while a switch
+// of the conversation is under way (waited for): it goes after it, to the
+// conversation switched to.
+func TestMessageWaitingForAnImageWaitsForASessionSwitch(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(llmtest.Reply{Text: "A grey square."})
+	g := newGatedMedia(t, "read pic.png")
+	pic, _ := g.image(t, "pic.png", 6, 4)
+	sw := newGate(t)
+	env := slash.Env{Agent: f.ag, Sessions: func(arg string) slash.Result {
+		<-sw.c
+		f.ag.Restore([]message.Message{
+			{Role: message.RoleUser, Content: "the earlier question"},
+			{Role: message.RoleAssistant, Content: "the earlier answer"},
+		}, message.Usage{}, 1)
+		return slash.Result{Output: "Switched to session " + arg + ".", Action: slash.Switched}
+	}}
+	d := newDriver(t, Options{Agent: f.ag, Mentions: g, Slash: env}, 100, 30)
+	sendNoBlock(d, g, tea.PasteMsg{Content: pic})
+	d.until("the reading line", func() bool { return strings.Contains(d.screen(), "📎 pic.png (reading…)") })
+	d.typeText("what is it")
+	sendNoBlock(d, g, keyMsg("enter"))
+	d.until("the message to wait", func() bool { return strings.Contains(d.screen(), "⏳ sends once pic.png is read: what is it") })
+	d.typeText("/sessions abc")
+	sendNoBlock(d, sw, keyMsg("enter"))
+	g.open("read pic.png")
+	d.until("the image read", func() bool { return d.seen(isMediaRead) })
+	if d.app.running || len(f.srv.Requests()) != 0 {
+		t.Fatalf("the message went during the switch: running %v", d.app.running)
+	}
+	sw.openAll()
+	d.until("the reply", func() bool { return strings.Contains(d.screen(), "A grey square.") })
+	reqs := f.srv.Requests()
+	if len(reqs) != 1 || len(reqs[0].Body.Messages) < 3 || reqs[0].Body.Messages[len(reqs[0].Body.Messages)-3].Content != "the earlier question" {
+		t.Fatalf("the message did not go to the switched-to conversation: %+v", reqs)
 	}
 }
