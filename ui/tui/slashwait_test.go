@@ -228,3 +228,31 @@ func TestMessageWaitingForAnImageWaitsForASessionSwitch(t *testing.T) {
 		t.Fatalf("the message did not go to the switched-to conversation: %+v", reqs)
 	}
 }
+
+// While a message's @files are read its turn counts as running, though
+// the agent has not begun it: /sessions ID is refused then, as during the
+// turn, instead of switching the conversation under the message.
+func TestSessionSwitchIsRefusedWhileAMessagesFilesAreRead(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(llmtest.Reply{Text: "read it"})
+	src := newGatedSource(t, "main.go")
+	called := make(chan string, 1)
+	env := slash.Env{Agent: f.ag, Sessions: func(arg string) slash.Result {
+		called <- arg
+		return slash.Result{Output: "Switched to session " + arg + ".", Action: slash.Switched}
+	}}
+	d := newDriver(t, Options{Agent: f.ag, Mentions: src, Slash: env}, 100, 30)
+	d.typeText("see @main.go")
+	sendNoBlock(d, src, keyMsg("enter"))
+	src.waitCalled(t, "main.go")
+	d.typeText("/sessions abc")
+	sendNoBlock(d, src, keyMsg("enter"))
+	d.until("an answer to /sessions", func() bool {
+		return len(called) > 0 || strings.Contains(d.transcript(), "a turn is running; cancel it first")
+	})
+	if len(called) > 0 {
+		t.Fatal("/sessions abc switched the conversation while the message's files were read")
+	}
+	src.open("main.go")
+	d.until("the turn to end", func() bool { return d.idle() && strings.Contains(d.screen(), "read it") })
+}
