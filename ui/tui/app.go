@@ -893,7 +893,7 @@ func (a *App) showNotes() {
 
 func (a *App) runSlash(line string) tea.Cmd {
 	name, _, _ := strings.Cut(line, " ")
-	if a.running && switchesConversation(line) {
+	if a.running && (switchesConversation(line) || name == "/clear" || name == "/new") {
 		// As the agent refuses during its turn; the turn's files may still
 		// be read, before the agent has it (begin).
 		return a.slashDone(line, slash.Result{Output: "a turn is running; cancel it first", Err: true}, false)

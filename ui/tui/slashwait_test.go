@@ -230,8 +230,8 @@ func TestMessageWaitingForAnImageWaitsForASessionSwitch(t *testing.T) {
 }
 
 // While a message's @files are read its turn counts as running, though
-// the agent has not begun it: /sessions ID is refused then, as during the
-// turn, instead of switching the conversation under the message.
+// the agent has not begun it: /sessions ID and /clear are refused then, as
+// during the turn, instead of changing the conversation under the message.
 func TestSessionSwitchIsRefusedWhileAMessagesFilesAreRead(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(llmtest.Reply{Text: "read it"})
@@ -252,6 +252,15 @@ func TestSessionSwitchIsRefusedWhileAMessagesFilesAreRead(t *testing.T) {
 	})
 	if len(called) > 0 {
 		t.Fatal("/sessions abc switched the conversation while the message's files were read")
+	}
+	d.typeText("/clear")
+	sendNoBlock(d, src, keyMsg("enter"))
+	d.until("an answer to /clear", func() bool {
+		tr := d.transcript()
+		return strings.Count(tr, "a turn is running; cancel it first") == 2 || strings.Contains(tr, "Started a new conversation")
+	})
+	if strings.Contains(d.transcript(), "Started a new conversation") {
+		t.Fatal("/clear reset the conversation while the message's files were read")
 	}
 	src.open("main.go")
 	d.until("the turn to end", func() bool { return d.idle() && strings.Contains(d.screen(), "read it") })
