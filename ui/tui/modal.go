@@ -53,6 +53,7 @@ type Modal struct {
 	idx        int
 	scroll     int
 	graceUntil time.Time
+	opened     time.Time // when it showed (NewModal)
 	armed      bool
 	note       string // a one-line answer to a refused key
 	keys       ModalKeyMap
@@ -65,7 +66,7 @@ type Modal struct {
 // NewModal opens the modal for req at now on a w×h screen.
 func NewModal(req agent.ApprovalRequested, th *Theme, keys ModalKeyMap, w, h int, now time.Time) *Modal {
 	modalSeq++
-	m := &Modal{req: req, verdicts: make([]message.Verdict, len(req.Calls)), keys: keys, th: th, id: modalSeq}
+	m := &Modal{req: req, verdicts: make([]message.Verdict, len(req.Calls)), keys: keys, th: th, id: modalSeq, opened: now}
 	m.w, m.h = w, h
 	m.show(now)
 	return m

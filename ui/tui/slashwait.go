@@ -168,8 +168,19 @@ func (a *App) release() tea.Cmd {
 		case tea.KeyPressMsg:
 			cmds = append(cmds, a.handleKeyAt(m, h.at))
 		case tea.PasteMsg:
+			if a.openedSince(h.at) {
+				// Meant for the prompt: the modal or form came after it.
+				cmds = append(cmds, a.pasteToPrompt(m))
+				break
+			}
 			cmds = append(cmds, a.handlePaste(m))
 		}
 	}
 	return tea.Batch(cmds...)
+}
+
+// openedSince reports whether the approval modal or a form on screen
+// opened at or after at: what was typed or pasted then was not for it.
+func (a *App) openedSince(at time.Time) bool {
+	return (a.modal != nil && !a.modal.opened.Before(at)) || (a.form != nil && !a.form.opened.Before(at))
 }

@@ -265,3 +265,34 @@ func TestSessionSwitchIsRefusedWhileAMessagesFilesAreRead(t *testing.T) {
 	src.open("main.go")
 	d.until("the turn to end", func() bool { return d.idle() && strings.Contains(d.screen(), "read it") })
 }
+
+// A paste held while a command runs, before an approval modal appeared,
+// is the prompt's: released once the modal is up, it goes to the input,
+// not into the modal (which drops pastes) nor lost.
+func TestPasteHeldBeforeAModalOpenedGoesToThePrompt(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "make deploy")}},
+		llmtest.Reply{Text: "ok"},
+	)
+	g := newGate(t)
+	env := slash.Env{Agent: f.ag, Status: func() string {
+		<-g.c
+		return "the status"
+	}}
+	d := newDriver(t, Options{Agent: f.ag, Slash: env}, 100, 40)
+	d.typeText("deploy")
+	d.key("enter")
+	d.typeText("/status")
+	sendNoBlock(d, g, keyMsg("enter"))
+	sendNoBlock(d, g, tea.PasteMsg{Content: "the notes I pasted"}) // held: /status runs; no modal yet
+	d.until("the modal", func() bool { return d.app.modal != nil })
+	d.clock.Advance(2 * ApprovalGrace)
+	g.openAll()
+	d.until("the status", func() bool { return d.app.slashWait == nil && strings.Contains(d.transcript(), "the status") })
+	if v := d.app.input.Value(); v != "the notes I pasted" {
+		t.Fatalf("the paste made before the modal is lost: input %q", v)
+	}
+	d.key("n")
+	d.until("the turn to end", d.idle)
+}
