@@ -7,8 +7,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/message"
+	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -295,4 +297,35 @@ func TestPasteHeldBeforeAModalOpenedGoesToThePrompt(t *testing.T) {
 	}
 	d.key("n")
 	d.until("the turn to end", d.idle)
+}
+
+// So with an MCP server's form: a key held from before it opened goes to
+// the prompt, not into the form's field.
+func TestKeyHeldBeforeAFormOpenedGoesToThePrompt(t *testing.T) {
+	f := newFixture(t)
+	g := newGate(t)
+	env := slash.Env{Agent: f.ag, Status: func() string {
+		<-g.c
+		return "the status"
+	}}
+	// A turn that goes on (its reply stalls), as one calling the server's tool.
+	f.srv.Script(llmtest.Reply{Chunks: []string{"Calling it", " now."}, StallAfter: 1})
+	d := newDriver(t, Options{Agent: f.ag, Slash: env}, 100, 40)
+	d.typeText("ask me")
+	d.key("enter")
+	d.until("the turn", func() bool { return strings.Contains(d.screen(), "Calling it") })
+	d.typeText("/status")
+	sendNoBlock(d, g, keyMsg("enter"))
+	sendNoBlock(d, g, keyMsg("x")) // held: /status runs; no form yet
+	d.send(agentEventMsg{Turn: d.app.turn, Event: agent.FormRequested{CallID: "c1",
+		Form: tools.Form{Server: "srv", Message: "your name?", Fields: []tools.Field{{Name: "name"}}}, Withdrawn: make(chan struct{})}})
+	if d.app.form == nil {
+		t.Fatal("the form did not open")
+	}
+	d.clock.Advance(2 * ApprovalGrace)
+	g.openAll()
+	d.until("the status", func() bool { return d.app.slashWait == nil && strings.Contains(d.transcript(), "the status") })
+	if v := d.app.input.Value(); v != "x" {
+		t.Fatalf("a key typed before the form showed went into it: input %q", v)
+	}
 }
