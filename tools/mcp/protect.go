@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,8 +43,18 @@ func (m *Manager) protectedArg(args json.RawMessage) (rel, why string) {
 			if n++; n > maxArgStrings {
 				return true
 			}
-			if r, ok := inWorkspace(x, roots); ok {
-				if root, w, hit := m.opts.Protected.Match(r, protect.File); hit {
+			r, ok := inWorkspace(x, roots)
+			if !ok {
+				return false
+			}
+			if root, w, hit := m.opts.Protected.Match(r, protect.File); hit {
+				rel, why = root, w
+				return true
+			}
+			// Through a symlink (g/hooks/x, g a link to .git): what the
+			// server opens is where it leads.
+			if real, ok := realRel(r, roots); ok && real != r {
+				if root, w, hit := m.opts.Protected.Match(real, protect.File); hit {
 					rel, why = root, w
 					return true
 				}
@@ -96,4 +107,41 @@ func inWorkspace(s string, roots []string) (string, bool) {
 		return "", false
 	}
 	return filepath.ToSlash(p), true
+}
+
+// realRel is the workspace path rel (slash-separated, from inWorkspace)
+// with its symlinks resolved (a dangling one too: writing through it
+// creates its target), relative to the workspace's real path; ok is false
+// when it leads out of the workspace.
+func realRel(rel string, roots []string) (string, bool) {
+	return inWorkspace(realPath(filepath.Join(roots[0], filepath.FromSlash(rel))), roots[len(roots)-1:])
+}
+
+// realPath resolves the symlinks of p's existing part, following at most
+// maxHops links that lead nowhere yet.
+func realPath(p string) string {
+	const maxHops = 40
+	for range maxHops {
+		next := ""
+		for dir := p; next == ""; dir = filepath.Dir(dir) {
+			rest, _ := filepath.Rel(dir, p)
+			if r, err := filepath.EvalSymlinks(dir); err == nil {
+				return filepath.Join(r, rest)
+			}
+			if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				t, err := os.Readlink(dir)
+				if err != nil {
+					return p
+				}
+				if !filepath.IsAbs(t) {
+					t = filepath.Join(filepath.Dir(dir), t)
+				}
+				next = filepath.Join(t, rest)
+			} else if dir == filepath.Dir(dir) {
+				return p
+			}
+		}
+		p = next
+	}
+	return p
 }

@@ -155,13 +155,16 @@ type App struct {
 	// probe is a paste whose paths are being checked; held the keys and
 	// pastes that came since, handled after it (attach.go).
 	probe               *mediaProbe
-	held                []tea.Msg
+	held                []heldMsg
 	probeSeq, attachSeq int
 	// slashWait is a slash command running off the loop (slashwait.go);
 	// keys and pastes are held for it too. confirmOf is the command whose
 	// question (confirm) waits for y.
 	slashWait *slashRun
 	slashSeq  int
+	// switchBg are the commands switching the conversation that are no
+	// longer waited for (ctrl+c), by id: messages queue until they answer.
+	switchBg  map[int]string
 	confirmOf string
 	// turnMsg is the running turn's message as queued, given back to the
 	// input when an attachment stops it before it goes (TurnFailed.NotSent).
@@ -595,16 +598,21 @@ func (a *App) sideShown() bool {
 
 func (a *App) queuedLines() int { return min(len(a.queue), 3) + a.pendingCount() }
 
-func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd {
+func (a *App) handleKey(k tea.KeyPressMsg) tea.Cmd { return a.handleKeyAt(k, a.now()) }
+
+// handleKeyAt handles k typed at at: now, or earlier for a key held
+// (slashwait.go), which the modal or form that opened since must not take
+// as an answer the user gave having read it.
+func (a *App) handleKeyAt(k tea.KeyPressMsg, at time.Time) tea.Cmd {
 	if key.Matches(k, a.keys.Interrupt) {
 		return a.interrupt()
 	}
 	a.ctrlC = time.Time{}
 	if a.modal != nil {
-		return a.modalKey(k)
+		return a.modalKey(k, at)
 	}
 	if a.form != nil {
-		return a.formKey(k)
+		return a.formKey(k, at)
 	}
 	if a.mem != nil {
 		return a.memKey(k)
@@ -753,9 +761,9 @@ func (a *App) flash(msg string, d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return flashDoneMsg{Seq: seq} })
 }
 
-func (a *App) modalKey(k tea.KeyPressMsg) tea.Cmd {
+func (a *App) modalKey(k tea.KeyPressMsg, at time.Time) tea.Cmd {
 	idx := a.modal.Index()
-	switch a.modal.HandleKey(k, a.now()) {
+	switch a.modal.HandleKey(k, at) {
 	case ModalCancel:
 		return a.cancelTurn()
 	case ModalAnswered:
@@ -885,6 +893,11 @@ func (a *App) showNotes() {
 
 func (a *App) runSlash(line string) tea.Cmd {
 	name, _, _ := strings.Cut(line, " ")
+	if a.running && (switchesConversation(line) || name == "/clear" || name == "/new") {
+		// As the agent refuses during its turn; the turn's files may still
+		// be read, before the agent has it (begin).
+		return a.slashDone(line, slash.Result{Output: "a turn is running; cancel it first", Err: true}, false)
+	}
 	if slashOffLoop[name] {
 		return a.startSlash(line)
 	}
@@ -971,9 +984,10 @@ func (a *App) slashDone(line string, r slash.Result, shown bool) tea.Cmd {
 }
 
 // beginOrQueue starts q, or queues it behind the running turn, or behind
-// (or as) a message whose attachments are still being read.
+// (or as) a message whose attachments are still being read, or until a
+// switch of the conversation answers (slashwait.go).
 func (a *App) beginOrQueue(q queued) tea.Cmd {
-	if a.running || len(a.queue) > 0 || !q.ready() {
+	if a.running || len(a.queue) > 0 || !q.ready() || a.switching() != "" {
 		a.queue = append(a.queue, q)
 		a.layout()
 		return a.next()
@@ -981,10 +995,10 @@ func (a *App) beginOrQueue(q queued) tea.Cmd {
 	return a.begin(q)
 }
 
-// next starts the first queued message when no turn runs and its
-// attachments are read.
+// next starts the first queued message when no turn runs, its
+// attachments are read and no switch of the conversation is under way.
 func (a *App) next() tea.Cmd {
-	if a.running || len(a.queue) == 0 || !a.queue[0].ready() {
+	if a.running || len(a.queue) == 0 || !a.queue[0].ready() || a.switching() != "" {
 		return nil
 	}
 	q := a.queue[0]
@@ -1358,7 +1372,7 @@ func (a *App) View() (v tea.View) {
 	chat := a.chat.Rows()
 	chatH := a.chat.height
 	var queued []string
-	for _, q := range a.queue[:min(len(a.queue), 3)] {
+	for i, q := range a.queue[:min(len(a.queue), 3)] {
 		t := q.display()
 		if n := len(q.atts); n > 0 {
 			t += fmt.Sprintf("  📎 %d", n)
@@ -1366,6 +1380,8 @@ func (a *App) View() (v tea.View) {
 		lead := "  ⏳ queued: "
 		if e := unread(q.atts); e != nil {
 			lead = "  ⏳ sends once " + safe.Text(e.name) + " is read: "
+		} else if sw := a.switching(); i == 0 && sw != "" && !a.running {
+			lead = "  ⏳ sends once " + safe.Text(sw) + " has answered: "
 		}
 		queued = append(queued, a.th.Queued.Render(truncate(lead+strings.ReplaceAll(safe.Text(t), "\n", " ⏎ "), cw)))
 	}
@@ -1450,8 +1466,8 @@ func formWithdrawn(req agent.FormRequested) tea.Cmd {
 	}
 }
 
-func (a *App) formKey(k tea.KeyPressMsg) tea.Cmd {
-	res, ans := a.form.HandleKey(k, a.now())
+func (a *App) formKey(k tea.KeyPressMsg, at time.Time) tea.Cmd {
+	res, ans := a.form.HandleKey(k, at)
 	switch res {
 	case FormCancelTurn:
 		return a.cancelTurn()

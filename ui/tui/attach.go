@@ -137,17 +137,23 @@ func (a *App) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	case a.mem != nil:
 		return a.mem.Paste(msg)
 	default:
-		ms := a.mediaSource()
-		if words, ok := pasteWords(msg.Content); ok && ms != nil {
-			names := make([]string, len(words))
-			for i, w := range words {
-				names[i] = filepath.Base(w)
-			}
-			return a.startProbe(&mediaProbe{paste: msg, what: strings.Join(names, " ")}, ms, words)
-		}
-		return a.toInput(msg)
+		return a.pasteToPrompt(msg)
 	}
 	return nil
+}
+
+// pasteToPrompt attaches the images and PDFs a paste names when it names
+// nothing else, or puts it in the input as text.
+func (a *App) pasteToPrompt(msg tea.PasteMsg) tea.Cmd {
+	ms := a.mediaSource()
+	if words, ok := pasteWords(msg.Content); ok && ms != nil {
+		names := make([]string, len(words))
+		for i, w := range words {
+			names[i] = filepath.Base(w)
+		}
+		return a.startProbe(&mediaProbe{paste: msg, what: strings.Join(names, " ")}, ms, words)
+	}
+	return a.toInput(msg)
 }
 
 // chooseMedia checks the @ list's choice: an image or PDF is attached,

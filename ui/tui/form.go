@@ -36,7 +36,8 @@ type FormModal struct {
 	boolean    []int             // -1 unset, 0 no, 1 yes
 	note       string            // what was wrong with the last send
 	graceUntil time.Time
-	armed      bool // the grace period is over: the keys line shows
+	opened     time.Time // when it showed (NewFormModal)
+	armed      bool      // the grace period is over: the keys line shows
 }
 
 // formArmedMsg ends the form's grace period (its keys line shows).
@@ -87,7 +88,7 @@ func NewFormModal(req agent.FormRequested, th *Theme, w, h int, now time.Time) *
 	f := req.Form
 	n := len(f.Fields)
 	m := &FormModal{req: req, th: th, w: w, h: h, inputs: make([]textinput.Model, n), choice: make([]int, n),
-		ticked: make([][]bool, n), cursor: make([]int, n), boolean: make([]int, n), graceUntil: now.Add(ApprovalGrace)}
+		ticked: make([][]bool, n), cursor: make([]int, n), boolean: make([]int, n), graceUntil: now.Add(ApprovalGrace), opened: now}
 	for i, fl := range f.Fields {
 		m.choice[i], m.boolean[i] = -1, -1
 		switch fl.Kind {
@@ -188,8 +189,12 @@ func (m *FormModal) HandleKey(k tea.KeyPressMsg, now time.Time) (FormResult, too
 		return FormCancelTurn, tools.FormAnswer{Action: tools.FormCancel}
 	}
 	if now.Before(m.graceUntil) {
-		m.graceUntil = now.Add(ApprovalGrace)
-		m.armed = false
+		// A key held since before the form opened (slashwait.go) comes
+		// with its own, earlier time: it never shortens the wait.
+		if t := now.Add(ApprovalGrace); t.After(m.graceUntil) {
+			m.graceUntil = t
+			m.armed = false
+		}
 		return FormSwallowed, tools.FormAnswer{}
 	}
 	m.armed = true

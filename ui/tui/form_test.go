@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/tools"
@@ -146,5 +147,16 @@ func TestFormModalLongMessageKeepsFieldsAndKeys(t *testing.T) {
 		if !strings.Contains(v, want) {
 			t.Errorf("the form lacks %q:\n%s", want, v)
 		}
+	}
+}
+
+// A key held since before the form opened does not shorten its grace.
+func TestFormKeyFromBeforeTheFormKeepsItsGrace(t *testing.T) {
+	m := newTestForm(tools.Field{Name: "name"})
+	if res, _ := m.HandleKey(keyMsg("ctrl+s"), t0.Add(-time.Second)); res != FormSwallowed {
+		t.Fatalf("a key from before the form: %v", res)
+	}
+	if res, _ := m.HandleKey(keyMsg("ctrl+s"), t0.Add(ApprovalGrace/2)); res != FormSwallowed {
+		t.Fatalf("a key in the grace period after a held one: %v", res)
 	}
 }

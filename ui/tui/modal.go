@@ -53,6 +53,7 @@ type Modal struct {
 	idx        int
 	scroll     int
 	graceUntil time.Time
+	opened     time.Time // when it showed (NewModal)
 	armed      bool
 	note       string // a one-line answer to a refused key
 	keys       ModalKeyMap
@@ -65,7 +66,7 @@ type Modal struct {
 // NewModal opens the modal for req at now on a w×h screen.
 func NewModal(req agent.ApprovalRequested, th *Theme, keys ModalKeyMap, w, h int, now time.Time) *Modal {
 	modalSeq++
-	m := &Modal{req: req, verdicts: make([]message.Verdict, len(req.Calls)), keys: keys, th: th, id: modalSeq}
+	m := &Modal{req: req, verdicts: make([]message.Verdict, len(req.Calls)), keys: keys, th: th, id: modalSeq, opened: now}
 	m.w, m.h = w, h
 	m.show(now)
 	return m
@@ -136,9 +137,13 @@ func (m *Modal) HandleKey(k tea.KeyPressMsg, now time.Time) ModalResult {
 	}
 	if now.Before(m.graceUntil) {
 		// Typed before the user could have read the modal: answer nothing,
-		// and keep waiting until the typing stops.
-		m.graceUntil = now.Add(ApprovalGrace)
-		m.armed = false
+		// and keep waiting until the typing stops. A key held since before
+		// the modal opened (slashwait.go) comes with its own, earlier time:
+		// it never shortens the wait.
+		if t := now.Add(ApprovalGrace); t.After(m.graceUntil) {
+			m.graceUntil = t
+			m.armed = false
+		}
 		return ModalSwallowed
 	}
 	m.armed = true

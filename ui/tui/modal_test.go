@@ -454,3 +454,16 @@ func TestModalShowsContentOnce(t *testing.T) {
 		}
 	}
 }
+
+// A key held since before the modal opened (typed while a command ran)
+// comes with its earlier time: it answers nothing and does not shorten
+// the grace period of the modal that opened since.
+func TestKeyFromBeforeTheModalKeepsItsGrace(t *testing.T) {
+	m := newTestModal(shellPending("git push"))
+	if got := m.HandleKey(keyMsg("y"), t0.Add(-time.Second)); got != ModalSwallowed {
+		t.Fatalf("a key from before the modal: %v", got)
+	}
+	if got := m.HandleKey(keyMsg("y"), t0.Add(ApprovalGrace/2)); got != ModalSwallowed {
+		t.Fatalf("a key in the grace period after a held one answered: %v", got)
+	}
+}
