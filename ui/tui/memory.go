@@ -14,7 +14,8 @@ import (
 // The chat's side of memory: the side panel lists what the running turn
 // recalled (agent.MemoryRecalled), and a slash command's yes/no question
 // (/memory rm ID) is answered by the next line typed: y or yes does it,
-// anything else does not.
+// anything else does not, and a line other than n or no comes back to the
+// input.
 
 // recalled shows the memories a turn recalled in the side panel.
 func (a *App) recalled(e agent.MemoryRecalled) {
@@ -42,8 +43,14 @@ func (a *App) answerConfirm(line string) tea.Cmd {
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return a.offLoop(a.confirmOf, line, r.OnConfirm)
+	case "", "n", "no":
+		a.chat.Add(newNotice(noticeInfo, "Not done."))
+	default:
+		// Not an answer: a message typed while the question came (a late
+		// one, after ctrl+c stopped waiting for its command) is not lost.
+		a.putBack(queued{text: line})
+		a.chat.Add(newNotice(noticeInfo, "Not done. Your line is back in the input: enter sends it."))
 	}
-	a.chat.Add(newNotice(noticeInfo, "Not done."))
 	a.chat.Bottom()
 	return nil
 }

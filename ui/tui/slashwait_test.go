@@ -329,3 +329,40 @@ func TestKeyHeldBeforeAFormOpenedGoesToThePrompt(t *testing.T) {
 		t.Fatalf("a key typed before the form showed went into it: input %q", v)
 	}
 }
+
+// A line that answers a question with neither yes nor no (a message typed
+// as the question came) cancels it and comes back to the input; n cancels
+// it and leaves the input empty.
+func TestLineThatIsNoAnswerComesBackToTheInput(t *testing.T) {
+	f := newFixture(t)
+	done := 0
+	env := slash.Env{Agent: f.ag, Memory: func(arg string) slash.Result {
+		return slash.Result{Confirm: "Forget [m1] cats?", OnConfirm: func() slash.Result {
+			done++
+			return slash.Result{Output: "Forgot [m1]."}
+		}}
+	}}
+	d := newDriver(t, Options{Agent: f.ag, Slash: env}, 100, 30)
+	ask := func() {
+		d.typeText("/memory rm m1")
+		d.key("enter")
+		d.until("the question", func() bool { return strings.Contains(d.screen(), "Forget [m1] cats? Type y to confirm") })
+	}
+	ask()
+	d.typeText("what is on my calendar today?")
+	d.key("enter")
+	d.until("the line back", func() bool {
+		return strings.Contains(d.screen(), "Your line is back in the input") && d.app.input.Value() == "what is on my calendar today?"
+	})
+	if done != 0 || len(f.srv.Requests()) != 0 {
+		t.Fatalf("the question was answered (%d) or the line sent (%d requests)", done, len(f.srv.Requests()))
+	}
+	d.app.input.SetValue("")
+	ask()
+	d.typeText("n")
+	d.key("enter")
+	d.until("not done", func() bool { return strings.Count(d.screen(), "Not done.") == 2 })
+	if v := d.app.input.Value(); v != "" || done != 0 {
+		t.Fatalf("after n: input %q, done %d", v, done)
+	}
+}
