@@ -687,7 +687,12 @@ func newScheduleRunCmd(s env) *cobra.Command {
 				return errors.New(msg)
 			}
 			if err != nil {
-				return fmt.Errorf("cannot take the lock of the schedule %s: %w", name, err)
+				// Run by the scheduler, stderr goes nowhere the user looks:
+				// the log says it too.
+				dir := scheduleDir(l.Paths.DataDir)
+				err = fmt.Errorf("cannot take the lock of the schedule %s, so it did not run: %w; co writes its lock in %s: check that the folder exists and that you can write in it (ls -ld %s)", name, err, dir, dir)
+				fmt.Fprintf(log, "=== %s: co: %v\n\n", time.Now().Format(time.RFC3339), err)
+				return err
 			}
 			defer unlock()
 			// Skips noted since the last run ended (or while it ran),

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -294,5 +295,38 @@ func TestScheduleEntryFollowsTheSchedulerItMovesTo(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(calls); !strings.Contains(string(got), "--user disable --now co-schedule-brief.timer") {
 		t.Errorf("the timer was not disabled:\n%s", got)
+	}
+}
+
+// A run that cannot take its schedule's lock says so where the user looks
+// (the schedule's log, not only stderr, which cron throws away) and how to
+// fix it.
+func TestScheduleRunWithoutItsLockSaysHowToFix(t *testing.T) {
+	isolatedHome(t)
+	home, _ := os.Getwd()
+	cfgDir := filepath.Join(home, ".config", "co-cli")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	settings, _ := json.Marshal(map[string]any{"schedules": map[string]any{"brief": map[string]any{
+		"at": "weekdays 08:00", "prompt": "brief me", "workspace": home,
+	}}})
+	if err := os.WriteFile(filepath.Join(cfgDir, "settings.json"), settings, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A folder where the lock file goes: it cannot be opened as a file.
+	dir := filepath.Join(home, ".local", "share", "co-cli", "schedules")
+	if err := os.MkdirAll(filepath.Join(dir, "brief.lock"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "v", "schedule", "run", "brief")
+	_, log, _ := run(t, "v", "schedule", "logs", "brief")
+	if code == 0 {
+		t.Fatalf("the run went on without its lock:\n%s", log)
+	}
+	for _, out := range []string{errOut, log} {
+		if !strings.Contains(out, "cannot take the lock of the schedule brief, so it did not run") || !strings.Contains(out, "ls -ld "+dir) {
+			t.Errorf("lacks what happened and how to fix it:\n%s", out)
+		}
 	}
 }
