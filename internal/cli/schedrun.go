@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/deliver"
 	"github.com/co-cli/co/internal/app"
@@ -55,6 +57,11 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 	}
 	for _, n := range extensionNotes(a.Extensions.Get()) {
 		fmt.Fprintf(log, "co: %s\n", n)
+	}
+	if _, _, err := a.Agent.WaitProvider(ctx); errors.Is(err, provider.ErrNoProvider) {
+		// The error names environment variables; cron and systemd start
+		// co without the user's shell, so they would not help.
+		fmt.Fprintln(log, "co: a scheduled run does not see your shell's variables: keep the provider in co's settings instead (co config set, e.g. co config set gemini_api_key KEY; or /setup in the chat)")
 	}
 	prompt, shown, media := scheduledPrompt(a, sch.Prompt, log)
 	code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Shown: shown, Attachments: media, Out: log, Err: log,

@@ -99,6 +99,11 @@ func TestScheduledRunThatFailsIsInTheInbox(t *testing.T) {
 	if code != headless.ExitError {
 		t.Fatalf("runScheduled = %d\nlog: %s", code, log.String())
 	}
+	// The provider's message names shell variables, which the scheduler
+	// never passes: the log says where a scheduled run finds its provider.
+	if !strings.Contains(log.String(), "a scheduled run does not see your shell's variables") || !strings.Contains(log.String(), "co config set") {
+		t.Errorf("the log does not say where a scheduled run finds its provider:\n%s", log.String())
+	}
 	_, o, _ := run(t, "v", "inbox")
 	if !strings.Contains(o, "brief") || !strings.Contains(o, "failed: ") {
 		t.Errorf("co inbox does not show the failed run:\n%s", o)
