@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,11 +72,30 @@ func ReadAttachment(path string) (Attachment, error) {
 	case fi.Size() > MaxAttachBytes:
 		return Attachment{}, fmt.Errorf("%s is %s; co attaches files of at most %s", path, FormatBytes(fi.Size()), FormatBytes(MaxAttachBytes))
 	}
-	data, err := os.ReadFile(abs)
+	f, err := os.Open(abs)
 	if err != nil {
 		return Attachment{}, err
 	}
+	defer f.Close()
+	// The size was read before the file was opened: a file that grew
+	// since (a download still being written) is cut off by the read.
+	data, err := readAtMost(f, MaxAttachBytes)
+	if err != nil {
+		return Attachment{}, fmt.Errorf("%s: %w", path, err)
+	}
 	return NewAttachment(abs, data)
+}
+
+// readAtMost reads r whole, refusing more than limit bytes.
+func readAtMost(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("it grew past %s while it was read; co attaches files of at most %s: attach it once it is complete", FormatBytes(limit), FormatBytes(limit))
+	}
+	return data, nil
 }
 
 // NewAttachment describes data, the content of the file at path (absolute).

@@ -97,3 +97,15 @@ func TestReadAttachmentRefusesWhatIsNotAFile(t *testing.T) {
 		t.Fatalf("missing: %v", err)
 	}
 }
+
+// A file's size is checked before it is opened; what is read is bounded
+// too, so a file that grows meanwhile is refused, not read whole.
+func TestReadAtMostRefusesWhatGrewPastTheLimit(t *testing.T) {
+	if b, err := readAtMost(strings.NewReader("12345"), 5); err != nil || string(b) != "12345" {
+		t.Errorf("at the limit: %q %v", b, err)
+	}
+	b, err := readAtMost(strings.NewReader("123456"), 5)
+	if err == nil || b != nil || !strings.Contains(err.Error(), "grew past 5 B while it was read") {
+		t.Errorf("past the limit: %q %v", b, err)
+	}
+}
