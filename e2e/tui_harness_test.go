@@ -44,6 +44,14 @@ func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'
 // CO_EXIT=<code> and the terminal settings are saved for the test.
 func startTUI(t *testing.T, dir string, environ []string, w, h int, args ...string) *tuiSession {
 	t.Helper()
+	return startTUIAfter(t, "", dir, environ, w, h, args...)
+}
+
+// startTUIAfter is startTUI with co started only once the file gate
+// exists (none: at once): what is typed before goes to the terminal
+// while no program reads it, as a user types while co starts.
+func startTUIAfter(t *testing.T, gate, dir string, environ []string, w, h int, args ...string) *tuiSession {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		testneeds.Tmux.Missing(t, err)
 	}
@@ -57,8 +65,12 @@ func startTUI(t *testing.T, dir string, environ []string, w, h int, args ...stri
 	for _, a := range args {
 		coArgs = append(coArgs, shq(a))
 	}
-	script := fmt.Sprintf("#!/bin/sh\ncd %s || exit 1\nenv -i %s %s %s\necho \"CO_EXIT=$?\"\nstty -a > %s\nexec sleep 600\n",
-		shq(dir), strings.Join(envArgs, " "), shq(coBin), strings.Join(coArgs, " "), shq(s.sttyOut))
+	wait := ""
+	if gate != "" {
+		wait = fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done\n", shq(gate))
+	}
+	script := fmt.Sprintf("#!/bin/sh\ncd %s || exit 1\n%senv -i %s %s %s\necho \"CO_EXIT=$?\"\nstty -a > %s\nexec sleep 600\n",
+		shq(dir), wait, strings.Join(envArgs, " "), shq(coBin), strings.Join(coArgs, " "), shq(s.sttyOut))
 	wrapper := filepath.Join(tmp, "run.sh")
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)

@@ -92,6 +92,9 @@ func (q queued) display() string {
 
 // App is the root model.
 type App struct {
+	// ahead is how many bytes typed before the chat started are still to
+	// come (typeahead.go).
+	ahead   int
 	todos   Todos
 	todoCh  <-chan struct{}
 	confirm *slash.Result // a slash command's question awaiting y (memory.go)
@@ -407,6 +410,7 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.width, a.height = msg.Width, msg.Height
 		a.layout()
 	case tea.KeyPressMsg:
+		msg = a.aheadKey(msg)
 		switch {
 		case a.probe != nil && key.Matches(msg, a.keys.Interrupt):
 			cmd = a.giveUpProbe()

@@ -112,6 +112,11 @@ func Run(ctx context.Context, o Options) error {
 		opts = append(opts, tea.WithEnvironment(o.Environ))
 	}
 	p := tea.NewProgram(app, opts...)
+	var in any = os.Stdin
+	if o.Input != nil {
+		in = o.Input
+	}
+	app.ahead = typedAhead(in)
 
 	ints := make(chan os.Signal, 1)
 	signal.Notify(ints, os.Interrupt)
