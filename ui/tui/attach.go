@@ -247,7 +247,7 @@ func (a *App) attachFile(ms mention.MediaSource, abs string) tea.Cmd {
 		}
 	}
 	if len(a.pending) == mention.MaxMedia {
-		a.chat.Add(newNotice(noticeError, fmt.Sprintf("not attached: %s: a message attaches at most %d images and PDFs", safe.Text(filepath.Base(abs)), mention.MaxMedia)))
+		a.tooMany(filepath.Base(abs))
 		return nil
 	}
 	a.attachSeq++
@@ -325,6 +325,12 @@ func (a *App) findAttachment(id int) (e *attachment, owner int) {
 	return nil, 0
 }
 
+// tooMany says that name was not attached: the message has as many as it
+// takes.
+func (a *App) tooMany(name string) {
+	a.chat.Add(newNotice(noticeError, fmt.Sprintf("not attached: %s: a message attaches at most %d images and PDFs", safe.Text(name), mention.MaxMedia)))
+}
+
 func without(atts []*attachment, e *attachment) []*attachment {
 	out := make([]*attachment, 0, len(atts))
 	for _, p := range atts {
@@ -347,7 +353,7 @@ func (a *App) restore(atts []*attachment) {
 		switch {
 		case seen[e.abs]:
 		case len(all) == mention.MaxMedia:
-			a.chat.Add(newNotice(noticeError, fmt.Sprintf("not attached: %s: a message attaches at most %d images and PDFs", safe.Text(e.name), mention.MaxMedia)))
+			a.tooMany(e.name)
 		default:
 			seen[e.abs] = true
 			all = append(all, e)
@@ -374,10 +380,10 @@ func (a *App) takePending() []*attachment {
 	return p
 }
 
-// pendingLines show the pending attachments above the input, and a probe
-// that is slow to answer.
-func (a *App) pendingLines(cw int) []string {
-	out := make([]string, 0, len(a.pending)+1)
+// pendingTexts are the lines above the input: the pending attachments, a
+// probe that is slow to answer, a command that is slow to answer.
+func (a *App) pendingTexts() []string {
+	out := make([]string, 0, len(a.pending)+2)
 	for i, e := range a.pending {
 		line := "  📎 " + safe.Text(e.name) + " (reading…)"
 		if e.read {
@@ -386,30 +392,28 @@ func (a *App) pendingLines(cw int) []string {
 		if i == len(a.pending)-1 {
 			line += "  · " + a.keys.Detach.Help().Key + " removes"
 		}
-		out = append(out, a.th.Queued.Render(truncate(line, cw)))
+		out = append(out, line)
 	}
 	if a.probe != nil && a.probe.slow {
-		line := "  📎 checking " + strings.ReplaceAll(safe.Text(a.probe.what), "\n", " ") + "…  · " + a.keys.Interrupt.Help().Key + " takes it as text"
-		out = append(out, a.th.Queued.Render(truncate(line, cw)))
+		out = append(out, "  📎 checking "+strings.ReplaceAll(safe.Text(a.probe.what), "\n", " ")+"…  · "+a.keys.Interrupt.Help().Key+" takes it as text")
 	}
 	if a.slashWait != nil && a.slashWait.slow {
-		line := "  ⏳ " + safe.Text(a.slashWait.name) + " is running…  · " + a.keys.Interrupt.Help().Key + " stops waiting for it"
-		out = append(out, a.th.Queued.Render(truncate(line, cw)))
+		out = append(out, "  ⏳ "+safe.Text(a.slashWait.name)+" is running…  · "+a.keys.Interrupt.Help().Key+" stops waiting for it")
 	}
 	return out
 }
 
-// pendingCount is how many lines pendingLines draws.
-func (a *App) pendingCount() int {
-	n := len(a.pending)
-	if a.probe != nil && a.probe.slow {
-		n++
+// pendingLines are pendingTexts drawn within cw columns.
+func (a *App) pendingLines(cw int) []string {
+	lines := a.pendingTexts()
+	for i, l := range lines {
+		lines[i] = a.th.Queued.Render(truncate(l, cw))
 	}
-	if a.slashWait != nil && a.slashWait.slow {
-		n++
-	}
-	return n
+	return lines
 }
+
+// pendingCount is how many lines pendingLines draws.
+func (a *App) pendingCount() int { return len(a.pendingTexts()) }
 
 // addMedia shows a line per image or PDF sent with the message above.
 func (a *App) addMedia(atts []message.Attachment) {
