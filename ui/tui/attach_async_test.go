@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,36 +23,13 @@ import (
 // as the test wants. Each check and read says so on called as it starts.
 type gatedMedia struct {
 	mediaWS
-	gates  map[string]chan struct{}
-	once   map[string]*sync.Once
-	called chan string
+	*gateSet
 	panics bool // ReadMedia panics (after its gate)
 }
 
 func newGatedMedia(t *testing.T, gated ...string) *gatedMedia {
 	t.Helper()
-	g := &gatedMedia{mediaWS: mediaWS{newWSSource(t)}, gates: map[string]chan struct{}{}, once: map[string]*sync.Once{}, called: make(chan string, 64)}
-	for _, n := range gated {
-		g.gates[n] = make(chan struct{})
-		g.once[n] = &sync.Once{}
-	}
-	t.Cleanup(g.openAll) // no reader is left waiting
-	return g
-}
-
-func (g *gatedMedia) open(gate string) { g.once[gate].Do(func() { close(g.gates[gate]) }) }
-
-func (g *gatedMedia) openAll() {
-	for n := range g.gates {
-		g.open(n)
-	}
-}
-
-func (g *gatedMedia) pass(gate string) {
-	g.called <- gate
-	if c := g.gates[gate]; c != nil {
-		<-c
-	}
+	return &gatedMedia{mediaWS: mediaWS{newWSSource(t)}, gateSet: newGateSet(t, gated...)}
 }
 
 func (g *gatedMedia) MediaPath(p string) (string, bool) {

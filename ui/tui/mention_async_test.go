@@ -17,37 +17,54 @@ import (
 // long as the test wants. Each Attach call's path goes to called.
 type gatedSource struct {
 	*wsSource
+	*gateSet
+	panics bool // Attach panics (after its gate)
+}
+
+// gateSet holds named gates a test source waits at until the test opens
+// them; each name passed goes to called.
+type gateSet struct {
 	gates  map[string]chan struct{}
 	once   map[string]*sync.Once
 	called chan string
-	panics bool // Attach panics (after its gate)
+}
+
+// newGateSet makes the gates names; at the test's end all open, so no
+// reader is left waiting.
+func newGateSet(t *testing.T, names ...string) *gateSet {
+	g := &gateSet{gates: map[string]chan struct{}{}, once: map[string]*sync.Once{}, called: make(chan string, 64)}
+	for _, n := range names {
+		g.gates[n] = make(chan struct{})
+		g.once[n] = &sync.Once{}
+	}
+	t.Cleanup(g.openAll)
+	return g
+}
+
+// open lets what waits at the gate name go on.
+func (g *gateSet) open(name string) { g.once[name].Do(func() { close(g.gates[name]) }) }
+
+func (g *gateSet) openAll() {
+	for n := range g.gates {
+		g.open(n)
+	}
+}
+
+// pass says name was reached and waits at its gate, if it has one.
+func (g *gateSet) pass(name string) {
+	g.called <- name
+	if c := g.gates[name]; c != nil {
+		<-c
+	}
 }
 
 func newGatedSource(t *testing.T, gated ...string) *gatedSource {
 	t.Helper()
-	s := &gatedSource{wsSource: newWSSource(t), gates: map[string]chan struct{}{}, once: map[string]*sync.Once{}, called: make(chan string, 64)}
-	for _, p := range gated {
-		s.gates[p] = make(chan struct{})
-		s.once[p] = &sync.Once{}
-	}
-	t.Cleanup(s.openAll) // no reader is left waiting
-	return s
-}
-
-// open lets the reads of path go on.
-func (s *gatedSource) open(path string) { s.once[path].Do(func() { close(s.gates[path]) }) }
-
-func (s *gatedSource) openAll() {
-	for p := range s.gates {
-		s.open(p)
-	}
+	return &gatedSource{wsSource: newWSSource(t), gateSet: newGateSet(t, gated...)}
 }
 
 func (s *gatedSource) Attach(p string, maxChars int) (mention.Attachment, error) {
-	s.called <- p
-	if g := s.gates[p]; g != nil {
-		<-g
-	}
+	s.pass(p)
 	if s.panics {
 		panic("attach exploded")
 	}
