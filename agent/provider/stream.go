@@ -286,6 +286,7 @@ func (c *CallAccumulator) Calls() []message.ToolCall {
 		}
 		tc := *x
 		if tc.ID == "" {
+			// Some servers send none (docs/providers.md, "Tool calls without an id").
 			tc.ID = newCallID()
 		}
 		if strings.TrimSpace(tc.Args) == "" {

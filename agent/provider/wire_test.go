@@ -345,7 +345,8 @@ func TestParallelCallsSharingAnIndexStayApart(t *testing.T) {
 	}
 }
 
-// A server that sends calls without ids (some OpenAI-compatible ones do)
+// A server that sends calls without ids (some OpenAI-compatible ones do:
+// docs/providers.md, "Tool calls without an id")
 // gets ids from co that no other response shares: numbered per response
 // ("call_0" each time) they repeated across the turns of a session.
 func TestCallsWithoutIDsGetIDsNoOtherResponseShares(t *testing.T) {
