@@ -17,6 +17,10 @@ import (
 // Env is what commands may use.
 type Env struct {
 	Agent *agent.Agent
+	// Running is set by a front end whose turn is under way before the
+	// agent has it (its @files are still being read): what the agent
+	// refuses during a turn is refused then too (busy).
+	Running bool
 	// Status returns the same report as `co status`.
 	Status func() string
 	// Tools returns the /tools listing.
@@ -254,8 +258,11 @@ func help(env Env, _ string) Result {
 	return Result{Output: strings.TrimRight(b.String(), "\n")}
 }
 
+// busy reports whether a turn is under way, in the agent or about to be.
+func (env Env) busy() bool { return env.Running || env.Agent.Busy() }
+
 func clear(env Env, _ string) Result {
-	if env.Agent.Busy() {
+	if env.busy() {
 		return Result{Output: "a turn is running; cancel it first", Err: true}
 	}
 	env.Agent.Reset()
@@ -269,7 +276,7 @@ func sessionsCmd(env Env, arg string) Result {
 	if env.Sessions == nil {
 		return Result{Output: "saved sessions are not available here", Err: true}
 	}
-	if arg != "" && env.Agent.Busy() {
+	if arg != "" && env.busy() {
 		return Result{Output: "a turn is running; cancel it first", Err: true}
 	}
 	return env.Sessions(arg)
@@ -293,7 +300,7 @@ func inboxCmd(env Env, arg string) Result {
 	if env.Inbox == nil {
 		return Result{Output: "the inbox is not available here: saved sessions are not being kept in this chat", Err: true}
 	}
-	if sub, _, _ := strings.Cut(arg, " "); sub == "approve" && env.Agent.Busy() {
+	if sub, _, _ := strings.Cut(arg, " "); sub == "approve" && env.busy() {
 		return Result{Output: "a turn is running; cancel it first", Err: true}
 	}
 	return env.Inbox(arg)

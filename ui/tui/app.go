@@ -897,15 +897,14 @@ func (a *App) showNotes() {
 
 func (a *App) runSlash(line string) tea.Cmd {
 	name, _, _ := strings.Cut(line, " ")
-	if a.running && (switchesConversation(line) || name == "/clear" || name == "/new") {
-		// As the agent refuses during its turn; the turn's files may still
-		// be read, before the agent has it (begin).
-		return a.slashDone(line, slash.Result{Output: "a turn is running; cancel it first", Err: true}, false)
-	}
+	// A turn whose files are still read (begin) is running before the
+	// agent has it: what the agent refuses during a turn is refused now.
+	env := a.slash
+	env.Running = a.running
 	if slashOffLoop[name] {
-		return a.startSlash(line)
+		return a.startSlash(env, line)
 	}
-	return a.slashDone(line, slash.Dispatch(a.slash, line), false)
+	return a.slashDone(line, slash.Dispatch(env, line), false)
 }
 
 // slashDone acts on a command's result; shown: its line is in the

@@ -77,11 +77,10 @@ type slashDoneMsg struct {
 type slashSlowMsg struct{ id int }
 
 // startSlash shows line and runs it off the loop.
-func (a *App) startSlash(line string) tea.Cmd {
+func (a *App) startSlash(env slash.Env, line string) tea.Cmd {
 	a.chat.Add(newUserEntry(line))
 	a.chat.Bottom()
 	name, _, _ := strings.Cut(line, " ")
-	env := a.slash
 	return a.offLoop(name, line, func() slash.Result { return slash.Dispatch(env, line) })
 }
 
