@@ -165,6 +165,9 @@ var userOnlyWhy = map[string]string{
 	"llm_provider": whyRouting, "gemini_model": whyRouting, "ollama_model": whyRouting,
 	"openai_model": whyRouting, "summarization_model": whyRouting,
 
+	"slack_member_id": "it says which Slack member is you: a repository could name a colleague, and a scheduled " +
+		"run's answer would go to them as if to you alone",
+
 	"obsidian_vault_path": whyPrivate, "google_credentials_path": whyPrivate,
 	// A repository could name files outside it, or the user's .env, to
 	// send to the provider: which files are instructions is the user's say.
@@ -250,6 +253,9 @@ var table = []field{
 	{key: "slack_bot_token", env: "SLACK_BOT_TOKEN", def: "", secret: true,
 		desc: "Slack bot token (xoxb-...) for the Slack tools.",
 		ptr:  func(s *Settings) any { return &s.SlackBotToken }},
+	{key: "slack_member_id", env: "CO_CLI_SLACK_MEMBER_ID", def: "", check: isMemberID, format: memberIDFormat,
+		desc: "Your own Slack member ID (U0123ABC): a scheduled run's answer may go to your DM with the bot.",
+		ptr:  func(s *Settings) any { return &s.SlackMemberID }},
 	{key: "google_credentials_path", env: "GOOGLE_CREDENTIALS_PATH", def: "", path: true,
 		desc: "Google OAuth credentials file for the Drive, Gmail and Calendar tools.",
 		ptr:  func(s *Settings) any { return &s.GoogleCredentialsPath }},
@@ -550,6 +556,12 @@ const fileNameFormat = `a plain file name such as "CLAUDE.md" (no "/" or "\")`
 
 // isURL allows absolute http and https URLs.
 func isEffort(s string) bool { return s == "" || s == "low" || s == "medium" || s == "high" }
+
+// isMemberID allows a Slack member ID: U… or W… (Enterprise Grid), then
+// capitals and digits.
+func isMemberID(s string) bool { return (s[0] == 'U' || s[0] == 'W') && slackTarget(s) }
+
+const memberIDFormat = "a Slack member ID like U0123ABC (in Slack: your profile → ⋮ → Copy member ID)"
 
 func isURL(s string) bool {
 	u, err := url.Parse(s)

@@ -86,6 +86,8 @@ func otherValue(t *testing.T, f *field) (string, any) {
 			v = "64g"
 		case f.key == "reasoning_effort":
 			v = "high"
+		case f.key == "slack_member_id":
+			v = "U0COLLEAGUE"
 		case f.check != nil: // the URLs
 			v = "https://evil.example/v1"
 		case f.path:

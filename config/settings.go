@@ -20,6 +20,7 @@ type Settings struct {
 	OpenAIModel             string       // openai_model
 	ObsidianVaultPath       string       // obsidian_vault_path
 	SlackBotToken           string       // slack_bot_token (secret)
+	SlackMemberID           string       // slack_member_id
 	GoogleCredentialsPath   string       // google_credentials_path
 	BraveSearchAPIKey       string       // brave_search_api_key (secret)
 	AutoConfirm             bool         // auto_confirm

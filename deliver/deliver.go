@@ -49,9 +49,9 @@ type Run struct {
 }
 
 // Shared says whether people other than the user may read what goes to a
-// place of kind: Slack, a channel or a member (co cannot tell that a
-// member ID is yours). The desktop and a draft to your own address are
-// yours alone.
+// place of kind: Slack, a channel or a member, unless Places.SlackOnlyYou
+// says the place is the user's own DM. The desktop and a draft to your own
+// address are yours alone.
 func Shared(kind string) bool { return kind != "desktop" && kind != "mail" }
 
 // Withheld says why the answer must not go to a place of kind, "" when
@@ -184,6 +184,10 @@ type Places struct {
 	// configured, and SlackMissing says how to configure it.
 	Slack        func(ctx context.Context, to, text string) (where string, err error)
 	SlackMissing string
+	// SlackOnlyYou says whether a Slack place reaches the user alone (their
+	// own DM with the bot): such a place gets the answer, marked, as the
+	// desktop does. nil: every Slack place is shared.
+	SlackOnlyYou func(ctx context.Context, to string) (bool, error)
 	// Mail saves a draft to the user's own address; nil: Google is not
 	// configured, and MailMissing says how to configure it.
 	Mail        func(ctx context.Context, subject, body string) (link string, err error)
@@ -222,12 +226,12 @@ func Deliver(ctx context.Context, r Run, notify []string, p Places, log io.Write
 				ctx, span = p.Tracer.Start(ctx, "deliver", trace.WithAttributes(
 					attribute.String("co.deliver.to", n), attribute.String("co.schedule.name", r.Schedule),
 					attribute.String("co.session.id", r.Session), attribute.String("co.run.outcome", r.Outcome),
-					attribute.StringSlice("co.risk.untrusted", r.Untrusted), attribute.Bool("co.risk.private", r.Private),
-					attribute.Bool("co.deliver.withheld", withheld != "")))
-				if withheld != "" {
-					span.SetAttributes(attribute.String("co.deliver.withheld_reason", withheld))
-				}
+					attribute.StringSlice("co.risk.untrusted", r.Untrusted), attribute.Bool("co.risk.private", r.Private)))
 				defer func() {
+					span.SetAttributes(attribute.Bool("co.deliver.withheld", withheld != ""))
+					if withheld != "" {
+						span.SetAttributes(attribute.String("co.deliver.withheld_reason", withheld))
+					}
 					if err != nil {
 						span.RecordError(err)
 						span.SetStatus(codes.Error, err.Error())
@@ -248,6 +252,15 @@ func Deliver(ctx context.Context, r Run, notify []string, p Places, log io.Write
 				if p.Slack == nil {
 					return fmt.Errorf("Slack is not configured: %s", p.SlackMissing)
 				}
+				if withheld != "" && p.SlackOnlyYou != nil {
+					// A place no one else reads is not withheld from;
+					// not knowing is as good as shared.
+					if yours, err := p.SlackOnlyYou(ctx, target); err != nil {
+						fmt.Fprintf(log, "co: could not tell whether slack:%s is your own DM, so it is treated as read by others: %s\n", target, clean(err.Error()))
+					} else if yours {
+						withheld = ""
+					}
+				}
 				body := r.Short()
 				if withheld != "" {
 					body = r.WithheldShort()
@@ -256,9 +269,12 @@ func Deliver(ctx context.Context, r Run, notify []string, p Places, log io.Write
 				if err != nil {
 					return err
 				}
-				if withheld != "" {
+				switch {
+				case withheld != "":
 					fmt.Fprintf(log, "co: delivered to Slack: %s, without the answer: the run read untrusted content (%s) with your private data; read it with %s\n", where, r.sources(), r.where())
-				} else {
+				case r.Withheld(kind) != "":
+					fmt.Fprintf(log, "co: delivered to Slack: %s, your own DM, with the answer marked as following untrusted content (%s)\n", where, r.sources())
+				default:
 					fmt.Fprintf(log, "co: delivered to Slack: %s\n", where)
 				}
 			case "mail":

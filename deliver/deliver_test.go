@@ -272,3 +272,33 @@ func TestDeliverWithholdsTheAnswerFromSharedPlacesAfterUntrustedAndPrivate(t *te
 		t.Errorf("a clean run: %q", got)
 	}
 }
+
+// Whether a Slack place is the user's own DM comes from Slack: a DM
+// channel that conversations.info cannot answer for stays shared (the
+// answer withheld, the log saying why); one it says is the user's IM gets
+// the answer.
+func TestSlackOwnDMNeedsSlackToSaySo(t *testing.T) {
+	ws := slackfake.New()
+	defer ws.Close()
+	ws.AddUsers(slackfake.User{ID: "U0123ABC", Name: "ada"})
+	ws.AddChannels(slackfake.Channel{ID: slackfake.DMOf("U0123ABC"), Name: "DM with ada", IM: true, User: "U0123ABC"})
+	w := slack.NewWorkspace(slack.Config{Token: slackfake.Token, APIURL: ws.URL, Self: "U0123ABC"})
+	r := deliver.Run{Schedule: "brief", Outcome: "done", Answer: "the code is 7731", Untrusted: []string{"mail from m@evil.example"}, Private: true}
+	p := deliver.Places{Slack: w.Deliver, SlackOnlyYou: w.OnlyYou}
+
+	ws.Fail("conversations.info", "internal_error")
+	var log bytes.Buffer
+	deliver.Deliver(context.Background(), r, []string{"slack:" + slackfake.DMOf("U0123ABC")}, p, &log)
+	if m := ws.Messages(slackfake.DMOf("U0123ABC")); len(m) != 1 || strings.Contains(m[0].Text, "7731") {
+		t.Errorf("Slack could not say whose DM it is, yet the answer went there: %+v", m)
+	}
+	if !strings.Contains(log.String(), "could not tell whether slack:DU0123ABC is your own DM, so it is treated as read by others") {
+		t.Errorf("log:\n%s", log.String())
+	}
+
+	log.Reset()
+	deliver.Deliver(context.Background(), r, []string{"slack:" + slackfake.DMOf("U0123ABC")}, p, &log)
+	if m := ws.Messages(slackfake.DMOf("U0123ABC")); len(m) != 2 || !strings.Contains(m[1].Text, "7731") || !strings.Contains(m[1].Text, "This answer follows untrusted content from mail from m@evil.example") {
+		t.Errorf("your own DM: %+v\n%s", m, log.String())
+	}
+}

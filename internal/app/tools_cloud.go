@@ -38,7 +38,7 @@ func GoogleConfig(l *config.Loaded) google.Config {
 // is set.
 func SlackConfig(l *config.Loaded) (slack.Config, bool) {
 	token := strings.TrimSpace(l.Settings.SlackBotToken)
-	return slack.Config{Token: token, APIURL: os.Getenv(EnvSlackAPIURL)}, token != ""
+	return slack.Config{Token: token, Self: strings.TrimSpace(l.Settings.SlackMemberID), APIURL: os.Getenv(EnvSlackAPIURL)}, token != ""
 }
 
 // cloudTools are the Google and Slack tools of the run, and the

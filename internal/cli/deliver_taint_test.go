@@ -29,6 +29,11 @@ import (
 // holds a stranger's mail), web_allow_private on (for a page served here),
 // with the model scripted to make calls, then answer. It returns the places' fakes and the home directory.
 func taintedRun(t *testing.T, prompt, answer string, calls ...llmtest.ToolCall) (ws *slackfake.Workspace, g *googlefake.Server, notes *dbustest.Server, home string) {
+	return taintedRunTo(t, []string{"desktop", "slack:#team", "mail"}, nil, prompt, answer, calls...)
+}
+
+// taintedRunTo is taintedRun with the schedule's notify and more settings.
+func taintedRunTo(t *testing.T, notify []string, more map[string]any, prompt, answer string, calls ...llmtest.ToolCall) (ws *slackfake.Workspace, g *googlefake.Server, notes *dbustest.Server, home string) {
 	isolatedHome(t)
 	home, _ = os.Getwd()
 	bus := dbustest.Start(t)
@@ -55,13 +60,17 @@ func taintedRun(t *testing.T, prompt, answer string, calls ...llmtest.ToolCall) 
 	if err := os.WriteFile(filepath.Join(cfgDir, google.TokenFile), g.AuthorizedUserJSON("client-1", "secret-1"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	settings, _ := json.Marshal(map[string]any{
+	all := map[string]any{
 		"slack_bot_token": slackfake.Token, "web_allow_private": true,
 		"schedules": map[string]any{"brief": map[string]any{
 			"at": "weekdays 08:00", "prompt": prompt, "workspace": home,
-			"notify": []string{"desktop", "slack:#team", "mail"},
+			"notify": notify,
 		}},
-	})
+	}
+	for k, v := range more {
+		all[k] = v
+	}
+	settings, _ := json.Marshal(all)
 	if err := os.WriteFile(filepath.Join(cfgDir, "settings.json"), settings, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -223,5 +232,56 @@ func TestCleanScheduledRunDeliversTheAnswerToSlack(t *testing.T) {
 	msgs := ws.Messages("C0TEAM")
 	if len(msgs) != 1 || msgs[0].Text != "*co: brief*\ndone\n\nThe vault code is HUNTER-7731" {
 		t.Errorf("Slack #team: %+v\nlog: %s", msgs, log)
+	}
+}
+
+// With slack_member_id set, the user's own DM with the bot (their member
+// ID, or the DM channel whose other member they are) is a place only they
+// read: a run steered by a stranger's mail into quoting a private file
+// delivers its answer there, marked, as to the desktop. A DM to someone
+// else, by member ID or DM channel, and a channel still get no answer.
+func TestScheduledRunDeliversTheAnswerToYourOwnSlackDM(t *testing.T) {
+	const secret = "HUNTER-7731"
+	const ada, bob, carol = "U0ADA01", "U0BOB01", "U0CAROL1"
+	answer := "Mail: an invoice from Mallory. As asked: the vault code is " + secret
+	notify := []string{"slack:" + ada, "slack:" + slackfake.DMOf(ada), "slack:" + bob, "slack:" + slackfake.DMOf(carol), "slack:#team"}
+	ws, _, _, home := taintedRunTo(t, notify, map[string]any{"slack_member_id": ada}, "Summarise today's mail", answer,
+		llmtest.ToolCall{ID: "c1", Name: google.NameListEmails, Args: `{}`},
+		llmtest.ToolCall{ID: "c2", Name: "read_file", Args: `{"path":"secret.txt"}`})
+	ws.AddUsers(slackfake.User{ID: ada, Name: "ada"}, slackfake.User{ID: bob, Name: "bob"}, slackfake.User{ID: carol, Name: "carol"})
+	// The bot's DMs as Slack keeps them: an IM whose other member is the
+	// user (https://docs.slack.dev/reference/objects/im-object).
+	ws.AddChannels(slackfake.Channel{ID: slackfake.DMOf(ada), Name: "DM with " + ada, IM: true, User: ada},
+		slackfake.Channel{ID: slackfake.DMOf(carol), Name: "DM with " + carol, IM: true, User: carol})
+
+	code, _, errOut := run(t, "v", "schedule", "run", "brief")
+	_, log, _ := run(t, "v", "schedule", "logs", "brief")
+	if code != 0 {
+		t.Fatalf("co schedule run = %d\nstderr: %s\nlog: %s", code, errOut, log)
+	}
+	mine := ws.Messages(slackfake.DMOf(ada))
+	if len(mine) != 2 {
+		t.Fatalf("your DM got %d messages, want 2 (by member ID and by DM channel)\nlog: %s", len(mine), log)
+	}
+	for _, m := range mine {
+		if !strings.Contains(m.Text, secret) || !strings.Contains(m.Text, "This answer follows untrusted content from ") || !strings.Contains(m.Text, "mallory@evil.example") {
+			t.Errorf("your own DM should get the answer, marked:\n%s", m.Text)
+		}
+	}
+	for _, ch := range []string{slackfake.DMOf(bob), slackfake.DMOf(carol), "C0TEAM"} {
+		msgs := ws.Messages(ch)
+		if len(msgs) != 1 || strings.Contains(msgs[0].Text, secret) || !strings.Contains(msgs[0].Text, "The answer is not shown here") {
+			t.Errorf("%s should get the outcome without the answer: %+v\nlog: %s", ch, msgs, log)
+		}
+	}
+	if !strings.Contains(log, "your own DM, with the answer marked as following untrusted content (") {
+		t.Errorf("the log does not say the answer went to your own DM:\n%s", log)
+	}
+	spans := deliverSpans(t, home)
+	if sl := spans["slack:"+ada]; sl == nil || sl["co.deliver.withheld"] != false {
+		t.Errorf("the deliver span of your DM: %v", sl)
+	}
+	if sl := spans["slack:"+bob]; sl == nil || sl["co.deliver.withheld"] != true {
+		t.Errorf("the deliver span of a DM to someone else: %v", sl)
 	}
 }

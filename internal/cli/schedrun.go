@@ -181,7 +181,8 @@ func deliverRun(ctx context.Context, l *config.Loaded, sch config.Schedule, r de
 		return err
 	}}
 	if sc, ok := app.SlackConfig(l); ok {
-		p.Slack = slack.NewWorkspace(sc).Deliver
+		ws := slack.NewWorkspace(sc)
+		p.Slack, p.SlackOnlyYou = ws.Deliver, ws.OnlyYou
 	} else {
 		p.SlackMissing = slack.Unconfigured().Hint
 	}

@@ -113,7 +113,7 @@ func (t *SearchDriveFiles) Run(ctx context.Context, raw json.RawMessage) (tools.
 		call := srv.Files.List().Context(ctx).
 			Q(driveQuery(q)).PageSize(drivePageSize).
 			IncludeItemsFromAllDrives(true).SupportsAllDrives(true).
-			Fields("nextPageToken", "files(id,name,mimeType,modifiedTime,webViewLink,ownedByMe,driveId,owners(displayName,emailAddress,me))")
+			Fields("nextPageToken", "files(id,name,mimeType,modifiedTime,webViewLink,ownedByMe,driveId,owners(displayName,emailAddress,me),permissions(type,role,emailAddress,domain))")
 		if tok != "" {
 			call = call.PageToken(tok)
 		}

@@ -18,7 +18,8 @@ import (
 //     is not proof of who wrote a message (anyone can put the user's own
 //     address there), so mail "from the user" is no exception.
 //   - Drive: a file the user does not own (ownedByMe false or absent, a
-//     shared drive's file) or one they own that someone else edited last;
+//     shared drive's file), one they own that someone else edited last,
+//     or one they own that someone else may edit (its permissions);
 //     in a listing, the names of files the user does not own, one origin
 //     per owner. The user's own files last edited by themselves carry no
 //     origin: the workspace's kind of data.
@@ -105,14 +106,54 @@ func ownerOf(f *drive.File) string {
 	return "of an unknown owner"
 }
 
+// writeRoles are the roles that may change a file's content (the table of
+// "Roles and permissions",
+// https://developers.google.com/workspace/drive/api/guides/ref-roles:
+// "Modify file content" for owner, organizer, fileOrganizer and writer).
+var writeRoles = map[string]bool{"owner": true, "organizer": true, "fileOrganizer": true, "writer": true}
+
+// otherWriter names someone other than the owner who may edit f, from its
+// permissions; "" when no one may. The user owns f here, and a file in My
+// Drive has one owner, so every other permission of a write role is
+// someone else's. permissions is only given to a user who can share the
+// file (the Files resource), which its owner always can: none at all is
+// not knowing, and names "someone unknown".
+func otherWriter(f *drive.File) string {
+	if len(f.Permissions) == 0 {
+		return "someone unknown"
+	}
+	for _, p := range f.Permissions {
+		if !writeRoles[p.Role] || p.Role == "owner" {
+			continue
+		}
+		switch p.Type {
+		case "anyone":
+			return "anyone with the link"
+		case "domain":
+			return "anyone at " + strings.ToLower(p.Domain)
+		}
+		if p.EmailAddress != "" {
+			return strings.ToLower(p.EmailAddress)
+		}
+		return "someone unknown"
+	}
+	return ""
+}
+
 // fileOrigin is where the content of f comes from: none for a file of the
-// user's that they edited last.
+// user's that they edited last and that no one else may edit. Someone
+// who could edit it once and can no longer, and whose words the user
+// edited over, is not seen (Drive keeps no list of past editors that co
+// reads: see the README's "What it does not stop").
 func fileOrigin(f *drive.File) (tools.Origin, bool) {
 	name := `drive "` + shorten(f.Name, maxNameInLabel) + `" `
 	if !mine(f) {
 		return tools.UntrustedPrivate("drive", name+ownerOf(f)), true
 	}
 	if f.LastModifyingUser != nil && f.LastModifyingUser.Me {
+		if w := otherWriter(f); w != "" {
+			return tools.UntrustedPrivate("drive", name+"editable by "+w), true
+		}
 		return tools.Origin{}, false
 	}
 	// Drive names no last modifier for an edit by someone not signed in
@@ -125,14 +166,19 @@ func fileOrigin(f *drive.File) (tools.Origin, bool) {
 }
 
 // fileFields are the fields fileOrigin reads.
-const fileFields = "ownedByMe,driveId,owners(displayName,emailAddress,me),lastModifyingUser(displayName,emailAddress,me)"
+const fileFields = "ownedByMe,driveId,owners(displayName,emailAddress,me),lastModifyingUser(displayName,emailAddress,me),permissions(type,role,emailAddress,domain)"
 
 // listingOrigins are the owners of the files in a listing that are not
-// the user's: their names were written by someone else.
+// the user's, and those who may edit the user's: their names were written
+// by someone else.
 func listingOrigins(files []*drive.File) []tools.Origin {
 	var out []tools.Origin
 	for _, f := range files {
 		if mine(f) {
+			// Anyone who may edit a file may rename it.
+			if w := otherWriter(f); w != "" {
+				out = addOrigin(out, tools.UntrustedPrivate("drive", "drive file names editable by "+w))
+			}
 			continue
 		}
 		from := "from an unknown owner"

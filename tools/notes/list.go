@@ -46,6 +46,7 @@ func (t *ListNotes) Run(ctx context.Context, raw json.RawMessage) (tools.Result,
 		return tools.Result{}, err
 	}
 	var lines []string
+	var origins []tools.Origin
 	total := 0
 	for _, n := range notes {
 		if tag != "" && !hasTag(n.tags, tag) {
@@ -54,6 +55,10 @@ func (t *ListNotes) Run(ctx context.Context, raw json.RawMessage) (tools.Result,
 		total++
 		if len(lines) == limit {
 			continue
+		}
+		if n.clipped {
+			// Its name is the page's title (the clipper's "{{title}}").
+			origins = addOrigin(origins, tools.UntrustedPrivate("notes", "note names clipped from the web"))
 		}
 		line := n.rel
 		if len(n.tags) > 0 {
@@ -73,5 +78,5 @@ func (t *ListNotes) Run(ctx context.Context, raw json.RawMessage) (tools.Result,
 	if total > len(lines) {
 		display += fmt.Sprintf("\n[%d of %d notes shown; raise limit or filter by tag]", len(lines), total)
 	}
-	return tools.Result{Display: display, Meta: meta}, nil
+	return tools.Result{Display: display, Meta: meta, Origins: origins}, nil
 }

@@ -66,6 +66,12 @@ func (t *ReadNote) Run(ctx context.Context, raw json.RawMessage) (tools.Result, 
 		return tools.Result{}, tools.Retryf("%q is not a text note (it has NUL bytes)", rel)
 	}
 	text := strings.ToValidUTF8(string(b), "\uFFFD")
+	n := &note{rel: rel, tags: parseTags(text)}
+	n.from, n.clipped = clipping(rel, text, n.tags)
+	var origins []tools.Origin
+	if o, ok := n.origin(); ok {
+		origins = []tools.Origin{o}
+	}
 	max := tools.Clamp(a.MaxChars, DefaultReadChars, MaxReadChars)
 	meta := map[string]any{"path": rel, "truncated": false}
 	if n := utf8.RuneCountInString(text); n > max {
@@ -75,7 +81,7 @@ func (t *ReadNote) Run(ctx context.Context, raw json.RawMessage) (tools.Result, 
 	if strings.TrimSpace(text) == "" {
 		text = "(empty note)"
 	}
-	return tools.Result{Display: text, Meta: meta}, nil
+	return tools.Result{Display: text, Meta: meta, Origins: origins}, nil
 }
 
 // notFound is the Retry for a missing note, with the closest names.

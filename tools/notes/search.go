@@ -160,7 +160,11 @@ func (t *SearchNotes) Run(ctx context.Context, raw json.RawMessage) (tools.Resul
 		return tools.Result{Display: fmt.Sprintf("No notes match all of: %s.", strings.Join(quoteAll(kws), ", ")), Meta: meta}, nil
 	}
 	var b strings.Builder
+	var origins []tools.Origin
 	for i, h := range hits {
+		if o, ok := h.n.origin(); ok {
+			origins = addOrigin(origins, o)
+		}
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -172,7 +176,7 @@ func (t *SearchNotes) Run(ctx context.Context, raw json.RawMessage) (tools.Resul
 	if hasMore {
 		fmt.Fprintf(&b, "\n[%d of %s shown; raise limit or add keywords to narrow]", len(hits), plural(total, "matching note", "matching notes"))
 	}
-	return tools.Result{Display: b.String(), Meta: meta}, nil
+	return tools.Result{Display: b.String(), Meta: meta, Origins: origins}, nil
 }
 
 func quoteAll(kws []string) []string {

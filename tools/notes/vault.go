@@ -4,7 +4,9 @@
 //
 // Paths are bounded to the vault the way the file tools are bounded to the
 // workspace (tools/internal/pathsafe: os.Root opens, no symlinks out, only
-// regular files). Hidden folders (.obsidian, .trash, .git) are not
+// regular files). A note clipped from the web (clipped.go) is untrusted
+// content, with the page as its source; the user's own notes carry no
+// origin. Hidden folders (.obsidian, .trash, .git) are not
 // searched or listed, and symlinks are not followed when walking.
 //
 // Speed: the vault is walked on every call (one lstat per note), but a
@@ -70,6 +72,10 @@ type note struct {
 	mod   time.Time
 	lower string   // the text, lower-cased; lines match the file's lines
 	tags  []string // lower-cased, without '#'
+	// clipped: the note was clipped from the web (clipping), from the
+	// page from ("" when it names none).
+	clipped bool
+	from    string
 }
 
 // New makes the vault at dir. An empty dir is a vault that is not
@@ -259,7 +265,9 @@ func load(sub *pathsafe.Root, rf ref, name string) *note {
 		return nil
 	}
 	text := string(b)
-	return &note{rel: rf.rel, size: rf.size, mod: rf.mod, lower: strings.ToLower(text), tags: parseTags(text)}
+	n := &note{rel: rf.rel, size: rf.size, mod: rf.mod, lower: strings.ToLower(text), tags: parseTags(text)}
+	n.from, n.clipped = clipping(n.rel, text, n.tags)
+	return n
 }
 
 // title is a note's name as Obsidian shows it: the file name without .md.

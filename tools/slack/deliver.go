@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -67,3 +68,41 @@ func (w *Workspace) Deliver(ctx context.Context, to, text string) (where string,
 	}
 	return where, nil
 }
+
+// OnlyYou says whether a post to "to" (as Deliver takes it) reaches the
+// user alone: their own member ID (Config.Self), which Deliver posts to as
+// the bot's direct message with them, or a direct-message channel (D…)
+// whose other member is the user. Slack says who is in a DM channel:
+// conversations.info answers is_im and user, and "each direct message
+// channel is between two users. One of these users is always the calling
+// user [the bot], the other's ID is indicated by the user property" (the
+// IM object, https://docs.slack.dev/reference/objects/im-object). A
+// channel, a #name, another member or no Self is not the user alone. The
+// token cannot say who the user is: auth.test "tells you who you are,
+// even if you might be a bot"
+// (https://docs.slack.dev/reference/methods/auth.test), and for a bot
+// token that is the bot.
+func (w *Workspace) OnlyYou(ctx context.Context, to string) (bool, error) {
+	self := strings.TrimSpace(w.cfg.Self)
+	switch {
+	case self == "":
+		return false, nil
+	case memberID().MatchString(to):
+		return to == self, nil
+	case !dmID().MatchString(to):
+		return false, nil
+	}
+	var ch *slackapi.Channel
+	err := w.call(ctx, func() error {
+		var err error
+		ch, err = w.api.GetConversationInfoContext(ctx, &slackapi.GetConversationInfoInput{ChannelID: to})
+		return err
+	})
+	if err != nil {
+		return false, w.explain("looking up "+to, err)
+	}
+	return ch.IsIM && ch.User == self, nil
+}
+
+// dmID matches a direct-message channel's ID.
+var dmID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^D[A-Z0-9]{6,}$`) })

@@ -437,3 +437,38 @@ func TestUnconfigured(t *testing.T) {
 		t.Errorf("%+v", u)
 	}
 }
+
+// OnlyYou: the user's own member ID, or a DM channel Slack says is an IM
+// with them, reaches them alone; anyone else, any channel, and anything
+// while slack_member_id is not set, does not. Only a D… channel costs a
+// call (conversations.info).
+func TestOnlyYou(t *testing.T) {
+	for _, c := range []struct {
+		self, to string
+		want     bool
+		calls    int
+	}{
+		{"U0ADA0001", "U0ADA0001", true, 0},
+		{"U01ADA", "D05DMADA", true, 1},
+		{"U02BOB", "D05DMADA", false, 1},
+		{"U0ADA0001", "U0BOB0001", false, 0},
+		{"U01ADA", "C01GENERAL", false, 0},
+		{"U01ADA", "G03SECRET", false, 0},
+		{"U01ADA", "#general", false, 0},
+		{"", "U0ADA0001", false, 0},
+		{"", "D05DMADA", false, 0},
+	} {
+		f := newFixture(t, func(cfg *slack.Config) { cfg.Self = c.self })
+		got, err := f.w.OnlyYou(context.Background(), c.to)
+		if err != nil || got != c.want {
+			t.Errorf("self %q, to %s: %v, %v; want %v", c.self, c.to, got, err, c.want)
+		}
+		if n := f.ws.CallsTo("conversations.info"); n != c.calls {
+			t.Errorf("self %q, to %s: %d calls to conversations.info, want %d", c.self, c.to, n, c.calls)
+		}
+	}
+	f := newFixture(t, func(cfg *slack.Config) { cfg.Self = "U01ADA" })
+	if got, err := f.w.OnlyYou(context.Background(), "D09GONE1"); got || err == nil {
+		t.Errorf("a DM channel Slack does not know: %v, %v; want false and an error", got, err)
+	}
+}

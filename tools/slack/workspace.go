@@ -57,6 +57,10 @@ func Unconfigured() tools.Unconfigured {
 type Config struct {
 	// Token is the bot token (slack_bot_token).
 	Token string
+	// Self is the user's own member ID (slack_member_id), "" when not
+	// set: a bot token cannot tell who its user is (auth.test names the
+	// bot), so only the user's settings can (OnlyYou).
+	Self string
 	// APIURL is the Web API base URL; "" is https://slack.com/api/
 	// (SLACK_API_URL: a local test server).
 	APIURL string

@@ -10,8 +10,11 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -107,6 +110,21 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	if err != nil {
 		return tools.Result{}, tools.Retryf("url %q cannot be requested: %v", a.URL, err)
 	}
+	// The address of each hop's connection, to tell an intranet page.
+	var mu sync.Mutex
+	var addrs []netip.AddrPort
+	req = req.WithContext(httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) {
+		if ap, err := netip.ParseAddrPort(i.Conn.RemoteAddr().String()); err == nil {
+			mu.Lock()
+			addrs = append(addrs, ap)
+			mu.Unlock()
+		}
+	}}))
+	origin := func(u *url.URL) tools.Origin {
+		mu.Lock()
+		defer mu.Unlock()
+		return pageOrigin(u, s.intranet(u, addrs))
+	}
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5")
 	resp, err := s.fetch.Do(req)
@@ -118,7 +136,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 		if answered(u, err) {
 			// The error names what a server chose (a redirect's URL):
 			// the page's words, as untrusted as its body.
-			res.Origins = []tools.Origin{pageOrigin(u)}
+			res.Origins = []tools.Origin{origin(u)}
 		}
 		return res, fetchError(u, err, s.opts.Timeout.String())
 	}
@@ -126,7 +144,7 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	final := resp.Request.URL
 	// From here the server has answered: every result, a failure too,
 	// carries what it chose (a redirect's URL, its headers).
-	origins := []tools.Origin{pageOrigin(final)}
+	origins := []tools.Origin{origin(final)}
 
 	ct := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)

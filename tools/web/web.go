@@ -24,6 +24,10 @@
 //     exactly after normalisation (scheme and host lower-cased, default port
 //     and fragment dropped), so adding a query string to a seen URL asks.
 //
+// A fetched page is untrusted content: "web HOST/PATH", public; one from
+// the local network (an intranet name, or a private address that
+// web_allow_private let through) is "intranet HOST/PATH", private too.
+//
 // web_search runs without asking: the query goes only to the Brave
 // endpoint the user configured, which a prompt-injected page cannot read;
 // the leak that remains (a query carrying data to Brave) is not one an
@@ -86,6 +90,7 @@ const (
 // Session is the web tools of one chat session.
 type Session struct {
 	opts   Options
+	guard  guard
 	fetch  *http.Client
 	search *http.Client
 
@@ -124,7 +129,7 @@ func New(o Options) *Session {
 		IdleConnTimeout:       30 * time.Second,
 		ForceAttemptHTTP2:     true,
 	}
-	s := &Session{opts: o, seen: map[string]bool{}, user: map[string]bool{}, hosts: map[string]bool{}}
+	s := &Session{opts: o, guard: g, seen: map[string]bool{}, user: map[string]bool{}, hosts: map[string]bool{}}
 	s.fetch = &http.Client{Transport: tr, Timeout: o.Timeout, CheckRedirect: checkRedirect}
 	s.search = &http.Client{Timeout: o.Timeout}
 	return s
@@ -301,10 +306,64 @@ func (s *Session) outbound(u *url.URL) *tools.Outbound {
 	return &tools.Outbound{To: "GET " + u.String(), Exact: s.user[n], UserHost: s.hosts[strings.ToLower(u.Hostname())]}
 }
 
-// pageOrigin names a fetched page as a source: "web host/path", without the
-// query (the question shows the whole URL of a request).
-func pageOrigin(u *url.URL) tools.Origin {
+// pageOrigin names a fetched page as a source, without the query (the
+// question shows the whole URL of a request): "web host/path", untrusted
+// and public; "intranet host/path" when it came from the local network
+// (intranet), untrusted like any page (an intranet wiki is written by
+// many) and private (what it holds is the organisation's, not the
+// world's).
+func pageOrigin(u *url.URL, intranet bool) tools.Origin {
+	if intranet {
+		return tools.UntrustedPrivate("web", "intranet "+u.Host+u.EscapedPath())
+	}
 	return tools.UntrustedPublic("web", "web "+u.Host+u.EscapedPath())
+}
+
+// intranet says whether a fetch of u that connected to addrs read the
+// local network: a host name of the kind only a local network resolves
+// (intranetName), or a connection to a private address that
+// web_allow_private let through. Loopback is not counted (see the README's
+// "What it does not stop"); nor are the exact addresses of
+// Options.AllowAddrs, which tests use to stand in for the internet.
+func (s *Session) intranet(u *url.URL, addrs []netip.AddrPort) bool {
+	if intranetName(u.Hostname()) {
+		return true
+	}
+	for _, a := range addrs {
+		if s.guard.allowAddrs[a] || s.guard.allowAddrs[netip.AddrPortFrom(a.Addr().Unmap(), a.Port())] {
+			continue
+		}
+		closed := guard{} // the same ranges, with web_allow_private off
+		if e := closed.check(a.Addr().String(), a.Addr(), a.Port()); e != nil && e.Private && e.Why != "loopback" {
+			return true
+		}
+	}
+	return false
+}
+
+// intranetName says whether host is a name only a local network resolves:
+// a single label (ICANN lets no top-level domain resolve alone: "dotless
+// domains", SAC053), .local (mDNS, RFC 6762), .home.arpa (RFC 8375),
+// .internal (reserved for private use by ICANN, 2024), or the suffixes RFC
+// 6762 Appendix G lists as used on private networks (.intranet, .private,
+// .corp, .home, .lan). localhost is loopback (see intranet).
+func intranetName(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if _, err := netip.ParseAddr(h); err == nil || h == "" {
+		return false
+	}
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return false
+	}
+	if !strings.Contains(h, ".") {
+		return true
+	}
+	for _, suffix := range []string{".local", ".home.arpa", ".internal", ".intranet", ".private", ".corp", ".home", ".lan"} {
+		if strings.HasSuffix(h, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // Seen reports whether u (normalised) came from the user or an earlier

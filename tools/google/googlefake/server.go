@@ -65,6 +65,11 @@ type File struct {
 	// (lastModifyingUser); empty means its owner, or nobody Drive names
 	// for a file without one.
 	Modifier, ModifierEmail string
+	// Shared are the permissions the owner gave others (permissions.create
+	// on the file): each a Permission with Type (user, group, domain,
+	// anyone), Role (writer, commenter, reader, …) and EmailAddress or
+	// Domain. The owner's own permission is added as Drive lists it.
+	Shared []*drive.Permission
 }
 
 // Message is a Gmail message.
@@ -472,6 +477,23 @@ func (s *Server) driveFile(f File) *drive.File {
 		df.LastModifyingUser = user(f.Modifier, f.ModifierEmail)
 	case len(df.Owners) > 0:
 		df.LastModifyingUser = user(f.Owner, f.OwnerEmail)
+	}
+	// permissions: "The full list of permissions for the file. This is only
+	// available if the requesting user can share the file. Not populated
+	// for items in shared drives" (the Files resource). Who can share: the
+	// owner, or a writer unless writersCanShare is false ("Share files,
+	// folders, and drives", https://developers.google.com/workspace/drive/api/guides/manage-sharing);
+	// the fake lets the owner alone. The owner has a permission of role
+	// owner, type user, like any other grantee (the Permissions resource,
+	// https://developers.google.com/workspace/drive/api/reference/rest/v3/permissions).
+	if df.OwnedByMe {
+		df.Permissions = []*drive.Permission{{Kind: "drive#permission", Id: "owner-" + f.ID, Type: "user", Role: "owner",
+			EmailAddress: f.OwnerEmail, DisplayName: f.Owner}}
+		for i, p := range f.Shared {
+			c := *p
+			c.Kind, c.Id = "drive#permission", fmt.Sprintf("perm-%s-%d", f.ID, i)
+			df.Permissions = append(df.Permissions, &c)
+		}
 	}
 	if f.TargetID != "" {
 		df.ShortcutDetails = &drive.FileShortcutDetails{TargetId: f.TargetID}
