@@ -114,6 +114,29 @@ func elicitHandler(sessions chan<- *sdk.ServerSession, stalled chan<- error) htt
 					return nil, ctx.Err()
 				}
 			})
+		s.AddTool(&sdk.Tool{Name: "later", Description: "Work a second, then ask.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "x?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)})
+				if err != nil {
+					return nil, err
+				}
+				b, _ := json.Marshal(res)
+				return text(string(b)), nil
+			})
+		s.AddTool(&sdk.Tool{Name: "work", Description: "Work five seconds.", InputSchema: objectSchema},
+			func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				select {
+				case <-time.After(5 * time.Second):
+					return text("worked"), nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			})
 		s.AddTool(&sdk.Tool{Name: "two", Description: "Ask two forms at once.", InputSchema: objectSchema},
 			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				var wg sync.WaitGroup
@@ -208,7 +231,9 @@ func TestElicitationFormDuringCall(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Display), &back); err != nil {
 		t.Fatalf("result %q: %v", res.Display, err)
 	}
-	want := map[string]any{"email": "ada@example.com", "api_token": "tok-123", "age": 37.0, "tags": []any{"b"},
+	// The secret came back as typed, and was taken out of the result
+	// (only "tok-123" itself is replaced).
+	want := map[string]any{"email": "ada@example.com", "api_token": "[REDACTED]", "age": 37.0, "tags": []any{"b"},
 		// left out: the schema's defaults, applied (SEP-1034)
 		"name": "Ada", "score": 9.5, "subscribe": true, "colour": "g"}
 	if back.Action != "accept" || fmt.Sprint(back.Content) != fmt.Sprint(want) {
@@ -422,6 +447,50 @@ func TestElicitationTwoFormsPauseTheTimeoutUntilBothAreAnswered(t *testing.T) {
 	})
 }
 
+// A form pauses the timeout of the call that asked for it, not of another
+// call of the same server running at the same time: call A asks a second
+// in, after call B has started; B, which asked for nothing, ends on its
+// own after five seconds. A's form is shown through A's form function and
+// held ten times the timeout, and A still gets its answer; B's end does
+// not withdraw it.
+func TestElicitationPausesTheCallThatAsked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 10 * time.Second
+		f := memAsker(t, timeout, nil)
+		start := time.Now()
+		type result struct {
+			res  tools.Result
+			err  error
+			took time.Duration
+		}
+		var answered time.Time
+		aDone, bDone := make(chan result, 1), make(chan result, 1)
+		go func() {
+			res, err := f.tool(t, "mcp__asker__later").Run(tools.WithForm(t.Context(), holdForm(10*timeout, &answered)), json.RawMessage(`{}`))
+			aDone <- result{res, err, time.Since(start)}
+		}()
+		synctest.Wait() // A is under way
+		var wrong sync.Once
+		go func() {
+			res, err := f.tool(t, "mcp__asker__work").Run(tools.WithForm(t.Context(), func(context.Context, tools.Form) (tools.FormAnswer, error) {
+				wrong.Do(func() { t.Error("call A's form was shown as call B's") })
+				return tools.FormAnswer{Action: tools.FormDecline}, nil
+			}), json.RawMessage(`{}`))
+			bDone <- result{res, err, time.Since(start)}
+		}()
+		b, a := <-bDone, <-aDone
+		if b.err != nil || b.res.Display != "worked" || b.took != 5*time.Second {
+			t.Errorf("call B: %q %v after %v", b.res.Display, b.err, b.took)
+		}
+		if a.err != nil || a.res.Display != `{"action":"accept","content":{"x":"late"}}` {
+			t.Fatalf("call A, its form held past its timeout: %q %v", a.res.Display, a.err)
+		}
+		if want := time.Second + 10*timeout; a.took != want {
+			t.Errorf("call A took %v, want %v: a second, then its form", a.took, want)
+		}
+	})
+}
+
 // A form is withdrawn when its call is interrupted: the form function's
 // context ends.
 func TestElicitationWithdrawnWhenTheCallEnds(t *testing.T) {
@@ -537,8 +606,9 @@ func TestElicitationThroughAgentKeepsValuesOutOfSpans(t *testing.T) {
 }
 
 // What the user types into a field that looks like a secret goes to the
-// span store's redactor (Options.Secrets, as a login's token does): a
-// server that echoes it in its result does not put it in a span.
+// span store's redactor (Options.Secrets, as a login's token does), and is
+// taken out of the results: a server that echoes it puts it neither in a
+// span nor before the model or in the saved session.
 func TestElicitationSecretValuesAreRedacted(t *testing.T) {
 	url := elicitServer(t, nil)
 	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: 10 * time.Second})
@@ -554,7 +624,10 @@ func TestElicitationSecretValuesAreRedacted(t *testing.T) {
 		return tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{
 			"email": "ada@example.com", "api_token": "tok-typed-4567", "age": int64(37)}}, nil
 	})
-	if err != nil || !strings.Contains(res.Display, "tok-typed-4567") {
+	// The server echoes every field: the secret's value is taken out of
+	// the result the model and the saved session get; the others stay.
+	if err != nil || strings.Contains(res.Display, "tok-typed-4567") || !strings.Contains(res.Display, `"api_token":"[REDACTED]"`) ||
+		!strings.Contains(res.Display, "ada@example.com") {
 		t.Fatalf("%v %q", err, res.Display)
 	}
 	mu.Lock()
