@@ -447,48 +447,101 @@ func TestElicitationTwoFormsPauseTheTimeoutUntilBothAreAnswered(t *testing.T) {
 	})
 }
 
+// mrtrHandler is a stateless server on protocol 2026-07-28, where a tool
+// asks by returning input requests (multi round-trip requests, SEP-2322)
+// and is called again with the answers: "later" works a second, then asks
+// for x and returns the answer as JSON; "work" works five seconds.
+func mrtrHandler() http.Handler {
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server {
+		s := sdk.NewServer(&sdk.Implementation{Name: "asker", Version: "1"}, nil)
+		s.AddTool(&sdk.Tool{Name: "later", Description: "Work a second, then ask.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				if r, ok := req.Params.InputResponses["x"].(*sdk.ElicitResult); ok {
+					b, _ := json.Marshal(r)
+					return text(string(b)), nil
+				}
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"x": &sdk.ElicitParams{Message: "x?",
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)}}}, nil
+			})
+		s.AddTool(&sdk.Tool{Name: "work", Description: "Work five seconds.", InputSchema: objectSchema},
+			func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				select {
+				case <-time.After(5 * time.Second):
+					return text("worked"), nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			})
+		return s
+	}, &sdk.StreamableHTTPOptions{Stateless: true})
+}
+
 // A form pauses the timeout of the call that asked for it, not of another
 // call of the same server running at the same time: call A asks a second
 // in, after call B has started; B, which asked for nothing, ends on its
 // own after five seconds. A's form is shown through A's form function and
 // held ten times the timeout, and A still gets its answer; B's end does
-// not withdraw it.
+// not withdraw it. On protocol 2025-11-25 the server's request comes on
+// A's stream; on 2026-07-28 A's result carries it.
 func TestElicitationPausesTheCallThatAsked(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		const timeout = 10 * time.Second
-		f := memAsker(t, timeout, nil)
-		start := time.Now()
-		type result struct {
-			res  tools.Result
-			err  error
-			took time.Duration
-		}
-		var answered time.Time
-		aDone, bDone := make(chan result, 1), make(chan result, 1)
-		go func() {
-			res, err := f.tool(t, "mcp__asker__later").Run(tools.WithForm(t.Context(), holdForm(10*timeout, &answered)), json.RawMessage(`{}`))
-			aDone <- result{res, err, time.Since(start)}
-		}()
-		synctest.Wait() // A is under way
-		var wrong sync.Once
-		go func() {
-			res, err := f.tool(t, "mcp__asker__work").Run(tools.WithForm(t.Context(), func(context.Context, tools.Form) (tools.FormAnswer, error) {
-				wrong.Do(func() { t.Error("call A's form was shown as call B's") })
-				return tools.FormAnswer{Action: tools.FormDecline}, nil
-			}), json.RawMessage(`{}`))
-			bDone <- result{res, err, time.Since(start)}
-		}()
-		b, a := <-bDone, <-aDone
-		if b.err != nil || b.res.Display != "worked" || b.took != 5*time.Second {
-			t.Errorf("call B: %q %v after %v", b.res.Display, b.err, b.took)
-		}
-		if a.err != nil || a.res.Display != `{"action":"accept","content":{"x":"late"}}` {
-			t.Fatalf("call A, its form held past its timeout: %q %v", a.res.Display, a.err)
-		}
-		if want := time.Second + 10*timeout; a.took != want {
-			t.Errorf("call A took %v, want %v: a second, then its form", a.took, want)
-		}
-	})
+	for _, tc := range []struct {
+		protocol string
+		handler  http.Handler
+	}{
+		{"2025-11-25", elicitHandler(nil, nil)},
+		{"2026-07-28", mrtrHandler()},
+	} {
+		t.Run(tc.protocol, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				const timeout = 10 * time.Second
+				rt := memHTTP(t, tc.handler)
+				f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: "http://asker.test/mcp", Timeout: timeout})
+				mcp.SetRoundTripper(f.m, rt)
+				if n := f.start(t); len(n) != 0 {
+					t.Fatalf("notices: %v", n)
+				}
+				if st := f.m.Statuses()[0]; st.Protocol != tc.protocol {
+					t.Fatalf("protocol %q, want %q", st.Protocol, tc.protocol)
+				}
+				start := time.Now()
+				type result struct {
+					res  tools.Result
+					err  error
+					took time.Duration
+				}
+				var answered time.Time
+				aDone, bDone := make(chan result, 1), make(chan result, 1)
+				go func() {
+					res, err := f.tool(t, "mcp__asker__later").Run(tools.WithForm(t.Context(), holdForm(10*timeout, &answered)), json.RawMessage(`{}`))
+					aDone <- result{res, err, time.Since(start)}
+				}()
+				synctest.Wait() // A is under way
+				var wrong sync.Once
+				go func() {
+					res, err := f.tool(t, "mcp__asker__work").Run(tools.WithForm(t.Context(), func(context.Context, tools.Form) (tools.FormAnswer, error) {
+						wrong.Do(func() { t.Error("call A's form was shown as call B's") })
+						return tools.FormAnswer{Action: tools.FormDecline}, nil
+					}), json.RawMessage(`{}`))
+					bDone <- result{res, err, time.Since(start)}
+				}()
+				b, a := <-bDone, <-aDone
+				if b.err != nil || b.res.Display != "worked" || b.took != 5*time.Second {
+					t.Errorf("call B: %q %v after %v", b.res.Display, b.err, b.took)
+				}
+				if a.err != nil || a.res.Display != `{"action":"accept","content":{"x":"late"}}` {
+					t.Fatalf("call A, its form held past its timeout: %q %v", a.res.Display, a.err)
+				}
+				if want := time.Second + 10*timeout; a.took != want {
+					t.Errorf("call A took %v, want %v: a second, then its form", a.took, want)
+				}
+			})
+		})
+	}
 }
 
 // A form is withdrawn when its call is interrupted: the form function's

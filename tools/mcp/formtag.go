@@ -107,6 +107,11 @@ func (r *tagReader) Read(p []byte) (int, error) {
 			r.out = append(r.out, tagEvent(r.in[:end], r.tag)...)
 			r.in = r.in[end:]
 		}
+		if err != nil && len(r.in) > 0 && r.in[len(r.in)-1] == '\r' && eventEnd(append(r.in, '\n')) > len(r.in) {
+			// The stream ended on a CR that ends the last event.
+			r.out = append(r.out, tagEvent(r.in, r.tag)...)
+			r.in = nil
+		}
 		if err != nil || len(r.in) > maxTagged {
 			r.out = append(r.out, r.in...)
 			r.in = nil
