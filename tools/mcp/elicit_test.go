@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -541,6 +542,78 @@ func TestElicitationPausesTheCallThatAsked(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// elicitStdioServer is a local server on protocol 2025-11-25, whose
+// elicitation/create requests name no call: "held" waits until a form of
+// "gate" has been answered; "gate" waits until "held" is running, then
+// asks for x and returns the answer as JSON.
+func elicitStdioServer() *sdk.Server {
+	arrived, answered := make(chan struct{}), make(chan struct{})
+	var arrive, answer sync.Once
+	s := sdk.NewServer(&sdk.Implementation{Name: "asker", Version: "1"}, &sdk.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	s.AddTool(&sdk.Tool{Name: "held", Description: "Wait for gate's form.", InputSchema: objectSchema},
+		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			arrive.Do(func() { close(arrived) })
+			select {
+			case <-answered:
+				return text("held"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})
+	s.AddTool(&sdk.Tool{Name: "gate", Description: "Ask once held runs.", InputSchema: objectSchema},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			select {
+			case <-arrived:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "x?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)})
+			answer.Do(func() { close(answered) })
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.Marshal(res)
+			return text(string(b)), nil
+		})
+	return s
+}
+
+// A local server on an older protocol does not say which call a form is
+// for, so it pauses every call of the server then running: "gate" asks
+// while "held" runs, and the form, held past the timeout, times out
+// neither. The hold is a real one (a process is no testing/synctest
+// bubble), and only its being longer than the timeout matters.
+func TestElicitationOverStdioPausesEveryCallOfTheServer(t *testing.T) {
+	// Long enough for both calls to reach the server before the form
+	// opens on a busy machine (milliseconds).
+	const timeout = 3 * time.Second
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", Command: exe, Env: map[string]string{"CO_MCP_TEST_SERVER": "elicit"}, Timeout: timeout})
+	if n := f.start(t); len(n) != 0 {
+		t.Fatalf("notices: %v", n)
+	}
+	if st := f.m.Statuses()[0]; st.Protocol != "2025-11-25" {
+		t.Fatalf("protocol %q, want 2025-11-25", st.Protocol)
+	}
+	var answered time.Time
+	form := holdForm(3*timeout, &answered)
+	var wg sync.WaitGroup
+	results := make([]string, 2)
+	for i, tool := range []string{"mcp__asker__gate", "mcp__asker__held"} {
+		wg.Go(func() {
+			res, err := f.tool(t, tool).Run(tools.WithForm(t.Context(), form), json.RawMessage(`{}`))
+			results[i] = fmt.Sprintf("%s %v", res.Display, err)
+		})
+	}
+	wg.Wait()
+	if results[0] != `{"action":"accept","content":{"x":"late"}} <nil>` || results[1] != "held <nil>" {
+		t.Errorf("two calls, a form held past their timeout: %q", results)
 	}
 }
 
