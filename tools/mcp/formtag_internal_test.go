@@ -30,7 +30,7 @@ func TestTagReader(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, oneByte := range []bool{false, true} {
-			var body io.ReadCloser = io.NopCloser(strings.NewReader(c.body))
+			body := io.NopCloser(strings.NewReader(c.body))
 			if oneByte {
 				body = io.NopCloser(iotest.OneByteReader(body))
 			}
