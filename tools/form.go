@@ -6,11 +6,9 @@ import (
 	"math"
 	"net/mail"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -56,8 +54,10 @@ type Field struct {
 	// float64, int64, bool, []string); nil when none.
 	Default  any
 	Required bool
-	// Secret: the name, title or description looks like a secret (a
-	// password, token, API key): its value is masked on screen.
+	// Secret: the name, title or description reads like a secret (a
+	// password, a one-time code, a card or account number, an API key;
+	// LooksSecret), or the schema marks it writeOnly: its value is masked
+	// on screen and kept out of results, transcripts and spans.
 	Secret               bool
 	MinLength, MaxLength *int
 	Minimum, Maximum     *float64
@@ -95,22 +95,6 @@ const (
 type FormAnswer struct {
 	Action  FormAction
 	Content map[string]any
-}
-
-// secretWords is compiled on first use: package initialisation stays light.
-var secretWords = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)pass(word|phrase|wd|code)?\b|secret|token|api[ _-]?key|private[ _-]?key|credential|\bpin\b|\botp\b|one[ -]time|2fa|mfa|cvv|card[ _-]?number|\bssn\b|social security`)
-})
-
-// LooksSecret reports whether a field's name, title or description reads
-// like it asks for a secret.
-func LooksSecret(words ...string) bool {
-	for _, w := range words {
-		if secretWords().MatchString(w) {
-			return true
-		}
-	}
-	return false
 }
 
 type formKey struct{}

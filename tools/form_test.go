@@ -60,21 +60,6 @@ func TestFieldParse(t *testing.T) {
 	}
 }
 
-// Names and descriptions that ask for secrets are told apart from ordinary
-// ones.
-func TestLooksSecret(t *testing.T) {
-	for _, s := range []string{"password", "API key", "api_key", "GitHub token", "client secret", "PIN", "one-time code", "passphrase"} {
-		if !tools.LooksSecret(s) {
-			t.Errorf("%q does not look secret", s)
-		}
-	}
-	for _, s := range []string{"name", "email", "spinner", "passenger count"} {
-		if tools.LooksSecret(s) {
-			t.Errorf("%q looks secret", s)
-		}
-	}
-}
-
 // The host shown beside a URL-mode form's URL is the one a browser would
 // go to; a URL with none (it does not parse, or is no web address) is
 // said to have none, never shown again in the host's place (where

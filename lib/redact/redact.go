@@ -238,6 +238,17 @@ func (r *Redactor) String(s string) string {
 	return s
 }
 
+// Values returns s with every secret value replaced, the shapes of keys
+// and tokens left alone (String replaces both): an MCP tool's result with
+// what the user typed into a secret field of a form taken out, the rest
+// as the server sent it.
+func (r *Redactor) Values(s string) string {
+	if set := r.set(); set.replacer != nil && len(s) >= minSecretLen {
+		return set.replacer.Replace(s)
+	}
+	return s
+}
+
 // minPatternLen is the length of the shortest text any pattern matches
 // ("xoxb-" and 8 more; TestMinPatternLen computes it from the expressions):
 // shorter values (most attributes) skip the scans.

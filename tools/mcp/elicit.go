@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -19,12 +20,14 @@ import (
 
 // asker is one running tools/call of a server that can show the user a
 // form (its context carries tools.WithForm), with the call's timeout,
-// which does not run while the user fills a form in.
+// which does not run while the user fills a form of it in.
 type asker struct {
 	ask     tools.FormFunc
 	call    context.Context
 	timer   *time.Timer
 	timeout time.Duration
+	// tag marks the forms that came on the call's stream (formtag.go).
+	tag string
 	// Guarded by the manager's mu: the forms open, and whether the first
 	// of them stopped the timer (it had not fired).
 	open   int
@@ -62,12 +65,38 @@ func (s *server) addAsker(a *asker) func() {
 	}
 }
 
+// askersOf are the running calls a form may belong to (formtag.go): the
+// one that asked, when the request says which (a multi round-trip
+// request's context, a tag from the call's stream); every running call
+// of the server when nothing says (a local server on an older protocol:
+// they all wait for the answer, so none of them times out while the user
+// types). None when the call that asked has ended, or none runs. m.mu is
+// held.
+func (s *server) askersOf(ctx context.Context, req *sdk.ElicitRequest) (out []*asker, ended bool) {
+	if a, ok := ctx.Value(askerKey{}).(*asker); ok {
+		if slices.Contains(s.askers, a) {
+			return []*asker{a}, false
+		}
+		return nil, true
+	}
+	if tag := formTagOf(req.Params.Meta); tag != "" {
+		for _, a := range s.askers {
+			if a.tag == tag {
+				return []*asker{a}, false
+			}
+		}
+		return nil, true
+	}
+	return slices.Clone(s.askers), false
+}
+
 // elicit answers the server's elicitation/create (docs/SOURCES.md#mcp-elicitation;
 // the SDK has checked the
 // schema: a bad one never gets here, the server gets an invalid-params
 // error naming the property). The form goes to the user through the
-// running call it belongs to, the latest of the server's; with none
-// running (a server asking out of the blue) it is declined with a notice.
+// running call it belongs to (askersOf), whose timeout waits meanwhile;
+// with none running (a server asking out of the blue) it is declined with
+// a notice.
 func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 	form, err := formOf(s.cfg, req.Params)
 	if err != nil {
@@ -77,41 +106,58 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 		return &sdk.ElicitResult{Action: string(tools.FormDecline)}, nil
 	}
 	s.m.mu.Lock()
-	var a *asker
-	if n := len(s.askers); n > 0 {
-		a = s.askers[n-1]
-	}
-	if a == nil {
+	calls, ended := s.askersOf(ctx, req)
+	switch {
+	case ended:
+		s.notice("MCP server %s asked for input for a call of its tools that has ended; co declined it", s.cfg.Name)
+	case len(calls) == 0:
 		s.notice("MCP server %s asked for input while none of its tools was running; co declined it (a form is shown only during a call of that server's tools)", s.cfg.Name)
-	} else {
+	}
+	for _, a := range calls {
 		a.pause()
 	}
 	s.m.mu.Unlock()
-	if a == nil {
+	if len(calls) == 0 {
 		return &sdk.ElicitResult{Action: string(tools.FormDecline)}, nil
 	}
 	defer func() {
 		s.m.mu.Lock()
-		a.resume()
+		for _, a := range calls {
+			a.resume()
+		}
 		s.m.mu.Unlock()
 	}()
-	// The form ends with the request (the server cancelled it) or with the
-	// call (interrupted, or it ended).
+	// The form ends with the request (the server cancelled it) or once
+	// every call it may belong to has ended (interrupted, or over). It
+	// is shown through the latest of them.
 	actx, stop := context.WithCancel(ctx)
 	defer stop()
-	defer context.AfterFunc(a.call, stop)()
-	ans, err := a.ask(actx, form)
+	var mu sync.Mutex
+	left := len(calls)
+	for _, a := range calls {
+		defer context.AfterFunc(a.call, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if left--; left == 0 {
+				stop()
+			}
+		})()
+	}
+	ans, err := calls[len(calls)-1].ask(actx, form)
 	if err != nil {
 		return &sdk.ElicitResult{Action: string(tools.FormCancel)}, nil
 	}
 	res := &sdk.ElicitResult{Action: string(ans.Action)}
 	if ans.Action == tools.FormAccept {
 		res.Content = wireContent(ans.Content)
-		// A secret the user typed must not reach a span through a result
-		// that echoes it: the span store redacts it by value from now on.
-		if add := s.m.secrets(); add != nil {
-			for _, fl := range form.Fields {
-				if v, ok := ans.Content[fl.Name].(string); ok && fl.Secret && v != "" {
+		// A secret the user typed must reach neither a span nor, through
+		// a result that echoes it, the model and the saved session: the
+		// span store and every later result redact it by value.
+		add := s.m.secrets()
+		for _, fl := range form.Fields {
+			if v := fl.Text(ans.Content[fl.Name]); fl.Secret && v != "" {
+				s.m.typed.Add(v)
+				if add != nil {
 					add(v)
 				}
 			}
@@ -302,9 +348,19 @@ func fieldOf(name string, ps *jsonschema.Schema) (tools.Field, error) {
 	if err != nil {
 		return fl, fmt.Errorf("field %q has a default that is not its type: %v", name, err)
 	}
-	// A description that mentions a PIN is taken for a secret only on a
-	// text field ("your favourite number, not your PIN" is no secret).
-	fl.Secret = tools.LooksSecret(name, ps.Title) || fl.Kind == tools.FieldString && tools.LooksSecret(ps.Description)
+	// Only what the user types can be a secret: a yes/no or a choice among
+	// the server's own options is none. A description that mentions a PIN
+	// is taken for a secret only on a text field ("your favourite number,
+	// not your PIN" is no secret). writeOnly (JSON Schema's "never read
+	// back") marks a secret whatever its name; format "password" never
+	// gets here (the SDK refuses formats other than email, uri, date and
+	// date-time).
+	switch fl.Kind {
+	case tools.FieldString:
+		fl.Secret = ps.WriteOnly || tools.LooksSecret(name, ps.Title, ps.Description)
+	case tools.FieldNumber, tools.FieldInteger:
+		fl.Secret = ps.WriteOnly || tools.LooksSecret(name, ps.Title)
+	}
 	return fl, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -114,6 +115,29 @@ func elicitHandler(sessions chan<- *sdk.ServerSession, stalled chan<- error) htt
 					return nil, ctx.Err()
 				}
 			})
+		s.AddTool(&sdk.Tool{Name: "later", Description: "Work a second, then ask.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "x?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)})
+				if err != nil {
+					return nil, err
+				}
+				b, _ := json.Marshal(res)
+				return text(string(b)), nil
+			})
+		s.AddTool(&sdk.Tool{Name: "work", Description: "Work five seconds.", InputSchema: objectSchema},
+			func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				select {
+				case <-time.After(5 * time.Second):
+					return text("worked"), nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			})
 		s.AddTool(&sdk.Tool{Name: "two", Description: "Ask two forms at once.", InputSchema: objectSchema},
 			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				var wg sync.WaitGroup
@@ -208,7 +232,9 @@ func TestElicitationFormDuringCall(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Display), &back); err != nil {
 		t.Fatalf("result %q: %v", res.Display, err)
 	}
-	want := map[string]any{"email": "ada@example.com", "api_token": "tok-123", "age": 37.0, "tags": []any{"b"},
+	// The secret came back as typed, and was taken out of the result
+	// (only "tok-123" itself is replaced).
+	want := map[string]any{"email": "ada@example.com", "api_token": "[REDACTED]", "age": 37.0, "tags": []any{"b"},
 		// left out: the schema's defaults, applied (SEP-1034)
 		"name": "Ada", "score": 9.5, "subscribe": true, "colour": "g"}
 	if back.Action != "accept" || fmt.Sprint(back.Content) != fmt.Sprint(want) {
@@ -422,6 +448,175 @@ func TestElicitationTwoFormsPauseTheTimeoutUntilBothAreAnswered(t *testing.T) {
 	})
 }
 
+// mrtrHandler is a stateless server on protocol 2026-07-28, where a tool
+// asks by returning input requests (multi round-trip requests, SEP-2322)
+// and is called again with the answers: "later" works a second, then asks
+// for x and returns the answer as JSON; "work" works five seconds.
+func mrtrHandler() http.Handler {
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server {
+		s := sdk.NewServer(&sdk.Implementation{Name: "asker", Version: "1"}, nil)
+		s.AddTool(&sdk.Tool{Name: "later", Description: "Work a second, then ask.", InputSchema: objectSchema},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				if r, ok := req.Params.InputResponses["x"].(*sdk.ElicitResult); ok {
+					b, _ := json.Marshal(r)
+					return text(string(b)), nil
+				}
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"x": &sdk.ElicitParams{Message: "x?",
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)}}}, nil
+			})
+		s.AddTool(&sdk.Tool{Name: "work", Description: "Work five seconds.", InputSchema: objectSchema},
+			func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				select {
+				case <-time.After(5 * time.Second):
+					return text("worked"), nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			})
+		return s
+	}, &sdk.StreamableHTTPOptions{Stateless: true})
+}
+
+// A form pauses the timeout of the call that asked for it, not of another
+// call of the same server running at the same time: call A asks a second
+// in, after call B has started; B, which asked for nothing, ends on its
+// own after five seconds. A's form is shown through A's form function and
+// held ten times the timeout, and A still gets its answer; B's end does
+// not withdraw it. On protocol 2025-11-25 the server's request comes on
+// A's stream; on 2026-07-28 A's result carries it.
+func TestElicitationPausesTheCallThatAsked(t *testing.T) {
+	for _, tc := range []struct {
+		protocol string
+		handler  http.Handler
+	}{
+		{"2025-11-25", elicitHandler(nil, nil)},
+		{"2026-07-28", mrtrHandler()},
+	} {
+		t.Run(tc.protocol, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				const timeout = 10 * time.Second
+				rt := memHTTP(t, tc.handler)
+				f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: "http://asker.test/mcp", Timeout: timeout})
+				mcp.SetRoundTripper(f.m, rt)
+				if n := f.start(t); len(n) != 0 {
+					t.Fatalf("notices: %v", n)
+				}
+				if st := f.m.Statuses()[0]; st.Protocol != tc.protocol {
+					t.Fatalf("protocol %q, want %q", st.Protocol, tc.protocol)
+				}
+				start := time.Now()
+				type result struct {
+					res  tools.Result
+					err  error
+					took time.Duration
+				}
+				var answered time.Time
+				aDone, bDone := make(chan result, 1), make(chan result, 1)
+				go func() {
+					res, err := f.tool(t, "mcp__asker__later").Run(tools.WithForm(t.Context(), holdForm(10*timeout, &answered)), json.RawMessage(`{}`))
+					aDone <- result{res, err, time.Since(start)}
+				}()
+				synctest.Wait() // A is under way
+				var wrong sync.Once
+				go func() {
+					res, err := f.tool(t, "mcp__asker__work").Run(tools.WithForm(t.Context(), func(context.Context, tools.Form) (tools.FormAnswer, error) {
+						wrong.Do(func() { t.Error("call A's form was shown as call B's") })
+						return tools.FormAnswer{Action: tools.FormDecline}, nil
+					}), json.RawMessage(`{}`))
+					bDone <- result{res, err, time.Since(start)}
+				}()
+				b, a := <-bDone, <-aDone
+				if b.err != nil || b.res.Display != "worked" || b.took != 5*time.Second {
+					t.Errorf("call B: %q %v after %v", b.res.Display, b.err, b.took)
+				}
+				if a.err != nil || a.res.Display != `{"action":"accept","content":{"x":"late"}}` {
+					t.Fatalf("call A, its form held past its timeout: %q %v", a.res.Display, a.err)
+				}
+				if want := time.Second + 10*timeout; a.took != want {
+					t.Errorf("call A took %v, want %v: a second, then its form", a.took, want)
+				}
+			})
+		})
+	}
+}
+
+// elicitStdioServer is a local server on protocol 2025-11-25, whose
+// elicitation/create requests name no call: "held" waits until a form of
+// "gate" has been answered; "gate" waits until "held" is running, then
+// asks for x and returns the answer as JSON.
+func elicitStdioServer() *sdk.Server {
+	arrived, answered := make(chan struct{}), make(chan struct{})
+	var arrive, answer sync.Once
+	s := sdk.NewServer(&sdk.Implementation{Name: "asker", Version: "1"}, &sdk.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	s.AddTool(&sdk.Tool{Name: "held", Description: "Wait for gate's form.", InputSchema: objectSchema},
+		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			arrive.Do(func() { close(arrived) })
+			select {
+			case <-answered:
+				return text("held"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})
+	s.AddTool(&sdk.Tool{Name: "gate", Description: "Ask once held runs.", InputSchema: objectSchema},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			select {
+			case <-arrived:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "x?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)})
+			answer.Do(func() { close(answered) })
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.Marshal(res)
+			return text(string(b)), nil
+		})
+	return s
+}
+
+// A local server on an older protocol does not say which call a form is
+// for, so it pauses every call of the server then running: "gate" asks
+// while "held" runs, and the form, held past the timeout, times out
+// neither. The hold is a real one (a process is no testing/synctest
+// bubble), and only its being longer than the timeout matters.
+func TestElicitationOverStdioPausesEveryCallOfTheServer(t *testing.T) {
+	// Long enough for both calls to reach the server before the form
+	// opens on a busy machine (milliseconds).
+	const timeout = 3 * time.Second
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, mcp.ServerConfig{Name: "asker", Command: exe, Env: map[string]string{"CO_MCP_TEST_SERVER": "elicit"}, Timeout: timeout})
+	if n := f.start(t); len(n) != 0 {
+		t.Fatalf("notices: %v", n)
+	}
+	if st := f.m.Statuses()[0]; st.Protocol != "2025-11-25" {
+		t.Fatalf("protocol %q, want 2025-11-25", st.Protocol)
+	}
+	var answered time.Time
+	form := holdForm(3*timeout, &answered)
+	var wg sync.WaitGroup
+	results := make([]string, 2)
+	for i, tool := range []string{"mcp__asker__gate", "mcp__asker__held"} {
+		wg.Go(func() {
+			res, err := f.tool(t, tool).Run(tools.WithForm(t.Context(), form), json.RawMessage(`{}`))
+			results[i] = fmt.Sprintf("%s %v", res.Display, err)
+		})
+	}
+	wg.Wait()
+	if results[0] != `{"action":"accept","content":{"x":"late"}} <nil>` || results[1] != "held <nil>" {
+		t.Errorf("two calls, a form held past their timeout: %q", results)
+	}
+}
+
 // A form is withdrawn when its call is interrupted: the form function's
 // context ends.
 func TestElicitationWithdrawnWhenTheCallEnds(t *testing.T) {
@@ -537,8 +732,9 @@ func TestElicitationThroughAgentKeepsValuesOutOfSpans(t *testing.T) {
 }
 
 // What the user types into a field that looks like a secret goes to the
-// span store's redactor (Options.Secrets, as a login's token does): a
-// server that echoes it in its result does not put it in a span.
+// span store's redactor (Options.Secrets, as a login's token does), and is
+// taken out of the results: a server that echoes it puts it neither in a
+// span nor before the model or in the saved session.
 func TestElicitationSecretValuesAreRedacted(t *testing.T) {
 	url := elicitServer(t, nil)
 	f := newFixture(t, mcp.ServerConfig{Name: "asker", URL: url, Timeout: 10 * time.Second})
@@ -554,7 +750,10 @@ func TestElicitationSecretValuesAreRedacted(t *testing.T) {
 		return tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{
 			"email": "ada@example.com", "api_token": "tok-typed-4567", "age": int64(37)}}, nil
 	})
-	if err != nil || !strings.Contains(res.Display, "tok-typed-4567") {
+	// The server echoes every field: the secret's value is taken out of
+	// the result the model and the saved session get; the others stay.
+	if err != nil || strings.Contains(res.Display, "tok-typed-4567") || !strings.Contains(res.Display, `"api_token":"[REDACTED]"`) ||
+		!strings.Contains(res.Display, "ada@example.com") {
 		t.Fatalf("%v %q", err, res.Display)
 	}
 	mu.Lock()

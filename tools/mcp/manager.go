@@ -188,6 +188,11 @@ type Manager struct {
 
 	// logins are the logins under way, by server (Login), guarded by mu.
 	logins map[string]*loginRun
+
+	// typed holds what the user typed into the secret fields of forms
+	// (elicit.go): every server's results and errors are redacted of it,
+	// so an echo reaches neither the model nor the saved session.
+	typed *redact.Redactor
 }
 
 // notice is one message for the next turn about server srv's attempt gen:
@@ -245,7 +250,7 @@ func New(opts Options) *Manager {
 	if opts.Getenv == nil {
 		opts.Getenv = osGetenv
 	}
-	m := &Manager{opts: opts, servers: map[string]*server{}}
+	m := &Manager{opts: opts, servers: map[string]*server{}, typed: redact.NewRedactor(nil)}
 	for _, c := range opts.Servers {
 		s := &server{m: m, cfg: c, ready: closedChan()}
 		if c.Disabled {
@@ -1045,13 +1050,17 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (r
 	defer cancel(nil)
 	timer := time.AfterFunc(timeout, func() { cancel(context.DeadlineExceeded) })
 	defer timer.Stop()
+	callCtx := context.Context(cctx)
 	if ask := tools.FormAsker(ctx); ask != nil {
-		defer s.addAsker(&asker{ask: ask, call: cctx, timer: timer, timeout: timeout})()
+		// The call's context names it to the forms it causes (formtag.go).
+		a := &asker{ask: ask, call: cctx, timer: timer, timeout: timeout, tag: newFormTag()}
+		defer s.addAsker(a)()
+		callCtx = withAsker(cctx, a)
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err = cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	res, err = cs.CallTool(callCtx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, true, ctx.Err() // the user interrupted: the SDK sent notifications/cancelled
@@ -1089,7 +1098,7 @@ func (s *server) transport(ctx context.Context, gen int) (sdk.Transport, *exec.C
 		// MaxRetries is left at the SDK's default (5; a negative value
 		// disables it), which keeps its reconnection of a dropped stream
 		// (SSE retry with Last-Event-ID) working: resume_test.go.
-		tr := &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h, base: s.m.roundTrip}}}
+		tr := &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h, base: tagTransport{base: s.m.roundTrip}}}}
 		var ah *authHandler
 		if s.m.opts.Auth != nil && h.Get("Authorization") == "" {
 			// A server given its own Authorization header is not asked

@@ -37,6 +37,10 @@ func TestMain(m *testing.M) {
 		if err := newTestServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			os.Exit(1)
 		}
+	case "elicit":
+		if err := elicitStdioServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			os.Exit(1)
+		}
 	case "stubborn":
 		// Serves, then ignores both the end of stdin and SIGTERM.
 		signal.Ignore(syscall.SIGTERM)

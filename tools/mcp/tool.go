@@ -133,6 +133,9 @@ func prettyArgs(args json.RawMessage) string {
 // a server that is gone, a timeout or a protocol error is a failed call.
 // Cancelling ctx (Ctrl+C) makes the SDK send notifications/cancelled.
 //
+// What the user typed into a secret field of any server's form is taken
+// out of the result and the error (elicit.go).
+//
 // Whatever came back from the server, a result or an error that quotes it,
 // carries the server as its origin (origins); an error before any request
 // (the server is not connected) carries none.
@@ -142,9 +145,15 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 		if !sent {
 			return tools.Result{}, err
 		}
+		if v := t.srv.m.typed.Values(err.Error()); v != err.Error() {
+			err = errors.New(v)
+		}
 		return tools.Result{Origins: t.origins()}, err
 	}
 	r := Render(res)
+	// What the user typed into a secret field of a form, echoed back,
+	// reaches neither the model nor the saved session.
+	r.Display = t.srv.m.typed.Values(r.Display)
 	r.Origins = t.origins()
 	if res.IsError {
 		msg := r.Display
