@@ -587,9 +587,10 @@ func elicitStdioServer() *sdk.Server {
 // neither. The hold is a real one (a process is no testing/synctest
 // bubble), and only its being longer than the timeout matters.
 func TestElicitationOverStdioPausesEveryCallOfTheServer(t *testing.T) {
-	// Long enough for both calls to reach the server before the form
-	// opens on a busy machine (milliseconds).
-	const timeout = 3 * time.Second
+	// What runs of the calls outside the form (both reaching the server,
+	// then their answers: milliseconds) must fit in the timeout; a busy
+	// CI machine under -race gets a thousandfold margin.
+	const timeout = 8 * time.Second
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -602,7 +603,7 @@ func TestElicitationOverStdioPausesEveryCallOfTheServer(t *testing.T) {
 		t.Fatalf("protocol %q, want 2025-11-25", st.Protocol)
 	}
 	var answered time.Time
-	form := holdForm(3*timeout, &answered)
+	form := holdForm(2*timeout, &answered)
 	var wg sync.WaitGroup
 	results := make([]string, 2)
 	for i, tool := range []string{"mcp__asker__gate", "mcp__asker__held"} {
