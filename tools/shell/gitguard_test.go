@@ -112,8 +112,17 @@ func TestGitReadOnlyRunsNoRepositoryProgram(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatalf("git: %v", err)
 	}
-	for _, backend := range []string{"subprocess", "docker"} {
+	for _, backend := range []string{"subprocess", "docker", "docker-uid"} {
 		t.Run(backend, func(t *testing.T) {
+			uid := -1
+			if backend == "docker-uid" {
+				// Commands run as the workspace's owner: one that is neither
+				// root nor 1000.
+				if os.Geteuid() != 0 {
+					t.Skip("needs root to give the workspace to another uid")
+				}
+				backend, uid = "docker", 4242
+			}
 			if backend == "docker" {
 				if err := exec.Command("docker", "info").Run(); err != nil {
 					testneeds.Docker.Missing(t, fmt.Errorf("docker info: %w", err))
@@ -121,6 +130,11 @@ func TestGitReadOnlyRunsNoRepositoryProgram(t *testing.T) {
 			}
 			ws := t.TempDir()
 			armedRepo(t, ws)
+			if uid >= 0 {
+				if out, err := exec.Command("chown", "-R", fmt.Sprintf("%d:%d", uid, uid), ws).CombinedOutput(); err != nil {
+					t.Fatalf("chown: %v\n%s", err, out)
+				}
+			}
 			ctx := context.Background()
 			sb, _, err := sandbox.New(ctx, sandbox.Config{Backend: backend, Workspace: ws, RunID: "gitguard" + backend})
 			if err != nil {
