@@ -102,6 +102,12 @@ type field struct {
 	allowed        []string // for strings: the only values allowed
 	min            float64  // for numbers: the smallest value allowed
 	minExclusive   bool     // for numbers: min itself is not allowed
+	max            float64  // for numbers, when maxSet: the largest value allowed
+	maxSet         bool
+	// none, when noneSet, is the one value outside [min, max] that is
+	// allowed: it means "send nothing" (llm_temperature's -1, its default).
+	none    float64
+	noneSet bool
 	// check, when set, reports whether a non-empty string value is well
 	// formed; format says in words what it must look like.
 	check  func(string) bool
@@ -348,8 +354,9 @@ var table = []field{
 	{key: "llm_max_tokens", env: "CO_CLI_LLM_MAX_TOKENS", def: 0, min: 0,
 		desc: "Most tokens in one reply; 0 means co's default bound, 8192 (32768 for a model that thinks) within the context window (max_completion_tokens for OpenAI's reasoning models, num_predict for Ollama).",
 		ptr:  func(s *Settings) any { return &s.LLMMaxTokens }},
-	{key: "llm_temperature", env: "CO_CLI_LLM_TEMPERATURE", def: -1.0, min: -1,
-		desc: "Sampling temperature; negative sends none (the model's default). Never sent to gpt-5 or o-series models.",
+	// The range the providers take: docs/SOURCES.md#llm-providers-the-temperature-range.
+	{key: "llm_temperature", env: "CO_CLI_LLM_TEMPERATURE", def: -1.0, min: 0, max: 2, maxSet: true, none: -1, noneSet: true,
+		desc: "Sampling temperature, from 0 to 2; -1 sends none (the model's default). Never sent to gpt-5 or o-series models.",
 		ptr:  func(s *Settings) any { return &s.LLMTemperature }},
 	{key: "ollama_num_ctx", env: "CO_CLI_OLLAMA_NUM_CTX", def: 0, min: 0,
 		desc: "Context window (tokens) asked of Ollama; 0: 32768, or the model's maximum when smaller.",
@@ -455,15 +462,32 @@ func (f *field) constraint() string {
 	}
 	switch f.kind() {
 	case KindInt, KindFloat:
+		num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+		if f.maxSet {
+			c := "from " + num(f.min) + " to " + num(f.max)
+			if f.noneSet {
+				c += ", or " + num(f.none) + " for none"
+			}
+			return c
+		}
 		op := ">="
 		if f.minExclusive {
 			op = ">"
 		}
-		return op + " " + strconv.FormatFloat(f.min, 'g', -1, 64)
+		return op + " " + num(f.min)
 	case KindPolicy:
 		return `decision "allow", "ask" or "deny"`
 	}
 	return ""
+}
+
+// expected says what a value of the row must be when it is not even of its
+// kind ("a number", or "a number from 0 to 2" where the range is bounded).
+func (f *field) expected() string {
+	if f.maxSet {
+		return f.kind().expected() + " " + f.constraint()
+	}
+	return f.kind().expected()
 }
 
 // validate checks a value of the row's kind and returns the full message
@@ -511,6 +535,12 @@ func (f *field) validate(v any) string {
 }
 
 func (f *field) inRange(v float64) bool {
+	if f.noneSet && v == f.none {
+		return true
+	}
+	if f.maxSet && !(v <= f.max) {
+		return false
+	}
 	if f.minExclusive {
 		return v > f.min
 	}

@@ -409,7 +409,7 @@ func (f *field) decodeJSON(raw json.RawMessage, home string) (v any, set bool, m
 		return nil, false, ""
 	}
 	wrong := func() (any, bool, string) {
-		return nil, false, quoteKey(f.key) + "must be " + f.kind().expected() + ", got " + f.shown(raw)
+		return nil, false, quoteKey(f.key) + "must be " + f.expected() + ", got " + f.shown(raw)
 	}
 	switch f.kind() {
 	case KindString:
@@ -531,7 +531,7 @@ func (f *field) parseText(text, source, home string) (any, error) {
 	}
 	got := quote(text) // only non-string kinds can be wrong, and no secret is one
 	wrong := func() (any, error) {
-		return fail(quoteKey(f.key) + "must be " + f.kind().expected() + ", got " + got)
+		return fail(quoteKey(f.key) + "must be " + f.expected() + ", got " + got)
 	}
 	var v any
 	switch f.kind() {

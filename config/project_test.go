@@ -101,6 +101,9 @@ func otherValue(t *testing.T, f *field) (string, any) {
 		v = def + 1000
 	case float64:
 		v = 64.0
+		if f.maxSet && f.max < 64 {
+			v = f.max
+		}
 	case []string:
 		v = []string{"EVIL.md"}
 		if f.key == "llm_tool_groups" {

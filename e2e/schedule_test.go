@@ -67,7 +67,12 @@ func TestScheduleRunsFromCron(t *testing.T) {
 	defer srv.Close()
 	srv.Script(llmtest.Reply{Text: "Nothing new in your mail."})
 	environ, dataDir := scheduleEnv(t, srv)
-	ws := t.TempDir()
+	// A % in the workspace's name: cron reads a bare one as the end of the
+	// command (crontab(5)), so this runs only if co escaped it.
+	ws := filepath.Join(t.TempDir(), "50% done")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	// The next minute, with a few seconds to spare for co to write the
 	// entry before cron wakes for it.

@@ -222,6 +222,52 @@ func shQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// CheckLines refuses an entry that a line-based scheduler file cannot hold
+// as written: a control character (a newline, a carriage return, a tab, …)
+// in the workspace's path, co's path or an environment value. crontab(5)
+// and systemd.syntax(7) read one setting a line, so a newline in a folder's
+// name would end co's line and make the rest a line of its own: a crontab
+// entry or unit setting nobody wrote. Refusing is the only safe way: neither
+// format has an escape for a newline inside a command. The error names the
+// character, where it is, and what to do.
+func CheckLines(e Entry) error {
+	check := func(what, v, fix string) error {
+		for i, r := range v {
+			if r < 0x20 || r == 0x7f {
+				return fmt.Errorf("%s %q has a control character (%s, at byte %d), which the scheduler's file "+
+					"cannot hold: it reads one entry a line, so the rest would become an entry of its own. %s",
+					what, v, controlName(r), i, fix)
+			}
+		}
+		return nil
+	}
+	if err := check("the workspace folder", e.Dir, "Rename the folder, or give the schedule another workspace (--workspace)."); err != nil {
+		return err
+	}
+	if err := check("co's own path", e.Exe, "Move co's binary to a folder whose path has none."); err != nil {
+		return err
+	}
+	for _, kv := range e.Env {
+		if err := check("$"+kv[0], kv[1], "Run co schedule add with $"+kv[0]+" set without it."); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// controlName names a control character for an error message.
+func controlName(r rune) string {
+	switch r {
+	case '\n':
+		return "a newline, \\n"
+	case '\r':
+		return "a carriage return, \\r"
+	case '\t':
+		return "a tab, \\t"
+	}
+	return fmt.Sprintf("U+%04X", r)
+}
+
 // shellCommand is the entry as one /bin/sh command: the year check (a once
 // spec: cron and launchd have no year), cd to the workspace, the
 // environment, exec co.

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"fmt"
 	"strings"
 )
 
@@ -24,14 +25,28 @@ func cronMarker(name string) string {
 }
 
 // CronEntry is the crontab's two lines for e (the marker and the line).
-// The % signs of the command are escaped: cron turns a bare % into a
-// newline (crontab(5)).
+// crontab(5): "The entire command portion of the line, up to a newline or
+// % character, will be executed by /bin/sh ... Percent-signs (%) in the
+// command, unless escaped with backslash (\), will be changed into newline
+// characters, and all data after the first % will be sent to the command as
+// standard input." So every % is written \%, a path with a control character
+// (a newline would end the line) is refused (CheckLines), and so is a
+// backslash just before a %: cron reads "\\%" as a backslash and a bare %.
 func CronEntry(e Entry) (string, error) {
 	fields, year, err := e.Spec.CronLine()
 	if err != nil {
 		return "", err
 	}
-	cmd := strings.ReplaceAll(shellCommand(e, year), "%", `\%`)
+	if err := CheckLines(e); err != nil {
+		return "", err
+	}
+	cmd := shellCommand(e, year)
+	if i := strings.Index(cmd, `\%`); i >= 0 {
+		return "", fmt.Errorf("cron cannot run co from %q: a backslash just before a %% (%q) cannot be written in a "+
+			"crontab line, where \\%% stands for a %% (crontab(5)). Rename the folder, or give the schedule another workspace (--workspace)",
+			e.Dir, cmd[max(0, i-10):min(len(cmd), i+10)])
+	}
+	cmd = strings.ReplaceAll(cmd, "%", `\%`)
 	return cronMarker(e.Name) + "\n" + fields + " " + cmd + "\n", nil
 }
 

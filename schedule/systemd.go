@@ -100,6 +100,9 @@ func (s *Systemd) Install(ctx context.Context, e Entry) error {
 	if _, err := os.Stat(s.Where(e.Name)); err == nil && !s.ours(e.Name) {
 		return errors.New(s.Where(e.Name) + " exists and co did not write it: co leaves it alone; rename the schedule or remove that unit yourself")
 	}
+	if err := CheckLines(e); err != nil {
+		return err
+	}
 	service, timer := Units(e)
 	if err := os.MkdirAll(s.dir(), 0o755); err != nil {
 		return err

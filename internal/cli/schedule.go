@@ -174,6 +174,8 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 	switch b.Name() {
 	case "cron":
 		_, err = schedule.CronEntry(entry)
+	case "systemd":
+		err = schedule.CheckLines(entry)
 	case "launchd":
 		_, err = schedule.Plist(entry)
 	}

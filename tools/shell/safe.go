@@ -153,6 +153,9 @@ func (p *Policy) checkGit(args []arg, extended bool) string {
 	if why := gitDanger.check(rest); why != "" {
 		return why
 	}
+	if why := gitSubmoduleCheck(rest); why != "" {
+		return why
+	}
 	if fn, ok := p.gitRead[sub]; ok {
 		if fn != nil {
 			return fn(rest)
@@ -163,6 +166,31 @@ func (p *Policy) checkGit(args []arg, extended bool) string {
 		return ""
 	}
 	return "git " + sub + notReadOnly
+}
+
+// gitSubmoduleCheck asks for the options that make git run in submodules,
+// whose own configuration the git guard (gitguard.go) does not read:
+// --ignore-submodules=none or =untracked (git status in each submodule)
+// and --submodule=diff (git diff in each). Long options count in their
+// abbreviated forms, down to the shortest that git reads as these.
+func gitSubmoduleCheck(args []arg) string {
+	for _, a := range args {
+		if a.val == "--" {
+			return ""
+		}
+		name, ok := strings.CutPrefix(a.val, "--")
+		if !ok {
+			continue
+		}
+		name, val, _ := strings.Cut(name, "=")
+		switch {
+		case len(name) >= len("ignore-su") && strings.HasPrefix("ignore-submodules", name) && (val == "none" || val == "untracked"):
+			return "git --ignore-submodules=" + val + " runs git in each submodule, with that submodule's configuration"
+		case len(name) >= len("subm") && strings.HasPrefix("submodule", name) && val == "diff":
+			return "git --submodule=diff runs git diff in each submodule, with that submodule's configuration"
+		}
+	}
+	return ""
 }
 
 // notReadOnly ends the reason for a git subcommand that is not on the safe

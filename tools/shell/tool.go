@@ -143,7 +143,12 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 		// The first command waits for the container: say so rather than sit silent.
 		tools.Notify(ctx, StartingNotice)
 	}
-	out, err := t.sb.Run(ctx, a.Cmd, sandbox.Options{Timeout: timeout})
+	v := t.policy.Evaluate(a.Cmd)
+	// A read-only git command runs without asking: no repository's
+	// configuration may make it run a program (gitguard.go). The sandbox's
+	// global configuration is in its HOME, /tmp, which commands write.
+	run := t.policy.GitGuarded(a.Cmd, v, t.sb.Isolation() == sandbox.Full)
+	out, err := t.sb.Run(ctx, run, sandbox.Options{Timeout: timeout})
 	if err != nil {
 		if len(out.Protected) > 0 { // undone all the same: say so
 			return tools.Result{}, fmt.Errorf("the sandbox could not run the command: %w\n%s", err, sandbox.ProtectedNote(out.Protected))
@@ -175,7 +180,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 	if failed != nil {
 		res.Meta["protected_not_reverted"] = failed
 	}
-	if v := t.policy.Evaluate(a.Cmd); t.reaches(v) && downloads(a.Cmd, v) {
+	if t.reaches(v) && downloads(a.Cmd, v) {
 		// What it printed may have come from the network.
 		res.Origins = []tools.Origin{tools.UntrustedPrivate("shell", "shell with network: "+a.Cmd)}
 	}
