@@ -116,7 +116,7 @@ type kid struct {
 	name string
 	dir  bool
 	kind protect.Kind
-	why  string // why name is protected where it stands (protect.Set.Child), or ""
+	why  string // why name is protected where it stands (protect.Set.ChildAt), or ""
 }
 
 // prot says which protected path covers a path, and why.
@@ -389,10 +389,6 @@ func (g *guard) load(fd int, rel string, start time.Time) (*node, error) {
 		n.blind = true
 		g.noteBlind(rel)
 	}
-	parent := ""
-	if rel != "" {
-		parent = path.Base(rel)
-	}
 	n.kids = make([]kid, 0, len(ents))
 	for _, e := range ents {
 		name := e.Name()
@@ -407,7 +403,7 @@ func (g *guard) load(fd int, rel string, start time.Time) (*node, error) {
 		case t.IsRegular():
 			k.kind = protect.File
 		}
-		k.why = g.set.Child(parent, name, k.kind)
+		k.why = g.set.ChildAt(rel, name, k.kind)
 		n.kids = append(n.kids, k)
 	}
 	for _, k := range n.kids {

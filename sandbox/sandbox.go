@@ -88,6 +88,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/docker/docker/client"
+
+	"github.com/co-cli/co/lib/protect"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -211,6 +213,10 @@ type Config struct {
 	// InstructionFiles are the context_files names: read into the prompt beside AGENTS.md, so
 	// protected like it (see lib/protect).
 	InstructionFiles []string
+	// Places are the home folders and co's own config and data folders (lib/protect): where
+	// they are inside the workspace, the home folder's start-up and credential files are
+	// protected paths, and co's own folders are mounted read-only (made first when missing).
+	Places protect.Places
 	DockerHost       string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
 	// Defer leaves the container's creation to [Docker.Start] or the first Run, instead of New:
 	// a front end starts it after its first frame, which then does not compete with it.
