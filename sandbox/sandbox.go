@@ -216,8 +216,8 @@ type Config struct {
 	// Places are the home folders and co's own config and data folders (lib/protect): where
 	// they are inside the workspace, the home folder's start-up and credential files are
 	// protected paths, and co's own folders are mounted read-only (made first when missing).
-	Places protect.Places
-	DockerHost       string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
+	Places     protect.Places
+	DockerHost string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
 	// Defer leaves the container's creation to [Docker.Start] or the first Run, instead of New:
 	// a front end starts it after its first frame, which then does not compete with it.
 	Defer bool
