@@ -505,18 +505,16 @@ func (d *Docker) checkNameFree(ctx context.Context) (exists bool, err error) {
 // of repositories) are mounted read-only too: git's own data is too large to keep a copy of, and
 // git in the sandbox then fails cleanly there as it does at the top. The second result names each
 // mounted path (relative, slash-separated) with its device and inode, by which the guard knows
-// the mount, wherever a renamed parent moved it.
-//
-// co's own config and data folders (cfg.Places) are mounted read-only wherever they are inside
-// the workspace (made first when missing, so that there is something to mount): what a command
-// wrote there, co would read back as its own settings, memories and consent. A workspace inside
-// one of them is mounted read-only whole.
+// the mount, wherever a renamed parent moved it. co's own folders: see ownDirs.
 func mounts(cfg Config, nested []string) ([]mount.Mount, map[string]devIno) {
 	ms := []mount.Mount{{Type: mount.TypeBind, Source: cfg.Workspace, Target: workdir}}
 	ws, err := filepath.EvalSymlinks(cfg.Workspace)
 	if err != nil {
 		return ms, nil
 	}
+	// co's own config and data folders (cfg.Places), wherever they are inside the workspace:
+	// what a command wrote there, co would read back as its own settings, memories and consent.
+	// A workspace inside one of them is mounted read-only whole.
 	var done map[string]devIno
 	for _, o := range ownDirs(cfg) {
 		if o.Rel == "" {
