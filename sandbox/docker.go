@@ -239,7 +239,7 @@ func newDocker(cli *client.Client, cfg Config) *Docker {
 			LabelPIDStart: procStart(pid),
 		},
 	}
-	d.guard = newGuard(cfg.Workspace, protect.New(cfg.InstructionFiles), !cfg.GitReadOnly)
+	d.guard = newGuard(cfg.Workspace, protect.New(cfg.InstructionFiles).In(cfg.Workspace, cfg.Places), !cfg.GitReadOnly)
 	d.life, d.endLife = context.WithCancel(context.Background())
 	d.build, d.endBuild = context.WithCancel(context.Background())
 	d.begun = make(chan struct{})
@@ -505,19 +505,46 @@ func (d *Docker) checkNameFree(ctx context.Context) (exists bool, err error) {
 // of repositories) are mounted read-only too: git's own data is too large to keep a copy of, and
 // git in the sandbox then fails cleanly there as it does at the top. The second result names each
 // mounted path (relative, slash-separated) with its device and inode, by which the guard knows
-// the mount, wherever a renamed parent moved it.
+// the mount, wherever a renamed parent moved it. co's own folders: see ownDirs.
 func mounts(cfg Config, nested []string) ([]mount.Mount, map[string]devIno) {
 	ms := []mount.Mount{{Type: mount.TypeBind, Source: cfg.Workspace, Target: workdir}}
 	ws, err := filepath.EvalSymlinks(cfg.Workspace)
 	if err != nil {
 		return ms, nil
 	}
+	// co's own config and data folders (cfg.Places), wherever they are inside the workspace:
+	// what a command wrote there, co would read back as its own settings, memories and consent.
+	// A workspace inside one of them is mounted read-only whole.
+	var done map[string]devIno
+	for _, o := range ownDirs(cfg) {
+		if o.Rel == "" {
+			ms[0].ReadOnly = true
+			continue
+		}
+		target, err := filepath.EvalSymlinks(o.Dir)
+		if err != nil {
+			continue
+		}
+		rel, err := filepath.Rel(ws, target)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue // through a link that leads out: the container cannot reach it
+		}
+		st, err := lstat(target)
+		if err != nil || !st.isDir() {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if done == nil {
+			done = map[string]devIno{}
+		}
+		done[rel] = devIno{st.dev, st.ino}
+		ms = append(ms, mount.Mount{Type: mount.TypeBind, Source: target, Target: workdir + "/" + rel, ReadOnly: true})
+	}
 	ents, err := os.ReadDir(ws)
 	if err != nil {
 		return ms, nil
 	}
 	set := protect.New(nil)
-	var done map[string]devIno
 	for _, e := range ents {
 		name := e.Name()
 		isGit := strings.EqualFold(name, ".git")
@@ -567,6 +594,40 @@ func mounts(cfg Config, nested []string) ([]mount.Mount, map[string]devIno) {
 	}
 	slices.SortFunc(ms[1:], func(a, b mount.Mount) int { return strings.Compare(a.Target, b.Target) })
 	return ms, done
+}
+
+// ownDirs are co's own folders inside the workspace, each made first when missing (owned, when
+// co runs as root, by the owner of the folder it is made in).
+func ownDirs(cfg Config) []protect.Own {
+	owns := protect.New(nil).In(cfg.Workspace, cfg.Places).Owns()
+	for _, o := range owns {
+		if o.Rel != "" {
+			_ = mkdirAllOwned(o.Dir)
+		}
+	}
+	return owns
+}
+
+// mkdirAllOwned makes dir and its missing parents, private, as os.MkdirAll does; when co runs as
+// root, each folder it makes belongs to the owner of the folder it was made in.
+func mkdirAllOwned(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if p := filepath.Dir(dir); p != dir {
+		if err := mkdirAllOwned(p); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	if os.Geteuid() == 0 {
+		if st, err := lstat(filepath.Dir(dir)); err == nil {
+			_ = os.Lchown(dir, int(st.uid), int(st.gid))
+		}
+	}
+	return nil
 }
 
 // remove force-removes the container with our name, and waits until it is gone: the engine may

@@ -116,7 +116,7 @@ type kid struct {
 	name string
 	dir  bool
 	kind protect.Kind
-	why  string // why name is protected where it stands (protect.Set.Child), or ""
+	why  string // why name is protected where it stands (protect.Set.ChildAt), or ""
 }
 
 // prot says which protected path covers a path, and why.
@@ -389,10 +389,6 @@ func (g *guard) load(fd int, rel string, start time.Time) (*node, error) {
 		n.blind = true
 		g.noteBlind(rel)
 	}
-	parent := ""
-	if rel != "" {
-		parent = path.Base(rel)
-	}
 	n.kids = make([]kid, 0, len(ents))
 	for _, e := range ents {
 		name := e.Name()
@@ -407,7 +403,7 @@ func (g *guard) load(fd int, rel string, start time.Time) (*node, error) {
 		case t.IsRegular():
 			k.kind = protect.File
 		}
-		k.why = g.set.Child(parent, name, k.kind)
+		k.why = g.set.ChildAt(rel, name, k.kind)
 		n.kids = append(n.kids, k)
 	}
 	for _, k := range n.kids {
@@ -774,8 +770,14 @@ func (g *guard) moveBack() []Protected {
 			continue
 		}
 		p := Protected{Path: old + "/", Change: "moved to " + to + "/; moved back whole, as it holds protected files"}
-		if err := g.moveDir(rootFd, to, old); err != nil {
+		// A folder holding a read-only mount (co's own folders) cannot be put back file by
+		// file: what the command made in its place is moved aside.
+		aside, err := g.moveDir(rootFd, to, old, holdsMount(g.mounts, old))
+		if err != nil {
 			continue // its protected paths are put back one by one
+		}
+		if aside != "" {
+			p.Change += "; what the command made in its place is now " + aside + "/"
 		}
 		done[old] = true
 		ps = append(ps, p)
@@ -802,30 +804,48 @@ func sameDir(was, now *node) bool {
 	return false
 }
 
-// moveDir renames the folder at from to to, without following symlinks on either side.
-func (g *guard) moveDir(rootFd int, from, to string) error {
+// moveDir renames the folder at from to to, without following symlinks on either side. With
+// displace, a file or folder standing at to is first renamed beside it (its new path is
+// returned); without, it is an error.
+func (g *guard) moveDir(rootFd int, from, to string, displace bool) (aside string, err error) {
 	tfd, tname, err := parentAt(rootFd, to, true, g.asRoot)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer unix.Close(tfd)
 	var st unix.Stat_t
 	switch err := unix.Fstatat(tfd, tname, &st, unix.AT_SYMLINK_NOFOLLOW); {
 	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		if err := unix.Unlinkat(tfd, tname, 0); err != nil {
-			return err
+			return "", err
 		}
+	case err == nil && displace:
+		name := tname + ".co-displaced-" + randomHex(6)
+		if err := unix.Renameat(tfd, tname, tfd, name); err != nil {
+			return "", err
+		}
+		aside = path.Join(path.Dir(to), name)
 	case err == nil:
-		return fmt.Errorf("%s is taken", to)
+		return "", fmt.Errorf("%s is taken", to)
 	case !errors.Is(err, unix.ENOENT):
-		return err
+		return "", err
 	}
 	ffd, fname, err := parentAt(rootFd, from, false, g.asRoot)
 	if err != nil {
-		return err
+		return aside, err
 	}
 	defer unix.Close(ffd)
-	return unix.Renameat(ffd, fname, tfd, tname)
+	return aside, unix.Renameat(ffd, fname, tfd, tname)
+}
+
+// holdsMount says whether one of the read-only mounts is at rel or under it.
+func holdsMount(mounts map[string]devIno, rel string) bool {
+	for r := range mounts {
+		if r == rel || strings.HasPrefix(r, rel+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // blindReport names, once, the directories co could not read: protected files made in them

@@ -54,7 +54,11 @@
 // path that exists when the container is made (runc would create a missing target on the host),
 // and the list matches at any depth, so a command could always create sub/.envrc or a new .git.
 // The Docker backend mounts the protected folders at the top of the workspace read-only (see
-// [mounts]); everything else is left to the guard (guard.go):
+// [mounts]), and co's own config and data folders wherever they are in it ([Config.Places]: co
+// started in the home folder; made first when missing); everything else is left to the guard
+// (guard.go), which also applies the home folder's rules there (lib/protect's Set.In). A folder
+// above one of co's that a command renamed is moved back, and what the command made in its place
+// moved aside, as a mount cannot be put back file by file:
 //
 //   - Before a command (when none is running) the guard brings its picture of the workspace up to
 //     date: it stats every directory it knows (3 ms for 1,100 directories on the test machine),
@@ -88,6 +92,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/docker/docker/client"
+
+	"github.com/co-cli/co/lib/protect"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -211,7 +217,11 @@ type Config struct {
 	// InstructionFiles are the context_files names: read into the prompt beside AGENTS.md, so
 	// protected like it (see lib/protect).
 	InstructionFiles []string
-	DockerHost       string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
+	// Places are the home folders and co's own config and data folders (lib/protect): where
+	// they are inside the workspace, the home folder's start-up and credential files are
+	// protected paths, and co's own folders are mounted read-only (made first when missing).
+	Places     protect.Places
+	DockerHost string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
 	// Defer leaves the container's creation to [Docker.Start] or the first Run, instead of New:
 	// a front end starts it after its first frame, which then does not compete with it.
 	Defer bool

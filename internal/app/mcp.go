@@ -30,7 +30,7 @@ func NewMCP(l *config.Loaded, reg *tools.Registry, version string) *mcp.Manager 
 		Auth:     mcpAuth(l),
 		// A call naming a protected path of the workspace always asks.
 		Workspace: project,
-		Protected: protect.New(l.Settings.ContextFiles),
+		Protected: protect.New(l.Settings.ContextFiles).In(project, Places(l)),
 	})
 }
 

@@ -30,6 +30,8 @@ func (a *App) startSandbox(ctx context.Context) error {
 		GitReadOnly: st.SandboxGitReadonly,
 		// Protected from commands like AGENTS.md (lib/protect), as from the file tools.
 		InstructionFiles: st.ContextFiles,
+		// A home folder's start-up and credential files, co's own folders.
+		Places: Places(a.Config),
 		// Created after the front end's first frame (agent.Config.ToolsStart),
 		// or by the first command, whichever comes first.
 		Defer: true,

@@ -30,6 +30,8 @@ func (a *App) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
 	a.onClose(func() { _ = ws.Close() })
 	// Writes to the instruction files always ask, context_files included.
 	ws.SetInstructionFiles(st.ContextFiles)
+	// Where the workspace holds the home folder or co's own folders.
+	ws.SetPlaces(Places(a.Config))
 	a.Files = ws
 
 	var out []tools.Tool

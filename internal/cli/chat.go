@@ -318,10 +318,14 @@ func (c *chat) plainBanner() string {
 	return safe.Text(b.String()) // model names and errors come from the server
 }
 
-// startNotes are the start's warnings (startupWarnings), then the inbox
+// startNotes are the start's warnings (startupWarnings), the notice of a
+// workspace that holds the home folder (homeNotice), then the inbox
 // notice: what the chat says before anything else.
 func (c *chat) startNotes() []string {
 	out := startupWarnings(c.App)
+	if n := homeNotice(c.App); n != "" {
+		out = append(out, n)
+	}
 	if c.inbox != "" {
 		out = append(out, "note: "+c.inbox) // an information, not a warning: ui/tui styles it so
 	}

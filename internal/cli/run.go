@@ -89,6 +89,9 @@ standard error.`,
 			for _, w := range startupWarnings(a) {
 				fmt.Fprintf(s.Err, "co: %s\n", w)
 			}
+			if n := homeNotice(a); n != "" {
+				fmt.Fprintf(s.Err, "co: %s\n", n)
+			}
 			if w := sandboxWarning(a, yes); w != "" {
 				fmt.Fprintf(s.Err, "co: warning: %s\n", w)
 			}

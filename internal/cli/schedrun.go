@@ -55,6 +55,9 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 	for _, w := range startupWarnings(a) {
 		fmt.Fprintf(log, "co: %s\n", w)
 	}
+	if n := homeNotice(a); n != "" {
+		fmt.Fprintf(log, "co: %s\n", n)
+	}
 	for _, n := range extensionNotes(a.Extensions.Get()) {
 		fmt.Fprintf(log, "co: %s\n", n)
 	}

@@ -7,6 +7,11 @@
 // A path matches at any depth (sub/dir/.envrc as well as .envrc), and names are compared without
 // case, for case-insensitive file systems. A folder rule covers the folder and everything in it.
 //
+// Where the workspace holds a home folder (co started in ~, in /home or in /), the home rules
+// (HomeRules) apply at that place, and the system rules (SystemRules) when it is /; co's own
+// config and data folders, wherever they are inside the workspace, are protected too, and
+// nothing may write in them at all (Set.In, Set.OwnAt).
+//
 // It is a leaf: it imports nothing of co's.
 package protect
 
@@ -111,6 +116,11 @@ func reason(pattern string) string {
 // without them.
 type Set struct {
 	instruction []string // context_files names
+	// at are the rules tied to one place (Set.In): lower-case folder relative to the workspace
+	// ("" the top) → lower-case name in it → why.
+	at    map[string]map[string]string
+	own   []Own // co's own folders inside the workspace
+	homes bool  // a home folder is inside the workspace
 }
 
 // New returns the list with the instruction file names the context_files setting adds (read
@@ -148,6 +158,9 @@ func (s Set) Match(rel string, k Kind) (root, why string, ok bool) {
 		if last {
 			kind = k
 		}
+		if why := s.at[strings.ToLower(strings.TrimSuffix(rel[:end], "/"))][strings.ToLower(name)]; why != "" {
+			return rel[:next], why, true
+		}
 		if why := s.Child(prev, name, kind); why != "" {
 			return rel[:next], why, true
 		}
@@ -155,6 +168,22 @@ func (s Set) Match(rel string, k Kind) (root, why string, ok bool) {
 		end = next + 1
 	}
 	return "", "", false
+}
+
+// ChildAt is [Set.Child] for a walker that knows the folder dir (relative to the workspace,
+// slash-separated, "" the top) that name is in: it also applies the rules tied to one place
+// ([Set.In]: a home folder's, co's own folders).
+func (s Set) ChildAt(dir, name string, k Kind) string {
+	if len(s.at) > 0 {
+		if why := s.at[strings.ToLower(dir)][strings.ToLower(name)]; why != "" {
+			return why
+		}
+	}
+	parent := dir
+	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+		parent = dir[i+1:]
+	}
+	return s.Child(parent, name, k)
 }
 
 // Child says why a path whose last element is name is protected by that element alone, or "":

@@ -109,6 +109,11 @@ func (t *EditFile) Check(_ context.Context, raw json.RawMessage) tools.Check {
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return tools.Check{Decision: tools.Ask, Reason: "the arguments could not be read, so the call will fail"}
 	}
+	if rel, err := t.w.clean(a.Path); err == nil {
+		if err := t.w.ownRefusal(rel); err != nil {
+			return tools.Check{Decision: tools.Deny, Retry: err.Error(), Reason: err.Error()}
+		}
+	}
 	p, err := t.plan(a)
 	if err != nil {
 		return t.w.willFail(p.rel, err)

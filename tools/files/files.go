@@ -2,6 +2,9 @@
 // and search_files, which run at once, and write_file and edit_file, which
 // ask first and show a diff.
 //
+// Writes inside co's own config and data folders (wherever they sit in
+// the workspace: it may be the home folder) are refused, asked or not.
+//
 // Every path is relative to the workspace root and goes through
 // tools/internal/pathsafe: absolute paths, ".." escapes, symlinks that lead
 // out, NUL bytes, backslashes and drive letters are refused with a message
@@ -68,8 +71,11 @@ const (
 type Workspace struct {
 	root *pathsafe.Root
 	// protected are the paths writes to which always ask
-	// (lib/protect), with the context_files names.
-	protected protect.Set
+	// (lib/protect), with the context_files names and the rules of the
+	// places in the workspace (a home folder, co's own folders).
+	protected   protect.Set
+	instruction []string
+	places      protect.Places
 }
 
 // New opens dir as the workspace.
@@ -85,7 +91,32 @@ func New(dir string) (*Workspace, error) {
 // (the context_files setting): like AGENTS.md, a write to one always asks,
 // whatever grant or yolo is on. Call it before the tools are used.
 func (w *Workspace) SetInstructionFiles(names []string) {
-	w.protected = protect.New(names)
+	w.instruction = names
+	w.protected = protect.New(names).In(w.Dir(), w.places)
+}
+
+// SetPlaces names the home folders and co's own folders: where they are
+// inside the workspace, a home folder's start-up and credential files
+// always ask, and co's own folders are never written (lib/protect). Call
+// it before the tools are used.
+func (w *Workspace) SetPlaces(p protect.Places) {
+	w.places = p
+	w.protected = protect.New(w.instruction).In(w.Dir(), p)
+}
+
+// ownRefusal refuses a write in one of co's own folders, naming it and
+// why: co reads what is there as its own (settings, memories, consent),
+// so no approval lets a tool write there.
+func (w *Workspace) ownRefusal(rel string) error {
+	o, ok := w.protected.OwnAt(rel)
+	if !ok {
+		return nil
+	}
+	where := o.Dir
+	if o.Rel != "" {
+		where = o.Rel + "/ (" + o.Dir + ")"
+	}
+	return tools.Retryf("%q is in %s, where the file tools never write: %s. Change co's settings with `co config set`, its memories with save_memory and forget_memory", rel, where, o.Reason)
 }
 
 // Close releases the workspace's descriptor.

@@ -47,6 +47,9 @@ func (t *WriteFile) Check(_ context.Context, raw json.RawMessage) tools.Check {
 	if err != nil {
 		return t.w.willFail("", err)
 	}
+	if err := t.w.ownRefusal(rel); err != nil {
+		return tools.Check{Decision: tools.Deny, Retry: err.Error(), Reason: err.Error()}
+	}
 	c := tools.Check{Decision: tools.Ask}
 	c.Scope, c.ScopeLabel = scope(t.Name(), rel)
 	c.AlwaysAsk = t.w.alwaysAsk(rel) != ""
@@ -108,6 +111,9 @@ func (t *WriteFile) Run(_ context.Context, raw json.RawMessage) (tools.Result, e
 // current reads what is at rel now for a write: its content and whether a
 // file exists. Refused targets (symlinks, hard links, ...) are Retry errors.
 func (w *Workspace) current(rel string) ([]byte, bool, error) {
+	if err := w.ownRefusal(rel); err != nil {
+		return nil, false, err
+	}
 	tg, err := w.root.CheckWrite(rel)
 	if err != nil {
 		return nil, false, retry(err)
