@@ -233,3 +233,27 @@ func TestRunStdinWithNothingPiped(t *testing.T) {
 		}
 	}
 }
+
+// A scheduled run never reads standard input: its scheduler may leave it an
+// open pipe nobody writes to (a cron job's, a CI job's), and the run must
+// not wait on it. co schedule run goes to the model and ends while its
+// standard input stays open.
+func TestScheduledRunDoesNotReadStdin(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "Brief."})
+	environ, _ := scheduleEnv(t, srv)
+	environ, _ = fakeCrontabPath(t, environ)
+	ws := t.TempDir()
+	if out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "brief", "--at", "daily 09:00", "Brief", "me"); code != 0 {
+		t.Fatalf("add: exit %d %s %s", code, out, errOut)
+	}
+	p := start(t, ws, environ, "schedule", "run", "brief") // its stdin: a pipe, open until the test ends
+	if code := p.wait(time.Minute); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if got := srv.Requests()[0].LastUserMessage(); got != "Brief me" {
+		t.Errorf("sent %q", got)
+	}
+}
