@@ -44,8 +44,9 @@ the model's reasoning included ("reasoning" events) unless --no-reasoning.
 Without --json, reasoning never reaches standard output.
 
 Exit codes: 0 success; 1 error (provider, limit, configuration); 2 usage
-error (piped input that is binary or too large too); 3 finished, but a call was denied; 130 interrupted (SIGINT), 143
-after SIGTERM, 129 after SIGHUP.
+error (piped input that is binary or too large too); 3 finished, but a
+call was denied; 130 interrupted (SIGINT), 143 after SIGTERM, 129 after
+SIGHUP.
 
 --attach FILE (repeatable) sends an image (PNG, JPEG, GIF, WebP) or a PDF
 with the prompt; see "Images and PDFs" in the README.
