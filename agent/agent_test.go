@@ -143,9 +143,14 @@ func newFixture(t *testing.T, mod func(*agent.Config)) *fixture {
 // answer (nil: fail the test on any approval request).
 func run(t *testing.T, ctx context.Context, ag *agent.Agent, prompt string, answer func(agent.ApprovalRequested) []message.Verdict) []agent.Event {
 	t.Helper()
+	return collect(t, ag.Submit(ctx, prompt), answer)
+}
+
+// collect gathers a turn's events as run does.
+func collect(t *testing.T, ch <-chan agent.Event, answer func(agent.ApprovalRequested) []message.Verdict) []agent.Event {
+	t.Helper()
 	var evs []agent.Event
 	timeout := time.After(20 * time.Second)
-	ch := ag.Submit(ctx, prompt)
 	for {
 		select {
 		case ev, ok := <-ch:

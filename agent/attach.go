@@ -21,7 +21,7 @@ import (
 
 // SubmitAttached is SubmitShown for a prompt that carries images or PDFs.
 func (a *Agent) SubmitAttached(ctx context.Context, prompt, shown string, atts []message.Attachment) <-chan Event {
-	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turnWith(ctx, prompt, shown, atts, e) })
+	return a.SubmitInput(ctx, Input{Prompt: prompt, Shown: shown, Attachments: atts})
 }
 
 // pdfTextRunes is the most of a PDF's text sent in its place (about

@@ -56,12 +56,19 @@ type RiskRaised struct {
 // writes it): such a message holds workspace content, the user's data.
 const AttachTag = "<attached-file path="
 
-// splitAttached cuts a user message at its first attached file's block:
-// what the user typed, and the files' text (which the model may have
-// written earlier, so it is not the user's word).
+// splitAttached cuts a user message at its first attached file's block or
+// its piped data, whichever comes first: what the user typed, and the
+// text nobody typed (files the model may have written earlier, data piped
+// to co run), which is not the user's word.
 func splitAttached(prompt string) (typed, attached string) {
-	if i := strings.Index(prompt, "\n"+AttachTag); i >= 0 {
-		return prompt[:i], prompt[i:]
+	cut := -1
+	for _, mark := range []string{"\n" + AttachTag, message.PipedMark} {
+		if i := strings.Index(prompt, mark); i >= 0 && (cut < 0 || i < cut) {
+			cut = i
+		}
+	}
+	if cut >= 0 {
+		return prompt[:cut], prompt[cut:]
 	}
 	return prompt, ""
 }

@@ -25,12 +25,26 @@ func (a *Agent) Submit(ctx context.Context, prompt string) <-chan Event {
 // (shown: "/review src/a.go" for a custom command's text): the history
 // keeps shown beside the prompt, for the transcript of a resumed session.
 func (a *Agent) SubmitShown(ctx context.Context, prompt, shown string) <-chan Event {
-	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turn(ctx, prompt, shown, nil, e) })
+	return a.SubmitInput(ctx, Input{Prompt: prompt, Shown: shown})
 }
 
-// turnWith is a turn whose prompt carries attachments.
-func (a *Agent) turnWith(ctx context.Context, prompt, shown string, atts []message.Attachment, e *emitter) {
-	a.turnAtt(ctx, prompt, shown, atts, nil, e)
+// Input is a user message and what it carries.
+type Input struct {
+	Prompt string
+	// Shown is what the user typed when Prompt is made from it (see
+	// SubmitShown).
+	Shown string
+	// Attachments are the images and PDFs it carries (attach.go).
+	Attachments []message.Attachment
+	// Piped is data piped to co run on standard input: it goes after the
+	// prompt (message.Piped.Attach) and is untrusted (message.PipedOrigin),
+	// so outbound calls after it ask as after a fetched page.
+	Piped *message.Piped
+}
+
+// SubmitInput starts a turn with in and returns its events.
+func (a *Agent) SubmitInput(ctx context.Context, in Input) <-chan Event {
+	return a.start(ctx, func(ctx context.Context, e *emitter) { a.turnAtt(ctx, in, nil, e) })
 }
 
 // RunBang runs a command the user typed as !cmd through the shell tool, with
@@ -104,11 +118,17 @@ func (a *Agent) LastTurnSpan() trace.SpanContext {
 // a waiting call approved from the inbox (waiting.go), then the model's
 // requests and calls until it answers.
 func (a *Agent) turn(ctx context.Context, prompt, shown string, w *WaitingCall, e *emitter) {
-	a.turnAtt(ctx, prompt, shown, nil, w, e)
+	a.turnAtt(ctx, Input{Prompt: prompt, Shown: shown}, w, e)
 }
 
-// turnAtt is turn with the prompt's attachments (attach.go).
-func (a *Agent) turnAtt(ctx context.Context, prompt, shown string, atts []message.Attachment, w *WaitingCall, e *emitter) {
+// turnAtt is turn with what the prompt carries (attachments, piped data).
+func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitter) {
+	prompt, shown, atts := in.Prompt, in.Shown, in.Attachments
+	var sources []tools.Origin
+	if in.Piped != nil {
+		prompt = in.Piped.Attach(prompt)
+		sources = []tools.Origin{message.PipedOrigin()}
+	}
 	sid := a.SessionID()
 	a.mu.Lock()
 	a.turns++
@@ -217,7 +237,7 @@ func (a *Agent) turnAtt(ctx context.Context, prompt, shown string, atts []messag
 				o.ObserveAttached(attached)
 			}
 		}
-		a.appendHistory(e, message.Message{Role: message.RoleUser, Content: prompt, Shown: shown, Attachments: atts})
+		a.appendHistory(e, message.Message{Role: message.RoleUser, Content: prompt, Shown: shown, Attachments: atts, Sources: sources})
 	}
 	a.recall = ""
 	if a.cfg.Recall != nil && w == nil {

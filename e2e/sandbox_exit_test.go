@@ -44,6 +44,7 @@ func TestFirstCommandSaysStartingTheSandbox(t *testing.T) {
 		srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{tuiShellCall("c1", "echo from-the-sandbox")}}, llmtest.Reply{Text: "done"})
 		e := env(t, srv, "CO_CLI_SANDBOX_BACKEND=docker", "GORACE=atexit_sleep_ms=0", "DOCKER_HOST="+hold.Host())
 		p := start(t, t.TempDir(), e, "run", "--yes", "go")
+		p.stdin.Close() // nothing piped: an open pipe would be read as data until it closes
 		p.waitErr("note: "+starting, 60*time.Second)
 		hold.Release()
 		if code := p.wait(3 * time.Minute); code != 0 || strings.TrimSpace(p.stdout.String()) != "done" {

@@ -3,8 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +27,13 @@ func newRunCmd(s env) *cobra.Command {
 arguments joined by spaces, or standard input when there are none (or the
 only argument is "-").
 
+With a prompt given as arguments, text piped to standard input (git diff |
+co run "review this") goes with the prompt as data: untrusted, since nobody
+typed it, so every call that sends data out after it needs a person. At
+most 100,000 characters of UTF-8 text; binary or larger input is refused
+(exit code 2) and nothing is sent. A terminal or /dev/null is not read;
+a pipe is read until it closes.
+
 It never waits for a person: calls that need approval do not run and are
 reported. --yes approves exactly what /yolo would approve in the same
 isolation (so nothing of the ask class unsandboxed, unless yolo_unsandboxed);
@@ -35,8 +44,9 @@ the model's reasoning included ("reasoning" events) unless --no-reasoning.
 Without --json, reasoning never reaches standard output.
 
 Exit codes: 0 success; 1 error (provider, limit, configuration); 2 usage
-error; 3 finished, but a call was denied; 130 interrupted (SIGINT), 143
-after SIGTERM, 129 after SIGHUP.
+error (piped input that is binary or too large too); 3 finished, but a
+call was denied; 130 interrupted (SIGINT), 143 after SIGTERM, 129 after
+SIGHUP.
 
 --attach FILE (repeatable) sends an image (PNG, JPEG, GIF, WebP) or a PDF
 with the prompt; see "Images and PDFs" in the README.
@@ -46,12 +56,24 @@ standard error.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prompt := strings.Join(args, " ")
+			var piped *message.Piped
 			if len(args) == 0 || prompt == "-" {
 				b, err := io.ReadAll(s.In)
 				if err != nil {
 					return fmt.Errorf("reading the prompt from standard input: %w", err)
 				}
 				prompt = string(b)
+			} else if stdinPiped(s.In) {
+				p, err := readPiped(s)
+				if message.IsPipedError(err) {
+					return usageError{err, cmd.CommandPath()}
+				}
+				if err != nil {
+					return err
+				}
+				if p.Text != "" {
+					piped = &p
+				}
 			}
 			if strings.TrimSpace(prompt) == "" {
 				return usageError{fmt.Errorf("no prompt: give it as arguments (co run \"what is 2+2\") or on standard input"), cmd.CommandPath()}
@@ -100,7 +122,7 @@ standard error.`,
 			for _, n := range extensionNotes(a.Extensions.Get()) {
 				fmt.Fprintf(s.Err, "co: %s\n", n)
 			}
-			code := headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Attachments: atts, Out: s.Out, Err: s.Err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning})
+			code := headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Attachments: atts, Piped: piped, Out: s.Out, Err: s.Err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning})
 			if sig := received(); sig != 0 && code == headless.ExitInterrupted {
 				code = sig // 143 after SIGTERM, 129 after SIGHUP
 			}
@@ -116,4 +138,46 @@ standard error.`,
 	cmd.Flags().StringArrayVar(&attach, "attach", nil, "send an image (PNG, JPEG, GIF, WebP) or a PDF with the prompt (repeatable)")
 	rf.add(cmd, true)
 	return cmd
+}
+
+// stdinPiped reports whether co run reads in as data beside a prompt given
+// as arguments: a pipe, a file or a socket is read; a terminal or another
+// character device (/dev/null) is not. A reader that is no file (a test's)
+// is read.
+func stdinPiped(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	if !ok {
+		return in != nil
+	}
+	fi, err := f.Stat()
+	if err != nil { // closed (co run x <&-)
+		return false
+	}
+	return fi.Mode()&os.ModeCharDevice == 0
+}
+
+// pipedWait is how long co run reads standard input before it says it is
+// waiting for the pipe to close.
+const pipedWait = 3 * time.Second
+
+// readPiped reads standard input as data for the prompt. It reads until the
+// pipe closes, however long the writer takes (a slow build piped in must
+// not be cut short and answered without); when nothing has ended it after
+// pipedWait, a line on stderr says what co waits for and how not to pipe.
+func readPiped(s env) (message.Piped, error) {
+	stop, said := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(said)
+		t := time.NewTimer(pipedWait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			fmt.Fprintf(s.Err, "co: reading standard input (not a terminal) to send with the prompt; co run goes on when it closes. Nothing to pipe? Run it with < /dev/null\n")
+		case <-stop:
+		}
+	}()
+	p, err := message.ReadPiped(s.In)
+	close(stop)
+	<-said
+	return p, err
 }

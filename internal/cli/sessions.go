@@ -289,7 +289,8 @@ func transcriptText(entries []sessions.Entry) string {
 				}
 				continue
 			}
-			text, atts := mention.Split(m.Content)
+			text, piped, isPiped := message.SplitPiped(m.Content)
+			text, atts := mention.Split(text)
 			if m.Shown != "" { // /NAME ARGS, as it was typed
 				text = m.Shown
 			}
@@ -299,6 +300,9 @@ func transcriptText(entries []sessions.Entry) string {
 			}
 			for _, a := range m.Attachments {
 				fmt.Fprintf(&b, "%s%s\n", plain.AttachedPrefix, mention.MediaSummary(a))
+			}
+			if isPiped { // its size and mark only, never its text
+				fmt.Fprintf(&b, "%s%s\n", plain.AttachedPrefix, piped.Summary())
 			}
 		case message.RoleAssistant:
 			if m.Content != "" {

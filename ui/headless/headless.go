@@ -47,6 +47,9 @@ type Options struct {
 	Err         io.Writer // progress and errors in text mode
 	JSON        bool
 	Yes         bool // approve what /yolo would approve (Approvals.SetYes)
+	// Piped is the data piped to co run on standard input, attached to
+	// the prompt as untrusted (agent.Input.Piped).
+	Piped *message.Piped
 	// HideReasoning leaves out the reasoning events (--no-reasoning).
 	HideReasoning bool
 	// Shown is the prompt as the user wrote it, when Prompt is made from
@@ -114,12 +117,11 @@ func Run(ctx context.Context, o Options) int {
 		r.emit(map[string]any{"type": "attached", "name": a.Name, "path": a.Path, "kind": string(a.Kind), "mime": a.MIME,
 			"size": a.Size, "width": a.Width, "height": a.Height, "sha256": a.SHA256}, "attached "+safe.Text(a.Summary()))
 	}
-	var events <-chan agent.Event
-	if len(o.Attachments) > 0 {
-		events = o.Agent.SubmitAttached(ctx, o.Prompt, o.Shown, o.Attachments)
-	} else {
-		events = o.Agent.SubmitShown(ctx, o.Prompt, o.Shown)
+	if p := o.Piped; p != nil {
+		r.emit(map[string]any{"type": "attached", "source": message.PipedSource, "kind": "text", "size": len(p.Text), "lines": p.Lines,
+			"untrusted": true}, "attached "+p.Summary())
 	}
+	events := o.Agent.SubmitInput(ctx, agent.Input{Prompt: o.Prompt, Shown: o.Shown, Attachments: o.Attachments, Piped: o.Piped})
 	for ev := range events {
 		_, isThink := ev.(agent.ReasoningDelta)
 		if !isThink {

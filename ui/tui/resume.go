@@ -52,13 +52,17 @@ func (a *App) showHistory(h []message.Message, last string) {
 				}
 				continue
 			}
-			text, atts := mention.Split(m.Content)
+			text, piped, isPiped := message.SplitPiped(m.Content)
+			text, atts := mention.Split(text)
 			if m.Shown != "" { // /NAME ARGS, as it was typed
 				text = m.Shown
 			}
 			a.chat.Add(newUserEntry(text))
 			a.addAttachments(atts)
 			a.addMedia(m.Attachments)
+			if isPiped { // a co run's: its size and mark only, never its text
+				a.chat.Add(newNotice(noticeAttach, "attached "+piped.Summary()))
+			}
 		case message.RoleAssistant:
 			if m.Reasoning != "" && !a.hideReasoning {
 				if r := savedReasoning(m.Reasoning, a.keys.Reasoning.Help().Key); !r.empty() {

@@ -89,3 +89,25 @@ func TestResumedSessionShowsBangsAndNotices(t *testing.T) {
 		at += i + len(want)
 	}
 }
+
+// A co run session resumed in the chat shows the data piped to it as one
+// line, its size and that it is untrusted, never its text.
+func TestResumedSessionShowsPipedData(t *testing.T) {
+	f := newFixture(t)
+	p := message.Piped{Text: "diff --git a/x b/x\n+hidden-marker\n", Lines: 2}
+	f.ag.Restore([]message.Message{
+		{Role: message.RoleUser, Content: p.Attach("review this"), Sources: []tools.Origin{message.PipedOrigin()}},
+		{Role: message.RoleAssistant, Content: "Looks fine."},
+	}, message.Usage{}, 1)
+	f.ag.SetRecorder(savedAs("0a1b2c3d"))
+	d := newDriver(t, Options{Agent: f.ag}, 100, 40)
+	s := d.screen()
+	for _, want := range []string{"review this", "attached standard input (2 lines, 34 B, untrusted)", "Looks fine.", "untrusted content from standard input"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("resumed transcript lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "hidden-marker") || strings.Contains(s, "piped-input") {
+		t.Errorf("the piped text is shown:\n%s", s)
+	}
+}
