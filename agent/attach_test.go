@@ -48,7 +48,7 @@ func pngFile(t *testing.T, dir, name string, w, h int) message.Attachment {
 func runAttached(t *testing.T, ag *agent.Agent, prompt string, atts ...message.Attachment) []agent.Event {
 	t.Helper()
 	var evs []agent.Event
-	timeout := time.After(20 * time.Second)
+	timeout := time.After(2 * time.Minute) // only detects a hang: scaling a large image under -race on a busy machine took over 20 s
 	ch := ag.SubmitAttached(context.Background(), prompt, "", atts)
 	for {
 		select {
