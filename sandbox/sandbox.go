@@ -212,6 +212,11 @@ type Config struct {
 	// protected like it (see lib/protect).
 	InstructionFiles []string
 	DockerHost       string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
+	// Watch, when set, is told of each command the subprocess backend runs
+	// ([Watch.BeginApproved], [Watch.EndApproved]): an unsandboxed command was approved, so
+	// what it changes in protected paths while it runs is its own, and what changes after it
+	// ended is not. The Docker backend's guard undoes its commands' changes instead.
+	Watch *Watch
 	// Defer leaves the container's creation to [Docker.Start] or the first Run, instead of New:
 	// a front end starts it after its first frame, which then does not compete with it.
 	Defer bool

@@ -86,6 +86,10 @@ type App struct {
 	resumeID string            // the saved session to resume (openSession)
 	newRec   *sessions.Session // or the new one to save into
 	warnings []string          // Warnings' own
+	// watch checks the protected paths around the turns and at exit (protected.go); nil in
+	// report-only runs. primeWatch reads the workspace for it in the background.
+	watch      *sandbox.Watch
+	primeWatch func()
 }
 
 // Warnings are what went wrong at start without stopping the run, beyond
@@ -167,6 +171,11 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 	}
 	// telemetry: no I/O here; the span store opens in the background.
 	a.startTelemetry(ctx)
+	// the second check of the protected paths: before the sandbox, whose
+	// subprocess backend marks its commands in it.
+	if !o.ReportOnly {
+		a.startWatch()
+	}
 	// sandbox: the backend is chosen now, the container created in the
 	// background.
 	if err := a.startSandbox(ctx); err != nil {

@@ -1,0 +1,265 @@
+package sandbox
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/co-cli/co/lib/protect"
+)
+
+// Watch is the second wall around the workspace's protected paths (lib/protect): where the
+// guard checks around each sandboxed command, a Watch checks around the turns, so that what a
+// process co ran does after its command's check (a background process of an unsandboxed
+// command, a process that escaped the container's reaper, a local MCP server) is caught too.
+// It is the guard's machinery (the picture, the comparison, the undo, the limits) with its own
+// picture and its own moments:
+//
+//   - [Watch.TurnStarted], when the user sends a message: the picture becomes the baseline.
+//     What changed while no turn ran is reported, never undone: it may be the user's own edit.
+//   - [Watch.Check], before every model request and at the end of the turn: a change since the
+//     baseline that no approved call made is undone and reported, and the baseline moves on.
+//   - [Watch.BeginApproved] and [Watch.EndApproved], around a call that may change protected
+//     paths with the user's approval (a write_file the user answered, an unsandboxed shell
+//     command): what changed before it is checked (undone, reported by the next Check), what
+//     changes while it runs is the call's and joins the baseline.
+//   - [Watch.Exit], when co exits: a turn still running is checked as by Check; otherwise what
+//     changed since the last turn ended is reported and left as it is.
+//
+// Inside a .git folder it looks only at what runs code (config, config.worktree, commondir,
+// hooks/, and the same in modules/ and worktrees/), not at git's data (objects, refs, logs,
+// the index), which the user's own git changes at any time and which is too large to read
+// before every request. It never looks into .idea/ (a JetBrains IDE writes its workspace there
+// by itself while you work: undoing that would fight the IDE) nor at the paths given as skip
+// (co's own files, which co writes during a turn).
+//
+// All methods are safe for concurrent use.
+type Watch struct {
+	g *guard
+
+	mu       sync.Mutex
+	turn     bool        // a turn is running
+	approved int         // approved calls running
+	pending  []Protected // undone at the start of an approved call, for the next Check to report
+	pictured bool        // g.base is a picture: primed at start or left by a turn
+}
+
+// NewWatch returns a Watch of the protected paths of workspace, with the instruction file
+// names the context_files setting adds. skip are absolute paths (files or folders) it never
+// looks at: co's own files inside the workspace. It reads nothing yet.
+func NewWatch(workspace string, instructionFiles []string, skip []string) *Watch {
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		ws = workspace
+	}
+	g := newGuard(ws, protect.New(instructionFiles), false)
+	skipRel := map[string]bool{}
+	for _, p := range skip {
+		for _, root := range roots(ws) {
+			if r, err := filepath.Rel(root, p); err == nil && r != "." && !strings.HasPrefix(r, "..") {
+				skipRel[filepath.ToSlash(r)] = true
+			}
+		}
+	}
+	g.skip = func(dir, name string, k protect.Kind) bool {
+		if skipRel[join(dir, name)] {
+			return true
+		}
+		return watchSkips(dir, name, k)
+	}
+	return &Watch{g: g}
+}
+
+// roots are the workspace as given and as its links resolve: co's files may be named either way.
+func roots(ws string) []string {
+	out := []string{ws}
+	if r, err := filepath.EvalSymlinks(ws); err == nil && r != ws {
+		out = append(out, r)
+	}
+	return out
+}
+
+// gitData are the folders of a git directory that hold git's data, not what runs code.
+var gitData = map[string]bool{
+	"objects": true, "refs": true, "logs": true, "info": true, "lfs": true, "rr-cache": true,
+	"branches": true, "rebase-merge": true, "rebase-apply": true, "sequencer": true,
+	"fsmonitor--daemon": true, "filter-repo": true, "svn": true,
+}
+
+// gitCode are the files of a git directory that run code or lead to config that does.
+var gitCode = map[string]bool{"config": true, "config.worktree": true, "commondir": true}
+
+// watchSkips says whether the Watch leaves name in dir (slash-separated, relative to the
+// workspace) out: git's data, and .idea/.
+func watchSkips(dir, name string, k protect.Kind) bool {
+	if strings.EqualFold(name, ".idea") {
+		return true
+	}
+	parts := strings.Split(dir, "/")
+	git := -1
+	for i, p := range parts {
+		if strings.EqualFold(p, ".git") {
+			git = i
+		}
+	}
+	if git < 0 || dir == "" {
+		return false
+	}
+	for _, p := range parts[git+1:] {
+		if strings.EqualFold(p, "hooks") {
+			return false // every hook runs
+		}
+	}
+	lower := strings.ToLower(name)
+	if k == protect.Dir {
+		return gitData[lower]
+	}
+	return !gitCode[lower]
+}
+
+// Prime reads the whole workspace and takes its picture, if nothing has yet: at start, in the
+// background, so that the first turn pays only for an update and has a picture to compare
+// with. It gives up when ctx is done.
+func (w *Watch) Prime(ctx context.Context) {
+	w.g.prime(ctx)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pictured || ctx.Err() != nil {
+		return
+	}
+	w.g.mu.Lock()
+	defer w.g.mu.Unlock()
+	if w.g.primed && w.g.snapshot() == nil {
+		w.pictured = true
+	}
+}
+
+// TurnStarted takes the baseline of a turn. It returns what changed since the last picture
+// (the end of the last turn, or start), left as it is: co cannot tell the user's edit from
+// anything else while no turn ran.
+func (w *Watch) TurnStarted() []Protected {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.g.mu.Lock()
+	defer w.g.mu.Unlock()
+	var ps []Protected
+	if w.pictured {
+		ps = w.look(idleNote)
+	}
+	w.turn, w.approved, w.pending = true, 0, nil
+	if err := w.g.snapshot(); err != nil {
+		w.pictured = false
+		return append(ps, Protected{Path: "./", Change: "unknown", Failed: err.Error()})
+	}
+	w.pictured = true
+	return ps
+}
+
+// idleNote is why a change found outside a turn is left: what Failed says of it.
+const idleNote = "changed while no turn ran, so co left it: it may be your own edit; check it"
+
+// Check undoes and returns the changes since the baseline that no approved call made, and the
+// baseline moves on (a change co could not undo is reported once). Outside a turn it does
+// nothing.
+func (w *Watch) Check() []Protected {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.turn {
+		return nil
+	}
+	return w.checkLocked()
+}
+
+func (w *Watch) checkLocked() []Protected {
+	w.g.mu.Lock()
+	defer w.g.mu.Unlock()
+	ps := append(w.pending, w.g.check(nil)...)
+	w.pending = nil
+	if err := w.g.snapshot(); err != nil {
+		ps = append(ps, Protected{Path: "./", Change: "unknown", Failed: err.Error()})
+	}
+	return ps
+}
+
+// TurnEnded checks as Check does, for the last time in the turn; the picture it leaves is what
+// Exit and the next TurnStarted compare with.
+func (w *Watch) TurnEnded() []Protected {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.turn {
+		return nil
+	}
+	ps := w.checkLocked()
+	w.turn, w.approved = false, 0
+	return ps
+}
+
+// BeginApproved is called before a call that may change protected paths with approval runs:
+// what changed before it is undone now (and reported by the next Check).
+func (w *Watch) BeginApproved() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.turn {
+		return
+	}
+	w.approved++
+	if w.approved > 1 {
+		return
+	}
+	w.g.mu.Lock()
+	defer w.g.mu.Unlock()
+	w.pending = append(w.pending, w.g.check(nil)...)
+	_ = w.g.snapshot()
+}
+
+// EndApproved is called after such a call: what changed while it ran joins the baseline.
+func (w *Watch) EndApproved() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.turn || w.approved == 0 {
+		return
+	}
+	w.approved--
+	if w.approved > 0 {
+		return
+	}
+	w.g.mu.Lock()
+	defer w.g.mu.Unlock()
+	_ = w.g.snapshot()
+}
+
+// Exit is the check when co exits. A turn still running is checked as by Check (undone);
+// otherwise what changed since the last turn ended is reported and left as it is.
+func (w *Watch) Exit() []Protected {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.turn {
+		ps := w.checkLocked()
+		w.turn = false
+		return ps
+	}
+	if !w.pictured {
+		return nil
+	}
+	w.g.mu.Lock()
+	defer w.g.mu.Unlock()
+	ps := w.look(idleNote)
+	_ = w.g.snapshot()
+	return ps
+}
+
+// look compares the protected paths with the baseline and reports the differences, each with
+// Failed set to note, changing nothing; g.mu held.
+func (w *Watch) look(note string) []Protected {
+	if err := w.g.refreshTree(); err != nil {
+		return []Protected{{Path: "./", Change: "unknown", Failed: err.Error()}}
+	}
+	ps := w.g.report(w.g.compare(w.g.current()), nil, nil, nil)
+	for i := range ps {
+		ps[i].Failed = note
+	}
+	slices.SortFunc(ps, func(a, b Protected) int { return strings.Compare(a.Path, b.Path) })
+	return ps
+}
