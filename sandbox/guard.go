@@ -148,8 +148,8 @@ type guard struct {
 	skipGit bool // the workspace's own .git is not guarded: sandbox_git_readonly is off
 	// skip, when set, leaves an entry out of the picture: neither walked nor compared (the
 	// Watch's: git's own data, what an IDE writes by itself, co's own files).
-	skip func(dir, name string, k protect.Kind) bool
-	asRoot  bool // co runs as root: what it puts back gets its owner back
+	skip   func(dir, name string, k protect.Kind) bool
+	asRoot bool // co runs as root: what it puts back gets its owner back
 
 	mu      sync.Mutex
 	active  int               // commands running
