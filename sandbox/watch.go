@@ -10,30 +10,10 @@ import (
 	"github.com/co-cli/co/lib/protect"
 )
 
-// Watch is the second wall around the workspace's protected paths (lib/protect): where the
-// guard checks around each sandboxed command, a Watch checks around the turns, so that what a
-// process co ran does after its command's check (a background process of an unsandboxed
-// command, a process that escaped the container's reaper, a local MCP server) is caught too.
-// It is the guard's machinery (the picture, the comparison, the undo, the limits) with its own
-// picture and its own moments:
-//
-//   - [Watch.TurnStarted], when the user sends a message: the picture becomes the baseline.
-//     What changed while no turn ran is reported, never undone: it may be the user's own edit.
-//   - [Watch.Check], before every model request and at the end of the turn: a change since the
-//     baseline that no approved call made is undone and reported, and the baseline moves on.
-//   - [Watch.BeginApproved] and [Watch.EndApproved], around a call that may change protected
-//     paths with the user's approval (a write_file the user answered, an unsandboxed shell
-//     command): what changed before it is checked (undone, reported by the next Check), what
-//     changes while it runs is the call's and joins the baseline.
-//   - [Watch.Exit], when co exits: a turn still running is checked as by Check; otherwise what
-//     changed since the last turn ended is reported and left as it is.
-//
-// Inside a .git folder it looks only at what runs code (config, config.worktree, commondir,
-// hooks/, and the same in modules/ and worktrees/), not at git's data (objects, refs, logs,
-// the index), which the user's own git changes at any time and which is too large to read
-// before every request. It never looks into .idea/ (a JetBrains IDE writes its workspace there
-// by itself while you work: undoing that would fight the IDE) nor at the paths given as skip
-// (co's own files, which co writes during a turn).
+// Watch is the second wall around the workspace's protected paths (lib/protect): the guard's
+// machinery (the picture, the comparison, the undo, the limits) with its own picture, checked
+// around turns rather than commands, so that what a process co ran does after its command's check
+// is caught too. Its moments and what it leaves out: the package documentation, "The Watch".
 //
 // All methods are safe for concurrent use.
 type Watch struct {
