@@ -50,11 +50,14 @@ const (
 // ProtectedNotice is the warning that names the protected paths cs changed, found at when
 // ("before request 2", CheckTurnEnd, …): what co undid and what it left.
 func ProtectedNotice(when string, cs []ProtectedChange) string {
-	var undone, left []ProtectedChange
+	var undone, left, blind []ProtectedChange
 	for _, c := range cs {
-		if c.Failed == "" {
+		switch {
+		case c.Change == "unreadable":
+			blind = append(blind, c)
+		case c.Failed == "":
 			undone = append(undone, c)
-		} else {
+		default:
 			left = append(left, c)
 		}
 	}
@@ -89,6 +92,15 @@ func ProtectedNotice(when string, cs []ProtectedChange) string {
 		}
 		fmt.Fprintf(&b, "warning: protected files changed (found at %s):", when)
 		list(left, true)
+	}
+	if len(blind) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("warning: co cannot read these folders, so it cannot see protected files made in them:")
+		for _, c := range blind {
+			b.WriteString(" " + c.Path)
+		}
 	}
 	return b.String()
 }
