@@ -26,15 +26,15 @@ type Watch struct {
 	pictured bool        // g.base is a picture: primed at start or left by a turn
 }
 
-// NewWatch returns a Watch of the protected paths of workspace, with the instruction file
-// names the context_files setting adds. skip are absolute paths (files or folders) it never
-// looks at: co's own files inside the workspace. It reads nothing yet.
-func NewWatch(workspace string, instructionFiles []string, skip []string) *Watch {
-	ws, err := filepath.Abs(workspace)
+// NewWatch returns a Watch of the protected paths of cfg.Workspace: the same set as the Docker
+// guard's (protectedSet), so every rule of lib/protect is covered. skip are absolute paths (files
+// or folders) it never looks at: co's own files inside the workspace. It reads nothing yet.
+func NewWatch(cfg Config, skip []string) *Watch {
+	ws, err := filepath.Abs(cfg.Workspace)
 	if err != nil {
-		ws = workspace
+		ws = cfg.Workspace
 	}
-	g := newGuard(ws, protect.New(instructionFiles), false)
+	g := newGuard(ws, protectedSet(cfg), false)
 	skipRel := map[string]bool{}
 	for _, p := range skip {
 		for _, root := range roots(ws) {
@@ -51,6 +51,9 @@ func NewWatch(workspace string, instructionFiles []string, skip []string) *Watch
 	}
 	return &Watch{g: g}
 }
+
+// protectedSet is the set of protected paths for cfg, as the Docker guard builds it (newDocker).
+func protectedSet(cfg Config) protect.Set { return protect.New(cfg.InstructionFiles) }
 
 // roots are the workspace as given and as its links resolve: co's files may be named either way.
 func roots(ws string) []string {

@@ -60,7 +60,7 @@ func BenchmarkWatchCheck(b *testing.B) {
 	// compared by content: a checkout is older than that.
 	time.Sleep(racyWindow + 100*time.Millisecond)
 	b.Run("watch", func(b *testing.B) {
-		w := NewWatch(ws, nil, nil)
+		w := NewWatch(Config{Workspace: ws}, nil)
 		w.TurnStarted()
 		b.ReportMetric(float64(dirs), "dirs")
 		b.ResetTimer()

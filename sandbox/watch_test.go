@@ -23,7 +23,7 @@ func newTestWatch(t *testing.T, files map[string]string, skip ...string) (*Watch
 	for i, s := range skip {
 		skip[i] = filepath.Join(ws, s)
 	}
-	return NewWatch(ws, nil, skip), ws
+	return NewWatch(Config{Workspace: ws}, skip), ws
 }
 
 func paths(ps []Protected) string {

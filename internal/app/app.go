@@ -171,11 +171,6 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 	}
 	// telemetry: no I/O here; the span store opens in the background.
 	a.startTelemetry(ctx)
-	// the second check of the protected paths: before the sandbox, whose
-	// subprocess backend marks its commands in it.
-	if !o.ReportOnly {
-		a.startWatch()
-	}
 	// sandbox: the backend is chosen now, the container created in the
 	// background.
 	if err := a.startSandbox(ctx); err != nil {

@@ -11,12 +11,13 @@ import (
 )
 
 // startWatch makes the second check of the protected paths (sandbox.Watch, README "Protected
-// files"): the agent checks with it around its turns, the subprocess backend marks its
-// (approved) commands in it, ExitCheck ends it. The workspace is read in the background once
-// the front end's first frame is out (primeWatch, from agent.Config.ToolsStart).
-func (a *App) startWatch() {
+// files") for the sandbox's cfg, whose protected set it shares: the agent checks with it around
+// its turns, the subprocess backend marks its (approved) commands in it, ExitCheck ends it. The
+// workspace is read in the background once the front end's first frame is out (primeWatch, from
+// agent.Config.ToolsStart).
+func (a *App) startWatch(cfg sandbox.Config) {
 	p := a.Config.Paths
-	a.watch = sandbox.NewWatch(a.Workspace, a.Config.Settings.ContextFiles, []string{
+	a.watch = sandbox.NewWatch(cfg, []string{
 		// co writes these itself during a turn: saved sessions, spans, memories, tokens.
 		p.DataDir,
 		filepath.Join(p.ConfigDir, google.TokenFile),
