@@ -106,6 +106,9 @@ type Config struct {
 	// notice, when not empty, is sent as a Notice: why the turn goes on
 	// without memories (a damaged store), said once, not on every turn.
 	Recall func(ctx context.Context, prompt string) (block string, recalled []Recalled, notice string)
+	// Protected checks the workspace's protected paths again around the turns (protected.go);
+	// nil: no check beyond the sandbox's own.
+	Protected ProtectedWatch
 }
 
 // Agent is the conversation of one chat session.

@@ -208,7 +208,13 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 	ctx = tools.WithNotice(ctx, func(text string) { e.send(Notice{Text: text, CallID: it.call.ID}) })
 	forms := &formGate{}
 	ctx = tools.WithForm(ctx, a.askForm(ctx, e, it.call.ID, forms))
+	if w := a.cfg.Protected; w != nil && mayChangeProtected(it) {
+		w.BeginApproved()
+	}
 	res, err := safeRun(ctx, it.tool, json.RawMessage(it.call.Args))
+	if w := a.cfg.Protected; w != nil && mayChangeProtected(it) {
+		w.EndApproved()
+	}
 	forms.end()
 	fin.Result = res
 	switch {

@@ -15,6 +15,9 @@ type emitter struct {
 	ch          chan Event
 	pending     strings.Builder
 	pendingKind int // kindText or kindReasoning, when pending is not empty
+	// beforeEnd, when set, runs once before the turn's final event (TurnFinished or
+	// TurnFailed), on the turn's goroutine: the last check of the protected paths.
+	beforeEnd func()
 }
 
 const (
@@ -66,6 +69,11 @@ func (e *emitter) flush() {
 }
 
 func (e *emitter) send(ev Event) {
+	if final(ev) && e.beforeEnd != nil {
+		f := e.beforeEnd
+		e.beforeEnd = nil
+		f()
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.flush()
@@ -77,4 +85,12 @@ func (e *emitter) close() {
 	defer e.mu.Unlock()
 	e.flush()
 	close(e.ch)
+}
+
+func final(ev Event) bool {
+	switch ev.(type) {
+	case TurnFinished, TurnFailed:
+		return true
+	}
+	return false
 }

@@ -36,6 +36,9 @@ type MemoryRecalled struct{ Memories []Recalled }
 type Notice struct {
 	Text   string
 	CallID string
+	// Protected, when set, are the changes to protected paths the Notice warns of
+	// (ProtectedWatch): no approved call made them.
+	Protected []ProtectedChange
 }
 
 // ToolCallStarted says the model called a tool. It comes before any approval

@@ -81,11 +81,13 @@ func (a *Agent) start(ctx context.Context, body func(context.Context, *emitter))
 	a.busy = true
 	a.mu.Unlock()
 	go func() {
+		watched := a.watchTurn(ctx, e)
 		defer func() {
 			if r := recover(); r != nil {
 				a.patchDangling(nil)
 				e.send(TurnFailed{Message: fmt.Sprintf("internal error: %v (the conversation is kept; please report this)", r), Err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())})
 			}
+			watched()
 			a.mu.Lock()
 			a.busy = false
 			a.mu.Unlock()
@@ -279,6 +281,9 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 		if over != "" {
 			fail(over, nil, false)
 			return
+		}
+		if w := a.cfg.Protected; w != nil {
+			a.recheck(ctx, e, fmt.Sprintf("before request %d", st.requests+1), w.Check)
 		}
 		st.requests++
 		res, err := a.stream(ctx, p, e)

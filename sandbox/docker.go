@@ -239,7 +239,7 @@ func newDocker(cli *client.Client, cfg Config) *Docker {
 			LabelPIDStart: procStart(pid),
 		},
 	}
-	d.guard = newGuard(cfg.Workspace, protect.New(cfg.InstructionFiles).In(cfg.Workspace, cfg.Places), !cfg.GitReadOnly)
+	d.guard = newGuard(cfg.Workspace, protectedSet(cfg), !cfg.GitReadOnly)
 	d.life, d.endLife = context.WithCancel(context.Background())
 	d.build, d.endBuild = context.WithCancel(context.Background())
 	d.begun = make(chan struct{})

@@ -146,7 +146,10 @@ type guard struct {
 	ws      string
 	set     protect.Set
 	skipGit bool // the workspace's own .git is not guarded: sandbox_git_readonly is off
-	asRoot  bool // co runs as root: what it puts back gets its owner back
+	// skip, when set, leaves an entry out of the picture: neither walked nor compared (the
+	// Watch's: git's own data, what an IDE writes by itself, co's own files).
+	skip   func(dir, name string, k protect.Kind) bool
+	asRoot bool // co runs as root: what it puts back gets its owner back
 
 	mu      sync.Mutex
 	active  int               // commands running
@@ -402,6 +405,9 @@ func (g *guard) load(fd int, rel string, start time.Time) (*node, error) {
 			k.kind = protect.Dir
 		case t.IsRegular():
 			k.kind = protect.File
+		}
+		if g.skip != nil && g.skip(rel, name, k.kind) {
+			continue
 		}
 		k.why = g.set.ChildAt(rel, name, k.kind)
 		n.kids = append(n.kids, k)

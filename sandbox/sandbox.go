@@ -83,6 +83,29 @@
 // checked against it, and the last one's end leaves the workspace as it was plus what the guard
 // accepted. A change a person makes to a protected path while a command runs looks like the
 // command's, and is undone too.
+//
+// # The Watch
+//
+// A [Watch] checks the same paths again around turns, for what happens after a command's check (a
+// process that escaped the reaper, the background process of an unsandboxed command, a local MCP
+// server):
+//
+//   - [Watch.TurnStarted], when the user sends a message: the picture becomes the baseline. What
+//     changed while no turn ran is reported, never undone: it may be the user's own edit.
+//   - [Watch.Check], before every model request and at the end of the turn ([Watch.TurnEnded]): a
+//     change since the baseline that no approved call made is undone and reported.
+//   - [Watch.BeginApproved] and [Watch.EndApproved], around a call that may change protected paths
+//     with the user's approval (a write_file the user answered, an unsandboxed command: see
+//     [Config.Watch]): what changed before it is undone (reported by the next Check), what changes
+//     while it runs joins the baseline.
+//   - [Watch.Exit]: a turn still running is checked as by Check; otherwise what changed since the
+//     last turn ended is reported and left.
+//
+// Inside a .git folder it looks only at what runs code (config, config.worktree, commondir,
+// hooks/, and the same in modules/ and worktrees/), not at git's data, which the user's git
+// changes at any time and which is too large to read before every request. It never looks into
+// .idea/ (a JetBrains IDE rewrites its workspace there by itself) nor at the paths it is told to
+// skip (co's own files, which co writes during a turn).
 package sandbox
 
 import (
@@ -222,6 +245,11 @@ type Config struct {
 	// protected paths, and co's own folders are mounted read-only (made first when missing).
 	Places     protect.Places
 	DockerHost string // e.g. unix:///var/run/docker.sock; default from DOCKER_HOST or the platform socket
+	// Watch, when set, is told of each command the subprocess backend runs
+	// ([Watch.BeginApproved], [Watch.EndApproved]): an unsandboxed command was approved, so
+	// what it changes in protected paths while it runs is its own, and what changes after it
+	// ended is not. The Docker backend's guard undoes its commands' changes instead.
+	Watch *Watch
 	// Defer leaves the container's creation to [Docker.Start] or the first Run, instead of New:
 	// a front end starts it after its first frame, which then does not compete with it.
 	Defer bool

@@ -23,6 +23,7 @@ type Subprocess struct {
 	workspace  string
 	maxTimeout time.Duration
 	env        []string
+	watch      *Watch // nil: no Watch
 
 	life   context.Context // done on Close
 	cancel context.CancelFunc
@@ -34,6 +35,7 @@ func newSubprocess(cfg Config) *Subprocess {
 		workspace:  cfg.Workspace,
 		maxTimeout: cfg.MaxTimeout,
 		env:        subprocessEnv(os.Environ()),
+		watch:      cfg.Watch,
 		life:       life,
 		cancel:     cancel,
 	}
@@ -83,6 +85,12 @@ func (s *Subprocess) Run(ctx context.Context, cmd string, opts Options) (Output,
 	}
 	secs := effectiveTimeout(opts.Timeout, s.maxTimeout)
 	capt := newCapture(maxOutput(opts))
+	if s.watch != nil {
+		// Approved: its changes while it runs are its own; what changes after its process
+		// group is killed (a process that left the group) is not.
+		s.watch.BeginApproved()
+		defer s.watch.EndApproved()
+	}
 
 	r, w, err := os.Pipe()
 	if err != nil {

@@ -71,6 +71,16 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 	if a.MCP != nil {
 		cfg.ToolsStart, cfg.ToolsReady = a.MCP.Start, a.MCP.Ready
 	}
+	if a.watch != nil {
+		cfg.Protected = watchAdapter{a.watch}
+		start := cfg.ToolsStart
+		cfg.ToolsStart = func() {
+			a.primeWatch()
+			if start != nil {
+				start()
+			}
+		}
+	}
 	if st, ok := a.Sandbox.(sandbox.Starter); ok {
 		// The container is created after the first frame (agent.Warm), or
 		// when co run's turn begins, not while co starts.

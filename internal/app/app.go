@@ -86,6 +86,10 @@ type App struct {
 	resumeID string            // the saved session to resume (openSession)
 	newRec   *sessions.Session // or the new one to save into
 	warnings []string          // Warnings' own
+	// watch checks the protected paths around the turns and at exit (protected.go); nil in
+	// report-only runs. primeWatch reads the workspace for it in the background.
+	watch      *sandbox.Watch
+	primeWatch func()
 }
 
 // Warnings are what went wrong at start without stopping the run, beyond

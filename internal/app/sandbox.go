@@ -36,6 +36,12 @@ func (a *App) startSandbox(ctx context.Context) error {
 		// or by the first command, whichever comes first.
 		Defer: true,
 	}
+	if !a.opts.ReportOnly {
+		// The second check of the protected paths, on the same set; unsandboxed commands
+		// are approved: their changes to protected paths are theirs.
+		a.startWatch(cfg)
+		cfg.Watch = a.watch
+	}
 	var sb sandbox.Sandbox
 	var sel sandbox.Selection
 	var err error

@@ -204,13 +204,19 @@ func runChat(s env, f chatFlags, rf resumeFlags, first string) error {
 	// What scheduled runs left since co last said: one line, and those
 	// runs are not counted again at the next start (app.App.Inbox).
 	c.inbox = inboxNotice(a.Inbox())
+	out := s.Out
 	if !wantPlain(f.plain, s) {
 		// The full-screen chat reads the skills and commands once its
 		// first frame is out (tui.Options.Notes).
 		err = runFullScreen(ctx, c, s, first)
+		out = s.Err // the screen is gone: the terminal shows it
 	} else {
 		a.Extensions.Start()
 		err = runPlain(ctx, c, s, first)
+	}
+	// The last check of the protected paths, once the chat is over.
+	if w, _ := a.ExitCheck(ctx); w != "" {
+		fmt.Fprintln(out, "co: "+safe.Text(w))
 	}
 	a.Close()
 	if sig := received(); sig != 0 && err == nil {

@@ -122,7 +122,8 @@ standard error.`,
 			for _, n := range extensionNotes(a.Extensions.Get()) {
 				fmt.Fprintf(s.Err, "co: %s\n", n)
 			}
-			code := headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Attachments: atts, Piped: piped, Out: s.Out, Err: s.Err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning})
+			code := headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Attachments: atts, Piped: piped, Out: s.Out, Err: s.Err, JSON: jsonOut, Yes: yes, HideReasoning: noReasoning,
+				AtExit: func() (string, []string) { return a.ExitCheck(ctx) }})
 			if sig := received(); sig != 0 && code == headless.ExitInterrupted {
 				code = sig // 143 after SIGTERM, 129 after SIGHUP
 			}

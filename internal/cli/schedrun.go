@@ -68,7 +68,8 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 	}
 	prompt, shown, media := scheduledPrompt(a, sch.Prompt, log)
 	code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Shown: shown, Attachments: media, Out: log, Err: log,
-		Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions}})
+		Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions},
+		AtExit:     func() (string, []string) { return a.ExitCheck(ctx) }})
 	id := a.Agent.SessionID()
 	if len(sch.Notify) > 0 {
 		// Under the run's turn: co traces shows the run with where its

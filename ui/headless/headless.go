@@ -59,6 +59,10 @@ type Options struct {
 	// Unattended, when set, makes this a scheduled run: what needs
 	// approval is kept waiting in Unattended.Store instead of running.
 	Unattended *Unattended
+	// AtExit, when set, is the check of the protected paths as co exits
+	// (app.App.ExitCheck), run once the turn is over: its warning, when
+	// not empty, is said like the turn's (a protected_changed event).
+	AtExit func() (text string, paths []string)
 }
 
 // Unattended is what a scheduled run needs beyond a co run's options.
@@ -142,6 +146,14 @@ func Run(ctx context.Context, o Options) int {
 		case agent.TextDelta:
 			r.text(e.Text)
 		case agent.Notice:
+			if len(e.Protected) > 0 {
+				paths := make([]string, len(e.Protected))
+				for i, c := range e.Protected {
+					paths[i] = c.Path
+				}
+				r.protectedChanged(e.Text, paths)
+				break
+			}
 			r.emit(map[string]any{"type": "notice", "text": e.Text}, "note: "+present.AfterLabel(safe.Text(e.Text)))
 		case agent.MemoryRecalled:
 			ids := make([]string, len(e.Memories))
@@ -209,7 +221,19 @@ func Run(ctx context.Context, o Options) int {
 			}
 		}
 	}
+	if o.AtExit != nil {
+		if text, paths := o.AtExit(); text != "" {
+			r.protectedChanged(text, paths)
+		}
+	}
 	return code
+}
+
+// protectedChanged says a warning of the protected paths' check: a
+// protected_changed event, or the warning on stderr.
+func (r *runner) protectedChanged(text string, paths []string) {
+	r.protected = true
+	r.emit(map[string]any{"type": "protected_changed", "text": text, "paths": paths}, "co: "+safe.Text(text))
 }
 
 type runner struct {
@@ -225,6 +249,7 @@ type runner struct {
 	waiting     int
 	failed      string
 	interrupted bool
+	protected   bool // protected files changed that no approved call changed
 }
 
 func (r *runner) text(t string) {
@@ -399,12 +424,16 @@ func (r *runner) saveOutcome() {
 	case r.failed != "":
 		out = "failed: " + present.FirstLine(r.failed)
 	}
+	if r.protected {
+		out += ", protected files changed (see the log)"
+	}
 	switch {
 	case r.waiting == 1:
 		out += ", 1 call waiting"
 	case r.waiting > 1:
 		out += fmt.Sprintf(", %d calls waiting", r.waiting)
 	}
+
 	// A name in approve or tools that is no tool (a typo, a server that
 	// did not start) approves or offers nothing: said, not silently.
 	if r.o.Err != nil {
