@@ -822,8 +822,13 @@ func (d *Docker) leave(c *creation) error {
 	return err
 }
 
-// killTimeout bounds killUserScript: its exec, and its wait for the killed processes (5 s).
-const killTimeout = 30 * time.Second
+// killTimeout bounds killUserScript: its exec, and its wait for the killed processes (5 s);
+// killWait, the wait for the engine to count none of them (SIGKILLed processes die in
+// milliseconds; docker-init reaps them at once).
+const (
+	killTimeout = 30 * time.Second
+	killWait    = 5 * time.Second
+)
 
 // killUser runs killUserScript in container c. When that fails (the engine did not run it, or a
 // process would not die), it kills the whole container instead (the next Run makes a new one),
@@ -850,6 +855,9 @@ func (d *Docker) killUser(c *creation) error {
 		err = d.readKill(ctx, created.ID)
 	}
 	if err == nil {
+		err = d.onlyKeepLeft(ctx, c)
+	}
+	if err == nil {
 		return nil
 	}
 	if kerr := d.stopNow(c); kerr != nil {
@@ -874,6 +882,44 @@ func (d *Docker) readKill(ctx context.Context, execID string) error {
 		return fmt.Errorf("the kill in the container said %q", strings.TrimSpace(text))
 	}
 	return nil
+}
+
+// keepTasks is how many tasks the container holds when no command runs: docker-init and sleep.
+const keepTasks = 2
+
+// onlyKeepLeft waits until the engine counts no task in container c but its own process
+// (keepTasks), from the container's pids cgroup: the kill ran as the commands' user, which a
+// process of that user could have tampered with (ptrace, /proc/PID/mem) between its start and
+// its kill -1; the count, read on the host, it cannot. An engine that does not count (no pids
+// controller: 0) leaves the kill's own wait.
+func (d *Docker) onlyKeepLeft(ctx context.Context, c *creation) error {
+	ctx, cancel := context.WithTimeout(ctx, killWait)
+	defer cancel()
+	for {
+		n, err := d.tasks(ctx, c.id)
+		if err != nil || n <= keepTasks {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d processes are left in the container after the kill", n-keepTasks)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// tasks is the number of tasks in container id's pids cgroup (0: not counted).
+func (d *Docker) tasks(ctx context.Context, id string) (uint64, error) {
+	resp, err := d.cli.ContainerStatsOneShot(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var st container.StatsResponse
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return 0, fmt.Errorf("container stats: %w", err)
+	}
+	return st.PidsStats.Current, nil
 }
 
 // stopNow kills container c and waits until it has stopped.

@@ -312,3 +312,84 @@ func waitFor(t *testing.T, ws, rel string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// BenchmarkDockerUserKill measures what the kill of the commands' user after the last command
+// costs: a warm `true` on the 10,000-file workspace with the guard and the reaper, alternating
+// without the kill (noUserKill) and with it, in one container, and reports both medians and
+// their difference.
+func BenchmarkDockerUserKill(b *testing.B) {
+	ws := benchWorkspace(b)
+	d := newTestDocker(b, Config{Workspace: ws, GitReadOnly: true})
+	if err := d.Ready(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	mustRun(b, d, "true", Options{}) // warm up both
+	d.noUserKill = true
+	mustRun(b, d, "true", Options{})
+	var without, with []time.Duration
+	for b.Loop() {
+		for _, no := range []bool{true, false} {
+			d.noUserKill = no
+			start := time.Now()
+			mustRun(b, d, "true", Options{})
+			took := time.Since(start)
+			if no {
+				without = append(without, took)
+			} else {
+				with = append(with, took)
+			}
+		}
+	}
+	b.StopTimer()
+	d.noUserKill = false
+	mw, mk := median(without), median(with)
+	b.ReportMetric(mw, "without-ms")
+	b.ReportMetric(mk, "with-ms")
+	b.ReportMetric(mk-mw, "userkill-ms")
+}
+
+// When the kill cannot be shown to have worked (the engine still counts a process in the
+// container), the whole container is killed before the check: here the process is one the
+// commands' user cannot kill (another uid, started by the engine), standing for a kill that a
+// process tampered with. The next command gets a new container.
+func TestDockerUnkillableSurvivorEndsTheContainer(t *testing.T) {
+	t.Parallel()
+	cli := needDocker(t)
+	ws := testWorkspace(t)
+	d := newTestDocker(t, Config{Workspace: ws})
+	ctx := context.Background()
+	if err := d.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d.mu.Lock()
+	first := d.cur.id
+	d.mu.Unlock()
+	created, err := cli.ContainerExecCreate(ctx, first, container.ExecOptions{
+		User:       "4242:4242",
+		WorkingDir: "/tmp",
+		Cmd:        []string{"sh", "-c", ": > /tmp/planted; exec sleep 300"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.ContainerExecStart(ctx, created.ID, container.ExecStartOptions{Detach: true}); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, d, "while [ ! -e /tmp/planted ]; do sleep 0.01; done; echo planted", Options{}); out.Text != "planted\n" {
+		t.Fatalf("%+v", out)
+	}
+	// Run returned: the container it ran in is stopped (not merely asked to stop).
+	info, err := cli.ContainerInspect(ctx, first)
+	if err == nil && info.State != nil && info.State.Running {
+		t.Fatalf("the container still runs after a kill that left a process: %+v", info.State)
+	}
+	if out := mustRun(t, d, "echo again", Options{}); out.Text != "again\n" {
+		t.Fatalf("the next command: %+v", out)
+	}
+	d.mu.Lock()
+	second := d.cur.id
+	d.mu.Unlock()
+	if second == first {
+		t.Fatal("the next command ran in the same container")
+	}
+}
