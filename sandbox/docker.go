@@ -822,13 +822,24 @@ func (d *Docker) leave(c *creation) error {
 	return err
 }
 
-// killTimeout bounds killUserScript: its exec, and its wait for the killed processes (5 s);
-// killWait, the wait for the engine to count none of them (SIGKILLed processes die in
-// milliseconds; docker-init reaps them at once).
-const (
-	killTimeout = 30 * time.Second
-	killWait    = 5 * time.Second
-)
+// killTimeout bounds killUserScript: its exec, and its wait for the killed processes (5 s).
+const killTimeout = 30 * time.Second
+
+// killerUser is the uid:gid killUserScript runs as: the commands' uid, which is what kill -1
+// needs (a signal's permission is checked on uids alone), with a gid that no command has (the
+// container's own, or keepUserAlt's when the commands' is that). A process may ptrace another,
+// or write its memory through /proc/PID/mem, only when their uids and gids all match (without
+// CAP_SYS_PTRACE): so a process of a command cannot tamper with the killer between its start and
+// its kill -1. It may still signal it (same uid): a killer stopped or killed so never says
+// co-killed, and the container is killed instead.
+func killerUser(commands string) string {
+	uid, gid, _ := strings.Cut(commands, ":")
+	keepGid := keepUser[strings.IndexByte(keepUser, ':')+1:]
+	if gid == keepGid {
+		keepGid = keepUserAlt[strings.IndexByte(keepUserAlt, ':')+1:]
+	}
+	return uid + ":" + keepGid
+}
 
 // killUser runs killUserScript in container c. When that fails (the engine did not run it, or a
 // process would not die), it kills the whole container instead (the next Run makes a new one),
@@ -842,7 +853,7 @@ func (d *Docker) killUser(c *creation) error {
 	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
 	defer cancel()
 	created, err := d.cli.ContainerExecCreate(ctx, c.id, container.ExecOptions{
-		User:         c.user,
+		User:         killerUser(c.user),
 		Env:          execEnv,
 		AttachStdout: true,
 		AttachStderr: true,
@@ -853,9 +864,6 @@ func (d *Docker) killUser(c *creation) error {
 	}
 	if err == nil {
 		err = d.readKill(ctx, created.ID)
-	}
-	if err == nil {
-		err = d.onlyKeepLeft(ctx, c)
 	}
 	if err == nil {
 		return nil
@@ -882,44 +890,6 @@ func (d *Docker) readKill(ctx context.Context, execID string) error {
 		return fmt.Errorf("the kill in the container said %q", strings.TrimSpace(text))
 	}
 	return nil
-}
-
-// keepTasks is how many tasks the container holds when no command runs: docker-init and sleep.
-const keepTasks = 2
-
-// onlyKeepLeft waits until the engine counts no task in container c but its own process
-// (keepTasks), from the container's pids cgroup: the kill ran as the commands' user, which a
-// process of that user could have tampered with (ptrace, /proc/PID/mem) between its start and
-// its kill -1; the count, read on the host, it cannot. An engine that does not count (no pids
-// controller: 0) leaves the kill's own wait.
-func (d *Docker) onlyKeepLeft(ctx context.Context, c *creation) error {
-	ctx, cancel := context.WithTimeout(ctx, killWait)
-	defer cancel()
-	for {
-		n, err := d.tasks(ctx, c.id)
-		if err != nil || n <= keepTasks {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%d processes are left in the container after the kill", n-keepTasks)
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-}
-
-// tasks is the number of tasks in container id's pids cgroup (0: not counted).
-func (d *Docker) tasks(ctx context.Context, id string) (uint64, error) {
-	resp, err := d.cli.ContainerStatsOneShot(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	var st container.StatsResponse
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return 0, fmt.Errorf("container stats: %w", err)
-	}
-	return st.PidsStats.Current, nil
 }
 
 // stopNow kills container c and waits until it has stopped.

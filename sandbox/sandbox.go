@@ -93,11 +93,10 @@
 //     When the last one ends ([Docker.leave]), it runs killUserScript as that uid: kill -1, which
 //     the kernel sends to every process of the uid but the killer while no process can fork, so
 //     nothing escapes it; then it waits for them to be dead. An exec starting meanwhile waits for
-//     the kill. The engine's count of the container's tasks (its pids cgroup, read on the host,
-//     which no process can leave or fool) must then be keepTasks, or the whole container is
-//     killed: a process of that uid could have tampered with the killer before its kill -1. Only
-//     then does the guard check. A cancelled or abandoned Run is killed the same way when it was
-//     the last.
+//     the kill. The killer runs with another gid than the commands' (killerUser), so that none of
+//     them may ptrace it or write its memory before its kill -1; one that stops or kills it
+//     instead gets the whole container killed. Only then does the guard check. A cancelled or
+//     abandoned Run is killed the same way when it was the last.
 //   - While other commands run, the uid kill would kill them too. The exec's own script then
 //     kills the orphans (reapScript: parent PID 1, fields read after the last ')' of
 //     /proc/PID/stat, waiting for each pass's dead before the next), which catches what a
@@ -106,8 +105,7 @@
 //     guard's baseline is the one of the first of the commands running together, so that check
 //     sees, and undoes, whatever such a process wrote to a protected path meanwhile.
 //
-// The price is one exec and one stats request per command that ends alone (see
-// BenchmarkDockerUserKill and the README).
+// The price is one exec per command that ends alone (see BenchmarkDockerUserKill and the README).
 package sandbox
 
 import (
