@@ -71,7 +71,9 @@ var execEnv = []string{
 // `timeout` (which puts itself and the command in a new process group and, after SECS, sends TERM
 // to that group, then KILL killGrace seconds later), then a SIGKILL to whatever is left in that
 // group, so that nothing the command started in the background (a fork bomb, say) outlives the
-// Run; then reapScript, for what left the group (setsid, a double fork).
+// Run; then reapScript, for the orphans that left the group (setsid, a double fork). What is left
+// after that (a process that keeps its parent alive, one that hops from pid to pid faster than a
+// scan) is killed by killUserScript once no command runs (see [Docker.leave]).
 const runScript = `timeout -k ` + killGrace + ` "$1" sh -c "$2" sh &
 t=$!
 wait "$t"
@@ -96,33 +98,83 @@ rc=$?
 kill -s KILL -- "-$t" 2>/dev/null
 exit "$rc"`
 
-// reapScript SIGKILLs every orphan in the container: a process whose parent is PID 1 (the init
-// the container runs with) that is not a zombie. A process of a command still running has that
-// command's shell above it (whose parent is outside the container), so concurrent commands are
-// left alone; anything a finished command left behind has lost its parents and is an orphan, or
-// the child of one (killed in the next pass). So no process of a finished command can change the
-// workspace after the guard's check. The container's own process (sleep, as keepUser) is an
-// orphan too, but a command's user may not signal it. Shell built-ins only: nothing it starts
-// is an orphan. It gives up after 200 passes (each at most pidsLimit processes).
-const reapScript = `co_reap() {
+// reapScript SIGKILLs every orphan in the container: a live process whose parent is PID 1 (the
+// init the container runs with). A process of a command still running has that command's shell
+// above it (whose parent is outside the container), so concurrent commands are left alone;
+// anything a finished command left behind has lost its parents and is an orphan, or the
+// descendant of one: once the orphans of a pass are dead (it waits for that), their children
+// are orphans in the next. The container's own process (sleep, as keepUser) is an orphan too,
+// but a command's user may not signal it. Shell built-ins only: nothing it starts is an orphan.
+// It gives up after 200 passes (each at most pidsLimit processes).
+//
+// /proc/PID/stat is read whole: the command name (field 2) is the process's own to set, to any
+// 15 bytes (newlines, ") ", spaces), so the fields are those after the last ')'. co_stat sets
+// co_st (the state), co_pp (the parent) and co_th (the threads): a process whose main thread
+// has exited shows state Z while its other threads run, so only a Z with one thread is dead.
+const reapScript = `co_stat() {
+  co_s=
+  { while IFS= read -r co_l; do co_s="$co_s$co_l "; done; co_s="$co_s$co_l"; } 2>/dev/null <"/proc/$1/stat" || return 1
+  case $co_s in *")"*) ;; *) return 1 ;; esac
+  set -- ${co_s##*)}
+  co_st=$1 co_pp=$2 co_th=${18:-1}
+}
+co_live() { [ "$co_st" != Z ] || [ "$co_th" -gt 1 ]; }
+co_reap() {
   co_i=0
   while [ "$co_i" -lt 200 ]; do
     co_i=$((co_i + 1))
     co_k=
     for co_p in /proc/[0-9]*; do
-      read -r co_s 2>/dev/null <"$co_p/stat" || continue
-      set -- ${co_s##*) }
-      if [ "$2" = 1 ] && [ "$1" != Z ] && kill -s KILL "${co_p#/proc/}" 2>/dev/null; then co_k=1; fi
+      co_p=${co_p#/proc/}
+      if co_stat "$co_p" && [ "$co_pp" = 1 ] && co_live && kill -s KILL "$co_p" 2>/dev/null; then co_k="$co_k $co_p"; fi
     done
     [ -n "$co_k" ] || return 0
+    for co_p in $co_k; do
+      co_j=0
+      while [ "$co_j" -lt 10000 ] && co_stat "$co_p" && co_live; do co_j=$((co_j + 1)); done
+    done
   done
 }
 co_reap`
 
+// killUserScript, run in the container as the commands' user with its uid as $1 when no command
+// runs, SIGKILLs every process of that user but itself (kill -1: the kernel's list, taken while
+// no process can fork, so nothing escapes by forking, renaming itself, changing its session or
+// process group, dropping CO_RUN_ID or finding another parent; a process cannot change its uid:
+// every capability is dropped). The container's own process runs as keepUser, which this user
+// may not signal, root included (no CAP_KILL). It then waits until every process of that user is
+// dead (a zombie with one thread, or gone), reading the uid, state and threads from
+// /proc/PID/status, whose name line the kernel escapes; a process stopped by SIGKILL may be in a
+// system call, and the guard's check must come after it. It prints co-killed when all are dead.
+const killUserScript = `kill -s KILL -- -1 2>/dev/null
+co_n=0
+while :; do
+  co_left=
+  for co_p in /proc/[0-9]*; do
+    [ "${co_p#/proc/}" != "$$" ] || continue
+    co_u= co_z= co_t=
+    { while read -r co_k co_v co_r; do
+        case $co_k in
+          State:) co_z=$co_v ;;
+          Uid:) co_u=$co_v ;;
+          Threads:) co_t=$co_v; break ;;
+        esac
+      done; } 2>/dev/null <"$co_p/status" || continue
+    [ "$co_u" = "$1" ] || continue
+    [ "$co_z" != Z ] || [ "${co_t:-1}" -gt 1 ] || continue
+    co_left=$co_p
+    break
+  done
+  if [ -z "$co_left" ]; then echo co-killed; exit 0; fi
+  co_n=$((co_n + 1))
+  [ "$co_n" -lt 100 ] || sleep 0.01
+  [ "$co_n" -lt 600 ] || { echo "still running: $co_left"; exit 1; }
+done`
+
 // keepUser is the uid:gid the container's own process (docker-init and `sleep infinity`) runs
 // as: one that commands do not run as, so that no command can signal it (every capability is
-// dropped), neither by `kill -9 -1` nor by the reaper. keepUserAlt is used when the workspace's
-// owner is keepUser.
+// dropped), neither by `kill -9 -1` nor by the reaper or killUserScript. keepUserAlt is used
+// when the workspace's owner is keepUser.
 const (
 	keepUser    = "65534:65534"
 	keepUserAlt = "65533:65533"
@@ -134,7 +186,7 @@ const runIDVar = "CO_RUN_ID"
 
 // killScript, run in the container with the run id as $1, SIGKILLs every process carrying it.
 // Two passes catch children forked while the first pass ran; then reapScript, for those that
-// dropped the tag.
+// dropped the tag. What escapes both is killUserScript's once no command runs.
 const killScript = `for pass in 1 2; do
   for p in /proc/[0-9]*; do
     grep -qxz "` + runIDVar + `=$1" "$p/environ" 2>/dev/null && kill -KILL "${p#/proc/}" 2>/dev/null
@@ -161,9 +213,16 @@ type Docker struct {
 	wg       sync.WaitGroup // the creation goroutine
 
 	guard *guard // undoes commands' changes to protected paths
-	// asBefore runs commands as co did before the guard (no guard, no reaper): only
-	// BenchmarkDockerProtectOverhead sets it, to measure what they cost.
-	asBefore bool
+	// asBefore runs commands as co did before the guard (no guard, no reaper, no killUserScript),
+	// and noUserKill without killUserScript: only the benchmarks set them, to measure what those
+	// cost.
+	asBefore, noUserKill bool
+
+	// The execs running as the commands' user (commands, the guard's fixes), counted so that the
+	// last to end kills what is left of that user before the guard's check (see leave).
+	users   sync.Mutex
+	running int
+	killing chan struct{} // closed when the kill under way ends; nil when none is
 
 	mu     sync.Mutex
 	closed bool
@@ -744,7 +803,11 @@ func (d *Docker) Run(ctx context.Context, cmd string, opts Options) (Output, err
 	}
 	asBefore := d.asBefore
 	if !asBefore {
+		if err := d.enter(runCtx); err != nil {
+			return Output{}, d.runError(ctx, err)
+		}
 		if err := d.guard.begin(); err != nil {
+			_ = d.leave(c)
 			return Output{}, err
 		}
 	}
@@ -757,6 +820,11 @@ func (d *Docker) Run(ctx context.Context, cmd string, opts Options) (Output, err
 		}
 	}
 	if !asBefore {
+		// Nothing of the commands' user may run during the check but other commands, whose
+		// own end is checked again after the last of them.
+		if kerr := d.leave(c); kerr != nil && err == nil {
+			err = kerr
+		}
 		var fix fixer
 		if d.life.Err() == nil {
 			fix = d.fixer(c)
@@ -772,6 +840,138 @@ func (d *Docker) Run(ctx context.Context, cmd string, opts Options) (Output, err
 	return out, d.runError(ctx, err)
 }
 
+// enter counts one more exec as the commands' user, once the kill under way (if any) has ended:
+// an exec started during it could be killed with what it kills.
+func (d *Docker) enter(ctx context.Context) error {
+	d.users.Lock()
+	for d.killing != nil {
+		k := d.killing
+		d.users.Unlock()
+		select {
+		case <-k:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		d.users.Lock()
+	}
+	d.running++
+	d.users.Unlock()
+	return nil
+}
+
+// leave counts one exec as the commands' user ended. The last one kills, in container c, every
+// process of that user that is left (killUserScript) before it returns: whatever a command left
+// running, however it hid from the reaper, is dead before the guard's check that follows. While
+// other execs run, it cannot: it would kill them too; the reaper (runScript) has killed the
+// orphans, and what is left dies when the last one ends, before its check, which sees what the
+// survivor did since the baseline of the commands running together.
+func (d *Docker) leave(c *creation) error {
+	d.users.Lock()
+	d.running--
+	if d.running > 0 || d.noUserKill {
+		d.users.Unlock()
+		return nil
+	}
+	k := make(chan struct{})
+	d.killing = k
+	d.users.Unlock()
+	err := d.killUser(c)
+	d.users.Lock()
+	d.killing = nil
+	close(k)
+	d.users.Unlock()
+	return err
+}
+
+// killTimeout bounds killUserScript: its exec, and its wait for the killed processes (5 s).
+const killTimeout = 30 * time.Second
+
+// killerUser is the uid:gid killUserScript runs as: the commands' uid, which is what kill -1
+// needs (a signal's permission is checked on uids alone), with a gid that no command has (the
+// container's own, or keepUserAlt's when the commands' is that). A process may ptrace another,
+// or write its memory through /proc/PID/mem, only when their uids and gids all match (without
+// CAP_SYS_PTRACE): so a process of a command cannot tamper with the killer between its start and
+// its kill -1. It may still signal it (same uid): a killer stopped or killed so never says
+// co-killed, and the container is killed instead.
+func killerUser(commands string) string {
+	uid, gid, _ := strings.Cut(commands, ":")
+	keepGid := keepUser[strings.IndexByte(keepUser, ':')+1:]
+	if gid == keepGid {
+		keepGid = keepUserAlt[strings.IndexByte(keepUserAlt, ':')+1:]
+	}
+	return uid + ":" + keepGid
+}
+
+// killUser runs killUserScript in container c. When that fails (the engine did not run it, or a
+// process would not die), it kills the whole container instead (the next Run makes a new one),
+// and waits for it to stop: the guard's check must not run while anything of the command's
+// could still write. Not needed after Close, which kills the container.
+func (d *Docker) killUser(c *creation) error {
+	if d.life.Err() != nil {
+		return nil
+	}
+	uid, _, _ := strings.Cut(c.user, ":")
+	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
+	defer cancel()
+	created, err := d.cli.ContainerExecCreate(ctx, c.id, container.ExecOptions{
+		User:         killerUser(c.user),
+		Env:          execEnv,
+		AttachStdout: true,
+		AttachStderr: true,
+		Cmd:          []string{"sh", "-c", killUserScript, "co-kill", uid},
+	})
+	if cerrdefs.IsNotFound(err) || cerrdefs.IsConflict(err) {
+		return nil // the container is gone or stopped: nothing runs in it
+	}
+	if err == nil {
+		err = d.readKill(ctx, created.ID)
+	}
+	if err == nil {
+		return nil
+	}
+	if kerr := d.stopNow(c); kerr != nil {
+		return fmt.Errorf("sandbox: could not kill what the command left running (%v), nor the container: %w", err, kerr)
+	}
+	return nil
+}
+
+// readKill starts a killUserScript exec and says whether it reported every process dead.
+func (d *Docker) readKill(ctx context.Context, execID string) error {
+	att, err := d.cli.ContainerExecAttach(ctx, execID, container.ExecAttachOptions{})
+	if err != nil {
+		return err
+	}
+	defer att.Close()
+	defer context.AfterFunc(ctx, att.Close)()
+	capt := newCapture(4096)
+	if _, err := stdcopy.StdCopy(capt, capt, att.Reader); err != nil {
+		return err
+	}
+	if text, _ := capt.text(false, 0); text != "co-killed\n" {
+		return fmt.Errorf("the kill in the container said %q", strings.TrimSpace(text))
+	}
+	return nil
+}
+
+// stopNow kills container c and waits until it has stopped.
+func (d *Docker) stopNow(c *creation) error {
+	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
+	defer cancel()
+	stopped, failed := d.cli.ContainerWait(ctx, c.id, container.WaitConditionNotRunning)
+	if err := d.cli.ContainerKill(ctx, c.id, "KILL"); err != nil && !cerrdefs.IsNotFound(err) && !cerrdefs.IsConflict(err) {
+		return err
+	}
+	select {
+	case <-stopped:
+		return nil
+	case err := <-failed:
+		if cerrdefs.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+}
+
 // fixScript, run in the container as the command's user with the paths to remove as arguments
 // and a tar archive of what to put back on its standard input, does what co's own user could not
 // (co is not root, and the command's user owns what it made).
@@ -781,7 +981,7 @@ exec tar -x -p --no-same-owner --unlink-first --recursive-unlink -f -`
 
 // fixer undoes in container c what the guard could not on the host.
 func (d *Docker) fixer(c *creation) fixer {
-	return func(remove []string, put map[string]*entry) error {
+	return func(remove []string, put map[string]*entry) (err error) {
 		var archive bytes.Buffer
 		tw := tar.NewWriter(&archive)
 		for _, rel := range slices.Sorted(maps.Keys(put)) {
@@ -809,6 +1009,15 @@ func (d *Docker) fixer(c *creation) fixer {
 		}
 		ctx, cancel := context.WithTimeout(d.life, 30*time.Second)
 		defer cancel()
+		// The fix runs as the commands' user: counted, so that no kill of that user runs during it.
+		if err := d.enter(ctx); err != nil {
+			return err
+		}
+		defer func() {
+			if kerr := d.leave(c); err == nil {
+				err = kerr
+			}
+		}()
 		created, err := d.cli.ContainerExecCreate(ctx, c.id, container.ExecOptions{
 			User:         c.user,
 			Env:          execEnv,

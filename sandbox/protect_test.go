@@ -566,8 +566,9 @@ func benchWorkspace(b *testing.B) string {
 }
 
 // BenchmarkDockerProtectOverhead measures a warm `true` in the run's container on a
-// 10,000-file workspace, alternating co before the guard (no guard, no reaper: asBefore) and with
-// it, in one run and one container, and reports both medians and their difference.
+// 10,000-file workspace, alternating co before the guard (no guard, no reaper, no kill of the
+// commands' user: asBefore) and with them, in one run and one container, and reports both medians
+// and their difference. BenchmarkDockerUserKill measures the kill alone.
 func BenchmarkDockerProtectOverhead(b *testing.B) {
 	ws := benchWorkspace(b)
 	d := newTestDocker(b, Config{Workspace: ws, GitReadOnly: true})

@@ -7,9 +7,10 @@
 //     refusing set-user-ID and set-group-ID bits, pids limit, the workspace owner's uid:gid,
 //     read-only root filesystem, network "none" by default, memory and CPU limits) with the
 //     workspace bind-mounted at /workspace and its protected folders (.git among them) read-only
-//     on top. Each Run is a docker exec, after which every orphan in the container is killed and
-//     the guard undoes what the command did to protected paths (see guard.go and
-//     [Output.Protected]).
+//     on top. Each Run is a docker exec, after which every orphan in the container is killed,
+//     every process of the commands' user when no other command runs (see "No process outlives
+//     its command"), and the guard undoes what the command did to protected paths (see guard.go
+//     and [Output.Protected]).
 //   - [Subprocess] (Isolation [None]): sh -c in the workspace directory on this machine, in its own
 //     process group, with an allowlisted environment. It is the degraded mode and says so.
 //
@@ -73,9 +74,8 @@
 //     file read less than racyWindow after its ctime is read again next time, as git treats a
 //     "racily clean" index entry.
 //
-// No process of the command is left to write after the check: the command's exec kills every
-// orphan in the container before it returns (see runScript), and commands never see the guard's
-// state. Everything the guard changes on the host goes through descriptors opened without
+// No process of the command is left to write after the check (see "No process outlives its
+// command" below), and commands never see the guard's state. Everything the guard changes on the host goes through descriptors opened without
 // following symlinks, from the workspace down, so a link a command planted cannot send a
 // removal or a restore anywhere else.
 //
@@ -106,6 +106,33 @@
 // changes at any time and which is too large to read before every request. It never looks into
 // .idea/ (a JetBrains IDE rewrites its workspace there by itself) nor at the paths it is told to
 // skip (co's own files, which co writes during a turn).
+//
+// # No process outlives its command
+//
+// A command may leave processes running (`&`, setsid, a double fork) and hide them: rename itself
+// with any bytes (a newline, ") "), change its session or process group, drop CO_RUN_ID, re-parent
+// under a subreaper, let its main thread exit so that /proc says "zombie" while a thread runs on.
+// None of that changes its uid, which every capability being dropped keeps fixed. So:
+//
+//   - Commands run as the workspace owner's uid; the container's own process runs as keepUser,
+//     which that uid cannot signal (root without CAP_KILL included).
+//   - The Docker backend counts the execs running as that uid (commands, the guard's fixes).
+//     When the last one ends ([Docker.leave]), it runs killUserScript as that uid: kill -1, which
+//     the kernel sends to every process of the uid but the killer while no process can fork, so
+//     nothing escapes it; then it waits for them to be dead. An exec starting meanwhile waits for
+//     the kill. The killer runs with another gid than the commands' (killerUser), so that none of
+//     them may ptrace it or write its memory before its kill -1; one that stops or kills it
+//     instead gets the whole container killed. Only then does the guard check. A cancelled or
+//     abandoned Run is killed the same way when it was the last.
+//   - While other commands run, the uid kill would kill them too. The exec's own script then
+//     kills the orphans (reapScript: parent PID 1, fields read after the last ')' of
+//     /proc/PID/stat, waiting for each pass's dead before the next), which catches what a
+//     finished command left in the usual ways; what escapes it (a process hopping from pid to pid
+//     faster than a scan) dies when the last command ends, before that command's check. The
+//     guard's baseline is the one of the first of the commands running together, so that check
+//     sees, and undoes, whatever such a process wrote to a protected path meanwhile.
+//
+// The price is one exec per command that ends alone (see BenchmarkDockerUserKill and the README).
 package sandbox
 
 import (

@@ -15,8 +15,17 @@ PIDFILE=/run/co-cli-dockerd.pid
 WAIT=30
 
 say() { printf '[docker-down] %s\n' "$*"; }
-# alive PID: the process exists and is not a zombie waiting for a parent that does not reap.
-alive() { kill -0 "$1" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]; }
+# alive PID: the process exists and is not a zombie waiting for a parent that does not reap. The state
+# is the first field after the last ')' of /proc/PID/stat: the name before it may hold spaces, ')' and
+# newlines (a reused pid can be anything's).
+alive() {
+	kill -0 "$1" 2>/dev/null || return 1
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*)}
+	read -r s _ <<<"$s"
+	[[ $s != Z ]]
+}
 die() { printf '[docker-down] error: %s\n' "$*" >&2; exit 1; }
 
 if [[ ! -f $MARKER ]]; then
