@@ -196,6 +196,12 @@ func Run(ctx context.Context, o Options) int {
 				outcome = "waiting for your approval: " + r.hints[e.CallID]
 			}
 			r.emit(m, "result: "+e.Name+" "+outcome)
+			if w := revertedNote(e.Result.Meta); w != "" {
+				r.protected = true
+				if !r.o.JSON && r.o.Err != nil { // --json has them in the result's meta
+					fmt.Fprintln(r.o.Err, w)
+				}
+			}
 		case agent.TurnFinished:
 			code = ExitOK
 			if r.denied {
@@ -227,6 +233,24 @@ func Run(ctx context.Context, o Options) int {
 		}
 	}
 	return code
+}
+
+// revertedNote is the warning co run prints under a command's result when the sandbox undid
+// the command's changes to protected paths (its meta, see tools/shell), or could not: the chat
+// shows the command's output, which says so, but co run's log shows only the outcome, and a
+// manipulated model's attempt at AGENTS.md or .envrc must not pass unseen under --yes.
+func revertedNote(meta map[string]any) string {
+	var parts []string
+	if p, _ := meta["protected_reverted"].([]string); len(p) > 0 {
+		parts = append(parts, "co refused and reverted its changes to protected files: "+strings.Join(p, ", "))
+	}
+	if p, _ := meta["protected_not_reverted"].([]string); len(p) > 0 {
+		parts = append(parts, "co could not revert its changes to: "+strings.Join(p, ", "))
+	}
+	if parts == nil {
+		return ""
+	}
+	return safe.Text("co: warning: the command wrote protected files; " + strings.Join(parts, "; "))
 }
 
 // protectedChanged says a warning of the protected paths' check: a

@@ -52,6 +52,10 @@ func (t *touchTool) Run(_ context.Context, args json.RawMessage) (tools.Result, 
 	t.mu.Lock()
 	t.ran = append(t.ran, a.Name)
 	t.mu.Unlock()
+	if a.Name == "plant" { // as tools/shell says what the sandbox undid
+		return tools.Result{Display: "touched plant", Meta: map[string]any{
+			"protected_reverted": []string{".envrc", "AGENTS.md"}, "protected_not_reverted": []string{".git/hooks/\x1b[2Jx"}}}, nil
+	}
 	return tools.Text("touched " + a.Name), nil
 }
 
@@ -264,5 +268,20 @@ func TestHintIsSanitised(t *testing.T) {
 	headless.Run(context.Background(), headless.Options{Agent: ag, Prompt: "go", Out: &out, Err: &errOut})
 	if e := errOut.String(); strings.ContainsRune(e, 0x1b) || strings.Count(e, "to let it run: set") != 2 {
 		t.Fatalf("stderr:\n%q", e)
+	}
+}
+
+// co run's log shows a call's outcome, not its output: the protected files the sandbox undid
+// (or could not) after a command are said on stderr, control characters made visible; --json
+// has them in the result's meta.
+func TestRevertedProtectedFilesAreSaid(t *testing.T) {
+	srv, ag, _ := setup(t, true)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("c1", "plant"), call("c2", "a1")}}, llmtest.Reply{Text: "ok"})
+	var out, errOut bytes.Buffer
+	code := headless.Run(context.Background(), headless.Options{Agent: ag, Prompt: "go", Out: &out, Err: &errOut, Yes: true})
+	got := errOut.String()
+	want := "co: warning: the command wrote protected files; co refused and reverted its changes to protected files: .envrc, AGENTS.md; co could not revert its changes to: .git/hooks/"
+	if code != headless.ExitOK || strings.Count(got, "co: warning: the command wrote") != 1 || !strings.Contains(got, want) || strings.Contains(got, "\x1b") {
+		t.Errorf("exit %d, stderr:\n%q", code, got)
 	}
 }
