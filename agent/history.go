@@ -355,40 +355,56 @@ func (a *Agent) summarize(ctx context.Context, p provider.Provider, msgs []messa
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	text := a.fitTranscript(transcript(msgs))
+	// Bounded (summarybound.go): an unbounded summary can fill the window.
+	window := a.ContextWindow()
+	tokens := a.summaryTokens(window)
+	q := p
+	q.Model = model
+	var (
+		finish string
+		u      message.Usage
+	)
 	if provider.OllamaNative(p) {
 		// The same route and num_ctx as the chat: through /v1 Ollama
 		// would reload the model with its default window and cut the
 		// transcript (provider/ollama.go).
-		text, u, err := a.ollamaComplete(ctx, p, model, summaryPrompt, text)
+		bound := func(w int, caps []string) int { return summaryAsk(q, caps, a.summaryTokens(w), w) }
+		text, finish, u, err = a.ollamaComplete(ctx, p, model, summaryPrompt, text, bound)
 		if err != nil {
 			return "", errors.New(provider.DescribeError(p, err))
 		}
-		a.mu.Lock()
-		a.session = a.session.Add(u)
-		a.mu.Unlock()
-		if strings.TrimSpace(text) == "" {
-			return "", errors.New("the model returned an empty summary")
+	} else {
+		req := openai.ChatCompletionRequest{
+			Model: model,
+			Messages: []openai.ChatCompletionMessage{
+				{Role: openai.ChatMessageRoleSystem, Content: summaryPrompt},
+				{Role: openai.ChatMessageRoleUser, Content: text},
+			},
 		}
-		return strings.TrimSpace(text), nil
+		provider.SetBound(&req, summaryAsk(q, nil, tokens, window))
+		resp, err := a.client.CreateChatCompletion(ctx, req)
+		if err != nil {
+			return "", errors.New(provider.DescribeError(p, err))
+		}
+		u = message.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+		text = ""
+		if len(resp.Choices) > 0 {
+			text, finish = resp.Choices[0].Message.Content, string(resp.Choices[0].FinishReason)
+		}
 	}
-	resp, err := a.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
-		Model: model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: summaryPrompt},
-			{Role: openai.ChatMessageRoleUser, Content: text},
-		},
-	})
-	if err != nil {
-		return "", errors.New(provider.DescribeError(p, err))
-	}
-	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
-		return "", errors.New("the model returned an empty summary")
-	}
-	u := message.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
 	a.mu.Lock()
 	a.session = a.session.Add(u)
+	calib := a.budget.calib
 	a.mu.Unlock()
-	return strings.TrimSpace(resp.Choices[0].Message.Content), nil
+	span.SetAttributes(attribute.Int("co.history.summary_bound", tokens), attribute.String("co.history.summary_finish", finish))
+	text = strings.TrimSpace(text)
+	if text == "" {
+		if finish == "length" {
+			return "", fmt.Errorf("the model reached its bound of %d tokens without writing a summary", tokens)
+		}
+		return "", errors.New("the model returned an empty summary")
+	}
+	return cutSummary(text, finish, tokens, calib), nil
 }
 
 // transcript renders msgs as plain text for the summariser.

@@ -91,6 +91,16 @@ type openaiStream struct {
 	s *openai.ChatCompletionStream
 }
 
+// SetBound bounds req's reply at n tokens in the field BoundField chooses
+// for its model (go-openai refuses MaxTokens for a reasoning model).
+func SetBound(req *openai.ChatCompletionRequest, n int) {
+	if BoundField(req.Model) == "max_completion_tokens" {
+		req.MaxCompletionTokens = n
+		return
+	}
+	req.MaxTokens = n
+}
+
 // startOpenAI sends body (encodeChatRequest's) as a streaming request.
 func StartOpenAI(ctx context.Context, c *openai.Client, model string, body [][]byte) (Stream, error) {
 	s, err := c.CreateChatCompletionStream(withBody(ctx, body), openai.ChatCompletionRequest{Model: model})
