@@ -9,7 +9,6 @@ import (
 
 	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
-	openai "github.com/sashabaranov/go-openai"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 )
@@ -374,15 +373,10 @@ func (a *Agent) summarize(ctx context.Context, p provider.Provider, msgs []messa
 			return "", errors.New(provider.DescribeError(p, err))
 		}
 	} else {
-		req := openai.ChatCompletionRequest{
-			Model: model,
-			Messages: []openai.ChatCompletionMessage{
-				{Role: openai.ChatMessageRoleSystem, Content: summaryPrompt},
-				{Role: openai.ChatMessageRoleUser, Content: text},
-			},
-		}
-		provider.SetBound(&req, summaryAsk(q, nil, tokens, window))
-		resp, err := a.client.CreateChatCompletion(ctx, req)
+		o := a.cfg.Request
+		o.MaxTokens = summaryAsk(q, nil, tokens, window)
+		body := provider.EncodeChatRequestCached(nil, "", q, o, summaryPrompt, []message.Message{{Role: message.RoleUser, Content: text}}, nil, false)
+		resp, err := provider.CompleteOpenAI(ctx, a.client, model, body)
 		if err != nil {
 			return "", errors.New(provider.DescribeError(p, err))
 		}

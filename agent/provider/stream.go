@@ -91,14 +91,11 @@ type openaiStream struct {
 	s *openai.ChatCompletionStream
 }
 
-// SetBound bounds req's reply at n tokens in the field BoundField chooses
-// for its model (go-openai refuses MaxTokens for a reasoning model).
-func SetBound(req *openai.ChatCompletionRequest, n int) {
-	if BoundField(req.Model) == "max_completion_tokens" {
-		req.MaxCompletionTokens = n
-		return
-	}
-	req.MaxTokens = n
+// CompleteOpenAI sends body (EncodeChatRequestCached's, not streaming)
+// and returns the whole answer (the summariser): the same encoder as the
+// chat, so the same field bounds it (BoundField).
+func CompleteOpenAI(ctx context.Context, c *openai.Client, model string, body [][]byte) (openai.ChatCompletionResponse, error) {
+	return c.CreateChatCompletion(withBody(ctx, body), openai.ChatCompletionRequest{Model: model})
 }
 
 // startOpenAI sends body (encodeChatRequest's) as a streaming request.
