@@ -181,19 +181,6 @@ func (a *Agent) ContextWindow() int {
 	return provider.ContextWindow(p.Model)
 }
 
-// compactWindow replaces the middle of the history by a summary. If
-// summarising fails, a plain marker takes its place and the turn goes on.
-func (a *Agent) compactWindow(ctx context.Context, p provider.Provider, e *emitter) {
-	max := a.cfg.History.MaxMessages
-	a.mu.Lock()
-	if n := len(a.history) / 2; max <= 0 || max > n && a.budget.truncated {
-		max = n
-	}
-	a.budget.truncated = false
-	a.mu.Unlock()
-	a.compactKeep(ctx, p, e, max)
-}
-
 // compactKeep replaces the middle of the history by a summary, keeping
 // about max/2 recent messages (at least 4); false when there was nothing
 // to summarise.
