@@ -16,9 +16,10 @@ import (
 // History processing: what is sent to the model is a processed view of the
 // conversation. Old tool output is trimmed in the view only; when the
 // history grows past MaxHistoryMessages (or the last request filled most of
-// a known context window) its middle is replaced by a summary, keeping the
-// first exchange and the most recent half, and never separating a tool call
-// from its result.
+// a known context window, or the next would not fit it) a part of it is
+// replaced by a summary, once before a request (budget.go, fitBudget),
+// never separating a tool call from its result. The summary is bounded
+// (summarybound.go).
 
 // HistoryOptions configures history processing.
 type HistoryOptions struct {
