@@ -93,6 +93,9 @@ func longConversation(t *testing.T, srv *llmtest.Server, ag *agent.Agent, window
 			}
 			if s := summaryIn(r); r.Stream && len(s) > bound*42/10+100 {
 				t.Errorf("turn %d: a summary of %d characters fed back; the bound is %d tokens", i+1, len(s), bound)
+			} else if r.Stream && s != "" && !strings.Contains(s, "summary cut at its bound") {
+				// Every rambling summary stopped at its bound ("length").
+				t.Errorf("turn %d: a summary stopped by its bound is not marked as cut: …%q", i+1, s[max(0, len(s)-80):])
 			}
 		}
 	}
@@ -244,5 +247,33 @@ func TestOneCompactionPerTurn(t *testing.T) {
 			}
 			assertValidHistory(t, chat)
 		})
+	}
+}
+
+// On Ollama's /api/chat the summary's num_predict leaves a thinking model
+// room for its reasoning (it counts against num_predict): four times the
+// summary's bound, at most a quarter of the window.
+func TestOllamaSummaryBoundForAThinkingModel(t *testing.T) {
+	for _, c := range []struct {
+		caps []string
+		want int
+	}{
+		{[]string{"completion"}, 512},
+		{[]string{"completion", "thinking"}, 1024},
+	} {
+		srv := llmtest.NewServer()
+		t.Cleanup(srv.Close)
+		srv.SetProfile(llmtest.ProfileOllama)
+		srv.SetOllamaModels(llmtest.OllamaModel{Name: "tiny:latest", Family: "llama", ContextLength: 4096, Capabilities: c.caps})
+		ag := agent.New(agent.Config{Provider: provider.Provider{Name: "ollama", BaseURL: srv.URL, APIKey: "ollama", Model: "tiny"},
+			SystemPrompt: "You are a test.", StallTimeout: 5 * time.Second})
+		ag.SetHistory(longHistory(3))
+		srv.Script(llmtest.Reply{Text: "- three questions"})
+		if _, err := ag.Compact(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if n := numPredict(srv.Requests()[0]); n != c.want {
+			t.Errorf("capabilities %v: num_predict %d, want %d", c.caps, n, c.want)
+		}
 	}
 }
