@@ -200,6 +200,15 @@ func TestSummaryOverBoundIsCut(t *testing.T) {
 	if s := summaryIn(reqs[len(reqs)-1]); !strings.HasPrefix(s, "- the user asked") || !strings.Contains(s, "cut") {
 		t.Fatalf("summary stopped at its bound fed back as %q", s)
 	}
+
+	// The whole bound spent with no summary (thinking): a marker that says so.
+	f.ag.SetHistory(longHistory(5))
+	f.srv.Script(llmtest.Reply{Reasoning: "thinking on and on", FinishReason: "length"}, llmtest.Reply{Text: "fine"})
+	evs = run(t, context.Background(), f.ag, "once more", nil)
+	finished(t, evs)
+	if ns := strings.Join(noticesOf(evs), "\n"); !strings.Contains(ns, "length bound without writing a summary") {
+		t.Fatalf("notices: %s", ns)
+	}
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }

@@ -382,7 +382,7 @@ func (a *Agent) summarize(ctx context.Context, p provider.Provider, msgs []messa
 	text = strings.TrimSpace(text)
 	if text == "" {
 		if finish == "length" {
-			return "", fmt.Errorf("the model reached its bound of %d tokens without writing a summary", tokens)
+			return "", errors.New("the model stopped at its length bound without writing a summary (a model that thinks may have spent it thinking)")
 		}
 		return "", errors.New("the model returned an empty summary")
 	}
