@@ -234,52 +234,114 @@ func describeExceeded(p provider.Provider, sent, window int, source string) stri
 }
 
 // fitBudget makes the next request fit the context window when it is
-// known: while the estimate of the request plus room for the reply exceeds
-// it, older messages are summarised (up to three times, each keeping fewer).
-// It returns the uncalibrated estimate of the request (to calibrate with
-// the usage the server reports), and a message when the request still
-// does not fit: then nothing is sent.
-func (a *Agent) fitBudget(ctx context.Context, p provider.Provider, e *emitter) (rawEst int, over string) {
+// known, with one compaction at most before it: the part to summarise is
+// chosen before summarising (compactionSplit), as the least that makes the
+// request fit once the summary takes its bound (summaryTokens), rather
+// than summarising, measuring and summarising again. The soft reasons to
+// compact (needsCompaction: max_history_messages, the last request over
+// 80% of the window, Ollama's truncation) count only until the turn has
+// compacted once; so a turn compacts once, and again only when its own
+// tool results have filled the window since. It returns the uncalibrated
+// estimate of the request (to calibrate with the usage the server
+// reports), and a message when the request still does not fit: then
+// nothing is sent.
+func (a *Agent) fitBudget(ctx context.Context, p provider.Provider, e *emitter, st *turnState) (rawEst int, over string) {
 	window := a.ContextWindow()
 	full, _ := a.fullPrompt(ctx)
 	a.sendLess(p, full, window, e)
 	system, _ := a.systemPrompt(ctx)
 	tools := a.toolsFor(p) // none for a model that takes none (toolless.go)
-	for attempt := 0; ; attempt++ {
+	measure := func() ([]message.Message, int, int) {
 		a.mu.Lock()
 		msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)
 		a.mu.Unlock()
-		rawEst = rawEstimate(system, tools, msgs)
-		est := a.calibrate(rawEst)
+		raw := rawEstimate(system, tools, msgs)
+		est := a.calibrate(raw)
 		a.mu.Lock()
 		a.budget.next = est
 		a.mu.Unlock()
-		if window <= 0 || est+a.replyReserve(window) <= window {
-			return rawEst, ""
-		}
-		// First the sliding window's split (the first exchange and the
-		// recent half kept), then everything before this turn.
-		compacted := false
-		switch {
-		case ctx.Err() != nil:
-		case attempt == 0:
-			compacted = a.compactKeep(ctx, p, e, len(msgs)/2)
-			if !compacted {
-				compacted = a.compactSplit(ctx, p, e, turnSplit)
-			}
-		case attempt == 1:
-			compacted = a.compactSplit(ctx, p, e, turnSplit)
-		}
-		if !compacted {
-			// Nothing more to summarise: a request that fits with less room
-			// for the reply than wanted still goes (the reply may be cut);
-			// one that leaves almost none does not.
-			if est+minReplyRoom <= window {
-				return rawEst, ""
-			}
-			return rawEst, describeExceeded(p, est, window, a.ContextWindowSource())
+		return msgs, raw, est
+	}
+	msgs, rawEst, est := measure()
+	fits := func(est int) bool { return window <= 0 || est+a.replyReserve(window) <= window }
+	soft := !st.compacted && a.needsCompaction(len(msgs))
+	if fits(est) && !soft {
+		return rawEst, ""
+	}
+	if ctx.Err() == nil {
+		// The views keep the history's indices: the split applies to it.
+		if head, tail, ok := a.compactionSplit(msgs, est, window, !fits(est)); ok {
+			a.mu.Lock()
+			a.budget.truncated = false
+			a.mu.Unlock()
+			st.compacted = true
+			a.compactSplit(ctx, p, e, func([]message.Message) (int, int, bool) { return head, tail, true })
+			_, rawEst, est = measure()
 		}
 	}
+	if fits(est) {
+		return rawEst, ""
+	}
+	// Nothing more to summarise: a request that fits with less room for
+	// the reply than wanted still goes (the reply may be cut); one that
+	// leaves almost none does not.
+	if est+minReplyRoom <= window {
+		return rawEst, ""
+	}
+	return rawEst, describeExceeded(p, est, window, a.ContextWindowSource())
+}
+
+// compactionSplit chooses what one compaction summarises of msgs (whose
+// request is estimated at est, calibrated): msgs[head:tail]. The
+// candidates: the sliding window's split at max_history_messages, the
+// sliding window keeping about a quarter, everything before this turn
+// (turnSplit). Unless the request must be made to fit, the first that
+// finds something (as the sliding window always did); else the one that
+// summarises least among those after which the request fits, counting the
+// summary at its bound, or failing that the one that leaves the smallest
+// request.
+func (a *Agent) compactionSplit(msgs []message.Message, est, window int, mustFit bool) (head, tail int, ok bool) {
+	n := len(msgs)
+	a.mu.Lock()
+	truncated := a.budget.truncated
+	a.mu.Unlock()
+	var splits [][2]int
+	add := func(h, t int, ok bool) {
+		if ok {
+			splits = append(splits, [2]int{h, t})
+		}
+	}
+	if m := a.cfg.History.MaxMessages; m > 0 && !(truncated && m > n/2) {
+		add(windowSplit(msgs, m))
+	}
+	add(windowSplit(msgs, n/2))
+	add(turnSplit(msgs))
+	if len(splits) == 0 {
+		return 0, 0, false
+	}
+	if !mustFit || window <= 0 {
+		return splits[0][0], splits[0][1], true
+	}
+	// The summary message at its bound, the acknowledgement and the cut
+	// marker.
+	summary := a.summaryTokens(window) + a.calibrate(estimateChars(len(SummaryIntro)+len("Understood.")+80))
+	best, bestAfter := -1, 0
+	for i, s := range splits {
+		after := est - a.calibrate(rawEstimate("", nil, msgs[s[0]:s[1]])) + summary
+		fitsAfter := after+a.replyReserve(window) <= window
+		switch {
+		case best < 0:
+		case fitsAfter && bestAfter+a.replyReserve(window) <= window:
+			// Both fit: the one that summarises less.
+			if s[1]-s[0] >= splits[best][1]-splits[best][0] {
+				continue
+			}
+		case !fitsAfter && after >= bestAfter:
+			continue
+		}
+		best, bestAfter = i, after
+	}
+	return splits[best][0], splits[best][1], true
 }
 
 // rawEstimate is the uncalibrated token estimate of a request.

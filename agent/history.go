@@ -9,7 +9,6 @@ import (
 
 	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
-	openai "github.com/sashabaranov/go-openai"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 )
@@ -17,9 +16,10 @@ import (
 // History processing: what is sent to the model is a processed view of the
 // conversation. Old tool output is trimmed in the view only; when the
 // history grows past MaxHistoryMessages (or the last request filled most of
-// a known context window) its middle is replaced by a summary, keeping the
-// first exchange and the most recent half, and never separating a tool call
-// from its result.
+// a known context window, or the next would not fit it) a part of it is
+// replaced by a summary, once before a request (budget.go, fitBudget),
+// never separating a tool call from its result. The summary is bounded
+// (summarybound.go).
 
 // HistoryOptions configures history processing.
 type HistoryOptions struct {
@@ -182,19 +182,6 @@ func (a *Agent) ContextWindow() int {
 	return provider.ContextWindow(p.Model)
 }
 
-// compactWindow replaces the middle of the history by a summary. If
-// summarising fails, a plain marker takes its place and the turn goes on.
-func (a *Agent) compactWindow(ctx context.Context, p provider.Provider, e *emitter) {
-	max := a.cfg.History.MaxMessages
-	a.mu.Lock()
-	if n := len(a.history) / 2; max <= 0 || max > n && a.budget.truncated {
-		max = n
-	}
-	a.budget.truncated = false
-	a.mu.Unlock()
-	a.compactKeep(ctx, p, e, max)
-}
-
 // compactKeep replaces the middle of the history by a summary, keeping
 // about max/2 recent messages (at least 4); false when there was nothing
 // to summarise.
@@ -355,40 +342,51 @@ func (a *Agent) summarize(ctx context.Context, p provider.Provider, msgs []messa
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	text := a.fitTranscript(transcript(msgs))
+	// Bounded (summarybound.go): an unbounded summary can fill the window.
+	window := a.ContextWindow()
+	tokens := a.summaryTokens(window)
+	q := p
+	q.Model = model
+	var (
+		finish string
+		u      message.Usage
+	)
 	if provider.OllamaNative(p) {
 		// The same route and num_ctx as the chat: through /v1 Ollama
 		// would reload the model with its default window and cut the
 		// transcript (provider/ollama.go).
-		text, u, err := a.ollamaComplete(ctx, p, model, summaryPrompt, text)
+		bound := func(w int, caps []string) int { return summaryAsk(q, caps, a.summaryTokens(w), w) }
+		text, finish, u, err = a.ollamaComplete(ctx, p, model, summaryPrompt, text, bound)
 		if err != nil {
 			return "", errors.New(provider.DescribeError(p, err))
 		}
-		a.mu.Lock()
-		a.session = a.session.Add(u)
-		a.mu.Unlock()
-		if strings.TrimSpace(text) == "" {
-			return "", errors.New("the model returned an empty summary")
+	} else {
+		o := a.cfg.Request
+		o.MaxTokens = summaryAsk(q, nil, tokens, window)
+		body := provider.EncodeChatRequestCached(nil, "", q, o, summaryPrompt, []message.Message{{Role: message.RoleUser, Content: text}}, nil, false)
+		resp, err := provider.CompleteOpenAI(ctx, a.client, model, body)
+		if err != nil {
+			return "", errors.New(provider.DescribeError(p, err))
 		}
-		return strings.TrimSpace(text), nil
+		u = message.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+		text = ""
+		if len(resp.Choices) > 0 {
+			text, finish = resp.Choices[0].Message.Content, string(resp.Choices[0].FinishReason)
+		}
 	}
-	resp, err := a.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
-		Model: model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: summaryPrompt},
-			{Role: openai.ChatMessageRoleUser, Content: text},
-		},
-	})
-	if err != nil {
-		return "", errors.New(provider.DescribeError(p, err))
-	}
-	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
-		return "", errors.New("the model returned an empty summary")
-	}
-	u := message.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
 	a.mu.Lock()
 	a.session = a.session.Add(u)
+	calib := a.budget.calib
 	a.mu.Unlock()
-	return strings.TrimSpace(resp.Choices[0].Message.Content), nil
+	span.SetAttributes(attribute.Int("co.history.summary_bound", tokens), attribute.String("co.history.summary_finish", finish))
+	text = strings.TrimSpace(text)
+	if text == "" {
+		if finish == "length" {
+			return "", errors.New("the model stopped at its length bound without writing a summary (a model that thinks may have spent it thinking)")
+		}
+		return "", errors.New("the model returned an empty summary")
+	}
+	return cutSummary(text, finish, tokens, calib), nil
 }
 
 // transcript renders msgs as plain text for the summariser.

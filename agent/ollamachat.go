@@ -75,11 +75,15 @@ func (a *Agent) ollamaAskLoaded(p provider.Provider) {
 }
 
 // ollamaComplete asks /api/chat for one whole answer (the summariser), with
-// the same context window as the chat.
-func (a *Agent) ollamaComplete(ctx context.Context, p provider.Provider, model, system, user string) (string, message.Usage, error) {
-	body, _, err := a.ollamaEncode(ctx, p, model, system, []message.Message{{Role: message.RoleUser, Content: user}}, nil, false)
+// the same context window as the chat and num_predict as bound chooses for
+// the window and the model's capabilities.
+func (a *Agent) ollamaComplete(ctx context.Context, p provider.Provider, model, system, user string, bound func(window int, caps []string) int) (text, finish string, u message.Usage, err error) {
+	body, _, _, err := a.ollama.Encode(ctx, p, provider.OllamaRequest{
+		Model: model, System: system, Msgs: []message.Message{{Role: message.RoleUser, Content: user}},
+		Options: a.cfg.Request, Window: a.ContextWindow, Bound: bound,
+	})
 	if err != nil {
-		return "", message.Usage{}, err
+		return "", "", message.Usage{}, err
 	}
 	return a.ollama.Complete(ctx, p, body)
 }

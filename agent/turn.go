@@ -106,6 +106,9 @@ type turnState struct {
 	// exceeded is set once the provider refused a request as over its
 	// context window: the turn summarised and retried once.
 	exceeded bool
+	// compacted is set once the turn summarised older messages before a
+	// request (fitBudget): the soft reasons to compact no longer count.
+	compacted bool
 }
 
 // LastTurnSpan is the span of the latest turn: what is done for that turn
@@ -264,9 +267,6 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 			fail(fmt.Sprintf("The turn stopped after %d LLM requests (max_request_limit). Ask again to continue, or raise CO_CLI_MAX_REQUEST_LIMIT.", st.requests), nil, false)
 			return
 		}
-		a.mu.Lock()
-		n := len(a.history)
-		a.mu.Unlock()
 		a.toolsReady(ctx, e)
 		if ctx.Err() != nil {
 			fail("Interrupted.", ctx.Err(), true)
@@ -274,10 +274,7 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 		}
 		p = a.current(p)
 		a.awaitWindow(ctx, p)
-		if a.needsCompaction(n) {
-			a.compactWindow(ctx, p, e)
-		}
-		rawEst, over := a.fitBudget(ctx, p, e)
+		rawEst, over := a.fitBudget(ctx, p, e, st)
 		if over != "" {
 			fail(over, nil, false)
 			return

@@ -49,12 +49,7 @@ func endlessReply(r Reply, n, prompt int) Reply {
 // >= n_ctx, "finish_reason":"length": prompt 41 + completion 2007 = 2048
 // recorded with -c 2048), imitated with endlessWindow.
 func openAIBound(req Request) (n, prompt int) {
-	f := req.Fields()
-	for _, k := range []string{"max_completion_tokens", "max_tokens"} {
-		if json.Unmarshal(f[k], &n) == nil && n > 0 {
-			break
-		}
-	}
+	n, _ = openAIBoundSet(req)
 	for _, m := range req.Body.Messages {
 		prompt += (utf8.RuneCountInString(m.Content) + 3) / 4
 	}
@@ -77,4 +72,29 @@ func ollamaBound(numPredict, numCtx int) int {
 		return 10 * numCtx
 	}
 	return numPredict
+}
+
+// llamaBound is where llama-server stops a reply that never ends: at the
+// request's bound (max_tokens, its n_predict: "Set the maximum number of
+// tokens to predict when generating text … Default: -1, where -1 is
+// infinity", tools/server/README.md) or when prompt and reply fill the
+// slot's context, whichever comes first (server-context.cpp:1831-1838,
+// "finish_reason":"length" both ways; recorded: prompt 41 + completion
+// 2007 = 2048 with -c 2048). bound is openAIBound's, nCtx the -c.
+func llamaBound(req Request, bound, prompt, nCtx int) int {
+	if n, _ := openAIBoundSet(req); n <= 0 || n > nCtx-prompt {
+		bound = nCtx - prompt
+	}
+	return max(bound, 1)
+}
+
+// openAIBoundSet is the bound the request itself sets, 0 when none.
+func openAIBoundSet(req Request) (n int, field string) {
+	f := req.Fields()
+	for _, k := range []string{"max_completion_tokens", "max_tokens"} {
+		if json.Unmarshal(f[k], &n) == nil && n > 0 {
+			return n, k
+		}
+	}
+	return 0, ""
 }

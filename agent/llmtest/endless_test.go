@@ -100,3 +100,50 @@ func TestOllamaV1EndlessBound(t *testing.T) {
 		}
 	}
 }
+
+// llama-server stops a reply that never ends at max_tokens (n_predict) or
+// when prompt and reply fill -c, whichever comes first, with finish reason
+// "length", streamed or not.
+func TestLlamaEndlessStopsAtBoundOrContext(t *testing.T) {
+	s := NewServer()
+	defer s.Close()
+	s.SetProfile(ProfileLlamaCpp)
+	s.SetLlamaContext(2048)
+	msg := strings.Repeat("word ", 80) // 400 characters: 100 tokens
+	for _, c := range []struct {
+		bound string
+		want  int
+	}{
+		{``, 2048 - 100},
+		{`"max_tokens":300,`, 300},
+		{`"max_completion_tokens":40,`, 40},
+		{`"max_tokens":8192,`, 2048 - 100},
+	} {
+		s.Script(Reply{Endless: true})
+		body := `{"model":"m",` + c.bound + `"messages":[{"role":"user","content":"` + msg + `"}]}`
+		resp, err := http.Post(s.URL+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Choices []struct {
+				Message      struct{ Content string }
+				FinishReason string `json:"finish_reason"`
+			}
+			Usage struct {
+				PromptTokens     int `json:"prompt_tokens"`
+				CompletionTokens int `json:"completion_tokens"`
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil || len(out.Choices) != 1 {
+			t.Fatalf("%s: %v %+v", c.bound, err, out)
+		}
+		ch := out.Choices[0]
+		if got := strings.Count(ch.Message.Content, " ti") + strings.Count(ch.Message.Content, " to"); got != c.want ||
+			ch.FinishReason != "length" || out.Usage.CompletionTokens != c.want {
+			t.Errorf("%s: %d tokens, finish %q, usage %+v; want %d and length", c.bound, got, ch.FinishReason, out.Usage, c.want)
+		}
+	}
+}

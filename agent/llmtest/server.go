@@ -276,6 +276,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 				_, numCtx := s.OllamaLoaded()
 				bound = ollamaBound(maxTokens, numCtx)
 			}
+			if prof == ProfileLlamaCpp {
+				// The prompt as llama-server counts it, tool schemas
+				// included (llamaCheck).
+				prompt = s.countPrompt(req, 0)
+				bound = llamaBound(req, bound, prompt, s.llamaCtx())
+			}
 			reply = endlessReply(reply, bound, prompt)
 		}
 		respond(r.Context(), w, n, req, reply, s.style(prof, req))

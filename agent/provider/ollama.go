@@ -565,29 +565,30 @@ func newCallID() string {
 }
 
 // Complete sends body (Encode's, not streaming) to p's /api/chat and
-// returns the whole answer (the summariser).
-func (o *Ollama) Complete(ctx context.Context, p Provider, body []byte) (string, message.Usage, error) {
+// returns the whole answer (the summariser) and its done_reason ("length"
+// when num_predict stopped it).
+func (o *Ollama) Complete(ctx context.Context, p Provider, body []byte) (text, finish string, u message.Usage, err error) {
 	resp, err := o.post(ctx, OllamaRoot(p.BaseURL)+"/api/chat", body)
 	if err != nil {
-		return "", message.Usage{}, err
+		return "", "", message.Usage{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxOllamaLine))
 	if err != nil {
-		return "", message.Usage{}, err
+		return "", "", message.Usage{}, err
 	}
 	var l ollamaLine
 	if err := json.Unmarshal(b, &l); err != nil {
-		return "", message.Usage{}, err
+		return "", "", message.Usage{}, err
 	}
 	if l.Error != "" {
-		return "", message.Usage{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
+		return "", "", message.Usage{}, fmt.Errorf("Ollama stopped with an error: %s", l.Error)
 	}
-	u := message.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
+	u = message.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
 	if l.Message == nil {
-		return "", u, nil
+		return "", l.DoneReason, u, nil
 	}
-	return l.Message.Content, u, nil
+	return l.Message.Content, l.DoneReason, u, nil
 }
 
 // OllamaInfo is what `co status` shows of Ollama.

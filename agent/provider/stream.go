@@ -91,6 +91,13 @@ type openaiStream struct {
 	s *openai.ChatCompletionStream
 }
 
+// CompleteOpenAI sends body (EncodeChatRequestCached's, not streaming)
+// and returns the whole answer (the summariser): the same encoder as the
+// chat, so the same field bounds it (BoundField).
+func CompleteOpenAI(ctx context.Context, c *openai.Client, model string, body [][]byte) (openai.ChatCompletionResponse, error) {
+	return c.CreateChatCompletion(withBody(ctx, body), openai.ChatCompletionRequest{Model: model})
+}
+
 // startOpenAI sends body (encodeChatRequest's) as a streaming request.
 func StartOpenAI(ctx context.Context, c *openai.Client, model string, body [][]byte) (Stream, error) {
 	s, err := c.CreateChatCompletionStream(withBody(ctx, body), openai.ChatCompletionRequest{Model: model})

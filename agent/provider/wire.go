@@ -266,11 +266,7 @@ func EncodeChatRequestCached(c *PrefixCache, key string, p Provider, o RequestOp
 	}
 	fixed := FixedSamplingModel(p.Model)
 	if o.MaxTokens > 0 {
-		if fixed {
-			b = append(b, `,"max_completion_tokens":`...)
-		} else {
-			b = append(b, `,"max_tokens":`...)
-		}
+		b = append(b, `,"`+BoundField(p.Model)+`":`...)
 		b = strconv.AppendInt(b, int64(o.MaxTokens), 10)
 	}
 	if o.Temperature != nil && !fixed {
@@ -278,6 +274,19 @@ func EncodeChatRequestCached(c *PrefixCache, key string, p Provider, o RequestOp
 		b = strconv.AppendFloat(b, *o.Temperature, 'g', -1, 64)
 	}
 	return [][]byte{head, prefix, append(b, '}')}
+}
+
+// BoundField is the request field that bounds a reply of model on an
+// OpenAI-compatible route, the one place co chooses it:
+// max_completion_tokens for OpenAI's reasoning models, which refuse
+// max_tokens (FixedSamplingModel); max_tokens everywhere else, which
+// llama-server takes as n_predict, vLLM as its max_tokens and Gemini's
+// OpenAI-compatible endpoint as maxOutputTokens (docs/providers.md).
+func BoundField(model string) string {
+	if FixedSamplingModel(model) {
+		return "max_completion_tokens"
+	}
+	return "max_tokens"
 }
 
 // cacheKey is what the encoding of finished turns depends on besides the
