@@ -112,7 +112,6 @@ func TestResumedLongChatSendsNoLargerRequest(t *testing.T) {
 
 	n := len(srv.Requests())
 	b := openApp(t, l, true)
-	defer b.Close()
 	if b.Agent.SessionID() != id {
 		t.Fatalf("resumed %s, want %s", b.Agent.SessionID(), id)
 	}
@@ -131,13 +130,29 @@ func TestResumedLongChatSendsNoLargerRequest(t *testing.T) {
 	if h := b.Agent.History(); len(h) >= 60 {
 		t.Errorf("the model's history has %d messages: the compaction was not resumed", len(h))
 	}
+	// Resumed, it compacts again as it goes, and that is saved too.
+	for i := 151; i < 190; i++ {
+		turn(t, b, question(i))
+	}
+	if _, summaries := sizes(srv.Requests()[n:]); summaries == 0 {
+		t.Fatal("the resumed chat never summarised")
+	}
+	before, _ = sizes(srv.Requests())
+	b.Close()
+	n = len(srv.Requests())
+	c := openApp(t, l, true)
+	defer c.Close()
+	turn(t, c, question(190))
+	if largest, summaries := sizes(srv.Requests()[n:]); summaries != 0 || largest > before {
+		t.Errorf("resumed again: %d summaries, largest %d bytes; the chat's largest was %d", summaries, largest, before)
+	}
 	// The transcript keeps every message, and no summary as a message.
-	_, msgs, err := b.Sessions.Load(id)
+	_, msgs, err := c.Sessions.Load(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msgs) != 302 {
-		t.Errorf("the transcript has %d messages, want 302", len(msgs))
+	if len(msgs) != 382 {
+		t.Errorf("the transcript has %d messages, want 382", len(msgs))
 	}
 	for _, m := range msgs {
 		if strings.HasPrefix(m.Content, agent.SummaryIntro) {
