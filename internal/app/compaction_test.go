@@ -23,7 +23,7 @@ import (
 // compactionSetup is a model server whose summaries are short and whose
 // replies are about a kilobyte, and settings that point co at it with
 // max_history_messages (the default 40 unless set).
-func compactionSetup(t *testing.T, maxHistory int) (*llmtest.Server, *config.Loaded) {
+func compactionSetup(t *testing.T, maxHistory int, extra ...string) (*llmtest.Server, *config.Loaded) {
 	t.Helper()
 	srv := llmtest.NewServer()
 	t.Cleanup(srv.Close)
@@ -41,6 +41,9 @@ func compactionSetup(t *testing.T, maxHistory int) (*llmtest.Server, *config.Loa
 	}
 	if maxHistory > 0 {
 		env["CO_CLI_MAX_HISTORY_MESSAGES"] = fmt.Sprint(maxHistory)
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		env[extra[i]] = extra[i+1]
 	}
 	l, err := config.Load(config.LoadOptions{Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, WorkDir: t.TempDir(), HomeDir: home})
 	if err != nil {
@@ -98,7 +101,21 @@ func sizes(reqs []llmtest.Request) (largest, summaries int) {
 // request larger than the chat ever did and asks for no summary: it starts
 // from the saved compaction, not from every saved message.
 func TestResumedLongChatSendsNoLargerRequest(t *testing.T) {
-	srv, l := compactionSetup(t, 0)
+	for _, tc := range []struct {
+		name  string
+		max   int
+		extra []string
+	}{
+		{"max_history_messages", 0, nil},
+		// Past 80% of a known window (12,000 tokens: about 48 KB).
+		{"context window", 10000, []string{"CO_CLI_LLM_CONTEXT_WINDOW", "12000"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { resumeLongChat(t, tc.max, tc.extra...) })
+	}
+}
+
+func resumeLongChat(t *testing.T, maxHistory int, extra ...string) {
+	srv, l := compactionSetup(t, maxHistory, extra...)
 	a := openApp(t, l, false)
 	for i := 0; i < 150; i++ {
 		turn(t, a, question(i))
