@@ -126,6 +126,7 @@ type Agent struct {
 	mu        sync.Mutex
 	history   []message.Message
 	asides    []message.Aside // in order; After counts history
+	shown     *shownState     // a restored conversation as saved, for front ends (compactsave.go)
 	risk      Risk            // what the history holds: untrusted sources, private data (risk.go)
 	busy      bool
 	session   message.Usage
@@ -294,6 +295,7 @@ func (a *Agent) SetHistory(h []message.Message) {
 	defer a.mu.Unlock()
 	a.history = message.PatchDangling(h)
 	a.risk = riskOf(a.history)
+	a.shown = nil
 	a.gen++
 }
 
@@ -305,6 +307,7 @@ func (a *Agent) Restore(h []message.Message, u message.Usage, turns int) {
 	a.history = message.PatchDangling(h)
 	a.risk = riskOf(a.history)
 	a.asides = nil
+	a.shown = nil
 	a.gen++
 	a.session, a.turns, a.lastInput = u, turns, 0
 }
@@ -344,6 +347,7 @@ func (a *Agent) Reset() {
 	defer a.mu.Unlock()
 	a.history = nil
 	a.asides = nil
+	a.shown = nil
 	a.risk = Risk{}
 	a.gen++
 	a.session = message.Usage{}

@@ -226,12 +226,10 @@ func (a *Agent) compactSplit(ctx context.Context, p provider.Provider, e *emitte
 	a.history = append(out, a.history[len(msgs):]...)
 	a.gen++
 	a.asides = placeAsides(a.asides, headEnd, tailStart, newTail, x)
-	rec := a.rec
 	a.mu.Unlock()
-	if rec != nil {
-		// Saved where it happened, so a resumed conversation shows it.
-		a.record(e, func() error { return rec.Aside(x) })
-	}
+	// Saved, the notice where it happened: a resumed conversation starts
+	// from this history and shows the notice.
+	_ = a.saveCompaction(e, x)
 	return true
 }
 
@@ -316,9 +314,17 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 		{Role: message.RoleUser, Content: SummaryIntro + summary, Sources: summarySources(msgs)},
 		{Role: message.RoleAssistant, Content: "Understood. I have the summary of our conversation so far."},
 	}
+	x := message.Aside{Notice: CompactedNotice(len(msgs))}
+	a.asides = append(a.asides, x)
 	a.mu.Unlock()
+	if err := a.saveCompaction(nil, x); err != nil {
+		return len(msgs), fmt.Errorf("compacted %d messages, but saving the compaction failed (%w): resuming this session summarises them again", len(msgs), err)
+	}
 	return len(msgs), nil
 }
+
+// CompactedNotice is what /compact says when it summarised n messages.
+func CompactedNotice(n int) string { return fmt.Sprintf("Compacted %d messages into a summary.", n) }
 
 // summarize asks the model (the summarization model when set) for a
 // summary of msgs, with no tools.

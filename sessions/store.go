@@ -120,6 +120,20 @@ var migrations = []string{
 		name TEXT PRIMARY KEY,
 		at   INTEGER NOT NULL
 	);`,
+	// 5 → 6 (issue 39): each compaction of the history (a summary in
+	// place of older messages), so that a resumed session starts from the
+	// compacted history instead of summarising every saved message again.
+	// history is what the model was sent from then on in place of the
+	// messages saved up to upto_seq, as JSON (compaction.go): ranges of
+	// saved messages and the messages that are nowhere else (the summary,
+	// its acknowledgement). The messages table keeps every message.
+	`CREATE TABLE compactions (
+		session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		upto_seq   INTEGER NOT NULL,
+		history    TEXT NOT NULL,
+		created_at INTEGER NOT NULL
+	);
+	CREATE INDEX compactions_session ON compactions(session_id);`,
 }
 
 // Kind is what started a saved session: the chat (co, co --plain) or co
@@ -434,38 +448,13 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 	if err != nil {
 		return Info{}, nil, s.damaged(err)
 	}
-	rows, err := s.db.Query(`SELECT role, content, tool_calls, tool_call_id, tool_name, interrupted, created_at, meta FROM messages WHERE session_id = ? ORDER BY seq`, id)
+	saved, err := s.messages(id, `ORDER BY seq`)
 	if err != nil {
 		return Info{}, nil, err
 	}
-	defer rows.Close()
-	var entries []Entry
-	for rows.Next() {
-		var m message.Message
-		var calls, callID, toolName, meta sql.NullString
-		var interrupted int
-		var at int64
-		if err := rows.Scan(&m.Role, &m.Content, &calls, &callID, &toolName, &interrupted, &at, &meta); err != nil {
-			return Info{}, nil, err
-		}
-		if meta.Valid && meta.String != "" {
-			var mm messageMeta
-			if err := json.Unmarshal([]byte(meta.String), &mm); err != nil {
-				return Info{}, nil, s.damaged(err)
-			}
-			m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown, m.Sources = mm.Reasoning, mm.ReasoningField, mm.Origin, mm.Model, mm.Shown, mm.Sources
-			m.Attachments = mm.Attachments
-		}
-		if calls.Valid && calls.String != "" {
-			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
-				return Info{}, nil, s.damaged(err)
-			}
-		}
-		m.ToolCallID, m.ToolName, m.Interrupted = callID.String, toolName.String, interrupted != 0
-		entries = append(entries, Entry{Message: m, At: time.Unix(0, at)})
-	}
-	if err := rows.Err(); err != nil {
-		return Info{}, nil, err
+	entries := make([]Entry, 0, len(saved))
+	for _, m := range saved {
+		entries = append(entries, Entry{Message: m.Message, At: m.at})
 	}
 	if err := s.mergeDecisions(id, &entries); err != nil {
 		return Info{}, nil, err
@@ -483,33 +472,54 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 	return info, entries, nil
 }
 
+// savedMessage is a row of messages.
+type savedMessage struct {
+	message.Message
+	seq int
+	at  time.Time
+}
+
+// messages returns session id's saved messages; more is the rest of the
+// query after its WHERE (an ORDER BY, more conditions), with its args.
+func (s *Store) messages(id, more string, args ...any) ([]savedMessage, error) {
+	rows, err := s.db.Query(`SELECT seq, role, content, tool_calls, tool_call_id, tool_name, interrupted, created_at, meta FROM messages WHERE session_id = ? `+more, append([]any{id}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []savedMessage
+	for rows.Next() {
+		var m message.Message
+		var calls, callID, toolName, meta sql.NullString
+		var seq, interrupted int
+		var at int64
+		if err := rows.Scan(&seq, &m.Role, &m.Content, &calls, &callID, &toolName, &interrupted, &at, &meta); err != nil {
+			return nil, err
+		}
+		if meta.Valid && meta.String != "" {
+			var mm messageMeta
+			if err := json.Unmarshal([]byte(meta.String), &mm); err != nil {
+				return nil, s.damaged(err)
+			}
+			m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown, m.Sources = mm.Reasoning, mm.ReasoningField, mm.Origin, mm.Model, mm.Shown, mm.Sources
+			m.Attachments = mm.Attachments
+		}
+		if calls.Valid && calls.String != "" {
+			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
+				return nil, s.damaged(err)
+			}
+		}
+		m.ToolCallID, m.ToolName, m.Interrupted = callID.String, toolName.String, interrupted != 0
+		out = append(out, savedMessage{Message: m, seq: seq, at: time.Unix(0, at)})
+	}
+	return out, rows.Err()
+}
+
 // mergeAsides places each aside after the message it followed (entries
 // hold messages in seq order, seq counting from 1).
 func (s *Store) mergeAsides(id string, entries *[]Entry) error {
-	rows, err := s.db.Query(`SELECT after_seq, data, created_at FROM asides WHERE session_id = ? ORDER BY rowid`, id)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	type placed struct {
-		after int
-		e     Entry
-	}
-	var xs []placed
-	for rows.Next() {
-		var after int
-		var data string
-		var at int64
-		if err := rows.Scan(&after, &data, &at); err != nil {
-			return err
-		}
-		x, err := decodeAside([]byte(data))
-		if err != nil {
-			return s.damaged(err)
-		}
-		xs = append(xs, placed{after, Entry{Aside: &x, At: time.Unix(0, at)}})
-	}
-	if err := rows.Err(); err != nil || len(xs) == 0 {
+	xs, err := s.asides(id)
+	if err != nil || len(xs) == 0 {
 		return err
 	}
 	out := make([]Entry, 0, len(*entries)+len(xs))
@@ -531,6 +541,36 @@ func (s *Store) mergeAsides(id string, entries *[]Entry) error {
 	}
 	*entries = out
 	return nil
+}
+
+// placedAside is a row of asides: x follows the message of seq after.
+type placedAside struct {
+	after int
+	e     Entry
+}
+
+// asides returns session id's asides in the order they were saved.
+func (s *Store) asides(id string) ([]placedAside, error) {
+	rows, err := s.db.Query(`SELECT after_seq, data, created_at FROM asides WHERE session_id = ? ORDER BY rowid`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var xs []placedAside
+	for rows.Next() {
+		var after int
+		var data string
+		var at int64
+		if err := rows.Scan(&after, &data, &at); err != nil {
+			return nil, err
+		}
+		x, err := decodeAside([]byte(data))
+		if err != nil {
+			return nil, s.damaged(err)
+		}
+		xs = append(xs, placedAside{after, Entry{Aside: &x, At: time.Unix(0, at)}})
+	}
+	return xs, rows.Err()
 }
 
 // mergeDecisions places each decision before the result of its call.

@@ -84,25 +84,27 @@ func (a *App) attachSessions() ([]sessions.Entry, error) {
 }
 
 // SwitchTo loads saved session id into the agent and continues saving
-// into it; it returns its transcript.
+// into it; it returns its transcript. The agent starts from the history
+// as the session's last saved compaction left it (no summary of every
+// saved message before the next turn) and shows every saved message.
 func (a *App) SwitchTo(id string) ([]sessions.Entry, error) {
 	rec, err := a.Sessions.Resume(id) // repairs what a crash left first
 	if err != nil {
 		return nil, err
 	}
-	info, entries, err := a.Sessions.Transcript(id)
+	r, err := a.Sessions.LoadResume(id)
 	if err != nil {
 		return nil, err
 	}
-	_, h, asides, err := a.Sessions.LoadAsides(id)
-	if err != nil {
-		return nil, err
+	info := r.Info
+	a.Agent.Restore(r.History, message.Usage{InputTokens: info.InputTokens, OutputTokens: info.OutputTokens}, info.Turns)
+	a.Agent.RestoreAsides(r.Asides)
+	if r.Compacted {
+		a.Agent.RestoreShown(r.All, r.AllAsides)
 	}
-	a.Agent.Restore(h, message.Usage{InputTokens: info.InputTokens, OutputTokens: info.OutputTokens}, info.Turns)
-	a.Agent.RestoreAsides(asides)
 	a.Agent.SetRecorder(rec)
-	a.replayTodos(h)
-	return entries, nil
+	a.replayTodos(r.All) // the calls a summary replaced changed the list too
+	return r.Entries, nil
 }
 
 // replayTodos rebuilds the todo list of a resumed conversation: the todo

@@ -300,7 +300,7 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 			if err != nil {
 				s.println("error: " + safe.Text(err.Error()))
 			} else {
-				s.println(fmt.Sprintf("Compacted %d messages into a summary.", n))
+				s.println(agent.CompactedNotice(n))
 			}
 		}
 		return r.Action == slash.Exit

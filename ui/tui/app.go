@@ -248,8 +248,8 @@ func New(ctx context.Context, o Options) *App {
 	a.input.args = func(line string) (string, []string, bool) { return slash.CompleteArg(a.slash, line) }
 	a.welcome = &welcomeEntry{w: o.Welcome, setup: o.Setup != nil}
 	a.chat.Add(a.welcome)
-	if h := o.Agent.History(); len(h) > 0 || len(o.Agent.Asides()) > 0 {
-		a.showHistory(h, "") // a resumed session
+	if h, xs := o.Agent.Shown(); len(h) > 0 || len(xs) > 0 {
+		a.showHistory("") // a resumed session
 	}
 	if err != nil {
 		a.chat.Add(newNotice(noticeError, "could not read the input history: "+err.Error()))
@@ -386,8 +386,8 @@ func (a *App) setBackground(msg tea.BackgroundColorMsg) {
 	a.chat.Clear()
 	a.welcome = &welcomeEntry{w: a.wel, setup: a.setupEnv != nil}
 	a.chat.Add(a.welcome)
-	if h := a.agent.History(); len(h) > 0 || len(a.agent.Asides()) > 0 {
-		a.showHistory(h, "")
+	if h, xs := a.agent.Shown(); len(h) > 0 || len(xs) > 0 {
+		a.showHistory("")
 	}
 	a.showNotes()
 	a.setProvider()
@@ -929,7 +929,7 @@ func (a *App) slashDone(line string, r slash.Result, shown bool) tea.Cmd {
 		a.chat.Add(a.welcome)
 		// The switch's own line ends the transcript, once: not a
 		// "Resumed" line and then a "Switched" one (issue 27).
-		a.showHistory(a.agent.History(), r.Output)
+		a.showHistory(r.Output)
 		r.Output = ""
 		a.turnTokens = 0
 	case slash.SwitchedRun:
@@ -942,7 +942,7 @@ func (a *App) slashDone(line string, r slash.Result, shown bool) tea.Cmd {
 		// first).
 		a.chat.Clear()
 		a.chat.Add(a.welcome)
-		a.showHistory(a.agent.History(), r.Output)
+		a.showHistory(r.Output)
 		a.turnTokens = 0
 		a.turn++
 		a.startShown(queued{text: line})

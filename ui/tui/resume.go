@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -13,15 +12,17 @@ import (
 	"github.com/co-cli/co/ui/present"
 )
 
-// showHistory adds a saved conversation to the transcript (a resumed
-// session, or one picked with /sessions): what was said, each tool call
-// with its outcome, replies cut short marked interrupted, a summary as the
-// notice it was, and a last line naming the session. Entries render
+// showHistory adds the conversation (agent.Shown) to the transcript (a
+// resumed session, or one picked with /sessions): what was said, each
+// tool call with its outcome, replies cut short marked interrupted, a
+// summary as the notice it was, and a last line naming the session. A
+// resumed session shows every saved message, also those a saved
+// compaction replaced, its notice where it happened. Entries render
 // lazily, so a long conversation costs little until it is scrolled. last
 // is that line ("": "Resumed session ID; type to continue.").
-func (a *App) showHistory(h []message.Message, last string) {
+func (a *App) showHistory(last string) {
 	now := a.now()
-	asides := a.agent.Asides()
+	h, asides := a.agent.Shown()
 	// showAsides adds the !cmd runs and notices placed before message i.
 	noticeAt := -1
 	showAsides := func(i int) {
@@ -115,7 +116,7 @@ func (a *App) handleCompacted(msg compactedMsg) {
 	if msg.err != nil {
 		a.chat.Add(newNotice(noticeError, msg.err.Error()))
 	} else {
-		a.chat.Add(newNotice(noticeInfo, fmt.Sprintf("Compacted %d messages into a summary.", msg.n)))
+		a.chat.Add(newNotice(noticeInfo, agent.CompactedNotice(msg.n)))
 	}
 	a.chat.Bottom()
 	a.refreshStatus()

@@ -111,3 +111,36 @@ func TestResumedSessionShowsPipedData(t *testing.T) {
 		t.Errorf("the piped text is shown:\n%s", s)
 	}
 }
+
+// A session resumed from a saved compaction shows every saved message
+// (agent.Shown), also those the summary replaced for the model, and the
+// notice where the summary happened; the model's history is the summary.
+func TestResumedCompactedSessionShowsEveryMessage(t *testing.T) {
+	f := newFixture(t)
+	all := []message.Message{
+		{Role: message.RoleUser, Content: "first question"}, {Role: message.RoleAssistant, Content: "first answer"},
+		{Role: message.RoleUser, Content: "summarised question"}, {Role: message.RoleAssistant, Content: "summarised answer"},
+		{Role: message.RoleUser, Content: "recent question"}, {Role: message.RoleAssistant, Content: "recent answer"},
+	}
+	view := []message.Message{
+		{Role: message.RoleUser, Content: agent.SummaryIntro + "the user asked things"}, {Role: message.RoleAssistant, Content: "Understood."},
+		all[4], all[5],
+	}
+	f.ag.Restore(view, message.Usage{}, 3)
+	f.ag.RestoreShown(all, []message.Aside{{After: 4, Notice: "Summarised 4 older messages to stay within the context."}})
+	f.ag.SetRecorder(savedAs("0a1b2c3d"))
+	d := newDriver(t, Options{Agent: f.ag}, 100, 50)
+	s := d.screen()
+	order := []string{"first question", "first answer", "summarised question", "summarised answer", "Summarised 4 older messages", "recent question", "recent answer", "Resumed session 0a1b2c3d"}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(s[at:], want)
+		if i < 0 {
+			t.Fatalf("resumed transcript lacks %q after position %d (in order %q):\n%s", want, at, order, s)
+		}
+		at += i + len(want)
+	}
+	if strings.Contains(s, "the user asked things") {
+		t.Errorf("the summary for the model is shown:\n%s", s)
+	}
+}
