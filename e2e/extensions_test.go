@@ -130,7 +130,9 @@ func TestPlainCustomCommandsAndSkills(t *testing.T) {
 // co status lists the instruction files, skills, commands and problems.
 func TestStatusListsInstructionFiles(t *testing.T) {
 	ws := extWorkspace(t)
-	out, errOut, code := runCo(t, ws, env(t, nil), "", "status")
+	srv := llmtest.NewServer() // the provider answers: co status exits 0
+	defer srv.Close()
+	out, errOut, code := runCo(t, ws, env(t, srv), "", "status")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
@@ -276,6 +278,8 @@ func TestResumeShowsCustomCommandsAsTyped(t *testing.T) {
 // shadows is a file problem, not a command.
 func TestStatusLeavesOutShadowedCommands(t *testing.T) {
 	ws := t.TempDir()
+	srv := llmtest.NewServer() // the provider answers: co status exits 0
+	defer srv.Close()
 	if err := os.MkdirAll(filepath.Join(ws, ".co-cli", "commands"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +289,7 @@ func TestStatusLeavesOutShadowedCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "review.md"), []byte("review it\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := runCo(t, ws, env(t, nil), "", "status")
+	out, errOut, code := runCo(t, ws, env(t, srv), "", "status")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
