@@ -29,8 +29,9 @@ func newStatusCmd(s env) *cobra.Command {
 		Short: "Show provider, model, reachability, config files, sandbox and telemetry",
 		Long: `co status reports the provider and model (and whether the provider answers:
 it asks for the model list), the config files and their warnings (settings a
-project file may not set, unknown keys), data dir, sandbox, tools and
-telemetry. It reports even when the chat would refuse to start (no usable
+project file may not set, unknown keys), data dir, sandbox, tools (how
+many, and which when co sends the model fewer: a small context window,
+llm_tool_groups) and telemetry. It reports even when the chat would refuse to start (no usable
 sandbox with sandbox_fallback=error): the sandbox line says what is wrong.
 
 A malformed settings file, or a wrong value in one or in the environment,
@@ -45,6 +46,7 @@ Exit codes:
      not answer (connection refused, no such host, an HTTP error such as
      401 or 404, no answer within 3 s); the reachable or provider line
      says why, and so does stderr
+
 A malformed settings file comes first: exit 1 even when the provider does
 not answer either.`,
 		Args: usageArgs(cobra.NoArgs),
