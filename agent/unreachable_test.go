@@ -44,6 +44,7 @@ func TestUnreachableOnRealFailures(t *testing.T) {
 		{"HTTP 401", "", false, []llmtest.Reply{{Status: 401}}, false},
 		{"HTTP 404, no such model", "", false, []llmtest.Reply{{Status: 404, ErrorMessage: "The model `nope` does not exist", ErrorCode: "model_not_found"}}, false},
 		{"Gemini's daily quota", llmtest.ProfileGemini, false, []llmtest.Reply{{DailyQuota: true}}, false},
+		// llama-server's answer to tools without --jinja (containers/ramalama#988).
 		{"llama.cpp without --jinja", "", false, times(4, llmtest.Reply{Status: 500, Raw: `{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}`}), false},
 		{"llama.cpp: over the context", "", false, []llmtest.Reply{{Status: 400, Raw: `{"error":{"code":400,"message":"request (4476 tokens) exceeds the available context size (4096 tokens)","type":"exceed_context_size_error","n_prompt_tokens":4476,"n_ctx":4096}}`}}, false},
 	} {
