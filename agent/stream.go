@@ -38,9 +38,18 @@ func (a *Agent) reply(p provider.Provider, res streamResult, interrupted bool) m
 
 // toolDefs is the JSON array of the tools' definitions, nil with none.
 func (a *Agent) toolDefs() []byte {
+	a.mu.Lock()
+	reduced := a.budget.reduced
+	a.mu.Unlock()
+	return a.toolDefsWith(reduced)
+}
+
+// toolDefsWith is toolDefs with reduced saying whether co sends only the
+// core tools for a small window.
+func (a *Agent) toolDefsWith(reduced bool) []byte {
 	var out []openai.Tool
 	for _, t := range a.cfg.Tools.All() {
-		if !a.ToolSent(t.Name()) { // tool groups: toolgroups.go
+		if !a.toolSent(t.Name(), reduced) { // tool groups: toolgroups.go
 			continue
 		}
 		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{

@@ -51,6 +51,15 @@ func ToolGroup(name string) string {
 // when co had to send less for a small window, among CoreToolGroups; in a
 // scheduled run whose tools setting narrows them, it is offered.
 func (a *Agent) ToolSent(name string) bool {
+	a.mu.Lock()
+	reduced := a.budget.reduced
+	a.mu.Unlock()
+	return a.toolSent(name, reduced)
+}
+
+// toolSent is ToolSent with reduced saying whether co sends only
+// CoreToolGroups.
+func (a *Agent) toolSent(name string, reduced bool) bool {
 	if t, ok := a.cfg.Tools.Get(name); ok && !a.offered(t) {
 		return false // a scheduled run's tools setting (unattended.go)
 	}
@@ -58,9 +67,6 @@ func (a *Agent) ToolSent(name string) bool {
 	if groups := a.cfg.ToolGroups; len(groups) > 0 && !slices.Contains(groups, g) {
 		return false
 	}
-	a.mu.Lock()
-	reduced := a.budget.reduced
-	a.mu.Unlock()
 	return !reduced || slices.Contains(CoreToolGroups, g)
 }
 
@@ -70,6 +76,11 @@ func (a *Agent) SendingLess() string {
 	a.mu.Lock()
 	reduced, compact := a.budget.reduced, a.budget.compact
 	a.mu.Unlock()
+	return lessText(reduced, compact)
+}
+
+// lessText words what co leaves out for a small window, as SendingLess.
+func lessText(reduced, compact bool) string {
 	var parts []string
 	if reduced {
 		parts = append(parts, fmt.Sprintf("only the %s tools", strings.Join(CoreToolGroups, " and ")))
@@ -85,35 +96,24 @@ func (a *Agent) SendingLess() string {
 const compactPrompt = `You are Co, a personal assistant in the user's terminal. Be terse. Use tools when needed; show their output verbatim. A result with "status": "denied" did not run: do not repeat it unchanged.`
 
 // sendLess decides, before a request, whether co's fixed part (system
-// prompt and tool schemas) leaves room for the conversation in window:
-// when it takes more than half of it, only the core tools are sent, then
-// a compact system prompt; the user is told once.
+// prompt and tool schemas) leaves room for the conversation in window
+// (lessFor), and keeps the decision; the user is told once.
 func (a *Agent) sendLess(p provider.Provider, full string, window int, e *emitter) {
-	if window <= 0 {
-		return
-	}
 	a.mu.Lock()
-	reduced, compact := a.budget.reduced, a.budget.compact
+	wasReduced, wasCompact := a.budget.reduced, a.budget.compact
 	a.mu.Unlock()
-	if reduced && compact {
+	reduced, compact := a.lessFor(p, full, window)
+	if reduced == wasReduced && compact == wasCompact {
 		return
 	}
-	fixed := a.calibrate(estimateChars(len(full) + len(a.toolsFor(p))))
-	if fixed <= window/2 {
-		return
-	}
-	before := len(a.toolsFor(p))
 	a.mu.Lock()
-	a.budget.reduced = true
+	a.budget.reduced, a.budget.compact = reduced, compact
 	a.mu.Unlock()
 	var told []string
-	if !reduced && len(a.toolsFor(p)) < before {
+	if reduced && !wasReduced && len(a.toolsWith(p, true)) < len(a.toolsWith(p, false)) {
 		told = append(told, fmt.Sprintf("only the %s tools", strings.Join(CoreToolGroups, " and ")))
 	}
-	if a.calibrate(estimateChars(len(full)+len(a.toolsFor(p)))) > window/2 && !compact {
-		a.mu.Lock()
-		a.budget.compact = true
-		a.mu.Unlock()
+	if compact && !wasCompact {
 		told = append(told, "a compact system prompt without the project instructions and skills")
 	}
 	if len(told) > 0 {

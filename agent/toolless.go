@@ -71,6 +71,15 @@ func (a *Agent) toolsFor(p provider.Provider) []byte {
 	return a.toolDefs()
 }
 
+// toolsWith is toolsFor with reduced saying whether co sends only the
+// core tools for a small window.
+func (a *Agent) toolsWith(p provider.Provider, reduced bool) []byte {
+	if a.toolsOff(p) {
+		return nil
+	}
+	return a.toolDefsWith(reduced)
+}
+
 // toolNotice returns the notice that p's model is used without tools, once
 // for each stretch of requests to such a model ("" otherwise).
 func (a *Agent) toolNotice(p provider.Provider) string {

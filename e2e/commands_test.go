@@ -115,7 +115,9 @@ func TestConfigShowsTheEffectiveSafeCommands(t *testing.T) {
 // co status reports when no sandbox is usable and sandbox_fallback=error
 // (exactly when it is needed): the sandbox line says what is wrong.
 func TestStatusReportsWhenTheSandboxFallbackRefuses(t *testing.T) {
-	out, errOut, code := runCo(t, t.TempDir(), env(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m",
+	srv := llmtest.NewServer() // the provider answers: co status exits 0
+	defer srv.Close()
+	out, errOut, code := runCo(t, t.TempDir(), env(t, srv,
 		"CO_CLI_SANDBOX_BACKEND=auto", "CO_CLI_SANDBOX_FALLBACK=error", "DOCKER_HOST=unix:///nonexistent/docker.sock"), "", "status")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
@@ -129,14 +131,14 @@ func TestStatusReportsWhenTheSandboxFallbackRefuses(t *testing.T) {
 
 // A base URL without its /v1 answers 404 to everything: co status says the
 // provider is not reachable there and what to check (any HTTP answer used
-// to count as reachable).
+// to count as reachable), and exits 3.
 func TestStatusWrongBaseURLIsNotReachable(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	root := strings.TrimSuffix(srv.URL, "/v1")
 	out, errOut, code := runCo(t, t.TempDir(), env(t, srv, "OPENAI_BASE_URL="+root), "", "status")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s", code, errOut)
 	}
 	if !strings.Contains(out, "reachable       NO — HTTP 404 at "+root+"/models") || !strings.Contains(out, "check OPENAI_BASE_URL") {
 		t.Errorf("status does not say the address is wrong:\n%s", out)

@@ -130,19 +130,22 @@ func TestPlainCustomCommandsAndSkills(t *testing.T) {
 // co status lists the instruction files, skills, commands and problems.
 func TestStatusListsInstructionFiles(t *testing.T) {
 	ws := extWorkspace(t)
-	out, errOut, code := runCo(t, ws, env(t, nil), "", "status")
+	srv := llmtest.NewServer() // the provider answers: co status exits 0
+	defer srv.Close()
+	out, errOut, code := runCo(t, ws, env(t, srv), "", "status")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	repo := filepath.Dir(ws)
+	// The padding follows status's longest row name: spaces squeezed.
 	for _, want := range []string{
-		"instructions   " + filepath.Join(repo, "AGENTS.md") + " (43 bytes)",
+		"instructions " + filepath.Join(repo, "AGENTS.md") + " (43 bytes)",
 		filepath.Join(ws, "AGENTS.md") + " (37 bytes)",
-		"skills         1: release",
-		"commands       1: /fix",
-		"file problems  " + filepath.Join(ws, ".co-cli", "commands", "broken.md") + ":2:",
+		"skills 1: release",
+		"commands 1: /fix",
+		"file problems " + filepath.Join(ws, ".co-cli", "commands", "broken.md") + ":2:",
 	} {
-		if !strings.Contains(out, want) {
+		if !strings.Contains(squeeze(out), want) {
 			t.Errorf("co status lacks %q:\n%s", want, out)
 		}
 	}
@@ -276,6 +279,8 @@ func TestResumeShowsCustomCommandsAsTyped(t *testing.T) {
 // shadows is a file problem, not a command.
 func TestStatusLeavesOutShadowedCommands(t *testing.T) {
 	ws := t.TempDir()
+	srv := llmtest.NewServer() // the provider answers: co status exits 0
+	defer srv.Close()
 	if err := os.MkdirAll(filepath.Join(ws, ".co-cli", "commands"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +290,7 @@ func TestStatusLeavesOutShadowedCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, ".co-cli", "commands", "review.md"), []byte("review it\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := runCo(t, ws, env(t, nil), "", "status")
+	out, errOut, code := runCo(t, ws, env(t, srv), "", "status")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}

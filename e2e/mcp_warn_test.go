@@ -128,7 +128,9 @@ func TestRunSaysMCPFailuresOnStderr(t *testing.T) {
 // co mcp list exits 1 when no server connected and some failed, 0 when one
 // connected; co status has an MCP line and counts the MCP tools.
 func TestMCPListExitAndStatusLine(t *testing.T) {
-	e := env(t, nil)
+	srv := llmtest.NewServer() // the provider answers: co status exits 0
+	defer srv.Close()
+	e := env(t, srv)
 	mcpSettings(t, e, `{"gone": {"command": "`+filepath.Join(t.TempDir(), "no-such-mcp-server")+`"}, "off": {"command": "true", "enabled": false}}`)
 	out, errOut, code := runCo(t, t.TempDir(), e, "", "mcp", "list")
 	if code != 1 || !strings.Contains(out, "gone (local): failed: ") ||

@@ -11,12 +11,14 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/deliver"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/message"
+	"github.com/co-cli/co/schedule"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/slack"
@@ -38,18 +40,60 @@ import (
 // (deliver), with the untrusted sources the run read and whether it held
 // private data; what that does is in log and never changes the code.
 func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer) (sessionID string, code int) {
-	start := time.Now()
+	r := runScheduledWith(ctx, s, sch, log, wallClock())
+	return r.id, r.code
+}
+
+// scheduledRun is how a scheduled run ended: its saved session, its exit
+// code and how many attempts it made (more than one when the model could
+// not be reached at first).
+type scheduledRun struct {
+	id       string
+	code     int
+	attempts int
+}
+
+// runClock is what a scheduled run reads the time from and waits with
+// between attempts; tests give their own.
+type runClock struct {
+	now func() time.Time
+	// sleep waits d, or returns ctx's error when ctx ends first.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+func wallClock() runClock {
+	return runClock{now: time.Now, sleep: func(ctx context.Context, d time.Duration) error {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return nil
+		}
+	}}
+}
+
+// runScheduledWith is runScheduled on clock. A turn that failed because
+// the model could not be reached (provider.Unreachable), before anything
+// reached the model or ran, is tried again in a new session, the failed
+// one removed (it holds the prompt alone), after the waits of
+// schedule.RetryWait: at most schedule.RetryAttempts, never into the
+// schedule's next run. The log says each attempt; when they all fail, the
+// outcome says how many there were.
+func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Writer, clock runClock) scheduledRun {
+	start := clock.now()
 	l, err := loadSettings()
 	if err != nil {
 		fmt.Fprintf(log, "co: %v\n", err)
-		return "", exitError
+		return scheduledRun{code: exitError, attempts: 1}
 	}
 	a, err := app.New(ctx, l, app.Options{Version: s.version, Kind: sessions.Scheduled, Schedule: sch.Name})
 	if err != nil {
 		printConfigWarnings(env{Streams{In: s.In, Out: log, Err: log}, s.version}, l)
 		fmt.Fprintf(log, "co: %v\n", err)
 		deliverRun(ctx, l, sch, deliver.Run{Schedule: sch.Name, Outcome: deliver.Outcome(present.FirstLine(err.Error()), 0), Start: start}, nil, log)
-		return "", exitError
+		return scheduledRun{code: exitError, attempts: 1}
 	}
 	defer a.Close()
 	for _, w := range startupWarnings(a) {
@@ -67,9 +111,38 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 		fmt.Fprintln(log, "co: a scheduled run does not see your shell's variables: keep the provider in co's settings instead (co config set, e.g. co config set gemini_api_key KEY; or /setup in the chat)")
 	}
 	prompt, shown, media := scheduledPrompt(a, sch.Prompt, log)
-	code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Shown: shown, Attachments: media, Out: log, Err: log,
-		Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions},
-		AtExit:     func() (string, []string) { return a.ExitCheck(ctx) }})
+	next := nextRunAfter(sch, start)
+	var code int
+	attempt := 1
+	for ; ; attempt++ {
+		var failed *agent.TurnFailed
+		code = headless.Run(ctx, headless.Options{Agent: a.Agent, Prompt: prompt, Shown: shown, Attachments: media, Out: log, Err: log,
+			Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions},
+			AtExit:     func() (string, []string) { return a.ExitCheck(ctx) },
+			Failed:     func(f agent.TurnFailed) { failed = &f }})
+		if !unreachableBeforeAnything(failed, a.Agent.History()) {
+			if attempt > 1 {
+				fmt.Fprintf(log, "co: attempt %d reached the model (the first %s could not)\n", attempt, plural(attempt-1, "attempt"))
+			}
+			break
+		}
+		now := clock.now()
+		wait, again := schedule.RetryWait(attempt, now, next)
+		if !again {
+			gaveUp(a, log, failed.Message, attempt, now.Sub(start), next)
+			break
+		}
+		fmt.Fprintf(log, "co: attempt %d of at most %d could not reach the model; trying again in %s, at %s\n",
+			attempt, schedule.RetryAttempts, wait, now.Add(wait).Format(time.TimeOnly))
+		if err := clock.sleep(ctx, wait); err != nil {
+			fmt.Fprintf(log, "co: stopped while waiting to try again: %v\n", err)
+			break
+		}
+		if err := newAttemptSession(a, sch.Name); err != nil {
+			fmt.Fprintf(log, "co: cannot try again: %v\n", err)
+			break
+		}
+	}
 	id := a.Agent.SessionID()
 	if len(sch.Notify) > 0 {
 		// Under the run's turn: co traces shows the run with where its
@@ -81,7 +154,68 @@ func runScheduled(ctx context.Context, s env, sch config.Schedule, log io.Writer
 		r.Untrusted, r.Private = risk.Labels(), risk.Private
 		deliverRun(dctx, l, sch, r, a.Telemetry.Tracer, log)
 	}
-	return id, code
+	return scheduledRun{id: id, code: code, attempts: attempt}
+}
+
+// unreachableBeforeAnything reports whether a scheduled run's turn failed
+// because the model could not be reached (provider.Unreachable), with
+// nothing done yet: the history holds the prompt alone (no reply, partial
+// or whole, no call), so trying again repeats nothing.
+func unreachableBeforeAnything(failed *agent.TurnFailed, h []message.Message) bool {
+	return failed != nil && !failed.Interrupted && provider.Unreachable(failed.Err) &&
+		len(h) == 1 && h[0].Role == message.RoleUser
+}
+
+// gaveUp says in log and in the run's outcome that the model could not be
+// reached in attempts attempts over d; next, when not zero, is the
+// schedule's next run, which tries again.
+func gaveUp(a *app.App, log io.Writer, why string, attempts int, d time.Duration, next time.Time) {
+	if attempts == 1 && next.IsZero() {
+		return
+	}
+	when := ""
+	if !next.IsZero() {
+		when = "; the next run, at " + next.Format("2006-01-02 15:04") + ", tries again"
+	}
+	tried := fmt.Sprintf("in %s over %s", plural(attempts, "attempt"), d.Round(time.Second))
+	fmt.Fprintf(log, "co: the model could not be reached %s%s\n", tried, when)
+	outcome := fmt.Sprintf("failed: the model could not be reached (%s%s): %s", tried, when, present.FirstLine(why))
+	if err := a.Sessions.SetOutcome(a.Agent.SessionID(), outcome); err != nil {
+		fmt.Fprintf(log, "co: the run's outcome was not saved: %v\n", err)
+	}
+}
+
+// newAttemptSession starts saving a's scheduled run into a new session of
+// the schedule named name and removes the one its last attempt failed in,
+// which held the prompt alone (checked again in the store: a session with
+// more is never removed).
+func newAttemptSession(a *app.App, name string) error {
+	old := a.Agent.SessionID()
+	rec := a.Sessions.NewScheduled(a.Workspace, name)
+	if err := rec.SetOutcome(sessions.OutcomeRunning); err != nil {
+		return err
+	}
+	a.Agent.Reset()
+	a.Agent.SetRecorder(rec)
+	if _, h, err := a.Sessions.Load(old); err == nil && len(h) <= 1 {
+		return a.Sessions.Delete(old)
+	}
+	return nil
+}
+
+// nextRunAfter is the schedule's first run after t, in the scheduler's
+// zone; zero when there is none (a once SPEC) or the SPEC cannot be read.
+func nextRunAfter(sch config.Schedule, t time.Time) time.Time {
+	spec, err := schedule.Parse(sch.At)
+	if err != nil {
+		return time.Time{}
+	}
+	zone, _ := schedulerZone()
+	next, ok := spec.Next(t.In(zone), t)
+	if !ok {
+		return time.Time{}
+	}
+	return next
 }
 
 // scheduledPrompt is what the schedule's prompt sends, as the chat would

@@ -332,6 +332,9 @@ type lastRun struct {
 	End       time.Time `json:"end"`
 	Code      int       `json:"exit_code"`
 	SessionID string    `json:"session_id,omitempty"`
+	// Attempts is how many times the run tried to reach the model, when
+	// more than once (runScheduledWith).
+	Attempts int `json:"attempts,omitempty"`
 }
 
 func scheduleDir(dataDir string) string { return filepath.Join(dataDir, "schedules") }
@@ -485,6 +488,9 @@ func lastRunText(r *lastRun) string {
 		outcome = "ok, calls waiting (co inbox)"
 	case r.Code != 0:
 		outcome = fmt.Sprintf("failed (exit %d)", r.Code)
+	}
+	if r.Attempts > 1 {
+		outcome += fmt.Sprintf(" after %d attempts", r.Attempts)
 	}
 	return r.Start.Format("2006-01-02 15:04") + " " + outcome
 }
@@ -653,109 +659,115 @@ func newScheduleRunCmd(s env) *cobra.Command {
 		Short: "Run a schedule now, exactly as the scheduler does (its entry runs this)",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := args[0]
-			l, err := loadSettings()
-			if err != nil {
-				logEarlyFailure(name, err)
-				return err
-			}
-			sch, ok := l.Settings.FindSchedule(name)
-			if !ok {
-				return fmt.Errorf("no schedule named %s in %s (co schedule list shows them)", name, l.Paths.UserFile)
-			}
-			log, err := openScheduleLog(l.Paths.DataDir, name)
-			if err != nil {
-				return err
-			}
-			defer log.Close()
-			// One run of a schedule at a time: cron starts the next even
-			// while the last still runs (a systemd timer does not).
-			unlock, err := lockSchedule(l.Paths.DataDir, name)
-			if errors.Is(err, syscall.EWOULDBLOCK) {
-				now := time.Now()
-				msg := fmt.Sprintf("the previous run of %s%s is still running: this one is skipped", name, startedText(readScheduleState(l.Paths.DataDir, name).Last))
-				var note strings.Builder
-				fmt.Fprintf(&note, "=== %s: %s\n", now.Format(time.RFC3339), msg)
-				// A stuck run is news for the schedule's notify: once, at
-				// the first skip (a later one finds the first noted).
-				if _, err := os.Stat(skippedPath(l.Paths.DataDir, name)); errors.Is(err, os.ErrNotExist) {
-					deliverRun(context.Background(), l, sch, deliver.Run{Schedule: name, Start: now,
-						Outcome: "skipped: the previous run" + startedText(readScheduleState(l.Paths.DataDir, name).Last) + " is still running (co schedule logs " + name + ")"}, nil, &note)
-				}
-				note.WriteString("\n")
-				// Not into the log: the running run writes its answer
-				// there, and a line of ours would land mid-sentence.
-				noteSkipped(l.Paths.DataDir, name, note.String())
-				return errors.New(msg)
-			}
-			if err != nil {
-				// Run by the scheduler, stderr goes nowhere the user looks:
-				// the log says it too.
-				dir := scheduleDir(l.Paths.DataDir)
-				err = fmt.Errorf("cannot take the lock of the schedule %s, so it did not run: %w; co writes its lock in %s: check that the folder exists and that you can write in it (ls -ld %s)", name, err, dir, dir)
-				fmt.Fprintf(log, "=== %s: co: %v\n\n", time.Now().Format(time.RFC3339), err)
-				return err
-			}
-			defer unlock()
-			// Skips noted since the last run ended (or while it ran),
-			// before this run's lines and after them, with the lock held.
-			moveSkipped(l.Paths.DataDir, name, log)
-			defer moveSkipped(l.Paths.DataDir, name, log)
-			ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-			defer stop()
-			st := readScheduleState(l.Paths.DataDir, name)
-			start := time.Now()
-			st.Last = &lastRun{Start: start}
-			_ = writeScheduleState(l.Paths.DataDir, name, st)
-			fmt.Fprintf(log, "=== %s: run of %s (at %q) in %s\n", start.Format(time.RFC3339), name, sch.At, sch.Workspace)
-			if err := os.Chdir(sch.Workspace); err != nil {
-				// Run by the scheduler, stderr goes nowhere the user
-				// looks: the failure is logged, recorded for co schedule
-				// list and saved as a failed run for co inbox.
-				msg := fmt.Sprintf("the workspace of the schedule %s cannot be used: %v; give it one that exists: co schedule add %s --replace --workspace DIR --at %q PROMPT…",
-					name, err, name, sch.At)
-				fmt.Fprintf(log, "co: %s\n", msg)
-				why := fmt.Sprintf("its workspace %s cannot be used (co schedule logs %s says how to fix it)", sch.Workspace, name)
-				id := failedRunSession(l, sch, why)
-				// The user asked to hear of each run: of this one too.
-				deliverRun(ctx, l, sch, deliver.Run{Schedule: name, Outcome: deliver.Outcome(why, 0), Start: start, Session: id}, nil, log)
-				end := time.Now()
-				fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), exitError, id, end.Sub(start).Round(time.Millisecond))
-				st.Last = &lastRun{Start: start, End: end, Code: exitError, SessionID: id}
-				_ = writeScheduleState(l.Paths.DataDir, name, st)
-				return errors.New(msg)
-			}
-			// The terminal, when run by hand, sees the same as the log.
-			var out io.Writer = log
-			if isTerminal(s.Out) {
-				out = io.MultiWriter(log, safeWriter{s.Out})
-			}
-			id, code := runScheduled(ctx, s, sch, out)
-			if sig := received(); sig != 0 && code != 0 {
-				code = sig
-			}
-			// co schedule rm removed the record while the run went on:
-			// it is not brought back for a schedule that is gone.
-			_, statErr := os.Stat(filepath.Join(scheduleDir(l.Paths.DataDir), name+".json"))
-			removed := errors.Is(statErr, os.ErrNotExist)
-			if removed {
-				fmt.Fprintf(log, "co: the schedule %s was removed while it ran (co schedule rm): the run is not recorded for co schedule list; its session is %s\n", name, id)
-			}
-			end := time.Now()
-			fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), code, id, end.Sub(start).Round(time.Millisecond))
-			if !removed {
-				st = readScheduleState(l.Paths.DataDir, name)
-				st.Last = &lastRun{Start: start, End: end, Code: code, SessionID: id}
-				if err := writeScheduleState(l.Paths.DataDir, name, st); err != nil {
-					fmt.Fprintf(s.Err, "co: cannot record the run: %v\n", err)
-				}
-			}
-			if code != 0 {
-				return exitCode(code)
-			}
-			return nil
+			return scheduleRun(s, args[0], wallClock())
 		},
 	}
+}
+
+// scheduleRun is co schedule run NAME, on clock (its waits between
+// attempts: runScheduledWith).
+func scheduleRun(s env, name string, clock runClock) error {
+	l, err := loadSettings()
+	if err != nil {
+		logEarlyFailure(name, err)
+		return err
+	}
+	sch, ok := l.Settings.FindSchedule(name)
+	if !ok {
+		return fmt.Errorf("no schedule named %s in %s (co schedule list shows them)", name, l.Paths.UserFile)
+	}
+	log, err := openScheduleLog(l.Paths.DataDir, name)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	// One run of a schedule at a time: cron starts the next even
+	// while the last still runs (a systemd timer does not).
+	unlock, err := lockSchedule(l.Paths.DataDir, name)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		now := time.Now()
+		msg := fmt.Sprintf("the previous run of %s%s is still running: this one is skipped", name, startedText(readScheduleState(l.Paths.DataDir, name).Last))
+		var note strings.Builder
+		fmt.Fprintf(&note, "=== %s: %s\n", now.Format(time.RFC3339), msg)
+		// A stuck run is news for the schedule's notify: once, at
+		// the first skip (a later one finds the first noted).
+		if _, err := os.Stat(skippedPath(l.Paths.DataDir, name)); errors.Is(err, os.ErrNotExist) {
+			deliverRun(context.Background(), l, sch, deliver.Run{Schedule: name, Start: now,
+				Outcome: "skipped: the previous run" + startedText(readScheduleState(l.Paths.DataDir, name).Last) + " is still running (co schedule logs " + name + ")"}, nil, &note)
+		}
+		note.WriteString("\n")
+		// Not into the log: the running run writes its answer
+		// there, and a line of ours would land mid-sentence.
+		noteSkipped(l.Paths.DataDir, name, note.String())
+		return errors.New(msg)
+	}
+	if err != nil {
+		// Run by the scheduler, stderr goes nowhere the user looks:
+		// the log says it too.
+		dir := scheduleDir(l.Paths.DataDir)
+		err = fmt.Errorf("cannot take the lock of the schedule %s, so it did not run: %w; co writes its lock in %s: check that the folder exists and that you can write in it (ls -ld %s)", name, err, dir, dir)
+		fmt.Fprintf(log, "=== %s: co: %v\n\n", time.Now().Format(time.RFC3339), err)
+		return err
+	}
+	defer unlock()
+	// Skips noted since the last run ended (or while it ran),
+	// before this run's lines and after them, with the lock held.
+	moveSkipped(l.Paths.DataDir, name, log)
+	defer moveSkipped(l.Paths.DataDir, name, log)
+	ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	st := readScheduleState(l.Paths.DataDir, name)
+	start := time.Now()
+	st.Last = &lastRun{Start: start}
+	_ = writeScheduleState(l.Paths.DataDir, name, st)
+	fmt.Fprintf(log, "=== %s: run of %s (at %q) in %s\n", start.Format(time.RFC3339), name, sch.At, sch.Workspace)
+	if err := os.Chdir(sch.Workspace); err != nil {
+		// Run by the scheduler, stderr goes nowhere the user
+		// looks: the failure is logged, recorded for co schedule
+		// list and saved as a failed run for co inbox.
+		msg := fmt.Sprintf("the workspace of the schedule %s cannot be used: %v; give it one that exists: co schedule add %s --replace --workspace DIR --at %q PROMPT…",
+			name, err, name, sch.At)
+		fmt.Fprintf(log, "co: %s\n", msg)
+		why := fmt.Sprintf("its workspace %s cannot be used (co schedule logs %s says how to fix it)", sch.Workspace, name)
+		id := failedRunSession(l, sch, why)
+		// The user asked to hear of each run: of this one too.
+		deliverRun(ctx, l, sch, deliver.Run{Schedule: name, Outcome: deliver.Outcome(why, 0), Start: start, Session: id}, nil, log)
+		end := time.Now()
+		fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), exitError, id, end.Sub(start).Round(time.Millisecond))
+		st.Last = &lastRun{Start: start, End: end, Code: exitError, SessionID: id}
+		_ = writeScheduleState(l.Paths.DataDir, name, st)
+		return errors.New(msg)
+	}
+	// The terminal, when run by hand, sees the same as the log.
+	var out io.Writer = log
+	if isTerminal(s.Out) {
+		out = io.MultiWriter(log, safeWriter{s.Out})
+	}
+	run := runScheduledWith(ctx, s, sch, out, clock)
+	id, code := run.id, run.code
+	if sig := received(); sig != 0 && code != 0 {
+		code = sig
+	}
+	// co schedule rm removed the record while the run went on:
+	// it is not brought back for a schedule that is gone.
+	_, statErr := os.Stat(filepath.Join(scheduleDir(l.Paths.DataDir), name+".json"))
+	removed := errors.Is(statErr, os.ErrNotExist)
+	if removed {
+		fmt.Fprintf(log, "co: the schedule %s was removed while it ran (co schedule rm): the run is not recorded for co schedule list; its session is %s\n", name, id)
+	}
+	end := time.Now()
+	fmt.Fprintf(log, "=== %s: exit %d, session %s, %s\n\n", end.Format(time.RFC3339), code, id, end.Sub(start).Round(time.Millisecond))
+	if !removed {
+		st = readScheduleState(l.Paths.DataDir, name)
+		st.Last = &lastRun{Start: start, End: end, Code: code, SessionID: id, Attempts: run.attempts}
+		if err := writeScheduleState(l.Paths.DataDir, name, st); err != nil {
+			fmt.Fprintf(s.Err, "co: cannot record the run: %v\n", err)
+		}
+	}
+	if code != 0 {
+		return exitCode(code)
+	}
+	return nil
 }
 
 // startedText is ", started TIME" for the run r records, or "".

@@ -19,6 +19,7 @@ import (
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/telemetry"
+	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/tui"
 )
 
@@ -28,13 +29,26 @@ func newStatusCmd(s env) *cobra.Command {
 		Short: "Show provider, model, reachability, config files, sandbox and telemetry",
 		Long: `co status reports the provider and model (and whether the provider answers:
 it asks for the model list), the config files and their warnings (settings a
-project file may not set, unknown keys), data dir, sandbox, tools and
-telemetry. It reports even when the chat would refuse to start (no usable
+project file may not set, unknown keys), data dir, sandbox, tools (how
+many, and which when co sends the model fewer: a small context window,
+llm_tool_groups) and telemetry. It reports even when the chat would refuse to start (no usable
 sandbox with sandbox_fallback=error): the sandbox line says what is wrong.
 
 A malformed settings file, or a wrong value in one or in the environment,
 does not stop it: the config files line says what is wrong (file, line and
-column), the rest is reported without it, and co status exits 1.`,
+column), the rest is reported without it, and co status exits 1.
+
+Exit codes:
+  0  ready: the provider answers (its model list) and the settings load
+  1  a settings file is malformed or holds a wrong value (see above)
+  2  bad flags or arguments
+  3  the provider cannot answer: none is configured or usable, or it does
+     not answer (connection refused, no such host, an HTTP error such as
+     401 or 404, no answer within 3 s); the reachable or provider line
+     says why, and so does stderr
+
+A malformed settings file comes first: exit 1 even when the provider does
+not answer either.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			// The settings' warnings and problems are part of the report
@@ -61,11 +75,22 @@ column), the rest is reported without it, and co status exits 1.`,
 				mcpWaitCtx(wctx, s, a.MCP)
 				cancel()
 			}
-			fmt.Fprint(s.Out, statusTextWith(ctx, a, s.version, true, sandboxErr))
-			return settingsErr // exit 1, and said again on stderr
+			text, notReady := statusTextWith(ctx, a, s.version, true, sandboxErr)
+			fmt.Fprint(s.Out, text)
+			if settingsErr != nil {
+				return settingsErr // exit 1, and said again on stderr
+			}
+			if notReady != "" {
+				fmt.Fprintf(s.Err, "co: not ready: %s\n", safe.Text(notReady))
+				return exitCode(exitNotReady)
+			}
+			return nil
 		},
 	}
 }
+
+// exitNotReady is co status's exit code when the provider cannot answer.
+const exitNotReady = 3
 
 // statusMCPWait bounds how long co status waits for MCP servers still
 // starting: a server still starting then is reported so.
@@ -93,12 +118,14 @@ func reportApp(ctx context.Context, l *config.Loaded, version string) (a *app.Ap
 // statusText is the report of `co status` and /status. With probe, it
 // checks that the provider answers (a short network call).
 func statusText(ctx context.Context, a *app.App, version string, probe bool) string {
-	return statusTextWith(ctx, a, version, probe, nil)
+	text, _ := statusTextWith(ctx, a, version, probe, nil)
+	return text
 }
 
 // statusTextWith is statusText; a non-nil sandboxErr is why the configured
-// sandbox is not usable (a stands in with the subprocess backend).
-func statusTextWith(ctx context.Context, a *app.App, version string, probe bool, sandboxErr error) string {
+// sandbox is not usable (a stands in with the subprocess backend). With
+// probe, notReady says why the provider cannot answer ("" when it does).
+func statusTextWith(ctx context.Context, a *app.App, version string, probe bool, sandboxErr error) (text, notReady string) {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "version\t%s\n", version)
@@ -112,8 +139,10 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	switch {
 	case !done:
 		fmt.Fprintf(w, "provider\tchecking for Ollama…\n")
+		notReady = "no provider yet: still checking for Ollama"
 	case perr != nil:
 		fmt.Fprintf(w, "provider\tnone usable: %s\n", perr)
+		notReady = "no provider usable: " + present.FirstLine(perr.Error())
 	default:
 		fmt.Fprintf(w, "provider\t%s\n", p.Name)
 		model := p.Model
@@ -137,9 +166,14 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 			// one line.
 			info, err := provider.OllamaStatus(ctx, p, a.Config.Settings.OllamaNumCtx, nil)
 			if err != nil {
-				fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(a))
+				fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(ctx, a))
 				fmt.Fprintf(w, "reachable\tNO — Ollama does not answer at %s (%v)\n", provider.Endpoint(p), err)
+				notReady = fmt.Sprintf("Ollama does not answer at %s (%v)", provider.Endpoint(p), err)
 			} else {
+				// The window co asks (num_ctx), for the tools line.
+				lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				a.Agent.LearnWindow(lctx)
+				cancel()
 				fmt.Fprintf(w, "context window\t%s\n", info.ContextLine())
 				fmt.Fprintf(w, "reachable\tyes (Ollama %s)\n", info.Version)
 				if info.NoTools() {
@@ -151,7 +185,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			a.Agent.LearnWindow(lctx)
 			cancel()
-			fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(a))
+			fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(ctx, a))
 			// The model list, with the key: any HTTP answer is not enough
 			// (a wrong base URL answers 404).
 			pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
@@ -161,6 +195,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 				fmt.Fprintf(w, "reachable\t%s\n", msg)
 			} else {
 				fmt.Fprintf(w, "reachable\tNO — %s\n", safe.Text(msg))
+				notReady = "the provider does not answer — " + msg
 			}
 			if warning != "" {
 				fmt.Fprintf(w, "\tWARNING: %s\n", safe.Text(warning))
@@ -173,7 +208,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 				fmt.Fprintf(w, "context window\t%d tokens asked at most; known after the first reply\n", provider.OllamaNumCtx(a.Config.Settings.OllamaNumCtx, 0))
 			}
 		default:
-			fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(a))
+			fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(ctx, a))
 		}
 	}
 	files := "none (defaults and environment only)"
@@ -201,7 +236,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		// The model takes none: co sends them no tools (agent/toolless.go).
 		fmt.Fprintf(w, "tools\t%s (%d available, not sent)\n", noTools, a.Tools.Len())
 	} else {
-		fmt.Fprintf(w, "tools\t%s\n", toolsCount(a.Tools, a.MCP, false))
+		fmt.Fprintf(w, "tools\t%s\n", toolsRow(ctx, a))
 	}
 	for _, u := range a.Unconfigured {
 		fmt.Fprintf(w, "\t%s\n", u)
@@ -221,11 +256,32 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	w.Flush()
 	// Errors, versions and model names come from servers and files: the
 	// whole report goes through the sanitiser.
-	return safe.Text(b.String())
+	return safe.Text(b.String()), notReady
+}
+
+// toolsRow is the tools line: how many, with what the MCP servers add,
+// and, when the next request carries fewer (llm_tool_groups, or co's
+// choice for a small context window: agent.Agent.Sending), how many and
+// which.
+func toolsRow(ctx context.Context, a *app.App) string {
+	all := toolsCount(a.Tools, a.MCP, false)
+	sent, less := a.Agent.Sending(ctx)
+	if len(sent) == a.Tools.Len() {
+		return all
+	}
+	why := "llm_tool_groups"
+	if less != "" {
+		why = "the context window is small: co sends " + less
+	}
+	names := strings.Join(sent, ", ")
+	if len(sent) == 0 {
+		names = "none"
+	}
+	return fmt.Sprintf("%d of %s sent — %s (%s)", len(sent), all, names, why)
 }
 
 // contextWindowLine is the context window co counts with, or "unknown".
-func contextWindowLine(a *app.App) string {
+func contextWindowLine(ctx context.Context, a *app.App) string {
 	cw := a.Agent.ContextWindow()
 	if cw <= 0 {
 		return "unknown"
@@ -234,7 +290,7 @@ func contextWindowLine(a *app.App) string {
 	if src := a.Agent.ContextWindowSource(); src != "" {
 		line += " (from " + src + ")"
 	}
-	if less := a.Agent.SendingLess(); less != "" {
+	if _, less := a.Agent.Sending(ctx); less != "" {
 		line += "; small: co sends " + less
 	}
 	return line

@@ -63,6 +63,9 @@ type Options struct {
 	// (app.App.ExitCheck), run once the turn is over: its warning, when
 	// not empty, is said like the turn's (a protected_changed event).
 	AtExit func() (text string, paths []string)
+	// Failed, when set, is given the turn's failure, when it fails (a
+	// scheduled run decides from it whether to try again).
+	Failed func(agent.TurnFailed)
 }
 
 // Unattended is what a scheduled run needs beyond a co run's options.
@@ -221,6 +224,9 @@ func Run(ctx context.Context, o Options) int {
 				code = ExitInterrupted
 			}
 			r.failed, r.interrupted = e.Message, e.Interrupted
+			if o.Failed != nil {
+				o.Failed(e)
+			}
 			r.emit(map[string]any{"type": "turn_failed", "message": e.Message, "interrupted": e.Interrupted}, "error: "+safe.Text(e.Message))
 			if !o.JSON && r.midLine {
 				_, _ = io.WriteString(o.Out, "\n")

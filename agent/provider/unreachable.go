@@ -1,0 +1,63 @@
+package provider
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Unreachable reports whether err says the provider could not be reached
+// or could not answer now, so that the same request may succeed later: no
+// connection (refused, reset, no route, a host not found, a timeout), a
+// stream that sent nothing for the stall timeout, a 5xx or a 429 once the
+// client's own retries ran out. An answer that asking again cannot change
+// is not: a refused key, a wrong address or model (4xx), an exhausted
+// daily quota (QuotaError), a request over the context window, a 500 that
+// names a refusal of the server's setup (images without a projector, tools
+// without --jinja). A scheduled run tries again on it (internal/cli).
+func Unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var quota *QuotaError
+	if errors.As(err, &quota) {
+		return false
+	}
+	if _, ok := AsContextExceeded(err); ok {
+		return false
+	}
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	status, msg := 0, ""
+	switch {
+	case errors.As(err, &reqErr):
+		status, msg = reqErr.HTTPStatusCode, PlainError(reqErr.Body)
+	case errors.As(err, &apiErr):
+		status, msg = apiErr.HTTPStatusCode, apiErr.Message
+	}
+	switch {
+	case status >= 500:
+		return !refusesImages(msg) && !strings.Contains(strings.ToLower(msg), "requires --jinja")
+	case status == http.StatusTooManyRequests:
+		return true
+	case status != 0:
+		return false
+	}
+	if errors.Is(err, ErrStalled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	for _, e := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.ENETUNREACH, syscall.EHOSTUNREACH, syscall.ETIMEDOUT} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var netErr net.Error
+	return errors.As(err, &dnsErr) || errors.As(err, &opErr) || errors.As(err, &netErr) && netErr.Timeout()
+}
