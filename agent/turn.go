@@ -104,8 +104,9 @@ type turnState struct {
 	retries  map[string]int
 	failed   string // set when tool retries ran out
 	// exceeded is set once the provider refused a request as over its
-	// context window: the turn summarised and retried once.
-	exceeded bool
+	// context window: the turn made it smaller and retried once
+	// (exceededRetry); summarised, when that summarised older messages.
+	exceeded, summarised bool
 }
 
 // LastTurnSpan is the span of the latest turn: what is done for that turn
@@ -302,10 +303,15 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 			a.observeUsage(rawEst, res.usage.InputTokens)
 		}
 		if ce, ok := provider.AsContextExceeded(err); ok && res.text == "" && len(res.calls) == 0 && ctx.Err() == nil {
-			if a.exceededRetry(ctx, p, e, st, ce, rawEst) {
+			retry, msg := a.exceededRetry(ctx, p, e, st, ce, rawEst)
+			switch {
+			case retry:
 				continue
+			case ctx.Err() != nil:
+				fail("Interrupted.", ctx.Err(), true)
+			default:
+				fail(msg, err, false)
 			}
-			fail(describeExceeded(p, ce.Sent, ce.Window, a.ContextWindowSource()), err, false)
 			return
 		}
 		if err != nil {
