@@ -433,7 +433,7 @@ func ToolsRefused(err error) bool {
 // before anything else, so every request with tools gets it; asking again
 // cannot help (docs/providers.md, llama.cpp).
 var jinjaRefusals = []string{
-	"tools param requires --jinja flag",
+	"requires --jinja flag", // tools, or tool_choice
 	"unsupported param: tools",
 }
 
