@@ -233,10 +233,12 @@ type overflow struct {
 	// summarised: older messages were summarised in this turn.
 	summarised bool
 	// less is what the request already left out for a small window
-	// (SendingLess); still is co's estimate of it with more left out
-	// (stillLess), when even that would not fit.
-	less, stillLess string
-	still           int
+	// (SendingLess); still is co's estimate of it after what co then did
+	// (after: "summarising older messages", "only the shell and files
+	// tools"…), when even that would not fit.
+	less  string
+	after []string
+	still int
 }
 
 // describeExceeded is the message of a request that does not fit: both
@@ -280,8 +282,8 @@ func (a *Agent) describeExceeded(p provider.Provider, o overflow) string {
 	if len(done) > 0 {
 		b.WriteString(", even " + strings.Join(done, " and "))
 	}
-	if o.still > 0 {
-		fmt.Fprintf(&b, "; with %s it would still be about %d tokens", strings.ReplaceAll(o.stillLess, "; ", " and "), o.still)
+	if o.still > 0 && len(o.after) > 0 {
+		fmt.Fprintf(&b, "; after %s it would still be about %d tokens", strings.Join(o.after, " and "), o.still)
 	}
 	b.WriteString(". ")
 	larger := "Use a model or server with a larger context window (llama-server -c, ollama_num_ctx)"
@@ -437,31 +439,33 @@ func (a *Agent) exceededRetry(ctx context.Context, p provider.Provider, e *emitt
 	}
 	st.exceeded = true
 
-	var did []string
+	// What co did, for the notice (did) and for the message (after).
+	var did, after []string
 	if _, _, ok := turnSplit(a.History()); ok {
 		a.mu.Lock()
 		n := len(a.history)
 		a.mu.Unlock()
 		if a.compactKeep(ctx, p, e, n/2) || a.compactSplit(ctx, p, e, turnSplit) {
 			st.summarised = true
-			did = append(did, "summarised older messages")
+			did, after = append(did, "summarised older messages"), append(after, "summarising older messages")
 		}
 	}
 	if ctx.Err() != nil {
 		return false, ""
 	}
 	fits := func(room int) bool { return window <= 0 || a.estimateRequest(ctx, p)+room <= window }
+	core := fmt.Sprintf("only the %s tools", strings.Join(CoreToolGroups, " and "))
 	if !fits(a.replyReserve(window)) && a.sendCoreTools(p) {
-		did = append(did, fmt.Sprintf("sends only the %s tools", strings.Join(CoreToolGroups, " and ")))
+		did, after = append(did, "sends "+core), append(after, "with "+core)
 	}
 	if !fits(a.replyReserve(window)) && a.sendCompactPrompt() {
 		did = append(did, "sends a compact system prompt without the project instructions and skills")
+		after = append(after, "with a compact system prompt")
 	}
 	if len(did) == 0 || !fits(minReplyRoom) {
 		// Sending again would only be refused again.
-		sent.summarised = st.summarised
-		if less := a.SendingLess(); less != sent.less && window > 0 {
-			sent.stillLess, sent.still = less, a.estimateRequest(ctx, p)
+		if len(after) > 0 && window > 0 {
+			sent.after, sent.still = after, a.estimateRequest(ctx, p)
 		}
 		return false, a.describeExceeded(p, sent)
 	}

@@ -67,6 +67,16 @@ column), the rest is reported without it, and co status exits 1.`,
 	}
 }
 
+// providerName is the provider line's text: what the server said it is
+// (llama.cpp, with its build) or the provider's kind.
+func providerName(ag *agent.Agent) string {
+	name := ag.ProviderName()
+	if b := ag.ServerBuild(); b != "" {
+		name += " (build " + safe.Text(b) + ")"
+	}
+	return name
+}
+
 // statusMCPWait bounds how long co status waits for MCP servers still
 // starting: a server still starting then is reported so.
 const statusMCPWait = 10 * time.Second
@@ -115,7 +125,14 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	case perr != nil:
 		fmt.Fprintf(w, "provider\tnone usable: %s\n", perr)
 	default:
-		fmt.Fprintf(w, "provider\t%s\n", p.Name)
+		if probe && p.Name == "openai" {
+			// llama.cpp's /props (its window and what it is), /v1/models
+			// (≤ 2 s; agent/budget.go).
+			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			a.Agent.LearnWindow(lctx)
+			cancel()
+		}
+		fmt.Fprintf(w, "provider\t%s\n", providerName(a.Agent))
 		model := p.Model
 		if r := a.Agent.ReportedModel(); r != "" && r != p.Model {
 			model += " (the server answers as " + r + ")"
@@ -147,10 +164,6 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 				}
 			}
 		case probe:
-			// llama.cpp's /props, /v1/models (≤ 2 s; agent/budget.go).
-			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			a.Agent.LearnWindow(lctx)
-			cancel()
 			fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(a))
 			// The model list, with the key: any HTTP answer is not enough
 			// (a wrong base URL answers 404).
