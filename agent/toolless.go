@@ -10,17 +10,13 @@ package agent
 // /api/show's capabilities; from any other server it learns it from that
 // 400, retries the request once without tools and remembers it per
 // endpoint and model. Sources: docs/providers.md, Ollama.
-//
+
 // llama-server run without Jinja templates (--no-jinja, or a build from
-// before --jinja became its default) refuses every request with tools:
-//
-//	500 {"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}
-//
-// The model may well call tools; the server cannot render them. co takes
-// the same path: the request once more without tools (the 500 is not
-// retried as a failure), no tools for the rest of the session, and a
-// notice that says, once, how to get them (--jinja). Sources:
-// docs/providers.md, llama.cpp.
+// before --jinja became its default) refuses every request with tools,
+// 500 "tools param requires --jinja flag": the model may call tools, the
+// server cannot render them. co takes the same path (the 500 is not
+// retried as a failure) and its notice says once how to get them
+// (--jinja). Sources: docs/providers.md, llama.cpp.
 
 import (
 	"fmt"

@@ -11,9 +11,7 @@ package llmtest
 //   - a prompt of n_ctx tokens or more is refused before any output with HTTP
 //     400 of type "exceed_context_size_error" (the recorded body, with
 //     n_prompt_tokens and n_ctx), streamed or not;
-//   - with SetLlamaNoJinja (llama-server --no-jinja, or a build from before
-//     --jinja became its default), any request with tools is refused with
-//     HTTP 500 "tools param requires --jinja flag" before anything else.
+//   - with SetLlamaNoJinja, any request with tools gets HTTP 500.
 // The server's source lines for each: docs/providers.md, "llama.cpp". Tokens
 // are counted as everywhere in llmtest (characters / 4, PromptTokens), here
 // with the tool schemas, which the chat template puts in the prompt.
