@@ -68,8 +68,15 @@ column), the rest is reported without it, and co status exits 1.`,
 }
 
 // providerName is the provider line's text: what the server said it is
-// (llama.cpp, with its build) or the provider's kind.
-func providerName(ag *agent.Agent) string {
+// (llama.cpp, with its build) or the provider's kind. With probe, an
+// OpenAI-compatible server is asked first (llama.cpp's /props, with the
+// window: ≤ 2 s, agent/budget.go).
+func providerName(ctx context.Context, ag *agent.Agent, p provider.Provider, probe bool) string {
+	if probe && p.Name == "openai" {
+		lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		ag.LearnWindow(lctx)
+		cancel()
+	}
 	name := ag.ProviderName()
 	if b := ag.ServerBuild(); b != "" {
 		name += " (build " + safe.Text(b) + ")"
@@ -125,14 +132,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 	case perr != nil:
 		fmt.Fprintf(w, "provider\tnone usable: %s\n", perr)
 	default:
-		if probe && p.Name == "openai" {
-			// llama.cpp's /props (its window and what it is), /v1/models
-			// (≤ 2 s; agent/budget.go).
-			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			a.Agent.LearnWindow(lctx)
-			cancel()
-		}
-		fmt.Fprintf(w, "provider\t%s\n", providerName(a.Agent))
+		fmt.Fprintf(w, "provider\t%s\n", providerName(ctx, a.Agent, p, probe))
 		model := p.Model
 		if r := a.Agent.ReportedModel(); r != "" && r != p.Model {
 			model += " (the server answers as " + r + ")"
@@ -164,6 +164,10 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 				}
 			}
 		case probe:
+			// llama.cpp's /props, /v1/models (≤ 2 s; agent/budget.go).
+			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			a.Agent.LearnWindow(lctx)
+			cancel()
 			fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(a))
 			// The model list, with the key: any HTTP answer is not enough
 			// (a wrong base URL answers 404).
