@@ -67,23 +67,6 @@ column), the rest is reported without it, and co status exits 1.`,
 	}
 }
 
-// providerName is the provider line's text: what the server said it is
-// (llama.cpp, with its build) or the provider's kind. With probe, an
-// OpenAI-compatible server is asked first (llama.cpp's /props, with the
-// window: ≤ 2 s, agent/budget.go).
-func providerName(ctx context.Context, ag *agent.Agent, p provider.Provider, probe bool) string {
-	if probe && p.Name == "openai" {
-		lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		ag.LearnWindow(lctx)
-		cancel()
-	}
-	name := ag.ProviderName()
-	if b := ag.ServerBuild(); b != "" {
-		name += " (build " + safe.Text(b) + ")"
-	}
-	return name
-}
-
 // statusMCPWait bounds how long co status waits for MCP servers still
 // starting: a server still starting then is reported so.
 const statusMCPWait = 10 * time.Second
@@ -272,6 +255,23 @@ func lastAnswered(ctx context.Context, dataDir string, p provider.Provider) stri
 		return ""
 	}
 	return fmt.Sprintf(" (last answered as %s, %s)", strings.TrimPrefix(a.Model, "models/"), ago(time.Since(a.At)))
+}
+
+// providerName is the provider line's text: what the server said it is
+// (llama.cpp, with its build) or the provider's kind. With probe, an
+// OpenAI-compatible server is asked first (llama.cpp's /props, with the
+// window: ≤ 2 s, agent/budget.go).
+func providerName(ctx context.Context, ag *agent.Agent, p provider.Provider, probe bool) string {
+	if probe && p.Name == "openai" {
+		lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		ag.LearnWindow(lctx)
+		cancel()
+	}
+	name := ag.ProviderName()
+	if b := ag.ServerBuild(); b != "" {
+		name += " (build " + safe.Text(b) + ")"
+	}
+	return name
 }
 
 // ago renders how long ago something was: "just now", "5m ago", "2h ago",
