@@ -103,10 +103,11 @@ type turnState struct {
 	requests int
 	retries  map[string]int
 	failed   string // set when tool retries ran out
+	// summarised is set when exceededRetry summarised older messages.
+	summarised bool
 	// exceeded is set once the provider refused a request as over its
-	// context window: the turn made it smaller and retried once
-	// (exceededRetry); summarised, when that summarised older messages.
-	exceeded, summarised bool
+	// context window: the turn summarised and retried once.
+	exceeded bool
 }
 
 // LastTurnSpan is the span of the latest turn: what is done for that turn
