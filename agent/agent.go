@@ -157,7 +157,7 @@ type Agent struct {
 	budget     budgetState      // the context budget (budget.go)
 	// noTools are the models (by endpoint) that take no tools, with why
 	// (toolless.go); toolNoticed is the one last said so of.
-	noTools     map[string]string
+	noTools     map[string]noToolsWhy
 	toolNoticed string
 	// noVision are the models (by endpoint) that refused an image, with
 	// their answer; fits the images scaled for them (attach.go).

@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/co-cli/co/agent/provider"
@@ -39,6 +40,8 @@ type budgetState struct {
 	// next is the calibrated estimate of the request about to go, for the
 	// reply bound (replyBound); 0 before the first.
 	next int
+	// servers is what each endpoint said it is, by Origin (server.go).
+	servers map[string]provider.ServerInfo
 }
 
 type learnedWindow struct {
@@ -189,7 +192,7 @@ func (a *Agent) startLearn(p provider.Provider) <-chan struct{} {
 	}
 	ch := make(chan struct{})
 	a.budget.asking[key] = ch
-	if p.Name != "openai" || p.BaseURL == "" || a.cfg.History.ContextWindow > 0 {
+	if p.Name != "openai" || p.BaseURL == "" {
 		close(ch)
 		return ch
 	}
@@ -199,38 +202,120 @@ func (a *Agent) startLearn(p provider.Provider) <-chan struct{} {
 		defer func() { _ = recover() }()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		n, src := provider.AskWindow(ctx, client, p)
-		if n > 0 {
-			a.mu.Lock()
+		// Asked even when llm_context_window is set (which wins over it):
+		// the answer also says what the server is (server.go).
+		info := provider.AskServer(ctx, client, p)
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if info.Server != "" {
+			a.setServer(p, info)
+		}
+		if info.Window > 0 {
 			if a.budget.learned == nil {
 				a.budget.learned = map[string]learnedWindow{}
 			}
 			if _, ok := a.budget.learned[key]; !ok {
-				a.budget.learned[key] = learnedWindow{tokens: n, source: src}
+				a.budget.learned[key] = learnedWindow{tokens: info.Window, source: info.Source}
 			}
-			a.mu.Unlock()
 		}
 	}()
 	return ch
 }
 
-// describeExceeded is the message of a request that does not fit, even
-// after summarising.
-func describeExceeded(p provider.Provider, sent, window int, source string) string {
-	what := "the model's context window"
-	if window > 0 {
-		what = fmt.Sprintf("the model's context window (%d tokens", window)
-		if source != "" {
-			what += ", from " + source
+// overflow is a request that does not fit the window, for its message.
+type overflow struct {
+	sent, window int
+	// counted: sent is the server's count (llama.cpp's n_prompt_tokens),
+	// not co's estimate.
+	counted bool
+	// source is where co has the window from ("" when the server said it).
+	source string
+	// summarised: older messages were summarised in this turn.
+	summarised bool
+	// less is what the request already left out for a small window
+	// (SendingLess); still is co's estimate of it after what co then did
+	// (after: "summarising older messages", "only the shell and files
+	// tools"…), when even that would not fit.
+	less  string
+	after []string
+	still int
+}
+
+// describeExceeded is the message of a request that does not fit: both
+// numbers, what co already did to make it smaller (it says "after
+// summarising" only when it did), and what the user can do: a larger
+// window on the server (a figure for llama-server's -c), the setting if
+// co has the window wrong, fewer tools.
+func (a *Agent) describeExceeded(p provider.Provider, o overflow) string {
+	name := a.nameOf(p)
+	llama := a.isLlamaCpp(p)
+	var b strings.Builder
+	switch {
+	case o.counted && llama:
+		fmt.Fprintf(&b, "%s refused the request: its %d tokens (n_prompt_tokens) do not fit the server's context window of %d tokens (n_ctx)", name, o.sent, o.window)
+	case o.counted && o.window > 0:
+		fmt.Fprintf(&b, "%s refused the request: its %d tokens do not fit the model's context window of %d tokens", name, o.sent, o.window)
+	case o.counted:
+		fmt.Fprintf(&b, "%s refused the request as longer than the model's context window", name)
+	default:
+		size := "The request"
+		if o.sent > 0 {
+			size = fmt.Sprintf("The request (about %d tokens)", o.sent)
 		}
-		what += ")"
+		what := "the model's context window"
+		if o.window > 0 {
+			what = fmt.Sprintf("the model's context window (%d tokens", o.window)
+			if o.source != "" {
+				what += ", from " + o.source
+			}
+			what += ")"
+		}
+		fmt.Fprintf(&b, "%s does not fit %s of %s %s", size, what, name, p.Model)
 	}
-	size := "The request"
-	if sent > 0 {
-		size = fmt.Sprintf("The request (about %d tokens)", sent)
+	var done []string
+	if o.summarised {
+		done = append(done, "after summarising older messages")
 	}
-	return fmt.Sprintf("%s does not fit %s of %s %s, even after summarising older messages. Start the server with a larger context (llama-server -c, ollama_num_ctx), set llm_context_window if co has it wrong, send fewer tools (llm_tool_groups), or /clear.",
-		size, what, p.Name, p.Model)
+	if o.less != "" {
+		done = append(done, "with "+strings.ReplaceAll(o.less, "; ", " and "))
+	}
+	if len(done) > 0 {
+		b.WriteString(", even " + strings.Join(done, " and "))
+	}
+	if o.still > 0 && len(o.after) > 0 {
+		fmt.Fprintf(&b, "; after %s it would still be about %d tokens", strings.Join(o.after, " and "), o.still)
+	}
+	b.WriteString(". ")
+	larger := "Use a model or server with a larger context window (llama-server -c, ollama_num_ctx)"
+	switch {
+	case provider.OllamaNative(p):
+		larger = "Raise ollama_num_ctx"
+		if o.sent > 0 {
+			larger += fmt.Sprintf(" (to %d or more)", suggestWindow(o.sent))
+		}
+	case llama && o.sent > 0:
+		larger = fmt.Sprintf("Start llama-server with a larger context (-c %d or more)", suggestWindow(o.sent))
+	case llama:
+		larger = "Start llama-server with a larger context (-c)"
+	}
+	b.WriteString(larger + ", set llm_context_window if co has the window wrong, or send fewer tools (llm_tool_groups)")
+	if _, _, ok := turnSplit(a.History()); ok {
+		b.WriteString("; /clear starts afresh")
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// suggestWindow is a context size to suggest for a request of sent tokens:
+// room for it, for replies and a little conversation (a quarter more, at
+// least 1024 tokens), as a power of two.
+func suggestWindow(sent int) int {
+	need := sent + max(1024, sent/4)
+	n := 1024
+	for n < need {
+		n *= 2
+	}
+	return n
 }
 
 // fitBudget makes the next request fit the context window when it is
@@ -288,7 +373,7 @@ func (a *Agent) fitBudget(ctx context.Context, p provider.Provider, e *emitter, 
 	if est+minReplyRoom <= window {
 		return rawEst, ""
 	}
-	return rawEst, describeExceeded(p, est, window, a.ContextWindowSource())
+	return rawEst, a.describeExceeded(p, overflow{sent: est, window: window, source: a.ContextWindowSource(), summarised: st.compacted, less: a.SendingLess()})
 }
 
 // compactionSplit chooses what one compaction summarises of msgs (whose
@@ -379,14 +464,22 @@ func (a *Agent) checkTruncated(p provider.Provider, u message.Usage, rawEst int,
 	return true
 }
 
-// exceededRetry handles the provider's "context exceeded" answer: the
-// first time in a turn, it learns the numbers the answer gives, summarises
-// older messages and reports true (send again); after that, false.
-func (a *Agent) exceededRetry(ctx context.Context, p provider.Provider, e *emitter, st *turnState, ce *provider.ContextExceeded, rawEst int) bool {
-	if st.exceeded {
-		return false
+// exceededRetry handles the provider's "context exceeded" answer ce to the
+// request estimated at rawEst. It learns the answer's numbers: the window
+// (for the rest of the session) and the calibration. The first time in a
+// turn it makes the request smaller — older messages summarised when there
+// are any, then, while it still does not fit, only the core tools and the
+// compact system prompt (toolgroups.go) — and reports retry when something
+// got smaller and the request now fits: one retry. Otherwise, and the
+// second time, msg says why not, with the server's numbers.
+func (a *Agent) exceededRetry(ctx context.Context, p provider.Provider, e *emitter, st *turnState, ce *provider.ContextExceeded, rawEst int) (retry bool, msg string) {
+	if ce.LlamaCpp && !a.isLlamaCpp(p) {
+		// Its own words say it is llama-server, even where /props is not
+		// reachable (a proxy in front of it).
+		a.mu.Lock()
+		a.setServer(p, provider.ServerInfo{Server: provider.LlamaCpp})
+		a.mu.Unlock()
 	}
-	st.exceeded = true
 	if ce.Window > 0 && a.cfg.History.ContextWindow <= 0 && a.ContextInForce() == 0 {
 		a.mu.Lock()
 		if a.budget.learned == nil {
@@ -398,21 +491,60 @@ func (a *Agent) exceededRetry(ctx context.Context, p provider.Provider, e *emitt
 	if ce.Sent > 0 {
 		a.observeUsage(rawEst, ce.Sent)
 	}
+	window := ce.Window
+	if window <= 0 {
+		window = a.ContextWindow()
+	}
+	sent := overflow{sent: ce.Sent, window: window, counted: true, summarised: st.summarised || st.compacted, less: a.SendingLess()}
+	if st.exceeded {
+		return false, a.describeExceeded(p, sent)
+	}
+	st.exceeded = true
+
+	// What co did, for the notice (did) and for the message (after).
+	var did, after []string
+	if _, _, ok := turnSplit(a.History()); ok {
+		a.mu.Lock()
+		n := len(a.history)
+		a.mu.Unlock()
+		if a.compactKeep(ctx, p, e, n/2) || a.compactSplit(ctx, p, e, turnSplit) {
+			st.summarised, st.compacted = true, true
+			did, after = append(did, "summarised older messages"), append(after, "summarising older messages")
+		}
+	}
+	if ctx.Err() != nil {
+		return false, ""
+	}
+	fits := func(room int) bool { return window <= 0 || a.estimateRequest(ctx, p)+room <= window }
+	core := fmt.Sprintf("only the %s tools", strings.Join(CoreToolGroups, " and "))
+	if !fits(a.replyReserve(window)) && a.sendCoreTools(p) {
+		did, after = append(did, "sends "+core), append(after, "with "+core)
+	}
+	if !fits(a.replyReserve(window)) && a.sendCompactPrompt() {
+		did = append(did, "sends a compact system prompt without the project instructions and skills")
+		after = append(after, "with a compact system prompt")
+	}
+	if len(did) == 0 || !fits(minReplyRoom) {
+		// Sending again would only be refused again.
+		if len(after) > 0 && window > 0 {
+			sent.after, sent.still = after, a.estimateRequest(ctx, p)
+		}
+		return false, a.describeExceeded(p, sent)
+	}
 	nums := ""
 	if ce.Sent > 0 && ce.Window > 0 {
 		nums = fmt.Sprintf(" (%d tokens sent, %d in the window)", ce.Sent, ce.Window)
 	}
+	e.send(Notice{Text: fmt.Sprintf("%s refused the request as longer than its context window%s: co %s, and tries once more (/tools shows what is sent).", a.nameOf(p), nums, strings.Join(did, ", "))})
+	return true, ""
+}
+
+// estimateRequest is the calibrated estimate of the request as it would
+// go now.
+func (a *Agent) estimateRequest(ctx context.Context, p provider.Provider) int {
+	system, _ := a.systemPrompt(ctx)
 	a.mu.Lock()
-	n := len(a.history)
+	msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)
 	a.mu.Unlock()
-	// Nothing before this turn to summarise: sending again would only be
-	// refused again.
-	if _, _, ok := turnSplit(a.History()); !ok {
-		return false
-	}
-	e.send(Notice{Text: fmt.Sprintf("%s refused the request as longer than its context window%s; summarising older messages and trying once more.", p.Name, nums)})
-	if !a.compactKeep(ctx, p, e, n/2) {
-		a.compactSplit(ctx, p, e, turnSplit)
-	}
-	return ctx.Err() == nil
+	return a.calibrate(rawEstimate(system, a.toolsFor(p), msgs))
 }

@@ -138,7 +138,7 @@ func TestContextExceededSummarisesAndRetriesOnce(t *testing.T) {
 	})
 	before := len(srv.Requests())
 	f := failed(t, run(t, context.Background(), ag3, strings.Repeat("y", 8000), nil))
-	if !strings.Contains(f.Message, "does not fit") || !strings.Contains(f.Message, "1024 tokens") {
+	if !strings.Contains(f.Message, "do not fit") || !strings.Contains(f.Message, "1024 tokens") || strings.Contains(f.Message, "summarising") {
 		t.Fatalf("message: %q", f.Message)
 	}
 	if n := len(srv.Requests()) - before; n > 2 {

@@ -45,7 +45,12 @@ func thinks(p provider.Provider, caps []string) bool {
 
 // replyBound is the reply's bound for p: the setting (llm_max_tokens) when
 // above 0; else the default, at most what window (0: unknown) leaves after
-// the last request's prompt (half the window before the first reply).
+// this request's prompt, and at most half the window before the server has
+// counted a prompt. Until then co's estimate (characters / 4) is not
+// calibrated: real tokenizers counted 1.2 and 1.4 times it (docs/providers.md,
+// llama.cpp), and vLLM and OpenAI refuse a prompt plus max_tokens over the
+// window, so the first reply leaves the prompt room to be larger than co
+// thinks; a small first prompt still leaves the reply half the window.
 func (a *Agent) replyBound(p provider.Provider, window int, caps []string) int {
 	if n := a.cfg.Request.MaxTokens; n > 0 {
 		return n
@@ -65,9 +70,13 @@ func (a *Agent) replyBound(p provider.Provider, window int, caps []string) int {
 	if used <= 0 {
 		used = a.lastInput
 	}
+	counted := a.budget.calib > 0 || a.lastInput > 0
 	a.mu.Unlock()
 	if used <= 0 || used >= window {
 		used = window / 2
+	}
+	if !counted {
+		n = min(n, window/2)
 	}
 	return max(min(n, window-used), min(minReplyBound, window/4))
 }

@@ -71,7 +71,7 @@ func (a *Agent) toolDefsWith(reduced bool) []byte {
 func (a *Agent) stream(ctx context.Context, p provider.Provider, e *emitter) (res streamResult, err error) {
 	ctx, span := a.tracer.Start(ctx, "chat "+p.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "chat"),
-		attribute.String("gen_ai.provider.name", p.Name),
+		attribute.String("gen_ai.provider.name", a.nameOf(p)),
 		attribute.String("gen_ai.request.model", p.Model),
 		attribute.String("server.address", p.BaseURL),
 	))
@@ -105,11 +105,14 @@ func (a *Agent) stream(ctx context.Context, p provider.Provider, e *emitter) (re
 	sctx = provider.WithNotify(sctx, func(s string) { e.send(Notice{Text: s}) })
 
 	stream, err := a.open(sctx, p)
-	if err != nil && provider.ToolsRefused(err) && !a.toolsOff(p) && len(a.cfg.Tools.All()) > 0 {
+	if err != nil && !a.toolsOff(p) && len(a.cfg.Tools.All()) > 0 {
 		// The server could not be asked beforehand (toolless.go): the same
 		// request again, without tools, and never again with them.
-		a.markNoTools(p, err.Error())
-		stream, err = a.open(sctx, p)
+		why, jinja := provider.ToolsNeedJinja(err)
+		if jinja || provider.ToolsRefused(err) {
+			a.markNoTools(p, noToolsWhy{refusal: why, jinja: jinja})
+			stream, err = a.open(sctx, p)
+		}
 	}
 	if err == nil {
 		if msg := a.toolNotice(p); msg != "" {

@@ -120,3 +120,37 @@ func (a *Agent) sendLess(p provider.Provider, full string, window int, e *emitte
 		e.send(Notice{Text: fmt.Sprintf("The model's context window is small (%d tokens): co sends %s, so the conversation has room (/tools shows what is sent; llm_tool_groups chooses).", window, strings.Join(told, " and "))})
 	}
 }
+
+// sendCoreTools makes co send only CoreToolGroups to p, as sendLess does
+// for a small window; false when that sends no fewer tools than before.
+func (a *Agent) sendCoreTools(p provider.Provider) bool {
+	a.mu.Lock()
+	reduced := a.budget.reduced
+	a.mu.Unlock()
+	if reduced {
+		return false
+	}
+	before := len(a.toolsFor(p))
+	a.mu.Lock()
+	a.budget.reduced = true
+	a.mu.Unlock()
+	if len(a.toolsFor(p)) < before {
+		return true
+	}
+	a.mu.Lock()
+	a.budget.reduced = false // no tool outside the core groups
+	a.mu.Unlock()
+	return false
+}
+
+// sendCompactPrompt makes co send compactPrompt; false when it already
+// does.
+func (a *Agent) sendCompactPrompt() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.budget.compact {
+		return false
+	}
+	a.budget.compact = true
+	return true
+}

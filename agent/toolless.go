@@ -11,6 +11,13 @@ package agent
 // 400, retries the request once without tools and remembers it per
 // endpoint and model. Sources: docs/providers.md, Ollama.
 
+// llama-server run without Jinja templates (--no-jinja, or a build from
+// before --jinja became its default) refuses every request with tools,
+// 500 "tools param requires --jinja flag": the model may call tools, the
+// server cannot render them. co takes the same path (the 500 is not
+// retried as a failure) and its notice says once how to get them
+// (--jinja). Sources: docs/providers.md, llama.cpp.
+
 import (
 	"fmt"
 
@@ -20,14 +27,29 @@ import (
 // noToolsKey names a model at an endpoint.
 func noToolsKey(p provider.Provider) string { return p.Origin() + " " + p.Model }
 
+// noToolsWhy is why co sends a model no tools: the server's refusal, and
+// whether it was llama-server's for want of --jinja.
+type noToolsWhy struct {
+	refusal string
+	jinja   bool
+}
+
 // markNoTools records that p.Model takes no tools, and why.
-func (a *Agent) markNoTools(p provider.Provider, why string) {
+func (a *Agent) markNoTools(p provider.Provider, why noToolsWhy) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.noTools == nil {
-		a.noTools = map[string]string{}
+		a.noTools = map[string]noToolsWhy{}
 	}
 	a.noTools[noToolsKey(p)] = why
+}
+
+// noToolsJinja reports whether co sends p.Model no tools because its
+// llama-server runs without --jinja.
+func (a *Agent) noToolsJinja(p provider.Provider) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.noTools[noToolsKey(p)].jinja
 }
 
 // toolsOff reports whether co sends p.Model no tools: it is known to take
@@ -54,8 +76,15 @@ func (a *Agent) NoTools() string {
 	if !a.toolsOff(p) {
 		return ""
 	}
+	if a.noToolsJinja(p) {
+		return NoToolsJinjaLine
+	}
 	return NoToolsLine(p.Model)
 }
+
+// NoToolsJinjaLine is the status text for a llama-server that refuses
+// tools without --jinja.
+const NoToolsJinjaLine = "none — llama-server refuses tools without --jinja (start it with --jinja)"
 
 // NoToolsLine is the status text for a model that takes no tools.
 func NoToolsLine(model string) string {
@@ -95,5 +124,8 @@ func (a *Agent) toolNotice(p provider.Provider) string {
 		return ""
 	}
 	a.toolNoticed = key
+	if why := a.noTools[key]; why.jinja {
+		return fmt.Sprintf("llama.cpp refused tools (HTTP 500: %s): llama-server runs without Jinja chat templates (started with --no-jinja, or a build from before --jinja became the default). co answers without tools for the rest of this session: it cannot read files, run commands or search for you. To use tools, start llama-server with --jinja.", why.refusal)
+	}
 	return fmt.Sprintf("%s does not support tools, so co chats with it without them: it cannot read files, run commands or search for you. To use tools, switch to a model that supports them (/model).", p.Model)
 }

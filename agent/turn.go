@@ -103,6 +103,8 @@ type turnState struct {
 	requests int
 	retries  map[string]int
 	failed   string // set when tool retries ran out
+	// summarised is set when exceededRetry summarised older messages.
+	summarised bool
 	// exceeded is set once the provider refused a request as over its
 	// context window: the turn summarised and retried once.
 	exceeded bool
@@ -299,10 +301,15 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 			a.observeUsage(rawEst, res.usage.InputTokens)
 		}
 		if ce, ok := provider.AsContextExceeded(err); ok && res.text == "" && len(res.calls) == 0 && ctx.Err() == nil {
-			if a.exceededRetry(ctx, p, e, st, ce, rawEst) {
+			retry, msg := a.exceededRetry(ctx, p, e, st, ce, rawEst)
+			switch {
+			case retry:
 				continue
+			case ctx.Err() != nil:
+				fail("Interrupted.", ctx.Err(), true)
+			default:
+				fail(msg, err, false)
 			}
-			fail(describeExceeded(p, ce.Sent, ce.Window, a.ContextWindowSource()), err, false)
 			return
 		}
 		if err != nil {

@@ -90,6 +90,9 @@
 //     tokens or more (PromptTokens: characters / 4, tool schemas
 //     included) refused with its HTTP 400 exceed_context_size_error body
 //     (n_prompt_tokens, n_ctx). SetLlamaContext sets -c (4096 by default).
+//     /props names the server's build (build_info) as b10573 does.
+//     SetLlamaNoJinja imitates llama-server --no-jinja: any request with
+//     tools gets HTTP 500 "tools param requires --jinja flag".
 //
 // Reply.Endless imitates a model that never stops: it streams " tick" /
 // " tock" one token a chunk up to the request's bound (max_tokens,

@@ -10,7 +10,8 @@ package llmtest
 //     naming itself in "model" as the request did;
 //   - a prompt of n_ctx tokens or more is refused before any output with HTTP
 //     400 of type "exceed_context_size_error" (the recorded body, with
-//     n_prompt_tokens and n_ctx), streamed or not.
+//     n_prompt_tokens and n_ctx), streamed or not;
+//   - with SetLlamaNoJinja, any request with tools gets HTTP 500.
 // The server's source lines for each: docs/providers.md, "llama.cpp". Tokens
 // are counted as everywhere in llmtest (characters / 4, PromptTokens), here
 // with the tool schemas, which the chat template puts in the prompt.
@@ -31,8 +32,25 @@ const llamaDefaultContext = 4096
 const llamaModel = "gguf/tiny.gguf"
 
 type llamaState struct {
-	nCtx   int
-	mmproj bool // started with --mmproj: takes images
+	nCtx    int
+	mmproj  bool // started with --mmproj: takes images
+	noJinja bool // started with --no-jinja: refuses tools
+}
+
+// SetLlamaNoJinja makes the llamacpp profile's server run without Jinja
+// chat templates, as llama-server started with --no-jinja does (or one
+// built before --jinja became its default, huggingface/hub-docs#2420): any
+// chat request that carries tools gets HTTP 500
+// {"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}
+// (tools/server/server-common.cpp, oaicompat_chat_params_parse: thrown
+// when the request's tools are not empty and use_jinja is off, before the
+// prompt is rendered; the handler's exception wrapper answers 500
+// server_error; bodies as reported in containers/ramalama#988 and
+// defilantech/LLMKube#126).
+func (s *Server) SetLlamaNoJinja(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.llama.noJinja = on
 }
 
 // SetLlamaMMProj makes the llamacpp profile's server take images, as
@@ -114,22 +132,17 @@ func PromptTokens(req Request) int {
 // llamaCheck refuses a prompt that does not fit the context.
 func (s *Server) llamaCheck(req Request) *profileError {
 	s.mu.Lock()
-	mmproj := s.llama.mmproj
+	mmproj, noJinja := s.llama.mmproj, s.llama.noJinja
 	s.mu.Unlock()
+	if noJinja && len(req.Body.Tools) > 0 {
+		return llamaServerError("tools param requires --jinja flag")
+	}
 	if n, _ := imageParts(req.Messages()); n > 0 && !mmproj {
 		// Without a projector llama-server answers an image part with 500
 		// {"code":500,"message":"image input is not supported - hint: if
 		// this is unexpected, you may need to provide the mmproj","type":
 		// "server_error"} (ggml-org/llama.cpp#15377 (2025-08-17), #13566).
-		msg := "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
-		type body struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-			Type    string `json:"type"`
-		}
-		return &profileError{status: http.StatusInternalServerError, why: msg, body: struct {
-			Error body `json:"error"`
-		}{body{500, msg, "server_error"}}}
+		return llamaServerError("image input is not supported - hint: if this is unexpected, you may need to provide the mmproj")
 	}
 	n, ctx := s.countPrompt(req, 0), s.llamaCtx()
 	if n < ctx {
@@ -148,17 +161,57 @@ func (s *Server) llamaCheck(req Request) *profileError {
 	}{body{400, msg, "exceed_context_size_error", n, ctx}}}
 }
 
-// handleLlamaProps answers GET /props.
+// llamaServerError is llama-server's answer to a request its handler threw
+// on: HTTP 500 of type server_error (format_error_response, ERROR_TYPE_SERVER).
+func llamaServerError(msg string) *profileError {
+	type body struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Type    string `json:"type"`
+	}
+	return &profileError{status: http.StatusInternalServerError, why: msg, body: struct {
+		Error body `json:"error"`
+	}{body{500, msg, "server_error"}}}
+}
+
+// LlamaBuild is the build the llamacpp profile reports (/props build_info,
+// as recorded from b10573).
+const LlamaBuild = "b10573-d775b8967"
+
+// handleLlamaProps answers GET /props with the fields recorded from
+// b10573 (docs/recordings/local-servers-2026-11-26.md, item d; source:
+// tools/server/server-context.cpp, the /props handler): the slot's n_ctx
+// under default_generation_settings, the model, its modalities, chat
+// template and what it supports, and build_info, which names the server.
 func (s *Server) handleLlamaProps(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	mmproj := s.llama.mmproj
+	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{
 		"default_generation_settings": map[string]any{
-			"params": map[string]any{"temperature": 0.8, "top_k": 40, "top_p": 0.95, "max_tokens": -1, "n_predict": -1},
-			"n_ctx":  s.llamaCtx(),
+			"params": map[string]any{"seed": 4294967295, "temperature": 0.8, "top_k": 40, "top_p": 0.95, "min_p": 0.05,
+				"max_tokens": -1, "n_predict": -1, "n_keep": 0, "chat_format": "Content-only"},
+			"n_ctx": s.llamaCtx(),
 		},
-		"total_slots": 1,
-		"model_alias": llamaModel,
-		"model_path":  llamaModel,
-		"build_info":  "b10573-d775b8967",
+		"total_slots":      4,
+		"model_alias":      llamaModel,
+		"model_ftype":      "all F32",
+		"model_path":       llamaModel,
+		"modalities":       map[string]any{"vision": mmproj, "video": false, "audio": false},
+		"endpoint_slots":   true,
+		"endpoint_props":   false,
+		"endpoint_metrics": false,
+		"ui":               true,
+		"ui_settings":      map[string]any{},
+		"chat_template":    "{%- if tools %}…",
+		"chat_template_caps": map[string]any{"supports_object_arguments": true, "supports_parallel_tool_calls": true,
+			"supports_preserve_reasoning": false, "supports_reasoning_effort": false, "supports_string_content": true,
+			"supports_system_role": true, "supports_tool_calls": true, "supports_tools": true, "supports_typed_content": false},
+		"bos_token":          "<|endoftext|>",
+		"eos_token":          "<|im_end|>",
+		"build_info":         LlamaBuild,
+		"is_sleeping":        false,
+		"cors_proxy_enabled": false,
 	})
 }
 

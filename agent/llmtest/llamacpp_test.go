@@ -48,8 +48,9 @@ func TestLlamaCppProfile(t *testing.T) {
 		Default struct {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
+		BuildInfo string `json:"build_info"`
 	}
-	if code != 200 || json.Unmarshal(b, &props) != nil || props.Default.NCtx != 512 {
+	if code != 200 || json.Unmarshal(b, &props) != nil || props.Default.NCtx != 512 || props.BuildInfo != llmtest.LlamaBuild {
 		t.Fatalf("/props: %d %s", code, b)
 	}
 	code, b = getBody(t, srv.URL+"/models")
@@ -69,6 +70,20 @@ func TestLlamaCppProfile(t *testing.T) {
 	if code != 400 || strings.TrimSpace(string(b)) != want {
 		t.Fatalf("over the window: %d %s", code, b)
 	}
+	// Without --jinja any request with tools is a 500, before the window is
+	// even looked at; without tools it is answered.
+	srv.SetLlamaNoJinja(true)
+	tools := `,"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]`
+	code, b = postBody(t, srv.URL+"/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"`+long+`"}]`+tools+`}`)
+	if want := `{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}`; code != 500 || strings.TrimSpace(string(b)) != want {
+		t.Fatalf("tools without --jinja: %d %s", code, b)
+	}
+	srv.Script(llmtest.Reply{Text: "plain"})
+	if code, b = postBody(t, srv.URL+"/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`); code != 200 || !bytes.Contains(b, []byte("plain")) {
+		t.Fatalf("no tools without --jinja: %d %s", code, b)
+	}
+	srv.SetLlamaNoJinja(false)
+
 	// Another profile does not serve /props.
 	srv.SetProfile(llmtest.ProfileVLLM)
 	if code, _ := getBody(t, host+"/props"); code != 404 {

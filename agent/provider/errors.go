@@ -26,7 +26,11 @@ type errorBody struct {
 	Type    string          `json:"type"`
 	Status  string          `json:"status"`
 	Code    json.RawMessage `json:"code"` // a number (Google) or a string (OpenAI)
-	Details []struct {
+	// llama.cpp's exceed_context_size_error carries the prompt's tokens and
+	// the slot's window (window.go).
+	NPromptTokens int `json:"n_prompt_tokens"`
+	NCtx          int `json:"n_ctx"`
+	Details       []struct {
 		Type string `json:"@type"`
 		// google.rpc.RetryInfo: a protobuf Duration such as "38s" or
 		// "45.837906927s" (docs/providers.md, Gemini).
@@ -419,4 +423,46 @@ func ToolsRefused(err error) bool {
 		status, msg = apiErr.HTTPStatusCode, apiErr.Message
 	}
 	return status == 400 && strings.Contains(strings.ToLower(msg), "does not support tools")
+}
+
+// jinjaRefusals are llama-server's answers (HTTP 500, type server_error)
+// to a request with tools when it runs without Jinja templates: started
+// with --no-jinja, or a build from before --jinja became its default
+// ("tools param requires --jinja flag"), or one older still that had no
+// --jinja ("Unsupported param: tools"). It checks the request's tools
+// before anything else, so every request with tools gets it; asking again
+// cannot help (docs/providers.md, llama.cpp).
+var jinjaRefusals = []string{
+	"requires --jinja flag", // tools, or tool_choice
+	"unsupported param: tools",
+}
+
+// needsJinja reports whether an error message is llama-server's refusal
+// of tools without --jinja.
+func needsJinja(msg string) bool {
+	low := strings.ToLower(msg)
+	for _, r := range jinjaRefusals {
+		if strings.Contains(low, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// ToolsNeedJinja reports whether err is llama-server's 500 refusing tools
+// because it runs without --jinja, and its message.
+func ToolsNeedJinja(err error) (string, bool) {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	status, msg := 0, ""
+	switch {
+	case errors.As(err, &reqErr):
+		status, msg = reqErr.HTTPStatusCode, PlainError(reqErr.Body)
+	case errors.As(err, &apiErr):
+		status, msg = apiErr.HTTPStatusCode, apiErr.Message
+	}
+	if status < 400 || !needsJinja(msg) {
+		return "", false
+	}
+	return msg, true
 }

@@ -248,11 +248,14 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		// The body says whether the 429 can be waited out, and for how
 		// long (Gemini sends no Retry-After; see errors.go).
-		if resp.StatusCode == http.StatusInternalServerError && refusesImages(string(peekBody(resp, 64<<10))) {
+		if resp.StatusCode == http.StatusInternalServerError {
 			// llama-server without --mmproj and Ollama answer an image to
-			// a model without vision with a 500 (attach.go): asking again
-			// cannot help.
-			return resp, nil
+			// a model without vision with a 500 (attach.go), llama-server
+			// without --jinja any request with tools (errors.go): asking
+			// again cannot help.
+			if b := string(peekBody(resp, 64<<10)); refusesImages(b) || needsJinja(b) {
+				return resp, nil
+			}
 		}
 		var body errorBody
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {

@@ -11,25 +11,56 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
+// ServerInfo is what an OpenAI-compatible server says of itself: its
+// context window and where that came from, and, when it says so, what it
+// is (Server "llama.cpp", with its build).
+type ServerInfo struct {
+	Window int
+	Source string
+	Server string
+	Build  string
+}
+
+// LlamaCpp is the name co gives llama.cpp's llama-server once /props
+// identifies it.
+const LlamaCpp = "llama.cpp"
+
 // AskWindow asks an OpenAI-compatible server for its context window.
 func AskWindow(ctx context.Context, client *http.Client, p Provider) (int, string) {
+	s := AskServer(ctx, client, p)
+	return s.Window, s.Source
+}
+
+// AskServer asks an OpenAI-compatible server for its context window and
+// what it is.
+func AskServer(ctx context.Context, client *http.Client, p Provider) ServerInfo {
 	base := strings.TrimRight(p.BaseURL, "/")
 	root := strings.TrimSuffix(base, "/v1")
 	// llama-server: GET /props (tools/server/README.md, "GET /props"; the
 	// slot's n_ctx is default_generation_settings.n_ctx, older servers
-	// also put n_ctx at the top level).
+	// also put n_ctx at the top level). Its answer names the server's
+	// build (build_info) beside its default_generation_settings: that is
+	// llama-server (docs/providers.md, llama.cpp).
 	var props struct {
-		Default struct {
+		Default *struct {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
-		NCtx int `json:"n_ctx"`
+		NCtx      int    `json:"n_ctx"`
+		BuildInfo string `json:"build_info"`
 	}
+	var info ServerInfo
 	if status, _, err := DoJSON(ctx, client, http.MethodGet, root+"/props", p.APIKey, nil, &props); err == nil && status == http.StatusOK {
-		if n := props.Default.NCtx; n > 0 {
-			return n, "llama.cpp /props n_ctx"
+		if props.Default != nil && props.BuildInfo != "" {
+			info.Server, info.Build = LlamaCpp, props.BuildInfo
 		}
-		if props.NCtx > 0 {
-			return props.NCtx, "llama.cpp /props n_ctx"
+		switch {
+		case props.Default != nil && props.Default.NCtx > 0:
+			info.Window, info.Source = props.Default.NCtx, "llama.cpp /props n_ctx"
+		case props.NCtx > 0:
+			info.Window, info.Source = props.NCtx, "llama.cpp /props n_ctx"
+		}
+		if info.Window > 0 {
+			return info
 		}
 	}
 	var list struct {
@@ -51,11 +82,14 @@ func AskWindow(ctx context.Context, client *http.Client, p Provider) (int, strin
 			}
 			switch {
 			case m.MaxModelLen > 0:
-				return m.MaxModelLen, "/v1/models max_model_len (vLLM)"
+				info.Window, info.Source = m.MaxModelLen, "/v1/models max_model_len (vLLM)"
+				return info
 			case m.Meta != nil && m.Meta.NCtx > 0:
-				return m.Meta.NCtx, "llama.cpp /v1/models meta.n_ctx"
+				info.Window, info.Source = m.Meta.NCtx, "llama.cpp /v1/models meta.n_ctx"
+				return info
 			case m.Meta != nil && m.Meta.NCtxTrain > 0:
-				return m.Meta.NCtxTrain, "llama.cpp /v1/models meta.n_ctx_train"
+				info.Window, info.Source = m.Meta.NCtxTrain, "llama.cpp /v1/models meta.n_ctx_train"
+				return info
 			}
 		}
 	}
@@ -68,11 +102,12 @@ func AskWindow(ctx context.Context, client *http.Client, p Provider) (int, strin
 	if status, _, err := DoJSON(ctx, client, http.MethodGet, root+"/api/v0/models", p.APIKey, nil, &lms); err == nil && status == http.StatusOK {
 		for _, m := range lms.Data {
 			if m.ID == p.Model && m.MaxContextLength > 0 {
-				return m.MaxContextLength, "LM Studio /api/v0/models max_context_length"
+				info.Window, info.Source = m.MaxContextLength, "LM Studio /api/v0/models max_context_length"
+				return info
 			}
 		}
 	}
-	return 0, ""
+	return info
 }
 
 // ContextExceeded is a request the provider refused as longer than its
@@ -80,6 +115,9 @@ func AskWindow(ctx context.Context, client *http.Client, p Provider) (int, strin
 type ContextExceeded struct {
 	Sent, Window int
 	Message      string
+	// LlamaCpp is set when the answer is llama-server's (its type
+	// exceed_context_size_error, or its words).
+	LlamaCpp bool
 }
 
 func (e *ContextExceeded) Error() string { return e.Message }
@@ -111,12 +149,14 @@ func AsContextExceeded(err error) (*ContextExceeded, bool) {
 		return ce, true
 	}
 	msg, typ, code := "", "", ""
+	sent, window := 0, 0
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
 	case errors.As(err, &reqErr):
 		b, _ := parseErrorBody(reqErr.Body)
 		msg, typ, code = b.Message, b.Type, b.code()
+		sent, window = b.NPromptTokens, b.NCtx
 		if msg == "" {
 			msg = string(reqErr.Body)
 		}
@@ -128,10 +168,16 @@ func AsContextExceeded(err error) (*ContextExceeded, bool) {
 	default:
 		return nil, false
 	}
-	out := &ContextExceeded{Message: PlainMessage(msg)}
+	out := &ContextExceeded{Message: PlainMessage(msg), LlamaCpp: typ == "exceed_context_size_error"}
+	if sent > 0 && window > 0 {
+		// llama.cpp's own fields, when the body came whole.
+		out.Sent, out.Window, out.LlamaCpp = sent, window, true
+		return out, true
+	}
 	if m := llamaExceeded.FindStringSubmatch(msg); m != nil {
 		out.Sent, _ = strconv.Atoi(m[1])
 		out.Window, _ = strconv.Atoi(m[2])
+		out.LlamaCpp = true
 		return out, true
 	}
 	if m := openaiExceeded.FindStringSubmatch(msg); m != nil {

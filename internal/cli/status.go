@@ -144,7 +144,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 		fmt.Fprintf(w, "provider\tnone usable: %s\n", perr)
 		notReady = "no provider usable: " + present.FirstLine(perr.Error())
 	default:
-		fmt.Fprintf(w, "provider\t%s\n", p.Name)
+		fmt.Fprintf(w, "provider\t%s\n", providerName(ctx, a.Agent, p, probe))
 		model := p.Model
 		if r := a.Agent.ReportedModel(); r != "" && r != p.Model {
 			model += " (the server answers as " + r + ")"
@@ -311,6 +311,23 @@ func lastAnswered(ctx context.Context, dataDir string, p provider.Provider) stri
 		return ""
 	}
 	return fmt.Sprintf(" (last answered as %s, %s)", strings.TrimPrefix(a.Model, "models/"), ago(time.Since(a.At)))
+}
+
+// providerName is the provider line's text: what the server said it is
+// (llama.cpp, with its build) or the provider's kind. With probe, an
+// OpenAI-compatible server is asked first (llama.cpp's /props, with the
+// window: ≤ 2 s, agent/budget.go).
+func providerName(ctx context.Context, ag *agent.Agent, p provider.Provider, probe bool) string {
+	if probe && p.Name == "openai" {
+		lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		ag.LearnWindow(lctx)
+		cancel()
+	}
+	name := ag.ProviderName()
+	if b := ag.ServerBuild(); b != "" {
+		name += " (build " + safe.Text(b) + ")"
+	}
+	return name
 }
 
 // ago renders how long ago something was: "just now", "5m ago", "2h ago",

@@ -2,7 +2,7 @@
 // end-to-end tests and for trying co without a model.
 //
 //	llmtest [--addr 127.0.0.1:0] [--script FILE] [--rules] [--echo] [--quiet]
-//	        [--profile NAME] [--api-key KEY]
+//	        [--profile NAME] [--api-key KEY] [--ctx-size N] [--no-jinja]
 //
 // The first line on stdout is LLMTEST_URL=<base url>, the URL to give co:
 //
@@ -13,6 +13,9 @@
 // in /v1beta/openai and requests need "Authorization: Bearer KEY": the
 // --api-key if given, otherwise any key. Each profile serves its own model
 // ids (e.g. gemini-3.8-flash, deepseek-v4-flash, qwen3:8b), not "test".
+// With llamacpp, --ctx-size is llama-server's -c (4096 by default) and
+// --no-jinja makes it refuse any request with tools (HTTP 500 "tools param
+// requires --jinja flag"), as llama-server started with --no-jinja does.
 //
 // It serves until SIGINT or SIGTERM and then exits 0. A line per request
 // goes to stderr unless --quiet is given.
@@ -72,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "do not log requests to stderr")
 	profile := fs.String("profile", "", "imitate a provider: gemini, deepseek, vllm, openai, ollama or llamacpp")
 	apiKey := fs.String("api-key", "", "API key the gemini profile requires as a Bearer token (default: any)")
+	ctxSize := fs.Int("ctx-size", 0, "the llamacpp profile's context window, llama-server's -c (default 4096)")
+	noJinja := fs.Bool("no-jinja", false, "the llamacpp profile refuses requests with tools, as llama-server --no-jinja does")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +86,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	prof, err := llmtest.ParseProfile(*profile)
 	if err != nil {
 		return err
+	}
+	if (*ctxSize != 0 || *noJinja) && prof != llmtest.ProfileLlamaCpp {
+		return fmt.Errorf("--ctx-size and --no-jinja are for --profile llamacpp")
+	}
+	if *ctxSize < 0 {
+		return fmt.Errorf("--ctx-size %d: want a number of tokens above 0", *ctxSize)
 	}
 
 	var replies []llmtest.Reply
@@ -104,6 +115,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	srv.SetProfile(prof)
 	srv.SetAPIKey(*apiKey)
+	srv.SetLlamaContext(*ctxSize)
+	srv.SetLlamaNoJinja(*noJinja)
 	if *rules {
 		srv.Rules(replies...)
 	} else {

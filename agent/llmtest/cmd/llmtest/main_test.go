@@ -222,3 +222,50 @@ func TestRunRejectsUnknownProfile(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// --profile llamacpp with --ctx-size and --no-jinja: /props says the
+// window, a request with tools gets llama-server's 500 without --jinja,
+// one without tools is answered.
+func TestCommandLlamaCppFlags(t *testing.T) {
+	bin := build(t)
+	url, stop := start(t, bin, "--profile", "llamacpp", "--ctx-size", "2048", "--no-jinja", "--echo", "--quiet")
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("exit after SIGTERM: %v", err)
+		}
+	}()
+	resp, err := http.Get(strings.TrimSuffix(url, "/v1") + "/props")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"n_ctx":2048`) {
+		t.Errorf("/props: %s", b)
+	}
+	post := func(body string) (int, string) {
+		resp, err := http.Post(url+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+	tools := `,"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]`
+	if status, body := post(`{"model":"m","messages":[{"role":"user","content":"ping"}]` + tools + `}`); status != 500 ||
+		body != `{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}` {
+		t.Errorf("with tools: %d %s", status, body)
+	}
+	if status, body := post(`{"model":"m","messages":[{"role":"user","content":"ping"}]}`); status != 200 || !strings.Contains(body, "You said: ping") {
+		t.Errorf("without tools: %d %s", status, body)
+	}
+}
+
+func TestRunRejectsLlamaFlagsElsewhere(t *testing.T) {
+	for _, args := range [][]string{{"--no-jinja"}, {"--profile", "vllm", "--ctx-size", "2048"}, {"--profile", "llamacpp", "--ctx-size", "-1"}} {
+		if err := run(args, io.Discard, io.Discard); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+}
