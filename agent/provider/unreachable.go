@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"syscall"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -42,7 +41,7 @@ func Unreachable(err error) bool {
 	}
 	switch {
 	case status >= 500:
-		return !refusesImages(msg) && !strings.Contains(strings.ToLower(msg), "requires --jinja")
+		return !refusesImages(msg) && !needsJinja(msg)
 	case status == http.StatusTooManyRequests:
 		return true
 	case status != 0:
