@@ -538,7 +538,7 @@ type mdStream struct {
 	blocks   []mdBlock
 	done     int // where the finished blocks end in text
 	final    bool
-	tailFrom int      // the rendered tail is text[tailFrom:tailEnd]
+	tailFrom int // the rendered tail is text[tailFrom:tailEnd]
 	tailEnd  int
 	tail     []string // render of the tail at tailW
 	tailWs   []int
