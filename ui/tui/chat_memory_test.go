@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,11 +27,25 @@ func longTurn(a *App, i int) {
 	out := fmt.Sprintf("svc_%d.go:12:func (s *Service) Handle(ctx context.Context) error {\nsvc_%d.go:40:\treturn s.Handle(ctx)", i, i)
 	a.handleAgentEvent(agentEventMsg{Turn: a.turn, Event: agent.ToolCallFinished{CallID: id, Name: "shell", Status: message.CallDone, Duration: time.Second, Result: tools.Result{Display: out}}})
 	reply := fmt.Sprintf("Turn **%d**: the handler checks `ev.Version`.\n\n- parse it\n- store it\n\n```go\nreturn s.store.Put(ctx, %d)\n```\n\n| key | value |\n|---|---|\n| turn | %d |\n\nEnd of reply %d.", i, i, i, i)
-	for off := 0; off < len(reply); off += 64 {
-		a.handleAgentEvent(agentEventMsg{Turn: a.turn, Event: agent.TextDelta{Text: reply[off:min(off+64, len(reply))]}})
-	}
+	// Two chunks: the first ends inside the code block.
+	cut := strings.Index(reply, "return")
+	a.handleAgentEvent(agentEventMsg{Turn: a.turn, Event: agent.TextDelta{Text: reply[:cut]}})
+	a.handleAgentEvent(agentEventMsg{Turn: a.turn, Event: agent.TextDelta{Text: reply[cut:]}})
 	a.handleAgentEvent(agentEventMsg{Turn: a.turn, Event: agent.TurnFinished{}})
-	a.View()
+	if i%10 == 0 {
+		a.View()
+	}
+}
+
+// longChat is a chat of w×h after turns turns.
+func longChat(turns, w, h int) *App {
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m"}})
+	a := New(context.Background(), Options{Agent: ag, Environ: []string{}, Theme: "dark"})
+	a.Update(windowSize(w, h))
+	for i := range turns {
+		longTurn(a, i)
+	}
+	return a
 }
 
 // heldRenderedLines counts the rendered lines the chat's entries hold, at
@@ -62,17 +77,10 @@ func heldRenderedLines(c *Chat) int {
 
 // TestLongConversationKeepsRenderedLinesBounded plays 1,000 turns: the
 // rendered lines the chat holds after 1,000 are no more than after 100
-// (they are bounded by a constant, not by the conversation), and
-// scrolling from the top to the end shows every line of every message,
-// exactly as a chat that rendered each of them afresh.
+// (they are bounded by a constant, not by the conversation), and the top
+// of the transcript, released long ago, shows as a fresh render would.
 func TestLongConversationKeepsRenderedLinesBounded(t *testing.T) {
-	const w, h = 100, 30
-	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", Model: "m"}})
-	a := New(context.Background(), Options{Agent: ag, Environ: []string{}, Theme: "dark"})
-	a.Update(windowSize(w, h))
-	for i := range 100 {
-		longTurn(a, i)
-	}
+	a := longChat(100, 100, 30)
 	at100 := heldRenderedLines(a.chat)
 	for i := 100; i < 1000; i++ {
 		longTurn(a, i)
@@ -82,33 +90,21 @@ func TestLongConversationKeepsRenderedLinesBounded(t *testing.T) {
 	if at1000 > at100+at100/5 {
 		t.Errorf("the chat holds %d rendered lines after 1,000 turns against %d after 100: what it renders grows with the conversation", at1000, at100)
 	}
+	want := freshLines(t, a.chat, 12)
+	a.chat.Top()
+	step := a.chat.height - 1
+	sameRows(t, a.chat.Rows()[:step], want[:step])
+}
 
-	// Every entry rendered afresh, one after another with a blank line
-	// between them, is what the transcript must show from top to bottom.
-	fresh := NewChat(a.th, a.md)
-	fresh.SetSize(a.chat.width, a.chat.height)
-	var want []string
-	for i, e := range a.chat.entries {
-		if i > 0 {
-			want = append(want, "")
-		}
-		for _, l := range copyEntry(t, e).render(fresh.inner(), &fresh.rc) {
-			want = append(want, xansi.Strip(l))
-		}
-	}
-	if len(want) < 10*h {
-		t.Fatalf("the transcript has only %d lines", len(want))
-	}
-	same := func(rows []row, want []string) {
-		t.Helper()
-		if len(rows) != len(want) {
-			t.Fatalf("%d rows on screen, want %d", len(rows), len(want))
-		}
-		for i, r := range rows {
-			if got := xansi.Strip(r.text); got != want[i] {
-				t.Fatalf("row %d: %q, want %q", i, got, want[i])
-			}
-		}
+// TestScrollingBackShowsEveryLine plays a conversation long enough that
+// the chat has released most of what it rendered, then pages from the
+// top to the end: every line of every message shows, as a chat that
+// rendered each of them afresh would show it.
+func TestScrollingBackShowsEveryLine(t *testing.T) {
+	a := longChat(80, 100, 30)
+	want := freshLines(t, a.chat, len(a.chat.entries))
+	if held := heldRenderedLines(a.chat); held > len(want)*3/4 {
+		t.Fatalf("the chat holds %d of the transcript's %d lines: nothing was released to render again", held, len(want))
 	}
 	// From the top, page by page: each page shows the lines after the
 	// last one (its last row says there is more below), and the end shows
@@ -117,10 +113,40 @@ func TestLongConversationKeepsRenderedLinesBounded(t *testing.T) {
 	ch := a.chat.height
 	step := ch - 1
 	for pos := 0; !a.chat.Following(); pos += step {
-		same(a.chat.Rows()[:step], want[pos:pos+step])
+		sameRows(t, a.chat.Rows()[:step], want[pos:pos+step])
 		a.chat.ScrollDown(step)
 	}
-	same(a.chat.Rows(), want[len(want)-ch:])
+	sameRows(t, a.chat.Rows(), want[len(want)-ch:])
+}
+
+// freshLines is the transcript's first n entries, each rendered afresh,
+// one after another with a blank line between them, without styles.
+func freshLines(t *testing.T, c *Chat, n int) []string {
+	t.Helper()
+	fresh := NewChat(c.rc.th, c.rc.md)
+	fresh.SetSize(c.width, c.height)
+	var want []string
+	for i, e := range c.entries[:n] {
+		if i > 0 {
+			want = append(want, "")
+		}
+		for _, l := range copyEntry(t, e).render(fresh.inner(), &fresh.rc) {
+			want = append(want, xansi.Strip(l))
+		}
+	}
+	return want
+}
+
+func sameRows(t *testing.T, rows []row, want []string) {
+	t.Helper()
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows on screen, want %d", len(rows), len(want))
+	}
+	for i, r := range rows {
+		if got := xansi.Strip(r.text); got != want[i] {
+			t.Fatalf("row %d: %q, want %q", i, got, want[i])
+		}
+	}
 }
 
 // copyEntry is e as it was before it rendered anything.
