@@ -18,7 +18,7 @@ import (
 // after each length: resident set (VmRSS; anonymous and file-backed),
 // peak (VmHWM), and the live Go heap that the runtime's last collection
 // found (GODEBUG=gctrace=1, in whole MB, read from co's stderr). A turn is a question, a read_file
-// call on a 40-line file and its output, and a markdown reply of about
+// call on a 12-line file and its output, and a markdown reply of about
 // 1,500 characters (heading, list, code block, table) streamed in
 // 16-character chunks.
 func compareRSS(spec string, lengths []int, rounds int) {
@@ -91,7 +91,7 @@ type longMem struct{ rss, anon, file, hwm, heap int64 }
 // longFile is what each turn's read_file reads.
 var longFile = func() string {
 	var b strings.Builder
-	for i := range 40 {
+	for i := range 12 {
 		fmt.Fprintf(&b, "func step%02d(ctx context.Context, ev Event) error { return store.Put(ctx, ev, %d) }\n", i, i)
 	}
 	return b.String()
@@ -137,6 +137,7 @@ func playLong(srv *llmtest.Server, turns int) longMem {
 		t.send(fmt.Sprintf("question %d: how is event %d handled?\r", i, i))
 		want := fmt.Sprintf("R%d-DONE", i)
 		t.wait(60*time.Second, func(s string) bool { return strings.Contains(s, want) && !strings.Contains(s, "thinking") })
+		srv.ForgetRequests()
 		if os.Getenv("BENCHRSS_TRACE") != "" {
 			fmt.Fprintln(os.Stderr, "turn", i, time.Since(t0))
 		}
