@@ -127,7 +127,11 @@ func playLong(srv *llmtest.Server, turns int) longMem {
 	defer gc.Close()
 	stderrTo = gc
 	defer func() { stderrTo = nil }()
-	t := launch(srv.URL, "GODEBUG=gctrace=1")
+	env := []string{"GODEBUG=gctrace=1"}
+	if p := os.Getenv("BENCHRSS_MEMPROFILE"); p != "" { // where the heap goes, at exit
+		env = append(env, "CO_MEMPROFILE="+p)
+	}
+	t := launch(srv.URL, env...)
 	if err := os.WriteFile(filepath.Join(t.home, "handler.go"), []byte(longFile), 0o644); err != nil {
 		fail(err)
 	}
