@@ -520,5 +520,6 @@ func expandTabs(s string) string {
 			col++
 		}
 	}
-	return b.String()
+	// Kept for the entry's life: without the builder's spare room.
+	return strings.Clone(b.String())
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -565,6 +566,7 @@ func (s *mdStream) finish() {
 	s.final = true
 	s.full = strings.Clone(s.text.String())
 	s.text = strings.Builder{}
+	s.blocks = slices.Clone(s.blocks) // without the slice's spare room
 }
 
 func (s *mdStream) cut(final bool) {
