@@ -20,7 +20,9 @@
 //	go run ./scripts/benchtui -co bin/co
 //
 // -compare old=BIN,new=BIN measures only the start-up of several builds,
-// alternating launches (scripts/bench-startup.sh uses it).
+// alternating launches (scripts/bench-startup.sh uses it). -rss
+// old=BIN,new=BIN measures only their memory after 100 and 1,000 turns of
+// a conversation, alternating (scripts/bench-rss.sh uses it; rss.go).
 //
 // For experiments: BENCH_GOMAXPROCS, BENCH_GOGC and BENCH_CPUPROFILE (a
 // file) are passed to the chat as GOMAXPROCS, GOGC and CO_CPUPROFILE;
@@ -82,9 +84,23 @@ func main() {
 	only := flag.String("only", "", "run only these measurements (comma-separated: ready,readymcp,paced,unpaced,keys,transcript)")
 	mcpServer := flag.String("mcp-server", "", "readymcp: the command line of an MCP server (e.g. \"node .../server-everything/dist/index.js stdio\"); three of it are configured")
 	compare := flag.String("compare", "", "only compare the start-up of builds, alternating: name=binary,name=binary,… (ready prompt, CPU to it, peak RSS; -n rounds)")
+	rss := flag.String("rss", "", "only compare the memory of builds in a long conversation, alternating: name=binary,name=binary,… (-rss-turns, -n rounds)")
+	rssTurns := flag.String("rss-turns", "100,1000", "-rss: the conversation lengths, in turns")
 	flag.Parse()
 	if *compare != "" {
 		compareStartup(*compare, *n)
+		return
+	}
+	if *rss != "" {
+		var lengths []int
+		for _, s := range strings.Split(*rssTurns, ",") {
+			v, err := strconv.Atoi(s)
+			if err != nil || v <= 0 {
+				fail(fmt.Errorf("-rss-turns %q: want turns,turns", *rssTurns))
+			}
+			lengths = append(lengths, v)
+		}
+		compareRSS(*rss, lengths, *n)
 		return
 	}
 	if abs, err := filepath.Abs(*bin); err == nil {
@@ -455,6 +471,9 @@ func launch(base string, extraEnv ...string) *term {
 	cmd := exec.Command(*bin)
 	cmd.Dir = home
 	cmd.Env = append(coEnv(home, base), extraEnv...)
+	if stderrTo != nil { // -rss: the runtime's gctrace, away from the screen
+		cmd.Stderr = stderrTo
+	}
 	t := &term{cmd: cmd, scr: newScreen(cols, rows), home: home, closed: make(chan struct{})}
 	t.started = time.Now()
 	t.ptmx, err = pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})

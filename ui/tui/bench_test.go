@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -128,4 +129,36 @@ func BenchmarkStreamedReasoning(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames)/1000, "µs/frame")
 		})
 	}
+}
+
+// BenchmarkLongConversationHeap plays 100 turns, then 900 more (those of
+// TestLongConversationKeepsRenderedLinesBounded), and reports the live
+// heap each turn after the 100th adds, beside the bytes of text the turn
+// brings (question, tool output, reply): what the view keeps beyond the
+// text itself. Run it with -benchtime 1x.
+func BenchmarkLongConversationHeap(b *testing.B) {
+	live := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	var grown, text uint64
+	for range b.N {
+		a := longChat(100, 100, 30)
+		before := live()
+		n := 0
+		for i := 100; i < 1000; i++ {
+			longTurn(a, i)
+		}
+		for _, e := range a.chat.entries[1:] {
+			n += len(e.plain())
+		}
+		after := live()
+		grown += (after - before) / 900
+		text += uint64(n) / 1000
+		runtime.KeepAlive(a)
+	}
+	b.ReportMetric(float64(grown)/float64(b.N), "heap-B/turn")
+	b.ReportMetric(float64(text)/float64(b.N), "text-B/turn")
 }

@@ -1,16 +1,22 @@
 package tui
 
 import (
+	"sort"
 	"time"
 
 	xansi "github.com/charmbracelet/x/ansi"
 )
 
-// Chat is the transcript pane: entries rendered once per width and kept,
-// and a viewport that either follows the bottom or stays where the user
-// scrolled. Positions are (entry, line) pairs rather than absolute line
-// numbers, so only the entries on screen are ever rendered: drawing a
-// frame costs the same with ten or a thousand earlier messages.
+// Chat is the transcript pane: entries rendered when they come near the
+// screen, and a viewport that either follows the bottom or stays where the
+// user scrolled. Positions are (entry, line) pairs rather than absolute
+// line numbers, so only the entries on screen are ever rendered: drawing
+// a frame costs the same with ten or a thousand earlier messages.
+//
+// What is rendered is kept for the entries used last, up to keepLines
+// lines besides those on screen; the others hold only their text and
+// render again when scrolled to. So the rendered lines the chat holds do
+// not grow with the conversation.
 //
 // Entries render in Update (layout); View only reads what is cached.
 type Chat struct {
@@ -21,7 +27,19 @@ type Chat struct {
 	top      pos  // first line on screen when not following
 	selected int  // index of the selected entry, or -1
 	rc       renderCtx
+
+	// used is when each entry holding rendered lines was last rendered
+	// or read (a count of uses, not a time).
+	used map[entry]uint64
+	uses uint64
+	// moved is set when an entry started holding lines or the view moved
+	// since the last trim: a streamed chunk alone needs no trim.
+	moved bool
 }
+
+// keepLines is how many rendered lines the chat keeps for entries off
+// the screen: a few screens to scroll back through without rendering.
+const keepLines = 1000
 
 // pos is a line of the transcript: line within entry idx, where line 0
 // is the blank line before the entry (except for the first one).
@@ -35,7 +53,7 @@ func WithCollapseLines(n int) ChatOption { return func(c *Chat) { c.rc.collapseL
 
 // NewChat makes an empty transcript.
 func NewChat(th *Theme, md *markdown, opts ...ChatOption) *Chat {
-	c := &Chat{follow: true, selected: -1, rc: renderCtx{th: th, md: md, collapseLines: 6}}
+	c := &Chat{follow: true, selected: -1, rc: renderCtx{th: th, md: md, collapseLines: 6}, used: map[entry]uint64{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -50,6 +68,7 @@ func (c *Chat) inner() int { return max(c.width-gutter, 8) }
 // SetSize resizes the pane; entries re-wrap to the new width as they come
 // on screen.
 func (c *Chat) SetSize(w, h int) {
+	c.moved = true
 	c.width, c.height = w, max(h, 1)
 	c.layout()
 }
@@ -65,7 +84,7 @@ func (c *Chat) Add(e entry) {
 
 // Clear removes every entry.
 func (c *Chat) Clear() {
-	c.entries = nil
+	c.entries, c.used = nil, map[entry]uint64{}
 	c.follow, c.top, c.selected = true, pos{}, -1
 }
 
@@ -94,6 +113,7 @@ func (c *Chat) Tick(now time.Time) {
 // blockLen is the number of lines entry i takes, blank separator included.
 // It renders the entry if needed (Update only).
 func (c *Chat) blockLen(i int) int {
+	c.touch(c.entries[i])
 	n := len(c.entries[i].render(c.inner(), &c.rc))
 	if i > 0 {
 		n++
@@ -108,6 +128,7 @@ func (c *Chat) tailLen(i, need int) int {
 	if !ok {
 		return c.blockLen(i)
 	}
+	c.touch(c.entries[i])
 	n := len(tr.renderTail(c.inner(), &c.rc, need))
 	if i > 0 {
 		n++
@@ -115,11 +136,27 @@ func (c *Chat) tailLen(i, need int) int {
 	return n
 }
 
-// layout renders what the viewport shows and settles the scroll position.
+// touch marks e as used now.
+func (c *Chat) touch(e entry) {
+	c.uses++
+	if _, ok := c.used[e]; !ok {
+		c.moved = true
+	}
+	c.used[e] = c.uses
+}
+
+// layout renders what the viewport shows, settles the scroll position and
+// releases what is rendered far from the screen.
 func (c *Chat) layout() {
 	if c.width == 0 || len(c.entries) == 0 {
 		return
 	}
+	c.place()
+	c.trim()
+}
+
+// place renders what the viewport shows and settles the scroll position.
+func (c *Chat) place() {
 	if c.follow {
 		need := c.height
 		for i := len(c.entries) - 1; i >= 0 && need > 0; i-- {
@@ -136,8 +173,99 @@ func (c *Chat) layout() {
 	}
 	if have-c.top.line < c.height {
 		c.follow = true
-		c.layout()
+		c.place()
 	}
+}
+
+// trim releases the rendered lines of the entries used longest ago until
+// those off the screen hold at most keepLines lines. It looks only at the
+// entries that hold lines, so its cost does not grow with the
+// conversation either.
+func (c *Chat) trim() {
+	if !c.moved {
+		return
+	}
+	c.moved = false
+	first, last := c.onScreen()
+	type held struct {
+		e     entry
+		used  uint64
+		lines int
+	}
+	var off []held
+	total := 0
+	for e, u := range c.used {
+		n := e.heldLines()
+		if n == 0 {
+			delete(c.used, e)
+			continue
+		}
+		if !c.shown(e, first, last) {
+			off = append(off, held{e, u, n})
+			total += n
+		}
+	}
+	if total <= keepLines {
+		return
+	}
+	sort.Slice(off, func(i, j int) bool { return off[i].used < off[j].used })
+	for _, h := range off {
+		if total <= keepLines {
+			break
+		}
+		h.e.release()
+		delete(c.used, h.e)
+		total -= h.lines
+	}
+}
+
+// onScreen is the range of entries with a line on screen (the view's
+// first and last entry), from their cached lines.
+func (c *Chat) onScreen() (first, last int) {
+	start := c.top
+	if c.follow {
+		start = c.bottomTopCached()
+	}
+	have := -start.line
+	last = start.idx
+	for i := start.idx; i < len(c.entries) && have < c.height; i++ {
+		have += c.cachedLen(i)
+		last = i
+	}
+	return start.idx, last
+}
+
+// shown reports whether e is one of the entries first to last.
+func (c *Chat) shown(e entry, first, last int) bool {
+	for i := first; i <= last && i < len(c.entries); i++ {
+		if c.entries[i] == e {
+			return true
+		}
+	}
+	return false
+}
+
+// cachedLen is blockLen from the cache, rendering nothing (View's count).
+func (c *Chat) cachedLen(i int) int {
+	ls, _ := c.entries[i].cached(c.inner())
+	n := len(ls)
+	if i > 0 {
+		n++
+	}
+	return n
+}
+
+// bottomTopCached is bottomTop from the caches, as Rows finds it.
+func (c *Chat) bottomTopCached() pos {
+	need := c.height
+	for i := len(c.entries) - 1; i >= 0; i-- {
+		n := c.cachedLen(i)
+		if n >= need {
+			return pos{idx: i, line: n - need}
+		}
+		need -= n
+	}
+	return pos{}
 }
 
 // clamp keeps p inside the transcript.
@@ -169,6 +297,7 @@ func (c *Chat) bottomTop() pos {
 
 // ScrollUp moves the view n lines up; the view stops following.
 func (c *Chat) ScrollUp(n int) {
+	c.moved = true
 	if len(c.entries) == 0 {
 		return
 	}
@@ -190,6 +319,7 @@ func (c *Chat) ScrollUp(n int) {
 
 // ScrollDown moves the view n lines down; reaching the end follows again.
 func (c *Chat) ScrollDown(n int) {
+	c.moved = true
 	if c.follow || len(c.entries) == 0 {
 		return
 	}
@@ -209,6 +339,7 @@ func (c *Chat) ScrollDown(n int) {
 
 // Top shows the start of the transcript.
 func (c *Chat) Top() {
+	c.moved = true
 	if len(c.entries) == 0 {
 		return
 	}
@@ -218,6 +349,7 @@ func (c *Chat) Top() {
 
 // Bottom shows the end and follows new output.
 func (c *Chat) Bottom() {
+	c.moved = true
 	c.follow = true
 	c.layout()
 }
@@ -265,6 +397,7 @@ func (c *Chat) Selected() entry {
 
 // reveal scrolls so entry i's first line is on screen.
 func (c *Chat) reveal(i int) {
+	c.moved = true
 	first := pos{idx: i}
 	if i > 0 {
 		first.line = 1

@@ -34,6 +34,12 @@ type entry interface {
 	lineWidths() []int
 	// plain is the text to copy to the clipboard.
 	plain() string
+	// release drops every rendered line the entry holds (the chat keeps
+	// only the entries near the screen rendered); render builds them
+	// again from the entry's text.
+	release()
+	// heldLines is how many rendered lines the entry holds, at any width.
+	heldLines() int
 }
 
 // lineCache keeps an entry's lines, and their widths, for one width.
@@ -65,6 +71,10 @@ func (c *lineCache) storeWidths(width int, lines []string, widths []int) []strin
 }
 
 func (c *lineCache) invalidate() { c.valid = false }
+
+func (c *lineCache) release() { c.lines, c.widths, c.valid = nil, nil, false }
+
+func (c *lineCache) heldLines() int { return len(c.lines) }
 
 // userEntry is a message the user sent.
 type userEntry struct {
@@ -139,6 +149,16 @@ func (e *assistantEntry) renderTail(width int, rc *renderCtx, need int) []string
 }
 
 func (e *assistantEntry) plain() string { return e.md.Source() }
+
+func (e *assistantEntry) release() {
+	e.lineCache.release()
+	e.md.release()
+	e.partial = false
+}
+
+// heldLines counts the blocks' lines: the entry's own lines are the same
+// strings.
+func (e *assistantEntry) heldLines() int { return max(e.lineCache.heldLines(), e.md.heldLines()) }
 
 // toolState is where a tool call is.
 type toolState int
@@ -500,5 +520,6 @@ func expandTabs(s string) string {
 			col++
 		}
 	}
-	return b.String()
+	// Kept for the entry's life: without the builder's spare room.
+	return strings.Clone(b.String())
 }

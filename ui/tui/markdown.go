@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -517,26 +518,30 @@ func isListItem(s string) bool {
 	return i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t')
 }
 
-// mdBlock is a finished block and its render at one width.
+// mdBlock is a finished block, text[start:end] of its reply, and its
+// render at one width.
 type mdBlock struct {
-	src    string
-	width  int
-	lines  []string
-	widths []int
-	done   bool // lines hold the render at width
+	start, end int
+	width      int
+	lines      []string
+	widths     []int
+	done       bool // lines hold the render at width
 }
 
 // mdStream is an assistant reply rendered as it streams: finished blocks
-// are rendered once per width and kept; the unfinished tail is rendered
-// again when text arrives.
+// are rendered once per width and kept until the chat releases them; the
+// unfinished tail is rendered again when text arrives. The reply's text
+// is held once: blocks are offsets into it.
 type mdStream struct {
-	text     strings.Builder
+	text     strings.Builder // while streaming
+	full     string          // once finished: the text, without the builder's spare room
 	split    blockSplitter
 	blocks   []mdBlock
 	done     int // where the finished blocks end in text
 	final    bool
-	tailSrc  string
-	tail     []string // render of tailSrc at tailW
+	tailFrom int // the rendered tail is text[tailFrom:tailEnd]
+	tailEnd  int
+	tail     []string // render of the tail at tailW
 	tailWs   []int
 	tailW    int
 	tailDone bool
@@ -544,6 +549,10 @@ type mdStream struct {
 
 // append adds sanitised text.
 func (s *mdStream) append(t string) {
+	if s.final { // not expected: a finished reply takes no more text
+		s.text.WriteString(s.full)
+		s.full, s.final = "", false
+	}
 	s.text.WriteString(t)
 	s.cut(false)
 }
@@ -553,25 +562,49 @@ func (s *mdStream) finish() {
 	if s.final {
 		return
 	}
-	s.final = true
 	s.cut(true)
+	s.final = true
+	s.full = strings.Clone(s.text.String())
+	s.text = strings.Builder{}
+	s.blocks = slices.Clone(s.blocks) // without the slice's spare room
 }
 
 func (s *mdStream) cut(final bool) {
 	text := s.text.String()
 	for _, start := range s.split.scan(text, final) {
-		// Clone: the builder's buffer is replaced as it grows, and a
-		// block must not keep an old one alive.
-		s.blocks = append(s.blocks, mdBlock{src: strings.Clone(text[s.done:start])})
+		s.blocks = append(s.blocks, mdBlock{start: s.done, end: start})
 		s.done = start
 	}
-	if tail := text[s.done:]; tail != s.tailSrc {
-		s.tailSrc, s.tailDone = strings.Clone(tail), false
+	if s.tailFrom != s.done || s.tailEnd != len(text) {
+		s.tailFrom, s.tailEnd, s.tailDone = s.done, len(text), false
 	}
 }
 
 // Source is the whole text so far.
-func (s *mdStream) Source() string { return s.text.String() }
+func (s *mdStream) Source() string {
+	if s.final {
+		return s.full
+	}
+	return s.text.String()
+}
+
+// release drops every rendered line; render makes them again.
+func (s *mdStream) release() {
+	for i := range s.blocks {
+		b := &s.blocks[i]
+		b.lines, b.widths, b.done = nil, nil, false
+	}
+	s.tail, s.tailWs, s.tailDone = nil, nil, false
+}
+
+// heldLines is the number of rendered lines kept, at any width.
+func (s *mdStream) heldLines() int {
+	n := len(s.tail)
+	for i := range s.blocks {
+		n += len(s.blocks[i].lines)
+	}
+	return n
+}
 
 // render brings the rendered lines up to date for width and returns them.
 // need > 0 asks only for the last need lines (a few more may come back):
@@ -580,7 +613,7 @@ func (s *mdStream) Source() string { return s.text.String() }
 // renders what is on screen first, and the rest when it is scrolled to.
 func (s *mdStream) render(md *markdown, width, need int) (out []string, widths []int, partial bool) {
 	if !s.tailDone || s.tailW != width {
-		s.tail, s.tailWs = md.block(s.tailSrc, width)
+		s.tail, s.tailWs = md.block(s.Source()[s.done:s.tailEnd], width)
 		s.tailW, s.tailDone = width, true
 	}
 	first := 0
@@ -604,7 +637,7 @@ func (s *mdStream) render(md *markdown, width, need int) (out []string, widths [
 func (s *mdStream) renderBlock(md *markdown, i, width int) *mdBlock {
 	b := &s.blocks[i]
 	if !b.done || b.width != width {
-		b.lines, b.widths = md.block(b.src, width)
+		b.lines, b.widths = md.block(s.Source()[b.start:b.end], width)
 		b.width, b.done = width, true
 	}
 	return b

@@ -148,9 +148,9 @@ func TestBlockSplitterKeepsStructuresTogether(t *testing.T) {
 			s.finish()
 			var got []string
 			for _, b := range s.blocks {
-				got = append(got, b.src)
+				got = append(got, s.Source()[b.start:b.end])
 			}
-			got = append(got, s.tailSrc)
+			got = append(got, s.Source()[s.tailFrom:s.tailEnd])
 			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 				t.Fatalf("blocks %q, want %q", got, tt.want)
 			}

@@ -165,3 +165,10 @@ func (e *reasoningEntry) wrapLine(lines []string, widths []int, src string, inne
 }
 
 func (e *reasoningEntry) plain() string { return strings.Join(e.src, "\n") }
+
+func (e *reasoningEntry) release() {
+	e.lineCache.release()
+	e.wrapW, e.body, e.widths, e.done, e.doneSrc = 0, nil, nil, 0, 0
+}
+
+func (e *reasoningEntry) heldLines() int { return max(e.lineCache.heldLines(), len(e.body)) }
