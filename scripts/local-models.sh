@@ -21,7 +21,7 @@
 #   TURNS         default 12
 #   MSG_CHARS     default 4400 (about 1,100 tokens by co's characters / 4)
 #   TURN_TIMEOUT  seconds for one co run, default 900
-#   THREADS       threads for the servers, default 2
+#   THREADS       threads for the servers, default 1 (more only spin on a busy machine)
 #   SETTINGS      JSON object merged into co's settings, e.g. '{"llm_max_tokens":512}'
 #   OUT           where logs go, default a new directory under /tmp
 #
@@ -45,7 +45,7 @@ WINDOWS=${WINDOWS:-"2048 4096 8192"}
 TURNS=${TURNS:-12}
 MSG_CHARS=${MSG_CHARS:-4400}
 TURN_TIMEOUT=${TURN_TIMEOUT:-900}
-THREADS=${THREADS:-2}
+THREADS=${THREADS:-1}
 SETTINGS=${SETTINGS:-"{}"}
 
 need_file() { # VAR what
@@ -215,6 +215,23 @@ ollama_model() {
 
 RESULTS=()
 
+# server_turn LOG FROM: what the server logged for the turn's requests (the log's lines after FROM).
+server_turn() {
+	tail -n +"$(($2 + 1))" "$1" | awk '
+		/new prompt,.*task.n_tokens = / { match($0, /task.n_tokens = [0-9]+/); p = substr($0, RSTART + 16, RLENGTH - 16) }
+		/^ *eval time =/ { match($0, /\/ +[0-9]+ tokens/); g = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", g); s = s " " p "->" g }
+		/done request: POST \/v1\/chat\/completions .* [45][0-9][0-9]$/ { n[$NF]++ }
+		/truncating input prompt/ { t++; match($0, /prompt=[0-9]+/); s = s " truncated:" substr($0, RSTART + 7, RLENGTH - 7) }
+		/\[GIN\].*POST +"\/api\/chat"/ { c++ }
+		END {
+			o = ""
+			if (s != "") o = " prompt->generated tokens:" s
+			for (k in n) o = o "; " n[k] " HTTP " k
+			if (c) o = o "; " c " /api/chat requests"
+			if (o != "") print "    server:" o
+		}'
+}
+
 # run_conversation NAME WINDOW DIR: the turns, with co configured in DIR/home.
 run_conversation() {
 	local name=$1 win=$2 dir=$3 home=$3/home work=$3/work
@@ -228,7 +245,8 @@ run_conversation() {
 	for i in $(seq 1 "$TURNS"); do
 		local args=(run --json)
 		[ "$i" -gt 1 ] && args+=(--continue)
-		local tj="$dir/turn-$i.json" te="$dir/turn-$i.err" rc=0
+		local tj="$dir/turn-$i.json" te="$dir/turn-$i.err" rc=0 logpos
+		logpos=$(wc -l <"$dir/server.log")
 		(cd "$work" && timeout "$TURN_TIMEOUT" "${coenv[@]}" "$CO" "${args[@]}" "$(message "$i")" </dev/null >"$tj" 2>"$te") || rc=$?
 		"${coenv[@]}" "$CO" tail --no-follow --json --all -n 0 >"$dir/spans.json" 2>/dev/null
 		local trace reqs
@@ -262,6 +280,7 @@ run_conversation() {
 			[ -n "$first_fail" ] || first_fail="turn $i: $fail"
 		fi
 		jq -r 'select(.type == "notice") | "    notice: \(.text)"' "$tj" 2>/dev/null | sort -u
+		server_turn "$dir/server.log" "$logpos"
 	done
 	RESULTS+=("$name|$win|$answered/$TURNS|$max_in|$summaries|${first_fail:-—}")
 }
