@@ -205,6 +205,7 @@ ollama_model() {
 		printf 'TEMPLATE """%s"""\n' "$2"
 		echo 'PARAMETER stop "<|im_end|>"'
 		echo 'PARAMETER stop "<|im_start|>"'
+		echo "PARAMETER num_thread $THREADS"
 	} >"$mf"
 	"$OLLAMA" create "$1" -f "$mf" >"$OUT/ollama-create.$1.log" 2>&1 || {
 		echo "ollama create $1 failed:" >&2
@@ -228,6 +229,7 @@ server_turn() {
 			if (s != "") o = " prompt->generated tokens:" s
 			for (k in n) o = o "; " n[k] " HTTP " k
 			if (c) o = o "; " c " /api/chat requests"
+			sub(/^; /, " ", o)
 			if (o != "") print "    server:" o
 		}'
 }
