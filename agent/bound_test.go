@@ -12,6 +12,7 @@ import (
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/message"
+	"github.com/co-cli/co/tools"
 )
 
 // longUserMessage is about 1,100 tokens (characters / 4) of prose.
@@ -284,5 +285,69 @@ func TestOllamaSummaryBoundForAThinkingModel(t *testing.T) {
 		if n := numPredict(srv.Requests()[0]); n != c.want {
 			t.Errorf("capabilities %v: num_predict %d, want %d", c.caps, n, c.want)
 		}
+	}
+}
+
+// bigShellTool stands for the core tools' schemas as co sends them (about
+// a thousand tokens): a tool of the shell group with a long description.
+type bigShellTool struct{ echoTool }
+
+func (bigShellTool) Name() string { return "run_shell_command" }
+func (bigShellTool) Description() string {
+	return strings.Repeat("Run a shell command in the sandbox and return its output. ", 70)
+}
+
+// On llama-server -c 2048, a ~1,100-token message does not fit with even
+// the core tools: that request goes without tools (a notice says so once
+// a turn) instead of failing the turn, and a short one carries them again.
+func TestLongMessagesOnA2kWindowGoWithoutTools(t *testing.T) {
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	srv.SetProfile(llmtest.ProfileLlamaCpp)
+	srv.SetLlamaContext(2048)
+	reg, _ := tools.NewRegistry(bigShellTool{})
+	ag := agent.New(agent.Config{
+		Provider:     provider.Provider{Name: "openai", BaseURL: srv.URL, APIKey: "k", Model: "tiny"},
+		SystemPrompt: "You are a test.", Tools: reg,
+		Approvals: agent.NewApprovals(agent.ApprovalOptions{Isolated: true}),
+		Retry:     provider.RetryPolicy{Base: 10 * time.Millisecond}, StallTimeout: 5 * time.Second,
+	})
+	srv.SetDefault(llmtest.Reply{Endless: true})
+	hasTools := func(r llmtest.Request) bool { return len(r.Fields()["tools"]) > 0 }
+	for i := range 12 {
+		before := len(srv.Requests())
+		evs := run(t, context.Background(), ag, longUserMessage(i), nil)
+		if f, ok := last(t, evs).(agent.TurnFailed); ok {
+			for _, r := range srv.Requests()[before:] {
+				t.Logf("stream %v tools %v prompt %d", r.Stream, hasTools(r), llmtest.PromptTokens(r))
+			}
+			t.Logf("notices %q", noticesOf(evs))
+			t.Fatalf("turn %d of 12 failed: %s", i+1, f.Message)
+		}
+		finished(t, evs)
+		told := 0
+		for _, n := range noticesOf(evs) {
+			if strings.Contains(n, "co sends it without tools") {
+				told++
+			}
+		}
+		bare := 0
+		for _, r := range srv.Requests()[before:] {
+			if n := llmtest.PromptTokens(r); n >= 2048 {
+				t.Errorf("turn %d: a request of %d tokens on a 2048-token window", i+1, n)
+			}
+			if r.Stream && !hasTools(r) {
+				bare++
+			}
+		}
+		if bare == 0 || told != 1 {
+			t.Fatalf("turn %d: %d requests without tools, %d notices; want the long message sent without tools, said once", i+1, bare, told)
+		}
+	}
+	before := len(srv.Requests())
+	finished(t, run(t, context.Background(), ag, "hi", nil))
+	reqs := srv.Requests()[before:]
+	if r := reqs[len(reqs)-1]; !hasTools(r) {
+		t.Fatal("a short message after the long ones went without tools; the tools come back when they fit")
 	}
 }

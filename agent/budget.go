@@ -42,6 +42,9 @@ type budgetState struct {
 	next int
 	// servers is what each endpoint said it is, by Origin (server.go).
 	servers map[string]provider.ServerInfo
+	// bare: the request about to go carries no tools, since even the core
+	// ones leave no room for it (bare.go); decided again before each.
+	bare bool
 }
 
 type learnedWindow struct {
@@ -331,6 +334,7 @@ func suggestWindow(sent int) int {
 // reports), and a message when the request still does not fit: then
 // nothing is sent.
 func (a *Agent) fitBudget(ctx context.Context, p provider.Provider, e *emitter, st *turnState) (rawEst int, over string) {
+	a.setBare(false) // decided again for this request
 	window := a.ContextWindow()
 	full, _ := a.fullPrompt(ctx)
 	a.sendLess(p, full, window, e)
@@ -373,7 +377,22 @@ func (a *Agent) fitBudget(ctx context.Context, p provider.Provider, e *emitter, 
 	if est+minReplyRoom <= window {
 		return rawEst, ""
 	}
-	return rawEst, a.describeExceeded(p, overflow{sent: est, window: window, source: a.ContextWindowSource(), summarised: st.compacted, less: a.SendingLess()})
+	o := overflow{sent: est, window: window, source: a.ContextWindowSource(), summarised: st.compacted, less: a.SendingLess()}
+	if len(tools) > 0 {
+		// The last resort: this request without tools (bare.go).
+		tools = nil
+		_, bareRaw, bareEst := measure()
+		if bareEst+minReplyRoom <= window {
+			a.setBare(true)
+			a.bareNotice(p, window, st, e)
+			return bareRaw, ""
+		}
+		o.after, o.still = []string{"sending no tools at all"}, bareEst
+		a.mu.Lock()
+		a.budget.next = est
+		a.mu.Unlock()
+	}
+	return rawEst, a.describeExceeded(p, o)
 }
 
 // compactionSplit chooses what one compaction summarises of msgs (whose
@@ -524,7 +543,11 @@ func (a *Agent) exceededRetry(ctx context.Context, p provider.Provider, e *emitt
 		did = append(did, "sends a compact system prompt without the project instructions and skills")
 		after = append(after, "with a compact system prompt")
 	}
-	if len(did) == 0 || !fits(minReplyRoom) {
+	if !fits(minReplyRoom) && a.fitsBare(ctx, p, window) {
+		// fitBudget sends the retry without tools (bare.go).
+		did, after = append(did, "sends this request without tools"), append(after, "without tools")
+	}
+	if len(did) == 0 || !fits(minReplyRoom) && !a.fitsBare(ctx, p, window) {
 		// Sending again would only be refused again.
 		if len(after) > 0 && window > 0 {
 			sent.after, sent.still = after, a.estimateRequest(ctx, p)

@@ -130,7 +130,8 @@ func TestLlamaCppWindowTooSmallSaysBothNumbers(t *testing.T) {
 		srv, ag := llamaAgent(t, 2048, false, sizedTool{"run_shell_command", 2600}, sizedTool{"read_file", 2600})
 		srv.SetTokenScale(1.7)
 		srv.Script(llmtest.Reply{Text: "never"})
-		f := failed(t, run(t, context.Background(), ag, "hi", nil))
+		// Too long even without tools (bare.go): no retry is sent.
+		f := failed(t, run(t, context.Background(), ag, "hi "+strings.Repeat("word ", 1000), nil))
 		reqs := srv.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("%d requests; a retry could only be refused again", len(reqs))
@@ -158,13 +159,13 @@ func TestLlamaCppWindowTooSmallSaysBothNumbers(t *testing.T) {
 		}
 		ag.SetHistory(h)
 		srv.SetDefault(llmtest.Reply{Text: "- summary"})
-		f := failed(t, run(t, context.Background(), ag, "next", nil))
-		if !strings.Contains(f.Message, "after summarising older messages it would still be about") || !strings.Contains(f.Message, "2048 tokens (n_ctx)") {
+		f := failed(t, run(t, context.Background(), ag, "next "+strings.Repeat("w", 4000), nil))
+		if !strings.Contains(f.Message, "after summarising older messages") || !strings.Contains(f.Message, "2048 tokens (n_ctx)") {
 			t.Fatalf("message:\n%s", f.Message)
 		}
 		chats := 0
 		for _, r := range srv.Requests() {
-			if r.Stream && len(r.Body.Tools) > 0 {
+			if r.Stream {
 				chats++
 			}
 		}

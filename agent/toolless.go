@@ -94,7 +94,7 @@ func NoToolsLine(model string) string {
 // toolsFor is the tools' definitions to send to p: none when its model
 // takes none.
 func (a *Agent) toolsFor(p provider.Provider) []byte {
-	if a.toolsOff(p) {
+	if a.toolsOff(p) || a.isBare() {
 		return nil
 	}
 	return a.toolDefs()

@@ -111,6 +111,9 @@ type turnState struct {
 	// compacted is set once the turn summarised older messages before a
 	// request (fitBudget): the soft reasons to compact no longer count.
 	compacted bool
+	// bareTold is set once the turn said that a request went without
+	// tools (bare.go).
+	bareTold bool
 }
 
 // LastTurnSpan is the span of the latest turn: what is done for that turn

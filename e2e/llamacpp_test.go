@@ -77,9 +77,32 @@ func TestRunLlamaCppFirstRequestOverRetriesSmaller(t *testing.T) {
 
 // co run "hi" on llama-server -c 2048 with a tokenizer that counts 1.7
 // times co's estimate (issue 39: 2,172 tokens for co's smallest request):
-// even the shell and file tools with the compact prompt are over. One
-// request, then a message with the server's two numbers and what to do;
-// nothing was summarised, and it does not say so.
+// even the shell and file tools with the compact prompt are over. The
+// retry goes without tools (agent/bare.go) and is answered; stderr says
+// why the model had no tools.
+func TestRunLlamaCppWindowTooSmallForToolsAnswersWithout(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetProfile(llmtest.ProfileLlamaCpp)
+	srv.SetLlamaContext(2048)
+	srv.SetTokenScale(1.7)
+	srv.SetDefault(llmtest.Reply{Text: "hello"})
+	out, errOut, code := runCo(t, t.TempDir(), env(t, srv), "", "run", "hi")
+	if code != 0 || out != "hello\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !onlyCoreTools(reqs[0]) || len(reqs[1].Body.Tools) != 0 {
+		t.Fatalf("%d requests; want the refused one with the core tools, then one without tools; stderr %q", len(reqs), errOut)
+	}
+	if msg := strings.Join(strings.Fields(errOut), " "); !strings.Contains(msg, "co sends it without tools") || !strings.Contains(msg, "-c") {
+		t.Fatalf("stderr does not say the request went without tools:\n%s", errOut)
+	}
+}
+
+// The same server and a prompt too long even without tools: one request,
+// then a message with the server's two numbers and what to do; nothing was
+// summarised, and it does not say so.
 func TestRunLlamaCppWindowTooSmallSaysBothNumbers(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
@@ -87,12 +110,12 @@ func TestRunLlamaCppWindowTooSmallSaysBothNumbers(t *testing.T) {
 	srv.SetLlamaContext(2048)
 	srv.SetTokenScale(1.7)
 	srv.Script(llmtest.Reply{Text: "never"})
-	out, errOut, code := runCo(t, t.TempDir(), env(t, srv), "", "run", "hi")
+	out, errOut, code := runCo(t, t.TempDir(), env(t, srv), "", "run", "hi "+strings.Repeat("word ", 1000))
 	if code == 0 || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 1 || !onlyCoreTools(reqs[0]) {
+	if len(reqs) != 1 {
 		t.Fatalf("%d requests; a retry of the smallest request could only be refused again; stderr %q", len(reqs), errOut)
 	}
 	counted := int(float64(llmtest.PromptTokens(reqs[0]))*1.7 + 0.5)
