@@ -20,7 +20,9 @@ import (
 // found (GODEBUG=gctrace=1, in whole MB, read from co's stderr). A turn is a question, a read_file
 // call on a 12-line file and its output, and a markdown reply of about
 // 1,500 characters (heading, list, code block, table) streamed in
-// 16-character chunks.
+// 16-character chunks. co runs with the settings a user has
+// (max_history_messages 40): old turns are summarised, as in a real
+// conversation, and each build's summaries are counted on stderr.
 func compareRSS(spec string, lengths []int, rounds int) {
 	type sample struct{ rss, anon, file, hwm, heap []int64 }
 	type build struct {
