@@ -3,7 +3,9 @@
 # and the live Go heap after 100 and after 1,000 turns (a question, a
 # read_file call and its output, a ~1,500-character markdown reply with a
 # list, code and a table), an older build and this tree alternating in one
-# run. OLD is a binary or a git revision (built in a temporary worktree).
+# run. co runs with its default settings: older turns are summarised, the
+# scripted model answering the summary requests. OLD is a binary or a git
+# revision (built in a temporary worktree).
 #
 #   scripts/bench-rss.sh [OLD] [rounds]      (OLD defaults to main)
 set -euo pipefail

@@ -493,10 +493,12 @@ func coEnv(home, base string) []string {
 		"LLM_PROVIDER=openai", "OPENAI_BASE_URL=" + base, "OPENAI_MODEL=bench-model", "OPENAI_API_KEY=sk-bench",
 		// Measure the chat, not the sandbox engine.
 		"CO_CLI_SANDBOX_BACKEND=subprocess",
+	}
+	if !defaultHistory {
 		// Keep the whole conversation: a summary would be another
 		// (scripted) request, and the transcript on screen keeps every
 		// message anyway.
-		"CO_CLI_MAX_HISTORY_MESSAGES=100000",
+		env = append(env, "CO_CLI_MAX_HISTORY_MESSAGES=100000")
 	}
 	// Knobs for experiments: the runtime's settings, and a CPU profile
 	// of the chat (co's CO_CPUPROFILE, not passed to the --plain run).

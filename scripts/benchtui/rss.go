@@ -20,7 +20,9 @@ import (
 // found (GODEBUG=gctrace=1, in whole MB, read from co's stderr). A turn is a question, a read_file
 // call on a 12-line file and its output, and a markdown reply of about
 // 1,500 characters (heading, list, code block, table) streamed in
-// 16-character chunks.
+// 16-character chunks. co runs with the settings a user has
+// (max_history_messages 40): old turns are summarised, as in a real
+// conversation, and each build's summaries are counted on stderr.
 func compareRSS(spec string, lengths []int, rounds int) {
 	type sample struct{ rss, anon, file, hwm, heap []int64 }
 	type build struct {
@@ -48,13 +50,13 @@ func compareRSS(spec string, lengths []int, rounds int) {
 		}
 		builds = append(builds, b)
 	}
-	srv := llmtest.NewServer()
-	defer srv.Close()
+	defaultHistory = true // the settings a user has: old turns summarised
+	defer func() { defaultHistory = false }()
 	for r := 0; r < rounds; r++ {
 		for _, n := range lengths {
 			for _, b := range builds {
 				*bin = b.path
-				m := playLong(srv, n)
+				m := playLong(n)
 				s := b.at[n]
 				s.rss, s.anon, s.file, s.hwm, s.heap = append(s.rss, m.rss), append(s.anon, m.anon), append(s.file, m.file), append(s.hwm, m.hwm), append(s.heap, m.heap)
 				fmt.Fprintf(os.Stderr, "round %d, %s, %d turns: RSS %s (anon %s, file %s), peak %s, heap %s\n", r, b.name, n, mib(m.rss), mib(m.anon), mib(m.file), mib(m.hwm), mib(m.heap))
@@ -110,15 +112,31 @@ func longReply(i int) string {
 // stderrTo, when set, is co's stderr instead of the terminal.
 var stderrTo *os.File
 
+// defaultHistory leaves co's history settings at their defaults
+// (max_history_messages 40: older turns are summarised) instead of
+// keeping every message.
+var defaultHistory bool
+
+// summaryMatch is in the request that asks for a summary (the
+// transcript the agent sends, agent/history.go) and in no turn's
+// question.
+const summaryMatch = "ASSISTANT CALLED read_file"
+
 // playLong launches co, plays turns turns and returns its memory then.
-func playLong(srv *llmtest.Server, turns int) longMem {
-	var script []llmtest.Reply
+// The model's replies are rules chosen by the question, so that the
+// summary requests compaction makes between turns get a summary.
+func playLong(turns int) longMem {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	rules := []llmtest.Reply{{Match: summaryMatch, Reusable: true,
+		Text: "- The user asks, turn by turn, how the service handles events; each turn read handler.go (twelve step functions that put events in the store).\n- Answers covered validation, the dead-letter topic, batching by 500 and the retention window.\n- Open: metrics and alerting for the dead-letter rate, the replay runbook."}}
 	for i := range turns {
-		script = append(script,
-			llmtest.Reply{Text: fmt.Sprintf("Let me read the handler for event %d.", i), ChunkSize: 16, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Args: `{"path":"handler.go"}`}}},
-			llmtest.Reply{Text: longReply(i), ChunkSize: 16})
+		q := fmt.Sprintf("question %d: how", i) // "question 1: how" is not in "question 10: how"
+		rules = append(rules,
+			llmtest.Reply{Match: q, Text: fmt.Sprintf("Let me read the handler for event %d.", i), ChunkSize: 16, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Args: `{"path":"handler.go"}`}}},
+			llmtest.Reply{Match: q, Text: longReply(i), ChunkSize: 16})
 	}
-	srv.Script(script...)
+	srv.Rules(rules...)
 	gc, err := os.CreateTemp("", "co-benchrss-gctrace-")
 	if err != nil {
 		fail(err)
@@ -136,11 +154,18 @@ func playLong(srv *llmtest.Server, turns int) longMem {
 		fail(err)
 	}
 	t.wait(10*time.Second, func(s string) bool { return strings.Contains(s, readyText) })
+	summaries := 0
+	defer func() { fmt.Fprintf(os.Stderr, "%d turns, %d summaries\n", turns, summaries) }()
 	for i := range turns {
 		t0 := time.Now()
 		t.send(fmt.Sprintf("question %d: how is event %d handled?\r", i, i))
 		want := fmt.Sprintf("R%d-DONE", i)
 		t.wait(60*time.Second, func(s string) bool { return strings.Contains(s, want) && !strings.Contains(s, "thinking") })
+		for _, r := range srv.Requests() {
+			if strings.Contains(r.LastUserMessage(), summaryMatch) {
+				summaries++
+			}
+		}
 		srv.ForgetRequests()
 		if os.Getenv("BENCHRSS_TRACE") != "" {
 			fmt.Fprintln(os.Stderr, "turn", i, time.Since(t0))

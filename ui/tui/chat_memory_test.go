@@ -3,9 +3,11 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	xansi "github.com/charmbracelet/x/ansi"
 
@@ -57,7 +59,9 @@ func heldRenderedLines(c *Chat) int {
 		case *assistantEntry:
 			m := len(e.md.tail)
 			for _, b := range e.md.blocks {
-				m += len(b.lines)
+				if b.r != nil {
+					m += len(b.r.lines)
+				}
 			}
 			n += max(m, len(e.lines))
 		case *reasoningEntry:
@@ -176,4 +180,36 @@ func copyEntry(t *testing.T, e entry) entry {
 	}
 	t.Fatalf("no copy for %T", e)
 	return nil
+}
+
+// TestReleasedBlockIsItsOffsets: a finished block of a reply the chat has
+// released costs its two offsets and a nil pointer, not room for its
+// lines, their widths and the width they were rendered at; the render
+// comes back, the same, when the reply is drawn again.
+func TestReleasedBlockIsItsOffsets(t *testing.T) {
+	if got, want := unsafe.Sizeof(mdBlock{}), 3*unsafe.Sizeof(0); got > want {
+		t.Fatalf("a reply's block record is %d bytes, want at most %d (two offsets and a pointer)", got, want)
+	}
+	md := testMarkdown()
+	var s mdStream
+	s.append("## Title\n\nSome **text**.\n\n- one\n- two\n\n```go\nfunc f() {}\n```\n\nThe end.")
+	s.finish()
+	before, _, _ := s.render(md, 60, 0)
+	before = slices.Clone(before)
+	if len(s.blocks) < 4 {
+		t.Fatalf("want the reply cut into blocks, got %d", len(s.blocks))
+	}
+	s.release()
+	for i, b := range s.blocks {
+		if b.r != nil {
+			t.Fatalf("block %d keeps its render after release", i)
+		}
+	}
+	if s.heldLines() != 0 {
+		t.Fatalf("held lines after release: %d", s.heldLines())
+	}
+	after, _, _ := s.render(md, 60, 0)
+	if !slices.Equal(before, after) {
+		t.Fatalf("render after release differs:\n%q\n%q", before, after)
+	}
 }

@@ -519,13 +519,18 @@ func isListItem(s string) bool {
 }
 
 // mdBlock is a finished block, text[start:end] of its reply, and its
-// render at one width.
+// render at one width while the chat keeps it (nil once released): a
+// reply far from the screen costs its text and two offsets a block.
 type mdBlock struct {
 	start, end int
-	width      int
-	lines      []string
-	widths     []int
-	done       bool // lines hold the render at width
+	r          *blockRender
+}
+
+// blockRender is a block's lines rendered at width.
+type blockRender struct {
+	width  int
+	lines  []string
+	widths []int
 }
 
 // mdStream is an assistant reply rendered as it streams: finished blocks
@@ -591,8 +596,7 @@ func (s *mdStream) Source() string {
 // release drops every rendered line; render makes them again.
 func (s *mdStream) release() {
 	for i := range s.blocks {
-		b := &s.blocks[i]
-		b.lines, b.widths, b.done = nil, nil, false
+		s.blocks[i].r = nil
 	}
 	s.tail, s.tailWs, s.tailDone = nil, nil, false
 }
@@ -601,7 +605,9 @@ func (s *mdStream) release() {
 func (s *mdStream) heldLines() int {
 	n := len(s.tail)
 	for i := range s.blocks {
-		n += len(s.blocks[i].lines)
+		if r := s.blocks[i].r; r != nil {
+			n += len(r.lines)
+		}
 	}
 	return n
 }
@@ -625,8 +631,8 @@ func (s *mdStream) render(md *markdown, width, need int) (out []string, widths [
 		}
 	}
 	for i := first; i < len(s.blocks); i++ {
-		b := s.renderBlock(md, i, width)
-		out, widths = appendBlock(out, widths, b.lines, b.widths)
+		r := s.renderBlock(md, i, width)
+		out, widths = appendBlock(out, widths, r.lines, r.widths)
 	}
 	out, widths = appendBlock(out, widths, s.tail, s.tailWs)
 	return out, widths, first > 0
@@ -634,13 +640,13 @@ func (s *mdStream) render(md *markdown, width, need int) (out []string, widths [
 
 // renderBlock returns finished block i rendered at width, rendering it
 // only the first time (per width).
-func (s *mdStream) renderBlock(md *markdown, i, width int) *mdBlock {
+func (s *mdStream) renderBlock(md *markdown, i, width int) *blockRender {
 	b := &s.blocks[i]
-	if !b.done || b.width != width {
-		b.lines, b.widths = md.block(s.Source()[b.start:b.end], width)
-		b.width, b.done = width, true
+	if b.r == nil || b.r.width != width {
+		lines, widths := md.block(s.Source()[b.start:b.end], width)
+		b.r = &blockRender{width: width, lines: lines, widths: widths}
 	}
-	return b
+	return b.r
 }
 
 func appendBlock(out []string, widths []int, lines []string, ws []int) ([]string, []int) {

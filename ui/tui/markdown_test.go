@@ -100,7 +100,7 @@ func TestPartialRenderIsASuffixOfTheFullRender(t *testing.T) {
 	lazy.finish()
 	lazy.render(md, 50, 10)
 	for _, b := range lazy.blocks {
-		if b.done {
+		if b.r != nil {
 			rendered++
 		}
 	}
