@@ -2,11 +2,8 @@ package provider
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strings"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/co-cli/co/lib/jsonstr"
 	"github.com/co-cli/co/message"
@@ -184,15 +181,7 @@ var imageRefusals = []string{
 // ImagesRefused reports whether err is a provider's error saying the
 // model takes no images (a 400; Ollama's /api/chat answers 500).
 func ImagesRefused(err error) (string, bool) {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	status, msg := 0, ""
-	switch {
-	case errors.As(err, &reqErr):
-		status, msg = reqErr.HTTPStatusCode, PlainError(reqErr.Body)
-	case errors.As(err, &apiErr):
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
-	}
+	status, msg := statusMessage(err)
 	if status < 400 || !refusesImages(msg) {
 		return "", false
 	}

@@ -413,15 +413,7 @@ func modelsURL(p Provider) string {
 // ToolsRefused reports whether err is a provider's 400 saying the model
 // does not support tools (Ollama's words on either route; agent/toolless.go).
 func ToolsRefused(err error) bool {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	status, msg := 0, ""
-	switch {
-	case errors.As(err, &reqErr):
-		status, msg = reqErr.HTTPStatusCode, PlainError(reqErr.Body)
-	case errors.As(err, &apiErr):
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
-	}
+	status, msg := statusMessage(err)
 	return status == 400 && strings.Contains(strings.ToLower(msg), "does not support tools")
 }
 
@@ -452,17 +444,23 @@ func needsJinja(msg string) bool {
 // ToolsNeedJinja reports whether err is llama-server's 500 refusing tools
 // because it runs without --jinja, and its message.
 func ToolsNeedJinja(err error) (string, bool) {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	status, msg := 0, ""
-	switch {
-	case errors.As(err, &reqErr):
-		status, msg = reqErr.HTTPStatusCode, PlainError(reqErr.Body)
-	case errors.As(err, &apiErr):
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
-	}
+	status, msg := statusMessage(err)
 	if status < 400 || !needsJinja(msg) {
 		return "", false
 	}
 	return msg, true
+}
+
+// statusMessage is the HTTP status and the plain message of an error from
+// go-openai; 0 and "" for an error without an HTTP answer.
+func statusMessage(err error) (int, string) {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &reqErr):
+		return reqErr.HTTPStatusCode, PlainError(reqErr.Body)
+	case errors.As(err, &apiErr):
+		return apiErr.HTTPStatusCode, apiErr.Message
+	}
+	return 0, ""
 }

@@ -6,8 +6,6 @@ import (
 	"net"
 	"net/http"
 	"syscall"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // Unreachable reports whether err says the provider could not be reached
@@ -30,15 +28,7 @@ func Unreachable(err error) bool {
 	if _, ok := AsContextExceeded(err); ok {
 		return false
 	}
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	status, msg := 0, ""
-	switch {
-	case errors.As(err, &reqErr):
-		status, msg = reqErr.HTTPStatusCode, PlainError(reqErr.Body)
-	case errors.As(err, &apiErr):
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
-	}
+	status, msg := statusMessage(err)
 	switch {
 	case status >= 500:
 		return !refusesImages(msg) && !needsJinja(msg)
