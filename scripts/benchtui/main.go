@@ -248,21 +248,10 @@ func compareStartup(spec string, rounds int) {
 		rss        []int64
 	}
 	var builds []*build
-	for _, kv := range strings.Split(spec, ",") {
-		name, path, ok := strings.Cut(kv, "=")
-		if !ok {
-			fail(fmt.Errorf("-compare %q: want name=binary,name=binary", kv))
-		}
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			fail(err)
-		}
-		fresh, err := freshCopy(abs)
-		if err != nil {
-			fail(err)
-		}
-		defer os.Remove(fresh)
-		builds = append(builds, &build{name: name, path: fresh})
+	names, paths, cleanup := freshBuilds("-compare", spec)
+	defer cleanup()
+	for i, name := range names {
+		builds = append(builds, &build{name: name, path: paths[i]})
 	}
 	srv := llmtest.NewServer()
 	defer srv.Close()
@@ -793,4 +782,31 @@ func addSkills(home string) {
 		}
 		put(filepath.Join(dir, fmt.Sprintf("cmd%02d.md", i)), "---\ndescription: command\n---\nDo $ARGUMENTS now.\n")
 	}
+}
+
+// freshBuilds parses flag's spec, name=binary,name=binary, and copies each
+// binary afresh (freshCopy); cleanup removes the copies.
+func freshBuilds(flag, spec string) (names, paths []string, cleanup func()) {
+	cleanup = func() {
+		for _, p := range paths {
+			os.Remove(p)
+		}
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		name, path, ok := strings.Cut(kv, "=")
+		if !ok {
+			cleanup()
+			fail(fmt.Errorf("%s %q: want name=binary,name=binary", flag, kv))
+		}
+		abs, err := filepath.Abs(path)
+		if err == nil {
+			abs, err = freshCopy(abs)
+		}
+		if err != nil {
+			cleanup()
+			fail(err)
+		}
+		names, paths = append(names, name), append(paths, abs)
+	}
+	return names, paths, cleanup
 }

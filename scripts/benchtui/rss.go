@@ -30,21 +30,10 @@ func compareRSS(spec string, lengths []int, rounds int) {
 		at         map[int]*sample
 	}
 	var builds []*build
-	for _, kv := range strings.Split(spec, ",") {
-		name, path, ok := strings.Cut(kv, "=")
-		if !ok {
-			fail(fmt.Errorf("-rss %q: want name=binary,name=binary", kv))
-		}
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			fail(err)
-		}
-		fresh, err := freshCopy(abs)
-		if err != nil {
-			fail(err)
-		}
-		defer os.Remove(fresh)
-		b := &build{name: name, path: fresh, at: map[int]*sample{}}
+	names, paths, cleanup := freshBuilds("-rss", spec)
+	defer cleanup()
+	for i, name := range names {
+		b := &build{name: name, path: paths[i], at: map[int]*sample{}}
 		for _, n := range lengths {
 			b.at[n] = &sample{}
 		}
