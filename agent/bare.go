@@ -35,11 +35,7 @@ func (a *Agent) fitsBare(ctx context.Context, p provider.Provider, window int) b
 	if window <= 0 || a.isBare() || len(a.toolsFor(p)) == 0 {
 		return false
 	}
-	system, _ := a.systemPrompt(ctx)
-	a.mu.Lock()
-	msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)
-	a.mu.Unlock()
-	return a.calibrate(rawEstimate(system, nil, msgs))+minReplyRoom <= window
+	return a.estimateWith(ctx, nil)+minReplyRoom <= window
 }
 
 // bareNotice says, once a turn, that a request goes without tools and

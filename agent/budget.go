@@ -565,9 +565,14 @@ func (a *Agent) exceededRetry(ctx context.Context, p provider.Provider, e *emitt
 // estimateRequest is the calibrated estimate of the request as it would
 // go now.
 func (a *Agent) estimateRequest(ctx context.Context, p provider.Provider) int {
+	return a.estimateWith(ctx, a.toolsFor(p))
+}
+
+// estimateWith is estimateRequest with tools as the tools sent.
+func (a *Agent) estimateWith(ctx context.Context, tools []byte) int {
 	system, _ := a.systemPrompt(ctx)
 	a.mu.Lock()
 	msgs := recallView(trimmedView(a.history, a.cfg.History.TrimChars), a.recall)
 	a.mu.Unlock()
-	return a.calibrate(rawEstimate(system, a.toolsFor(p), msgs))
+	return a.calibrate(rawEstimate(system, tools, msgs))
 }
