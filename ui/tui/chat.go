@@ -256,17 +256,7 @@ func (c *Chat) cachedLen(i int) int {
 }
 
 // bottomTopCached is bottomTop from the caches, as Rows finds it.
-func (c *Chat) bottomTopCached() pos {
-	need := c.height
-	for i := len(c.entries) - 1; i >= 0; i-- {
-		n := c.cachedLen(i)
-		if n >= need {
-			return pos{idx: i, line: n - need}
-		}
-		need -= n
-	}
-	return pos{}
-}
+func (c *Chat) bottomTopCached() pos { return c.bottomTopBy(c.cachedLen) }
 
 // clamp keeps p inside the transcript.
 func (c *Chat) clamp(p pos) pos {
@@ -283,10 +273,14 @@ func (c *Chat) clamp(p pos) pos {
 }
 
 // bottomTop is the top line of the screen when following the bottom.
-func (c *Chat) bottomTop() pos {
+func (c *Chat) bottomTop() pos { return c.bottomTopBy(c.blockLen) }
+
+// bottomTopBy is the top line of the screen when following the bottom,
+// with lines(i) the lines entry i takes.
+func (c *Chat) bottomTopBy(lines func(int) int) pos {
 	need := c.height
 	for i := len(c.entries) - 1; i >= 0; i-- {
-		n := c.blockLen(i)
+		n := lines(i)
 		if n >= need {
 			return pos{idx: i, line: n - need}
 		}
