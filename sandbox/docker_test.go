@@ -137,6 +137,14 @@ func needDocker(t testing.TB) *client.Client {
 }
 
 // testWorkspace is a workspace directory, owned by the test's user, that anyone may write to.
+// testRunID is a run ID for a test's sandbox. The container's name keeps only the first 8
+// characters of the run ID (ContainerName), so the randomness comes first and the kind after:
+// "matrix"+randomHex(8) left 256 names for a table of parallel subtests, "test"+… 65,536, and CI
+// met "Conflict. The container name "/co-runner-testb5ba" is already in use" (TestDockerMemoryLimit).
+func testRunID(kind string) string {
+	return randomHex(8) + "-" + kind
+}
+
 func testWorkspace(t testing.TB) string {
 	t.Helper()
 	ws := filepath.Join(t.TempDir(), "ws")
@@ -162,7 +170,7 @@ func newTestDocker(t testing.TB, cfg Config) *Docker {
 		cfg.Workspace = testWorkspace(t)
 	}
 	if cfg.RunID == "" {
-		cfg.RunID = "test" + randomHex(12)
+		cfg.RunID = testRunID("test")
 	}
 	sb, sel, err := New(context.Background(), cfg)
 	if err != nil {
@@ -452,7 +460,7 @@ func TestDockerMemoryLimit(t *testing.T) {
 func TestDockerCloseRemovesContainer(t *testing.T) {
 	t.Parallel()
 	cli := needDocker(t)
-	sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), RunID: "close" + randomHex(8)})
+	sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), RunID: testRunID("close")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +519,7 @@ func startChild(t *testing.T, mode string, extraEnv ...string) (*exec.Cmd, strin
 	cmd.Env = append(append(os.Environ(), extraEnv...),
 		childEnv+"="+mode,
 		childWorkspaceEnv+"="+testWorkspace(t),
-		childRunEnv+"="+"child"+randomHex(8),
+		childRunEnv+"="+testRunID("child"),
 		"GORACE=atexit_sleep_ms=0", // under -race a process otherwise sleeps 1s on exit
 	)
 	cmd.Stderr = os.Stderr
@@ -555,7 +563,7 @@ func TestDockerCloseDoesNotWaitForRemoval(t *testing.T) {
 	cli := needDocker(t)
 	hold := sandboxtest.NewRemoveHold(t)
 	sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t),
-		RunID: "norm" + randomHex(8), DockerHost: hold.Host()})
+		RunID: testRunID("norm"), DockerHost: hold.Host()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -783,7 +791,7 @@ func TestDockerRefusesForeignContainerName(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("not made by co", func(t *testing.T) {
-		run := "foreign" + randomHex(8)
+		run := testRunID("foreign")
 		name := ContainerName(run)
 		if _, err := cli.ContainerCreate(ctx, &container.Config{Image: testImage(), Cmd: []string{"true"}}, nil, nil, nil, name); err != nil {
 			t.Fatal(err)
@@ -1045,7 +1053,7 @@ func TestNewFallbackMatrix(t *testing.T) {
 			}
 			cfg := Config{
 				Backend: tt.backend, Fallback: tt.fallback, DockerHost: tt.host, Image: tt.image,
-				Workspace: ws, RunID: "matrix" + randomHex(8),
+				Workspace: ws, RunID: testRunID("matrix"),
 			}
 			// Select reports the same choice without creating anything.
 			// A probe of an engine that never answers ends on its own bound
@@ -1100,7 +1108,7 @@ func TestNewFallbackMatrix(t *testing.T) {
 func TestNewReturnsBeforeContainerIsReady(t *testing.T) {
 	t.Parallel()
 	needDocker(t)
-	cfg := Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), RunID: "bg" + randomHex(8)}
+	cfg := Config{Backend: BackendDocker, Image: testImage(), Workspace: testWorkspace(t), RunID: testRunID("bg")}
 	start := time.Now()
 	sb, _, err := New(context.Background(), cfg)
 	newTook := time.Since(start)
@@ -1155,7 +1163,7 @@ func BenchmarkDockerNew(b *testing.B) {
 	var newTotal, readyTotal time.Duration
 	for b.Loop() {
 		start := time.Now()
-		sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: ws, RunID: "bench" + randomHex(8)})
+		sb, _, err := New(context.Background(), Config{Backend: BackendDocker, Image: testImage(), Workspace: ws, RunID: testRunID("bench")})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -1280,5 +1288,18 @@ func runTestAs(t *testing.T, dir, name string, uid int, gid uint32, test string,
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: "+test) {
 		t.Fatalf("as %s (uid %d): %v\n%s", name, uid, err, out)
+	}
+}
+
+// TestTestRunIDsNameDistinctContainers keeps the tests' containers apart: a thousand test run IDs of
+// one kind give a thousand container names (with the kind first, as before, a few hundred).
+func TestTestRunIDsNameDistinctContainers(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		name := ContainerName(testRunID("matrix"))
+		if seen[name] {
+			t.Fatalf("container name %s given twice in %d run IDs", name, i+1)
+		}
+		seen[name] = true
 	}
 }

@@ -136,7 +136,7 @@ func TestGitReadOnlyRunsNoRepositoryProgram(t *testing.T) {
 				}
 			}
 			ctx := context.Background()
-			sb, _, err := sandbox.New(ctx, sandbox.Config{Backend: backend, Workspace: ws, RunID: "gitguard" + backend})
+			sb, _, err := sandbox.New(ctx, sandbox.Config{Backend: backend, Workspace: ws})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 
 func newTool(t *testing.T, backend string) *Tool {
 	t.Helper()
-	sb, _, err := sandbox.New(context.Background(), sandbox.Config{Backend: backend, Workspace: t.TempDir(), RunID: "shelltool" + backend})
+	sb, _, err := sandbox.New(context.Background(), sandbox.Config{Backend: backend, Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
