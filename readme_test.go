@@ -97,3 +97,24 @@ func readmeTableKeys(t *testing.T, readme, header string) []string {
 	}
 	return keys
 }
+
+// The README is a user's map, not the reference: at most 700 lines, and
+// its first screen says how to build and start co and how to run the
+// tests, and where the sandbox puts the workspace (issue 40: the first
+// screen was the test suite, and /workspace came at line 1,260).
+func TestREADMEIsAMap(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) > 701 { // a final newline leaves an empty last element
+		t.Errorf("README.md has %d lines; at most 700: move the details to a page of docs/", len(lines)-1)
+	}
+	first := strings.Join(lines[:min(60, len(lines))], "\n")
+	for _, want := range []string{"## Quick start", "\ngo build -o co .", "\n./co ", "\nscripts/test.sh ", "/workspace"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("README.md's first 60 lines lack %q", want)
+		}
+	}
+}
