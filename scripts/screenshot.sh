@@ -58,7 +58,14 @@ wait_for "Ask co anything"
 wait_for "sandbox_start" # the side panel: the sandbox's container is up, so the call does not wait for it
 tmux -L "$sock" send-keys -t co "what files are in this project?" Enter
 wait_for "go run ."
-sleep 1 # the spinner and the side panel settle; the capture below is what is on screen then
+# The turn's end settles the screen (spinner gone, spans ended): wait until two captures agree.
+prev=
+for _ in $(seq 100); do
+	cur=$(tmux -L "$sock" capture-pane -e -p -t co)
+	[[ $cur == "$prev" ]] && break
+	prev=$cur
+	sleep 0.3
+done
 tmux -L "$sock" capture-pane -p -t co >"$root/docs/screenshot.txt"
 tmux -L "$sock" capture-pane -e -p -t co >"$tmp/pane.ansi"
 go run ./scripts/ansihtml -cols 120 -rows 36 -bg '#1e1e1e' -fg '#d4d4d4' <"$tmp/pane.ansi" >"$tmp/pane.html"
