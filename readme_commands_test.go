@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// Every co command line the README shows — in its fenced code blocks and in
-// its inline code — is one co accepts: the built binary is run with --help
+// Every co command line the README and the pages of docs/ show — in their
+// fenced code blocks and in their inline code — is one co accepts: the built binary is run with --help
 // and the line's words, in an empty home, far enough for cobra to find
 // the command and parse the flags. "co config set context_files
 // CLAUDE.md,GEMINI.md" was documented while co answered `unknown command
@@ -19,13 +19,27 @@ func TestREADMECommandsExist(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
+	var lines []coLine
+	readmeLines := 0
+	for _, page := range docPages(t) {
+		if page == "docs/ARCHITECTURE.md" || page == "docs/SOURCES.md" {
+			continue // the code's map and its sources: no user's command lines
+		}
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := readmeCoLines(string(b))
+		for i := range found {
+			found[i].page = page
+		}
+		if page == "README.md" {
+			readmeLines = len(found)
+		}
+		lines = append(lines, found...)
 	}
-	lines := readmeCoLines(string(readme))
-	if len(lines) < 30 {
-		t.Fatalf("found only %d co command lines in the README; the extraction is broken", len(lines))
+	if len(lines) < 100 || readmeLines < 30 {
+		t.Fatalf("found only %d co command lines (%d in the README); the extraction is broken", len(lines), readmeLines)
 	}
 	bin := filepath.Join(t.TempDir(), "co")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -42,11 +56,11 @@ func TestREADMECommandsExist(t *testing.T) {
 		cmd.Env, cmd.Dir = env, home
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Errorf("README:%d: %s\n  co %s: %v\n%s", l.line, l.text, strings.Join(args, " "), err, out)
+			t.Errorf("%s:%d: %s\n  co %s: %v\n%s", l.page, l.line, l.text, strings.Join(args, " "), err, out)
 			continue
 		}
 		if msg := extraWords(l.args, string(out)); msg != "" {
-			t.Errorf("README:%d: %s\n  %s", l.line, l.text, msg)
+			t.Errorf("%s:%d: %s\n  %s", l.page, l.line, l.text, msg)
 		}
 	}
 }
@@ -74,6 +88,7 @@ func TestREADMECommandCheckCatches(t *testing.T) {
 }
 
 type coLine struct {
+	page string
 	line int
 	text string
 	args []string
@@ -114,7 +129,7 @@ func readmeCoLines(readme string) []coLine {
 			if len(words) == 0 || (words[0] != "co" && words[0] != "./co") {
 				continue
 			}
-			out = append(out, coLine{i + 1, strings.TrimSpace(text), unfold(words[1:])})
+			out = append(out, coLine{line: i + 1, text: strings.TrimSpace(text), args: unfold(words[1:])})
 		}
 	}
 	return out

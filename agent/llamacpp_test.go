@@ -258,7 +258,7 @@ func TestLlamaCppNamedFromProps(t *testing.T) {
 	}
 }
 
-// The first reply's bound (README, "A bound on every reply"): at most half
+// The first reply's bound (docs/providers.md, "A bound on every reply"): at most half
 // the window until the server has counted a prompt; after that, what the
 // window leaves after the calibrated prompt.
 func TestFirstReplyBoundIsHalfTheWindow(t *testing.T) {

@@ -32,7 +32,7 @@ func TestOllamaEndlessReplyIsBounded(t *testing.T) {
 	var raw map[string]map[string]int
 	_ = json.Unmarshal(srv.Requests()[0].Raw, &raw)
 	// num_ctx 4096; before the server has counted a prompt the reply gets
-	// at most half of it (README, "A bound on every reply").
+	// at most half of it (docs/providers.md, "A bound on every reply").
 	bound := raw["options"]["num_predict"]
 	if raw["options"]["num_ctx"] != 4096 || bound != 2048 {
 		t.Fatalf("options %v", raw["options"])

@@ -132,7 +132,7 @@
 //     guard's baseline is the one of the first of the commands running together, so that check
 //     sees, and undoes, whatever such a process wrote to a protected path meanwhile.
 //
-// The price is one exec per command that ends alone (see BenchmarkDockerUserKill and the README).
+// The price is one exec per command that ends alone (see BenchmarkDockerUserKill and docs/figures.md).
 package sandbox
 
 import (

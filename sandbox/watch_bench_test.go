@@ -51,7 +51,7 @@ func bigRepo(b *testing.B) (string, int) {
 	return ws, dirs
 }
 
-// The Watch's check before a model request when nothing changed: the figure in the README
+// The Watch's check before a model request when nothing changed: the figure in docs/figures.md
 // ("Protected files"). For comparison, the same check walking all of .git as the sandbox's
 // guard would if .git were not mounted read-only.
 func BenchmarkWatchCheck(b *testing.B) {

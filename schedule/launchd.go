@@ -18,7 +18,7 @@ import (
 // ~/Library/LaunchAgents, loaded with `launchctl bootstrap gui/UID PLIST`
 // and unloaded with `launchctl bootout gui/UID/LABEL` (launchctl(1)). It
 // was written from those manual pages and its plist checked as XML here;
-// it has not been run on a Mac (README, "Scheduled runs").
+// it has not been run on a Mac (docs/scheduled-runs.md).
 type Launchd struct{ sys System }
 
 // Name is "launchd".

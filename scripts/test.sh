@@ -85,7 +85,7 @@ fi
 # the Go module proxy into GOPATH/bin and reused while the version matches.
 # On this project's shared 2-core machine the first install took 5.5 min
 # (module downloads and build), a run 1-2.5 min with an empty lint cache
-# and 1-4 s with a warm one (README, "golangci-lint").
+# and 1-4 s with a warm one (docs/development.md, "golangci-lint").
 golangci_lint_version=v2.15.0
 gobin=$(go env GOBIN)
 [[ -n $gobin ]] || gobin="$(go env GOPATH)/bin"

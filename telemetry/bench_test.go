@@ -116,8 +116,8 @@ func BenchmarkExporter(b *testing.B) {
 }
 
 // BenchmarkFeedLatency: how long a span's end takes to reach the side
-// panel's feed, as p50/p99/max over the b.N spans (the figure in the
-// README, whose target is under 100 ms). TestFeedShowsSpansLive checks the
+// panel's feed, as p50/p99/max over the b.N spans (the figure in
+// docs/figures.md, whose target is under 100 ms). TestFeedShowsSpansLive checks the
 // order (the event is in the feed before End returns), not the speed.
 func BenchmarkFeedLatency(b *testing.B) {
 	tr := setupT(b, Options{BatchTimeout: time.Hour}) // the store would be an hour late

@@ -10,7 +10,7 @@ import (
 	"github.com/co-cli/co/tools/google"
 )
 
-// startWatch makes the second check of the protected paths (sandbox.Watch, README "Protected
+// startWatch makes the second check of the protected paths (sandbox.Watch, docs/sandbox.md "Protected
 // files") for the sandbox's cfg, whose protected set it shares: the agent checks with it around
 // its turns, the subprocess backend marks its (approved) commands in it, ExitCheck ends it. The
 // workspace is read in the background once the front end's first frame is out (primeWatch, from

@@ -27,8 +27,8 @@ func newConfigCmd(s env) *cobra.Command {
 default, the user file, the project file (./.co-cli/settings.json) or an
 environment variable. Precedence: environment > project file > user file >
 defaults. Secrets are masked. A project file may set only a few settings
-(see the README's "What a project file may set"); a value it sets for any
-other is not in effect, and its row says it was ignored.
+(docs/configuration.md, "What a project file may set"); a value it sets
+for any other is not in effect, and its row says it was ignored.
 
 A malformed settings file, or a wrong value in one or in the environment,
 does not stop it: it says what is wrong first (file, line and column), lists

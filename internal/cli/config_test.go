@@ -66,7 +66,7 @@ func TestConfigShowsIgnoredProjectValues(t *testing.T) {
 	}
 }
 
-// The README's example, `co config set context_files CLAUDE.md,GEMINI.md`,
+// The documented example (docs/configuration.md), `co config set context_files CLAUDE.md,GEMINI.md`,
 // was "unknown command". It writes the user file, mode 0600, and co config
 // then shows the value from that file; co config unset takes it out again.
 func TestConfigSetAndUnset(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The rule that tells a typo of a command from a one-word message (README,
+// The rule that tells a typo of a command from a one-word message (docs/commands.md,
 // "Words after co").
 func TestCommandsNear(t *testing.T) {
 	root := newRootCmd(env{Streams{}, "v"})

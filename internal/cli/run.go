@@ -39,7 +39,7 @@ reported. --yes approves exactly what /yolo would approve in the same
 isolation (so nothing of the ask class unsandboxed, unless yolo_unsandboxed);
 calls the policy denies never run.
 
-With --json, every event is one JSON object per line (see the README),
+With --json, every event is one JSON object per line (docs/commands.md),
 the model's reasoning included ("reasoning" events) unless --no-reasoning.
 Without --json, reasoning never reaches standard output.
 
@@ -49,7 +49,7 @@ call was denied; 130 interrupted (SIGINT), 143 after SIGTERM, 129 after
 SIGHUP.
 
 --attach FILE (repeatable) sends an image (PNG, JPEG, GIF, WebP) or a PDF
-with the prompt; see "Images and PDFs" in the README.
+with the prompt; see "Images and PDFs" in docs/chat.md.
 
 When shell commands would run without a sandbox, a warning says so on
 standard error.`,

@@ -5,7 +5,7 @@
 // to 1 it is skipped, and the skip says the variable. So `go test ./...`
 // on a laptop without them tells what to set, and nothing is skipped
 // silently where the tools are expected (scripts/test.sh installs them
-// all). README.md's "Running the tests" lists the same (a test checks it).
+// all). docs/development.md's "Running the tests" lists the same (a test checks it).
 package testneeds
 
 import (
@@ -29,7 +29,7 @@ var (
 	NPM     = Need{"CO_TEST_NO_NPM", "Node.js and the MCP reference server @modelcontextprotocol/server-everything (found through CO_TEST_MCP_EVERYTHING)", "run scripts/test.sh, which installs it into ~/.cache/co-test/npm"}
 )
 
-// All are every Need, for the README's list.
+// All are every Need, for docs/development.md's list.
 var All = []Need{Docker, Tmux, Browser, NPM, Cron, DBus}
 
 // Missing reports that n is missing (why says what was found instead):

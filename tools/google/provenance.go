@@ -144,7 +144,7 @@ func otherWriter(f *drive.File) string {
 // user's that they edited last and that no one else may edit. Someone
 // who could edit it once and can no longer, and whose words the user
 // edited over, is not seen (Drive keeps no list of past editors that co
-// reads: see the README's "What it does not stop").
+// reads: see docs/untrusted-content.md, "What it does not stop").
 func fileOrigin(f *drive.File) (tools.Origin, bool) {
 	name := `drive "` + shorten(f.Name, maxNameInLabel) + `" `
 	if !mine(f) {

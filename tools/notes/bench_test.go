@@ -91,7 +91,7 @@ func TestSearchTenThousandNotes(t *testing.T) {
 // BenchmarkSearchNotes measures search_notes on a 10,000-note vault: warm
 // (the cache holds every note; each search walks the vault and matches)
 // and cold (a new Vault each time: every note is read; the OS page cache
-// is warm). It holds the README's budget: warm fails above 200 ms a search
+// is warm). It holds docs/figures.md's budget: warm fails above 200 ms a search
 // (not under the race detector). Benchmarks are not part of `go test`'s
 // default run, so a busy CI machine cannot make the suite flake on it.
 func BenchmarkSearchNotes(b *testing.B) {

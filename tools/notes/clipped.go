@@ -19,7 +19,7 @@ import (
 // clippings, or it sits under a top folder named Clippings. A note the
 // user wrote with a source: property is counted too (its words may be the
 // page's); a vault synced or shared with others is not told apart (see the
-// README's "What it does not stop").
+// docs/untrusted-content.md, "What it does not stop").
 
 // clipping says whether the note at rel, of text and tags, was clipped
 // from the web, and from where ("" when the note names no page).

@@ -13,7 +13,7 @@
 // note is read again only when its size or modification time changed: the
 // lower-cased text and the tags of each note are cached in the Vault, up to
 // a memory cap. Cold reads run in parallel. A search of 10,000 notes
-// answers in well under 200 ms (see README.md).
+// answers in well under 200 ms (see docs/figures.md).
 //
 // A Vault is safe for concurrent use.
 package notes

@@ -209,7 +209,7 @@ var netPrograms = map[string]bool{
 // escaped spellings count) or a program whose name only the run decides
 // ($c), or names a URL.
 // A best effort: a script that fetches by itself (python fetch.py) is not
-// seen, which the README says.
+// seen, which docs/untrusted-content.md says.
 func downloads(cmd string, v Verdict) bool {
 	if strings.Contains(cmd, "://") || v.Unresolved {
 		return true

@@ -322,8 +322,8 @@ func pageOrigin(u *url.URL, intranet bool) tools.Origin {
 // intranet says whether a fetch of u that connected to addrs read the
 // local network: a host name of the kind only a local network resolves
 // (intranetName), or a connection to a private address that
-// web_allow_private let through. Loopback is not counted (see the README's
-// "What it does not stop"); nor are the exact addresses of
+// web_allow_private let through. Loopback is not counted (see
+// docs/untrusted-content.md, "What it does not stop"); nor are the exact addresses of
 // Options.AllowAddrs, which tests use to stand in for the internet.
 func (s *Session) intranet(u *url.URL, addrs []netip.AddrPort) bool {
 	if intranetName(u.Hostname()) {

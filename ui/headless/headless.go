@@ -5,7 +5,7 @@
 // keeps such calls waiting for the user (sessions.Pending) instead, and
 // no --yes, yolo or grant applies to it. The answer goes to
 // standard output as plain text, or as JSON lines with --json (one object
-// per event; see the README for the schema).
+// per event; see docs/commands.md for the schema).
 package headless
 
 import (
