@@ -51,6 +51,11 @@ type scheduledRun struct {
 	id       string
 	code     int
 	attempts int
+	// waiting are the calls the run left waiting for the user's approval;
+	// outcome is its session's (sessions.Info.Outcome). co schedule run
+	// says them when it ends (runEndLine).
+	waiting []sessions.Pending
+	outcome string
 }
 
 // runClock is what a scheduled run reads the time from and waits with
@@ -154,7 +159,18 @@ func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Wr
 		r.Untrusted, r.Private = risk.Labels(), risk.Private
 		deliverRun(dctx, l, sch, r, a.Telemetry.Tracer, log)
 	}
-	return scheduledRun{id: id, code: code, attempts: attempt}
+	run := scheduledRun{id: id, code: code, attempts: attempt}
+	if info, err := a.Sessions.Find(id); err == nil {
+		run.outcome = info.Outcome
+	}
+	if pending, err := a.Sessions.PendingCalls(sessions.Waiting); err == nil {
+		for _, p := range pending {
+			if p.SessionID == id {
+				run.waiting = append(run.waiting, p)
+			}
+		}
+	}
+	return run
 }
 
 // unreachableBeforeAnything reports whether a scheduled run's turn failed

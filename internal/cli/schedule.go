@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -23,6 +24,7 @@ import (
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/schedule"
 	"github.com/co-cli/co/ui/headless"
+	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -764,10 +766,64 @@ func scheduleRun(s env, name string, clock runClock) error {
 			fmt.Fprintf(s.Err, "co: cannot record the run: %v\n", err)
 		}
 	}
+	// One line on stderr for a run that did not simply finish. A failure
+	// goes there always: cron mails a job's output (crontab(5)) and the
+	// journal keeps a unit's, so a failed run reaches the user however it
+	// was started. A run that finished with calls waiting (or denied) is
+	// a success (exit 4 is SuccessExitStatus of the systemd unit): it is
+	// said only to a person watching (stderr a terminal). Under the
+	// scheduler co inbox, the chat's start notice and the schedule's
+	// notify tell it; a mail for each run of a schedule whose calls
+	// always wait would be noise.
+	if line, always := runEndLine(name, run, code); line != "" && (always || isTerminal(s.Err)) {
+		fmt.Fprintln(s.Err, line)
+	}
 	if code != 0 {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// runEndLine is what co schedule run says on stderr of a run that ended
+// with code: what it waits for and what to type, or why it failed; ""
+// for a run that finished. always is false for a run that finished with
+// calls waiting or denied, which only a person watching is told.
+func runEndLine(name string, run scheduledRun, code int) (line string, always bool) {
+	logs := "co schedule logs " + name
+	switch code {
+	case exitOK:
+		return "", false
+	case headless.ExitWaiting:
+		switch w := run.waiting; len(w) {
+		case 0:
+			return fmt.Sprintf("co: the run of %s waits for your approval: co inbox lists what; approve it in the chat with /inbox approve ID", name), false
+		case 1:
+			what := clip(present.Call(w[0].Tool, w[0].Args), 100)
+			if w[0].Reason != "" {
+				what += " — " + clip(w[0].Reason, 60)
+			}
+			return fmt.Sprintf("co: the run of %s waits for your approval of %s: co inbox shows it; approve it in the chat with /inbox approve %d", name, what, w[0].ID), false
+		default:
+			var tools, ids []string
+			for _, p := range w {
+				if !slices.Contains(tools, p.Tool) {
+					tools = append(tools, p.Tool)
+				}
+				ids = append(ids, strconv.FormatInt(p.ID, 10))
+			}
+			return fmt.Sprintf("co: the run of %s waits for your approval of %d calls (%s): co inbox shows them; approve each in the chat with /inbox approve ID (%s)",
+				name, len(w), cell(strings.Join(tools, ", ")), strings.Join(ids, ", ")), false
+		}
+	case headless.ExitDenied:
+		return fmt.Sprintf("co: the run of %s finished, but a call was denied (%s says which)", name, logs), false
+	}
+	why := ""
+	if o := withoutWaiting(run.outcome); strings.HasPrefix(o, "failed: ") {
+		why = ": " + clip(strings.TrimPrefix(o, "failed: "), 200)
+	} else if o == "interrupted" || code == headless.ExitInterrupted || code > 128 {
+		return fmt.Sprintf("co: the run of %s was stopped before it finished (exit %d; %s shows how far it got)", name, code, logs), true
+	}
+	return fmt.Sprintf("co: the run of %s failed (exit %d)%s; %s says more", name, code, why, logs), true
 }
 
 // startedText is ", started TIME" for the run r records, or "".

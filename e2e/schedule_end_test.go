@@ -1,0 +1,96 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+// runCoTTYErr runs co with its stderr on a terminal (a pty), as a person
+// runs co schedule run by hand, and stdout to a pipe: it returns the two
+// apart and the exit code.
+func runCoTTYErr(t *testing.T, dir string, environ []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ptm, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptm.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, coBin, args...)
+	cmd.Env, cmd.Dir = environ, dir
+	var out bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), &out, tty
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close() // co holds the terminal now; reading ends when it exits
+	read := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(ptm) // EIO once the last holder closes it
+		read <- string(b)
+	}()
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running co: %v", err)
+	}
+	return out.String(), strings.ReplaceAll(<-read, "\r\n", "\n"), code
+}
+
+// co schedule run NAME whose run stops for an approval says so on
+// stderr, by hand (a terminal): what it waits for and what to type. Run
+// as cron runs it (stderr not a terminal, mailed) a waiting run, which is
+// a success, prints nothing; a failed run says why in one line either way.
+func TestScheduleRunSaysWhatItWaitsFor(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	environ, _ := scheduleEnv(t, srv)
+	ws := t.TempDir()
+	addScheduleSetting(t, environ, "todos", map[string]any{"at": "weekdays 08:00", "prompt": "write it down", "workspace": ws})
+	waits := func() []llmtest.Reply {
+		return []llmtest.Reply{
+			{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "write_file", Args: `{"path":"done.txt","content":"sent"}`}}},
+			{Text: "Written once you approve."},
+		}
+	}
+
+	srv.Script(waits()...)
+	_, errOut, code := runCoTTYErr(t, t.TempDir(), environ, "schedule", "run", "todos")
+	if code != 4 {
+		t.Fatalf("exit %d, want 4 (waiting)\nstderr: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	want := "co: the run of todos waits for your approval of write_file(path='done.txt', content='sent') — creates done.txt (1 line): co inbox shows it; approve it in the chat with /inbox approve 1"
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("stderr on a terminal:\n%s\nwant the one line:\n%s", errOut, want)
+	}
+
+	// As cron runs it: nothing to mail for a run that waits.
+	srv.Script(waits()...)
+	out, errOut, code := runCo(t, t.TempDir(), environ, "", "schedule", "run", "todos")
+	if code != 4 || out != "" || errOut != "" {
+		t.Errorf("under cron: exit %d, stdout %q, stderr %q; want 4 and no output", code, out, errOut)
+	}
+
+	// A failed run says why, to cron's mail too.
+	srv.Script(llmtest.Reply{Status: 401})
+	_, errOut, code = runCo(t, t.TempDir(), environ, "", "schedule", "run", "todos")
+	if code != 1 || !strings.HasPrefix(errOut, "co: the run of todos failed (exit 1): ") ||
+		!strings.HasSuffix(errOut, "; co schedule logs todos says more\n") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("a failed run: exit %d, stderr %q", code, errOut)
+	}
+}
