@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +94,35 @@ func TestScheduleRunSaysWhatItWaitsFor(t *testing.T) {
 	if code != 1 || !strings.HasPrefix(errOut, "co: the run of todos failed (exit 1): ") ||
 		!strings.HasSuffix(errOut, "; co schedule logs todos says more\n") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("a failed run: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// co schedule list with no schedules says so in one plain line and exits
+// 0, even where no scheduler could run one (nothing is kept from running
+// yet: co schedule add says it); with a schedule, that is a warning.
+func TestScheduleListWithNone(t *testing.T) {
+	environ := env(t, nil)
+	for i, kv := range environ {
+		if strings.HasPrefix(kv, "PATH=") {
+			environ[i] = "PATH=" + t.TempDir() // no crontab, no systemctl
+		}
+	}
+	ws := t.TempDir()
+	out, errOut, code := runCo(t, ws, environ, "", "schedule", "list")
+	if want := "no schedules yet (add one: co schedule add NAME --at \"tomorrow 9am\" PROMPT…)\n"; code != 0 || out != want || errOut != "" {
+		t.Errorf("no schedules: exit %d, stdout %q, stderr %q; want 0 and %q", code, out, errOut, want)
+	}
+
+	home := strings.TrimPrefix(environ[0], "HOME=")
+	if err := os.MkdirAll(filepath.Join(home, ".config", "co-cli"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".config", "co-cli", "settings.json"), []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addScheduleSetting(t, environ, "brief", map[string]any{"at": "weekdays 08:00", "prompt": "Brief me", "workspace": ws})
+	out, _, code = runCo(t, ws, environ, "", "schedule", "list")
+	if code != 0 || !strings.Contains(out, "brief ") || !strings.Contains(out, "WARNING: no scheduler to run schedules") {
+		t.Errorf("a schedule and no scheduler: exit %d\n%s", code, out)
 	}
 }

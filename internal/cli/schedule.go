@@ -408,57 +408,59 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time, records 
 		}
 	}
 	if len(l.Settings.Schedules) == 0 && len(installed) == 0 {
-		b.WriteString("no schedules (add one: co schedule add NAME --at \"weekdays 08:00\" PROMPT…)\n")
+		// Nothing to run yet, so nothing the scheduler's state could
+		// keep from running: co schedule add says it when it matters.
+		b.WriteString("no schedules yet (add one: co schedule add NAME --at \"tomorrow 9am\" PROMPT…)\n")
+		return safe.Text(b.String())
+	}
+	var rows [][6]string // NAME, SPEC, NEXT, LAST RUN, NOTIFY, SCHEDULER
+	for _, sch := range l.Settings.Schedules {
+		st := readScheduleState(l.Paths.DataDir, sch.Name)
+		next := "-"
+		if spec, err := schedule.Parse(sch.At); err == nil {
+			anchor := st.Installed
+			if st.Last != nil {
+				anchor = st.Last.Start
+			}
+			if t, ok := spec.Next(now, anchor); ok {
+				next = t.Format("Mon 2006-01-02 15:04")
+			} else {
+				next = "none (past)"
+			}
+		}
+		var where string
+		switch {
+		case selErr != nil:
+			where = "no scheduler"
+		case instErr != nil:
+			where = backend.Name() + ": cannot read (" + instErr.Error() + ")"
+		case slices.Contains(installed, sch.Name):
+			where = backend.Name()
+		case elsewhere[sch.Name] != "" && selErr == nil:
+			where = fmt.Sprintf("in %s, not %s, this session's scheduler (co schedule add %s --replace … moves it)", elsewhere[sch.Name], backend.Name(), sch.Name)
+		case st.Backend != "":
+			where = "entry missing (co schedule add " + sch.Name + " --replace … reinstalls it)"
+		default:
+			where = "not installed (co schedule add " + sch.Name + " --replace … installs it)"
+		}
+		rows = append(rows, [6]string{sch.Name, sch.At, next, lastRunText(st.Last), notifyText(sch.Notify), where})
+	}
+	for _, name := range installed {
+		if _, ok := l.Settings.FindSchedule(name); !ok {
+			rows = append(rows, [6]string{name, "-", "-", "-", "-", backend.Name() + " entry without a setting (co schedule rm " + name + " removes it)"})
+		}
+	}
+	if records {
+		for _, r := range rows {
+			fmt.Fprintf(&b, "• %s — %s\n    next: %s\n    last run: %s\n    notify: %s · scheduler: %s\n", r[0], r[1], r[2], r[3], r[4], r[5])
+		}
 	} else {
-		var rows [][6]string // NAME, SPEC, NEXT, LAST RUN, NOTIFY, SCHEDULER
-		for _, sch := range l.Settings.Schedules {
-			st := readScheduleState(l.Paths.DataDir, sch.Name)
-			next := "-"
-			if spec, err := schedule.Parse(sch.At); err == nil {
-				anchor := st.Installed
-				if st.Last != nil {
-					anchor = st.Last.Start
-				}
-				if t, ok := spec.Next(now, anchor); ok {
-					next = t.Format("Mon 2006-01-02 15:04")
-				} else {
-					next = "none (past)"
-				}
-			}
-			var where string
-			switch {
-			case selErr != nil:
-				where = "no scheduler"
-			case instErr != nil:
-				where = backend.Name() + ": cannot read (" + instErr.Error() + ")"
-			case slices.Contains(installed, sch.Name):
-				where = backend.Name()
-			case elsewhere[sch.Name] != "" && selErr == nil:
-				where = fmt.Sprintf("in %s, not %s, this session's scheduler (co schedule add %s --replace … moves it)", elsewhere[sch.Name], backend.Name(), sch.Name)
-			case st.Backend != "":
-				where = "entry missing (co schedule add " + sch.Name + " --replace … reinstalls it)"
-			default:
-				where = "not installed (co schedule add " + sch.Name + " --replace … installs it)"
-			}
-			rows = append(rows, [6]string{sch.Name, sch.At, next, lastRunText(st.Last), notifyText(sch.Notify), where})
+		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(w, "NAME\tSPEC\tNEXT\tLAST RUN\tNOTIFY\tSCHEDULER")
+		for _, r := range rows {
+			fmt.Fprintln(w, strings.Join(r[:], "\t"))
 		}
-		for _, name := range installed {
-			if _, ok := l.Settings.FindSchedule(name); !ok {
-				rows = append(rows, [6]string{name, "-", "-", "-", "-", backend.Name() + " entry without a setting (co schedule rm " + name + " removes it)"})
-			}
-		}
-		if records {
-			for _, r := range rows {
-				fmt.Fprintf(&b, "• %s — %s\n    next: %s\n    last run: %s\n    notify: %s · scheduler: %s\n", r[0], r[1], r[2], r[3], r[4], r[5])
-			}
-		} else {
-			w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tSPEC\tNEXT\tLAST RUN\tNOTIFY\tSCHEDULER")
-			for _, r := range rows {
-				fmt.Fprintln(w, strings.Join(r[:], "\t"))
-			}
-			_ = w.Flush() // a strings.Builder's writes do not fail
-		}
+		_ = w.Flush() // a strings.Builder's writes do not fail
 	}
 	if selErr != nil {
 		fmt.Fprintf(&b, "WARNING: %v\n", selErr)
