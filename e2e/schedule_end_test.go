@@ -126,3 +126,37 @@ func TestScheduleListWithNone(t *testing.T) {
 		t.Errorf("a schedule and no scheduler: exit %d\n%s", code, out)
 	}
 }
+
+// co schedule add reads the times people type: "tomorrow 9am" is saved
+// and installed as the date it means; a date that has passed is refused
+// saying so and showing the forms co reads.
+func TestScheduleAddTomorrow9am(t *testing.T) {
+	environ, table := fakeCrontabPath(t, env(t, nil))
+	ws := t.TempDir()
+	before := time.Now()
+	out, errOut, code := runCo(t, ws, environ, "", "schedule", "add", "report", "--at", "tomorrow 9am", "Remind", "me")
+	after := time.Now()
+	// Tomorrow as co saw it: the day after before's or after's date (the
+	// run may cross midnight).
+	var dates []string
+	for _, d := range []time.Time{before, after} {
+		dates = append(dates, time.Date(d.Year(), d.Month(), d.Day()+1, 9, 0, 0, 0, time.Local).Format("2006-01-02"))
+	}
+	said := func(d string) bool { return strings.Contains(out, "added schedule report: once, on "+d+" at 09:00\n") }
+	if code != 0 || !said(dates[0]) && !said(dates[1]) {
+		t.Fatalf("add --at \"tomorrow 9am\": exit %d, want once on %v\n%s%s", code, dates, out, errOut)
+	}
+	tab, _ := os.ReadFile(table)
+	if !strings.Contains(string(tab), "0 9 ") || !strings.Contains(string(tab), "schedule run report") {
+		t.Errorf("crontab:\n%s", tab)
+	}
+	list, _, _ := runCo(t, ws, environ, "", "schedule", "list")
+	if !strings.Contains(list, dates[0]+" 09:00") && !strings.Contains(list, dates[1]+" 09:00") {
+		t.Errorf("the saved SPEC is not the date:\n%s", list)
+	}
+
+	_, errOut, code = runCo(t, ws, environ, "", "schedule", "add", "old", "--at", "2026-12-01 09:30", "x")
+	if code != 1 || !strings.Contains(errOut, `"2026-12-01 09:30" is Tue 2026-12-01 09:30, which has passed`) || !strings.Contains(errOut, `"in 2h"`) {
+		t.Errorf("a past date: exit %d %s", code, errOut)
+	}
+}

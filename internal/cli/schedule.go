@@ -68,7 +68,8 @@ only after you say so (on a terminal) or with --replace.
 
 SPEC: ` + schedule.Examples + `.`,
 		Example: `  co schedule add brief --at "weekdays 08:00" Summarise today's mail and calendar
-  co schedule add report --at "2026-12-01 09:30" Remind me to send the report
+  co schedule add report --at "tomorrow 9am" Remind me to send the report
+  co schedule add check --at "in 2h" Check whether the build went green
   co schedule add todos --at "monday 09:00" List last week's open todos`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -117,17 +118,17 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 	if !schedule.NameOK(a.name) {
 		return "", fmt.Errorf("%q is not a schedule name: use lower-case letters, digits, - and _, starting with a letter or digit (like morning-brief)", a.name)
 	}
-	spec, err := schedule.Parse(a.at)
+	zone, shellTZ := schedulerZone()
+	// A time said from now ("tomorrow 9am") is saved as the date and
+	// time it means; a once time that has passed is refused here.
+	spec, err := schedule.ParseAt(a.at, time.Now().In(zone))
 	if err != nil {
 		return "", err
 	}
-	zone, shellTZ := schedulerZone()
 	if _, ok := spec.Next(time.Now().In(zone), time.Time{}); !ok {
-		if !spec.Once() {
-			return "", fmt.Errorf("%q never runs: read as %s, which no day from now on matches (a year that is past, or a day the month does not have, such as February 30): fix its date part, or write a repeating SPEC such as \"daily 09:00\"", a.at, spec.Describe())
-		}
-		return "", fmt.Errorf("%q is in the past: give a date and time to come, or a repeating SPEC such as \"daily 09:00\"", a.at)
+		return "", fmt.Errorf("%q never runs: read as %s, which no day from now on matches (a year that is past, or a day the month does not have, such as February 30): fix its date part, or write a repeating SPEC such as \"daily 09:00\"", a.at, spec.Describe())
 	}
+	a.at = spec.Text
 	if strings.TrimSpace(a.prompt) == "" {
 		return "", fmt.Errorf("no prompt: say what to run after the name, e.g. co schedule add %s --at %q Summarise today's mail", a.name, a.at)
 	}
