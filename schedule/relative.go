@@ -17,7 +17,8 @@ var (
 	inRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^in (\d+) ?(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days)$`)
 	})
-	isoRe = sync.OnceValue(func() *regexp.Regexp {
+	ampmRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(\d{1,2}(?::\d{2})?) (am|pm)\b`) })
+	isoRe  = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(\d{4}-\d{1,2}-\d{1,2})t(\d{1,2}:\d{2})(?::(\d{2}))?$`)
 	})
 )
@@ -31,8 +32,7 @@ var (
 // once SPEC that has passed (a date, or "today 9am" at ten) is an error
 // that says so.
 func ParseAt(text string, now time.Time) (*Spec, error) {
-	t := strings.ToLower(strings.Join(strings.Fields(text), " "))
-	when, why, ok := relative(t, now)
+	when, why, ok := relative(normalize(text), now)
 	if why != "" {
 		return nil, &Error{Spec: text, Understood: why}
 	}
@@ -86,6 +86,9 @@ func relative(t string, now time.Time) (when time.Time, why string, ok bool) {
 			w = r.Add(time.Minute)
 		}
 		return w, "", true
+	}
+	if d, err := time.ParseDuration(strings.TrimPrefix(t, "in ")); err == nil && strings.HasPrefix(t, "in ") && d >= time.Minute {
+		return now.Add(d).Add(time.Minute - 1).Truncate(time.Minute), "", true // "in 1h30m"
 	}
 	if strings.HasPrefix(t, "in ") {
 		return time.Time{}, fmt.Sprintf("understood a time from now, but not %q: write a number and m, h or d, like in 30m, in 2h or in 3 days", strings.TrimPrefix(t, "in ")), false
@@ -159,4 +162,11 @@ func iso(t string) (once, why string, ok bool) {
 		return "", fmt.Sprintf("understood a date and time, but its seconds %q are not 00: co runs schedules to the minute", g[3]), true
 	}
 	return g[1] + " " + g[2], "", true
+}
+
+// normalize is text in lower case with single spaces, and "9 am" written
+// 9am.
+func normalize(text string) string {
+	t := strings.ToLower(strings.Join(strings.Fields(text), " "))
+	return ampmRe().ReplaceAllString(t, "$1$2")
 }

@@ -25,6 +25,9 @@ func TestParseAt(t *testing.T) {
 		{"in 3 days", "2026-12-10 10:16", ""},
 		{"next monday 9am", "2026-12-14 09:00", ""}, // today is a Monday: the next one
 		{"next fri 09:00", "2026-12-11 09:00", ""},
+		{"tomorrow 9 am", "2026-12-08 09:00", ""},
+		{"tomorrow noon", "2026-12-08 12:00", ""},
+		{"in 1h30m", "2026-12-07 11:46", ""},
 		{"2026-12-08T09:30", "2026-12-08T09:30", "once, on 2026-12-08 at 09:30"},
 		{"2026-12-08T09:30:00", "2026-12-08T09:30:00", "once, on 2026-12-08 at 09:30"},
 		{"2026-12-08 09:30", "2026-12-08 09:30", ""},
@@ -34,6 +37,8 @@ func TestParseAt(t *testing.T) {
 		{"mon 09:00", "mon 09:00", "Mon at 09:00"},
 		{"9am", "9am", "every day at 09:00"},
 		{"21:00", "21:00", "every day at 21:00"},
+		{"noon", "noon", "every day at 12:00"},
+		{"weekdays 9 am", "weekdays 9 am", "weekdays at 09:00"},
 		{"weekdays 08:00", "weekdays 08:00", "weekdays at 08:00"},
 		{"0 8 * * 1-5", "0 8 * * 1-5", "weekdays at 08:00"},
 	} {

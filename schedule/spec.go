@@ -110,7 +110,7 @@ func Parse(text string) (*Spec, error) {
 	if t == "" {
 		return nil, &Error{Spec: text, Understood: "it is empty"}
 	}
-	low := strings.ToLower(t)
+	low := normalize(t)
 	if once, why, ok := iso(low); ok {
 		if why != "" {
 			return nil, &Error{Spec: text, Understood: why}
