@@ -83,9 +83,9 @@ func (s *Spec) Once() bool { return s.Form == "once" }
 
 // Examples are the SPEC forms, for messages and help.
 const Examples = `"weekdays 08:00", "weekends 10:00", "daily 07:30" (or "every day 07:30"), ` +
-	`"mon,wed,fri 9:00", "monday 09:00", "17:00" (every day), "hourly", "every 30m", "every 2h", ` +
-	`"2026-12-01 09:30" (once), a systemd OnCalendar expression ("Mon..Fri *-*-* 08:00") ` +
-	`or a cron line ("0 8 * * 1-5")`
+	`"mon,wed,fri 9:00", "monday 09:00" (every Monday), "17:00" (every day), "hourly", "every 30m", "every 2h", ` +
+	`once: "tomorrow 9am", "today 17:30", "in 2h", "in 30m", "next monday 9am" or a date and time (YYYY-MM-DD HH:MM); ` +
+	`a systemd OnCalendar expression ("Mon..Fri *-*-* 08:00") or a cron line ("0 8 * * 1-5")`
 
 // Error is a SPEC that could not be read: what was understood of it, and
 // the forms that can be written.
@@ -110,7 +110,16 @@ func Parse(text string) (*Spec, error) {
 	if t == "" {
 		return nil, &Error{Spec: text, Understood: "it is empty"}
 	}
-	low := strings.ToLower(t)
+	low := normalize(t)
+	if once, why, ok := iso(low); ok {
+		if why != "" {
+			return nil, &Error{Spec: text, Understood: why}
+		}
+		low = once
+	}
+	if _, why, ok := relative(low, time.Time{}); ok || why != "" {
+		return nil, &Error{Spec: text, Understood: "that is a time said from now, which co schedule add turns into the date and time it means; here write that date and time (YYYY-MM-DD HH:MM) or a repeating time"}
+	}
 	if s, why := parseWords(low); s != nil {
 		s.Text = text
 		return s, nil

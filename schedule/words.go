@@ -25,8 +25,15 @@ var (
 	clockRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,2})(?::(\d{2}))?(am|pm)?$`) })
 )
 
-// parseTime reads "8:00", "08:00", "17:30", "8am", "5:30pm".
+// parseTime reads "8:00", "08:00", "17:30", "8am", "5:30pm", "noon" and
+// "midnight".
 func parseTime(w string) (h, m int, ok bool) {
+	switch w {
+	case "noon":
+		return 12, 0, true
+	case "midnight":
+		return 0, 0, true
+	}
 	g := clockRe().FindStringSubmatch(w)
 	if g == nil || (g[2] == "" && g[3] == "") {
 		return 0, 0, false

@@ -219,7 +219,7 @@ func TestScheduledRunThatFailsIsDelivered(t *testing.T) {
 	if code != headless.ExitError {
 		t.Fatalf("runScheduled = %d\n%s", code, log.String())
 	}
-	if n := notes.Next(t); !strings.HasPrefix(n.Body, "failed: no LLM provider is configured") || !strings.Contains(log.String(), "co: delivered to the desktop (a notification)") {
+	if n := notes.Next(t); !strings.HasPrefix(n.Body, "failed: no model provider is configured in co's settings") || !strings.Contains(log.String(), "co: delivered to the desktop (a notification)") {
 		t.Errorf("notification of a run that could not start: %+v\nlog: %s", n, log.String())
 	}
 }

@@ -51,6 +51,11 @@ type scheduledRun struct {
 	id       string
 	code     int
 	attempts int
+	// waiting are the calls the run left waiting for the user's approval;
+	// outcome is its session's (sessions.Info.Outcome). co schedule run
+	// says them when it ends (runEndLine).
+	waiting []sessions.Pending
+	outcome string
 }
 
 // runClock is what a scheduled run reads the time from and waits with
@@ -105,10 +110,19 @@ func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Wr
 	for _, n := range extensionNotes(a.Extensions.Get()) {
 		fmt.Fprintf(log, "co: %s\n", n)
 	}
-	if _, _, err := a.Agent.WaitProvider(ctx); errors.Is(err, provider.ErrNoProvider) {
+	// No provider usable: when co would have used Ollama had it answered
+	// (nothing else set), it may be starting still (a run at boot), so the
+	// run tries again as for a model it cannot reach, looking for Ollama
+	// again before each attempt. Otherwise only the settings can fix it,
+	// and the run's outcome says which.
+	ps := app.ProviderSettings(l)
+	_, _, perr := a.Agent.WaitProvider(ctx)
+	noProvider := errors.Is(perr, provider.ErrNoProvider)
+	waitsForOllama := noProvider && app.NeedsProbe(ps)
+	if noProvider {
 		// The error names environment variables; cron and systemd start
 		// co without the user's shell, so they would not help.
-		fmt.Fprintln(log, "co: a scheduled run does not see your shell's variables: keep the provider in co's settings instead (co config set, e.g. co config set gemini_api_key KEY; or /setup in the chat)")
+		fmt.Fprintln(log, noProviderHint)
 	}
 	prompt, shown, media := scheduledPrompt(a, sch.Prompt, log)
 	next := nextRunAfter(sch, start)
@@ -120,7 +134,11 @@ func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Wr
 			Unattended: &headless.Unattended{Schedule: sch.Name, Approve: sch.Approve, Tools: sch.Tools, Store: a.Sessions},
 			AtExit:     func() (string, []string) { return a.ExitCheck(ctx) },
 			Failed:     func(f agent.TurnFailed) { failed = &f }})
-		if !unreachableBeforeAnything(failed, a.Agent.History()) {
+		noneYet := waitsForOllama && noProviderBeforeAnything(failed, a.Agent.History())
+		if !noneYet && !unreachableBeforeAnything(failed, a.Agent.History()) {
+			if failed != nil && errors.Is(failed.Err, provider.ErrNoProvider) {
+				noProviderOutcome(a, log)
+			}
 			if attempt > 1 {
 				fmt.Fprintf(log, "co: attempt %d reached the model (the first %s could not)\n", attempt, plural(attempt-1, "attempt"))
 			}
@@ -132,8 +150,12 @@ func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Wr
 			gaveUp(a, log, failed.Message, attempt, now.Sub(start), next)
 			break
 		}
-		fmt.Fprintf(log, "co: attempt %d of at most %d could not reach the model; trying again in %s, at %s\n",
-			attempt, schedule.RetryAttempts, wait, now.Add(wait).Format(time.TimeOnly))
+		what := "could not reach the model"
+		if noneYet {
+			what = "found no provider (Ollama did not answer at " + provider.OllamaRoot(ollamaBaseOf(ps)) + ")"
+		}
+		fmt.Fprintf(log, "co: attempt %d of at most %d %s; trying again in %s, at %s\n",
+			attempt, schedule.RetryAttempts, what, wait, now.Add(wait).Format(time.TimeOnly))
 		if err := clock.sleep(ctx, wait); err != nil {
 			fmt.Fprintf(log, "co: stopped while waiting to try again: %v\n", err)
 			break
@@ -141,6 +163,15 @@ func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Wr
 		if err := newAttemptSession(a, sch.Name); err != nil {
 			fmt.Fprintf(log, "co: cannot try again: %v\n", err)
 			break
+		}
+		if waitsForOllama {
+			if p, note, err := provider.ResolveProvider(ctx, ps, provider.ProbeHTTP); err == nil {
+				ps.Provider = p.Name
+				if _, err := a.Agent.Configure(ctx, ps); err == nil {
+					waitsForOllama = false
+					fmt.Fprintf(log, "co: %s\n", note)
+				}
+			}
 		}
 	}
 	id := a.Agent.SessionID()
@@ -154,7 +185,18 @@ func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Wr
 		r.Untrusted, r.Private = risk.Labels(), risk.Private
 		deliverRun(dctx, l, sch, r, a.Telemetry.Tracer, log)
 	}
-	return scheduledRun{id: id, code: code, attempts: attempt}
+	run := scheduledRun{id: id, code: code, attempts: attempt}
+	if info, err := a.Sessions.Find(id); err == nil {
+		run.outcome = info.Outcome
+	}
+	if pending, err := a.Sessions.PendingCalls(sessions.Waiting); err == nil {
+		for _, p := range pending {
+			if p.SessionID == id {
+				run.waiting = append(run.waiting, p)
+			}
+		}
+	}
+	return run
 }
 
 // unreachableBeforeAnything reports whether a scheduled run's turn failed
@@ -164,6 +206,35 @@ func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Wr
 func unreachableBeforeAnything(failed *agent.TurnFailed, h []message.Message) bool {
 	return failed != nil && !failed.Interrupted && provider.Unreachable(failed.Err) &&
 		len(h) == 1 && h[0].Role == message.RoleUser
+}
+
+// noProviderHint is what a scheduled run without a usable provider says
+// in its log.
+const noProviderHint = "co: a scheduled run does not see your shell's variables: keep the provider in co's settings instead (co config set, e.g. co config set gemini_api_key KEY; or /setup in the chat)"
+
+// noProviderBeforeAnything reports whether a scheduled run's turn failed
+// for want of a provider (provider.ErrNoProvider), with nothing sent.
+func noProviderBeforeAnything(failed *agent.TurnFailed, h []message.Message) bool {
+	return failed != nil && !failed.Interrupted && errors.Is(failed.Err, provider.ErrNoProvider) && len(h) <= 1
+}
+
+// noProviderOutcome makes the outcome of a run that had no provider say
+// what to configure, where co inbox and the chat's start notice show it:
+// the provider's own message names shell variables, which a scheduled run
+// does not see.
+func noProviderOutcome(a *app.App, log io.Writer) {
+	o := "failed: no model provider is configured in co's settings, which is where a scheduled run finds it (not your shell's variables): save one with co config set (e.g. co config set gemini_api_key KEY) or /setup in the chat"
+	if err := a.Sessions.SetOutcome(a.Agent.SessionID(), o); err != nil {
+		fmt.Fprintf(log, "co: the run's outcome was not saved: %v\n", err)
+	}
+}
+
+// ollamaBaseOf is where the resolution looks for Ollama.
+func ollamaBaseOf(ps provider.ProviderSettings) string {
+	if ps.OllamaHost == "" {
+		return "http://localhost:11434"
+	}
+	return ps.OllamaHost
 }
 
 // gaveUp says in log and in the run's outcome that the model could not be

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -23,6 +24,7 @@ import (
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/schedule"
 	"github.com/co-cli/co/ui/headless"
+	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/slash"
 )
 
@@ -66,7 +68,8 @@ only after you say so (on a terminal) or with --replace.
 
 SPEC: ` + schedule.Examples + `.`,
 		Example: `  co schedule add brief --at "weekdays 08:00" Summarise today's mail and calendar
-  co schedule add report --at "2026-12-01 09:30" Remind me to send the report
+  co schedule add report --at "tomorrow 9am" Remind me to send the report
+  co schedule add check --at "in 2h" Check whether the build went green
   co schedule add todos --at "monday 09:00" List last week's open todos`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -115,17 +118,17 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 	if !schedule.NameOK(a.name) {
 		return "", fmt.Errorf("%q is not a schedule name: use lower-case letters, digits, - and _, starting with a letter or digit (like morning-brief)", a.name)
 	}
-	spec, err := schedule.Parse(a.at)
+	zone, shellTZ := schedulerZone()
+	// A time said from now ("tomorrow 9am") is saved as the date and
+	// time it means; a once time that has passed is refused here.
+	spec, err := schedule.ParseAt(a.at, time.Now().In(zone))
 	if err != nil {
 		return "", err
 	}
-	zone, shellTZ := schedulerZone()
 	if _, ok := spec.Next(time.Now().In(zone), time.Time{}); !ok {
-		if !spec.Once() {
-			return "", fmt.Errorf("%q never runs: read as %s, which no day from now on matches (a year that is past, or a day the month does not have, such as February 30): fix its date part, or write a repeating SPEC such as \"daily 09:00\"", a.at, spec.Describe())
-		}
-		return "", fmt.Errorf("%q is in the past: give a date and time to come, or a repeating SPEC such as \"daily 09:00\"", a.at)
+		return "", fmt.Errorf("%q never runs: read as %s, which no day from now on matches (a year that is past, or a day the month does not have, such as February 30): fix its date part, or write a repeating SPEC such as \"daily 09:00\"", a.at, spec.Describe())
 	}
+	a.at = spec.Text
 	if strings.TrimSpace(a.prompt) == "" {
 		return "", fmt.Errorf("no prompt: say what to run after the name, e.g. co schedule add %s --at %q Summarise today's mail", a.name, a.at)
 	}
@@ -406,57 +409,59 @@ func scheduleList(ctx context.Context, l *config.Loaded, now time.Time, records 
 		}
 	}
 	if len(l.Settings.Schedules) == 0 && len(installed) == 0 {
-		b.WriteString("no schedules (add one: co schedule add NAME --at \"weekdays 08:00\" PROMPT…)\n")
+		// Nothing to run yet, so nothing the scheduler's state could
+		// keep from running: co schedule add says it when it matters.
+		b.WriteString("no schedules yet (add one: co schedule add NAME --at \"tomorrow 9am\" PROMPT…)\n")
+		return safe.Text(b.String())
+	}
+	var rows [][6]string // NAME, SPEC, NEXT, LAST RUN, NOTIFY, SCHEDULER
+	for _, sch := range l.Settings.Schedules {
+		st := readScheduleState(l.Paths.DataDir, sch.Name)
+		next := "-"
+		if spec, err := schedule.Parse(sch.At); err == nil {
+			anchor := st.Installed
+			if st.Last != nil {
+				anchor = st.Last.Start
+			}
+			if t, ok := spec.Next(now, anchor); ok {
+				next = t.Format("Mon 2006-01-02 15:04")
+			} else {
+				next = "none (past)"
+			}
+		}
+		var where string
+		switch {
+		case selErr != nil:
+			where = "no scheduler"
+		case instErr != nil:
+			where = backend.Name() + ": cannot read (" + instErr.Error() + ")"
+		case slices.Contains(installed, sch.Name):
+			where = backend.Name()
+		case elsewhere[sch.Name] != "" && selErr == nil:
+			where = fmt.Sprintf("in %s, not %s, this session's scheduler (co schedule add %s --replace … moves it)", elsewhere[sch.Name], backend.Name(), sch.Name)
+		case st.Backend != "":
+			where = "entry missing (co schedule add " + sch.Name + " --replace … reinstalls it)"
+		default:
+			where = "not installed (co schedule add " + sch.Name + " --replace … installs it)"
+		}
+		rows = append(rows, [6]string{sch.Name, sch.At, next, lastRunText(st.Last), notifyText(sch.Notify), where})
+	}
+	for _, name := range installed {
+		if _, ok := l.Settings.FindSchedule(name); !ok {
+			rows = append(rows, [6]string{name, "-", "-", "-", "-", backend.Name() + " entry without a setting (co schedule rm " + name + " removes it)"})
+		}
+	}
+	if records {
+		for _, r := range rows {
+			fmt.Fprintf(&b, "• %s — %s\n    next: %s\n    last run: %s\n    notify: %s · scheduler: %s\n", r[0], r[1], r[2], r[3], r[4], r[5])
+		}
 	} else {
-		var rows [][6]string // NAME, SPEC, NEXT, LAST RUN, NOTIFY, SCHEDULER
-		for _, sch := range l.Settings.Schedules {
-			st := readScheduleState(l.Paths.DataDir, sch.Name)
-			next := "-"
-			if spec, err := schedule.Parse(sch.At); err == nil {
-				anchor := st.Installed
-				if st.Last != nil {
-					anchor = st.Last.Start
-				}
-				if t, ok := spec.Next(now, anchor); ok {
-					next = t.Format("Mon 2006-01-02 15:04")
-				} else {
-					next = "none (past)"
-				}
-			}
-			var where string
-			switch {
-			case selErr != nil:
-				where = "no scheduler"
-			case instErr != nil:
-				where = backend.Name() + ": cannot read (" + instErr.Error() + ")"
-			case slices.Contains(installed, sch.Name):
-				where = backend.Name()
-			case elsewhere[sch.Name] != "" && selErr == nil:
-				where = fmt.Sprintf("in %s, not %s, this session's scheduler (co schedule add %s --replace … moves it)", elsewhere[sch.Name], backend.Name(), sch.Name)
-			case st.Backend != "":
-				where = "entry missing (co schedule add " + sch.Name + " --replace … reinstalls it)"
-			default:
-				where = "not installed (co schedule add " + sch.Name + " --replace … installs it)"
-			}
-			rows = append(rows, [6]string{sch.Name, sch.At, next, lastRunText(st.Last), notifyText(sch.Notify), where})
+		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(w, "NAME\tSPEC\tNEXT\tLAST RUN\tNOTIFY\tSCHEDULER")
+		for _, r := range rows {
+			fmt.Fprintln(w, strings.Join(r[:], "\t"))
 		}
-		for _, name := range installed {
-			if _, ok := l.Settings.FindSchedule(name); !ok {
-				rows = append(rows, [6]string{name, "-", "-", "-", "-", backend.Name() + " entry without a setting (co schedule rm " + name + " removes it)"})
-			}
-		}
-		if records {
-			for _, r := range rows {
-				fmt.Fprintf(&b, "• %s — %s\n    next: %s\n    last run: %s\n    notify: %s · scheduler: %s\n", r[0], r[1], r[2], r[3], r[4], r[5])
-			}
-		} else {
-			w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tSPEC\tNEXT\tLAST RUN\tNOTIFY\tSCHEDULER")
-			for _, r := range rows {
-				fmt.Fprintln(w, strings.Join(r[:], "\t"))
-			}
-			_ = w.Flush() // a strings.Builder's writes do not fail
-		}
+		_ = w.Flush() // a strings.Builder's writes do not fail
 	}
 	if selErr != nil {
 		fmt.Fprintf(&b, "WARNING: %v\n", selErr)
@@ -764,10 +769,64 @@ func scheduleRun(s env, name string, clock runClock) error {
 			fmt.Fprintf(s.Err, "co: cannot record the run: %v\n", err)
 		}
 	}
+	// One line on stderr for a run that did not simply finish. A failure
+	// goes there always: cron mails a job's output (crontab(5)) and the
+	// journal keeps a unit's, so a failed run reaches the user however it
+	// was started. A run that finished with calls waiting (or denied) is
+	// a success (exit 4 is SuccessExitStatus of the systemd unit): it is
+	// said only to a person watching (stderr a terminal). Under the
+	// scheduler co inbox, the chat's start notice and the schedule's
+	// notify tell it; a mail for each run of a schedule whose calls
+	// always wait would be noise.
+	if line, always := runEndLine(name, run, code); line != "" && (always || isTerminal(s.Err)) {
+		fmt.Fprintln(s.Err, line)
+	}
 	if code != 0 {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// runEndLine is what co schedule run says on stderr of a run that ended
+// with code: what it waits for and what to type, or why it failed; ""
+// for a run that finished. always is false for a run that finished with
+// calls waiting or denied, which only a person watching is told.
+func runEndLine(name string, run scheduledRun, code int) (line string, always bool) {
+	logs := "co schedule logs " + name
+	switch code {
+	case exitOK:
+		return "", false
+	case headless.ExitWaiting:
+		switch w := run.waiting; len(w) {
+		case 0:
+			return fmt.Sprintf("co: the run of %s waits for your approval: co inbox lists what; approve it in the chat with /inbox approve ID", name), false
+		case 1:
+			what := clip(present.Call(w[0].Tool, w[0].Args), 100)
+			if w[0].Reason != "" {
+				what += " — " + clip(w[0].Reason, 60)
+			}
+			return fmt.Sprintf("co: the run of %s waits for your approval of %s: co inbox shows it; approve it in the chat with /inbox approve %d", name, what, w[0].ID), false
+		default:
+			var tools, ids []string
+			for _, p := range w {
+				if !slices.Contains(tools, p.Tool) {
+					tools = append(tools, p.Tool)
+				}
+				ids = append(ids, strconv.FormatInt(p.ID, 10))
+			}
+			return fmt.Sprintf("co: the run of %s waits for your approval of %d calls (%s): co inbox shows them; approve each in the chat with /inbox approve ID (%s)",
+				name, len(w), cell(strings.Join(tools, ", ")), strings.Join(ids, ", ")), false
+		}
+	case headless.ExitDenied:
+		return fmt.Sprintf("co: the run of %s finished, but a call was denied (%s says which)", name, logs), false
+	}
+	why := ""
+	if o := withoutWaiting(run.outcome); strings.HasPrefix(o, "failed: ") {
+		why = ": " + clip(strings.TrimPrefix(o, "failed: "), 200)
+	} else if o == "interrupted" || code == headless.ExitInterrupted || code > 128 {
+		return fmt.Sprintf("co: the run of %s was stopped before it finished (exit %d; %s shows how far it got)", name, code, logs), true
+	}
+	return fmt.Sprintf("co: the run of %s failed (exit %d)%s; %s says more", name, code, why, logs), true
 }
 
 // startedText is ", started TIME" for the run r records, or "".

@@ -73,7 +73,7 @@ func TestScheduleAddPastDate(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "")
 	t.Chdir(t.TempDir())
 	_, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "old", at: "2001-01-01 09:00", prompt: "p"}, nil, false)
-	if err == nil || !strings.Contains(err.Error(), "is in the past") {
+	if err == nil || !strings.Contains(err.Error(), "which has passed") {
 		t.Errorf("err = %v", err)
 	}
 }
