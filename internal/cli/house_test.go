@@ -35,8 +35,9 @@ var directUses = map[string]directUse{
 	"agent": {why: "the events and records a command renders, and the wording it shares with the turn loop; the agent itself is app.App.Agent",
 		names: []string{"Agent", "DeniedNote", "DenyReason", "Event", "NoToolsLine", "Outcome", "Risk", "SourceList",
 			"SummaryIntro", "ToolCallFinished", "TurnFailed", "WaitingCall"}},
-	"agent/provider": {why: "the provider as a value (its endpoint, its error kinds, its wording); the probes are app.App's (OllamaStatus, Reachable)",
-		names: []string{"DescribeError", "Endpoint", "ErrNoProvider", "ModelSetting", "OllamaNumCtx", "Provider", "Unreachable"}},
+	"agent/provider": {why: "the provider and its settings as values (its endpoint, its error kinds, its wording); the probes are app.App's (OllamaStatus, Reachable)",
+		names: []string{"DescribeError", "Endpoint", "ErrNoProvider", "ModelSetting", "OllamaNumCtx", "OllamaRoot", "Provider",
+			"ProviderSettings", "Unreachable"}},
 	"config": {why: "the settings as values (Loaded, a problem's Error, a layer), and the user's settings file, which co config, " +
 		"co schedule add, co mcp add and /setup read and edit as their subject; the settings a run sees are loaded by app.LoadSettings",
 		names: []string{"Change", "CheckValue", "EditFile", "Error", "Fields", "LayerEnv", "LayerProject", "LayerUser", "LoadFile",
