@@ -9,6 +9,10 @@
 // network or on Docker: the container is created in the background and the
 // Ollama probe, when one is needed, runs in the background too.
 //
+// A command that runs no agent takes only the part it needs, opened when
+// it asks (stores.go: the settings, a store; tools_cloud.go: Google's
+// account), so where each file is and how it opens is decided here once.
+//
 // The container holds no display text: internal/cli renders what it holds.
 // "Session" means one thing here: a saved conversation (package sessions).
 package app

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -14,9 +13,6 @@ import (
 	memtools "github.com/co-cli/co/tools/memory"
 )
 
-// MemoryPath is the memory store's file in the data dir.
-func (a *App) MemoryPath() string { return filepath.Join(a.Config.Paths.DataDir, memory.FileName) }
-
 // memoryTools makes the store handle (opened on first use: never before a
 // front end's first frame) and the memory tools, unless memory_enabled is
 // off or the run only reports.
@@ -25,7 +21,7 @@ func (a *App) memoryTools() ([]tools.Tool, []tools.Unconfigured) {
 	if !st.MemoryEnabled {
 		return nil, []tools.Unconfigured{{Family: "Memory", Tools: memtools.Names, Hint: "memory_enabled is off"}}
 	}
-	a.Memory = memory.NewLazy(a.MemoryPath(), memory.Options{Secrets: st.Secrets()})
+	a.Memory = memory.NewLazy(MemoryPath(a.Config), memoryOptions(a.Config))
 	a.onClose(func() { a.Memory.Close() })
 	return memtools.Tools(memtools.Config{
 		Store: a.Memory.StoreContext,

@@ -4,21 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/co-cli/co/agent"
-	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools/todo"
 )
-
-// OpenSessions opens the store of saved sessions in the data dir.
-func OpenSessions(l *config.Loaded) (*sessions.Store, error) {
-	return sessions.Open(filepath.Join(l.Paths.DataDir, sessions.FileName))
-}
 
 // openSession opens the store of saved sessions and picks the session this
 // run saves into: a new one, or the one to resume. It runs before

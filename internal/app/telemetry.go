@@ -31,7 +31,7 @@ func (a *App) startTelemetry(ctx context.Context) {
 	}
 	st := a.Config.Settings
 	t, err := telemetry.Setup(telemetry.Options{
-		DBPath:         telemetry.DBPath(a.Config.Paths.DataDir),
+		DBPath:         SpansPath(a.Config.Paths.DataDir),
 		ServiceVersion: a.opts.Version,
 		SessionID:      a.SessionID,
 		Secrets:        SpanSecrets(a.Config),

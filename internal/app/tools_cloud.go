@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,26 @@ func GoogleConfig(l *config.Loaded) google.Config {
 		TokenPath:       filepath.Join(l.Paths.ConfigDir, google.TokenFile),
 		Endpoint:        os.Getenv(EnvGoogleAPIEndpoint),
 	}
+}
+
+// GoogleAccount is the Google account the tools use (co google check
+// probes it).
+func GoogleAccount(l *config.Loaded) *google.Account { return google.NewAccount(GoogleConfig(l)) }
+
+// GoogleClientSecretPath is where co google auth looks for the OAuth
+// client secret when neither --client-secret nor google_credentials_path
+// gives one.
+func GoogleClientSecretPath(l *config.Loaded) string {
+	return filepath.Join(l.Paths.ConfigDir, google.ClientSecretFile)
+}
+
+// GoogleAuthorize runs co google auth's sign-in with o, saving the token
+// where the Google tools read it (GoogleConfig's TokenPath), against the
+// authorization server EnvGoogleOAuthEndpoint names when it is set.
+func GoogleAuthorize(ctx context.Context, l *config.Loaded, o google.AuthOptions) (*google.AuthResult, error) {
+	o.TokenPath = GoogleConfig(l).TokenPath
+	o.Endpoint = os.Getenv(EnvGoogleOAuthEndpoint)
+	return google.Authorize(ctx, o)
 }
 
 // SlackConfig is the Slack side of the settings; false when no bot token

@@ -20,7 +20,7 @@ import (
 // Every family gets fresh values here, so per-run state (the todo
 // list, the notes cache, the URLs web_fetch has seen) is never shared
 // between runs. The todo list is found again with
-// todo.Find(a.Tools) by the chat's side panel.
+// App.Todos by the chat's side panel.
 func (a *App) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
 	st := a.Config.Settings
 	ws, err := files.New(a.Workspace)

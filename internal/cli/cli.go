@@ -256,7 +256,7 @@ func loadConfig(s env) (*config.Loaded, error) {
 // commands that show them where they are read: the chat (the full-screen
 // transcript, the --plain banner) and co status (its report).
 func loadSettings() (*config.Loaded, error) {
-	return config.Load(config.LoadOptions{})
+	return app.LoadSettings(false)
 }
 
 // loadReport loads the settings for the commands that report on them (co
@@ -264,7 +264,7 @@ func loadSettings() (*config.Loaded, error) {
 // leaves out, so they can show what they can. l is nil only when nothing
 // could be loaded (no home directory); err holds the problems.
 func loadReport() (l *config.Loaded, err error) {
-	return config.Load(config.LoadOptions{Partial: true})
+	return app.LoadSettings(true)
 }
 
 // settingsProblems describe what a partial load left out (loadReport), one

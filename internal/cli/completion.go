@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/internal/app"
-	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/sessions"
 )
 
@@ -136,11 +135,10 @@ func completeSessionIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobr
 	if l == nil {
 		return nil, directive
 	}
-	path := filepath.Join(l.Paths.DataDir, sessions.FileName)
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(app.SessionsPath(l)); err != nil {
 		return nil, directive
 	}
-	st, err := sessions.Open(path)
+	st, err := app.OpenSessions(l)
 	if err != nil {
 		return nil, directive
 	}
@@ -184,11 +182,10 @@ func completeMemoryIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobra
 	if l == nil {
 		return nil, directive
 	}
-	path := filepath.Join(l.Paths.DataDir, memory.FileName)
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(app.MemoryPath(l)); err != nil {
 		return nil, directive
 	}
-	st, err := memory.Open(path, memory.Options{Secrets: l.Settings.Secrets()})
+	st, err := app.OpenMemory(l)
 	if err != nil {
 		return nil, directive
 	}

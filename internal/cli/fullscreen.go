@@ -56,7 +56,7 @@ func runFullScreen(ctx context.Context, c *chat, s env, first string) error {
 	if c.App.Memory != nil {
 		o.Memory = c.App.Memory.Store // the /memory view (opened on first use)
 	}
-	if l := todo.Find(c.Tools); l != nil {
+	if l := c.App.Todos(); l != nil {
 		o.Todos = todoLines{l}
 	}
 	return tui.Run(ctx, o)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -97,12 +96,10 @@ ends on (it fails to load) into co.`,
 			defer stop()
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			tokenPath := filepath.Join(l.Paths.ConfigDir, google.TokenFile)
+			tokenPath := app.GoogleConfig(l).TokenPath
 			fmt.Fprintf(s.Out, "Signing in to Google with the OAuth client in %s.\n", path)
-			res, err := google.Authorize(ctx, google.AuthOptions{
+			res, err := app.GoogleAuthorize(ctx, l, google.AuthOptions{
 				ClientSecret: data,
-				Endpoint:     os.Getenv(app.EnvGoogleOAuthEndpoint),
-				TokenPath:    tokenPath,
 				NoBrowser:    noBrowser,
 				Out:          s.Out,
 				In:           s.In,
@@ -138,7 +135,7 @@ func findClientSecret(l *config.Loaded, flag string) (string, []byte, error) {
 		}
 		return flag, data, nil
 	}
-	candidates := []string{filepath.Join(l.Paths.ConfigDir, google.ClientSecretFile)}
+	candidates := []string{app.GoogleClientSecretPath(l)}
 	if p := l.Settings.GoogleCredentialsPath; p != "" {
 		candidates = append([]string{p}, candidates...)
 	}
@@ -189,7 +186,7 @@ configured).`,
 			defer stop()
 			w := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
 			failed := false
-			for _, r := range google.NewAccount(gc).Probe(ctx, timeout) {
+			for _, r := range app.GoogleAccount(l).Probe(ctx, timeout) {
 				status := "OK"
 				if !r.OK {
 					status, failed = "FAILED", true

@@ -28,11 +28,10 @@ binary; the page makes no request beyond this server. Ctrl-C stops it.`,
 			if port < 0 || port > 65535 {
 				return usageError{fmt.Errorf("--port %d is not a port", port), cmd.CommandPath()}
 			}
-			path, err := storePath()
+			st, path, err := spanStore()
 			if err != nil {
 				return err
 			}
-			st := telemetry.OpenStore(path)
 			defer st.Close()
 			ctx, stop := interruptible()
 			defer stop()

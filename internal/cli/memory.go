@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -152,7 +151,7 @@ func storeForMemory(s env) (*memory.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return memory.Open(filepath.Join(l.Paths.DataDir, memory.FileName), memory.Options{Secrets: l.Settings.Secrets()})
+	return app.OpenMemory(l)
 }
 
 func newMemoryCmd(s env) *cobra.Command {

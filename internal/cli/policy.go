@@ -11,7 +11,6 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
-	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/tools"
 )
 
@@ -71,8 +70,8 @@ it holds what your shell acts on first: a pipe, a redirection, quotes, ; or &&.`
 				return code
 			}
 			defer a.Close()
-			level, _ := a.Isolation()
-			if level == string(sandbox.Full) || v.Decision != tools.Allow {
+			level, unsandboxed := a.Isolation()
+			if !unsandboxed || v.Decision != tools.Allow {
 				fmt.Fprintf(s.Out, "current sandbox: %s (isolation %s): no change\n", a.Selection.Backend, level)
 				return code
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,7 +17,6 @@ import (
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/sessions"
-	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/present"
 	"github.com/co-cli/co/ui/tui"
 )
@@ -164,7 +162,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 			// Native API: the version, and the context window co asks
 			// for, the model's maximum and what is loaded (≤ 1 s), on
 			// one line.
-			info, err := provider.OllamaStatus(ctx, p, a.Config.Settings.OllamaNumCtx, nil)
+			info, err := a.OllamaStatus(ctx, p)
 			if err != nil {
 				fmt.Fprintf(w, "context window\t%s\n", contextWindowLine(ctx, a))
 				fmt.Fprintf(w, "reachable\tNO — Ollama does not answer at %s (%v)\n", provider.Endpoint(p), err)
@@ -189,7 +187,7 @@ func statusTextWith(ctx context.Context, a *app.App, version string, probe bool,
 			// The model list, with the key: any HTTP answer is not enough
 			// (a wrong base URL answers 404).
 			pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			ok, msg, warning := provider.CheckReachableModel(pctx, p)
+			ok, msg, warning := a.Reachable(pctx, p)
 			cancel()
 			if ok {
 				fmt.Fprintf(w, "reachable\t%s\n", msg)
@@ -302,7 +300,7 @@ func contextWindowLine(ctx context.Context, a *app.App) string {
 // "". It reads one row and gives up after a quarter of a second, so
 // status stays fast.
 func lastAnswered(ctx context.Context, dataDir string, p provider.Provider) string {
-	st := telemetry.OpenStore(telemetry.DBPath(dataDir))
+	st := app.OpenSpans(dataDir)
 	defer st.Close()
 	ctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
 	defer cancel()
@@ -362,7 +360,7 @@ func extraStatus(a *app.App, sandboxErr error) []string {
 			rows = append(rows, "\tWARNING: "+w)
 		}
 	}
-	rows = append(rows, "telemetry\t"+telemetry.DBPath(a.Config.Paths.DataDir))
+	rows = append(rows, "telemetry\t"+app.SpansPath(a.Config.Paths.DataDir))
 	if t := a.Telemetry.Tracing; t != nil {
 		if t.OTLP() {
 			rows = append(rows, "\talso exported over OTLP ($OTEL_EXPORTER_OTLP_ENDPOINT)")
@@ -418,7 +416,7 @@ func notifyStatus(setting string, getenv func(string) string) []string {
 func inboxRow(a *app.App) string {
 	st := a.Sessions
 	if st == nil {
-		if _, err := os.Stat(filepath.Join(a.Config.Paths.DataDir, sessions.FileName)); err != nil {
+		if _, err := os.Stat(app.SessionsPath(a.Config)); err != nil {
 			return ""
 		}
 		var err error

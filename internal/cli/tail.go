@@ -10,20 +10,20 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/telemetry"
 )
 
 // co tail, co traces and co logs read the span store and never write it.
 
-// storePath is the span store of the data dir (XDG honoured), without
-// loading the whole configuration.
-func storePath() (string, error) {
-	p, err := config.ResolvePaths(config.LoadOptions{})
+// spanStore opens the span store of the data dir (XDG honoured) for
+// reading, without loading the whole configuration; path is its file.
+func spanStore() (st *telemetry.Store, path string, err error) {
+	dir, err := app.DataDir()
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	return telemetry.DBPath(p.DataDir), nil
+	return app.OpenSpans(dir), app.SpansPath(dir), nil
 }
 
 func interruptible() (context.Context, context.CancelFunc) {
@@ -63,11 +63,10 @@ client's requests), which are left out by default.`,
 			if f, ok := s.Out.(*os.File); ok && !o.JSON && !noColor() && term.IsTerminal(f.Fd()) {
 				o.Color = true
 			}
-			path, err := storePath()
+			st, _, err := spanStore()
 			if err != nil {
 				return err
 			}
-			st := telemetry.OpenStore(path)
 			defer st.Close()
 			ctx, stop := interruptible()
 			defer stop()

@@ -27,11 +27,10 @@ the span tree as a waterfall, each span's attributes on a click. It opens a
 browser when one is available and prints the file's path.`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := storePath()
+			st, path, err := spanStore()
 			if err != nil {
 				return err
 			}
-			st := telemetry.OpenStore(path)
 			defer st.Close()
 			ctx := cmd.Context()
 			if ctx == nil {

@@ -1,0 +1,20 @@
+package app
+
+import (
+	"context"
+
+	"github.com/co-cli/co/agent/provider"
+)
+
+// OllamaStatus asks the Ollama server of p (the run's provider) for its
+// version and context windows, with the num_ctx the settings ask for: co
+// status's probe.
+func (a *App) OllamaStatus(ctx context.Context, p provider.Provider) (provider.OllamaInfo, error) {
+	return provider.OllamaStatus(ctx, p, a.Config.Settings.OllamaNumCtx, nil)
+}
+
+// Reachable asks the server of p (the run's provider) for its model list,
+// with the key, and says whether p.Model is served: co status's probe.
+func (a *App) Reachable(ctx context.Context, p provider.Provider) (ok bool, msg, warning string) {
+	return provider.CheckReachableModel(ctx, p)
+}
