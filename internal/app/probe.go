@@ -18,3 +18,10 @@ func (a *App) OllamaStatus(ctx context.Context, p provider.Provider) (provider.O
 func (a *App) Reachable(ctx context.Context, p provider.Provider) (ok bool, msg, warning string) {
 	return provider.CheckReachableModel(ctx, p)
 }
+
+// ResolveProvider chooses the provider for ps as a start does (a saved
+// choice, else Ollama if it answers), probing over HTTP: a scheduled run
+// that found none looks again before each attempt. note says what was chosen.
+func (a *App) ResolveProvider(ctx context.Context, ps provider.ProviderSettings) (provider.Provider, string, error) {
+	return provider.ResolveProvider(ctx, ps, provider.ProbeHTTP)
+}

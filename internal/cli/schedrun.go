@@ -165,7 +165,7 @@ func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Wr
 			break
 		}
 		if waitsForOllama {
-			if p, note, err := provider.ResolveProvider(ctx, ps, provider.ProbeHTTP); err == nil {
+			if p, note, err := a.ResolveProvider(ctx, ps); err == nil {
 				ps.Provider = p.Name
 				if _, err := a.Agent.Configure(ctx, ps); err == nil {
 					waitsForOllama = false
