@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,5 +49,75 @@ func TestTUIStatusAfterSetupIsFresh(t *testing.T) {
 	}
 	if strings.Contains(scr, key) {
 		t.Fatalf("the key is on screen:\n%s", scr)
+	}
+}
+
+// callLine is the transcript line of the call whose title holds title.
+func callLine(t *testing.T, scr, title string) string {
+	t.Helper()
+	for _, l := range strings.Split(scr, "\n") {
+		if strings.Contains(l, title) && !strings.Contains(l, "$ ") {
+			return l
+		}
+	}
+	t.Fatalf("no line of %s on screen:\n%s", title, scr)
+	return ""
+}
+
+// A batch of three calls answered one by one in the modal: each line says
+// its own state as soon as it is answered. A call denied while the modal
+// asks about the next says "denied" at once, and still does while an
+// approved call before it runs; it said "waiting for approval", then
+// "running", until the calls before it ended.
+func TestTUIDeniedCallOfABatchShowsDeniedAtOnce(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	const (
+		slow   = "until [ -f go.flag ]; do sleep 0.1; done"
+		denied = "touch skipped.txt"
+		third  = "echo third-call"
+	)
+	srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+		tuiShellCall("c1", slow), tuiShellCall("c2", denied), tuiShellCall("c3", third),
+	}}, llmtest.Reply{Text: "Finished the batch."})
+	s := startTUI(t, dir, tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess"), 150, 50)
+	s.ready()
+	s.send("run the three")
+	s.waitFor(tuiWait, "Approve run_shell_command?", "$ "+slow)
+	s.waitArmed()
+	s.keys("y")
+	scr := s.waitFor(tuiWait, "$ "+denied)
+	if l := callLine(t, scr, "cmd='"+slow); !strings.Contains(l, "approved") || strings.Contains(l, "waiting for approval") {
+		t.Errorf("the approved call, while the modal asks about the next: %q\n%s", l, scr)
+	}
+	if l := callLine(t, scr, "cmd='"+third); !strings.Contains(l, "waiting for approval") {
+		t.Errorf("the call not yet asked about: %q\n%s", l, scr)
+	}
+	s.waitArmed()
+	s.keys("n")
+	scr = s.waitFor(tuiWait, "$ "+third)
+	if l := callLine(t, scr, "cmd='"+denied); !strings.Contains(l, "denied") {
+		t.Errorf("the denied call, while the modal asks about the next: %q\n%s", l, scr)
+	}
+	s.waitArmed()
+	s.keys("y")
+	// The first call runs until go.flag exists: the denied one says so
+	// meanwhile.
+	scr = s.waitUntil(tuiWait, "the modal closed", func(scr string) bool {
+		return !strings.Contains(scr, "Approve run_shell_command?")
+	})
+	if l := callLine(t, scr, "cmd='"+slow); !strings.Contains(l, "running") {
+		t.Errorf("the approved call: %q\n%s", l, scr)
+	}
+	if l := callLine(t, scr, "cmd='"+denied); !strings.Contains(l, "denied") {
+		t.Errorf("the denied call, while the call before it runs: %q\n%s", l, scr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.flag"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor(tuiWait, "Finished the batch.", "denied by the user")
+	if fileExists(dir, "skipped.txt") {
+		t.Fatal("the denied command ran")
 	}
 }

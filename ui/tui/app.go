@@ -771,6 +771,7 @@ func (a *App) modalKey(k tea.KeyPressMsg, at time.Time) tea.Cmd {
 	case ModalCancel:
 		return a.cancelTurn()
 	case ModalAnswered:
+		a.markAnswered(idx)
 		req := a.modal.Request()
 		req.Reply(a.modal.Verdicts())
 		a.modal = nil
@@ -783,6 +784,7 @@ func (a *App) modalKey(k tea.KeyPressMsg, at time.Time) tea.Cmd {
 		}
 	default:
 		if a.modal.Index() != idx {
+			a.markAnswered(idx)
 			return a.modal.ArmCmd()
 		}
 	}
