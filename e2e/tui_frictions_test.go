@@ -121,3 +121,49 @@ func TestTUIDeniedCallOfABatchShowsDeniedAtOnce(t *testing.T) {
 		t.Fatal("the denied command ran")
 	}
 }
+
+// /clear in the middle of a conversation asks first: n keeps everything
+// (the transcript on screen and what the model remembers), Esc does too,
+// and y clears. It cleared at once: a slip of the keyboard lost the screen.
+func TestTUIClearAsksFirst(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(llmtest.Reply{Text: "The first answer stays."}, llmtest.Reply{Text: "Second answer."})
+	s := startTUI(t, t.TempDir(), tuiEnv(t, srv), 110, 40)
+	s.ready()
+	s.send("first question")
+	s.waitFor(tuiWait, "The first answer stays.")
+
+	s.send("/clear")
+	scr := s.waitFor(tuiWait, "Clear this conversation", "Type y to confirm")
+	if !strings.Contains(scr, "The first answer stays.") {
+		t.Fatalf("/clear cleared before the answer:\n%s", scr)
+	}
+	s.send("n")
+	scr = s.waitFor(tuiWait, "Not done.")
+	if !strings.Contains(scr, "The first answer stays.") || strings.Contains(scr, "Started a new conversation") {
+		t.Fatalf("n cleared the conversation:\n%s", scr)
+	}
+
+	s.send("/new")
+	s.waitFor(tuiWait, "Clear this conversation")
+	s.waitForNew(tuiWait, "Not done.", func() { s.keys("Escape") })
+	if scr := s.screen(); !strings.Contains(scr, "The first answer stays.") || strings.Contains(scr, "Started a new conversation") {
+		t.Fatalf("Esc cleared the conversation:\n%s", scr)
+	}
+
+	// The model still has the first turn: the next request carries it.
+	s.send("second question")
+	s.waitFor(tuiWait, "Second answer.")
+	if got := srv.Requests(); len(got) < 2 || !strings.Contains(string(got[len(got)-1].Raw), "The first answer stays.") {
+		t.Errorf("the second request lost the first turn")
+	}
+
+	s.send("/clear")
+	s.waitFor(tuiWait, "Clear this conversation")
+	s.send("y")
+	scr = s.waitFor(tuiWait, "Started a new conversation")
+	if strings.Contains(scr, "The first answer stays.") {
+		t.Fatalf("y did not clear:\n%s", scr)
+	}
+}
