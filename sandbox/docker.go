@@ -335,7 +335,8 @@ func (d *Docker) Pending() bool {
 // spans say what those would: sandbox_start the container's creation,
 // docker exec each command's start, end and exit code. The exec start's
 // hijacked request is kept quiet by execSpan: the client's hijack makes
-// its own transport, without these options.
+// its own transport, without these options
+// (docs/SOURCES.md#docker-client-its-own-tracing).
 func newClient(host string) (*client.Client, error) {
 	opts := []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation(),
 		client.WithTraceProvider(noop.NewTracerProvider())}

@@ -11,9 +11,9 @@ import (
 // /clear and /new take the conversation off the screen and out of what the
 // model is sent. In the middle of one they ask first, as co's other
 // questions do (askConfirm): y clears, anything else, Esc too, keeps
-// everything. The default is no, so a stray Enter is harmless: the ask
-// users of other terminal assistants make after losing a session this way
-// (anthropics/claude-code#72609). An empty conversation clears at once.
+// everything. The default is no, so a stray Enter is harmless
+// (docs/SOURCES.md#destructive-slash-commands-asking-first). An empty
+// conversation clears at once.
 
 // clearQuestion is what /clear and /new ask.
 const clearQuestion = "Clear this conversation from the screen and start a new one? It stays saved (/sessions)."
