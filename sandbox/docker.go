@@ -328,8 +328,18 @@ func (d *Docker) Pending() bool {
 	return c == nil || !c.finished() || c.err != nil
 }
 
+// newClient is the Docker client. It traces nothing: the client's own
+// instrumentation (otelhttp) would put a span per request to the engine
+// (exec create, exec inspect: "POST /v1.41/containers/ID/exec") under the
+// tool call's span, in the store, the side panel and co tail. co's own
+// spans say what those would: sandbox_start the container's creation,
+// docker exec each command's start, end and exit code. The exec start's
+// hijacked request is kept quiet by execSpan: the client's hijack makes
+// its own transport, without these options
+// (docs/SOURCES.md#docker-client-its-own-tracing).
 func newClient(host string) (*client.Client, error) {
-	opts := []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}
+	opts := []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation(),
+		client.WithTraceProvider(noop.NewTracerProvider())}
 	if host != "" {
 		opts = append(opts, client.WithHost(host))
 	}

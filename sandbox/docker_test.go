@@ -650,9 +650,9 @@ func (l *spanLedger) OnEnd(s sdktrace.ReadOnlySpan) {
 func (l *spanLedger) Shutdown(context.Context) error   { return nil }
 func (l *spanLedger) ForceFlush(context.Context) error { return nil }
 
-// Every span a command makes ends with it. The Docker client traces its requests under the
-// tool call's span (otelhttp); the hijacked exec start's span used to stay open forever (the side
-// panel's "◌ HTTP POST running"). Spans end synchronously in span.End, so once Run has returned,
+// Every span a command makes ends with it, and the only one is co's docker exec: the Docker
+// client's own request spans (otelhttp) are not made; the hijacked exec start's used to stay open
+// forever (the side panel's "◌ HTTP POST running"). Spans end synchronously in span.End, so once Run has returned,
 // an open one will never end.
 func TestDockerRunEndsEverySpan(t *testing.T) {
 	t.Parallel()
@@ -686,6 +686,13 @@ func TestDockerRunEndsEverySpan(t *testing.T) {
 	}
 	if exec == nil {
 		t.Fatalf("no docker exec span among %d ended spans", len(ledger.ended))
+	}
+	// The client's own HTTP spans (exec create, inspect) are not made:
+	// co's docker exec says what they would (newClient).
+	for _, s := range ledger.ended {
+		if s.Name() != "docker exec" && s.Name() != "execute_tool run_shell_command" {
+			t.Errorf("a span besides docker exec under the tool call: %q", s.Name())
+		}
 	}
 	if exec.Parent().SpanID() != tool.SpanContext().SpanID() {
 		t.Errorf("docker exec's parent = %v, want the tool call's span", exec.Parent().SpanID())

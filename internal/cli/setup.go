@@ -25,6 +25,11 @@ func (c *chat) setupEnv() *setup.Env {
 			if err := config.EditFile(l.Paths.UserFile, changes...); err != nil {
 				return "", err
 			}
+			// This run's reports (/status, a second /setup) show what
+			// was saved, as the next run's do.
+			if err := l.Saved(changes...); err != nil {
+				return "", err
+			}
 			// The spans of the rest of this run are redacted of the new key
 			// too, as those of the next run are (it is a configured secret
 			// then). The memory store keeps the secrets it opened with; it

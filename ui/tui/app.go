@@ -641,6 +641,9 @@ func (a *App) handleKeyAt(k tea.KeyPressMsg, at time.Time) tea.Cmd {
 			a.unqueue() // a message waiting for its attachments to be read
 			return nil
 		}
+		if a.confirm != nil && a.input.Empty() {
+			return a.dismissConfirm()
+		}
 		a.chat.Unselect()
 		return a.toInput(k)
 	case key.Matches(k, a.keys.Quit) && a.input.Empty():
@@ -771,6 +774,7 @@ func (a *App) modalKey(k tea.KeyPressMsg, at time.Time) tea.Cmd {
 	case ModalCancel:
 		return a.cancelTurn()
 	case ModalAnswered:
+		a.markAnswered(idx)
 		req := a.modal.Request()
 		req.Reply(a.modal.Verdicts())
 		a.modal = nil
@@ -783,6 +787,7 @@ func (a *App) modalKey(k tea.KeyPressMsg, at time.Time) tea.Cmd {
 		}
 	default:
 		if a.modal.Index() != idx {
+			a.markAnswered(idx)
 			return a.modal.ArmCmd()
 		}
 	}
@@ -896,6 +901,9 @@ func (a *App) showNotes() {
 }
 
 func (a *App) runSlash(line string) tea.Cmd {
+	if a.askClear(line) {
+		return nil
+	}
 	name, _, _ := strings.Cut(line, " ")
 	// A turn whose files are still read (begin) is running before the
 	// agent has it: what the agent refuses during a turn is refused now.

@@ -171,7 +171,8 @@ const (
 	toolDenied
 	toolInterrupted
 	toolRetry
-	toolKept // kept waiting for the user by a scheduled run (co inbox)
+	toolKept     // kept waiting for the user by a scheduled run (co inbox)
+	toolApproved // approved in the modal, which still asks about others of its batch
 )
 
 // toolEntry is one tool call: a compact line with its state and time, and
@@ -223,7 +224,7 @@ func (e *toolEntry) finish(ev agent.ToolCallFinished) {
 // wait marks the call as waiting for approval (waiting false: approved
 // or answered, so running from now).
 func (e *toolEntry) wait(waiting bool, now time.Time) {
-	if e.state != toolRunning && e.state != toolWaiting {
+	if e.state != toolRunning && e.state != toolWaiting && e.state != toolApproved {
 		return
 	}
 	if waiting {
@@ -236,7 +237,7 @@ func (e *toolEntry) wait(waiting bool, now time.Time) {
 
 // abandon marks a call the turn ended without finishing.
 func (e *toolEntry) abandon() {
-	if e.state == toolRunning || e.state == toolWaiting {
+	if e.state == toolRunning || e.state == toolWaiting || e.state == toolApproved {
 		e.state, e.outcome = toolInterrupted, "did not finish"
 		e.invalidate()
 	}
@@ -299,6 +300,8 @@ func (e *toolEntry) render(width int, rc *renderCtx) []string {
 		icon, st, status = "■", th.Dim, "interrupted"
 	case toolKept:
 		icon, st, status = "?", th.Warn, "kept waiting"
+	case toolApproved:
+		icon, st, status = "✓", th.Dim, "approved"
 	}
 	right := "  " + status
 	avail := width - 2 - xansi.StringWidth(right)

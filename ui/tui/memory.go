@@ -30,7 +30,7 @@ func (a *App) recalled(e agent.MemoryRecalled) {
 func (a *App) askConfirm(r slash.Result, line string) {
 	a.confirm = &r
 	a.confirmOf, _, _ = strings.Cut(line, " ")
-	a.chat.Add(newNotice(noticeOutput, r.Confirm+" Type y to confirm (anything else cancels)."))
+	a.chat.Add(newNotice(noticeOutput, r.Confirm+" Type y to confirm (anything else, or esc, cancels)."))
 }
 
 // answerConfirm takes the line typed after a question; yes runs what it
