@@ -21,7 +21,7 @@ import (
 func newMCPCmd(s env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "List the MCP servers and consent to a project's",
+		Short: "Add, list and remove MCP servers; log in to one; consent to a project's",
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
@@ -75,7 +75,7 @@ definition, or a changed file, needs consent again.`,
 		},
 	}
 	trust.Flags().BoolVarP(&yes, "yes", "y", false, "consent without asking (for scripts); the definition is still shown")
-	cmd.AddCommand(trust, newMCPLoginCmd(s), newMCPLogoutCmd(s))
+	cmd.AddCommand(trust, newMCPLoginCmd(s), newMCPLogoutCmd(s), newMCPAddCmd(s), newMCPRemoveCmd(s))
 	return cmd
 }
 
