@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -16,16 +15,26 @@ import (
 // share: `add [options] NAME COMMAND_OR_URL [ARGS...]`, a command's own
 // arguments after `--`, -e/--env KEY=VALUE for a local server and
 // -H/--header "Name: Value" for a remote one, and `remove NAME`
-// (https://code.claude.com/docs/en/mcp, "Installing MCP servers";
-// https://geminicli.com/docs/tools/mcp-server/, "Managing MCP Servers with
-// gemini mcp"). Neither needs --transport here: co speaks stdio to a
-// command and streamable HTTP to a URL, and tells them apart by the URL's
-// scheme. The server goes into the user's settings file through
-// config.EditFile, as co config set and co schedule add write it.
+// (docs/SOURCES.md#mcp-servers-added-from-the-command-line). Neither needs
+// --transport here: co speaks stdio to a command and streamable HTTP to a
+// URL, and tells them apart by the URL's scheme. The server goes into the
+// user's settings file through config.EditFile, as co config set and co
+// schedule add write it.
 
-// mcpNameRE is a server name co mcp add accepts: what a tool name
-// (mcp__NAME__TOOL, at most 64 characters of [A-Za-z0-9_-]) keeps whole.
-var mcpNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
+// mcpNameOK reports whether name is one co mcp add accepts: what a tool
+// name (mcp__NAME__TOOL, at most 64 characters of [A-Za-z0-9_-]) keeps
+// whole — 1 to 40 of those characters, the first a letter or digit.
+func mcpNameOK(name string) bool {
+	if name == "" || len(name) > 40 || name[0] == '-' || name[0] == '_' {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 func newMCPAddCmd(s env) *cobra.Command {
 	var envs, headers []string
@@ -75,7 +84,7 @@ login says so (co mcp login NAME).`,
 func mcpAddServer(args []string, dash int, envs, headers []string) (config.MCPServer, error) {
 	name := args[0]
 	srv := config.MCPServer{Name: name}
-	if !mcpNameRE.MatchString(name) {
+	if !mcpNameOK(name) {
 		return srv, fmt.Errorf("%q is not an MCP server name: use letters, digits, - and _ (up to 40), starting with a letter or digit (like docs or my-files)", safe.Text(name))
 	}
 	if dash == 0 {

@@ -18,7 +18,8 @@ import (
 // URL typed without it is the common slip: the URL is checked, before any
 // key is asked, by asking for that list without a key. An answer that is
 // the list, or a refusal for want of a key, is the root; a 404 where
-// {url}/v1/models answers is offered the URL with /v1.
+// {url}/v1/models answers is offered the URL with /v1
+// (docs/SOURCES.md#openai-compatible-servers-the-base-url).
 
 // baseCheck is what asking a base URL for its model list found.
 type baseCheck struct {
