@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/co-cli/co/lib/safe"
 )
@@ -20,6 +21,9 @@ import (
 // the list, or a refusal for want of a key, is the root; a 404 where
 // {url}/v1/models answers is offered the URL with /v1
 // (docs/SOURCES.md#openai-compatible-servers-the-base-url).
+
+// probeWait bounds the check of one base URL (both requests).
+const probeWait = 15 * time.Second
 
 // baseCheck is what asking a base URL for its model list found.
 type baseCheck struct {
@@ -53,6 +57,10 @@ func (f *Flow) modelsStatus(ctx context.Context, base string) (int, error) {
 
 // checkBase checks an OpenAI-compatible base URL before the key is asked.
 func (f *Flow) checkBase(ctx context.Context, base string) baseCheck {
+	// A host that drops packets would hold the question for the client's
+	// whole wait; a server that answers does so well within this.
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
 	base = strings.TrimRight(base, "/")
 	status, err := f.modelsStatus(ctx, base)
 	if err != nil {
