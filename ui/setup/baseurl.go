@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/co-cli/co/lib/safe"
@@ -93,8 +94,10 @@ func reachError(err error) string {
 		return "the host " + dns.Name + " is not found (DNS)"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "no answer in time"
-	case errors.As(err, &op) && op.Op == "dial":
+	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused (nothing listens there)"
+	case errors.As(err, &op) && op.Op == "dial":
+		return "cannot connect: " + op.Err.Error()
 	case strings.Contains(err.Error(), "tls:") || strings.Contains(err.Error(), "x509:"):
 		return "TLS failed: " + err.Error()
 	}
