@@ -97,11 +97,9 @@ func TestTUISetupBoxFitsASmallTerminal(t *testing.T) {
 	s.waitFor(tuiWait, "base URL")
 	s.typeText("http://127.0.0.1:9/v1")
 	s.waitFor(tuiWait, "127.0.0.1:9/v1")
-	s.keys("Enter")
-	s.waitFor(tuiWait, "Its API key")
-	s.keys("Enter") // none: the server is asked for its models
+	s.keys("Enter") // the URL is checked before any key is asked
 	scr := s.waitFor(tuiWait, "connection refused")
-	for _, want := range []string{"›", "Check the URL.", "esc: skip", "╰"} {
+	for _, want := range []string{"›", "Check the URL", "esc: skip", "╰"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("%q is not on the screen:\n%s", want, scr)
 		}

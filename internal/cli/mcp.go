@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/tools"
@@ -21,7 +22,7 @@ import (
 func newMCPCmd(s env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "List the MCP servers and consent to a project's",
+		Short: "Add, list and remove MCP servers; log in to one; consent to a project's",
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
@@ -75,7 +76,7 @@ definition, or a changed file, needs consent again.`,
 		},
 	}
 	trust.Flags().BoolVarP(&yes, "yes", "y", false, "consent without asking (for scripts); the definition is still shown")
-	cmd.AddCommand(trust, newMCPLoginCmd(s), newMCPLogoutCmd(s))
+	cmd.AddCommand(trust, newMCPLoginCmd(s), newMCPLogoutCmd(s), newMCPAddCmd(s), newMCPRemoveCmd(s))
 	return cmd
 }
 
@@ -242,11 +243,11 @@ func mcpStatusRows(m *mcp.Manager) []string {
 }
 
 // configuredMCP is mcpManager for a command about a named server: no
-// server configured is an error.
+// server configured is an error (said once, by it).
 func configuredMCP(s env) (*mcp.Manager, error) {
-	m, err := mcpManager(s)
+	m, _, err := newMCP(s)
 	if err == nil && m == nil {
-		err = fmt.Errorf("no MCP server is configured (mcp_servers in the settings)")
+		err = fmt.Errorf("no MCP server is configured: add one with co mcp add NAME URL, or co mcp add NAME -- COMMAND [ARGS...]")
 	}
 	return m, err
 }
@@ -254,16 +255,22 @@ func configuredMCP(s env) (*mcp.Manager, error) {
 // mcpManager builds the manager of the configured servers, or nil (having
 // said so) when there is none.
 func mcpManager(s env) (*mcp.Manager, error) {
+	m, l, err := newMCP(s)
+	if err == nil && m == nil {
+		fmt.Fprintln(s.Out, "No MCP servers are configured: add one with co mcp add NAME URL, or co mcp add NAME -- COMMAND [ARGS...] (it goes into "+safe.Text(l.Paths.UserFile)+"; see the README's MCP section).")
+	}
+	return m, err
+}
+
+// newMCP builds the manager of the configured servers, or nil when there
+// is none.
+func newMCP(s env) (*mcp.Manager, *config.Loaded, error) {
 	l, err := loadConfig(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reg, _ := tools.NewRegistry()
-	m := app.NewMCP(l, reg, s.version)
-	if m == nil {
-		fmt.Fprintln(s.Out, "No MCP servers are configured: add mcp_servers to "+safe.Text(l.Paths.UserFile)+" (see the README's MCP section).")
-	}
-	return m, nil
+	return app.NewMCP(l, reg, s.version), l, nil
 }
 
 // mcpText lists the servers' states for co mcp list and /mcp.
@@ -340,7 +347,7 @@ func mcpState(st mcp.Status) string {
 func mcpSlash(a *app.App, arg string) slash.Result {
 	m := a.MCP
 	if m == nil {
-		return slash.Result{Output: "No MCP servers are configured: add mcp_servers to " + safe.Text(a.Config.Paths.UserFile) + " (see the README's MCP section)."}
+		return slash.Result{Output: "No MCP servers are configured: add one with co mcp add NAME URL, or co mcp add NAME -- COMMAND [ARGS...] (it goes into " + safe.Text(a.Config.Paths.UserFile) + "; see the README's MCP section)."}
 	}
 	verb, name, _ := strings.Cut(arg, " ")
 	name = strings.TrimSpace(name)

@@ -347,7 +347,8 @@ func (s *server) loginOnce(ctx context.Context, u string, h http.Header, oc OAut
 		return "", err
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "co", Version: s.m.opts.Version}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
-	tr := &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: headerTransport{h: h}}, OAuthHandler: ah}
+	statuses := &statusSeen{base: headerTransport{h: h}}
+	tr := &sdk.StreamableClientTransport{Endpoint: u, HTTPClient: &http.Client{Transport: statuses}, OAuthHandler: ah}
 	cs, err := client.Connect(ctx, tr, nil)
 	if err == nil {
 		_, err = listTools(ctx, cs)
@@ -362,7 +363,7 @@ func (s *server) loginOnce(ctx context.Context, u string, h http.Header, oc OAut
 				return why, err
 			}
 		}
-		return "", fmt.Errorf("logging in to MCP server %s: %s", name, unexp.text(err.Error()))
+		return "", s.loginFailed(u, err, statuses, unexp)
 	}
 	if !s.m.opts.Auth.LoggedIn(name, u) {
 		say(fmt.Sprintf("MCP server %s asked for no login: it connected without one", name))

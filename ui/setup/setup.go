@@ -20,7 +20,9 @@
 //     (https://github.com/ollama/ollama/blob/main/docs/api.md, "Version",
 //     "List Local Models");
 //   - an OpenAI-compatible server: GET {base}/models with the key as a
-//     bearer token (https://platform.openai.com/docs/api-reference/models/list).
+//     bearer token (https://platform.openai.com/docs/api-reference/models/list);
+//     the URL is checked first, without the key (baseurl.go), and a URL
+//     missing its /v1 is offered with it.
 //
 // The tests run against agent/llmtest's profiles, which speak those wire
 // formats and cite the same sources.
@@ -83,6 +85,7 @@ const (
 	stepGeminiUnreached // the key could not be checked: save it anyway, retry, or another key
 	stepOllama
 	stepOpenAIURL
+	stepOpenAIFix // the URL is not the API root but URL/v1 is: use that, or type another
 	stepOpenAIKey
 	stepModel
 	stepDone
@@ -121,6 +124,7 @@ type Flow struct {
 	hostSet  bool                      // the user typed Ollama's address
 	models   []string
 	def      string // the model Enter picks; "" for none
+	suggest  string // at stepOpenAIFix: the base URL that answers
 }
 
 // New starts a flow. Call Start before the first Prompt.
@@ -203,6 +207,8 @@ func (f *Flow) prompt() Prompt {
 			"or type its address (host:port or URL):"}
 	case stepOpenAIURL:
 		return Prompt{Text: "The server's base URL (e.g. https://api.openai.com/v1 or http://localhost:8080/v1):"}
+	case stepOpenAIFix:
+		return Prompt{Text: "Press Enter (or y) to use " + f.suggest + ", or type another URL:"}
 	case stepOpenAIKey:
 		return Prompt{Text: "Its API key (it is not shown; press Enter if the server needs none):", Secret: true}
 	case stepModel:
@@ -290,16 +296,8 @@ func (f *Flow) Answer(ctx context.Context, line string) Result {
 			f.s.OllamaHost, f.hostSet = in, true
 		}
 		return f.tryOllama(ctx)
-	case stepOpenAIURL:
-		if in == "" {
-			return Result{Err: true, Said: "No URL given: type the server's base URL (or press Esc to skip)."}
-		}
-		if err := f.check("openai_base_url", in); err != nil {
-			return Result{Err: true, Said: err.Error()}
-		}
-		f.s.OpenAIBaseURL = in
-		f.step = stepOpenAIKey
-		return Result{}
+	case stepOpenAIURL, stepOpenAIFix:
+		return f.answerBaseURL(ctx, in)
 	case stepOpenAIKey:
 		if in != "" && !printable(in) {
 			return Result{Err: true, Said: "That does not look like a key (it has spaces or control characters): paste it again."}

@@ -205,10 +205,9 @@ func TestOpenAICompatibleSetup(t *testing.T) {
 		t.Fatalf("a bad URL: %+v", r)
 	}
 	host := strings.TrimSuffix(srv.URL, "/v1")
-	f.Answer(ctx, host+"/nothing-here")
-	r := f.Answer(ctx, "")
-	if !r.Err || !strings.Contains(r.Said, "Check the URL") {
-		t.Fatalf("a wrong address: %+v", r)
+	r := f.Answer(ctx, host+"/nothing-here")
+	if !r.Err || !strings.Contains(r.Said, "Check the URL") || f.Prompt().Secret {
+		t.Fatalf("a wrong address: %+v, then %+v", r, f.Prompt())
 	}
 	if f.Answer(ctx, srv.URL).Err {
 		t.Fatal("the right URL was refused")
