@@ -249,6 +249,7 @@ func (m *Modal) renderBody() []string {
 	if isShell {
 		out = append(out, th.Dim.Render("Command:"))
 		out = append(out, commandLines(th, cmd, w)...)
+		out = append(out, whereLines(th, call.Check.Where, w)...)
 		blank()
 	}
 	if r := call.Check.Reason; r != "" {
@@ -317,6 +318,18 @@ func commandLines(th *Theme, cmd string, w int) []string {
 				mark = commandNewLine
 			}
 			out = append(out, markHidden(th, mark+th.User.Render(l)))
+		}
+	}
+	return out
+}
+
+// whereLines say where a shell command runs (the sandbox's /workspace)
+// and what a host path it names is there, under the command.
+func whereLines(th *Theme, where []string, w int) []string {
+	var out []string
+	for _, s := range where {
+		for _, l := range wrapWords(safe.Reveal(s), w) {
+			out = append(out, markHidden(th, th.Dim.Render(l)))
 		}
 	}
 	return out
