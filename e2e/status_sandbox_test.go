@@ -1,0 +1,38 @@
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/co-cli/co/agent/llmtest"
+)
+
+// Issue 40: co status said the sandbox was NOT USABLE and exited 0, so a
+// script checking it went on to a co run that refused to start. It exits 4
+// when the sandbox the settings ask for is not usable, saying why and the
+// fix on stderr: Docker not answering (a dead socket stands in for an
+// engine that is down), or its image missing. A provider that cannot
+// answer either still exits 3.
+func TestStatusExitsNonZeroWhenTheSandboxIsNotUsable(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dead := "DOCKER_HOST=unix://" + filepath.Join(t.TempDir(), "docker.sock")
+	out, errOut, code := runCo(t, t.TempDir(), env(t, srv, "CO_CLI_SANDBOX_BACKEND=docker", dead), "", "status")
+	if code != 4 || !strings.Contains(out, "sandbox         NOT USABLE") ||
+		!strings.Contains(errOut, "co: not ready: the sandbox is not usable, so co and co run refuse to start: backend is \"docker\" but Docker is not available") ||
+		!strings.Contains(errOut, "set CO_CLI_SANDBOX_BACKEND=subprocess") {
+		t.Errorf("Docker down: exit %d, want 4\n%s\n%s", code, out, errOut)
+	}
+
+	_, errOut, code = runCo(t, t.TempDir(), env(t, nil, "CO_CLI_SANDBOX_BACKEND=docker", dead, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://"+closedPort(t)+"/v1", "OPENAI_MODEL=m", "OPENAI_API_KEY=k"), "", "status")
+	if code != 3 || !strings.Contains(errOut, "the sandbox is not usable") {
+		t.Errorf("Docker down and the provider too: exit %d, want 3, both said\n%s", code, errOut)
+	}
+
+	requireDocker(t)
+	_, errOut, code = runCo(t, t.TempDir(), env(t, srv, "CO_CLI_SANDBOX_BACKEND=docker", "CO_CLI_DOCKER_IMAGE=co-no-such-image:0"), "", "status")
+	if code != 4 || !strings.Contains(errOut, "has no image co-no-such-image:0") || !strings.Contains(errOut, "docker build -t co-no-such-image:0 sandbox-image") {
+		t.Errorf("image missing: exit %d, want 4\n%s", code, errOut)
+	}
+}
