@@ -36,3 +36,19 @@ func TestStatusExitsNonZeroWhenTheSandboxIsNotUsable(t *testing.T) {
 		t.Errorf("image missing: exit %d, want 4\n%s", code, errOut)
 	}
 }
+
+// Issue 40: a command that ran and exited non-zero was "rejected, sent back
+// to the model" (status "retry") in co run's events and log: it failed.
+func TestRunFailedCommandIsFailed(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{tuiShellCall("c1", "ls /nonexistent")}},
+		llmtest.Reply{Text: "It is not there."},
+	)
+	out, errOut, code := runCo(t, t.TempDir(), env(t, srv, "CO_CLI_YOLO_UNSANDBOXED=true"), "", "run", "--json", "--yes", "list it")
+	if code != 0 || !strings.Contains(out, `"status":"failed","type":"tool_result"`) ||
+		!strings.Contains(out, `"error":"the command exited with code 2"`) || strings.Contains(out, "rejected") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
