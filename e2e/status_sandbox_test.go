@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
 )
@@ -51,4 +52,31 @@ func TestRunFailedCommandIsFailed(t *testing.T) {
 		!strings.Contains(out, `"error":"the command exited with code 2"`) || strings.Contains(out, "rejected") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
+}
+
+// Issue 40: --plain's question for a sandboxed command says where it runs
+// and what the host path it names is in the sandbox.
+func TestPlainQuestionSaysWhereTheCommandRuns(t *testing.T) {
+	requireDocker(t)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	srv.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{tuiShellCall("c1", "touch "+filepath.Join(dir, "new.txt"))}},
+		llmtest.Reply{Text: "Not made."},
+	)
+	p := start(t, dir, env(t, srv, "CO_CLI_SANDBOX_BACKEND=docker"), "--plain")
+	p.send("make it")
+	p.waitFor("Approve run_shell_command", 2*time.Minute)
+	out := p.stdout.String()
+	for _, want := range []string{
+		"Runs in the Docker sandbox, where the workspace is /workspace (the working directory).",
+		filepath.Join(dir, "new.txt") + " is /workspace/new.txt in the sandbox (this machine's path does not exist there).",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the question does not say %q:\n%s", want, out)
+		}
+	}
+	p.send("n")
+	p.waitFor("Not made.", time.Minute)
 }
