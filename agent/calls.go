@@ -227,6 +227,16 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 			msg = msg + "\n" + res.Display
 		}
 		return a.retryResult(fin, it.call.Name, msg, st)
+	case tools.IsFailed(err):
+		// It ran and failed (a command's non-zero exit): the model sees
+		// why and the output, but it called nothing wrongly.
+		delete(st.retries, it.call.Name)
+		fin.Status, fin.Err = message.CallFailed, err.Error()
+		content = errorPrefix + failedPrefix + err.Error()
+		if res.Display != "" {
+			content += "\n" + res.Display
+		}
+		return fin, content
 	case err != nil:
 		fin.Status, fin.Err = message.CallFailed, err.Error()
 		return fin, errorPrefix + failedPrefix + err.Error()

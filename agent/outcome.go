@@ -38,7 +38,10 @@ func Outcome(c message.ToolCall, result message.Message) ToolCallFinished {
 		msg := strings.TrimSuffix(strings.TrimPrefix(content, errorPrefix), retryHint)
 		f.Status, f.Err = message.CallRetry, msg
 		if strings.HasPrefix(msg, failedPrefix) {
-			f.Status, f.Err = message.CallFailed, strings.TrimPrefix(msg, failedPrefix)
+			// Why it failed on the first line; what a failed command
+			// printed (tools.Failed) after it, shown as its output.
+			why, out, _ := strings.Cut(strings.TrimPrefix(msg, failedPrefix), "\n")
+			f.Status, f.Err, f.Result.Display = message.CallFailed, why, out
 		}
 	case isJSON && obj.Display != nil:
 		f.Result.Display = *obj.Display

@@ -48,7 +48,9 @@ type Tool interface {
 	// Class is the approval class.
 	Class() Class
 	// Run executes the call. A *Retry error goes back to the model as "you
-	// called this wrong"; any other error is an infrastructure failure.
+	// called this wrong"; a *Failed error as "it ran and failed" (a command
+	// that exited non-zero), with the result's output; any other error is
+	// an infrastructure failure.
 	Run(ctx context.Context, args json.RawMessage) (Result, error)
 }
 
@@ -141,6 +143,10 @@ type Check struct {
 	// Preview is a readable rendering of what will happen (a diff, a draft
 	// email, a Slack post), shown in the modal. Plain text, never styled.
 	Preview string
+	// Where are the lines a question shows under a shell command: where it
+	// runs (the sandbox, whose workspace is /workspace) and what a host
+	// path it names is there. Plain text, never styled.
+	Where []string
 	// Retry, when not empty, fails the call at once: it is neither asked
 	// about nor run, and the model is told Retry as for arguments that do
 	// not validate. For a check that cannot be made now (the memory store
@@ -233,6 +239,24 @@ func Retryf(format string, a ...any) error { return &Retry{Msg: fmt.Sprintf(form
 func IsRetry(err error) bool {
 	var r *Retry
 	return errors.As(err, &r)
+}
+
+// Failed is the error a tool returns when the call was right and ran but
+// what it ran failed: a shell command that exited non-zero or timed out.
+// The message goes back to the model with the result's output, so it can
+// try another way, but the call is shown as failed, not as the model's
+// mistake, and it does not count against tool_retries.
+type Failed struct{ Msg string }
+
+func (e *Failed) Error() string { return e.Msg }
+
+// Failedf makes a *Failed with a formatted message.
+func Failedf(format string, a ...any) error { return &Failed{Msg: fmt.Sprintf(format, a...)} }
+
+// IsFailed reports whether err is (or wraps) a *Failed.
+func IsFailed(err error) bool {
+	var f *Failed
+	return errors.As(err, &f)
 }
 
 // Registry holds the tools of one session, by name. It is safe for

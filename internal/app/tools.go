@@ -17,6 +17,7 @@ func (a *App) buildTools(policy *shell.Policy) error {
 	st := a.Config.Settings
 	sh := shell.NewTool(a.Sandbox, policy, time.Duration(st.SandboxMaxTimeout)*time.Second)
 	sh.SetNetwork(st.SandboxNetwork != "" && st.SandboxNetwork != "none")
+	sh.SetWorkspace(a.Workspace)
 	all := []tools.Tool{sh}
 	var unconfigured []tools.Unconfigured
 	for _, family := range []func() ([]tools.Tool, []tools.Unconfigured, error){a.localTools, a.cloudTools} {

@@ -44,9 +44,13 @@ Exit codes:
      not answer (connection refused, no such host, an HTTP error such as
      401 or 404, no answer within 3 s); the reachable or provider line
      says why, and so does stderr
+  4  the sandbox the settings ask for is not usable (Docker not running or
+     the sandbox image missing, with sandbox_backend=docker or
+     sandbox_fallback=error): the sandbox line and stderr say why and how
+     to fix it
 
 A malformed settings file comes first: exit 1 even when the provider does
-not answer either.`,
+not answer either; then 3, then 4.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			// The settings' warnings and problems are part of the report
@@ -78,9 +82,15 @@ not answer either.`,
 			if settingsErr != nil {
 				return settingsErr // exit 1, and said again on stderr
 			}
+			if sandboxErr != nil {
+				fmt.Fprintf(s.Err, "co: not ready: %s\n", sandboxNotUsable(sandboxErr))
+			}
 			if notReady != "" {
 				fmt.Fprintf(s.Err, "co: not ready: %s\n", safe.Text(notReady))
 				return exitCode(exitNotReady)
+			}
+			if sandboxErr != nil {
+				return exitCode(exitNoSandbox)
 			}
 			return nil
 		},
@@ -89,6 +99,21 @@ not answer either.`,
 
 // exitNotReady is co status's exit code when the provider cannot answer.
 const exitNotReady = 3
+
+// exitNoSandbox is co status's exit code when the sandbox the settings
+// ask for is not usable: co and co run would refuse to start.
+const exitNoSandbox = 4
+
+// sandboxNotUsable says, on one line for stderr, why the sandbox is not
+// usable and how to fix it (the error's later lines).
+func sandboxNotUsable(err error) string {
+	why, fix, _ := strings.Cut(safe.Text(err.Error()), "\n")
+	s := "the sandbox is not usable, so co and co run refuse to start: " + strings.TrimPrefix(why, "sandbox: ")
+	if fix = strings.Join(strings.Fields(fix), " "); fix != "" {
+		s += ". " + fix
+	}
+	return s
+}
 
 // statusMCPWait bounds how long co status waits for MCP servers still
 // starting: a server still starting then is reported so.

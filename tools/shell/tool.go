@@ -30,7 +30,8 @@ type Tool struct {
 	sb         Sandbox
 	policy     *Policy
 	maxTimeout time.Duration
-	network    bool // the sandbox has a network (sandbox_network)
+	network    bool     // the sandbox has a network (sandbox_network)
+	hosts      []string // the workspace's path on the host, and its real path when a link leads to it
 }
 
 // NewTool makes the shell tool over sb with policy p. Requested timeouts are
@@ -58,6 +59,9 @@ func (t *Tool) Name() string { return Name }
 
 func (t *Tool) Description() string {
 	where := "in a Docker sandbox (no network by default); the working directory is mounted at /workspace"
+	if len(t.hosts) > 0 {
+		where = "in a Docker sandbox (no network by default); the workspace, " + t.hosts[0] + " on the user's machine, is mounted at /workspace, the working directory: name files by relative paths or under /workspace, since " + t.hosts[0] + " does not exist in the sandbox"
+	}
 	limits := " Commands cannot change protected files (AGENTS.md, CLAUDE.md and other instruction files, .envrc, .git/, .vscode/, .idea/, .github/workflows/, .co-cli/, .agents/, .mcp.json, other coding agents' settings in .claude/, .gemini/ and .cursor/, at any depth): co reverts such changes and says so; propose them with write_file or edit_file instead. Set-user-ID and set-group-ID bits cannot be set."
 	if t.sb.Isolation() != sandbox.Full {
 		where = "directly on the user's machine, in the workspace directory (NO sandbox: every command asks the user)"
@@ -88,7 +92,7 @@ func (t *Tool) Check(_ context.Context, raw json.RawMessage) tools.Check {
 		return tools.Check{Decision: tools.Ask, Reason: "the arguments could not be read"}
 	}
 	v := t.policy.Evaluate(a.Cmd)
-	c := tools.Check{Decision: v.Decision, Reason: v.Reason, Preview: a.Cmd}
+	c := tools.Check{Decision: v.Decision, Reason: v.Reason, Preview: a.Cmd, Where: t.whereLines(a.Cmd)}
 	if v.Scope != "" {
 		c.Scope, c.ScopeLabel = Name+":"+v.Scope, v.Scope
 	} else {
@@ -122,7 +126,7 @@ const StartingNotice = "starting the sandbox… (its container is being created;
 // pender is a sandbox that prepares itself in the background (sandbox.Starter).
 type pender interface{ Pending() bool }
 
-// Run runs the command. A non-zero exit returns the output with a Retry
+// Run runs the command. A non-zero exit returns the output with a Failed
 // error carrying the exit code, so the model sees both.
 func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
 	var a args
@@ -184,12 +188,17 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, erro
 		// What it printed may have come from the network.
 		res.Origins = []tools.Origin{tools.UntrustedPrivate("shell", "shell with network: "+a.Cmd)}
 	}
+	if out.TimedOut || out.ExitCode != 0 {
+		if note := t.hostPathNote(a.Cmd); note != "" {
+			res.Display = strings.TrimRight(res.Display, "\n") + "\n" + note
+		}
+	}
 	switch {
 	case out.TimedOut:
 		res.Meta["timed_out"] = true
-		return res, tools.Retryf("the command timed out after %s and was killed", timeout)
+		return res, tools.Failedf("the command timed out after %s and was killed", timeout)
 	case out.ExitCode != 0:
-		return res, tools.Retryf("the command exited with code %d", out.ExitCode)
+		return res, tools.Failedf("the command exited with code %d", out.ExitCode)
 	}
 	return res, nil
 }

@@ -88,8 +88,8 @@ func TestRunResults(t *testing.T) {
 		t.Fatalf("echo: %+v, %v", res, err)
 	}
 	res, err = tool.Run(context.Background(), call("echo oops >&2; exit 3"))
-	if !tools.IsRetry(err) || !strings.Contains(err.Error(), "exited with code 3") || !strings.Contains(res.Display, "oops") || res.Meta["exit_code"] != 3 {
-		t.Fatalf("non-zero exit must be a retryable error with the output: %+v, %v", res, err)
+	if !tools.IsFailed(err) || tools.IsRetry(err) || !strings.Contains(err.Error(), "exited with code 3") || !strings.Contains(res.Display, "oops") || res.Meta["exit_code"] != 3 {
+		t.Fatalf("non-zero exit must be a failure (not the model's mistake) with the output: %+v, %v", res, err)
 	}
 	res, err = tool.Run(context.Background(), call("true"))
 	if err != nil || res.Display != "(no output)" {
@@ -112,7 +112,7 @@ func TestRunResults(t *testing.T) {
 	case <-time.After(2 * time.Minute): // a hang detector, not a measure
 		t.Fatal("the command was not timed out")
 	}
-	if !tools.IsRetry(err) || !strings.Contains(err.Error(), "timed out after 5s") || res.Meta["timed_out"] != true {
+	if !tools.IsFailed(err) || !strings.Contains(err.Error(), "timed out after 5s") || res.Meta["timed_out"] != true {
 		t.Fatalf("timeout is capped by the maximum: %+v, %v", res, err)
 	}
 	if _, err := tool.Run(context.Background(), call("  ")); !tools.IsRetry(err) {

@@ -450,6 +450,9 @@ func (s *session) approve(ctx context.Context, cancel context.CancelFunc, req ag
 		if preview != "" {
 			s.println(indent(safe.Reveal(preview)))
 		}
+		for _, l := range c.Check.Where {
+			s.println(safe.Reveal(l))
+		}
 		scope := c.Check.ScopeLabel
 		if c.Check.AlwaysAsk {
 			scope = "" // no grant possible

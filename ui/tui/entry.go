@@ -342,14 +342,8 @@ func (e *toolEntry) render(width int, rc *renderCtx) []string {
 func (e *toolEntry) panel(width int, rc *renderCtx) []string {
 	th := rc.th
 	inner := max(width-4, 4)
-	var body []string
-	for _, l := range strings.Split(e.display, "\n") {
-		if xansi.StringWidth(l) > inner {
-			body = append(body, strings.Split(xansi.Hardwrap(l, inner, true), "\n")...)
-			continue
-		}
-		body = append(body, l)
-	}
+	// At spaces: a word is cut only when wider than the panel.
+	body := wrapText(e.display, inner)
 	more := 0
 	if !e.expanded && len(body) > rc.collapseLines {
 		more = len(body) - rc.collapseLines

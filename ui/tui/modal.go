@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -249,6 +250,7 @@ func (m *Modal) renderBody() []string {
 	if isShell {
 		out = append(out, th.Dim.Render("Command:"))
 		out = append(out, commandLines(th, cmd, w)...)
+		out = append(out, whereLines(th, call.Check.Where, w)...)
 		blank()
 	}
 	if r := call.Check.Reason; r != "" {
@@ -322,6 +324,18 @@ func commandLines(th *Theme, cmd string, w int) []string {
 	return out
 }
 
+// whereLines say where a shell command runs (the sandbox's /workspace)
+// and what a host path it names is there, under the command.
+func whereLines(th *Theme, where []string, w int) []string {
+	var out []string
+	for _, s := range where {
+		for _, l := range wrapWords(safe.Reveal(s), w) {
+			out = append(out, markHidden(th, th.Dim.Render(l)))
+		}
+	}
+	return out
+}
+
 // wrapWords wraps plain text (no escape sequences) to width columns,
 // breaking at spaces: a word is cut only when it is wider than a line by
 // itself (and then it starts where the line has room, and is cut after a
@@ -333,8 +347,11 @@ func wrapWords(s string, width int) []string {
 	width = max(width, 4)
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
-		for xansi.StringWidth(l) > width {
-			fit := len(xansi.Truncate(l, width, "")) // bytes of the widest prefix that fits
+		for {
+			fit := fitWidth(l, width) // bytes of the widest prefix that fits
+			if fit == len(l) {
+				break
+			}
 			if fit == 0 {
 				fit = len(string([]rune(l)[:1]))
 			}
@@ -344,7 +361,7 @@ func wrapWords(s string, width int) []string {
 				// wider than a line anyway: then it is cut here, filling
 				// this line, rather than on the next.
 				if sp := strings.LastIndexByte(l[:fit], ' '); sp > 0 && strings.TrimLeft(l[:sp], " ") != "" {
-					word, _, _ := strings.Cut(strings.TrimLeft(l[sp:], " "), " ")
+					word, _, _ := strings.Cut(strings.TrimLeft(window(l[sp:], 2*width+16), " "), " ")
 					if xansi.StringWidth(word) <= width {
 						cut, next = sp, sp+1
 					}
@@ -364,6 +381,32 @@ func wrapWords(s string, width int) []string {
 		out = append(out, l)
 	}
 	return out
+}
+
+// fitWidth is how many bytes of l fit in width columns. It measures a
+// window of l twice the width, widened while all of it fits (wide or
+// zero-width characters), not the whole line: wrapping a long line (64
+// KiB of output) costs its length, not its square.
+func fitWidth(l string, width int) int {
+	for n := 2*width + 16; ; n *= 2 {
+		win := window(l, n)
+		fit := len(xansi.Truncate(win, width, ""))
+		if fit < len(win) || len(win) == len(l) {
+			return fit
+		}
+	}
+}
+
+// window is the first n bytes of l, or a little more to end at a
+// character's start, or all of l.
+func window(l string, n int) string {
+	if len(l) <= n {
+		return l
+	}
+	for n < len(l) && !utf8.RuneStart(l[n]) {
+		n++
+	}
+	return l[:n]
 }
 
 // markHidden highlights the <U+…> markers Reveal puts for hidden characters.
