@@ -281,7 +281,7 @@ var table = []field{
 		desc: "How the full-screen chat tells you a turn ended or an approval waits while its terminal is not focused: auto (picked for your terminal), off, bell, osc9 or osc777.",
 		ptr:  func(s *Settings) any { return &s.Notify }},
 	{key: "tool_retries", env: "CO_CLI_TOOL_RETRIES", def: 3, min: 0,
-		desc: "How many times the model may retry a tool call it got wrong.",
+		desc: "How many times the model may retry a tool call it got wrong (a command that ran and failed is not one).",
 		ptr:  func(s *Settings) any { return &s.ToolRetries }},
 	{key: "max_request_limit", env: "CO_CLI_MAX_REQUEST_LIMIT", def: 25, min: 1,
 		desc: "Most LLM requests in one turn.",
