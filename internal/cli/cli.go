@@ -160,6 +160,7 @@ func newRootCmd(s env) *cobra.Command {
 		newInboxCmd(s),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetHelpFunc(helpFunc) // every command's help fits 80 columns
 	// co --version, as co version.
 	root.Version = s.version
 	root.SetVersionTemplate("co {{.Version}}\n")
