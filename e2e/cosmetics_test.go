@@ -3,7 +3,24 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/co-cli/co/agent/llmtest"
 )
+
+// A count of one reads in the singular: co status against a server that
+// lists one model said "yes (1 models listed)".
+func TestStatusCountsOneModelInTheSingular(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetModels("test-model")
+	out, errOut, code := runCo(t, t.TempDir(), env(t, srv), "", "status")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !hasRow(out, "reachable", "yes (1 model listed)") {
+		t.Errorf("co status does not say one model in the singular:\n%s", out)
+	}
+}
 
 // A missing or extra argument names the command once: its usage line
 // already says which command it is ("co config unset" was named on two

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/plain"
@@ -404,7 +405,7 @@ func toolsListing(reg *tools.Registry, unconfigured []tools.Unconfigured) string
 	for _, t := range all {
 		w = max(w, len(t.Name()))
 	}
-	fmt.Fprintf(&b, "%d tools:\n", reg.Len())
+	fmt.Fprintf(&b, "%s:\n", count.Of(reg.Len(), "tool"))
 	for _, t := range all {
 		fmt.Fprintf(&b, "  %-*s %s\n", w, t.Name(), approvalClass(t))
 	}
@@ -432,9 +433,4 @@ func approvalClass(t tools.Tool) string {
 }
 
 // plural renders "1 tool", "3 tools".
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func plural(n int, word string) string { return count.Of(n, word) }

@@ -22,6 +22,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/lib/protect"
 	"github.com/co-cli/co/lib/redact"
 	"github.com/co-cli/co/tools"
@@ -821,7 +822,7 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 	reason = withJunk(s.junk, reason)
 	n := len(s.tools)
 	s.failLocked(reason)
-	s.problem("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
+	s.problem("MCP server %s failed: %s; its %s withdrawn (/mcp restart %s)", s.cfg.Name, reason, count.Of(n, "tool was", "tools were"), s.cfg.Name)
 	s.logLine("failed: " + reason)
 }
 
