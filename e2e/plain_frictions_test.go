@@ -1,8 +1,13 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
 )
@@ -27,5 +32,55 @@ func TestPlainShowsQuotesAsWritten(t *testing.T) {
 	}
 	if strings.Contains(out, `\'`) || strings.ContainsRune(out, 0x1b) {
 		t.Errorf("an escaped quote or a raw escape is shown:\n%q", out)
+	}
+}
+
+// runCoOneStream runs co with its standard output and error on one pipe,
+// as a terminal (or 2>&1) shows them: what both say is read in order.
+func runCoOneStream(t *testing.T, dir string, environ []string, stdin string, args ...string) (out string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, coBin, args...)
+	cmd.Env, cmd.Dir, cmd.Stdin = environ, dir, strings.NewReader(stdin)
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b // one writer: exec gives both the same pipe
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running co: %v", err)
+	}
+	return b.String(), code
+}
+
+// Without a provider, a script's chat says what to set once: the banner
+// said it, the failed turn said it, and the exit said it a third time on
+// the same screen. The banner now says "provider: none", the turn says
+// why, and the exit code says the chat failed.
+func TestPlainNoProviderSaysWhatToSetOnce(t *testing.T) {
+	out, code := runCoOneStream(t, t.TempDir(), env(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), "hello\n", "--plain")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	for _, s := range []string{"no LLM provider is configured", "GEMINI_API_KEY", "ollama serve"} {
+		if n := strings.Count(out, s); n != 1 {
+			t.Errorf("%q is said %d times:\n%s", s, n, out)
+		}
+	}
+	if !strings.Contains(out, "provider: none — ") || !strings.Contains(out, "error: no LLM provider is configured: set GEMINI_API_KEY") {
+		t.Errorf("the banner or the turn's error is missing:\n%s", out)
+	}
+}
+
+// With its output apart from its errors (co --plain > log), a script's
+// failed chat still says why on stderr: the log is not where a person
+// looks.
+func TestPlainFailureOnStderrWhenOutputIsElsewhere(t *testing.T) {
+	_, errOut, code := runCo(t, t.TempDir(), env(t, nil, "OLLAMA_HOST=http://127.0.0.1:9"), "hello\n", "--plain")
+	if code != 1 || !strings.Contains(errOut, "co: the turn failed: no LLM provider is configured") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
