@@ -99,9 +99,9 @@ func value(raw json.RawMessage) string {
 
 // quoted puts a string argument in quotes as a person writes it: single
 // quotes, or double ones when it holds a single quote and no double one
-// (cmd="echo 'hi'", not cmd='echo \'hi\''). Only a value that holds both
-// kinds escapes, its single quotes and backslashes, so no value can seem
-// to end early and show an argument the call does not have.
+// (cmd="echo 'hi'", not single quotes with \' inside). Only a value that
+// holds both kinds escapes, its single quotes and backslashes, so no value
+// can seem to end early and show an argument the call does not have.
 func quoted(s string) string {
 	switch {
 	case !strings.Contains(s, "'"):
