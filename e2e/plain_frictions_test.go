@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,4 +86,44 @@ func TestPlainFailureOnStderrWhenOutputIsElsewhere(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "co: the turn failed: no LLM provider is configured") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
+}
+
+// An MCP server's notice that arrives once the prompt is shown takes the
+// prompt's line, and the prompt comes back below it: in a terminal, the
+// prompt stayed above the notice, blank ("co> " twice on the screen).
+func TestPlainLateMCPNoticeLeavesNoBlankPrompt(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	fifo := filepath.Join(t.TempDir(), "go")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := tuiEnv(t, srv)
+	// The server answers with junk (and so fails) only when the test says.
+	mcpSettings(t, e, `{"late": {"command": "sh", "args": ["-c", "read x < `+fifo+`; echo junk; exec sleep 30"]}}`)
+	s := startTUI(t, t.TempDir(), e, 120, 30, "--plain")
+	s.waitFor(tuiWait, "Type a message", "co>") // tmux drops the trailing space
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			_, _ = f.WriteString("now\n")
+			f.Close()
+		}
+	}()
+	scr := s.waitFor(tuiWait, "warning: MCP server late failed to start")
+	var prompts, warning, last int
+	for i, l := range strings.Split(strings.TrimRight(scr, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "co>"):
+			prompts++
+			last = i
+		case strings.HasPrefix(l, "warning: MCP server late"):
+			warning = i
+		}
+	}
+	if prompts != 1 || last < warning {
+		t.Errorf("want one prompt, below the notice; %d prompts:\n%s", prompts, scr)
+	}
+	// The prompt still takes a line.
+	s.send("/history")
+	s.waitFor(tuiWait, "0 turns, 0 messages")
 }

@@ -252,6 +252,7 @@ func runPlain(ctx context.Context, c *chat, s env, first string) error {
 		First:         first,
 		StopOnFailure: !isTerminal(s.In),
 		Background:    mcpBackground(ctx, c.MCP),
+		Redraw:        !termDumb() && isTerminal(s.Out),
 	})
 	var failed *plain.Failed
 	if errors.As(err, &failed) && sameFile(s.Out, s.Err) {
