@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/mattn/go-runewidth"
 )
 
 // A count of one reads in the singular: co status against a server that
@@ -40,5 +41,50 @@ func TestUsageErrorNamesTheCommandOnce(t *testing.T) {
 		if n := strings.Count(errOut, "co config unset"); n != 1 {
 			t.Errorf("co %s names the command %d times:\n%s", strings.Join(tc.args, " "), n, errOut)
 		}
+	}
+}
+
+// configRow is key's row of co config's table, its wrapped lines joined,
+// with no spaces at all: a row wraps where the width says, even inside a
+// long path, so a test compares it with squash(want).
+func configRow(out, key string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, key+" "):
+			in = true
+		case in && strings.HasPrefix(line, " ") && strings.TrimSpace(line) != "":
+		default:
+			in = false
+		}
+		if in {
+			b.WriteString(line)
+		}
+	}
+	return squash(b.String())
+}
+
+// squash is s without spaces.
+func squash(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// co config fits 80 columns through a pipe: the table was 150 wide. A
+// long value continues under itself, its source after it.
+func TestConfigFitsEightyColumnsThroughAPipe(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := runCo(t, dir, env(t, nil, "CO_CLI_NOTIFY=bell"), "", "config")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if w := runewidth.StringWidth(line); w > 80 && !strings.Contains(line, " file: ") && !strings.HasPrefix(line, "data dir:") {
+			t.Errorf("a line of %d columns:\n%s", w, line)
+		}
+	}
+	if got, want := configRow(out, "notify"), squash("notify bell (from $CO_CLI_NOTIFY)"); got != want {
+		t.Errorf("notify row = %q, want %q", got, want)
+	}
+	if got := configRow(out, "shell_safe_commands"); !strings.Contains(got, `"ls","cat"`) || !strings.HasSuffix(got, "(default;envCO_CLI_SHELL_SAFE_COMMANDS)") {
+		t.Errorf("shell_safe_commands row = %q", got)
 	}
 }
