@@ -16,7 +16,7 @@ import (
 )
 
 // A command with quotes is shown as it is written, in --plain's call line
-// and question: echo 'hi' read as cmd='echo \'hi\''. What came from the
+// and question: echo 'hi' read as cmd='echo \'hi\”. What came from the
 // model is still sanitised: an escape sequence in it shows as ␛.
 func TestPlainShowsQuotesAsWritten(t *testing.T) {
 	srv := llmtest.NewServer()
