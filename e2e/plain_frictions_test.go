@@ -16,8 +16,8 @@ import (
 )
 
 // A command with quotes is shown as it is written, in --plain's call line
-// and question: echo 'hi' read as cmd='echo \'hi\”. What came from the
-// model is still sanitised: an escape sequence in it shows as ␛.
+// and question: echo 'hi' was shown with \' inside single quotes. What
+// came from the model is still sanitised: an escape sequence shows as ␛.
 func TestPlainShowsQuotesAsWritten(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
