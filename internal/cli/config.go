@@ -213,7 +213,7 @@ func printConfig(s env, l *config.Loaded) {
 			// Value and source are what is in effect; say what is not.
 			v += fmt.Sprintf("  [ignored: %s sets it, but a project file may not]", src)
 		}
-		v += "  (" + origin(e) + ")"
+		v += "  (" + origin(e.Source.String(), e.Env, e.Source.Layer < config.LayerUser, e.Source.Layer == config.LayerEnv) + ")"
 		for i, line := range wrapCell(present.Line(safe.Text(v)), width-col) {
 			key := ""
 			if i == 0 {
@@ -227,19 +227,19 @@ func printConfig(s env, l *config.Loaded) {
 
 // origin says where a setting's value comes from and what overrides it:
 // "default; env CO_CLI_THEME", "from $CO_CLI_THEME", "from FILE; env
-// CO_CLI_THEME", "default; user file only".
-func origin(e config.Entry) string {
-	src := e.Source.String()
-	if e.Source.Layer != config.LayerDefault {
-		src = "from " + src
+// CO_CLI_THEME", "default; user file only". source is the source's name
+// (config.Source's String); byDefault and byEnv say its layer.
+func origin(source, env string, byDefault, byEnv bool) string {
+	if !byDefault {
+		source = "from " + source
 	}
 	switch {
-	case e.Source.Layer == config.LayerEnv:
-		return src
-	case e.Env == "":
-		return src + "; user file only"
+	case byEnv:
+		return source
+	case env == "":
+		return source + "; user file only"
 	}
-	return src + "; env " + e.Env
+	return source + "; env " + env
 }
 
 // outWidth is the width co's tables fit: the terminal's, or 80 when the
