@@ -131,6 +131,9 @@ func helpCommands(help string) []string {
 		if !strings.HasPrefix(l, "  ") {
 			break
 		}
+		if strings.HasPrefix(l, "   ") {
+			continue // a long summary continues under its column
+		}
 		names = append(names, strings.Fields(l)[0])
 	}
 	return names

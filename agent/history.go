@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/message"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -324,7 +325,7 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 }
 
 // CompactedNotice is what /compact says when it summarised n messages.
-func CompactedNotice(n int) string { return fmt.Sprintf("Compacted %d messages into a summary.", n) }
+func CompactedNotice(n int) string { return "Compacted " + count.Of(n, "message") + " into a summary." }
 
 // summarize asks the model (the summarization model when set) for a
 // summary of msgs, with no tools.

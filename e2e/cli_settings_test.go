@@ -59,10 +59,8 @@ func TestMalformedSettingsStillReported(t *testing.T) {
 				}
 			}
 			// The malformed file's theme is not in effect.
-			for _, line := range strings.Split(out, "\n") {
-				if strings.HasPrefix(line, "theme ") && (!strings.Contains(line, "default") || !strings.HasSuffix(line, "auto")) {
-					t.Errorf("theme row %q: the malformed file's value is shown in effect", line)
-				}
+			if row := configRow(out, "theme"); !strings.HasPrefix(row, squash("theme auto (default;")) {
+				t.Errorf("theme row %q: the malformed file's value is shown in effect", row)
 			}
 
 			_, errOut, code = runCo(t, dir, e, "hi\n", "--plain")
@@ -89,19 +87,11 @@ func TestWrongSettingValueStillReported(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, `"tool_retries" must be an integer, got "three"`) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	var theme, retries string
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(line, "theme "):
-			theme = line
-		case strings.HasPrefix(line, "tool_retries "):
-			retries = line
-		}
-	}
-	if !strings.Contains(theme, file) || !strings.HasSuffix(theme, "light") {
+	theme, retries := configRow(out, "theme"), configRow(out, "tool_retries")
+	if theme != squash("theme light (from "+file+"; env CO_CLI_THEME)") {
 		t.Errorf("theme row %q: the file's good value is not in effect", theme)
 	}
-	if !strings.Contains(retries, "default") || !strings.Contains(retries, "[left out, see ERROR above: "+file+"]") {
+	if !strings.Contains(retries, "(default;") || !strings.Contains(retries, squash("[left out, see ERROR above: "+file+"]")) {
 		t.Errorf("tool_retries row %q does not say the file's value was left out", retries)
 	}
 }

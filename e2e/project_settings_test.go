@@ -110,13 +110,11 @@ func TestProjectFileKeysAndLimitsIgnoredInStatus(t *testing.T) {
 		"openai_api_key":    "set (…6789)  " + ignored,
 		"sandbox_mem_limit": "1g  " + ignored,
 	} {
-		var row string
-		for _, line := range strings.Split(out, "\n") {
-			if strings.HasPrefix(line, key+" ") {
-				row = line
-			}
-		}
-		if !strings.HasSuffix(row, want) {
+		// The row ends with where the value comes from: (default; env …)
+		// or (from FILE; env …).
+		row := configRow(out, key)
+		i := max(strings.LastIndex(row, "(default;"), strings.LastIndex(row, "(from"))
+		if i < 0 || !strings.HasSuffix(row[:i], squash(want)) {
 			t.Errorf("co config's %s row = %q, want it to end %q", key, row, want)
 		}
 	}

@@ -356,7 +356,7 @@ func TestScheduleAddFields(t *testing.T) {
 		t.Errorf("saved: %s", b)
 	}
 	out, _, _ = runCo(t, ws, environ, "", "config")
-	if !strings.Contains(out, "(user file only)") || !strings.Contains(out, `"brief":{"at":"weekdays 08:00"`) {
+	if !strings.Contains(configRow(out, "schedules"), "userfileonly)") || !strings.Contains(configRow(out, "schedules"), squash(`"brief":{"at":"weekdays 08:00"`)) {
 		t.Errorf("co config:\n%s", out)
 	}
 }

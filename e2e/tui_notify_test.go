@@ -242,7 +242,7 @@ func TestStatusShowsNotifications(t *testing.T) {
 		})
 	}
 	out, _, code := runCo(t, t.TempDir(), env(t, srv, "CO_CLI_NOTIFY=bell"), "", "config")
-	if code != 0 || !regexp.MustCompile(`(?m)^notify\s+\$CO_CLI_NOTIFY\s+CO_CLI_NOTIFY\s+bell$`).MatchString(out) {
+	if code != 0 || configRow(out, "notify") != squash("notify bell (from $CO_CLI_NOTIFY)") {
 		t.Errorf("co config does not show notify=bell (exit %d):\n%s", code, out)
 	}
 	_, errOut, code := runCo(t, t.TempDir(), env(t, srv), "", "config", "set", "notify", "loud")

@@ -13,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/lib/retryafter"
 )
 
@@ -148,7 +149,7 @@ func CheckReachableModel(ctx context.Context, p Provider) (ok bool, msg, warning
 	}
 	models, err := ListModels(ctx, p, nil)
 	if err == nil {
-		return true, fmt.Sprintf("yes (%d models listed)", len(models)), notListed(p, models)
+		return true, "yes (" + count.Of(len(models), "model") + " listed)", notListed(p, models)
 	}
 	var listErr *ListError
 	if errors.As(err, &listErr) {

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -12,7 +14,9 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/plain"
@@ -233,7 +237,7 @@ func runPlain(ctx context.Context, c *chat, s env, first string) error {
 	ints := make(chan os.Signal, 4)
 	signal.Notify(ints, os.Interrupt)
 	defer signal.Stop(ints)
-	return plain.Run(ctx, plain.Options{
+	err := plain.Run(ctx, plain.Options{
 		Agent:      c.Agent,
 		In:         s.In,
 		Out:        s.Out,
@@ -248,7 +252,28 @@ func runPlain(ctx context.Context, c *chat, s env, first string) error {
 		First:         first,
 		StopOnFailure: !isTerminal(s.In),
 		Background:    mcpBackground(ctx, c.MCP),
+		Redraw:        !termDumb() && isTerminal(s.Out),
 	})
+	var failed *plain.Failed
+	if errors.As(err, &failed) && sameFile(s.Out, s.Err) {
+		// The chat printed the turn's error on this very screen (or
+		// pipe): the exit code says it failed, without saying it again.
+		return exitCode(exitError)
+	}
+	return err
+}
+
+// sameFile reports whether a and b write to the same file: one terminal,
+// or one pipe (2>&1).
+func sameFile(a, b io.Writer) bool {
+	fa, ok := a.(*os.File)
+	fb, ok2 := b.(*os.File)
+	if !ok || !ok2 {
+		return false
+	}
+	sa, err := fa.Stat()
+	sb, err2 := fb.Stat()
+	return err == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // isTerminal reports whether r is a terminal.
@@ -366,6 +391,9 @@ func (c *chat) providerLine() string {
 	switch {
 	case !done:
 		return "provider: checking for Ollama…"
+	case errors.Is(err, provider.ErrNoProvider):
+		// What to set is said once: by the setup, or by the first turn.
+		return "provider: none"
 	case err != nil:
 		return "provider: none usable — " + err.Error()
 	}
@@ -404,7 +432,7 @@ func toolsListing(reg *tools.Registry, unconfigured []tools.Unconfigured) string
 	for _, t := range all {
 		w = max(w, len(t.Name()))
 	}
-	fmt.Fprintf(&b, "%d tools:\n", reg.Len())
+	fmt.Fprintf(&b, "%s:\n", count.Of(reg.Len(), "tool"))
 	for _, t := range all {
 		fmt.Fprintf(&b, "  %-*s %s\n", w, t.Name(), approvalClass(t))
 	}
@@ -432,9 +460,4 @@ func approvalClass(t tools.Tool) string {
 }
 
 // plural renders "1 tool", "3 tools".
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func plural(n int, word string) string { return count.Of(n, word) }

@@ -42,6 +42,11 @@ type usageError struct {
 
 func (e usageError) Error() string { return e.err.Error() }
 
+// lineShown is a usage error whose message ends with the command's usage
+// line ("missing KEY: co config unset KEY"): the hint to run --help then
+// does not name the command a second time.
+type lineShown struct{ error }
+
 // exitCode carries a command's own exit code through cobra.
 type exitCode int
 
@@ -131,6 +136,11 @@ func Run(args []string, s Streams, version string) int {
 		if name == "" {
 			name = "co"
 		}
+		var shown lineShown
+		if errors.As(uerr.err, &shown) {
+			fmt.Fprintf(s.Err, "co: %s (--help says more)\n", safe.Text(uerr.err.Error()))
+			return exitUsage
+		}
 		fmt.Fprintf(s.Err, "co: %s\nRun '%s --help' for usage.\n", safe.Text(uerr.err.Error()), name)
 		return exitUsage
 	default:
@@ -160,6 +170,7 @@ func newRootCmd(s env) *cobra.Command {
 		newInboxCmd(s),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetHelpFunc(helpFunc) // every command's help fits 80 columns
 	// co --version, as co version.
 	root.Version = s.version
 	root.SetVersionTemplate("co {{.Version}}\n")
@@ -198,16 +209,16 @@ func argCount(err error, cmd *cobra.Command, args []string) error {
 	line := strings.Join(append([]string{cmd.CommandPath()}, words...), " ")
 	switch {
 	case got < want && len(words) == 1:
-		return fmt.Errorf("missing %s: %s", words[0], line)
+		return lineShown{fmt.Errorf("missing %s: %s", words[0], line)}
 	case got < want && len(words) > 1:
-		return fmt.Errorf("missing arguments: %s", line)
+		return lineShown{fmt.Errorf("missing arguments: %s", line)}
 	case got > want && want >= 0 && want < len(args):
 		extra := args[want:]
 		n := "one argument"
 		if len(extra) > 1 {
 			n = fmt.Sprintf("%d arguments", len(extra))
 		}
-		return fmt.Errorf("%s too many (%q): %s", n, strings.Join(extra, " "), line)
+		return lineShown{fmt.Errorf("%s too many (%q): %s", n, strings.Join(extra, " "), line)}
 	}
 	return err
 }

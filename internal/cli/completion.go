@@ -30,10 +30,13 @@ The bash script needs nothing else: it uses the bash-completion package's
 helpers when they are loaded and its own otherwise (scripts cobra writes
 print "_get_comp_words_by_ref: command not found" without it). The zsh
 script needs compinit.`,
-		Example: `  source <(co completion bash)                       # bash, this shell
+		Example: `  # bash, this shell:
+  source <(co completion bash)
+  # bash, every new shell (with the bash-completion package, or without it):
   co completion bash > ~/.local/share/bash-completion/completions/co
-  echo 'source <(co completion bash)' >> ~/.bashrc   # bash without bash-completion
-  co completion zsh > "${fpath[1]}/_co"              # zsh (compinit must be on)
+  echo 'source <(co completion bash)' >> ~/.bashrc
+  # zsh (compinit must be on), fish:
+  co completion zsh > "${fpath[1]}/_co"
   co completion fish > ~/.config/fish/completions/co.fish`,
 		ValidArgs: []string{"bash", "zsh", "fish"},
 		Args:      usageArgs(cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs)),

@@ -8,9 +8,9 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/mattn/go-runewidth"
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
@@ -191,9 +191,14 @@ func printConfig(s env, l *config.Loaded) {
 	}
 	fmt.Fprintf(s.Out, "user file:    %s%s\nproject file: %s%s\ndata dir:     %s\n\n",
 		l.Paths.UserFile, fileState(l, l.Paths.UserFile), l.Paths.ProjectFile, fileState(l, l.Paths.ProjectFile), l.Paths.DataDir)
-	w := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "SETTING\tSOURCE\tENV\tVALUE")
-	for _, e := range l.Entries() {
+	entries := l.Entries()
+	col := 0
+	for _, e := range entries {
+		col = max(col, len(e.Key)+2)
+	}
+	width := outWidth(s)
+	fmt.Fprintf(s.Out, "%-*s%s\n", col, "SETTING", "VALUE  (SOURCE; ENVIRONMENT VARIABLE)")
+	for _, e := range entries {
 		v := fmt.Sprint(e.Value)
 		if e.Key == "shell_safe_commands" {
 			v += " (added to the built-in list: see below)"
@@ -208,14 +213,88 @@ func printConfig(s env, l *config.Loaded) {
 			// Value and source are what is in effect; say what is not.
 			v += fmt.Sprintf("  [ignored: %s sets it, but a project file may not]", src)
 		}
-		env := e.Env
-		if env == "" {
-			env = "(user file only)"
+		v += "  (" + origin(e.Source.String(), e.Env, e.Source.Layer < config.LayerUser, e.Source.Layer == config.LayerEnv) + ")"
+		for i, line := range wrapCell(present.Line(safe.Text(v)), width-col) {
+			key := ""
+			if i == 0 {
+				key = e.Key
+			}
+			fmt.Fprintf(s.Out, "%-*s%s\n", col, key, line)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Key, e.Source, env, present.Line(safe.Text(v)))
 	}
-	w.Flush()
 	printSafeCommands(s, l)
+}
+
+// origin says where a setting's value comes from and what overrides it:
+// "default; env CO_CLI_THEME", "from $CO_CLI_THEME", "from FILE; env
+// CO_CLI_THEME", "default; user file only". source is the source's name
+// (config.Source's String); byDefault and byEnv say its layer.
+func origin(source, env string, byDefault, byEnv bool) string {
+	if !byDefault {
+		source = "from " + source
+	}
+	switch {
+	case byEnv:
+		return source
+	case env == "":
+		return source + "; user file only"
+	}
+	return source + "; env " + env
+}
+
+// outWidth is the width co's tables fit: the terminal's, or 80 when the
+// output is not a terminal (a pipe, a file) or the terminal says none.
+func outWidth(s env) int {
+	if f, ok := s.Out.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w >= 40 {
+			return w
+		}
+	}
+	return 80
+}
+
+// wrapCell breaks text into lines of at most room columns, at spaces, or
+// after a comma or a slash in a word wider than that (a JSON list, a URL),
+// or, in a word with neither, at room itself.
+func wrapCell(text string, room int) []string {
+	room = max(room, 20)
+	var out []string
+	cur := ""
+	for _, w := range strings.Split(text, " ") {
+		switch {
+		case cur == "":
+			cur = w
+		case runewidth.StringWidth(cur)+1+runewidth.StringWidth(w) <= room:
+			cur += " " + w
+		default:
+			out = append(out, cur)
+			cur = w
+		}
+		for runewidth.StringWidth(cur) > room {
+			cut := breakAt(cur, room)
+			out = append(out, cur[:cut])
+			cur = cur[cut:]
+		}
+	}
+	return append(out, cur)
+}
+
+// breakAt is where a word wider than room breaks: after its last comma
+// or slash within room, else at room.
+func breakAt(word string, room int) int {
+	cut, n := 0, 0
+	for i, r := range word {
+		n += runewidth.RuneWidth(r)
+		if n > room {
+			break
+		}
+		cut = i + len(string(r))
+	}
+	last := strings.LastIndexAny(word[:cut], ",/")
+	if last > 0 {
+		return last + 1
+	}
+	return max(cut, 1)
 }
 
 // printSafeCommands shows the safe commands in effect: the built-in list,
@@ -229,7 +308,7 @@ func printSafeCommands(s env, l *config.Loaded) {
 		}
 	}
 	fmt.Fprintf(s.Out, "\nsafe commands in effect (run without asking; their arguments are still checked):\n")
-	fmt.Fprintf(s.Out, "  built in (always):  %s\n", wrapWords(builtin, 80, "                      "))
+	fmt.Fprintf(s.Out, "  built in (always):  %s\n", wrapWords(builtin, outWidth(s), "                      "))
 	if len(added) == 0 {
 		fmt.Fprintf(s.Out, "  added by shell_safe_commands: none beyond the built-in list\n")
 		return
@@ -246,7 +325,7 @@ func wrapWords(words []string, width int, indent string) string {
 		if i > 0 {
 			b.WriteString(",")
 			col++
-			if col+1+len(w) > width {
+			if col+1+len(w)+1 > width { // +1: the comma after it
 				b.WriteString("\n" + indent)
 				col = len(indent)
 			} else {

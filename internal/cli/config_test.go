@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mattn/go-runewidth"
 )
 
 // co config is honest about a value a project file may not set: the row
@@ -29,27 +31,25 @@ func TestConfigShowsIgnoredProjectValues(t *testing.T) {
 		t.Fatalf("co config = %d: %s", code, errOut)
 	}
 	row := func(key string) string {
-		for _, line := range strings.Split(out, "\n") {
-			if strings.HasPrefix(line, key+" ") {
-				return line
-			}
+		if r := configRow(out, key); r != "" {
+			return r
 		}
 		t.Fatalf("no row for %s:\n%s", key, out)
 		return ""
 	}
 	ignored := "[ignored: " + project + " sets it, but a project file may not]"
 	for key, want := range map[string][]string{
-		"slack_bot_token":   {" default ", "(not set)", ignored},
-		"sandbox_mem_limit": {" default ", " 1g ", ignored},
+		"slack_bot_token":   {"(default;", "(not set)", ignored},
+		"sandbox_mem_limit": {"(default;", "1g[ignored", ignored},
 	} {
 		r := row(key)
 		for _, w := range want {
-			if !strings.Contains(r, w) {
+			if !strings.Contains(r, squash(w)) {
 				t.Errorf("%s row lacks %q:\n%s", key, w, r)
 			}
 		}
 	}
-	if r := row("theme"); !strings.Contains(r, project) || !strings.Contains(r, "dark") || strings.Contains(r, "ignored") {
+	if r := row("theme"); !strings.Contains(r, squash(project)) || !strings.Contains(r, "dark") || strings.Contains(r, "ignored") {
 		t.Errorf("theme row (a project file may set it):\n%s", r)
 	}
 	if strings.Contains(out+errOut, "attacker") {
@@ -93,13 +93,7 @@ func TestConfigSetAndUnset(t *testing.T) {
 		t.Errorf("file mode = %v, %v; want 0600", fi.Mode().Perm(), err)
 	}
 	_, out, _ = run(t, "v", "config")
-	row := ""
-	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "context_files ") {
-			row = strings.Join(strings.Fields(line), " ")
-		}
-	}
-	if row != `context_files `+user+` CO_CLI_CONTEXT_FILES ["CLAUDE.md","GEMINI.md"]` {
+	if row := configRow(out, "context_files"); row != squash(`context_files ["CLAUDE.md","GEMINI.md"] (from `+user+`; env CO_CLI_CONTEXT_FILES)`) {
 		t.Errorf("co config does not show the value from the user file: %q", row)
 	}
 
@@ -200,6 +194,58 @@ func TestConfigSetSaysOneShape(t *testing.T) {
 		code, out, errOut := run(t, "v", tc.args...)
 		if code != exitOK || out != tc.want || strings.Contains(out+errOut, "long-secret") {
 			t.Errorf("co %v = %d, %q (%q); want %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
+
+// configRow is key's row of co config's table, its wrapped lines joined,
+// with no spaces at all: a row wraps where the width says, even inside a
+// long path, so a test compares it with squash(want).
+func configRow(out, key string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, key+" "):
+			in = true
+		case in && strings.HasPrefix(line, " ") && strings.TrimSpace(line) != "":
+		default:
+			in = false
+		}
+		if in {
+			b.WriteString(line)
+		}
+	}
+	return squash(b.String())
+}
+
+// squash is s without spaces.
+func squash(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// co config fits 80 columns when its output is not a terminal: a row
+// wider than that continues under the value; the table was 150 wide.
+func TestConfigFitsEightyColumns(t *testing.T) {
+	isolatedHome(t)
+	wd := t.TempDir()
+	t.Chdir(wd)
+	t.Setenv("CO_CLI_NOTIFY", "bell")
+	code, out, errOut := run(t, "v", "config")
+	if code != exitOK {
+		t.Fatalf("co config = %d: %s", code, errOut)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if w := runewidth.StringWidth(line); w > 80 && !strings.HasPrefix(line, "user file:") && !strings.HasPrefix(line, "project file:") && !strings.HasPrefix(line, "data dir:") {
+			t.Errorf("a line of %d columns:\n%s", w, line)
+		}
+	}
+	for key, want := range map[string]string{
+		"notify":          "bell  (from $CO_CLI_NOTIFY)",
+		"theme":           "auto  (default; env CO_CLI_THEME)",
+		"gemini_base_url": "https://generativelanguage.googleapis.com/v1beta/openai/  (default; env GEMINI_BASE_URL)",
+		"schedules":       "{}  (default; user file only)",
+	} {
+		if got := configRow(out, key); got != squash(key+want) {
+			t.Errorf("%s row = %q, want %q", key, got, squash(key+want))
 		}
 	}
 }

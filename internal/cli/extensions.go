@@ -77,7 +77,7 @@ func extensionStatus(set *extensions.Set) []string {
 		if i == 0 {
 			label = "instructions"
 		}
-		note := fmt.Sprintf("%d bytes", f.Size)
+		note := plural(int(f.Size), "byte")
 		switch {
 		case f.Shown == 0 && f.Size > 0:
 			note += fmt.Sprintf("; left out: the instruction files are capped at %d bytes together", set.MaxBytes())

@@ -321,7 +321,7 @@ func mcpStatusText(st mcp.Status, withTools bool) string {
 func mcpState(st mcp.Status) string {
 	switch st.State {
 	case mcp.Connected:
-		s := fmt.Sprintf("connected, %d tools", len(st.Tools))
+		s := "connected, " + plural(len(st.Tools), "tool")
 		if len(st.Tools) == 1 {
 			s = "connected, 1 tool"
 		}

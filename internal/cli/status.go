@@ -394,7 +394,7 @@ func extraStatus(a *app.App, sandboxErr error) []string {
 			rows = append(rows, fmt.Sprintf("\texport errors: %d, last: %v", n, err))
 		}
 		if d := t.Dropped(); d > 0 {
-			rows = append(rows, fmt.Sprintf("\t%d spans dropped (the store could not keep up)", d))
+			rows = append(rows, "\t"+plural(int(d), "span")+" dropped (the store could not keep up)")
 		}
 	}
 	if a.Sessions != nil {

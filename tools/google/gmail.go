@@ -12,6 +12,7 @@ import (
 	gmail "google.golang.org/api/gmail/v1"
 	"google.golang.org/api/googleapi"
 
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/tools"
 )
 
@@ -121,9 +122,9 @@ func listMessages(ctx context.Context, acct *Account, query string, n int) (tool
 	}
 	var b strings.Builder
 	if query == "" {
-		fmt.Fprintf(&b, "The %d newest emails in the inbox:\n", len(msgs))
+		fmt.Fprintf(&b, "The %s in the inbox:\n", count.Of(len(msgs), "newest email"))
 	} else {
-		fmt.Fprintf(&b, "%d emails matching %q:\n", len(msgs), query)
+		fmt.Fprintf(&b, "%s matching %q:\n", count.Of(len(msgs), "email"), query)
 	}
 	loc := acct.cfg.location()
 	for i, m := range msgs {

@@ -20,6 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/lib/redact"
 )
 
@@ -152,11 +153,7 @@ func (s *server) connected(gen int, cs *sdk.ClientSession, cmd *exec.Cmd, list [
 	if m.listen != nil {
 		// A front end that shows notices as they happen says so: its
 		// banner counted the tools before the server's were in.
-		tools := fmt.Sprintf("%d tools", len(s.tools))
-		if len(s.tools) == 1 {
-			tools = "1 tool"
-		}
-		s.notice("MCP server %s connected: %s", s.cfg.Name, tools)
+		s.notice("MCP server %s connected: %s", s.cfg.Name, count.Of(len(s.tools), "tool"))
 	}
 	return true
 }
@@ -209,7 +206,7 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 	reason = withJunk(s.junk, reason)
 	n := len(s.tools)
 	s.failLocked(reason)
-	s.problem("MCP server %s failed: %s; its %d tools were withdrawn (/mcp restart %s)", s.cfg.Name, reason, n, s.cfg.Name)
+	s.problem("MCP server %s failed: %s; its %s withdrawn (/mcp restart %s)", s.cfg.Name, reason, count.Of(n, "tool was", "tools were"), s.cfg.Name)
 	s.logLine("failed: " + reason)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	slackapi "github.com/slack-go/slack"
 
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/tools"
 )
 
@@ -104,7 +105,7 @@ func (t *ListChannels) Run(ctx context.Context, raw json.RawMessage) (tools.Resu
 			b.WriteString(" — private")
 		}
 		if c.NumMembers > 0 {
-			fmt.Fprintf(&b, " — %d members", c.NumMembers)
+			b.WriteString(" — " + count.Of(c.NumMembers, "member"))
 		}
 		if about := firstNonEmpty(c.Topic.Value, c.Purpose.Value); about != "" {
 			b.WriteString(" — " + oneLine(about, 100))
@@ -172,7 +173,7 @@ func (t *ListMessages) Run(ctx context.Context, raw json.RawMessage) (tools.Resu
 		m := resp.Messages[i]
 		b.WriteString(t.w.messageLine(ctx, m, ""))
 		if m.ReplyCount > 0 {
-			fmt.Fprintf(&b, "    thread: %d replies — thread_ts %s\n", m.ReplyCount, m.Timestamp)
+			fmt.Fprintf(&b, "    thread: %s — thread_ts %s\n", count.Of(m.ReplyCount, "reply", "replies"), m.Timestamp)
 		}
 	}
 	return tools.Result{Display: strings.TrimRight(b.String(), "\n") + moreLine(next, "(older) messages"), Meta: meta,

@@ -67,6 +67,11 @@ type Options struct {
 	// MCP server that failed or connected): printed when it arrives at
 	// the prompt (which is then shown again) or during a turn.
 	Background <-chan present.Note
+	// Redraw, set when the output is a terminal that is not dumb, lets a
+	// note that arrives at the prompt take the prompt's line (a carriage
+	// return and an erase of the line) before the prompt is shown again
+	// below it: otherwise the prompt stays above the note, blank.
+	Redraw bool
 }
 
 // Failed is Run's error when a turn failed and Options.StopOnFailure
@@ -157,7 +162,13 @@ func Run(ctx context.Context, o Options) error {
 			s.println("\nPress Ctrl+C again to exit.")
 		case n := <-o.Background:
 			// At the prompt: on a line of its own, then the prompt again.
-			s.newline()
+			if s.o.Redraw && s.midLine {
+				// What the user may have typed stays in the terminal's
+				// line and is sent with Enter.
+				s.print("\r\x1b[K")
+			} else {
+				s.newline()
+			}
 			s.note(n)
 			continue
 		case line, ok := <-s.lines:

@@ -88,13 +88,28 @@ func args2(args string, omit map[string]bool) string {
 func value(raw json.RawMessage) string {
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return "'" + safe.Reveal(strings.ReplaceAll(s, "'", `\'`)) + "'"
+		return quoted(safe.Reveal(s))
 	}
 	var buf bytes.Buffer
 	if json.Compact(&buf, raw) == nil {
 		return safe.Reveal(buf.String())
 	}
 	return safe.Reveal(string(raw))
+}
+
+// quoted puts a string argument in quotes as a person writes it: single
+// quotes, or double ones when it holds a single quote and no double one
+// (cmd="echo 'hi'", not single quotes with \' inside). Only a value that
+// holds both kinds escapes, its single quotes and backslashes, so no value
+// can seem to end early and show an argument the call does not have.
+func quoted(s string) string {
+	switch {
+	case !strings.Contains(s, "'"):
+		return "'" + s + "'"
+	case !strings.Contains(s, `"`):
+		return `"` + s + `"`
+	}
+	return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s) + "'"
 }
 
 // Duration renders d compactly: 85ms, 1.2s, 2m03s.

@@ -4,6 +4,7 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/message"
 
+	"strings"
 	"testing"
 	"time"
 )
@@ -13,7 +14,10 @@ func TestCall(t *testing.T) {
 		{"shell", `{"cmd":"ls -la"}`, "run_shell_command(cmd='ls -la')"},
 		{"order kept", `{"b":1,"a":"x","c":true}`, "f(b=1, a='x', c=true)"},
 		{"nested", `{"items":["a","b"]}`, `f(items=["a","b"])`},
-		{"quote", `{"cmd":"echo 'hi'"}`, `run_shell_command(cmd='echo \'hi\'')`},
+		{"quote", `{"cmd":"echo 'hi'"}`, `run_shell_command(cmd="echo 'hi'")`},
+		{"double quote", `{"cmd":"echo \"hi\""}`, `run_shell_command(cmd='echo "hi"')`},
+		{"both quotes", `{"cmd":"echo \"it's\" a\\b"}`, `run_shell_command(cmd='echo "it\'s" a\\b')`},
+		{"no early end", `{"cmd":"ls', path='/etc"}`, `run_shell_command(cmd="ls', path='/etc")`},
 		{"escape neutralised", `{"cmd":"echo \u001b[2J"}`, "run_shell_command(cmd='echo ␛[2J')"},
 		{"bidi revealed", `{"cmd":"ls \u202e"}`, "run_shell_command(cmd='ls <U+202E>')"},
 		{"invalid json", `{"cmd": "unterminated`, `f({"cmd": "unterminated)`},
@@ -25,7 +29,7 @@ func TestCall(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "f"
-			if tc.name == "shell" || tc.name == "quote" || tc.name == "escape neutralised" || tc.name == "bidi revealed" {
+			if tc.name == "shell" || strings.Contains(tc.name, "quote") || tc.name == "no early end" || tc.name == "escape neutralised" || tc.name == "bidi revealed" {
 				name = "run_shell_command"
 			}
 			if got := Call(name, tc.args); got != tc.want {

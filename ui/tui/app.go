@@ -29,6 +29,7 @@ import (
 
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/message"
@@ -841,7 +842,7 @@ func (a *App) copy() tea.Cmd {
 		return a.flash("Nothing to copy yet", 2*time.Second)
 	}
 	text = safe.Text(text)
-	return tea.Batch(tea.SetClipboard(text), a.flash(fmt.Sprintf("Copied %d characters to the clipboard", len([]rune(text))), 2*time.Second))
+	return tea.Batch(tea.SetClipboard(text), a.flash("Copied "+count.Of(len([]rune(text)), "character")+" to the clipboard", 2*time.Second))
 }
 
 func (a *App) handleSubmit(msg Submission) tea.Cmd {

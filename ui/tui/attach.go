@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"mvdan.cc/sh/v3/shell"
 
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/ui/mention"
@@ -300,7 +301,7 @@ func (a *App) handleMediaRead(msg mediaReadMsg) tea.Cmd {
 	case 2:
 		why = fmt.Sprintf("Not sent: %s could not be read, nor the message queued after it.", safe.Text(e.name))
 	default:
-		why = fmt.Sprintf("Not sent: %s could not be read, nor the %d messages queued after it.", safe.Text(e.name), len(back)-1)
+		why = fmt.Sprintf("Not sent: %s could not be read, nor the %s queued after it.", safe.Text(e.name), count.Of(len(back)-1, "message"))
 	}
 	a.giveBack(why, back...)
 	a.chat.Bottom()

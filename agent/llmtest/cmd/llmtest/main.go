@@ -48,6 +48,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -59,7 +60,12 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		// -h or --help: the usage was printed, as asked; not a failure.
+		return
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "llmtest:", err)
 		os.Exit(1)
 	}

@@ -269,3 +269,23 @@ func TestRunRejectsLlamaFlagsElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// -h and --help print the usage and exit 0, as flag.ErrHelp intends; a
+// flag the command does not have still exits 1.
+func TestHelpExitsZero(t *testing.T) {
+	bin := build(t)
+	for _, arg := range []string{"-h", "--help", "-help"} {
+		out, err := exec.Command(bin, arg).CombinedOutput()
+		if err != nil {
+			t.Errorf("llmtest %s: %v\n%s", arg, err, out)
+		}
+		if !strings.Contains(string(out), "-profile") || strings.Contains(string(out), "llmtest: flag: help requested") {
+			t.Errorf("llmtest %s printed:\n%s", arg, out)
+		}
+	}
+	out, err := exec.Command(bin, "--no-such-flag").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("llmtest --no-such-flag: %v, want exit 1\n%s", err, out)
+	}
+}
