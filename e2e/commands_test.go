@@ -113,14 +113,15 @@ func TestConfigShowsTheEffectiveSafeCommands(t *testing.T) {
 }
 
 // co status reports when no sandbox is usable and sandbox_fallback=error
-// (exactly when it is needed): the sandbox line says what is wrong.
+// (exactly when it is needed): the sandbox line says what is wrong, and the
+// exit is 4 (co and co run would refuse to start), the provider answering.
 func TestStatusReportsWhenTheSandboxFallbackRefuses(t *testing.T) {
-	srv := llmtest.NewServer() // the provider answers: co status exits 0
+	srv := llmtest.NewServer()
 	defer srv.Close()
 	out, errOut, code := runCo(t, t.TempDir(), env(t, srv,
 		"CO_CLI_SANDBOX_BACKEND=auto", "CO_CLI_SANDBOX_FALLBACK=error", "DOCKER_HOST=unix:///nonexistent/docker.sock"), "", "status")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	if code != 4 || !strings.Contains(errOut, "co: not ready: the sandbox is not usable") {
+		t.Fatalf("exit %d, want 4 with the reason on stderr:\n%s", code, errOut)
 	}
 	for _, want := range []string{"provider", "sandbox         NOT USABLE — ", `the fallback policy is "error"`, "telemetry"} {
 		if !strings.Contains(out, want) {
