@@ -41,7 +41,7 @@ var directUses = map[string]directUse{
 	"config": {why: "the settings as values (Loaded, a problem's Error, a layer), and the user's settings file, which co config, " +
 		"co schedule add, co mcp add and /setup read and edit as their subject; the settings a run sees are loaded by app.LoadSettings",
 		names: []string{"Change", "CheckValue", "EditFile", "Error", "Fields", "LayerEnv", "LayerProject", "LayerUser", "LoadFile",
-			"Loaded", "MCPServer", "MCPServersChange", "ParseNotify", "Schedule", "SchedulesChange"}},
+			"Loaded", "MCPServer", "MCPServersChange", "ParseNotify", "Schedule", "SchedulesChange", "Settings"}},
 	"deliver": {why: "a scheduled run's delivery record, which co schedule shows",
 		names: []string{"Outcome", "Run"}},
 	"extensions": {why: "the instruction files, skills and custom commands app.App.Extensions read, listed by /help and co status",

@@ -137,11 +137,7 @@ func mcpAddServer(args []string, dash int, envs, headers []string) (config.MCPSe
 // mcpAdd saves srv in the user's settings file, refusing a name taken
 // there or in the project file unless force.
 func mcpAdd(s env, srv config.MCPServer, force bool) error {
-	l, err := loadSettings()
-	if err != nil {
-		return err
-	}
-	user, _, err := config.LoadFile(l.Paths.UserFile)
+	l, user, err := loadUserSettings()
 	if err != nil {
 		return err
 	}
@@ -176,6 +172,17 @@ func mcpAdd(s env, srv config.MCPServer, force bool) error {
 	return nil
 }
 
+// loadUserSettings is the run's settings and the user file's own, which
+// co mcp add and remove edit.
+func loadUserSettings() (*config.Loaded, *config.Settings, error) {
+	l, err := loadSettings()
+	if err != nil {
+		return nil, nil, err
+	}
+	user, _, err := config.LoadFile(l.Paths.UserFile)
+	return l, user, err
+}
+
 func newMCPRemoveCmd(s env) *cobra.Command {
 	return &cobra.Command{
 		Use:     "remove NAME",
@@ -193,11 +200,7 @@ login stay until co mcp logout NAME (run it first to delete them).`,
 }
 
 func mcpRemove(s env, name string) error {
-	l, err := loadSettings()
-	if err != nil {
-		return err
-	}
-	user, _, err := config.LoadFile(l.Paths.UserFile)
+	l, user, err := loadUserSettings()
 	if err != nil {
 		return err
 	}

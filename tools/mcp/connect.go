@@ -415,12 +415,7 @@ func (s *server) transport(ctx context.Context, gen int) (sdk.Transport, *exec.C
 	s.m.mu.Unlock()
 	x := func(v string) string { return expand(v, get, missing) }
 	if s.cfg.Remote() {
-		u := x(s.cfg.URL)
-		h := http.Header{}
-		for k, v := range s.cfg.Headers {
-			h.Set(k, x(v))
-		}
-		oc := OAuthClient{ClientID: x(s.cfg.OAuth.ClientID), ClientSecret: x(s.cfg.OAuth.ClientSecret), ClientMetadataURL: x(s.cfg.OAuth.ClientMetadataURL)}
+		u, h, oc := s.remote(x)
 		if err := missingVars(missing); err != nil {
 			return nil, nil, nil, err
 		}

@@ -242,17 +242,21 @@ func ciHeader(h map[string]string, k string) (string, bool) {
 	return "", false
 }
 
-// login runs the flow on a connection of its own, closed at the end.
-func (s *server) login(ctx context.Context, open func(string) error, say func(string), pasted <-chan string) error {
-	missing := map[string]bool{}
-	get := s.m.opts.Getenv
-	x := func(v string) string { return expand(v, get, missing) }
-	u := x(s.cfg.URL)
+// remote is a remote server's URL, headers and OAuth client with their
+// ${VAR}s expanded by x: what a connection and a login both send.
+func (s *server) remote(x func(string) string) (string, http.Header, OAuthClient) {
 	h := http.Header{}
 	for k, v := range s.cfg.Headers {
 		h.Set(k, x(v))
 	}
-	oc := OAuthClient{ClientID: x(s.cfg.OAuth.ClientID), ClientSecret: x(s.cfg.OAuth.ClientSecret), ClientMetadataURL: x(s.cfg.OAuth.ClientMetadataURL)}
+	return x(s.cfg.URL), h, OAuthClient{ClientID: x(s.cfg.OAuth.ClientID), ClientSecret: x(s.cfg.OAuth.ClientSecret), ClientMetadataURL: x(s.cfg.OAuth.ClientMetadataURL)}
+}
+
+// login runs the flow on a connection of its own, closed at the end.
+func (s *server) login(ctx context.Context, open func(string) error, say func(string), pasted <-chan string) error {
+	missing := map[string]bool{}
+	get := s.m.opts.Getenv
+	u, h, oc := s.remote(func(v string) string { return expand(v, get, missing) })
 	if err := missingVars(missing); err != nil {
 		return err
 	}
