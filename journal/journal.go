@@ -12,7 +12,7 @@
 // append-only: an entry is one line, written with one write(2) on a file
 // opened O_APPEND and synced before Record returns; taking an entry back
 // appends an undo line for it. A torn last line (co killed mid-write) is
-// skipped when read, and the next append starts on a fresh line.
+// skipped when read, and cut when the journal is opened again.
 //
 // Concurrency: a Journal and a Registry may be used from several
 // goroutines. Two processes appending to one session's file each write
@@ -129,7 +129,7 @@ func Open(dir, session string) (*Journal, error) {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	j := &Journal{path: path, f: f, now: time.Now}
-	lines, torn, err := read(f)
+	lines, good, err := read(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("journal %s: %w", path, err)
@@ -137,9 +137,9 @@ func Open(dir, session string) (*Journal, error) {
 	for _, l := range lines {
 		j.next = max(j.next, l.Seq)
 	}
-	if torn {
-		// End the torn line, so the next entry is a line of its own.
-		if _, err := f.Write([]byte("\n")); err != nil {
+	if fi, err := f.Stat(); err == nil && fi.Size() > good {
+		// Cut the torn line, so the next entry is a line of its own.
+		if err := f.Truncate(good); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("journal %s: %w", path, err)
 		}
@@ -252,30 +252,27 @@ func (j *Journal) Get(seq int) (Entry, error) {
 	return Entry{}, fmt.Errorf("journal: no entry %d in %s", seq, j.path)
 }
 
-// read parses the lines of r. A last line without its newline is torn
-// (an interrupted write): left out when it does not parse, and reported,
-// so Open ends it before appending. Any other line that does not parse is
-// an error naming it.
-func read(r io.Reader) (lines []line, torn bool, err error) {
+// read parses the lines of r and says how many bytes of it are whole
+// lines. A last line without its newline is torn (an interrupted write):
+// left out, and Open cuts it. Any other line that does not parse is an
+// error naming it.
+func read(r io.Reader) (lines []line, good int64, err error) {
 	br := bufio.NewReader(r)
 	for n := 1; ; n++ {
 		b, rerr := br.ReadBytes('\n')
-		if rerr != nil && rerr != io.EOF {
-			return nil, false, rerr
+		if rerr == io.EOF {
+			return lines, good, nil // b, if any, is torn
 		}
-		last := rerr == io.EOF
+		if rerr != nil {
+			return nil, 0, rerr
+		}
 		if t := bytes.TrimSpace(b); len(t) > 0 {
 			var l line
 			if err := json.Unmarshal(t, &l); err != nil {
-				if last && b[len(b)-1] != '\n' {
-					return lines, true, nil
-				}
-				return nil, false, fmt.Errorf("line %d is not a journal entry (%v): the file was edited or damaged; move it aside to start a new journal", n, err)
+				return nil, 0, fmt.Errorf("line %d is not a journal entry (%v): the file was edited or damaged; move it aside to start a new journal", n, err)
 			}
 			lines = append(lines, l)
 		}
-		if last {
-			return lines, len(b) > 0 && b[len(b)-1] != '\n', nil
-		}
+		good += int64(len(b))
 	}
 }
