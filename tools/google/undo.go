@@ -40,7 +40,8 @@ func (a *Account) DeleteDraft(ctx context.Context, id string) error {
 // has been deleted" (googleapis/google-api-python-client#210,
 // derekantrican/GAS-ICS-Sync#472), an unknown one 404: both wrap
 // fs.ErrNotExist. Without the calendar.events scope Google answers 403
-// insufficientPermissions, which wraps fs.ErrPermission.
+// insufficientPermissions, which wraps fs.ErrPermission
+// (docs/SOURCES.md#undo-deleting-what-co-sent).
 func (a *Account) DeleteEvent(ctx context.Context, calendarID, eventID string, notify bool) error {
 	if eventID == "" {
 		return errors.New("cannot delete the calendar event: no event id was recorded")

@@ -15,7 +15,8 @@ import (
 // Slack deletes only the bot's own messages. Its errors say what happened:
 // a message that is no longer there wraps fs.ErrNotExist ("already gone"),
 // a refusal for want of permission wraps fs.ErrPermission and says what
-// to do; undo (package journal) tells them apart with errors.Is.
+// to do; undo (package journal) tells them apart with errors.Is
+// (docs/SOURCES.md#undo-deleting-what-co-sent).
 func (w *Workspace) DeleteMessage(ctx context.Context, channel, ts string) error {
 	if !channelID().MatchString(channel) || !validTS().MatchString(ts) {
 		return fmt.Errorf("cannot delete Slack message %q in %q: it needs the channel id and the ts the post returned", ts, channel)

@@ -772,7 +772,7 @@ func (s *Server) deleteDraft(w http.ResponseWriter, id string) {
 // 410 "Resource has been deleted" (googleapis/google-api-python-client#210,
 // derekantrican/GAS-ICS-Sync#472); an id the calendar never had is 404.
 // The calendar is "primary" or the account's address. sendUpdates is kept
-// in Requests for tests to check.
+// in Requests for tests to check (docs/SOURCES.md#undo-deleting-what-co-sent).
 func (s *Server) deleteEvent(w http.ResponseWriter, cal, id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -451,7 +451,8 @@ func (w *Workspace) postMessage(args map[string]string) any {
 // bot token, this method may delete only messages posted by that bot", so
 // another's message answers cant_delete_message; an unknown channel
 // channel_not_found; a ts not in the channel (never posted, or deleted
-// already) message_not_found. Success answers the channel and ts.
+// already) message_not_found. Success answers the channel and ts
+// (docs/SOURCES.md#undo-deleting-what-co-sent).
 func (w *Workspace) deleteMessage(args map[string]string) any {
 	w.mu.Lock()
 	defer w.mu.Unlock()
