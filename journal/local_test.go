@@ -155,7 +155,9 @@ func TestNotePathStaysInVault(t *testing.T) {
 	}
 	// A symlink out of the vault is refused by the root.
 	outside := t.TempDir()
-	os.WriteFile(filepath.Join(outside, "x.md"), []byte("secret"), 0o600)
+	if err := os.WriteFile(filepath.Join(outside, "x.md"), []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink(outside, filepath.Join(vault, "link")); err != nil {
 		t.Fatal(err)
 	}
