@@ -3,6 +3,8 @@ package journal
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -213,12 +215,57 @@ func (r *Registry) Memories(open func(ctx context.Context) (*memory.Store, error
 }
 
 // NoteHandle is a note as it was before co wrote it: its path in the
-// vault (slash-separated), whether it existed, and its bytes and mode.
+// vault (slash-separated), whether it existed, and its bytes and mode;
+// and, once NoteAfter saw it, the SHA-256 of what co left ("" for no
+// file), so a change made since is not overwritten.
 type NoteHandle struct {
 	Path    string      `json:"path"`
 	Existed bool        `json:"existed"`
 	Content []byte      `json:"content,omitempty"`
 	Mode    fs.FileMode `json:"mode,omitempty"`
+	After   *string     `json:"after,omitempty"`
+}
+
+// ErrConflict is wrapped by an undo's error when what co changed was
+// changed again since by someone else: it is kept as it is, and named.
+var ErrConflict = errors.New("changed since")
+
+// NoteAfter completes a NoteBefore entry once the tool has written the
+// note: it keeps the hash of the note as co left it, so undo restores it
+// only while nobody changed it since.
+func NoteAfter(e Entry, vault string) (Entry, error) {
+	if e.Kind != Note || !e.Undoable {
+		return e, nil
+	}
+	h, err := decode[NoteHandle](e)
+	if err != nil {
+		return e, err
+	}
+	root, err := os.OpenRoot(vault)
+	if err != nil {
+		return e, fmt.Errorf("the vault %s cannot be opened: %w", vault, err)
+	}
+	defer root.Close()
+	sum, err := noteSum(root, filepath.FromSlash(h.Path))
+	if err != nil {
+		return e, err
+	}
+	h.After = &sum
+	e.Handle = handle(h)
+	return e, nil
+}
+
+// noteSum is the hex SHA-256 of a note, "" when there is none.
+func noteSum(root *os.Root, name string) (string, error) {
+	b, err := root.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // NoteBefore reads the note rel of the vault before a tool writes it, and
@@ -285,6 +332,23 @@ func (r *Registry) NotesIn(dir string) {
 		}
 		defer root.Close()
 		name := filepath.FromSlash(rel)
+		if h.After != nil {
+			now, err := noteSum(root, name)
+			if err != nil {
+				return fmt.Errorf("the note %s cannot be read: %w", rel, err)
+			}
+			var before string
+			if h.Existed {
+				sum := sha256.Sum256(h.Content)
+				before = hex.EncodeToString(sum[:])
+			}
+			switch {
+			case now == before:
+				return fmt.Errorf("the note %s is already as it was before: %w", rel, fs.ErrNotExist)
+			case now != *h.After:
+				return fmt.Errorf("the note %s was changed after co wrote it, so it is kept as it is (%w): restore it by hand if you still want the earlier text", rel, ErrConflict)
+			}
+		}
 		if !h.Existed {
 			if err := root.Remove(name); errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("the note %s is already gone (removed since): %w", rel, fs.ErrNotExist)

@@ -235,3 +235,48 @@ func sameItems(a, b []todo.Item) bool {
 	}
 	return true
 }
+
+// A note changed by someone else after co wrote it is kept and named.
+func TestNoteChangedSinceIsKept(t *testing.T) {
+	vault := t.TempDir()
+	p := filepath.Join(vault, "plan.md")
+	if err := os.WriteFile(p, []byte("v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := journal.NoteBefore(1, "edit_note", vault, "plan.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("v2 by co"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if e, err = journal.NoteAfter(e, vault); err != nil {
+		t.Fatal(err)
+	}
+	j := open(t, t.TempDir())
+	r := journal.NewRegistry()
+	r.NotesIn(vault)
+	e = record(t, j, e)
+	if err := os.WriteFile(p, []byte("v3 by the user"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Undo(ctx(t), j, e.Seq)
+	if !errors.Is(err, journal.ErrConflict) || !strings.Contains(err.Error(), "plan.md") {
+		t.Fatalf("undo: %v, want a conflict naming the note", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "v3 by the user" {
+		t.Fatalf("the user's change was overwritten: %q", b)
+	}
+	if entry(t, j, e.Seq).Undone != "" {
+		t.Error("a refused undo was journalled")
+	}
+
+	// Back to what co wrote: the undo goes through.
+	if err := os.WriteFile(p, []byte("v2 by co"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	undo(t, r, j, e.Seq, journal.Undone)
+	if b, _ := os.ReadFile(p); string(b) != "v1" {
+		t.Fatalf("restored %q", b)
+	}
+}

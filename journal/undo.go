@@ -51,7 +51,8 @@ type Result struct {
 
 // Undo takes back entry seq of j: on success, or when the action is
 // already gone, it appends the undo to the journal and returns the
-// outcome. Its errors say why not: ErrNotUndoable, ErrAlreadyUndone, a
+// outcome. Its errors say why not: ErrNotUndoable, ErrAlreadyUndone,
+// ErrConflict (changed since by someone else: kept, and named), a
 // permission refusal (IsPermission) or another failure; the entry stays
 // as it was, so the user may try again.
 func (r *Registry) Undo(ctx context.Context, j *Journal, seq int) (Result, error) {
