@@ -247,3 +247,38 @@ func TestDamagedLineIsReported(t *testing.T) {
 		t.Fatalf("open of a damaged journal: %v, want an error naming line 1 and what to do", err)
 	}
 }
+
+// Two undos of one entry at once: one takes it back, the other finds it
+// undone.
+func TestConcurrentUndoTakesBackOnce(t *testing.T) {
+	vault := t.TempDir()
+	e, err := journal.NoteBefore(1, "write_note", vault, "n.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(vault, "n.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j := open(t, t.TempDir())
+	e = record(t, j, e)
+	r := journal.NewRegistry()
+	r.NotesIn(vault)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { _, err := r.Undo(ctx(t), j, e.Seq); errs <- err }()
+	}
+	var ok, already int
+	for range 2 {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case errors.Is(err, journal.ErrAlreadyUndone):
+			already++
+		default:
+			t.Errorf("undo: %v", err)
+		}
+	}
+	if ok != 1 || already != 1 {
+		t.Fatalf("%d undone, %d already undone; want 1 and 1", ok, already)
+	}
+}

@@ -20,6 +20,9 @@ type Undoer func(ctx context.Context, e Entry) error
 type Registry struct {
 	mu sync.Mutex
 	m  map[Kind]Undoer
+	// undoing is held through an Undo, so one action is never taken
+	// back twice at once.
+	undoing sync.Mutex
 }
 
 // NewRegistry makes an empty registry.
@@ -56,6 +59,8 @@ type Result struct {
 // permission refusal (IsPermission) or another failure; the entry stays
 // as it was, so the user may try again.
 func (r *Registry) Undo(ctx context.Context, j *Journal, seq int) (Result, error) {
+	r.undoing.Lock()
+	defer r.undoing.Unlock()
 	e, err := j.Get(seq)
 	if err != nil {
 		return Result{}, err
