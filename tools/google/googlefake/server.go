@@ -48,6 +48,11 @@ const (
 	ScopeGmail    = "https://www.googleapis.com/auth/gmail.readonly"
 	ScopeCompose  = "https://www.googleapis.com/auth/gmail.compose"
 	ScopeCalendar = "https://www.googleapis.com/auth/calendar.readonly"
+	// ScopeCalendarEvents and ScopeCalendarFull are the scopes that let
+	// events.delete through
+	// (https://developers.google.com/workspace/calendar/api/v3/reference/events/delete).
+	ScopeCalendarEvents = "https://www.googleapis.com/auth/calendar.events"
+	ScopeCalendarFull   = "https://www.googleapis.com/auth/calendar"
 )
 
 // File is a Drive file. The account owns it (ownedByMe) when OwnerEmail is
@@ -330,24 +335,35 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	p := r.URL.Path
-	var need string
+	var need []string
 	switch {
+	case r.Method == http.MethodDelete && strings.HasPrefix(p, "/gmail/v1/users/me/drafts/"):
+		// users.drafts.delete: mail.google.com, gmail.modify or
+		// gmail.compose; co has compose.
+		need = []string{ScopeCompose}
+	case r.Method == http.MethodDelete && strings.HasPrefix(p, "/calendar/v3/calendars/"):
+		need = []string{ScopeCalendarEvents, ScopeCalendarFull}
 	case strings.HasPrefix(p, "/drive/v3/"):
-		need = ScopeDrive
+		need = []string{ScopeDrive}
 	case p == "/gmail/v1/users/me/drafts":
-		need = ScopeCompose
+		need = []string{ScopeCompose}
 	case strings.HasPrefix(p, "/gmail/v1/"):
-		need = ScopeGmail
+		need = []string{ScopeGmail}
 	case strings.HasPrefix(p, "/calendar/v3/"):
-		need = ScopeCalendar
+		need = []string{ScopeCalendar}
 	default:
 		http.NotFound(w, r)
 		return
 	}
-	if !s.authorized(w, r, need) {
+	if !s.authorized(w, r, need...) {
 		return
 	}
 	switch {
+	case r.Method == http.MethodDelete && strings.HasPrefix(p, "/gmail/v1/users/me/drafts/"):
+		s.deleteDraft(w, strings.TrimPrefix(p, "/gmail/v1/users/me/drafts/"))
+	case r.Method == http.MethodDelete && strings.HasPrefix(p, "/calendar/v3/calendars/"):
+		cal, id, _ := strings.Cut(strings.TrimPrefix(p, "/calendar/v3/calendars/"), "/events/")
+		s.deleteEvent(w, cal, id)
 	case p == "/drive/v3/about":
 		// about.get has no default fields: the request must name them.
 		if r.URL.Query().Get("fields") == "" {
@@ -386,7 +402,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // authorized checks the bearer token and its scope, as Google does.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request, need string) bool {
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request, need ...string) bool {
 	bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	s.mu.Lock()
 	t, known := s.access[bearer]
@@ -395,7 +411,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request, need string)
 	case !ok || !known || time.Now().After(t.expiry):
 		apiError(w, http.StatusUnauthorized, "authError", "Request had invalid authentication credentials.")
 		return false
-	case !slices.Contains(t.scopes, need):
+	case !slices.ContainsFunc(need, func(n string) bool { return slices.Contains(t.scopes, n) }):
 		apiError(w, http.StatusForbidden, "insufficientPermissions", "Request had insufficient authentication scopes.")
 		return false
 	}
@@ -730,6 +746,55 @@ func (s *Server) createDraft(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	writeJSON(w, &gmail.Draft{Id: d.ID, Message: &gmail.Message{Id: d.MessageID, ThreadId: d.MessageID, LabelIds: []string{"DRAFT"}}})
 }
+
+// deleteDraft is users.drafts.delete
+// (https://developers.google.com/workspace/gmail/api/reference/rest/v1/users.drafts/delete):
+// the draft goes for good, the answer is an empty body; a draft id Gmail
+// does not have (never saved, deleted or sent already) is 404 notFound.
+func (s *Server) deleteDraft(w http.ResponseWriter, id string) {
+	s.mu.Lock()
+	i := slices.IndexFunc(s.drafts, func(d Draft) bool { return d.ID == id })
+	if i >= 0 {
+		s.drafts = slices.Delete(s.drafts, i, i+1)
+	}
+	s.mu.Unlock()
+	if i < 0 {
+		apiError(w, http.StatusNotFound, "notFound", "Requested entity was not found.")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// deleteEvent is events.delete
+// (https://developers.google.com/workspace/calendar/api/v3/reference/events/delete):
+// 204 with an empty body. A deleted event stays as status "cancelled"
+// (googleapis/google-api-java-client#1535), and deleting it again answers
+// 410 "Resource has been deleted" (googleapis/google-api-python-client#210,
+// derekantrican/GAS-ICS-Sync#472); an id the calendar never had is 404.
+// The calendar is "primary" or the account's address. sendUpdates is kept
+// in Requests for tests to check (docs/SOURCES.md#undo-deleting-what-co-sent).
+func (s *Server) deleteEvent(w http.ResponseWriter, cal, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cal != "primary" && !strings.EqualFold(cal, s.email) {
+		apiError(w, http.StatusNotFound, "notFound", "Not Found")
+		return
+	}
+	i := slices.IndexFunc(s.events, func(e Event) bool { return e.ID == id })
+	switch {
+	case i < 0:
+		apiError(w, http.StatusNotFound, "notFound", "Not Found")
+	case s.events[i].Status == "cancelled":
+		apiError(w, http.StatusGone, "deleted", "Resource has been deleted")
+	default:
+		s.events[i].Status = "cancelled"
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// Events returns the calendar's events, deleted ones with status
+// "cancelled".
+func (s *Server) Events() []Event { s.mu.Lock(); defer s.mu.Unlock(); return slices.Clone(s.events) }
 
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()

@@ -1,7 +1,7 @@
 // Package slackfake is a Slack workspace for tests, served by slack-go's
 // own slacktest server: it binds the Web API methods co uses
 // (conversations.list/info/history/replies, users.list/info,
-// chat.postMessage, auth.test) onto a slacktest.Server, keeps channels,
+// chat.postMessage, chat.delete, auth.test) onto a slacktest.Server, keeps channels,
 // users and messages in memory, and makes posted messages visible to the
 // history and replies methods, as on Slack.
 //
@@ -181,6 +181,7 @@ func (w *Workspace) bind(c slacktest.Customize) {
 		"users.list":            w.usersList,
 		"users.info":            w.usersInfo,
 		"chat.postMessage":      w.postMessage,
+		"chat.delete":           w.deleteMessage,
 		"auth.test": func(map[string]string) any {
 			return map[string]any{"ok": true, "url": "https://co-test.slack.com/", "team": "co test", "user": "co-bot", "team_id": "T0001", "user_id": BotUser, "bot_id": BotID}
 		},
@@ -226,6 +227,11 @@ func (w *Workspace) handler(method string, h func(map[string]string) any) http.H
 			out = slackError(fail)
 			if fail == "missing_scope" {
 				out = map[string]any{"ok": false, "error": fail, "needed": "channels:history", "provided": "chat:write"}
+				if method == "chat.delete" {
+					// chat.delete needs chat:write (bot token)
+					// (https://docs.slack.dev/reference/methods/chat.delete).
+					out = map[string]any{"ok": false, "error": fail, "needed": "chat:write", "provided": "channels:read"}
+				}
 			}
 		default:
 			out = h(args)
@@ -438,6 +444,30 @@ func (w *Workspace) postMessage(args map[string]string) any {
 	m := Message{Channel: c.ID, User: BotUser, BotID: BotID, Text: args["text"], TS: w.nextTS(), ThreadTS: args["thread_ts"]}
 	w.messages = append(w.messages, m)
 	return map[string]any{"ok": true, "channel": c.ID, "ts": m.TS, "message": w.apiMessage(m)}
+}
+
+// deleteMessage is chat.delete
+// (https://docs.slack.dev/reference/methods/chat.delete): "When used with a
+// bot token, this method may delete only messages posted by that bot", so
+// another's message answers cant_delete_message; an unknown channel
+// channel_not_found; a ts not in the channel (never posted, or deleted
+// already) message_not_found. Success answers the channel and ts
+// (docs/SOURCES.md#undo-deleting-what-co-sent).
+func (w *Workspace) deleteMessage(args map[string]string) any {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.findChannel(args["channel"]); !ok {
+		return slackError("channel_not_found")
+	}
+	i := slices.IndexFunc(w.messages, func(m Message) bool { return m.Channel == args["channel"] && m.TS == args["ts"] })
+	switch {
+	case i < 0:
+		return slackError("message_not_found")
+	case w.messages[i].BotID != BotID:
+		return slackError("cant_delete_message")
+	}
+	w.messages = slices.Delete(w.messages, i, i+1)
+	return map[string]any{"ok": true, "channel": args["channel"], "ts": args["ts"]}
 }
 
 // DMOf is the ID of the bot's direct-message channel with the member id.

@@ -1,0 +1,18 @@
+package todo
+
+import "strconv"
+
+// Restore sets the list back to items, a Snapshot taken before a change
+// (undo keeps one per change the model made). Ids stay as they were and
+// later ones are not reused. Subscribers are told.
+func (l *List) Restore(items []Item) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.items = append([]Item(nil), items...)
+	for _, it := range items {
+		if n, err := strconv.Atoi(it.ID); err == nil && n > l.next {
+			l.next = n
+		}
+	}
+	l.changed()
+}
