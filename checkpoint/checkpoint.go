@@ -50,6 +50,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	index  *scan            // the last scan, nil until loaded
+	stale  bool             // index differs from the one on disk
 	begins map[string]*scan // turns begun and not ended
 }
 
@@ -164,7 +165,7 @@ func (s *Store) Abandon(id string) {
 }
 
 // rescan scans the workspace against the index, stores new content, and
-// makes the scan the index. s.mu is held.
+// makes the scan the index (written to disk by flushIndex). s.mu is held.
 func (s *Store) rescan() (*scan, error) {
 	if s.index == nil {
 		s.index = s.loadIndex()
@@ -173,13 +174,22 @@ func (s *Store) rescan() (*scan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cur.dirty || len(cur.entries) != len(s.index.entries) {
-		if err := s.saveIndex(cur); err != nil {
-			return nil, err
-		}
-	}
+	s.stale = s.stale || cur.dirty || len(cur.entries) != len(s.index.entries)
 	s.index = cur
 	return cur, nil
+}
+
+// flushIndex writes the index when a scan since the last write hashed
+// anything: once per turn at most, at End.
+func (s *Store) flushIndex() error {
+	if !s.stale {
+		return nil
+	}
+	if err := s.saveIndex(s.index); err != nil {
+		return fmt.Errorf("checkpoint: saving the index: %w", err)
+	}
+	s.stale = false
+	return nil
 }
 
 // Kind is what a turn did to a path.
@@ -245,6 +255,9 @@ func (s *Store) End(id string) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	if err := s.flushIndex(); err != nil {
+		return Summary{}, err
+	}
 	changes := diff(before, after)
 	sum := Summary{Turn: id}
 	if len(changes) == 0 {
@@ -263,12 +276,21 @@ func (s *Store) End(id string) (Summary, error) {
 		case Attrs:
 			sum.Attrs++
 		}
-		if b := c.Before; b != nil && b.Type == TypeFile && (c.Kind == Modified || c.Kind == Deleted) && !b.Stored {
-			why := "its content before the turn was not kept"
-			if b.Size > s.opts.MaxFileSize {
+		if b := c.Before; b != nil && b.Type == TypeFile && (c.Kind == Modified || c.Kind == Deleted) {
+			why := ""
+			switch {
+			case b.Size > s.opts.MaxFileSize:
 				why = fmt.Sprintf("larger than %d MiB, its content is not kept", s.opts.MaxFileSize>>20)
+			case !b.Stored:
+				why = "its content before the turn was not kept"
+			default:
+				if _, err := os.Stat(s.objectPath(b.Hash)); err != nil {
+					why = "its content before the turn is missing from the store (pruned meanwhile?)"
+				}
 			}
-			rec.NotRestorable = append(rec.NotRestorable, Skipped{c.Path, why})
+			if why != "" {
+				rec.NotRestorable = append(rec.NotRestorable, Skipped{c.Path, why})
+			}
 		}
 	}
 	sum.NotRestorable = rec.NotRestorable

@@ -458,3 +458,43 @@ func TestPruneKeepsByRuleAndDropsUnreferencedContent(t *testing.T) {
 		t.Errorf("%d objects left, want the baseline's", len(objs))
 	}
 }
+
+// The index is a cache that outlives the run: a new Store on the same
+// folder trusts what the last one hashed, and still sees what changed.
+func TestTheIndexSurvivesARestart(t *testing.T) {
+	s, ws := newStore(t, Options{})
+	seed(t, ws)
+	must(t, s.Begin("t1"))
+	write(t, filepath.Join(ws, "a.txt"), "edited", 0o644)
+	_, err := s.End("t1")
+	must(t, err)
+
+	s2, err := Open(s.dir, ws, Options{})
+	must(t, err)
+	loaded := s2.loadIndex()
+	if len(loaded.entries) != len(s.index.entries) || len(loaded.entries) < 8 {
+		t.Fatalf("index of %d entries loaded, %d saved", len(loaded.entries), len(s.index.entries))
+	}
+	for p, e := range s.index.entries {
+		if got := loaded.entries[p]; got == nil || *got != *e {
+			t.Errorf("%s: loaded %+v, saved %+v", p, got, e)
+		}
+	}
+	must(t, s2.Begin("t2"))
+	must(t, os.Remove(filepath.Join(ws, "a.txt")))
+	sum, err := s2.End("t2")
+	must(t, err)
+	if sum.Deleted != 1 {
+		t.Fatalf("End = %+v", sum)
+	}
+	rep, err := s2.Restore("t2", false)
+	must(t, err)
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "edited" || len(rep.Restored) != 1 {
+		t.Errorf("a.txt = %q, %+v", b, rep)
+	}
+	// A damaged index is ignored: everything is hashed again.
+	must(t, os.WriteFile(filepath.Join(s.dir, "index"), []byte(indexMagic+"\xff"), 0o600))
+	if n := len(s2.loadIndex().entries); n != 0 {
+		t.Errorf("a damaged index gave %d entries", n)
+	}
+}

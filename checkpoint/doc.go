@@ -22,7 +22,7 @@
 //
 //	objects/ab/cdef…   content by SHA-256, gzip (BestSpeed): source and
 //	                   text shrink 3–5×, and only candidates pay for it
-//	index              the last scan (gob), a cache: lost, every file is
+//	index              the last scan, a cache: lost, every file is
 //	                   hashed again
 //	turns/ID.json      one turn's changes, written then renamed, so a
 //	                   half-written record is never read as a whole one

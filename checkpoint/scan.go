@@ -3,7 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -52,44 +52,85 @@ type scan struct {
 	dirty   bool // an entry was hashed (the index on disk is stale)
 }
 
-// indexEntry is Entry with its stat, for the index file.
-type indexEntry struct {
-	Path string
-	E    Entry
-	M, C int64
-	I    uint64
-	R    bool
-}
+// indexMagic starts the index file; a file without it is not read.
+const indexMagic = "co-checkpoint-index 1\n"
 
+// The index is a list of entries, each its path and fields as varints
+// and length-prefixed strings: written once per turn that hashed anything,
+// a few MB for 20,000 files, so it is kept simple and allocation-free.
 func (s *Store) loadIndex() *scan {
 	empty := &scan{entries: map[string]*Entry{}}
 	b, err := os.ReadFile(filepath.Join(s.dir, "index"))
-	if err != nil {
-		return empty
-	}
-	var list []indexEntry
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&list) != nil {
+	if err != nil || !bytes.HasPrefix(b, []byte(indexMagic)) {
 		return empty // a cache: every file is hashed again
 	}
-	sc := &scan{entries: make(map[string]*Entry, len(list))}
-	for _, ie := range list {
-		e := ie.E
-		e.Mtime, e.Ctime, e.Ino, e.Racy = ie.M, ie.C, ie.I, ie.R
-		sc.entries[ie.Path] = &e
+	r := indexReader{b: b[len(indexMagic):]}
+	n := r.uint()
+	sc := &scan{entries: make(map[string]*Entry, min(n, 1<<20))}
+	for range n {
+		p := r.str()
+		e := &Entry{Type: Type(r.uint()), Mode: fs.FileMode(r.uint()), UID: int(r.uint()), GID: int(r.uint()),
+			Size: int64(r.uint()), Hash: r.str(), Stored: r.uint() == 1,
+			Mtime: int64(r.uint()), Ctime: int64(r.uint()), Ino: r.uint(), Racy: r.uint() == 1}
+		if r.bad {
+			return empty
+		}
+		sc.entries[p] = e
 	}
 	return sc
 }
 
 func (s *Store) saveIndex(sc *scan) error {
-	list := make([]indexEntry, 0, len(sc.entries))
+	b := make([]byte, 0, 64+len(sc.entries)*128)
+	b = append(b, indexMagic...)
+	b = binary.AppendUvarint(b, uint64(len(sc.entries)))
+	str := func(v string) {
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	flag := func(v bool) uint64 {
+		if v {
+			return 1
+		}
+		return 0
+	}
 	for p, e := range sc.entries {
-		list = append(list, indexEntry{Path: p, E: *e, M: e.Mtime, C: e.Ctime, I: e.Ino, R: e.Racy})
+		str(p)
+		for _, v := range []uint64{uint64(e.Type), uint64(e.Mode), uint64(e.UID), uint64(e.GID), uint64(e.Size)} {
+			b = binary.AppendUvarint(b, v)
+		}
+		str(e.Hash)
+		for _, v := range []uint64{flag(e.Stored), uint64(e.Mtime), uint64(e.Ctime), e.Ino, flag(e.Racy)} {
+			b = binary.AppendUvarint(b, v)
+		}
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(list); err != nil {
-		return err
+	return writeFileAtomic(filepath.Join(s.dir, "index"), b, false)
+}
+
+type indexReader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *indexReader) uint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.bad = true
+		return 0
 	}
-	return writeFileAtomic(filepath.Join(s.dir, "index"), buf.Bytes(), false)
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *indexReader) str() string {
+	n := r.uint()
+	if n > uint64(len(r.b)) {
+		r.bad = true
+		return ""
+	}
+	v := string(r.b[:n])
+	r.b = r.b[n:]
+	return v
 }
 
 // skipName is what is never checkpointed: git's own data (see the package
@@ -131,8 +172,7 @@ func (s *Store) scan(prev *scan) (*scan, error) {
 		if len(sc.entries) >= s.opts.MaxEntries {
 			return &TooLargeError{Workspace: s.ws, Max: s.opts.MaxEntries}
 		}
-		rel, _ := filepath.Rel(s.ws, p)
-		rel = filepath.ToSlash(rel)
+		rel := filepath.ToSlash(p[len(s.ws)+1:])
 		e.Racy = e.Mtime >= racyFrom || e.Ctime >= racyFrom
 		if old, ok := prev.entries[rel]; ok && !old.Racy && sameStat(old, e) {
 			e.Hash, e.Stored = old.Hash, old.Stored

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 func (s *Store) objectPath(hash string) string {
@@ -31,7 +32,9 @@ func (s *Store) storeFile(p string) (string, error) {
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	zw, _ := gzip.NewWriterLevel(tmp, gzip.BestSpeed)
+	zw := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(tmp)
 	_, err = io.Copy(io.MultiWriter(h, zw), f)
 	if err == nil {
 		err = zw.Close()
@@ -55,6 +58,12 @@ func (s *Store) storeFile(p string) (string, error) {
 	}
 	return sum, nil
 }
+
+// gzipWriters saves a compressor's state (about 1 MiB) per stored file.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+	return zw
+}}
 
 var errDamaged = errors.New("the kept copy is damaged")
 
