@@ -89,3 +89,27 @@ func BenchmarkBareWalk(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFirstScan is a workspace's first Begin: every file hashed and
+// its content stored; store-bytes is the room that takes.
+func BenchmarkFirstScan(b *testing.B) {
+	for _, n := range []int{2_000, 20_000} {
+		b.Run(strconv.Itoa(n)+"files", func(b *testing.B) {
+			_, ws := benchWorkspace(b, n)
+			b.ReportAllocs()
+			var size int64
+			for b.Loop() {
+				b.StopTimer()
+				s, err := Open(filepath.Join(b.TempDir(), "cp"), ws, Options{})
+				must(b, err)
+				b.StartTimer()
+				must(b, s.Begin("first"))
+				b.StopTimer()
+				size, err = s.Size()
+				must(b, err)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(size), "store-bytes")
+		})
+	}
+}

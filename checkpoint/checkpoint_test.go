@@ -498,3 +498,33 @@ func TestTheIndexSurvivesARestart(t *testing.T) {
 		t.Errorf("a damaged index gave %d entries", n)
 	}
 }
+
+// A forced restore never follows a link put where a file was: the file
+// comes back in the link's place and the link's target is untouched.
+func TestAForcedRestoreDoesNotFollowALink(t *testing.T) {
+	s, ws := newStore(t, Options{})
+	outside := filepath.Join(t.TempDir(), "secret")
+	write(t, outside, "outside", 0o600)
+	p := filepath.Join(ws, "run.sh")
+	write(t, p, "#!/bin/sh\n", 0o755)
+	must(t, s.Begin("t1"))
+	must(t, os.Chmod(p, 0o644))
+	_, err := s.End("t1")
+	must(t, err)
+	must(t, os.Remove(p))
+	must(t, os.Symlink(outside, p))
+
+	rep, err := s.Restore("t1", false)
+	must(t, err)
+	if len(rep.Conflicts) != 1 {
+		t.Fatalf("%+v", rep)
+	}
+	_, err = s.Restore("t1", true)
+	must(t, err)
+	if fi, _ := os.Stat(outside); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the link's target became %v", fi.Mode())
+	}
+	if fi, _ := os.Lstat(p); !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o755 {
+		t.Errorf("run.sh is %v", fi.Mode())
+	}
+}

@@ -141,18 +141,16 @@ func (s *Store) objects() (map[string]int64, error) {
 	return out, err
 }
 
-// Size is how many bytes the store takes on disk: the baseline, the turns'
-// content and records, the index.
+// Size is the room the store takes on disk (blocks, folders included):
+// the baseline, the turns' content and records, the index.
 func (s *Store) Size() (int64, error) {
 	var n int64
 	err := filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		if !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
+		if fi, err := d.Info(); err == nil {
+			n += diskSize(fi)
 		}
 		return nil
 	})

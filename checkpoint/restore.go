@@ -207,7 +207,9 @@ func (s *Store) put(abs string, c Change) error {
 		}
 		return chown(abs, b)
 	}
-	if c.Kind == Attrs && c.After != nil && c.After.Type == TypeFile && c.After.Hash == b.Hash {
+	if fi, err := os.Lstat(abs); err == nil && fi.Mode().IsRegular() && c.Kind == Attrs && fi.Size() == b.Size && sameContent(abs, b.Hash) {
+		// The same content: only the mode and owner go back (Lstat made
+		// sure abs is not a link Chmod would follow).
 		if err := os.Chmod(abs, b.Mode); err != nil {
 			return err
 		}
@@ -339,4 +341,9 @@ func (s *Store) parentsAreFolders(rel string) error {
 		}
 	}
 	return nil
+}
+
+func sameContent(p, hash string) bool {
+	h, err := hashFile(p)
+	return err == nil && h == hash
 }

@@ -30,3 +30,11 @@ func entryOf(fi fs.FileInfo) *Entry {
 	}
 	return e
 }
+
+// diskSize is the room fi takes on disk (its blocks), at least its size.
+func diskSize(fi fs.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Blocks*512 > fi.Size() {
+		return int64(st.Blocks) * 512
+	}
+	return fi.Size()
+}

@@ -35,7 +35,11 @@ func (s *Store) storeFile(p string) (string, error) {
 	zw := gzipWriters.Get().(*gzip.Writer)
 	defer gzipWriters.Put(zw)
 	zw.Reset(tmp)
-	_, err = io.Copy(io.MultiWriter(h, zw), f)
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	// struct{ io.Reader } hides os.File's WriteTo, which would allocate a
+	// buffer of its own per file.
+	_, err = io.CopyBuffer(io.MultiWriter(h, zw), struct{ io.Reader }{f}, *buf)
 	if err == nil {
 		err = zw.Close()
 	}
@@ -63,6 +67,11 @@ func (s *Store) storeFile(p string) (string, error) {
 var gzipWriters = sync.Pool{New: func() any {
 	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
 	return zw
+}}
+
+var copyBufs = sync.Pool{New: func() any {
+	b := make([]byte, 32<<10)
+	return &b
 }}
 
 var errDamaged = errors.New("the kept copy is damaged")
