@@ -528,3 +528,23 @@ func TestAForcedRestoreDoesNotFollowALink(t *testing.T) {
 		t.Errorf("run.sh is %v", fi.Mode())
 	}
 }
+
+// A folder the turn made that now holds a file made after the turn is
+// kept with that file, and named.
+func TestAFolderWithNewerFilesIsKept(t *testing.T) {
+	s, ws := newStore(t, Options{})
+	must(t, s.Begin("t1"))
+	write(t, filepath.Join(ws, "out/gen.txt"), "generated", 0o644)
+	_, err := s.End("t1")
+	must(t, err)
+	write(t, filepath.Join(ws, "out/mine.txt"), "the user's", 0o644)
+
+	rep, err := s.Restore("t1", false)
+	must(t, err)
+	if len(rep.Conflicts) != 1 || rep.Conflicts[0].Path != "out" || !slices.Equal(rep.Removed, []string{"out/gen.txt"}) {
+		t.Fatalf("%+v", rep)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "out/mine.txt")); string(b) != "the user's" {
+		t.Errorf("mine.txt = %q", b)
+	}
+}
