@@ -441,6 +441,18 @@ func needsJinja(msg string) bool {
 	return false
 }
 
+// contextFull reports whether an error message is llama.cpp's "Context
+// size has been exceeded.": a 500 (or an SSE error event once the stream
+// has begun) of type server_error, sent when a decode finds no free cell
+// of the KV cache, the slot's context full of prompt and output
+// (tools/server/server-context.cpp, update_slots; LM Studio's llama.cpp
+// engine answers the same: "Engine protocol predict stream returned an
+// error: {code:500, message:'Context size has been exceeded.'}"). The
+// same request fails the same way: a shorter one is the remedy.
+func contextFull(msg string) bool {
+	return strings.Contains(strings.ToLower(msg), "context size has been exceeded")
+}
+
 // ToolsNeedJinja reports whether err is llama-server's 500 refusing tools
 // because it runs without --jinja, and its message.
 func ToolsNeedJinja(err error) (string, bool) {

@@ -252,9 +252,10 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if resp.StatusCode == http.StatusInternalServerError {
 			// llama-server without --mmproj and Ollama answer an image to
 			// a model without vision with a 500 (attach.go), llama-server
-			// without --jinja any request with tools (errors.go): asking
-			// again cannot help.
-			if b := string(peekBody(resp, 64<<10)); refusesImages(b) || needsJinja(b) {
+			// without --jinja any request with tools, and llama.cpp a
+			// request whose context filled up (errors.go): asking again
+			// cannot help.
+			if b := string(peekBody(resp, 64<<10)); refusesImages(b) || needsJinja(b) || contextFull(b) {
 				return resp, nil
 			}
 		}

@@ -139,7 +139,8 @@ var (
 // {"error":{"code":400,"message":"request (12754 tokens) exceeds the
 // available context size (8192 tokens), try increasing it","type":
 // "exceed_context_size_error","n_prompt_tokens":12754,"n_ctx":8192}}),
-// OpenAI's code context_length_exceeded, and the same words from vLLM.
+// OpenAI's code context_length_exceeded, the same words from vLLM, and
+// llama.cpp's 500 "Context size has been exceeded." (contextFull).
 func AsContextExceeded(err error) (*ContextExceeded, bool) {
 	if err == nil {
 		return nil, false
@@ -183,6 +184,12 @@ func AsContextExceeded(err error) (*ContextExceeded, bool) {
 	if m := openaiExceeded.FindStringSubmatch(msg); m != nil {
 		out.Window, _ = strconv.Atoi(m[1])
 		out.Sent, _ = strconv.Atoi(m[2])
+		return out, true
+	}
+	if contextFull(msg) {
+		// llama.cpp's 500 when the context filled up (errors.go): no
+		// numbers, but llama.cpp's words.
+		out.LlamaCpp = true
 		return out, true
 	}
 	if typ == "exceed_context_size_error" || code == "context_length_exceeded" || strings.Contains(strings.ToLower(msg), "context length") && strings.Contains(strings.ToLower(msg), "exceed") {

@@ -97,3 +97,45 @@ func TestRetryLeavesTheJinjaRefusal(t *testing.T) {
 		t.Fatalf("another 500: %d requests in all, want 1 + 3 attempts", hits.Load())
 	}
 }
+
+// llama.cpp's 500 when the slot's context fills up is a request over the
+// window, not a server fault: it is not asked again as it is, and the
+// turn's retry with less (turn.go) takes it. The body is the one llama.cpp
+// and LM Studio send (errors.go, contextFull).
+func TestContextFullIsNotRetried(t *testing.T) {
+	body := `{"error":{"code":500,"message":"Context size has been exceeded.","type":"server_error"}}`
+	for name, err := range map[string]error{
+		"undecoded body":       &openai.RequestError{HTTPStatusCode: 500, Body: []byte(body)},
+		"go-openai's APIError": &openai.APIError{HTTPStatusCode: 500, Type: "server_error", Message: "Context size has been exceeded."},
+	} {
+		ce, ok := AsContextExceeded(err)
+		if !ok || !ce.LlamaCpp || ce.Sent != 0 || ce.Window != 0 {
+			t.Errorf("%s: %+v %v", name, ce, ok)
+		}
+		if Unreachable(err) {
+			t.Errorf("%s: taken for an unreachable model (a scheduled run would ask again)", name)
+		}
+	}
+	if _, ok := AsContextExceeded(&openai.APIError{HTTPStatusCode: 500, Message: "no slot available"}); ok {
+		t.Error("another 500 taken for a full context")
+	}
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	rp := RetryPolicy{Attempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}
+	c := &http.Client{Transport: &retryTransport{next: http.DefaultTransport, policy: rp.withDefaults()}}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{}`))
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 500 || hits.Load() != 1 {
+		t.Fatalf("a full context: status %d after %d requests, want one", resp.StatusCode, hits.Load())
+	}
+}
