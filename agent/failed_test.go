@@ -77,3 +77,22 @@ func TestFailedCommandIsFailedNotRetry(t *testing.T) {
 		t.Errorf("read back: %+v", back)
 	}
 }
+
+// A session saved by a co that sent a command's non-zero exit back to the
+// model as a retry reads back as a failed command with its output, not as
+// "rejected"; another tool's retry stays a retry.
+func TestOldSavedShellFailureReadsBackFailed(t *testing.T) {
+	saved := "error: the command exited with code 2\nls: cannot access '/home/me/x': No such file or directory\nFix the call and try again."
+	f := agent.Outcome(message.ToolCall{ID: "1", Name: "run_shell_command"}, message.Message{Content: saved})
+	if f.Status != message.CallFailed || f.Err != "the command exited with code 2" || !strings.Contains(f.Result.Display, "cannot access") {
+		t.Fatalf("old shell failure: %+v", f)
+	}
+	f = agent.Outcome(message.ToolCall{ID: "2", Name: "run_shell_command"}, message.Message{Content: "error: the command timed out after 2m0s and was killed\nFix the call and try again."})
+	if f.Status != message.CallFailed {
+		t.Fatalf("old shell timeout: %+v", f)
+	}
+	f = agent.Outcome(message.ToolCall{ID: "3", Name: "read_file"}, message.Message{Content: "error: path is required\nFix the call and try again."})
+	if f.Status != message.CallRetry {
+		t.Fatalf("another tool's retry: %+v", f)
+	}
+}

@@ -37,10 +37,16 @@ func Outcome(c message.ToolCall, result message.Message) ToolCallFinished {
 	case strings.HasPrefix(content, errorPrefix):
 		msg := strings.TrimSuffix(strings.TrimPrefix(content, errorPrefix), retryHint)
 		f.Status, f.Err = message.CallRetry, msg
-		if strings.HasPrefix(msg, failedPrefix) {
+		switch {
+		case strings.HasPrefix(msg, failedPrefix):
 			// Why it failed on the first line; what a failed command
 			// printed (tools.Failed) after it, shown as its output.
 			why, out, _ := strings.Cut(strings.TrimPrefix(msg, failedPrefix), "\n")
+			f.Status, f.Err, f.Result.Display = message.CallFailed, why, out
+		case c.Name == shellToolName && oldShellFailure(msg):
+			// Saved before a command's failure was its own kind: it
+			// ran and failed, the model did not call it wrongly.
+			why, out, _ := strings.Cut(msg, "\n")
 			f.Status, f.Err, f.Result.Display = message.CallFailed, why, out
 		}
 	case isJSON && obj.Display != nil:
@@ -57,3 +63,10 @@ const (
 	failedPrefix = "the tool failed: "
 	retryHint    = "\nFix the call and try again."
 )
+
+// oldShellFailure reports whether a shell call's error, saved by a co that
+// sent a command's non-zero exit or timeout back as a retry, says it ran
+// and failed.
+func oldShellFailure(msg string) bool {
+	return strings.HasPrefix(msg, "the command exited with code ") || strings.HasPrefix(msg, "the command timed out after ")
+}
