@@ -83,13 +83,15 @@ func (a *Agent) draft(e *emitter, rec Recorder, s string) {
 	a.saved(e, err)
 }
 
-// endDrafts drops held text when a stream ends: the reply is saved as a
-// message next, which replaces the draft, and text never synced was never
-// shown.
+// endDrafts saves held text when a stream ends, in one append: the reply
+// is saved as a message next, which replaces the draft, but its last
+// chunks were handed out already and a frame may show them before then
+// (dropping them broke "the draft holds what was handed out" in that
+// window, TestDeferredDraftsHoldWhatWasHandedOut under load).
 func (a *Agent) endDrafts(e *emitter) {
 	d := &a.drafts
 	d.mu.Lock()
-	d.pending.Reset()
+	d.flush()
 	d.rec = nil
 	err := d.err
 	d.err = nil

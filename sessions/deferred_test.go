@@ -12,6 +12,7 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
 )
 
@@ -131,5 +132,56 @@ func TestDraftsAreSavedPerChunkByDefault(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("never saw the draft while streaming")
+	}
+}
+
+// draftChecker is the session as the agent's Recorder, reading the draft
+// file when the reply is saved (the moment before Append replaces it).
+type draftChecker struct {
+	*sessions.Session
+	path  string
+	draft *string
+}
+
+func (c draftChecker) Append(m message.Message) error {
+	if m.Role == message.RoleAssistant {
+		b, _ := os.ReadFile(c.path)
+		*c.draft = string(b)
+	}
+	return c.Session.Append(m)
+}
+
+// A stream's last chunks, handed out as events but not yet synced by a
+// frame, are in the draft before the reply replaces it: a frame that shows
+// them in between never shows unsaved text. Dropping them at the stream's
+// end left the draft short in that window (seen under load in
+// TestDeferredDraftsHoldWhatWasHandedOut).
+func TestDeferredDraftsHoldTheWholeReplyWhenItIsSaved(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	reply := strings.Repeat("word ", 50)
+	srv.Script(llmtest.Reply{Text: reply, ChunkSize: 5})
+
+	s := open(t)
+	r := s.New("/w")
+	var atSave string
+	rec := draftChecker{Session: r, path: s.DraftPath(r.ID()), draft: &atSave}
+	ag := agent.New(agent.Config{Provider: provider.Provider{Name: "openai", BaseURL: srv.URL, Model: "m"}, Recorder: rec})
+	ag.DeferDrafts() // and no frame ever syncs: everything is still held at the stream's end
+
+	var handed strings.Builder
+	for ev := range ag.Submit(context.Background(), "talk") {
+		if d, ok := ev.(agent.TextDelta); ok {
+			handed.WriteString(d.Text)
+		}
+	}
+	if handed.String() != reply {
+		t.Fatalf("handed out %q", handed.String())
+	}
+	if atSave != reply {
+		t.Fatalf("when the reply was saved the draft held %d bytes, want the %d handed out", len(atSave), len(reply))
+	}
+	if _, err := os.Stat(s.DraftPath(r.ID())); !os.IsNotExist(err) {
+		t.Errorf("a draft is left after the reply was saved (err %v)", err)
 	}
 }
