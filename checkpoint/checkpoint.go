@@ -52,6 +52,9 @@ type Store struct {
 	index  *scan            // the last scan, nil until loaded
 	stale  bool             // index differs from the one on disk
 	begins map[string]*scan // turns begun and not ended
+	// scanClock is a scan's start, compared with the files' own mtimes and
+	// ctimes (the racy rule): the system's clock, which a test may pin.
+	scanClock func() time.Time
 }
 
 // Open opens (creating it) the checkpoint store in dir for workspace. dir

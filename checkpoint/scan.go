@@ -140,7 +140,11 @@ func skipName(name string) bool { return name == ".git" }
 // scan walks the workspace; an entry whose stat matches prev's and was not
 // racy keeps prev's hash, others are hashed (and files stored).
 func (s *Store) scan(prev *scan) (*scan, error) {
-	sc := &scan{start: time.Now(), entries: make(map[string]*Entry, len(prev.entries))}
+	start := time.Now
+	if s.scanClock != nil {
+		start = s.scanClock
+	}
+	sc := &scan{start: start(), entries: make(map[string]*Entry, len(prev.entries))}
 	racyFrom := sc.start.Add(-racyWindow).UnixNano()
 	err := filepath.WalkDir(s.ws, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
