@@ -447,8 +447,9 @@ func needsJinja(msg string) bool {
 // of the KV cache, the slot's context full of prompt and output
 // (tools/server/server-context.cpp, update_slots; LM Studio's llama.cpp
 // engine answers the same: "Engine protocol predict stream returned an
-// error: {code:500, message:'Context size has been exceeded.'}"). The
-// same request fails the same way: a shorter one is the remedy.
+// error: {code:500, message:'Context size has been exceeded.'}", as users'
+// client code and bug notes record it; read 2026-12-07, docs/providers.md).
+// The same request fails the same way: a shorter one is the remedy.
 func contextFull(msg string) bool {
 	return strings.Contains(strings.ToLower(msg), "context size has been exceeded")
 }

@@ -76,23 +76,13 @@ func TestRetryLeavesTheJinjaRefusal(t *testing.T) {
 		_, _ = w.Write([]byte(`{"error":{"code":500,"message":"` + msg + `","type":"server_error"}}`))
 	}))
 	defer srv.Close()
-	rp := RetryPolicy{Attempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}
-	c := &http.Client{Transport: &retryTransport{next: http.DefaultTransport, policy: rp.withDefaults()}}
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{}`))
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	c := retryClient()
+	resp := post(t, c, srv.URL)
 	if resp.StatusCode != 500 || hits.Load() != 1 {
 		t.Fatalf("the --jinja refusal: status %d after %d requests", resp.StatusCode, hits.Load())
 	}
 	jinja.Store(false)
-	req, _ = http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{}`))
-	if resp, err = c.Do(req); err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	post(t, c, srv.URL)
 	if hits.Load() != 1+3 {
 		t.Fatalf("another 500: %d requests in all, want 1 + 3 attempts", hits.Load())
 	}
@@ -127,15 +117,28 @@ func TestContextFullIsNotRetried(t *testing.T) {
 		_, _ = w.Write([]byte(body))
 	}))
 	defer srv.Close()
+	c := retryClient()
+	resp := post(t, c, srv.URL)
+	if resp.StatusCode != 500 || hits.Load() != 1 {
+		t.Fatalf("a full context: status %d after %d requests, want one", resp.StatusCode, hits.Load())
+	}
+}
+
+// retryClient is a client through the retry policy's transport, 3 attempts
+// with no wait between them.
+func retryClient() *http.Client {
 	rp := RetryPolicy{Attempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}
-	c := &http.Client{Transport: &retryTransport{next: http.DefaultTransport, policy: rp.withDefaults()}}
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{}`))
+	return &http.Client{Transport: &retryTransport{next: http.DefaultTransport, policy: rp.withDefaults()}}
+}
+
+// post sends one request through c and closes the answer's body.
+func post(t *testing.T, c *http.Client, url string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{}`))
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != 500 || hits.Load() != 1 {
-		t.Fatalf("a full context: status %d after %d requests, want one", resp.StatusCode, hits.Load())
-	}
+	return resp
 }
