@@ -448,7 +448,7 @@ func needsJinja(msg string) bool {
 // (tools/server/server-context.cpp, update_slots; LM Studio's llama.cpp
 // engine answers the same: "Engine protocol predict stream returned an
 // error: {code:500, message:'Context size has been exceeded.'}", as users'
-// client code and bug notes record it; read 2026-12-07, docs/providers.md).
+// client code and bug notes record it: docs/providers.md says where).
 // The same request fails the same way: a shorter one is the remedy.
 func contextFull(msg string) bool {
 	return strings.Contains(strings.ToLower(msg), "context size has been exceeded")
