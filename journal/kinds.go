@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/co-cli/co/lib/redact"
 	"github.com/co-cli/co/memory"
 )
 
@@ -46,9 +47,10 @@ func decode[T any](e Entry) (T, error) {
 	return h, nil
 }
 
-// short is s on one line, cut to n runes.
+// short is s on one line, cut to n runes, any key or token in it taken
+// out first (a cut token would no longer look like one).
 func short(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = redact.NewRedactor(nil).String(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
