@@ -54,12 +54,12 @@ func TestGmailDraftIsDeleted(t *testing.T) {
 			draft = tl
 		}
 	}
-	res, err := draft.Run(ctx(t), json.RawMessage(`{"to":"bob@example.com","subject":"Hello","body":"Hi Bob"}`))
+	made, err := draft.Run(ctx(t), json.RawMessage(`{"to":"bob@example.com","subject":"Hello","body":"Hi Bob"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The tool returns the draft id Gmail answered.
-	id, _ := res.Meta["draft_id"].(string)
+	id, _ := made.Meta["draft_id"].(string)
 	ds := srv.Drafts()
 	if len(ds) != 1 || id != ds[0].ID {
 		t.Fatalf("draft_id %q, Gmail holds %+v", id, ds)
