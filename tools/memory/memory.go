@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/journal"
+	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/tools"
 )
 
