@@ -62,7 +62,7 @@ func TestGmailDraftIsDeleted(t *testing.T) {
 	id, _ := made.Meta["draft_id"].(string)
 	ds := srv.Drafts()
 	if len(ds) != 1 || id != ds[0].ID {
-		t.Fatalf("draft_id %q, Gmail holds %+v", id, ds)
+		t.Fatalf("draft_id %q, Gmail holds %d drafts", id, len(ds))
 	}
 	e := record(t, j, journal.DraftSaved(1, google.NameCreateEmailDraft, id, "bob@example.com", "Hello"))
 	undo(t, r, j, e.Seq, journal.Undone)

@@ -35,7 +35,7 @@ func TestDraftIsJournalledAndDeleted(t *testing.T) {
 	}
 	ds := f.srv.Drafts()
 	if len(ds) != 1 || res.Meta["draft_id"] != ds[0].ID || ds[0].ID == ds[0].MessageID {
-		t.Fatalf("result meta %v, Gmail holds %+v: want the draft's id (not its message's)", res.Meta, ds)
+		t.Fatalf("result meta %v, Gmail holds %d drafts: want the draft's id (not its message's)", res.Meta, len(ds))
 	}
 	es, err := j.List(5)
 	if err != nil {
@@ -62,6 +62,6 @@ func TestDraftIsJournalledAndDeleted(t *testing.T) {
 		t.Fatalf("undo: %+v %v", out, err)
 	}
 	if ds := f.srv.Drafts(); len(ds) != 0 {
-		t.Fatalf("after undo Gmail holds %+v", ds)
+		t.Fatalf("after undo Gmail holds %d drafts", len(ds))
 	}
 }
