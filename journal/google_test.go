@@ -54,16 +54,17 @@ func TestGmailDraftIsDeleted(t *testing.T) {
 			draft = tl
 		}
 	}
-	if _, err := draft.Run(ctx(t), json.RawMessage(`{"to":"bob@example.com","subject":"Hello","body":"Hi Bob"}`)); err != nil {
+	made, err := draft.Run(ctx(t), json.RawMessage(`{"to":"bob@example.com","subject":"Hello","body":"Hi Bob"}`))
+	if err != nil {
 		t.Fatal(err)
 	}
-	// create_email_draft does not return the draft id yet: the fake's
-	// list stands in for it until the tool is wired to the journal.
+	// The tool returns the draft id Gmail answered.
+	id, _ := made.Meta["draft_id"].(string)
 	ds := srv.Drafts()
-	if len(ds) != 1 {
-		t.Fatalf("%d drafts", len(ds))
+	if len(ds) != 1 || id != ds[0].ID {
+		t.Fatalf("draft_id %q, Gmail holds %d drafts", id, len(ds))
 	}
-	e := record(t, j, journal.DraftSaved(1, google.NameCreateEmailDraft, ds[0].ID, "bob@example.com", "Hello"))
+	e := record(t, j, journal.DraftSaved(1, google.NameCreateEmailDraft, id, "bob@example.com", "Hello"))
 	undo(t, r, j, e.Seq, journal.Undone)
 	if ds := srv.Drafts(); len(ds) != 0 {
 		t.Fatalf("after undo Gmail holds %d drafts", len(ds))

@@ -5,8 +5,8 @@
 // taken back (a web request, an MCP call, a sent mail) are journalled too,
 // as not undoable and why, so undo can list them.
 //
-// Not wired into the chat yet: the tools do not call Record and no /undo
-// uses the Registry.
+// The tools record to it through their call's context (WithTurn,
+// RecordIn); undo (package undo) takes entries back with the Registry.
 //
 // The journal is a JSON-lines file per session in co's data folder,
 // append-only: an entry is one line, written with one write(2) on a file
@@ -32,6 +32,8 @@ import (
 	"regexp"
 	"sync"
 	"time"
+
+	"github.com/co-cli/co/lib/redact"
 )
 
 // Kind is what an action did, which says how to take it back.
@@ -173,6 +175,9 @@ func (j *Journal) Record(e Entry) (Entry, error) {
 	case !e.Undoable && e.WhyNot == "":
 		return e, fmt.Errorf("journal: %s entry %q is not undoable but says not why", e.Kind, e.What)
 	}
+	// What is shown in undo's lists: no key or token in it, whatever
+	// the model wrote (the handle keeps what undo needs, in a 0600 file).
+	e.What = redact.NewRedactor(nil).String(e.What)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	e.Seq = j.next + 1

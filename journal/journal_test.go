@@ -282,3 +282,13 @@ func TestConcurrentUndoTakesBackOnce(t *testing.T) {
 		t.Fatalf("%d undone, %d already undone; want 1 and 1", ok, already)
 	}
 }
+
+// What is shown in undo's lists: a token the model put in a message is
+// not kept in it.
+func TestWhatHoldsNoSecret(t *testing.T) {
+	j := open(t, t.TempDir())
+	e := record(t, j, journal.SlackPost(1, "send_slack_message", "C01", "1.000001", "#general", "the bot's token for the deploy job is xoxb-123456789012-abcdefghij"))
+	if strings.Contains(e.What, "xoxb-1234") || strings.Contains(entry(t, j, e.Seq).What, "xoxb-1234") {
+		t.Fatalf("what holds the token: %q", e.What)
+	}
+}

@@ -16,8 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/co-cli/co/lib/redact"
 	"github.com/co-cli/co/memory"
-	"github.com/co-cli/co/tools/todo"
 )
 
 // MaxNoteBytes is the largest note whose earlier content is kept: a
@@ -47,9 +47,10 @@ func decode[T any](e Entry) (T, error) {
 	return h, nil
 }
 
-// short is s on one line, cut to n runes.
+// short is s on one line, cut to n runes, any key or token in it taken
+// out first (a cut token would no longer look like one).
 func short(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = redact.NewRedactor(nil).String(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -372,28 +373,40 @@ func (r *Registry) NotesIn(dir string) {
 	})
 }
 
-// TodosHandle is the todo list before a change.
+// TodosHandle is the todo list before a change, as the list's items
+// encode it (todo.Item). It stays JSON here: the todo tools record to the
+// journal, so the journal cannot import them.
 type TodosHandle struct {
-	Before []todo.Item `json:"before"`
+	Before json.RawMessage `json:"before"`
 }
 
 // TodosBefore is the entry of a change to the session's todo list, with
 // the list as it was (todo.List.Snapshot before the change).
-func TodosBefore(turn int, tool string, before []todo.Item, what string) Entry {
+func TodosBefore[T any](turn int, tool string, before []T, what string) Entry {
+	if before == nil {
+		before = []T{}
+	}
 	return Entry{Turn: turn, Tool: tool, Kind: Todos, Undoable: true, What: what,
-		Handle: handle(TodosHandle{Before: before})}
+		Handle: handle(struct {
+			Before []T `json:"before"`
+		}{before})}
+}
+
+// TodoRestorer is the session's todo list (todo.List): RestoreJSON sets it
+// back to the items a TodosBefore entry kept.
+type TodoRestorer interface {
+	RestoreJSON(before []byte) error
 }
 
 // TodoList makes todo changes undoable on l, the session's list (it is
 // not saved: an undo in a later process restores onto that process's
 // list).
-func (r *Registry) TodoList(l *todo.List) {
+func (r *Registry) TodoList(l TodoRestorer) {
 	r.Register(Todos, func(_ context.Context, e Entry) error {
 		h, err := decode[TodosHandle](e)
 		if err != nil {
 			return err
 		}
-		l.Restore(h.Before)
-		return nil
+		return l.RestoreJSON(h.Before)
 	})
 }

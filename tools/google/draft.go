@@ -15,6 +15,7 @@ import (
 
 	gmail "google.golang.org/api/gmail/v1"
 
+	"github.com/co-cli/co/journal"
 	"github.com/co-cli/co/tools"
 )
 
@@ -278,6 +279,20 @@ func (t *CreateEmailDraft) Run(ctx context.Context, raw json.RawMessage) (tools.
 	if subject == "" {
 		subject = "(no subject)"
 	}
-	return tools.Text(fmt.Sprintf("Draft saved in Gmail (not sent): %q to %s. Open it to send: %s",
-		subject, strings.Join(d.recipients(), ", "), link)), nil
+	// The draft's id (drafts.create's id, not its message's) is what
+	// drafts.delete takes: undo deletes the draft by it
+	// (docs/SOURCES.md#undo-deleting-what-co-sent).
+	if _, err := journal.RecordIn(ctx, journal.DraftSaved(0, t.Name(), draft.Id, fewOf(d.recipients()), subject)); err != nil {
+		tools.Notify(ctx, "co could not record the Gmail draft for undo: "+err.Error())
+	}
+	return tools.Result{Display: fmt.Sprintf("Draft saved in Gmail (not sent): %q to %s. Open it to send: %s",
+		subject, strings.Join(d.recipients(), ", "), link), Meta: map[string]any{"draft_id": draft.Id}}, nil
+}
+
+// fewOf names up to three addresses, and how many more.
+func fewOf(addrs []string) string {
+	if len(addrs) <= 3 {
+		return strings.Join(addrs, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(addrs[:3], ", "), len(addrs)-3)
 }

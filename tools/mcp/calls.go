@@ -43,7 +43,8 @@ func (s *server) setTools(list []*sdk.Tool) {
 			desc = t.Title
 		}
 		tool := &Tool{name: name, remote: t.Name, srv: s, schema: Simplify(schema),
-			desc: fmt.Sprintf("%s (tool %s of MCP server %s)", desc, t.Name, s.cfg.Name)}
+			desc:     fmt.Sprintf("%s (tool %s of MCP server %s)", desc, t.Name, s.cfg.Name),
+			readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint}
 		if reg.Add(tool) == nil {
 			s.tools = append(s.tools, name)
 		}

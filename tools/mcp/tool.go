@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/co-cli/co/journal"
 	"github.com/co-cli/co/tools"
 )
 
@@ -27,6 +28,9 @@ type Tool struct {
 	desc   string
 	schema json.RawMessage
 	srv    *server
+	// readOnly: the server's readOnlyHint, a hint only (co asks all the
+	// same); the journal's entry says it.
+	readOnly bool
 }
 
 // Name is mcp__<server>__<tool>.
@@ -141,6 +145,9 @@ func prettyArgs(args json.RawMessage) string {
 // (the server is not connected) carries none.
 func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	res, sent, err := t.srv.call(ctx, t.remote, args)
+	if sent {
+		t.journalled(ctx)
+	}
 	if err != nil {
 		if !sent {
 			return tools.Result{}, err
@@ -163,6 +170,21 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 		return tools.Result{Origins: r.Origins}, tools.Retryf("MCP tool %s of server %s reported an error: %s", t.remote, t.srv.cfg.Name, msg)
 	}
 	return r, nil
+}
+
+// journalled records a call the server received in the turn's journal:
+// undo lists it as what co cannot take back. Every call is, as every call
+// asks (Class): a tool the server marks read-only may still act or send
+// its arguments on, so the entry only says what the server claims. It
+// names the server and the tool, never the arguments.
+func (t *Tool) journalled(ctx context.Context) {
+	what := fmt.Sprintf("called %s on the MCP server %s", tools.CutRunes(t.remote, 64), t.srv.cfg.Name)
+	if t.readOnly {
+		what += " (the server marks it read-only)"
+	}
+	if _, err := journal.RecordIn(ctx, journal.NotUndoable(0, t.name, journal.MCPCall, what, journal.WhyMCP)); err != nil {
+		tools.Notify(ctx, "co could not record the MCP call for undo's list: "+err.Error())
+	}
 }
 
 // Render turns a call's result into co's Result: text shown and returned,

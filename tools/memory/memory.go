@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/co-cli/co/journal"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/tools"
 )
@@ -147,6 +148,13 @@ func (t *saveTool) Run(ctx context.Context, args json.RawMessage) (tools.Result,
 	m, err := s.Save(a.Content, a.Tags, t.c.Session())
 	if err != nil {
 		return tools.Result{}, &tools.Retry{Msg: err.Error()}
+	}
+	// Journalled for undo: a memory older than the turn (the save matched
+	// its text) is recorded as one undo must not forget.
+	if _, start, ok := journal.TurnOf(ctx); ok {
+		if _, err := journal.RecordIn(ctx, journal.MemorySaved(0, t.Name(), m, start)); err != nil {
+			tools.Notify(ctx, "co could not record the memory for undo: "+err.Error())
+		}
 	}
 	return tools.Result{Display: fmt.Sprintf("Remembered [%s]: %s", m.ID, m.Content), Meta: map[string]any{"id": m.ID}}, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	slackapi "github.com/slack-go/slack"
 
+	"github.com/co-cli/co/journal"
 	"github.com/co-cli/co/tools"
 )
 
@@ -126,6 +127,12 @@ func (t *SendMessage) Run(ctx context.Context, raw json.RawMessage) (tools.Resul
 		ch = id
 	}
 	t.w.sent(ch, ts)
+	// The channel and ts chat.postMessage answers are the message's
+	// handle: a member id given as the channel answers the DM's channel
+	// id, which chat.delete needs (docs/SOURCES.md#undo-deleting-what-co-sent).
+	if _, err := journal.RecordIn(ctx, journal.SlackPost(0, t.Name(), ch, ts, where, a.Text)); err != nil {
+		tools.Notify(ctx, "co could not record the Slack post for undo: "+err.Error())
+	}
 	msg := fmt.Sprintf("Posted to %s (ts %s).", where, ts)
 	if a.ThreadTS != "" {
 		msg = fmt.Sprintf("Replied in thread %s of %s (ts %s).", a.ThreadTS, where, ts)

@@ -1,6 +1,10 @@
 package todo
 
-import "strconv"
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
 
 // Restore sets the list back to items, a Snapshot taken before a change
 // (undo keeps one per change the model made). Ids stay as they were and
@@ -15,4 +19,15 @@ func (l *List) Restore(items []Item) {
 		}
 	}
 	l.changed()
+}
+
+// RestoreJSON is Restore of items given as JSON: the list the journal kept
+// before a change (journal.TodosBefore).
+func (l *List) RestoreJSON(before []byte) error {
+	var items []Item
+	if err := json.Unmarshal(before, &items); err != nil {
+		return fmt.Errorf("the todo list kept before the change is damaged (%v), so it was not restored", err)
+	}
+	l.Restore(items)
+	return nil
 }

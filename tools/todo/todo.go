@@ -83,6 +83,9 @@ type Item struct {
 
 // List is a session's todo list.
 type List struct {
+	// edits makes a tool's look at the list before its change and the
+	// change one step, so the list the journal keeps is the one changed.
+	edits sync.Mutex
 	mu    sync.Mutex
 	items []Item
 	next  int // the last id handed out; ids are never reused in a session

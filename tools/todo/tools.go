@@ -6,8 +6,36 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/co-cli/co/journal"
+	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/tools"
 )
+
+// changed journals a change a tool made to the list, with the list before
+// it (journal.TodosBefore), so undo can set it back. The change is done
+// whatever the journal says: a failure to record is told to the user.
+func changed(ctx context.Context, tool string, before []Item, what string) {
+	if _, err := journal.RecordIn(ctx, journal.TodosBefore(0, tool, before, what)); err != nil {
+		tools.Notify(ctx, "co could not record the todo change for undo: "+err.Error())
+	}
+}
+
+// texts is items' texts, quoted and cut, for a journal line.
+func texts(items []Item) string {
+	var q []string
+	for i, it := range items {
+		if i == 3 {
+			q = append(q, fmt.Sprintf("and %d more", len(items)-3))
+			break
+		}
+		t := it.Text
+		if r := []rune(t); len(r) > 40 {
+			t = string(r[:39]) + "…"
+		}
+		q = append(q, fmt.Sprintf("%q", t))
+	}
+	return strings.Join(q, ", ")
+}
 
 // Tools are the four todo tools over l. They run without asking: the list
 // lives in the session's memory only.
@@ -42,7 +70,7 @@ func (t *createTool) Schema() json.RawMessage {
 		`},"required":["items"],"additionalProperties":false}`)
 }
 
-func (t *createTool) Run(_ context.Context, raw json.RawMessage) (tools.Result, error) {
+func (t *createTool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
 	var a struct {
 		Items   []string `json:"items"`
 		Replace bool     `json:"replace"`
@@ -50,10 +78,18 @@ func (t *createTool) Run(_ context.Context, raw json.RawMessage) (tools.Result, 
 	if err := tools.Decode(t.Name(), raw, &a); err != nil {
 		return tools.Result{}, err
 	}
+	t.l.edits.Lock()
+	before := t.l.Snapshot()
 	added, err := t.l.Create(a.Items, a.Replace)
+	t.l.edits.Unlock()
 	if err != nil {
 		return tools.Result{}, err
 	}
+	what := "added to the todo list: " + texts(added)
+	if a.Replace && len(before) > 0 {
+		what = "started a new todo list: " + texts(added)
+	}
+	changed(ctx, t.Name(), before, what)
 	items := t.l.Snapshot()
 	meta := counts(items)
 	meta["created"] = sortedIDsInOrder(added)
@@ -132,7 +168,7 @@ func (t *updateTool) Schema() json.RawMessage {
 		`},"required":["id","status"],"additionalProperties":false}`)
 }
 
-func (t *updateTool) Run(_ context.Context, raw json.RawMessage) (tools.Result, error) {
+func (t *updateTool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
 	var a struct {
 		ID     string `json:"id"`
 		Status string `json:"status"`
@@ -141,10 +177,14 @@ func (t *updateTool) Run(_ context.Context, raw json.RawMessage) (tools.Result, 
 	if err := tools.Decode(t.Name(), raw, &a); err != nil {
 		return tools.Result{}, err
 	}
+	t.l.edits.Lock()
+	before := t.l.Snapshot()
 	it, err := t.l.Update(a.ID, a.Status, a.Note)
+	t.l.edits.Unlock()
 	if err != nil {
 		return tools.Result{}, err
 	}
+	changed(ctx, t.Name(), before, fmt.Sprintf("marked todo %s %s: %s", it.ID, strings.ReplaceAll(string(it.Status), "_", " "), texts([]Item{it})))
 	items := t.l.Snapshot()
 	meta := counts(items)
 	meta["id"], meta["status"] = it.ID, string(it.Status)
@@ -165,14 +205,20 @@ func (t *clearTool) Schema() json.RawMessage {
 		`},"additionalProperties":false}`)
 }
 
-func (t *clearTool) Run(_ context.Context, raw json.RawMessage) (tools.Result, error) {
+func (t *clearTool) Run(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
 	var a struct {
 		CompletedOnly bool `json:"completed_only"`
 	}
 	if err := tools.Decode(t.Name(), raw, &a); err != nil {
 		return tools.Result{}, err
 	}
+	t.l.edits.Lock()
+	before := t.l.Snapshot()
 	n := t.l.Clear(a.CompletedOnly)
+	t.l.edits.Unlock()
+	if n > 0 {
+		changed(ctx, t.Name(), before, "removed "+count.Of(n, "item")+" from the todo list")
+	}
 	items := t.l.Snapshot()
 	meta := counts(items)
 	meta["removed"] = n

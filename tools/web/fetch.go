@@ -128,6 +128,12 @@ func (t *Fetch) Run(ctx context.Context, raw json.RawMessage) (tools.Result, err
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5")
 	resp, err := s.fetch.Do(req)
+	mu.Lock()
+	reached := len(addrs) > 0
+	mu.Unlock()
+	if reached { // a server got the request: undo lists it, as not undoable
+		s.journalled(ctx, t.Name(), "fetched "+u.Redacted())
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()

@@ -95,6 +95,7 @@ func (t *Search) Run(ctx context.Context, raw json.RawMessage) (tools.Result, er
 		}
 		return tools.Result{}, fmt.Errorf("Brave Search could not be reached: %w", err)
 	}
+	s.journalled(ctx, t.Name(), fmt.Sprintf("searched the web for %q (Brave Search)", q))
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {

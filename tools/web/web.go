@@ -49,6 +49,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/co-cli/co/journal"
+	"github.com/co-cli/co/lib/redact"
 	"github.com/co-cli/co/tools"
 )
 
@@ -374,4 +376,21 @@ func (s *Session) Seen(u *url.URL) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.seen[normalize(u)]
+}
+
+// maxWhat bounds what a journal entry of a request says.
+const maxWhat = 200
+
+// journalled records a request a server received in the turn's journal:
+// undo lists it as what cannot be called back. what is cut and has no
+// secret in it (the API key, key and token shapes, as the span store
+// redacts).
+func (s *Session) journalled(ctx context.Context, tool, what string) {
+	what = redact.NewRedactor([]string{s.opts.BraveAPIKey}).String(what)
+	if cut := tools.CutRunes(what, maxWhat); cut != what {
+		what = cut + "…"
+	}
+	if _, err := journal.RecordIn(ctx, journal.NotUndoable(0, tool, journal.WebRequest, what, journal.WhyWeb)); err != nil {
+		tools.Notify(ctx, "co could not record the web request for undo's list: "+err.Error())
+	}
 }
