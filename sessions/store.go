@@ -414,8 +414,10 @@ type DecisionRecord struct {
 	CallID, Tool, Verdict string
 }
 
-// Load returns a session's history, ready to resume: a draft becomes an
-// interrupted assistant message, dangling tool calls are patched.
+// Load returns a session's saved messages, ready to resume: a draft
+// becomes an interrupted assistant message, dangling tool calls are
+// patched. Messages an undo took out are left out; summarised ones are
+// in (LoadResume's History has their summary instead).
 func (s *Store) Load(id string) (Info, []message.Message, error) {
 	info, entries, err := s.Transcript(id)
 	if err != nil {
