@@ -74,6 +74,13 @@ type Config struct {
 	Tracer   trace.Tracer
 	// Summarise makes the summary of Summarise mode; nil: the mode is refused.
 	Summarise func(ctx context.Context, msgs []message.Message) (string, error)
+	// Hold, when set, runs before a rewind changes anything and release
+	// after it: the chat refuses while a turn runs (its error is Rewind's)
+	// and keeps turns from starting meanwhile.
+	Hold func() (release func(), err error)
+	// Changed, when set, runs after a rewind changed the conversation: the
+	// chat reloads the agent's history from the store.
+	Changed func() error
 }
 
 // Service takes back turns of one session.
