@@ -11,7 +11,6 @@ package undo
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -89,19 +88,3 @@ type Service struct{ cfg Config }
 // New returns the service for cfg.
 func New(cfg Config) *Service { return &Service{cfg: cfg} }
 
-var errNotBuilt = errors.New("undo: not built yet")
-
-// Turns lists the session's live turns, oldest first.
-func (s *Service) Turns() ([]Turn, error) { return nil, errNotBuilt }
-
-// Rewind takes back every live turn from fromSeq on (the last turn: its
-// own Seq) as mode says. A file changed since its turn ended is a
-// conflict, left as it is and named in Result.Files, unless force.
-func (s *Service) Rewind(ctx context.Context, fromSeq int64, mode Mode, force bool) (Result, error) {
-	return Result{}, errNotBuilt
-}
-
-// UndoSent takes back one journal entry (Result.Sent's Seq).
-func (s *Service) UndoSent(ctx context.Context, seq int) (journal.Result, error) {
-	return journal.Result{}, errNotBuilt
-}
