@@ -72,7 +72,11 @@ func (s *Service) allTurns() ([]sessions.Turn, error) {
 	if s.cfg.Sessions == nil || s.cfg.Session == "" {
 		return nil, ErrNotSaved
 	}
-	return s.cfg.Sessions.Turns(s.cfg.Session)
+	t, err := s.cfg.Sessions.Turns(s.cfg.Session)
+	if errors.Is(err, sessions.ErrNotFound) {
+		return nil, nil // saved from its first message: no turn yet
+	}
+	return t, err
 }
 
 // turn is t with its checkpoint and journal; n its number among the live

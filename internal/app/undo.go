@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"sync"
 	"time"
@@ -152,17 +151,15 @@ func (a *App) registry() *journal.Registry {
 	return r
 }
 
-// ErrUndoNotSaved is Undo's answer in a run that saves no session.
-var ErrUndoNotSaved = undo.ErrNotSaved
-
 // Undo is the undo of the current conversation (/undo, /rewind): its
 // turns, their files and what they sent. A rewind is refused while a turn
 // runs, waits for the last turn's checkpoint, and after it changed the
 // conversation the agent's history is loaded again from the store, so
-// the next request does not hold the turns taken back.
-func (a *App) Undo() (*undo.Service, error) {
+// the next request does not hold the turns taken back. In a run that
+// saves no session its methods answer undo.ErrNotSaved.
+func (a *App) Undo() *undo.Service {
 	if a.Sessions == nil || a.Agent == nil {
-		return nil, ErrUndoNotSaved
+		return undo.New(undo.Config{})
 	}
 	id := a.Agent.SessionID()
 	cfg := undo.Config{
@@ -173,16 +170,9 @@ func (a *App) Undo() (*undo.Service, error) {
 		Summarise: a.Agent.Summarise,
 		Hold:      a.Agent.Hold,
 		Changed: func() error {
-			_, err := a.reload(id)
+			_, err := a.SwitchTo(id)
 			return err
 		},
-	}
-	if _, err := a.Sessions.Find(id); err != nil {
-		if errors.Is(err, sessions.ErrNotFound) {
-			// A new conversation saved from its first message: no turn yet.
-			return undo.New(cfg), nil
-		}
-		return nil, err
 	}
 	if s, err := a.checkpoints(); err == nil {
 		cfg.Checkpoints = s
@@ -190,12 +180,8 @@ func (a *App) Undo() (*undo.Service, error) {
 	if j, err := a.journalFor(id); err == nil {
 		cfg.Journal = j
 	}
-	return undo.New(cfg), nil
+	return undo.New(cfg)
 }
-
-// reload loads saved session id into the agent again (after a rewind), as
-// SwitchTo does.
-func (a *App) reload(id string) ([]sessions.Entry, error) { return a.SwitchTo(id) }
 
 // OpenUndo opens the undo of saved session sessionID ("": the latest chat
 // of the working directory's workspace) for co undo, outside a chat. The
