@@ -261,7 +261,7 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 		}
 		before := a.recorderSeq()
 		a.appendHistory(e, message.Message{Role: message.RoleUser, Content: prompt, Shown: shown, Attachments: atts, Sources: sources})
-		st.undo = a.beginUndo(e, before, turnStart)
+		st.undo = a.beginUndo(before, turnStart)
 	}
 	a.recall = ""
 	if a.cfg.Recall != nil && w == nil {

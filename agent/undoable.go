@@ -54,7 +54,7 @@ type undoTurn struct {
 // beginUndo starts the checkpoint and opens the journal of a turn whose
 // user message was just saved (savedBefore: the recorder's seq before it;
 // an unchanged seq means the save failed and the turn gets no key).
-func (a *Agent) beginUndo(e *emitter, savedBefore int64, start time.Time) *undoTurn {
+func (a *Agent) beginUndo(savedBefore int64, start time.Time) *undoTurn {
 	a.mu.Lock()
 	rec := a.rec
 	a.mu.Unlock()

@@ -144,7 +144,7 @@ func (a *Agent) runWaiting(ctx context.Context, e *emitter, st *turnState, w Wai
 		message.Message{Role: message.RoleUser, Shown: fmt.Sprintf("/inbox approve %d", w.ID), Content: fmt.Sprintf(
 			"%s The user approved the call to %s that waited for approval%s (its id was %s). It runs now; its result follows. Continue the task with it.",
 			ApprovedFromInbox, w.Tool, fromSchedule(w.Schedule), w.CallID)})
-	st.undo = a.beginUndo(e, before, st.started)
+	st.undo = a.beginUndo(before, st.started)
 	a.appendHistory(e, message.Message{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{call}})
 	a.recordDecision(e, it, v)
 	fin, content := a.runOne(ctx, e, it, st)

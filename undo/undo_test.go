@@ -581,3 +581,70 @@ func needDocker(t *testing.T) {
 		testneeds.Docker.Missing(t, fmt.Errorf("docker image inspect %s: %w", sandbox.DefaultImage, err))
 	}
 }
+
+// A call approved from the inbox is a turn: its "/inbox approve" message
+// is the turn's user message, and a rewind takes the call's file back.
+func TestAnInboxApprovalIsATurn(t *testing.T) {
+	w := newWorld(t, worldOptions{})
+	w.llm.Script(llmtest.Reply{Text: "Hello."})
+	w.turn(t, "first")
+	w.llm.Script(llmtest.Reply{Text: "Done."})
+	for ev := range w.ag.RunWaiting(context.Background(), agent.WaitingCall{ID: 7, CallID: "c1", Tool: "write_file",
+		Args: `{"path":"inbox.txt","content":"from the inbox\n"}`}) {
+		switch ev := ev.(type) {
+		case agent.ApprovalRequested:
+			ev.Reply([]message.Verdict{message.ApproveOnce})
+		case agent.TurnFailed:
+			t.Fatalf("the approved call's turn failed: %s", ev.Message)
+		}
+	}
+	w.ag.WaitCheckpoint()
+	svc := w.service(t)
+	turns, err := svc.Turns()
+	must(t, err)
+	if len(turns) != 2 || turns[1].Prompt != "/inbox approve 7" || turns[1].Checkpoint == nil {
+		t.Fatalf("Turns = %+v", turns)
+	}
+	_, err = svc.Rewind(context.Background(), turns[1].Seq, undo.Both, false)
+	must(t, err)
+	if _, err := os.Stat(filepath.Join(w.ws, "inbox.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("inbox.txt after the rewind: %v", err)
+	}
+}
+
+// Summarise replaces the turns from the one chosen by the model's summary
+// in what a resume sends, and leaves the files.
+func TestSummariseFromATurn(t *testing.T) {
+	w := newWorld(t, worldOptions{})
+	w.llm.Script(llmtest.Reply{Text: "Hello."})
+	w.turn(t, "first")
+	w.scriptChanges()
+	w.turn(t, "change the files")
+	changed := state(t, w.ws)
+	// The summary request's only user message is the transcript, which
+	// starts "USER: " (agent/history.go).
+	w.llm.Rules(llmtest.Reply{Match: "USER: ", Text: "- the files were changed"})
+	j, err := w.journal(w.rec.ID())
+	must(t, err)
+	svc := undo.New(undo.Config{Sessions: w.store, Session: w.rec.ID(), Checkpoints: w.ckpt, Journal: j, Summarise: w.ag.Summarise, Hold: w.ag.Hold})
+	turns, err := svc.Turns()
+	must(t, err)
+	res, err := svc.Rewind(context.Background(), turns[1].Seq, undo.Summarise, false)
+	must(t, err)
+	if res.Summary != "- the files were changed" {
+		t.Fatalf("Summary = %q", res.Summary)
+	}
+	diffStates(t, changed, state(t, w.ws))
+	r, err := w.store.LoadResume(w.rec.ID())
+	must(t, err)
+	var all []string
+	for _, m := range r.History {
+		all = append(all, m.Content)
+		if m.Content == "change the files" || len(m.ToolCalls) > 0 {
+			t.Errorf("the resumed history holds a summarised message: %+v", m)
+		}
+	}
+	if !strings.Contains(strings.Join(all, "\n"), "- the files were changed") || !slices.Contains(all, "first") {
+		t.Errorf("resumed history = %q", all)
+	}
+}
