@@ -87,4 +87,3 @@ type Service struct{ cfg Config }
 
 // New returns the service for cfg.
 func New(cfg Config) *Service { return &Service{cfg: cfg} }
-
