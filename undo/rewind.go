@@ -225,7 +225,7 @@ func (s *Service) Rewind(ctx context.Context, fromSeq int64, mode Mode, force bo
 			}
 		}
 	}
-	if len(taken) == 0 && len(res.Files.AlreadyUndone) == len(from) {
+	if len(taken) == 0 {
 		return res, fmt.Errorf("undo: turn %d and those after it were undone before", fromSeq)
 	}
 	for _, t := range taken {

@@ -328,7 +328,7 @@ func TestATurnOfToolsIsTakenBackExactly(t *testing.T) {
 			span := undoSpan(t, w.spans)
 			attrs := map[string]string{}
 			for _, kv := range span.Attributes() {
-				attrs[string(kv.Key)] = kv.Value.Emit()
+				attrs[string(kv.Key)] = kv.Value.String()
 			}
 			if attrs["co.undo.mode"] != "both" || attrs["co.undo.turns"] != "1" || attrs["co.undo.restored"] == "0" || attrs["co.undo.removed"] == "0" ||
 				!strings.Contains(attrs["co.undo.paths"], "new/dir/created.txt") {
@@ -399,7 +399,6 @@ func TestConversationOnlyAndFilesOnly(t *testing.T) {
 	w.turn(t, "first")
 	w.scriptChanges()
 	w.turn(t, "change the files")
-	changed := state(t, w.ws)
 
 	svc := w.service(t)
 	turns, err := svc.Turns()
@@ -425,7 +424,7 @@ func TestConversationOnlyAndFilesOnly(t *testing.T) {
 	w2.turn(t, "first")
 	w2.scriptChanges()
 	w2.turn(t, "change the files")
-	changed = state(t, w2.ws)
+	changed := state(t, w2.ws)
 	svc2 := w2.service(t)
 	turns, err = svc2.Turns()
 	must(t, err)

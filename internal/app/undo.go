@@ -249,7 +249,6 @@ func OpenUndo(l *config.Loaded, sessionID string) (*undo.Service, func(), error)
 	cfg.Tracer = noop.NewTracerProvider().Tracer("co")
 	if t, err := telemetry.Setup(telemetry.Options{
 		DBPath:         SpansPath(l.Paths.DataDir),
-		ServiceVersion: "co undo",
 		SessionID:      info.ID,
 		Secrets:        SpanSecrets(l),
 		CaptureContent: l.Settings.TelemetryCaptureContent,
