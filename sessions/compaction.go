@@ -222,7 +222,7 @@ func (s *Store) resumeHistory(q querier, id string, saved []savedMessage, before
 	err = q.QueryRow(`SELECT upto_seq, history FROM compactions WHERE session_id = ? AND upto_seq < ? ORDER BY rowid DESC LIMIT 1`, id, before).Scan(&upto, &data)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		upto, err = 0, nil
+		upto = 0
 	case err != nil:
 		return nil, nil, false, err
 	default:

@@ -138,10 +138,11 @@ var migrations = []string{
 	// an undo ('undone') or replaced by a summary ('summarised'), and when
 	// (undone.go); '' is a live message. The rows stay, for the
 	// transcript, and seqs are never reused. An aside that followed such a
-	// message carries its mark.
+	// message carries its mark. The index counts undone turns for List.
 	`ALTER TABLE messages ADD COLUMN undone TEXT NOT NULL DEFAULT '';
 	ALTER TABLE messages ADD COLUMN undone_at INTEGER NOT NULL DEFAULT 0;
-	ALTER TABLE asides ADD COLUMN undone TEXT NOT NULL DEFAULT '';`,
+	ALTER TABLE asides ADD COLUMN undone TEXT NOT NULL DEFAULT '';
+	CREATE INDEX messages_undone ON messages(session_id, role) WHERE undone = 'undone';`,
 }
 
 // Kind is what started a saved session: the chat (co, co --plain) or co

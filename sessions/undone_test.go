@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
@@ -101,6 +100,9 @@ func TestUndoLastTurnIsNotResumed(t *testing.T) {
 	}
 	ts, err := s.Turns(r.ID())
 	must(t, err)
+	if info.Title != "question 0" {
+		t.Errorf("title %q", info.Title)
+	}
 	if len(ts) != 3 || ts[0].Seq != seqs[0] || ts[1].Seq != seqs[1] || ts[2].Seq != last || ts[2].Undone != MarkUndone || ts[1].Undone != "" || ts[2].Prompt != "delete the logs" {
 		t.Errorf("turns: %+v", ts)
 	}
@@ -157,6 +159,19 @@ func TestSeqAfterUndoContinues(t *testing.T) {
 	must(t, err)
 	if info.Turns != 1 || info.Undone != 3 {
 		t.Errorf("info: %d turns, %d undone", info.Turns, info.Undone)
+	}
+	_, err = s.UndoFrom(r.ID(), seqs[0])
+	must(t, err)
+	info, err = s.Find(r.ID())
+	must(t, err)
+	if info.Title != "" || info.Turns != 0 {
+		t.Errorf("every turn undone: title %q, %d turns", info.Title, info.Turns)
+	}
+	turnSeqs(t, r, 9, 1)
+	info, err = s.Find(r.ID())
+	must(t, err)
+	if info.Title != "question 9" || info.Turns != 1 {
+		t.Errorf("the next turn names it: title %q, %d turns", info.Title, info.Turns)
 	}
 }
 
@@ -311,7 +326,7 @@ func TestSummariseFromResumesTheSummary(t *testing.T) {
 	}
 	res, err := s.LoadResume(r.ID())
 	must(t, err)
-	sum := message.Message{Role: message.RoleUser, Content: agent.SummaryIntro + "we talked about 1, a page and 3", Sources: []tools.Origin{web}}
+	sum := message.Message{Role: message.RoleUser, Content: SummaryIntro + "we talked about 1, a page and 3", Sources: []tools.Origin{web}}
 	want := join(exchange(0), []message.Message{sum, {Role: message.RoleAssistant, Content: SummaryAck}})
 	if !res.Compacted || !reflect.DeepEqual(res.History, want) {
 		t.Fatalf("history after summarising:\n got %+v\nwant %+v", res.History, want)
@@ -378,12 +393,8 @@ func TestSummariseFromResumesTheSummary(t *testing.T) {
 	}
 }
 
-// The summary message has the shape of the agent's (its intro), so the
-// agent's compaction sees it as a summary.
-func TestSummaryShapeIsTheAgents(t *testing.T) {
-	if SummaryIntro != agent.SummaryIntro {
-		t.Fatalf("SummaryIntro %q, agent's %q", SummaryIntro, agent.SummaryIntro)
-	}
+// An empty summary is refused.
+func TestSummariseFromRefusesAnEmptySummary(t *testing.T) {
 	if err := open(t).SummariseFrom("x", 1, " "); err == nil || !strings.Contains(err.Error(), "summary is empty") {
 		t.Errorf("an empty summary: %v", err)
 	}
@@ -521,5 +532,21 @@ func TestConcurrentUndoIsSafe(t *testing.T) {
 		if info.Turns != live || info.Undone != len(ts)-live {
 			t.Errorf("session %d: info says %d turns %d undone; turns say %d live of %d", i, info.Turns, info.Undone, live, len(ts))
 		}
+	}
+}
+
+// A summary of turns that read private data carries a private source, as
+// the agent's summaries do, so the resumed conversation keeps its risk.
+func TestSummaryKeepsPrivateSources(t *testing.T) {
+	s := open(t)
+	r := s.New("/w")
+	seqs := turnSeqs(t, r, 0, 1)
+	must(t, r.Append(message.Message{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{{ID: "c1", Name: "read_file", Args: "{}"}}}))
+	must(t, r.Append(message.Message{Role: message.RoleTool, ToolCallID: "c1", ToolName: "read_file", Content: "secret"}))
+	must(t, s.SummariseFrom(r.ID(), seqs[0], "read a file"))
+	res, err := s.LoadResume(r.ID())
+	must(t, err)
+	if len(res.History) != 2 || len(res.History[0].Sources) != 1 || res.History[0].Sources[0].Kind != "workspace" {
+		t.Errorf("summary of a private read: %+v", res.History)
 	}
 }

@@ -274,7 +274,8 @@ func oldStore(t *testing.T, path, workspace string, turns int) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	stmts := []string{`DROP TABLE IF EXISTS compactions`, `PRAGMA user_version = 5`,
+	stmts := []string{`DROP TABLE IF EXISTS compactions`, `DROP INDEX messages_undone`, `ALTER TABLE messages DROP COLUMN undone`, `ALTER TABLE messages DROP COLUMN undone_at`,
+		`ALTER TABLE asides DROP COLUMN undone`, `PRAGMA user_version = 5`,
 		fmt.Sprintf(`INSERT INTO sessions (id, workspace, title, created_at, updated_at, turns) VALUES ('old1', %q, 'old', 1, 1, %d)`, workspace, turns)}
 	for _, s := range stmts {
 		if _, err := db.Exec(s); err != nil {
