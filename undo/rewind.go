@@ -228,8 +228,15 @@ func (s *Service) Rewind(ctx context.Context, fromSeq int64, mode Mode, force bo
 	if len(taken) == 0 {
 		return res, fmt.Errorf("undo: turn %d and those after it were undone before", fromSeq)
 	}
+	// N as Turns numbered them before the rewind (0: already out).
+	number := map[int64]int{}
+	for _, t := range all {
+		if t.Undone == "" {
+			number[t.Seq] = len(number) + 1
+		}
+	}
 	for _, t := range taken {
-		u, err := s.turn(t, 0)
+		u, err := s.turn(t, number[t.Seq])
 		if err != nil {
 			return res, err
 		}

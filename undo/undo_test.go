@@ -307,7 +307,7 @@ func TestATurnOfToolsIsTakenBackExactly(t *testing.T) {
 				t.Fatalf("rewind: %+v", res.Files)
 			}
 			diffStates(t, before, state(t, w.ws))
-			if res.Prompt != "change the files" || len(res.Taken) != 1 {
+			if res.Prompt != "change the files" || len(res.Taken) != 1 || res.Taken[0].N != 2 {
 				t.Errorf("Prompt %q, Taken %+v", res.Prompt, res.Taken)
 			}
 			r, err := w.store.LoadResume(w.rec.ID())
