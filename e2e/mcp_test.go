@@ -48,15 +48,17 @@ func TestMCPList(t *testing.T) {
 }
 
 // co mcp list says, on stderr, which servers it waits for and for how long
-// at most, before the wait: a slow server is not seconds of silence.
+// at most, before the wait: a slow server is not seconds of silence. The
+// limit is far above what node needs even on a loaded machine: the test is
+// about the sentence, not about a start within a time.
 func TestMCPListSaysItWaits(t *testing.T) {
 	e := env(t, nil)
-	mcpSettings(t, e, `{"slow": {"command": "sh", "args": ["-c", "sleep 1; exec node `+mcptest.Everything(t)+` stdio"], "timeout_seconds": 5}}`)
+	mcpSettings(t, e, `{"slow": {"command": "sh", "args": ["-c", "sleep 1; exec node `+mcptest.Everything(t)+` stdio"], "timeout_seconds": 300}}`)
 	out, errOut, code := runCo(t, t.TempDir(), e, "", "mcp", "list")
 	if code != 0 || !strings.Contains(out, "slow (local): connected, ") {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	if !strings.Contains(errOut, "waiting for MCP server slow to start (up to 5 s)") {
+	if !strings.Contains(errOut, "waiting for MCP server slow to start (up to 300 s)") {
 		t.Errorf("co mcp list did not say what it waits for; stderr:\n%s", errOut)
 	}
 	// Nothing starting: nothing said.
