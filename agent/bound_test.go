@@ -172,6 +172,27 @@ func TestSummaryRequestBound(t *testing.T) {
 	}
 }
 
+// Gemini's OpenAI-compatible endpoint takes max_tokens as
+// maxOutputTokens, which its thinking models spend on their thoughts too
+// (docs/providers.md, Gemini): the summary asks max_tokens with room for
+// the thinking, four times the summary's bound, and no
+// max_completion_tokens.
+func TestGeminiSummaryRequestBound(t *testing.T) {
+	f := profileFixture(t, llmtest.ProfileGemini, "gemini-3.5-flash", nil)
+	f.ag.SetHistory(longHistory(3))
+	f.srv.Script(llmtest.Reply{Text: "- three questions"})
+	if _, err := f.ag.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := f.srv.Requests()[0]
+	if r.Stream || !strings.HasSuffix(r.Path, "/chat/completions") {
+		t.Fatalf("the summary request: %s, stream %v", r.Path, r.Stream)
+	}
+	if n, c := intField(r, "max_tokens"), intField(r, "max_completion_tokens"); n != 4*1024 || c != 0 {
+		t.Fatalf("max_tokens %d, max_completion_tokens %d; want max_tokens 4096 (a bound of 1024 and room to think)", n, c)
+	}
+}
+
 // A server that ignores the bound (or a summary stopped at it) is cut to
 // the bound, on a UTF-8 boundary, and marked as cut: never fed back whole.
 func TestSummaryOverBoundIsCut(t *testing.T) {
