@@ -281,6 +281,33 @@ func TestOneCompactionPerTurn(t *testing.T) {
 	}
 }
 
+// The soft reasons to compact (here max_history_messages) count once a
+// turn: a turn whose tool calls take the history past the window again
+// does not summarise before each of its later requests.
+func TestSoftReasonCompactsOnceATurn(t *testing.T) {
+	f := newFixture(t, func(c *agent.Config) { c.History = agent.HistoryOptions{MaxMessages: 12} })
+	f.ag.SetHistory(longHistory(5)) // 20 messages
+	f.srv.Rules(
+		// A summary request's one user message is its transcript.
+		llmtest.Reply{Match: "USER: ", Reusable: true, Text: "- the user asked questions 0-3"},
+		llmtest.Reply{Match: "next", ToolCalls: []llmtest.ToolCall{echoCall("1")}},
+		llmtest.Reply{Match: "next", ToolCalls: []llmtest.ToolCall{echoCall("2")}},
+		llmtest.Reply{Match: "next", ToolCalls: []llmtest.ToolCall{echoCall("3")}},
+		llmtest.Reply{Match: "next", Text: "done", Reusable: true},
+	)
+	evs := run(t, context.Background(), f.ag, "next", nil)
+	reqs := f.srv.Requests()
+	if n := len(summaryRequests(reqs)); n != 1 {
+		t.Fatalf("%d summaries in one turn of %d requests, want 1; notices %q", n, len(reqs), noticesOf(evs))
+	}
+	if fin := finished(t, evs); fin.Text != "done" {
+		t.Fatalf("final text %q", fin.Text)
+	}
+	if h := f.ag.History(); len(h) <= 12 {
+		t.Fatalf("the turn ended with %d messages: its tool calls never took it past max_history_messages, the test proves nothing", len(h))
+	}
+}
+
 // On Ollama's /api/chat the summary's num_predict leaves a thinking model
 // room for its reasoning (it counts against num_predict): four times the
 // summary's bound, at most a quarter of the window.
