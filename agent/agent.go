@@ -316,7 +316,10 @@ func (a *Agent) SetHistory(h []message.Message) {
 }
 
 // Restore continues a saved conversation: its history (patched so it is
-// valid to send), its token usage and its number of turns.
+// valid to send), its token usage and its number of turns. The last
+// request's size is its last assistant message's InputTokens, so the
+// first turn compacts when the window was nearly full, as the chat would
+// have (needsCompaction).
 func (a *Agent) Restore(h []message.Message, u message.Usage, turns int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -325,7 +328,19 @@ func (a *Agent) Restore(h []message.Message, u message.Usage, turns int) {
 	a.asides = nil
 	a.shown = nil
 	a.gen++
-	a.session, a.turns, a.lastInput = u, turns, 0
+	a.session, a.turns, a.lastInput = u, turns, lastInputOf(a.history)
+}
+
+// lastInputOf is the prompt tokens of the request that produced h's last
+// assistant message: 0 when it was not counted, or is a compaction's
+// acknowledgement (the history is small since).
+func lastInputOf(h []message.Message) int {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role == message.RoleAssistant {
+			return h[i].InputTokens
+		}
+	}
+	return 0
 }
 
 // RestoreAsides gives a restored conversation the asides it showed (saved

@@ -172,6 +172,27 @@ func TestSummaryRequestBound(t *testing.T) {
 	}
 }
 
+// Gemini's OpenAI-compatible endpoint takes max_tokens as
+// maxOutputTokens, which its thinking models spend on their thoughts too
+// (docs/providers.md, Gemini): the summary asks max_tokens with room for
+// the thinking, four times the summary's bound, and no
+// max_completion_tokens.
+func TestGeminiSummaryRequestBound(t *testing.T) {
+	f := profileFixture(t, llmtest.ProfileGemini, "gemini-3.5-flash", nil)
+	f.ag.SetHistory(longHistory(3))
+	f.srv.Script(llmtest.Reply{Text: "- three questions"})
+	if _, err := f.ag.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := f.srv.Requests()[0]
+	if r.Stream || !strings.HasSuffix(r.Path, "/chat/completions") {
+		t.Fatalf("the summary request: %s, stream %v", r.Path, r.Stream)
+	}
+	if n, c := intField(r, "max_tokens"), intField(r, "max_completion_tokens"); n != 4*1024 || c != 0 {
+		t.Fatalf("max_tokens %d, max_completion_tokens %d; want max_tokens 4096 (a bound of 1024 and room to think)", n, c)
+	}
+}
+
 // A server that ignores the bound (or a summary stopped at it) is cut to
 // the bound, on a UTF-8 boundary, and marked as cut: never fed back whole.
 func TestSummaryOverBoundIsCut(t *testing.T) {
@@ -257,6 +278,33 @@ func TestOneCompactionPerTurn(t *testing.T) {
 			}
 			assertValidHistory(t, chat)
 		})
+	}
+}
+
+// The soft reasons to compact (here max_history_messages) count once a
+// turn: a turn whose tool calls take the history past the window again
+// does not summarise before each of its later requests.
+func TestSoftReasonCompactsOnceATurn(t *testing.T) {
+	f := newFixture(t, func(c *agent.Config) { c.History = agent.HistoryOptions{MaxMessages: 12} })
+	f.ag.SetHistory(longHistory(5)) // 20 messages
+	f.srv.Rules(
+		// A summary request's one user message is its transcript.
+		llmtest.Reply{Match: "USER: ", Reusable: true, Text: "- the user asked questions 0-3"},
+		llmtest.Reply{Match: "next", ToolCalls: []llmtest.ToolCall{echoCall("1")}},
+		llmtest.Reply{Match: "next", ToolCalls: []llmtest.ToolCall{echoCall("2")}},
+		llmtest.Reply{Match: "next", ToolCalls: []llmtest.ToolCall{echoCall("3")}},
+		llmtest.Reply{Match: "next", Text: "done", Reusable: true},
+	)
+	evs := run(t, context.Background(), f.ag, "next", nil)
+	reqs := f.srv.Requests()
+	if n := len(summaryRequests(reqs)); n != 1 {
+		t.Fatalf("%d summaries in one turn of %d requests, want 1; notices %q", n, len(reqs), noticesOf(evs))
+	}
+	if fin := finished(t, evs); fin.Text != "done" {
+		t.Fatalf("final text %q", fin.Text)
+	}
+	if h := f.ag.History(); len(h) <= 12 {
+		t.Fatalf("the turn ended with %d messages: its tool calls never took it past max_history_messages, the test proves nothing", len(h))
 	}
 }
 

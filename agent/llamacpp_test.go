@@ -280,3 +280,25 @@ func TestFirstReplyBoundIsHalfTheWindow(t *testing.T) {
 		t.Fatalf("second reply's bound %d with a %d-token prompt", b, p)
 	}
 }
+
+// A resumed conversation keeps the last request's size (for the 80%
+// reason to compact) but not the calibration: its first reply's bound is
+// again at most half the window.
+func TestFirstReplyBoundAfterResumeIsHalfTheWindow(t *testing.T) {
+	srv, ag := llamaAgent(t, 4096, false, echoTool{})
+	srv.Script(llmtest.Reply{Text: "one"})
+	finished(t, run(t, context.Background(), ag, "hi", nil))
+	h := ag.History()
+	if h[len(h)-1].InputTokens <= 0 {
+		t.Fatalf("the reply does not carry its request's size: %+v", h[len(h)-1])
+	}
+	srv2, resumed := llamaAgent(t, 4096, false, echoTool{})
+	resumed.Restore(h, ag.Usage(), 1)
+	srv2.Script(llmtest.Reply{Text: "two"})
+	finished(t, run(t, context.Background(), resumed, "hi again", nil))
+	var n int
+	_ = json.Unmarshal(srv2.Requests()[0].Fields()["max_tokens"], &n)
+	if n != 2048 {
+		t.Fatalf("the first reply's bound after a resume is %d of 4096, want half the window", n)
+	}
+}

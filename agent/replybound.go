@@ -70,7 +70,9 @@ func (a *Agent) replyBound(p provider.Provider, window int, caps []string) int {
 	if used <= 0 {
 		used = a.lastInput
 	}
-	counted := a.budget.calib > 0 || a.lastInput > 0
+	// Calibrated by a prompt the server counted in this run: a resumed
+	// conversation's saved lastInput does not calibrate the estimate.
+	counted := a.budget.calib > 0
 	a.mu.Unlock()
 	if used <= 0 || used >= window {
 		used = window / 2

@@ -33,7 +33,7 @@ type streamResult struct {
 // with it: its reasoning, where it came from.
 func (a *Agent) reply(p provider.Provider, res streamResult, interrupted bool) message.Message {
 	return message.Message{Role: message.RoleAssistant, Content: res.text, ToolCalls: res.calls, Interrupted: interrupted,
-		Reasoning: res.reasoning, ReasoningField: res.field, Origin: p.Origin(), Model: p.Model}
+		Reasoning: res.reasoning, ReasoningField: res.field, Origin: p.Origin(), Model: p.Model, InputTokens: res.usage.InputTokens}
 }
 
 // toolDefs is the JSON array of the tools' definitions, nil with none.

@@ -65,6 +65,10 @@ type Message struct {
 	// Attachments are the images and PDFs a user message carries
 	// (attachment.go).
 	Attachments []Attachment `json:"attachments,omitempty"`
+	// InputTokens, for an assistant message, is the prompt tokens the
+	// server counted for the request that produced it: saved, never sent,
+	// so a resumed conversation knows how full the window was.
+	InputTokens int `json:"input_tokens,omitempty"`
 }
 
 // InterruptedResult is the tool result given to a call the user interrupted.

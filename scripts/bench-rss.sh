@@ -8,6 +8,9 @@
 # revision (built in a temporary worktree).
 #
 #   scripts/bench-rss.sh [OLD] [rounds]      (OLD defaults to main)
+#
+# BENCHRSS_KEEP_ALL=1 keeps every message in the history instead (no
+# summary: max_history_messages past the conversation's length).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old="${1:-main}"
@@ -19,4 +22,6 @@ if [ ! -x "$old" ]; then
 	(cd "$tmp/src" && go build -o "$tmp/co-old" .)
 	old="$tmp/co-old"
 fi
-go run ./scripts/benchtui -rss "old=$old,new=bin/co" -rss-turns 100,1000 -n "${2:-2}"
+keep=()
+if [ -n "${BENCHRSS_KEEP_ALL:-}" ]; then keep=(-rss-keep-all); fi
+go run ./scripts/benchtui -rss "old=$old,new=bin/co" -rss-turns 100,1000 -n "${2:-2}" "${keep[@]}"

@@ -216,10 +216,14 @@ type messageMeta struct {
 	// Attachments: the images and PDFs of a user message, by reference
 	// and hash (path, sha256, size, type, dimensions), never their bytes.
 	Attachments []message.Attachment `json:"attachments,omitempty"`
+	// InputTokens: the prompt tokens of the request that produced an
+	// assistant message, so a resumed conversation compacts when the
+	// window was nearly full (agent.Restore).
+	InputTokens int `json:"input_tokens,omitempty"`
 }
 
 func (mm messageMeta) empty() bool {
-	return mm.Reasoning == "" && mm.ReasoningField == "" && mm.Origin == "" && mm.Model == "" && mm.Shown == "" && len(mm.Sources) == 0 && len(mm.Attachments) == 0
+	return mm.Reasoning == "" && mm.ReasoningField == "" && mm.Origin == "" && mm.Model == "" && mm.Shown == "" && len(mm.Sources) == 0 && len(mm.Attachments) == 0 && mm.InputTokens == 0
 }
 
 // Store is the saved-sessions database.
@@ -547,7 +551,7 @@ func (s *Store) messagesIn(q querier, id, more string, args ...any) ([]savedMess
 				return nil, s.damaged(err)
 			}
 			m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown, m.Sources = mm.Reasoning, mm.ReasoningField, mm.Origin, mm.Model, mm.Shown, mm.Sources
-			m.Attachments = mm.Attachments
+			m.Attachments, m.InputTokens = mm.Attachments, mm.InputTokens
 		}
 		if calls.Valid && calls.String != "" {
 			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
@@ -800,7 +804,7 @@ func (r *Session) Append(m message.Message) error {
 		calls = string(b)
 	}
 	var meta any
-	if mm := (messageMeta{m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown, m.Sources, m.Attachments}); !mm.empty() {
+	if mm := (messageMeta{m.Reasoning, m.ReasoningField, m.Origin, m.Model, m.Shown, m.Sources, m.Attachments, m.InputTokens}); !mm.empty() {
 		b, err := json.Marshal(mm)
 		if err != nil {
 			return err

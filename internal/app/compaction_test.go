@@ -290,3 +290,59 @@ func oldStore(t *testing.T, path, workspace string, turns int) {
 		}
 	}
 }
+
+// The last request's size survives a resume: a chat whose last request
+// filled more than 80% of a known window compacts before its next one,
+// and so does its first turn after co --continue (the size is saved with
+// the reply, agent.Restore), not a turn later.
+func TestResumeCompactsWhenTheChatWould(t *testing.T) {
+	const window = 20000
+	extra := []string{"CO_CLI_LLM_CONTEXT_WINDOW", fmt.Sprint(window)}
+	// A server that counts the prompt as co estimates it, tools included
+	// (llama-server's usage: the chat template renders the tools), so
+	// the 80% reason, not the estimate, decides.
+	setup := func() (*llmtest.Server, *config.Loaded) {
+		srv, l := compactionSetup(t, 100000, extra...)
+		srv.SetProfile(llmtest.ProfileLlamaCpp)
+		srv.SetLlamaContext(2 * window)
+		return srv, l
+	}
+	// The chat, not closed: the turn that first summarises, and the
+	// request before it.
+	srv, l := setup()
+	a := openApp(t, l, false)
+	first, last := -1, 0
+	for i := 0; i < 80 && first < 0; i++ {
+		n := len(srv.Requests())
+		turn(t, a, question(i))
+		reqs := srv.Requests()[n:]
+		if _, s := sizes(reqs); s > 0 {
+			first = i
+			break
+		}
+		last = llmtest.PromptTokens(reqs[len(reqs)-1])
+	}
+	a.Close()
+	if first < 1 {
+		t.Fatalf("the chat summarised at turn %d: the test proves nothing", first)
+	}
+	t.Logf("the chat summarised at turn %d; the request before it had %d tokens of %d", first, last, window)
+	if last <= window*8/10 {
+		t.Fatalf("the request before the summary had %d tokens, not past 80%% of %d: another reason summarised", last, window)
+	}
+
+	// The same conversation, closed before that turn and resumed.
+	srv2, l2 := setup()
+	b := openApp(t, l2, false)
+	for i := 0; i < first; i++ {
+		turn(t, b, question(i))
+	}
+	b.Close()
+	c := openApp(t, l2, true)
+	defer c.Close()
+	n := len(srv2.Requests())
+	turn(t, c, question(first))
+	if _, s := sizes(srv2.Requests()[n:]); s != 1 {
+		t.Errorf("the resumed chat's turn %d made %d summaries; the chat not closed made one", first, s)
+	}
+}

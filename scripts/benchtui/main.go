@@ -86,6 +86,7 @@ func main() {
 	compare := flag.String("compare", "", "only compare the start-up of builds, alternating: name=binary,name=binary,… (ready prompt, CPU to it, peak RSS; -n rounds)")
 	rss := flag.String("rss", "", "only compare the memory of builds in a long conversation, alternating: name=binary,name=binary,… (-rss-turns, -n rounds)")
 	rssTurns := flag.String("rss-turns", "100,1000", "-rss: the conversation lengths, in turns")
+	rssKeepAll := flag.Bool("rss-keep-all", false, "-rss: keep every message in the history (max_history_messages 100000: no summary) instead of the default settings")
 	flag.Parse()
 	if *compare != "" {
 		compareStartup(*compare, *n)
@@ -100,7 +101,7 @@ func main() {
 			}
 			lengths = append(lengths, v)
 		}
-		compareRSS(*rss, lengths, *n)
+		compareRSS(*rss, lengths, *n, *rssKeepAll)
 		return
 	}
 	if abs, err := filepath.Abs(*bin); err == nil {

@@ -22,8 +22,10 @@ import (
 // 1,500 characters (heading, list, code block, table) streamed in
 // 16-character chunks. co runs with the settings a user has
 // (max_history_messages 40): old turns are summarised, as in a real
-// conversation, and each build's summaries are counted on stderr.
-func compareRSS(spec string, lengths []int, rounds int) {
+// conversation, and each build's summaries are counted on stderr. With
+// keepAll, every message stays in the history (no summary), as with
+// max_history_messages set past the conversation's length.
+func compareRSS(spec string, lengths []int, rounds int, keepAll bool) {
 	type sample struct{ rss, anon, file, hwm, heap []int64 }
 	type build struct {
 		name, path string
@@ -39,7 +41,7 @@ func compareRSS(spec string, lengths []int, rounds int) {
 		}
 		builds = append(builds, b)
 	}
-	defaultHistory = true // the settings a user has: old turns summarised
+	defaultHistory = !keepAll // the settings a user has: old turns summarised
 	defer func() { defaultHistory = false }()
 	for r := 0; r < rounds; r++ {
 		for _, n := range lengths {
