@@ -251,6 +251,7 @@ func runPlain(ctx context.Context, c *chat, s env, first string) error {
 		Setup:         c.setupEnv(),
 		First:         first,
 		StopOnFailure: !isTerminal(s.In),
+		Script:        !isTerminal(s.In),
 		Background:    mcpBackground(ctx, c.MCP),
 		Redraw:        !termDumb() && isTerminal(s.Out),
 	})
