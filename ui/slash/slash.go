@@ -54,10 +54,10 @@ type Env struct {
 	// Custom returns the custom commands and skills run as /NAME (it may
 	// wait the milliseconds they take to read at start-up); nil: none.
 	Custom func() []Custom
-	// Undo is the conversation's undo service (/undo, /rewind); nil, or
-	// returning nil: the conversation is not saved, there is nothing to
-	// take back.
-	Undo func() *undo.Service
+	// Undo is the conversation's undo service (/undo, /rewind); nil: the
+	// conversation is not saved, there is nothing to take back. Its error
+	// says why there is none (internal/app's Undo).
+	Undo func() (*undo.Service, error)
 }
 
 // Custom is a /NAME that comes from a file: a custom command or a skill.
@@ -114,7 +114,8 @@ type Result struct {
 	OnConfirm func() Result
 	// Run starts the turn of Action SwitchedRun; its events are a turn's.
 	Run func(ctx context.Context) <-chan agent.Event
-	// Rewind is what Action RewindAction takes back.
+	// Rewind is what Action RewindAction takes back (RewindPick: only its
+	// Service is set).
 	Rewind *Rewind
 	// Turns are the turns of Action RewindPick, oldest first.
 	Turns []undo.Turn

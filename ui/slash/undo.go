@@ -60,12 +60,16 @@ func (env Env) undoService() (*undo.Service, string) {
 	if env.busy() {
 		return nil, "a turn is running; cancel it first (esc), then undo"
 	}
-	var svc *undo.Service
-	if env.Undo != nil {
-		svc = env.Undo()
+	const notSaved = "nothing to undo: this conversation is not being saved (undo takes back saved turns only)"
+	if env.Undo == nil {
+		return nil, notSaved
+	}
+	svc, err := env.Undo()
+	if err != nil {
+		return nil, "cannot undo here: " + safe.Text(err.Error())
 	}
 	if svc == nil {
-		return nil, "nothing to undo: this conversation is not being saved (undo takes back saved turns only)"
+		return nil, notSaved
 	}
 	return svc, ""
 }
@@ -122,7 +126,7 @@ func rewindCmd(env Env, arg string) Result {
 			b.WriteString(TurnLine(t) + "\n")
 		}
 		b.WriteString(RewindUsage)
-		return Result{Output: b.String(), Action: RewindPick, Turns: turns}
+		return Result{Output: b.String(), Action: RewindPick, Turns: turns, Rewind: &Rewind{Service: svc}}
 	}
 	if len(f) > 2 {
 		return Result{Output: RewindUsage, Err: true}

@@ -320,8 +320,7 @@ func (p *rewindPick) render() {
 
 // openRewindPick opens the picker for r (Action RewindPick).
 func (a *App) openRewindPick(r slash.Result) {
-	svc := a.slash.Undo()
-	a.pick = newRewindPick(a.th, svc, r.Turns, a.width, max(a.height-1, 1))
+	a.pick = newRewindPick(a.th, r.Rewind.Service, r.Turns, a.width, max(a.height-1, 1))
 }
 
 func (a *App) pickKey(k tea.KeyPressMsg) tea.Cmd {
