@@ -145,8 +145,8 @@ func Commands() []Command {
 		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME, /mcp login NAME, /mcp logout NAME", mcpCmd},
 		{"/schedule", `scheduled runs (co schedule list); /schedule add NAME --at "SPEC" PROMPT adds one`, scheduleCmd},
 		{"/setup", "set up the LLM provider: Gemini, Ollama or an OpenAI-compatible server (saved to your user settings)", func(Env, string) Result { return Result{Action: Setup} }},
-		{"/undo", "take back the last turn: its files and its place in the conversation (its prompt comes back to edit); asks about what it sent", undoCmd},
-		{"/rewind", "go back several turns: /rewind lists them, /rewind N [both|files|conversation|summarise] takes back turn N and every later one", rewindCmd},
+		{"/undo", "take back the last turn: its files and its messages; its prompt comes back", undoCmd},
+		{"/rewind", "list the turns; /rewind N [files|conversation|summarise] takes back N and later", rewindCmd},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
 		{"/exit", "leave co", func(Env, string) Result { return Result{Action: Exit} }},
 	}
