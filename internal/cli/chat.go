@@ -21,7 +21,6 @@ import (
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/plain"
 	"github.com/co-cli/co/ui/slash"
-	"github.com/co-cli/co/undo"
 )
 
 // newChatCmd is co itself: the chat, full-screen (fullscreen.go) or
@@ -313,19 +312,8 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		MCP:      func(arg string) slash.Result { return mcpSlash(c.App, arg) },
 		Schedule: func(arg string) slash.Result { return scheduleSlash(context.Background(), arg) },
 		Memory:   memorySlash(c.App),
-		Undo:     c.undoService,
+		Undo:     c.App.Undo,
 	}
-}
-
-// undoService is the conversation's undo (/undo, /rewind).
-func (c *chat) undoService() (*undo.Service, error) {
-	u, ok := any(c.App).(interface {
-		Undo() (*undo.Service, error)
-	})
-	if !ok {
-		return nil, errors.New("undo is not built into this co yet")
-	}
-	return u.Undo()
 }
 
 // resumedText is the transcript of a resumed session, for --plain.

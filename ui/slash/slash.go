@@ -54,10 +54,10 @@ type Env struct {
 	// Custom returns the custom commands and skills run as /NAME (it may
 	// wait the milliseconds they take to read at start-up); nil: none.
 	Custom func() []Custom
-	// Undo is the conversation's undo service (/undo, /rewind); nil: the
-	// conversation is not saved, there is nothing to take back. Its error
-	// says why there is none (internal/app's Undo).
-	Undo func() (*undo.Service, error)
+	// Undo is the conversation's undo service (/undo, /rewind; internal/app's
+	// Undo); nil: the conversation is not saved, there is nothing to take
+	// back.
+	Undo func() *undo.Service
 }
 
 // Custom is a /NAME that comes from a file: a custom command or a skill.

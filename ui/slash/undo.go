@@ -1,6 +1,7 @@
 package slash
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -60,13 +61,9 @@ func (env Env) undoService() (*undo.Service, string) {
 	if env.busy() {
 		return nil, "a turn is running; cancel it first (esc), then undo"
 	}
-	const notSaved = "nothing to undo: this conversation is not being saved (undo takes back saved turns only)"
-	if env.Undo == nil {
-		return nil, notSaved
-	}
-	svc, err := env.Undo()
-	if err != nil {
-		return nil, "cannot undo here: " + safe.Text(err.Error())
+	var svc *undo.Service
+	if env.Undo != nil {
+		svc = env.Undo()
 	}
 	if svc == nil {
 		return nil, notSaved
@@ -74,9 +71,14 @@ func (env Env) undoService() (*undo.Service, string) {
 	return svc, ""
 }
 
+const notSaved = "nothing to undo: this conversation is not being saved (undo takes back saved turns only)"
+
 // liveTurns are svc's turns, or the sentence saying why there are none.
 func liveTurns(svc *undo.Service) ([]undo.Turn, string) {
 	turns, err := svc.Turns()
+	if errors.Is(err, undo.ErrNotSaved) {
+		return nil, notSaved
+	}
 	if err != nil {
 		return nil, "could not list this conversation's turns: " + safe.Text(err.Error())
 	}

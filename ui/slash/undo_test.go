@@ -2,6 +2,7 @@ package slash
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/checkpoint"
 	"github.com/co-cli/co/journal"
+	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/undo"
 )
 
@@ -21,7 +23,7 @@ func undoAgent() *agent.Agent {
 // way, a service that is not there; a bad argument says the usage.
 func TestUndoRefusals(t *testing.T) {
 	ag := undoAgent()
-	svc := func() (*undo.Service, error) { return undo.New(undo.Config{}), nil }
+	svc := func() *undo.Service { return undo.New(undo.Config{}) }
 	cases := []struct {
 		name string
 		env  Env
@@ -30,10 +32,11 @@ func TestUndoRefusals(t *testing.T) {
 	}{
 		{"not saved", Env{Agent: ag}, "/undo", "not being saved"},
 		{"not saved rewind", Env{Agent: ag}, "/rewind 1", "not being saved"},
-		{"nil service", Env{Agent: ag, Undo: func() (*undo.Service, error) { return nil, nil }}, "/undo", "not being saved"},
+		{"nil service", Env{Agent: ag, Undo: func() *undo.Service { return nil }}, "/undo", "not being saved"},
+		{"no session store", Env{Agent: ag, Undo: svc}, "/undo", "not being saved"},
+		{"no session store rewind", Env{Agent: ag, Undo: svc}, "/rewind", "not being saved"},
 		{"busy", Env{Agent: ag, Running: true, Undo: svc}, "/undo", "a turn is running"},
 		{"busy rewind", Env{Agent: ag, Running: true, Undo: svc}, "/rewind", "a turn is running"},
-		{"service error", Env{Agent: ag, Undo: func() (*undo.Service, error) { return nil, errors.New("no store \x1b[31mhere") }}, "/undo", "cannot undo here: no store"},
 		{"undo takes no argument", Env{Agent: ag, Undo: svc}, "/undo 3", "usage: /undo"},
 	}
 	for _, c := range cases {
@@ -43,6 +46,17 @@ func TestUndoRefusals(t *testing.T) {
 		}
 		if strings.ContainsRune(r.Output, 0x1b) {
 			t.Errorf("%s: a raw escape reaches the terminal: %q", c.name, r.Output)
+		}
+	}
+	st, err := sessions.Open(filepath.Join(t.TempDir(), "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	empty := Env{Agent: ag, Undo: func() *undo.Service { return undo.New(undo.Config{Sessions: st, Session: "20260101-000000-abcd"}) }}
+	for _, line := range []string{"/undo", "/rewind", "/rewind 1"} {
+		if r := Dispatch(empty, line); !r.Err || r.Rewind != nil || !strings.Contains(r.Output, "has no turns yet") {
+			t.Errorf("%s in a conversation with no turns = %+v", line, r)
 		}
 	}
 	help := Dispatch(Env{Agent: ag}, "/help").Output
