@@ -34,7 +34,7 @@ func (s *session) rewind(ctx context.Context, rw *slash.Rewind) (inputEnded bool
 				if err != nil {
 					s.println("error: " + safe.Text(err.Error()))
 				} else {
-					s.println(slash.Report(*rw, forced))
+					s.println(slash.ForcedReport(forced))
 				}
 			} else {
 				s.println("Kept them as they are.")

@@ -191,16 +191,40 @@ func TurnLine(t undo.Turn) string {
 // left as they were (conflicts, and why), the notes, the summary.
 func Report(rw Rewind, r undo.Result) string {
 	var b strings.Builder
-	line := func(s string) { b.WriteString(present.Line(safe.Text(s)) + "\n") }
 	n := len(r.Taken)
 	switch {
 	case n == 0:
 		b.WriteString("No turn was taken back.\n")
 	case n == 1:
-		fmt.Fprintf(&b, "Took back turn %d (%s).\n", r.Taken[0].N, ModeLabel(rw.Mode))
+		fmt.Fprintf(&b, "Took back turn %d (%s).\n", rw.N, ModeLabel(rw.Mode))
 	default:
-		fmt.Fprintf(&b, "Took back turns %d to %d (%s).\n", r.Taken[0].N, r.Taken[n-1].N, ModeLabel(rw.Mode))
+		fmt.Fprintf(&b, "Took back turns %d to %d (%s).\n", rw.N, rw.N+n-1, ModeLabel(rw.Mode))
 	}
+	fileLines(&b, r)
+	if rw.Mode == undo.Both || rw.Mode == undo.FilesOnly {
+		if len(r.Files.Restored)+len(r.Files.Removed)+len(r.Files.Conflicts)+len(r.Files.NotRestorable) == 0 {
+			b.WriteString("  no file had changed.\n")
+		}
+	}
+	for _, note := range r.Notes {
+		b.WriteString(present.Line(safe.Text("note: "+note)) + "\n")
+	}
+	if r.Summary != "" {
+		b.WriteString(present.Line(safe.Text("Summary in their place: "+r.Summary)) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// ForcedReport is what the rewind again with force did to the files.
+func ForcedReport(r undo.Result) string {
+	var b strings.Builder
+	b.WriteString("Overwritten with their state from before the turn:\n")
+	fileLines(&b, r)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func fileLines(b *strings.Builder, r undo.Result) {
+	line := func(s string) { b.WriteString(present.Line(safe.Text(s)) + "\n") }
 	for _, p := range r.Files.Restored {
 		line("  restored: " + p)
 	}
@@ -213,18 +237,6 @@ func Report(rw Rewind, r undo.Result) string {
 	for _, s := range r.Files.NotRestorable {
 		line("  not restorable: " + s.Path + " — " + orWhy(s.Reason, "its earlier state was not kept"))
 	}
-	if rw.Mode == undo.Both || rw.Mode == undo.FilesOnly {
-		if len(r.Files.Restored)+len(r.Files.Removed)+len(r.Files.Conflicts)+len(r.Files.NotRestorable) == 0 {
-			b.WriteString("  no file had changed.\n")
-		}
-	}
-	for _, note := range r.Notes {
-		line("note: " + note)
-	}
-	if r.Summary != "" {
-		line("Summary in their place: " + r.Summary)
-	}
-	return strings.TrimRight(b.String(), "\n")
 }
 
 func orWhy(s, dflt string) string {
@@ -288,16 +300,11 @@ func SentOutcome(e journal.Entry, r journal.Result, err error) string {
 	switch {
 	case err != nil:
 		return "could not take back " + what + ": " + present.Line(safe.Text(err.Error()))
+	case strings.TrimSpace(r.Message) != "":
+		return present.Line(safe.Text(r.Message))
 	case r.Outcome == journal.AlreadyGone:
-		return "already gone: " + what + suffix(r.Message)
+		return "already gone: " + what
 	default:
-		return "taken back: " + what + suffix(r.Message)
+		return "taken back: " + what
 	}
-}
-
-func suffix(msg string) string {
-	if strings.TrimSpace(msg) == "" {
-		return ""
-	}
-	return " (" + present.Line(safe.Text(msg)) + ")"
 }

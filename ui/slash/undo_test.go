@@ -97,7 +97,7 @@ func TestReportIsSanitised(t *testing.T) {
 		},
 		Notes: []string{"note" + esc},
 	}
-	rep := Report(Rewind{Mode: undo.Both}, res)
+	rep := Report(Rewind{N: 2, Mode: undo.Both}, res)
 	for _, want := range []string{"Took back turns 2 to 3 (files and conversation).", "restored: a.txt", "removed:  new⏎file",
 		"conflict: c.txt — changed since", "not restorable: big.bin — its earlier state was not kept", "note: note"} {
 		if !strings.Contains(rep, want) {
@@ -152,6 +152,9 @@ func TestSplitSent(t *testing.T) {
 		if strings.ContainsRune(s, 0x1b) {
 			t.Errorf("a raw escape reaches the terminal: %q", s)
 		}
+	}
+	if got := SentOutcome(ask[0], journal.Result{Outcome: journal.AlreadyGone, Message: "Already gone: it was deleted\x1b[2J"}, nil); got != "Already gone: it was deleted␛[2J" {
+		t.Errorf("outcome = %q", got)
 	}
 	if got := SentOutcome(ask[0], journal.Result{Outcome: journal.AlreadyGone}, nil); !strings.HasPrefix(got, "already gone: posted") {
 		t.Errorf("outcome = %q", got)

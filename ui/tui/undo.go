@@ -84,6 +84,9 @@ func (a *App) handleRewound(msg rewoundMsg) tea.Cmd {
 		return release
 	}
 	report := slash.Report(msg.rw, msg.res)
+	if msg.forced {
+		report = slash.ForcedReport(msg.res)
+	}
 	if msg.rw.Mode != undo.FilesOnly && !msg.forced {
 		// The conversation changed: drawn again from the agent's history.
 		a.chat.Clear()
