@@ -34,7 +34,7 @@ const undoPrompt = "rewrite notes please"
 
 // startUndoTurn runs, in the full screen, one turn that writes notes.txt
 // through write_file and creates made.txt through the shell, both without
-// asking (/yolo), and waits for its reply.
+// asking (/yolo, allowed unsandboxed), and waits for its reply.
 func startUndoTurn(t *testing.T, srv *llmtest.Server, dir string, te []string) *tuiSession {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("before\n"), 0o644); err != nil {
@@ -67,7 +67,7 @@ func TestTUIUndoRestoresFilesAndPutsThePromptBack(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	te := tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess")
+	te := tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess", "CO_CLI_YOLO_UNSANDBOXED=true")
 	s := startUndoTurn(t, srv, dir, te)
 
 	s.send("/undo")
@@ -105,7 +105,7 @@ func TestUndoneTurnStaysOutAfterContinue(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	te := tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess")
+	te := tuiEnv(t, srv, "CO_CLI_SANDBOX_BACKEND=subprocess", "CO_CLI_YOLO_UNSANDBOXED=true")
 	s := startUndoTurn(t, srv, dir, te)
 	s.send("/undo")
 	s.waitFor(tuiWait, "Took back turn 1", "Your prompt is back in the input")
@@ -134,8 +134,7 @@ func TestUndoneTurnStaysOutAfterContinue(t *testing.T) {
 
 // --plain: /rewind lists the turns numbered; /rewind 1 files takes back
 // the files of turn 1 and every later turn and keeps the conversation;
-// the prompt is printed so it can be copied. The input is a script: the
-// conflict is kept and named, not asked about.
+// the prompt is printed so it can be copied.
 func TestPlainRewindFiles(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
@@ -151,7 +150,7 @@ func TestPlainRewindFiles(t *testing.T) {
 		llmtest.Reply{Text: "Still here."},
 	)
 	script := strings.Join([]string{"/yolo", "first turn", "second turn", "/rewind", "/rewind 1 files", "/history", "are you there?", ""}, "\n")
-	out, errOut, code := runCo(t, dir, env(t, srv), script, "--plain")
+	out, errOut, code := runCo(t, dir, env(t, srv, "CO_CLI_YOLO_UNSANDBOXED=true"), script, "--plain")
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
 	}

@@ -192,10 +192,10 @@ func TurnLine(t undo.Turn) string {
 func Report(rw Rewind, r undo.Result) string {
 	var b strings.Builder
 	n := len(r.Taken)
-	switch {
-	case n == 0:
+	switch n {
+	case 0:
 		b.WriteString("No turn was taken back.\n")
-	case n == 1:
+	case 1:
 		fmt.Fprintf(&b, "Took back turn %d (%s).\n", rw.N, ModeLabel(rw.Mode))
 	default:
 		fmt.Fprintf(&b, "Took back turns %d to %d (%s).\n", rw.N, rw.N+n-1, ModeLabel(rw.Mode))
