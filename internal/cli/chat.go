@@ -18,6 +18,7 @@ import (
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/plain"
 	"github.com/co-cli/co/ui/slash"
@@ -251,6 +252,7 @@ func runPlain(ctx context.Context, c *chat, s env, first string) error {
 		Setup:         c.setupEnv(),
 		First:         first,
 		StopOnFailure: !isTerminal(s.In),
+		Script:        !isTerminal(s.In),
 		Background:    mcpBackground(ctx, c.MCP),
 		Redraw:        !termDumb() && isTerminal(s.Out),
 	})
@@ -311,6 +313,7 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		MCP:      func(arg string) slash.Result { return mcpSlash(c.App, arg) },
 		Schedule: func(arg string) slash.Result { return scheduleSlash(context.Background(), arg) },
 		Memory:   memorySlash(c.App),
+		Undo:     c.App.Undo,
 	}
 }
 
@@ -319,7 +322,22 @@ func (c *chat) resumedText() string {
 	if c.Resumed == nil {
 		return ""
 	}
-	return "\n" + transcriptText(c.Resumed) + "(resumed session " + c.App.Agent.SessionID() + "; type to continue)"
+	// The turns taken back (/undo, /rewind) are no longer the conversation:
+	// left out, as the model no longer gets them, and counted.
+	var live []sessions.Entry
+	undone := 0
+	for _, e := range c.Resumed {
+		if e.Undone != "" {
+			undone++
+			continue
+		}
+		live = append(live, e)
+	}
+	text := transcriptText(live)
+	if undone > 0 {
+		text += fmt.Sprintf("(%s taken back with /undo or /rewind: not shown)\n", count.Of(undone, "message"))
+	}
+	return "\n" + text + "(resumed session " + c.App.Agent.SessionID() + "; type to continue)"
 }
 
 // plainBanner is the welcome of --plain: one line of facts, then how to

@@ -72,6 +72,10 @@ type Options struct {
 	// return and an erase of the line) before the prompt is shown again
 	// below it: otherwise the prompt stays above the note, blank.
 	Redraw bool
+	// Script: the input is not a terminal. /undo and /rewind ask nothing
+	// then: conflicting files are kept and what the turns sent stays
+	// sent, both listed.
+	Script bool
 }
 
 // Failed is Run's error when a turn failed and Options.StopOnFailure
@@ -305,6 +309,9 @@ func (s *session) handle(ctx context.Context, line string) (quit bool) {
 			// /inbox approve: the run's session is loaded (its transcript
 			// printed above); the call is asked about here, as any call.
 			return s.turn(ctx, r.Run)
+		}
+		if r.Action == slash.RewindAction && r.Rewind != nil {
+			return s.rewind(ctx, r.Rewind)
 		}
 		if r.Action == slash.Compact {
 			n, err := s.o.Agent.Compact(ctx)
@@ -586,17 +593,12 @@ func argStrings(args string) map[string]string {
 // confirm asks r's yes/no question and runs r.OnConfirm on yes. It
 // returns true when input ended.
 func (s *session) confirm(r slash.Result) (inputEnded bool) {
-	s.print(r.Confirm + " [y/N] ")
-	line, ok := <-s.lines
-	if !ok {
-		s.println("\n(input ended: not done)")
+	yes, ended := s.yesNo(r.Confirm)
+	if ended {
 		return true
 	}
-	if !s.o.isTTYEcho() {
-		s.println(line)
-	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
+	switch {
+	case yes:
 		res := r.OnConfirm()
 		if res.Err {
 			s.println("error: " + res.Output)
@@ -605,6 +607,15 @@ func (s *session) confirm(r slash.Result) (inputEnded bool) {
 		}
 	default:
 		s.println("Not done.")
+	}
+	return false
+}
+
+// isYes reports whether line answers a question yes.
+func isYes(line string) bool {
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
 	}
 	return false
 }

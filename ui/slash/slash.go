@@ -12,6 +12,7 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/message"
+	"github.com/co-cli/co/undo"
 )
 
 // Env is what commands may use.
@@ -53,6 +54,10 @@ type Env struct {
 	// Custom returns the custom commands and skills run as /NAME (it may
 	// wait the milliseconds they take to read at start-up); nil: none.
 	Custom func() []Custom
+	// Undo is the conversation's undo service (/undo, /rewind; internal/app's
+	// Undo); nil: the conversation is not saved, there is nothing to take
+	// back.
+	Undo func() *undo.Service
 }
 
 // Custom is a /NAME that comes from a file: a custom command or a skill.
@@ -83,6 +88,13 @@ const (
 	// a scheduled run kept waiting, asked about with the approval modal or
 	// question, then the model continuing).
 	SwitchedRun
+	// RewindAction: take back Rewind (/undo, /rewind N): the front end
+	// runs it off its loop, asks about conflicts and what the turns sent,
+	// and shows Report (the full screen redraws the transcript).
+	RewindAction
+	// RewindPick: /rewind alone; Turns are the turns to pick from (the
+	// full screen's picker; --plain prints Output, the numbered list).
+	RewindPick
 )
 
 // Result of a command.
@@ -102,6 +114,11 @@ type Result struct {
 	OnConfirm func() Result
 	// Run starts the turn of Action SwitchedRun; its events are a turn's.
 	Run func(ctx context.Context) <-chan agent.Event
+	// Rewind is what Action RewindAction takes back (RewindPick: only its
+	// Service is set).
+	Rewind *Rewind
+	// Turns are the turns of Action RewindPick, oldest first.
+	Turns []undo.Turn
 }
 
 // Command is one slash command.
@@ -128,6 +145,8 @@ func Commands() []Command {
 		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME, /mcp login NAME, /mcp logout NAME", mcpCmd},
 		{"/schedule", `scheduled runs (co schedule list); /schedule add NAME --at "SPEC" PROMPT adds one`, scheduleCmd},
 		{"/setup", "set up the LLM provider: Gemini, Ollama or an OpenAI-compatible server (saved to your user settings)", func(Env, string) Result { return Result{Action: Setup} }},
+		{"/undo", "take back the last turn: its files and its messages; its prompt comes back", undoCmd},
+		{"/rewind", "list the turns; /rewind N [files|conversation|summarise] takes back N and later", rewindCmd},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
 		{"/exit", "leave co", func(Env, string) Result { return Result{Action: Exit} }},
 	}

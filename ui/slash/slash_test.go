@@ -40,8 +40,8 @@ func TestCustomCommands(t *testing.T) {
 	if got := strings.Join(CompleteIn(env, "/"), " "); !strings.Contains(got, "/fix") || !strings.Contains(got, "/release") || strings.Count(got, "/help") != 1 {
 		t.Errorf("CompleteIn(/) = %s", got)
 	}
-	if got := CompleteIn(env, "/re"); len(got) != 1 || got[0] != "/release" {
-		t.Errorf("CompleteIn(/re) = %v", got)
+	if got := CompleteIn(env, "/rel"); len(got) != 1 || got[0] != "/release" {
+		t.Errorf("CompleteIn(/rel) = %v", got)
 	}
 	if r := Dispatch(env, "/fi"); !r.Err || !strings.Contains(r.Output, "did you mean /fix?") {
 		t.Errorf("/fi = %+v", r)

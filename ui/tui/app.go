@@ -100,6 +100,8 @@ type App struct {
 	todoCh  <-chan struct{}
 	confirm *slash.Result // a slash command's question awaiting y (memory.go)
 	mem     *memView      // the /memory view, while open (memview.go)
+	pick    *rewindPick   // the /rewind picker, while open (undo.go)
+	undo    *undoFlow     // an undo asking its questions (undo.go)
 	memOpen func() (*memory.Store, error)
 	agent   *agent.Agent
 	slash   slash.Env
@@ -438,6 +440,10 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		cmd = a.handleMediaRead(msg)
 	case slashDoneMsg:
 		cmd = a.handleSlashDone(msg)
+	case rewoundMsg:
+		cmd = a.handleRewound(msg)
+	case sentUndoneMsg:
+		cmd = a.handleSentUndone(msg)
 	case slashSlowMsg:
 		if a.slashWait != nil && a.slashWait.id == msg.id {
 			a.slashWait.slow = true
@@ -589,6 +595,9 @@ func (a *App) layout() {
 	if a.setup != nil {
 		a.setup.SetSize(a.width, main)
 	}
+	if a.pick != nil {
+		a.pick.SetSize(a.width, main)
+	}
 }
 
 func (a *App) sideShown() bool {
@@ -624,6 +633,9 @@ func (a *App) handleKeyAt(k tea.KeyPressMsg, at time.Time) tea.Cmd {
 	}
 	if a.setup != nil {
 		return a.setupKey(k)
+	}
+	if a.pick != nil {
+		return a.pickKey(k)
 	}
 	if key.Matches(k, a.keys.Detach) && len(a.pending) > 0 {
 		a.detach()
@@ -972,6 +984,17 @@ func (a *App) slashDone(line string, r slash.Result, shown bool) tea.Cmd {
 		return a.fetchModels(true)
 	case slash.ModelSwitched:
 		a.modelSwitched()
+	case slash.RewindAction:
+		if r.Rewind == nil {
+			break
+		}
+		a.chat.Add(newNotice(noticeInfo, r.Output+" …"))
+		a.chat.Bottom()
+		return a.startRewind(*r.Rewind, false)
+	case slash.RewindPick:
+		a.openRewindPick(r)
+		a.chat.Bottom()
+		return nil
 	case slash.Setup:
 		if a.setupEnv == nil {
 			r.Output, r.Err = "No setup here: set a provider with co config set (see co config).", true

@@ -42,6 +42,9 @@ func (a *App) askClear(line string) bool {
 // dismissConfirm is Esc while a question waits, with nothing typed: no.
 func (a *App) dismissConfirm() tea.Cmd {
 	a.confirm = nil
+	if a.undo != nil && a.undo.waiting {
+		return a.undoAnswered("n")
+	}
 	a.chat.Add(newNotice(noticeInfo, "Not done."))
 	a.chat.Bottom()
 	return nil

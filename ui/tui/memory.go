@@ -40,6 +40,9 @@ func (a *App) answerConfirm(line string) tea.Cmd {
 	a.confirm = nil
 	a.chat.Add(newUserEntry(line))
 	a.chat.Bottom()
+	if a.undo != nil && a.undo.waiting {
+		return a.undoAnswered(line)
+	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return a.offLoop(a.confirmOf, line, r.OnConfirm)
@@ -107,6 +110,8 @@ func (a *App) overlayBox() string {
 		return a.mem.View()
 	case a.setup != nil:
 		return a.setup.View()
+	case a.pick != nil:
+		return a.pick.View()
 	}
 	return ""
 }
