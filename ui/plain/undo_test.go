@@ -76,7 +76,7 @@ func newUndoWorld(t *testing.T) *undoWorld {
 	}
 	t.Cleanup(func() { j.Close() })
 	for _, e := range []journal.Entry{
-		journal.TodosBefore(int(seq), "todo_write", nil, "added 1 todo"),
+		journal.TodosBefore[any](int(seq), "todo_write", nil, "added 1 todo"),
 		journal.NotUndoable(int(seq), "web_fetch", journal.WebRequest, "fetched https://example.com", "a web request cannot be called back"),
 	} {
 		if _, err := j.Record(e); err != nil {

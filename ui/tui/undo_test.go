@@ -143,7 +143,7 @@ func undoWorld(t *testing.T) (ws string, todos *todo.List, svc *undo.Service) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	if _, err := j.Record(journal.TodosBefore(int(seq), "todo_write", nil, "added 1 todo")); err != nil {
+	if _, err := j.Record(journal.TodosBefore[any](int(seq), "todo_write", nil, "added 1 todo")); err != nil {
 		t.Fatal(err)
 	}
 	reg := journal.NewRegistry()
