@@ -41,7 +41,7 @@ func TestCloudGoogleSignInCheckAndDraft(t *testing.T) {
 	}
 	token := filepath.Join(home, ".config", "co-cli", "google-token.json")
 	if !strings.Contains(p.stdout.String(), "Signed in. Token saved to "+token+" (mode 0600).") ||
-		!strings.Contains(p.stdout.String(), "Granted: Drive (read-only), Gmail (read), Gmail (drafts), Calendar (read-only).") {
+		!strings.Contains(p.stdout.String(), "Granted: Drive (read-only), Gmail (read), Gmail (drafts), Calendar (read-only), Calendar (create events).") {
 		t.Errorf("auth output:\n%s", p.stdout)
 	}
 	if st, err := os.Stat(token); err != nil || st.Mode().Perm() != 0o600 {

@@ -41,6 +41,8 @@ func scopeName(scope string) string {
 		return "Gmail (drafts)"
 	case google.ScopeCalendarReadOnly:
 		return "Calendar (read-only)"
+	case google.ScopeCalendarEvents:
+		return "Calendar (create events)"
 	}
 	return ""
 }
@@ -68,7 +70,9 @@ func newGoogleAuthCmd(s env) *cobra.Command {
 		Long: `co google auth signs you in to Google with an OAuth client of your own and
 saves the token in co's config directory (google-token.json, mode 0600). It
 asks only for what the tools need: Drive read-only, Gmail read and compose
-(drafts; co never sends mail), and Calendar read-only.
+(drafts; co never sends mail), Calendar read-only, and Calendar events (to
+create the events you approve, and delete them on undo). A sign-in from an
+older co lacks the last: run co google auth again to create events.
 
 The client secret is the JSON of an OAuth client ID of type "Desktop app"
 (Google Cloud console → APIs & Services → Credentials), in a project with the
