@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -181,6 +182,17 @@ configured).`,
 			if src.Kind == google.Saved {
 				if t, err := google.ReadToken(src.Path); err == nil && len(t.Scopes) > 0 {
 					fmt.Fprintf(s.Out, "granted: %s\n", describeScopes(t.Scopes))
+					// A sign-in from an older co lacks scopes added since
+					// (Calendar events): its read-only probes below pass.
+					var missing []string
+					for _, sc := range google.Scopes() {
+						if !slices.Contains(t.Scopes, sc) {
+							missing = append(missing, sc)
+						}
+					}
+					if len(missing) > 0 {
+						fmt.Fprintf(s.Out, "not granted: %s; the tools that need it fail until you run co google auth again and allow it\n", describeScopes(missing))
+					}
 				}
 			}
 			if gc.Endpoint != "" {
