@@ -242,8 +242,8 @@ func TestToolGroupsSetting(t *testing.T) {
 		t.Fatalf("%d tools sent; the fixture's tools are all in group other", n)
 	}
 	for name, g := range map[string]string{"run_shell_command": "shell", "read_file": "files", "todo_list": "todo",
-		"save_memory": "memory", "web_fetch": "web", "read_note": "notes", "read_skill": "skills",
-		"list_emails": "google", "send_slack_message": "slack", "mcp__x__y": "mcp", "echo_text": "other"} {
+		"save_memory": "memory", "web_fetch": "web", "read_note": "notes", "write_note": "notes", "read_skill": "skills",
+		"list_emails": "google", "create_calendar_event": "google", "send_slack_message": "slack", "mcp__x__y": "mcp", "echo_text": "other"} {
 		if got := agent.ToolGroup(name); got != g {
 			t.Errorf("ToolGroup(%s) = %s, want %s", name, got, g)
 		}

@@ -32,7 +32,7 @@ func ToolGroup(name string) string {
 		return "memory"
 	case strings.HasPrefix(name, "web_"):
 		return "web"
-	case strings.HasSuffix(name, "_notes") || name == "read_note":
+	case strings.HasSuffix(name, "_notes") || name == "read_note" || name == "write_note":
 		return "notes"
 	case name == "read_skill":
 		return "skills"

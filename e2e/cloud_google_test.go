@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func TestCloudGoogleSignInCheckAndDraft(t *testing.T) {
 	}
 	token := filepath.Join(home, ".config", "co-cli", "google-token.json")
 	if !strings.Contains(p.stdout.String(), "Signed in. Token saved to "+token+" (mode 0600).") ||
-		!strings.Contains(p.stdout.String(), "Granted: Drive (read-only), Gmail (read), Gmail (drafts), Calendar (read-only).") {
+		!strings.Contains(p.stdout.String(), "Granted: Drive (read-only), Gmail (read), Gmail (drafts), Calendar (read-only), Calendar (create events).") {
 		t.Errorf("auth output:\n%s", p.stdout)
 	}
 	if st, err := os.Stat(token); err != nil || st.Mode().Perm() != 0o600 {
@@ -54,6 +55,37 @@ func TestCloudGoogleSignInCheckAndDraft(t *testing.T) {
 		!regexp.MustCompile(`Gmail\s+OK\s+mailbox ada@example.com`).MatchString(out) ||
 		!regexp.MustCompile(`Calendar\s+OK\s+primary calendar`).MatchString(out) {
 		t.Fatalf("co google check: exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(out, "not granted") {
+		t.Errorf("co google check with every scope says one is missing:\n%s", out)
+	}
+	// A sign-in from before co created events: check names the scope.
+	saved, err := os.ReadFile(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok map[string]any
+	if err := json.Unmarshal(saved, &tok); err != nil {
+		t.Fatal(err)
+	}
+	var kept []any
+	for _, sc := range tok["scopes"].([]any) {
+		if sc != "https://www.googleapis.com/auth/calendar.events" {
+			kept = append(kept, sc)
+		}
+	}
+	if len(kept) != len(tok["scopes"].([]any))-1 {
+		t.Fatalf("the saved token has no calendar.events scope: %s", saved)
+	}
+	tok["scopes"] = kept
+	old, _ := json.Marshal(tok)
+	if err := os.WriteFile(token, old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = runCo(t, t.TempDir(), environ, "", "google", "check")
+	if !strings.Contains(out, "granted: Drive (read-only), Gmail (read), Gmail (drafts), Calendar (read-only)\n") ||
+		!strings.Contains(out, "not granted: Calendar (create events); the tools that need it fail until you run co google auth again") {
+		t.Errorf("co google check of a read-only Calendar sign-in:\n%s", out)
 	}
 	g.Fail("/calendar/v3/", 403, "accessNotConfigured", "", 1)
 	out, _, code = runCo(t, t.TempDir(), environ, "", "google", "check")

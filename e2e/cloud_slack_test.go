@@ -89,7 +89,7 @@ func TestCloudToolsNotConfiguredAreListedNotOffered(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Slack (send_slack_message, list_slack_channels, list_slack_messages, list_slack_replies, list_slack_users): not configured — set SLACK_BOT_TOKEN",
-		"Google (search_drive_files, read_drive_file, list_emails, search_emails, read_email_attachment, create_email_draft, list_calendar_events, search_calendar_events): not configured — run `co google auth --client-secret FILE`",
+		"Google (search_drive_files, read_drive_file, list_emails, search_emails, read_email_attachment, create_email_draft, list_calendar_events, search_calendar_events, create_calendar_event): not configured — run `co google auth --client-secret FILE`",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("co status lacks %q:\n%s", want, out)

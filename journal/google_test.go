@@ -143,10 +143,10 @@ func TestCalendarEventIsDeleted(t *testing.T) {
 	}
 }
 
-// co's sign-in asks for Calendar read-only: deleting is refused, and the
-// message names the scope it needs.
+// A sign-in with Calendar read-only (co's before it created events):
+// deleting is refused, and the message names the scope it needs.
 func TestCalendarEventRefusedReadOnly(t *testing.T) {
-	srv, acct := newGoogle(t)
+	srv, acct := newGoogle(t, googlefake.ScopeDrive, googlefake.ScopeGmail, googlefake.ScopeCompose, googlefake.ScopeCalendar)
 	start := time.Date(2026, 12, 8, 10, 0, 0, 0, time.UTC)
 	srv.AddEvents(googlefake.Event{ID: "ev1", Summary: "Review", Start: start, End: start.Add(time.Hour)})
 	j := open(t, t.TempDir())

@@ -109,8 +109,12 @@ type Journal struct {
 	next int
 }
 
-// sessionName keeps the session id a plain file name.
-var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// sessionName keeps the session id a plain file name. Compiled on first
+// use: its {0,127} makes a program of about 100 KB, which every co process
+// would otherwise build at start.
+var sessionName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+})
 
 // FileName is the session's journal file under dir.
 func FileName(dir, session string) string { return filepath.Join(dir, session+".jsonl") }
@@ -119,7 +123,7 @@ func FileName(dir, session string) string { return filepath.Join(dir, session+".
 // <data>/journal. The folder is made 0700, the file 0600: entries carry
 // message texts and the earlier content of notes.
 func Open(dir, session string) (*Journal, error) {
-	if !sessionName.MatchString(session) {
+	if !sessionName().MatchString(session) {
 		return nil, fmt.Errorf("journal: session id %q is not a plain name (letters, digits, . _ -)", session)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -24,5 +24,9 @@ func TestEveryToolHasAFamily(t *testing.T) {
 		if w, ok := want[tool.Name()]; ok && f != w {
 			t.Errorf("%s: family %q, want %q", tool.Name(), f, w)
 		}
+		// llm_tool_groups picks tools by name: each lands in its family's group.
+		if g := agent.ToolGroup(tool.Name()); g != f {
+			t.Errorf("%s: ToolGroup %q, but its family is %q", tool.Name(), g, f)
+		}
 	}
 }

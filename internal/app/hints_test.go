@@ -162,7 +162,7 @@ func TestEveryHeadlessHintIsTrue(t *testing.T) {
 	if err := os.WriteFile(creds, []byte(`{"type":"authorized_user","client_id":"id","client_secret":"s","refresh_token":"r"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	base := map[string]string{"SLACK_BOT_TOKEN": slackfake.Token, "GOOGLE_CREDENTIALS_PATH": creds}
+	base := map[string]string{"SLACK_BOT_TOKEN": slackfake.Token, "GOOGLE_CREDENTIALS_PATH": creds, "OBSIDIAN_VAULT_PATH": t.TempDir()}
 
 	families := []hintFamily{
 		{name: "shell, a command the policy allows", tool: "run_shell_command", args: `{"cmd":"ls"}`},
@@ -188,6 +188,8 @@ func TestEveryHeadlessHintIsTrue(t *testing.T) {
 			key: "URL", fix: func(s *hintSetup) { s.prompt = "summarise https://example.com/page" }},
 		{name: "Slack post", tool: "send_slack_message", args: `{"channel":"#general","text":"hello"}`},
 		{name: "Gmail draft", tool: "create_email_draft", args: `{"to":"ada@example.com","subject":"hi","body":"hello"}`},
+		{name: "calendar event", tool: "create_calendar_event", args: `{"title":"Sync","start":"2026-12-08T10:00:00Z","end":"2026-12-08T11:00:00Z","attendees":["bob@example.com"]}`},
+		{name: "note write", tool: "write_note", args: `{"filename":"Inbox/idea.md","content":"an idea"}`},
 		{name: "MCP tool", tool: "mcp__everything__echo", args: `{"message":"hi"}`,
 			key: `"approve": "auto"`, fix: func(s *hintSetup) { s.mcp["approve"] = "auto" }},
 	}

@@ -22,8 +22,8 @@ func TestEveryToolSchemaCompiles(t *testing.T) {
 			t.Errorf("%s: %v", tool.Name(), err)
 		}
 	}
-	if n := a.Tools.Len(); n != 32 { // 29 (read_email_attachment the latest), and the 3 memory tools
-		t.Errorf("%d tools registered, want 32", n)
+	if n := a.Tools.Len(); n != 34 { // 29 (read_email_attachment), the 3 memory tools, create_calendar_event and write_note
+		t.Errorf("%d tools registered, want 34", n)
 	}
 }
 

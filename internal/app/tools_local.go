@@ -44,7 +44,7 @@ func (a *App) localTools() ([]tools.Tool, []tools.Unconfigured, error) {
 		out = append(out, skills.New(a.Extensions))
 	}
 
-	notesTools := []string{"search_notes", "list_notes", "read_note"}
+	notesTools := []string{"search_notes", "list_notes", "read_note", "write_note"}
 	switch fi, err := os.Stat(st.ObsidianVaultPath); {
 	case st.ObsidianVaultPath == "":
 		unconfigured = append(unconfigured, tools.Unconfigured{Family: "Obsidian notes", Tools: notesTools, Hint: notes.ConfigHint})

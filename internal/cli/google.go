@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -41,6 +42,8 @@ func scopeName(scope string) string {
 		return "Gmail (drafts)"
 	case google.ScopeCalendarReadOnly:
 		return "Calendar (read-only)"
+	case google.ScopeCalendarEvents:
+		return "Calendar (create events)"
 	}
 	return ""
 }
@@ -68,7 +71,9 @@ func newGoogleAuthCmd(s env) *cobra.Command {
 		Long: `co google auth signs you in to Google with an OAuth client of your own and
 saves the token in co's config directory (google-token.json, mode 0600). It
 asks only for what the tools need: Drive read-only, Gmail read and compose
-(drafts; co never sends mail), and Calendar read-only.
+(drafts; co never sends mail), Calendar read-only, and Calendar events (to
+create the events you approve, and delete them on undo). A sign-in from an
+older co lacks the last: run co google auth again to create events.
 
 The client secret is the JSON of an OAuth client ID of type "Desktop app"
 (Google Cloud console → APIs & Services → Credentials), in a project with the
@@ -177,6 +182,17 @@ configured).`,
 			if src.Kind == google.Saved {
 				if t, err := google.ReadToken(src.Path); err == nil && len(t.Scopes) > 0 {
 					fmt.Fprintf(s.Out, "granted: %s\n", describeScopes(t.Scopes))
+					// A sign-in from an older co lacks scopes added since
+					// (Calendar events): its read-only probes below pass.
+					var missing []string
+					for _, sc := range google.Scopes() {
+						if !slices.Contains(t.Scopes, sc) {
+							missing = append(missing, sc)
+						}
+					}
+					if len(missing) > 0 {
+						fmt.Fprintf(s.Out, "not granted: %s; the tools that need it fail until you run co google auth again and allow it\n", describeScopes(missing))
+					}
 				}
 			}
 			if gc.Endpoint != "" {

@@ -60,8 +60,8 @@ var directUses = map[string]directUse{
 		names: []string{"MaxMentionFiles", "Workspace"}},
 	"tools/google": {why: "co google's subject: where the credentials come from (no network), the token's scopes, the sign-in's options; " +
 		"the account and the sign-in are app.GoogleAccount and app.GoogleAuthorize",
-		names: []string{"AuthOptions", "Detect", "Explicit", "ReadToken", "Saved", "ScopeCalendarReadOnly", "ScopeDriveReadOnly",
-			"ScopeGmailCompose", "ScopeGmailReadOnly", "Unconfigured"}},
+		names: []string{"AuthOptions", "Detect", "Explicit", "ReadToken", "Saved", "ScopeCalendarEvents", "ScopeCalendarReadOnly", "ScopeDriveReadOnly",
+			"ScopeGmailCompose", "ScopeGmailReadOnly", "Scopes", "Unconfigured"}},
 	"tools/mcp": {why: "the states of app.App.MCP's servers, which the commands show, and a login's options",
 		names: []string{"AwaitingConsent", "Connected", "Disabled", "Failed", "LoginOptions", "Manager", "NeedsLogin", "NotStarted",
 			"Starting", "State", "Status"}},

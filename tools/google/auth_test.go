@@ -93,7 +93,7 @@ func TestAuthorizeSavesATokenThatWorksAndRefreshes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if saved.Type != "authorized_user" || saved.ClientID != "desktop-1" || saved.RefreshToken == "" || saved.AccessToken == "" ||
-		saved.TokenURI != srv.URL+"token" || len(saved.Scopes) != 4 {
+		saved.TokenURI != srv.URL+"token" || len(saved.Scopes) != 5 {
 		t.Errorf("saved token = %+v", saved)
 	}
 
@@ -252,7 +252,7 @@ func TestAuthorizeFailures(t *testing.T) {
 	t.Run("unticked scopes", func(t *testing.T) {
 		srv := googlefake.New()
 		defer srv.Close()
-		srv.GrantOnly([]string{googlefake.ScopeDrive, googlefake.ScopeGmail, googlefake.ScopeCalendar})
+		srv.GrantOnly([]string{googlefake.ScopeDrive, googlefake.ScopeGmail, googlefake.ScopeCalendar, googlefake.ScopeCalendarEvents})
 		path := filepath.Join(t.TempDir(), google.TokenFile)
 		res, err := authorize(t, srv, google.AuthOptions{TokenPath: path, OpenBrowser: browser(t)})
 		if err != nil {
@@ -338,7 +338,7 @@ func TestDetect(t *testing.T) {
 			}
 			if !src.Configured() {
 				u := google.Unconfigured(src)
-				if u.Family != "Google" || len(u.Tools) != 8 || u.Hint == "" {
+				if u.Family != "Google" || len(u.Tools) != 9 || u.Hint == "" {
 					t.Errorf("Unconfigured = %+v", u)
 				}
 			}

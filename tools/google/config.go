@@ -20,12 +20,17 @@ const (
 	ScopeGmailReadOnly    = "https://www.googleapis.com/auth/gmail.readonly"
 	ScopeGmailCompose     = "https://www.googleapis.com/auth/gmail.compose"
 	ScopeCalendarReadOnly = "https://www.googleapis.com/auth/calendar.readonly"
+	// ScopeCalendarEvents lets co create events (create_calendar_event)
+	// and delete the ones it created (undo). It covers events only:
+	// calendarList.get, which tells the calendar's time zone, still needs
+	// calendar.readonly.
+	ScopeCalendarEvents = "https://www.googleapis.com/auth/calendar.events"
 )
 
 // Scopes are the OAuth scopes of the Google tools: Drive read-only, Gmail
-// read and compose (drafts), Calendar read-only.
+// read and compose (drafts), Calendar read-only and events (creating them).
 func Scopes() []string {
-	return []string{ScopeDriveReadOnly, ScopeGmailReadOnly, ScopeGmailCompose, ScopeCalendarReadOnly}
+	return []string{ScopeDriveReadOnly, ScopeGmailReadOnly, ScopeGmailCompose, ScopeCalendarReadOnly, ScopeCalendarEvents}
 }
 
 // TokenFile is the name of the token co google auth saves in co's config
@@ -246,13 +251,14 @@ const (
 	NameCreateEmailDraft     = "create_email_draft"
 	NameListCalendarEvents   = "list_calendar_events"
 	NameSearchCalendarEvents = "search_calendar_events"
+	NameCreateCalendarEvent  = "create_calendar_event"
 )
 
 // ToolNames are the names of the Google tools, in the order Tools returns
 // them.
 func ToolNames() []string {
 	return []string{NameSearchDriveFiles, NameReadDriveFile, NameListEmails, NameSearchEmails, NameReadEmailAttachment,
-		NameCreateEmailDraft, NameListCalendarEvents, NameSearchCalendarEvents}
+		NameCreateEmailDraft, NameListCalendarEvents, NameSearchCalendarEvents, NameCreateCalendarEvent}
 }
 
 // Unconfigured is the /tools and co status line for Google when src is not
@@ -270,6 +276,6 @@ func Tools(a *Account) []tools.Tool {
 	return []tools.Tool{
 		NewSearchDriveFiles(a), NewReadDriveFile(a),
 		NewListEmails(a), NewSearchEmails(a), NewReadEmailAttachment(a), NewCreateEmailDraft(a),
-		NewListCalendarEvents(a), NewSearchCalendarEvents(a),
+		NewListCalendarEvents(a), NewSearchCalendarEvents(a), NewCreateCalendarEvent(a),
 	}
 }

@@ -33,7 +33,7 @@ func (s service) api() string {
 
 // scopes is how the scopes the service needs are described to the user.
 func (s service) scopes() string {
-	return [...]string{"Drive read-only", "Gmail read and compose", "Calendar read-only"}[s]
+	return [...]string{"Drive read-only", "Gmail read and compose", "Calendar read-only and events"}[s]
 }
 
 // errNotConfigured is returned when the credentials vanished after start.

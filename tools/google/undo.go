@@ -10,11 +10,6 @@ import (
 	"google.golang.org/api/googleapi"
 )
 
-// ScopeCalendarEvents is the scope events.delete needs (calendar.events,
-// or the full calendar scope). co's sign-in asks for Calendar read-only
-// (Scopes), so deleting an event is refused until the sign-in grants it.
-const ScopeCalendarEvents = "https://www.googleapis.com/auth/calendar.events"
-
 // DeleteDraft takes back a Gmail draft co saved, with users.drafts.delete
 // (https://developers.google.com/workspace/gmail/api/reference/rest/v1/users.drafts/delete:
 // "Immediately and permanently deletes the specified draft"; gmail.compose

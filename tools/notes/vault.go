@@ -1,6 +1,8 @@
 // Package notes holds the Obsidian tools: search_notes, list_notes and
-// read_note, over the vault at obsidian_vault_path. They only read, so they
-// run without asking.
+// read_note, over the vault at obsidian_vault_path, which only read and run
+// without asking; and write_note, which creates or replaces a note after
+// asking, and records the note as it was in the session's journal, so undo
+// restores it (journal.NoteBefore, NoteAfter).
 //
 // Paths are bounded to the vault the way the file tools are bounded to the
 // workspace (tools/internal/pathsafe: os.Root opens, no symlinks out, only
@@ -85,9 +87,9 @@ func New(dir string) *Vault { return &Vault{dir: dir, cache: map[string]*note{}}
 // Dir is the vault's folder.
 func (v *Vault) Dir() string { return v.dir }
 
-// Tools are search_notes, list_notes and read_note over v.
+// Tools are search_notes, list_notes, read_note and write_note over v.
 func (v *Vault) Tools() []tools.Tool {
-	return []tools.Tool{&SearchNotes{v}, &ListNotes{v}, &ReadNote{v}}
+	return []tools.Tool{&SearchNotes{v}, &ListNotes{v}, &ReadNote{v}, &WriteNote{v}}
 }
 
 // Warm reads the vault into the cache, so that the first search of the

@@ -23,6 +23,7 @@ package googlefake
 import (
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -49,8 +50,9 @@ const (
 	ScopeCompose  = "https://www.googleapis.com/auth/gmail.compose"
 	ScopeCalendar = "https://www.googleapis.com/auth/calendar.readonly"
 	// ScopeCalendarEvents and ScopeCalendarFull are the scopes that let
-	// events.delete through
-	// (https://developers.google.com/workspace/calendar/api/v3/reference/events/delete).
+	// events.insert and events.delete through
+	// (https://developers.google.com/workspace/calendar/api/v3/reference/events/insert,
+	// https://developers.google.com/workspace/calendar/api/v3/reference/events/delete).
 	ScopeCalendarEvents = "https://www.googleapis.com/auth/calendar.events"
 	ScopeCalendarFull   = "https://www.googleapis.com/auth/calendar"
 )
@@ -281,7 +283,7 @@ func (s *Server) IssueRefreshToken(client string, scopes ...string) string {
 // co google auth write) with a fresh refresh token for all co's scopes.
 func (s *Server) AuthorizedUserJSON(client, secret string) []byte {
 	s.AddClient(client, secret)
-	rt := s.IssueRefreshToken(client, ScopeDrive, ScopeGmail, ScopeCompose, ScopeCalendar)
+	rt := s.IssueRefreshToken(client, ScopeDrive, ScopeGmail, ScopeCompose, ScopeCalendar, ScopeCalendarEvents)
 	b, _ := json.Marshal(map[string]any{"type": "authorized_user", "client_id": client, "client_secret": secret,
 		"refresh_token": rt, "token_uri": s.URL + "token"})
 	return b
@@ -341,7 +343,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// users.drafts.delete: mail.google.com, gmail.modify or
 		// gmail.compose; co has compose.
 		need = []string{ScopeCompose}
-	case r.Method == http.MethodDelete && strings.HasPrefix(p, "/calendar/v3/calendars/"):
+	case r.Method == http.MethodDelete && strings.HasPrefix(p, "/calendar/v3/calendars/"),
+		r.Method == http.MethodPost && strings.HasPrefix(p, "/calendar/v3/calendars/"):
 		need = []string{ScopeCalendarEvents, ScopeCalendarFull}
 	case strings.HasPrefix(p, "/drive/v3/"):
 		need = []string{ScopeDrive}
@@ -364,6 +367,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodDelete && strings.HasPrefix(p, "/calendar/v3/calendars/"):
 		cal, id, _ := strings.Cut(strings.TrimPrefix(p, "/calendar/v3/calendars/"), "/events/")
 		s.deleteEvent(w, cal, id)
+	case r.Method == http.MethodPost && strings.HasPrefix(p, "/calendar/v3/calendars/") && strings.HasSuffix(p, "/events"):
+		s.insertEvent(w, r, strings.TrimSuffix(strings.TrimPrefix(p, "/calendar/v3/calendars/"), "/events"))
 	case p == "/drive/v3/about":
 		// about.get has no default fields: the request must name them.
 		if r.URL.Query().Get("fields") == "" {
@@ -790,6 +795,93 @@ func (s *Server) deleteEvent(w http.ResponseWriter, cal, id string) {
 		s.events[i].Status = "cancelled"
 		w.WriteHeader(http.StatusNoContent)
 	}
+}
+
+// insertEvent is events.insert
+// (https://developers.google.com/workspace/calendar/api/v3/reference/events/insert),
+// answering the Events resource
+// (https://developers.google.com/workspace/calendar/api/v3/reference/events):
+// a new id of base32hex characters (lowercase a-v and 0-9), status
+// "confirmed", an htmlLink whose eid is the base64url of the id and the
+// calendar's address, the account as creator and organizer (self), and
+// each attendee with responseStatus "needsAction" (self on the account's
+// own address). start and end are each a date or a dateTime with an offset
+// (this fake takes no timeZone; other bad times are a 400 of its own
+// wording); an end not after the start is 400 timeRangeEmpty "The
+// specified time range is empty." (kewisch/gdata-provider#12). The
+// calendar is "primary" or the account's address. sendUpdates is kept in
+// Requests for tests to check (docs/SOURCES.md#calendar-creating-events).
+func (s *Server) insertEvent(w http.ResponseWriter, r *http.Request, cal string) {
+	s.mu.Lock()
+	me := s.email
+	s.mu.Unlock()
+	if cal != "primary" && !strings.EqualFold(cal, me) {
+		apiError(w, http.StatusNotFound, "notFound", "Not Found")
+		return
+	}
+	var in calendar.Event
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		apiError(w, http.StatusBadRequest, "parseError", "Parse Error")
+		return
+	}
+	switch send := r.URL.Query().Get("sendUpdates"); send {
+	case "", "all", "externalOnly", "none":
+	default:
+		apiError(w, http.StatusBadRequest, "invalidParameter", fmt.Sprintf("Invalid value for: %s is not a valid value", send))
+		return
+	}
+	if in.Start == nil || in.End == nil {
+		apiError(w, http.StatusBadRequest, "required", "Required")
+		return
+	}
+	e := Event{Summary: in.Summary, Description: in.Description, Location: in.Location, Status: "confirmed"}
+	if in.Start.Date != "" || in.End.Date != "" {
+		a, err1 := time.Parse("2006-01-02", in.Start.Date)
+		b, err2 := time.Parse("2006-01-02", in.End.Date)
+		switch {
+		case err1 != nil || err2 != nil:
+			apiError(w, http.StatusBadRequest, "invalid", "Invalid start or end date.")
+			return
+		case !b.After(a):
+			apiError(w, http.StatusBadRequest, "timeRangeEmpty", "The specified time range is empty.")
+			return
+		}
+		e.StartDate, e.EndDate = in.Start.Date, in.End.Date
+	} else {
+		a, err1 := time.Parse(time.RFC3339, in.Start.DateTime)
+		b, err2 := time.Parse(time.RFC3339, in.End.DateTime)
+		switch {
+		case err1 != nil || err2 != nil:
+			apiError(w, http.StatusBadRequest, "invalid", "Invalid start or end time.")
+			return
+		case !b.After(a):
+			apiError(w, http.StatusBadRequest, "timeRangeEmpty", "The specified time range is empty.")
+			return
+		}
+		e.Start, e.End = a, b
+	}
+	for _, a := range in.Attendees {
+		if !strings.Contains(a.Email, "@") {
+			apiError(w, http.StatusBadRequest, "invalid", "Invalid attendee email.")
+			return
+		}
+		att := &calendar.EventAttendee{Email: a.Email, DisplayName: a.DisplayName, ResponseStatus: "needsAction",
+			Self: strings.EqualFold(a.Email, me)}
+		e.Attendees = append(e.Attendees, att)
+	}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	e.ID = strings.ToLower(strings.TrimRight(base32.HexEncoding.EncodeToString(b), "="))
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
+
+	out := &calendar.Event{Kind: "calendar#event", Id: e.ID, Status: "confirmed",
+		HtmlLink: "https://www.google.com/calendar/event?eid=" + base64.RawURLEncoding.EncodeToString([]byte(e.ID+" "+me)),
+		Summary:  e.Summary, Description: e.Description, Location: e.Location, Start: in.Start, End: in.End,
+		Attendees: e.Attendees, ICalUID: e.ID + "@google.com", EventType: "default"}
+	out.Organizer, out.Creator = s.organizer(e)
+	writeJSON(w, out)
 }
 
 // Events returns the calendar's events, deleted ones with status
