@@ -37,6 +37,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/journal"
 	"github.com/co-cli/co/lib/media"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
@@ -109,6 +110,14 @@ type Config struct {
 	// Protected checks the workspace's protected paths again around the turns (protected.go);
 	// nil: no check beyond the sandbox's own.
 	Protected ProtectedWatch
+	// Checkpoints, when set, keeps a checkpoint of the workspace around
+	// each turn of a saved session (undoable.go); it may open its store
+	// on the first Begin.
+	Checkpoints Checkpointer
+	// Journal, when set, gives the journal of a saved session, where tools
+	// record what they send (journal.RecordIn); called off the turn's path,
+	// once per turn.
+	Journal func(session string) (*journal.Journal, error)
 }
 
 // Agent is the conversation of one chat session.
@@ -172,6 +181,13 @@ type Agent struct {
 	// recall is the running turn's Config.Recall block; only the turn
 	// goroutine touches it.
 	recall string
+
+	// ckptPending is closed when the last turn's checkpoint End returned;
+	// ckptEndErr is its failure, said at the next turn; ckptTold is the
+	// session told its files cannot be undone (undoable.go).
+	ckptPending chan struct{}
+	ckptEndErr  error
+	ckptTold    string
 }
 
 // startTools runs Config.ToolsStart once (it returns at once: the tools

@@ -203,6 +203,15 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 		return fin, deniedJSON("user", it.check.Reason, "The user denied this call; it did not run. Do not repeat it unchanged: propose another way or ask the user.")
 	}
 
+	// No tool runs before the turn's checkpoint has begun; the call's
+	// context carries the session's journal and the turn.
+	if u := st.undo; u != nil {
+		var ok bool
+		if ctx, ok = u.ready(ctx, a, e); !ok {
+			fin.Status, fin.Err = message.CallInterrupted, message.InterruptedResult
+			return fin, message.InterruptedResult
+		}
+	}
 	// What the tool has to say while it runs (tools.Notify) is a Notice,
 	// before the call's result.
 	ctx = tools.WithNotice(ctx, func(text string) { e.send(Notice{Text: text, CallID: it.call.ID}) })

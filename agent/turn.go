@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -114,6 +115,11 @@ type turnState struct {
 	// bareTold is set once the turn said that a request went without
 	// tools (bare.go).
 	bareTold bool
+	// undo is the turn's checkpoint and journal; nil when the turn is not
+	// undoable (no saved session, a !cmd).
+	undo *undoTurn
+	// started is when the turn began (the journal's turn start).
+	started time.Time
 }
 
 // LastTurnSpan is the span of the latest turn: what is done for that turn
@@ -140,6 +146,7 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 		sources = []tools.Origin{message.PipedOrigin()}
 	}
 	sid := a.SessionID()
+	turnStart := time.Now()
 	a.mu.Lock()
 	a.turns++
 	turnNo := a.turns
@@ -169,7 +176,12 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 	if u := a.Unattended(); u != nil {
 		span.SetAttributes(attribute.String("co.run.kind", "scheduled"), attribute.String("co.schedule.name", u.Schedule))
 	}
-	st := &turnState{retries: map[string]int{}}
+	st := &turnState{retries: map[string]int{}, started: turnStart}
+	// The turn's checkpoint ends after it, whatever its outcome.
+	defer func() { a.endUndo(st.undo) }()
+	if msg := a.endFailure(); msg != "" {
+		e.send(Notice{Text: msg})
+	}
 	outcome := "error"
 	defer func() {
 		if r := a.Risk(); len(r.Untrusted) > 0 {
@@ -247,7 +259,9 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 				o.ObserveAttached(attached)
 			}
 		}
+		before := a.recorderSeq()
 		a.appendHistory(e, message.Message{Role: message.RoleUser, Content: prompt, Shown: shown, Attachments: atts, Sources: sources})
+		st.undo = a.beginUndo(e, before, turnStart)
 	}
 	a.recall = ""
 	if a.cfg.Recall != nil && w == nil {

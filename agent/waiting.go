@@ -137,11 +137,15 @@ func (a *Agent) runWaiting(ctx context.Context, e *emitter, st *turnState, w Wai
 	// The model reads what happened: the user's approval (shown in a
 	// resumed transcript as the command typed), then the call and its
 	// result, as if it had just made it.
+	// The approval's message is the turn's user message: its seq is the
+	// turn's key, so /undo takes the approved call back as any turn.
+	before := a.recorderSeq()
 	a.appendHistory(e,
 		message.Message{Role: message.RoleUser, Shown: fmt.Sprintf("/inbox approve %d", w.ID), Content: fmt.Sprintf(
 			"%s The user approved the call to %s that waited for approval%s (its id was %s). It runs now; its result follows. Continue the task with it.",
-			ApprovedFromInbox, w.Tool, fromSchedule(w.Schedule), w.CallID)},
-		message.Message{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{call}})
+			ApprovedFromInbox, w.Tool, fromSchedule(w.Schedule), w.CallID)})
+	st.undo = a.beginUndo(e, before, st.started)
+	a.appendHistory(e, message.Message{Role: message.RoleAssistant, ToolCalls: []message.ToolCall{call}})
 	a.recordDecision(e, it, v)
 	fin, content := a.runOne(ctx, e, it, st)
 	a.appendHistory(e, message.Message{Role: message.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: content, Sources: fin.Result.Origins})

@@ -134,6 +134,14 @@ var migrations = []string{
 		created_at INTEGER NOT NULL
 	);
 	CREATE INDEX compactions_session ON compactions(session_id);`,
+	// 6 → 7 (issue 41, undo): a message taken out of the conversation by
+	// an undo ('undone') or replaced by a summary ('summarised'), and when
+	// (undone.go); '' is a live message. The rows stay, for the
+	// transcript, and seqs are never reused. An aside that followed such a
+	// message carries its mark.
+	`ALTER TABLE messages ADD COLUMN undone TEXT NOT NULL DEFAULT '';
+	ALTER TABLE messages ADD COLUMN undone_at INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE asides ADD COLUMN undone TEXT NOT NULL DEFAULT '';`,
 }
 
 // Kind is what started a saved session: the chat (co, co --plain) or co
@@ -256,14 +264,18 @@ type Info struct {
 	// Outcome is how a scheduled run ended, as SetOutcome saved it
 	// ("" while it runs or when it was never saved).
 	Outcome string
+	// Undone is how many turns an undo took out (UndoFrom); Turns counts
+	// the others.
+	Undone int
 }
 
-const infoCols = `id, workspace, title, created_at, updated_at, turns, input_tokens, output_tokens, kind, schedule, outcome`
+const infoCols = `id, workspace, title, created_at, updated_at, turns, input_tokens, output_tokens, kind, schedule, outcome,
+	(SELECT count(*) FROM messages m WHERE m.session_id = sessions.id AND m.role = 'user' AND m.undone = 'undone')`
 
 func scanInfo(sc interface{ Scan(...any) error }) (Info, error) {
 	var i Info
 	var created, updated int64
-	err := sc.Scan(&i.ID, &i.Workspace, &i.Title, &created, &updated, &i.Turns, &i.InputTokens, &i.OutputTokens, &i.Kind, &i.Schedule, &i.Outcome)
+	err := sc.Scan(&i.ID, &i.Workspace, &i.Title, &created, &updated, &i.Turns, &i.InputTokens, &i.OutputTokens, &i.Kind, &i.Schedule, &i.Outcome, &i.Undone)
 	i.Created, i.Updated = time.Unix(0, created), time.Unix(0, updated)
 	return i, err
 }
@@ -391,6 +403,9 @@ type Entry struct {
 	// not set: the entry's place is its position).
 	Aside *message.Aside
 	At    time.Time
+	// Undone is the step's mark: "" (in the conversation), MarkUndone
+	// (taken out by an undo) or MarkSummarised (replaced by a summary).
+	Undone string
 }
 
 // DecisionRecord is a saved approval decision.
@@ -421,11 +436,25 @@ func (s *Store) LoadAsides(id string) (Info, []message.Message, []message.Aside,
 	return info, msgs, xs, nil
 }
 
-// split takes the messages and asides out of a transcript.
+// split takes the messages and asides out of a transcript: those an undo
+// took out are left out; before the first of a run of summarised ones
+// goes SummarisedNotice, so what the chat shows marks them.
 func split(entries []Entry) ([]message.Message, []message.Aside) {
 	msgs := make([]message.Message, 0, len(entries))
 	var xs []message.Aside
+	summarised := false
 	for _, e := range entries {
+		if e.Undone == MarkUndone {
+			continue
+		}
+		if e.Aside == nil && e.Decision == nil {
+			if s := e.Undone == MarkSummarised; s != summarised {
+				if s {
+					xs = append(xs, message.Aside{After: len(msgs), Notice: SummarisedNotice})
+				}
+				summarised = s
+			}
+		}
 		switch {
 		case e.Aside != nil:
 			x := *e.Aside
@@ -454,7 +483,7 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 	}
 	entries := make([]Entry, 0, len(saved))
 	for _, m := range saved {
-		entries = append(entries, Entry{Message: m.Message, At: m.at})
+		entries = append(entries, Entry{Message: m.Message, At: m.at, Undone: m.undone})
 	}
 	if err := s.mergeDecisions(id, &entries); err != nil {
 		return Info{}, nil, err
@@ -475,14 +504,26 @@ func (s *Store) Transcript(id string) (Info, []Entry, error) {
 // savedMessage is a row of messages.
 type savedMessage struct {
 	message.Message
-	seq int
-	at  time.Time
+	seq    int
+	at     time.Time
+	undone string // its mark: "", MarkUndone or MarkSummarised
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	Query(query string, args ...any) (*sql.Rows, error)
+	QueryRow(query string, args ...any) *sql.Row
 }
 
 // messages returns session id's saved messages; more is the rest of the
 // query after its WHERE (an ORDER BY, more conditions), with its args.
 func (s *Store) messages(id, more string, args ...any) ([]savedMessage, error) {
-	rows, err := s.db.Query(`SELECT seq, role, content, tool_calls, tool_call_id, tool_name, interrupted, created_at, meta FROM messages WHERE session_id = ? `+more, append([]any{id}, args...)...)
+	return s.messagesIn(s.db, id, more, args...)
+}
+
+// messagesIn is messages read through q (a transaction's view).
+func (s *Store) messagesIn(q querier, id, more string, args ...any) ([]savedMessage, error) {
+	rows, err := q.Query(`SELECT seq, role, content, tool_calls, tool_call_id, tool_name, interrupted, created_at, meta, undone FROM messages WHERE session_id = ? `+more, append([]any{id}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -493,7 +534,8 @@ func (s *Store) messages(id, more string, args ...any) ([]savedMessage, error) {
 		var calls, callID, toolName, meta sql.NullString
 		var seq, interrupted int
 		var at int64
-		if err := rows.Scan(&seq, &m.Role, &m.Content, &calls, &callID, &toolName, &interrupted, &at, &meta); err != nil {
+		var undone string
+		if err := rows.Scan(&seq, &m.Role, &m.Content, &calls, &callID, &toolName, &interrupted, &at, &meta, &undone); err != nil {
 			return nil, err
 		}
 		if meta.Valid && meta.String != "" {
@@ -510,7 +552,7 @@ func (s *Store) messages(id, more string, args ...any) ([]savedMessage, error) {
 			}
 		}
 		m.ToolCallID, m.ToolName, m.Interrupted = callID.String, toolName.String, interrupted != 0
-		out = append(out, savedMessage{Message: m, seq: seq, at: time.Unix(0, at)})
+		out = append(out, savedMessage{Message: m, seq: seq, at: time.Unix(0, at), undone: undone})
 	}
 	return out, rows.Err()
 }
@@ -551,7 +593,7 @@ type placedAside struct {
 
 // asides returns session id's asides in the order they were saved.
 func (s *Store) asides(id string) ([]placedAside, error) {
-	rows, err := s.db.Query(`SELECT after_seq, data, created_at FROM asides WHERE session_id = ? ORDER BY rowid`, id)
+	rows, err := s.db.Query(`SELECT after_seq, data, created_at, undone FROM asides WHERE session_id = ? ORDER BY rowid`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -559,16 +601,16 @@ func (s *Store) asides(id string) ([]placedAside, error) {
 	var xs []placedAside
 	for rows.Next() {
 		var after int
-		var data string
+		var data, undone string
 		var at int64
-		if err := rows.Scan(&after, &data, &at); err != nil {
+		if err := rows.Scan(&after, &data, &at, &undone); err != nil {
 			return nil, err
 		}
 		x, err := decodeAside([]byte(data))
 		if err != nil {
 			return nil, s.damaged(err)
 		}
-		xs = append(xs, placedAside{after, Entry{Aside: &x, At: time.Unix(0, at)}})
+		xs = append(xs, placedAside{after, Entry{Aside: &x, At: time.Unix(0, at), Undone: undone}})
 	}
 	return xs, rows.Err()
 }
@@ -602,6 +644,7 @@ func (s *Store) mergeDecisions(id string, entries *[]Entry) error {
 		if id := e.Message.ToolCallID; e.Message.Role == message.RoleTool && len(byCall[id]) > 0 {
 			k := byCall[id][0]
 			byCall[id] = byCall[id][1:]
+			ds[k].Undone = e.Undone // a decision goes with its call's result
 			out = append(out, ds[k])
 			placed[k] = true
 		}
@@ -691,6 +734,11 @@ func (s *Store) reopen(id string) (*Session, error) {
 
 // ID is the session's id.
 func (r *Session) ID() string { return r.id }
+
+// Seq is the seq of the last message r appended (0: none yet): right
+// after a turn's user message is saved, the turn's key. Seqs are never
+// reused: after UndoFrom, r appends after the undone messages.
+func (r *Session) Seq() int64 { return int64(r.seq) }
 
 func newID() string {
 	var b [8]byte

@@ -11,7 +11,6 @@ package undo
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -74,6 +73,13 @@ type Config struct {
 	Tracer   trace.Tracer
 	// Summarise makes the summary of Summarise mode; nil: the mode is refused.
 	Summarise func(ctx context.Context, msgs []message.Message) (string, error)
+	// Hold, when set, runs before a rewind changes anything and release
+	// after it: the chat refuses while a turn runs (its error is Rewind's)
+	// and keeps turns from starting meanwhile.
+	Hold func() (release func(), err error)
+	// Changed, when set, runs after a rewind changed the conversation: the
+	// chat reloads the agent's history from the store.
+	Changed func() error
 }
 
 // Service takes back turns of one session.
@@ -82,19 +88,3 @@ type Service struct{ cfg Config }
 // New returns the service for cfg.
 func New(cfg Config) *Service { return &Service{cfg: cfg} }
 
-var errNotBuilt = errors.New("undo: not built yet")
-
-// Turns lists the session's live turns, oldest first.
-func (s *Service) Turns() ([]Turn, error) { return nil, errNotBuilt }
-
-// Rewind takes back every live turn from fromSeq on (the last turn: its
-// own Seq) as mode says. A file changed since its turn ended is a
-// conflict, left as it is and named in Result.Files, unless force.
-func (s *Service) Rewind(ctx context.Context, fromSeq int64, mode Mode, force bool) (Result, error) {
-	return Result{}, errNotBuilt
-}
-
-// UndoSent takes back one journal entry (Result.Sent's Seq).
-func (s *Service) UndoSent(ctx context.Context, seq int) (journal.Result, error) {
-	return journal.Result{}, errNotBuilt
-}

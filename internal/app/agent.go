@@ -92,6 +92,7 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 			}
 		}
 	}
+	a.undoConfig(&cfg)
 	if st.LLMTemperature >= 0 {
 		t := st.LLMTemperature
 		cfg.Request.Temperature = &t

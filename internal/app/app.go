@@ -35,7 +35,9 @@ import (
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/files"
+	"github.com/co-cli/co/tools/google"
 	"github.com/co-cli/co/tools/mcp"
+	"github.com/co-cli/co/tools/slack"
 )
 
 // App is one run of co, wired.
@@ -94,6 +96,12 @@ type App struct {
 	// report-only runs. primeWatch reads the workspace for it in the background.
 	watch      *sandbox.Watch
 	primeWatch func()
+	// undo is the checkpoint store and the journals, opened when first
+	// needed (undo.go); slack and google the cloud tools' own clients,
+	// which undo deletes through (nil when not configured).
+	undo   undoParts
+	slack  *slack.Workspace
+	google *google.Account
 }
 
 // Warnings are what went wrong at start without stopping the run, beyond
@@ -206,6 +214,9 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 		if a.Resumed, err = a.attachSessions(); err != nil {
 			return nil, err
 		}
+		// The last turn's checkpoint is recorded before co exits (co undo
+		// after it sees the turn); old checkpoints pruned after it.
+		a.onClose(a.closeUndo)
 	}
 	done = true
 	return a, nil

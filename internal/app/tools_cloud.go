@@ -72,13 +72,15 @@ func (a *App) cloudTools() ([]tools.Tool, []tools.Unconfigured, error) {
 
 	gc := GoogleConfig(a.Config)
 	if src := google.Detect(gc); src.Configured() {
-		all = append(all, google.Tools(google.NewAccount(gc))...)
+		a.google = google.NewAccount(gc)
+		all = append(all, google.Tools(a.google)...)
 	} else {
 		unconfigured = append(unconfigured, google.Unconfigured(src))
 	}
 
 	if sc, ok := SlackConfig(a.Config); ok {
-		all = append(all, slack.Tools(slack.NewWorkspace(sc))...)
+		a.slack = slack.NewWorkspace(sc)
+		all = append(all, slack.Tools(a.slack)...)
 	} else {
 		unconfigured = append(unconfigured, slack.Unconfigured())
 	}
