@@ -89,7 +89,18 @@ func (s *Store) UndoFrom(id string, fromSeq int64) (turns int, err error) {
 			id, fromSeq, string(message.RoleUser), MarkUndone).Scan(&turns); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`UPDATE sessions SET turns = max(turns - ?, 0) WHERE id = ?`, turns, id)
+		if _, err := tx.Exec(`UPDATE sessions SET turns = max(turns - ?, 0) WHERE id = ?`, turns, id); err != nil {
+			return err
+		}
+		// Named by its first prompt still in the conversation ("": the
+		// next one names it).
+		var first string
+		err := tx.QueryRow(`SELECT content FROM messages WHERE session_id = ? AND seq < ? AND role = ? AND undone != ? ORDER BY seq LIMIT 1`,
+			id, fromSeq, string(message.RoleUser), MarkUndone).Scan(&first)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		_, err = tx.Exec(`UPDATE sessions SET title = ? WHERE id = ?`, Title(first), id)
 		return err
 	})
 	if err != nil {
@@ -159,7 +170,7 @@ func (s *Store) markFrom(id string, fromSeq int64, mark string, more func(tx *sq
 	err = tx.QueryRow(`SELECT role, undone FROM messages WHERE session_id = ? AND seq = ?`, id, fromSeq).Scan(&role, &undone)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("%w: session %s has no message %d (its turns are listed by co sessions show %s)", ErrNotATurn, id, fromSeq, id)
+		return fmt.Errorf("%w: session %s has no message %d", ErrNotATurn, id, fromSeq)
 	case err != nil:
 		return err
 	case role != string(message.RoleUser):

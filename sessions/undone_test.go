@@ -101,6 +101,9 @@ func TestUndoLastTurnIsNotResumed(t *testing.T) {
 	}
 	ts, err := s.Turns(r.ID())
 	must(t, err)
+	if info.Title != "question 0" {
+		t.Errorf("title %q", info.Title)
+	}
 	if len(ts) != 3 || ts[0].Seq != seqs[0] || ts[1].Seq != seqs[1] || ts[2].Seq != last || ts[2].Undone != MarkUndone || ts[1].Undone != "" || ts[2].Prompt != "delete the logs" {
 		t.Errorf("turns: %+v", ts)
 	}
@@ -157,6 +160,19 @@ func TestSeqAfterUndoContinues(t *testing.T) {
 	must(t, err)
 	if info.Turns != 1 || info.Undone != 3 {
 		t.Errorf("info: %d turns, %d undone", info.Turns, info.Undone)
+	}
+	_, err = s.UndoFrom(r.ID(), seqs[0])
+	must(t, err)
+	info, err = s.Find(r.ID())
+	must(t, err)
+	if info.Title != "" || info.Turns != 0 {
+		t.Errorf("every turn undone: title %q, %d turns", info.Title, info.Turns)
+	}
+	turnSeqs(t, r, 9, 1)
+	info, err = s.Find(r.ID())
+	must(t, err)
+	if info.Title != "question 9" || info.Turns != 1 {
+		t.Errorf("the next turn names it: title %q, %d turns", info.Title, info.Turns)
 	}
 }
 

@@ -179,11 +179,20 @@ func sessionTable(l []sessions.Info, withWorkspace bool, current string) string 
 			row = append(row, cell(i.Workspace))
 		}
 		from := fromColumn(i)
-		row = append(row, i.Updated.Format("2006-01-02 15:04"), fmt.Sprint(i.Turns), present.Tokens(i.InputTokens+i.OutputTokens), from, cell(i.Title))
+		row = append(row, i.Updated.Format("2006-01-02 15:04"), turnsCell(i), present.Tokens(i.InputTokens+i.OutputTokens), from, cell(i.Title))
 		fmt.Fprintln(w, strings.Join(row, "\t"))
 	}
 	w.Flush()
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// turnsCell is the TURNS column: the turns in the conversation, and how
+// many an undo took out ("5 (2 undone)").
+func turnsCell(i sessions.Info) string {
+	if i.Undone == 0 {
+		return fmt.Sprint(i.Turns)
+	}
+	return fmt.Sprintf("%d (%d undone)", i.Turns, i.Undone)
 }
 
 func newSessionsCmd(s env) *cobra.Command {
@@ -294,7 +303,13 @@ func transcriptText(entries []sessions.Entry) string {
 			if m.Shown != "" { // /NAME ARGS, as it was typed
 				text = m.Shown
 			}
-			fmt.Fprintf(&b, "co> %s\n", present.Plain(text))
+			// A turn an undo took out, or a summary replaced, stays in the
+			// transcript with its mark (its steps follow, as saved).
+			mark := ""
+			if e.Undone != "" {
+				mark = " — " + cell(e.Undone)
+			}
+			fmt.Fprintf(&b, "co> %s%s\n", present.Plain(text), mark)
 			for _, a := range atts {
 				fmt.Fprintf(&b, "%s%s\n", plain.AttachedPrefix, mention.Summary(a))
 			}
