@@ -56,7 +56,7 @@ func checkUndoFiles(t *testing.T, dir string, files map[string]undoFile) {
 func undoTurn() llmtest.Reply {
 	return llmtest.Reply{ToolCalls: []llmtest.ToolCall{
 		localCall("w1", "write_file", map[string]any{"path": "greeting.txt", "content": "goodbye\n"}),
-		localCall("s1", "run_shell_command", map[string]any{"command": "chmod 600 plan.txt && rm old.sh && mkdir -p made/deep && printf new > made/deep/n.txt"}),
+		localCall("s1", "run_shell_command", map[string]any{"cmd": "chmod 600 plan.txt && rm old.sh && mkdir -p made/deep && printf new > made/deep/n.txt"}),
 	}}
 }
 

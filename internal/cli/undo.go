@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +32,8 @@ type undoFlags struct {
 	conversationOnly bool
 	sent             bool
 	yes              bool
+	list             bool
+	turnsGiven       bool // --turns was given
 }
 
 func newUndoCmd(s env) *cobra.Command {
@@ -47,8 +50,9 @@ it. It prints each file restored or removed, what could not be restored and
 why, and the prompt taken back.
 
 A file changed again after the turn (by an editor, another program) is a
-conflict: it is left as it is and named, and co undo exits 3. Look at it,
-then run co undo --force to put it back as before the turn anyway.
+conflict: it is left as it is and named, and co undo exits 3 (the turn
+leaves the conversation all the same). Look at it, then run co undo --force:
+it puts back the files that undo left, and takes no further turn.
 
 What the turn sent (a Slack post, a Gmail draft, a memory saved, ...) is
 listed after the files. At a terminal co undo asks for each one that can be
@@ -67,7 +71,8 @@ action that could not be taken back); 2 usage error; 3 done, but files
 changed after the turn were kept (conflicts, named above).`,
 		Example: `  co undo                      # the last turn of this workspace's latest chat
   co undo --turns 3            # the last three turns
-  co undo --force              # put back files changed since the turn too
+  co undo --list               # the turns it can take back
+  co undo --force              # put back the files the last undo kept
   co undo --session 2f9c --files-only
   co undo --sent               # what the undone turns sent, asked one by one`,
 		Args: usageArgs(cobra.NoArgs),
@@ -75,17 +80,19 @@ changed after the turn were kept (conflicts, named above).`,
 			if err := f.check(cmd); err != nil {
 				return err
 			}
+			f.turnsGiven = cmd.Flags().Changed("turns")
 			return runUndo(cmd.Context(), s, f)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.session, "session", "", "the saved session `ID` (a unique prefix; default: this workspace's latest chat)")
-	fl.BoolVar(&f.force, "force", false, "put back files changed after the turn too (conflicts), losing those changes")
+	fl.BoolVar(&f.force, "force", false, "put back files changed since the turn too, losing those changes (after an undo that kept some: just those)")
 	fl.IntVar(&f.turns, "turns", 1, "take back the last `N` turns")
 	fl.BoolVar(&f.filesOnly, "files-only", false, "put the files back; the conversation keeps the turns")
 	fl.BoolVar(&f.conversationOnly, "conversation-only", false, "take the turns out of the conversation; files stay as they are")
 	fl.BoolVar(&f.sent, "sent", false, "rewind nothing: offer again what the undone turns sent that is still there")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "take back what the turns sent without asking (for scripts)")
+	fl.BoolVar(&f.list, "list", false, "list the turns co undo can take back, and change nothing")
 	_ = cmd.RegisterFlagCompletionFunc("session", completeSessionIDs)
 	return cmd
 }
@@ -100,6 +107,8 @@ func (f undoFlags) check(cmd *cobra.Command) error {
 		return bad("--files-only and --conversation-only exclude each other: without either, co undo takes back both")
 	case f.sent && (f.force || f.filesOnly || f.conversationOnly || cmd.Flags().Changed("turns")):
 		return bad("--sent rewinds nothing, so it takes no --force, --turns, --files-only or --conversation-only: run co undo first, then co undo --sent")
+	case f.list && (f.force || f.filesOnly || f.conversationOnly || f.sent || f.yes || cmd.Flags().Changed("turns")):
+		return bad("--list changes nothing, so it takes only --session")
 	case f.force && f.conversationOnly:
 		return bad("--force is about files, and --conversation-only leaves the files as they are")
 	}
@@ -133,6 +142,9 @@ func runUndo(ctx context.Context, s env, f undoFlags) error {
 	}
 	defer closeSvc()
 	u := &undoRun{env: s, svc: svc, info: info, flags: f, in: bufio.NewReader(s.In), ask: isTerminal(s.In) && !f.yes}
+	if f.list {
+		return u.listTurns()
+	}
 	if f.sent {
 		return u.sentAgain(ctx)
 	}
@@ -192,11 +204,30 @@ func (u *undoRun) again(extra string) string {
 
 // rewind takes back the last turns and prints what it did.
 func (u *undoRun) rewind(ctx context.Context) error {
+	name := fmt.Sprintf("session %s (%s)", cell(u.info.ID), cell(titleOr(u.info.Title)))
+	if u.flags.force && !u.flags.turnsGiven && u.flags.mode() != undo.ConversationOnly {
+		// co undo --force after a co undo that kept files: those turns are
+		// out of the conversation already; put their files back.
+		unfinished, err := u.svc.Unfinished()
+		if err != nil {
+			return err
+		}
+		if len(unfinished) > 0 {
+			res, err := u.svc.Rewind(ctx, unfinished[0].Seq, u.flags.mode(), true)
+			if err != nil {
+				return err
+			}
+			u.printRewind("Put back the files left by the last undo of", name, res, nil)
+			if u.offerSent(ctx, res.Sent) {
+				return exitCode(exitError)
+			}
+			return nil
+		}
+	}
 	turns, err := u.svc.Turns()
 	if err != nil {
 		return err
 	}
-	name := fmt.Sprintf("session %s (%s)", cell(u.info.ID), cell(titleOr(u.info.Title)))
 	if len(turns) == 0 {
 		return fmt.Errorf("%s has no turns left to undo", name)
 	}
@@ -208,7 +239,11 @@ func (u *undoRun) rewind(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	u.printRewind(name, res)
+	number := map[int64]int{} // a turn's number among the live ones, before the rewind
+	for _, t := range turns {
+		number[t.Seq] = t.N
+	}
+	u.printRewind("", name, res, number)
 	failed := u.offerSent(ctx, res.Sent)
 	switch {
 	case failed:
@@ -237,18 +272,29 @@ func titleOr(t string) string {
 
 // printRewind prints what a rewind did: the turns, the files, the
 // conversation, the notes.
-func (u *undoRun) printRewind(name string, res undo.Result) {
+func (u *undoRun) printRewind(what, name string, res undo.Result, number map[int64]int) {
 	w := u.Out
-	what := "Undid"
-	switch u.flags.mode() {
-	case undo.FilesOnly:
+	finishing := what != ""
+	switch {
+	case finishing:
+	case u.flags.mode() == undo.FilesOnly:
 		what = "Put back the files of"
-	case undo.ConversationOnly:
+	case u.flags.mode() == undo.ConversationOnly:
 		what = "Took out of the conversation"
+	default:
+		what = "Undid"
 	}
-	fmt.Fprintf(w, "%s %s of %s:\n", what, plural(len(res.Taken), "turn"), name)
+	if finishing {
+		fmt.Fprintf(w, "%s %s, %s:\n", what, name, plural(len(res.Taken), "turn"))
+	} else {
+		fmt.Fprintf(w, "%s %s of %s:\n", what, plural(len(res.Taken), "turn"), name)
+	}
 	for _, t := range res.Taken {
-		fmt.Fprintf(w, "  turn %d, %s: %s\n", t.N, t.At.Local().Format("2006-01-02 15:04"), cell(t.Prompt))
+		at := t.At.Local().Format("2006-01-02 15:04")
+		if n := number[t.Seq]; n > 0 {
+			at = fmt.Sprintf("turn %d, %s", n, at)
+		}
+		fmt.Fprintf(w, "  %s: %s\n", at, cell(t.Prompt))
 	}
 	if ws, err := app.WorkingDir(); err == nil && u.info.Workspace != "" && u.info.Workspace != ws {
 		fmt.Fprintf(w, "Its workspace is %s.\n", cell(u.info.Workspace))
@@ -258,11 +304,14 @@ func (u *undoRun) printRewind(name string, res undo.Result) {
 	} else {
 		fmt.Fprintln(w, "Files: left as they are (--conversation-only).")
 	}
-	switch u.flags.mode() {
-	case undo.FilesOnly:
+	switch {
+	case finishing:
+		fmt.Fprintf(w, "Conversation: %s taken out of it before.\n", pick(len(res.Taken), "that turn was", "those turns were"))
+	case u.flags.mode() == undo.FilesOnly:
 		fmt.Fprintln(w, "Conversation: it keeps the turns (--files-only).")
 	default:
-		fmt.Fprintf(w, "Conversation: the turns are taken out; co --continue goes on from before them. The prompt taken back:\n  %s\n", cell(res.Prompt))
+		fmt.Fprintf(w, "Conversation: %s taken out; co --continue goes on from before %s. The prompt taken back:\n  %s\n",
+			pick(len(res.Taken), "the turn is", "the turns are"), pick(len(res.Taken), "it", "them"), cell(res.Prompt))
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "Note: %s\n", cell(n))
@@ -375,6 +424,44 @@ func (u *undoRun) sentAgain(ctx context.Context) error {
 	fmt.Fprintf(u.Out, "Sent by the undone turns of session %s (%s):\n", cell(u.info.ID), cell(titleOr(u.info.Title)))
 	if u.takeBack(ctx, pending) {
 		return exitCode(exitError)
+	}
+	return nil
+}
+
+// listTurns is co undo --list: the live turns, newest last, with what
+// each changed and sent, and the turns whose files a last undo left.
+func (u *undoRun) listTurns() error {
+	turns, err := u.svc.Turns()
+	if err != nil {
+		return err
+	}
+	unfinished, err := u.svc.Unfinished()
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("session %s (%s)", cell(u.info.ID), cell(titleOr(u.info.Title)))
+	w := u.Out
+	if len(turns) == 0 {
+		fmt.Fprintf(w, "No turns of %s are left to undo.\n", name)
+	} else {
+		fmt.Fprintf(w, "Turns of %s, oldest first:\n", name)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  TURN\tSENT AT\tFILES\tSENT\tPROMPT")
+		for _, t := range turns {
+			files := "-"
+			if t.Checkpoint != nil {
+				files = fmt.Sprint(len(t.Checkpoint.Changes))
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\n", t.N, t.At.Local().Format("2006-01-02 15:04"), files, len(t.Sent), cell(t.Prompt))
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "FILES: paths the turn changed (-: none recorded). co undo --turns K takes back the last K (%s).\n", u.again(""))
+	}
+	if len(unfinished) > 0 {
+		fmt.Fprintf(w, "Taken out of the conversation with files left as they were (co undo --force puts them back):\n")
+		for _, t := range unfinished {
+			fmt.Fprintf(w, "  %s: %s\n", t.At.Local().Format("2006-01-02 15:04"), cell(t.Prompt))
+		}
 	}
 	return nil
 }
