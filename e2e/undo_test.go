@@ -110,6 +110,10 @@ func TestUndoFromTheShellTakesBackTheChatsLastTurn(t *testing.T) {
 		}
 	}
 
+	// co sessions counts the turn as undone.
+	if list, _, _ := runCo(t, dir, e, "", "sessions"); !strings.Contains(list, "0 (1 undone)") {
+		t.Errorf("co sessions does not show the turn undone:\n%s", list)
+	}
 	// The conversation goes on from before the turn.
 	out, errOut, code = runCo(t, dir, e, "start again\n", "--plain", "--continue")
 	if code != 0 || !strings.Contains(out, "Fresh start.") {
@@ -123,9 +127,16 @@ func TestUndoFromTheShellTakesBackTheChatsLastTurn(t *testing.T) {
 	}
 	// Nothing is left to undo in it but the new turn; a second co undo
 	// takes that one, not the one already undone.
+	if out, _, _ := runCo(t, dir, e, "", "undo", "--list"); !strings.Contains(out, "start again") || strings.Contains(out, "tidy the files") {
+		t.Errorf("co undo --list:\n%s", out)
+	}
 	out, errOut, code = runCo(t, dir, e, "", "undo")
 	if code != 0 || !strings.Contains(out, "start again") || strings.Contains(out, "tidy the files") {
 		t.Errorf("the second co undo: exit %d\n%s\n%s", code, out, errOut)
+	}
+	out, errOut, code = runCo(t, dir, e, "", "undo")
+	if code != 1 || !strings.Contains(errOut, "has no turns left to undo") {
+		t.Errorf("co undo with every turn undone: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 
