@@ -8,27 +8,29 @@ import (
 // Pending is what the session's undone turns sent that can still be taken
 // back (undoable, not taken back yet), oldest first: the entries a front
 // end offers again after a rewind whose questions were not answered (co
-// undo without a terminal; co undo --sent asks them later). The entries of
-// live turns are not pending: their turns were not taken back.
+// undo without a terminal; co undo --sent asks them later). What live or
+// summarised turns sent is not pending: those turns were not taken back.
 func (s *Service) Pending() ([]journal.Entry, error) {
 	if s.cfg.Journal == nil {
 		return nil, nil
 	}
-	turns, err := s.Turns()
+	all, err := s.allTurns()
 	if err != nil {
 		return nil, err
 	}
-	live := make(map[int64]bool, len(turns))
-	for _, t := range turns {
-		live[t.Seq] = true
+	undone := map[int64]bool{}
+	for _, t := range all {
+		if t.Undone == sessions.MarkUndone {
+			undone[t.Seq] = true
+		}
 	}
-	all, err := s.cfg.Journal.List(0)
+	entries, err := s.cfg.Journal.List(0)
 	if err != nil {
 		return nil, err
 	}
 	var out []journal.Entry
-	for _, e := range all {
-		if e.Undoable && e.Undone == "" && !live[int64(e.Turn)] {
+	for _, e := range entries {
+		if e.Undoable && e.Undone == "" && undone[int64(e.Turn)] {
 			out = append(out, e)
 		}
 	}

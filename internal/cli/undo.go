@@ -52,7 +52,8 @@ why, and the prompt taken back.
 A file changed again after the turn (by an editor, another program) is a
 conflict: it is left as it is and named, and co undo exits 3 (the turn
 leaves the conversation all the same). Look at it, then run co undo --force:
-it puts back the files that undo left, and takes no further turn.
+it puts back the files that undo left (or that --conversation-only left),
+and takes no further turn.
 
 What the turn sent (a Slack post, a Gmail draft, a memory saved, ...) is
 listed after the files. At a terminal co undo asks for each one that can be
@@ -250,10 +251,20 @@ func (u *undoRun) rewind(ctx context.Context) error {
 		return exitCode(exitError)
 	case len(res.Files.Conflicts) > 0:
 		fmt.Fprintf(u.Err, "co undo: %s changed after the turn, kept as %s (named above); to put %s back as before the turn, losing those changes: %s\n",
-			plural(len(res.Files.Conflicts), "file"), pick(len(res.Files.Conflicts), "it is", "they are"), pick(len(res.Files.Conflicts), "it", "them"), u.again("--force "))
+			plural(len(res.Files.Conflicts), "file"), pick(len(res.Files.Conflicts), "it is", "they are"), pick(len(res.Files.Conflicts), "it", "them"), u.again(u.forceFlags()))
 		return exitCode(exitUndoKept)
 	}
 	return nil
+}
+
+// forceFlags are the flags of the co undo that finishes this one with
+// --force: a --files-only rewind left the turns in the conversation, so
+// it is run again as it was.
+func (u *undoRun) forceFlags() string {
+	if u.flags.mode() == undo.FilesOnly {
+		return fmt.Sprintf("--force --files-only --turns %d ", u.flags.turns)
+	}
+	return "--force "
 }
 
 func pick(n int, one, many string) string {
