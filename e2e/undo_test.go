@@ -52,11 +52,12 @@ func checkUndoFiles(t *testing.T, dir string, files map[string]undoFile) {
 
 // undoTurn is the stub model's turn that changes the workspace through
 // both the file tools and the shell: a file rewritten, a mode changed, a
-// file deleted, folders and a file created.
+// file deleted, folders and files created, one named with an escape
+// sequence.
 func undoTurn() llmtest.Reply {
 	return llmtest.Reply{ToolCalls: []llmtest.ToolCall{
 		localCall("w1", "write_file", map[string]any{"path": "greeting.txt", "content": "goodbye\n"}),
-		localCall("s1", "run_shell_command", map[string]any{"cmd": "chmod 600 plan.txt && rm old.sh && mkdir -p made/deep && printf new > made/deep/n.txt"}),
+		localCall("s1", "run_shell_command", map[string]any{"cmd": "chmod 600 plan.txt && rm old.sh && mkdir -p made/deep && printf new > made/deep/n.txt && printf x > \"$(printf 'e\\033[2Jvil')\""}),
 	}}
 }
 
@@ -104,10 +105,14 @@ func TestUndoFromTheShellTakesBackTheChatsLastTurn(t *testing.T) {
 	for _, want := range []string{
 		"restored        greeting.txt", "restored        plan.txt", "restored        old.sh",
 		"removed         made/deep/n.txt", "tidy the files",
+		"removed         e␛[2Jvil", // a name's escape sequence shown, never sent to the terminal
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("co undo's output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("co undo printed a raw escape sequence:\n%q", out)
 	}
 
 	// co sessions counts the turn as undone.
