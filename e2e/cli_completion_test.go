@@ -124,6 +124,7 @@ func TestBashCompletionNeedsNoBashCompletionPackage(t *testing.T) {
 		"co memory rm "+m.ID+" ",
 		"co memory rm "+m2.ID,
 		"co status ",
+		"co undo --session "+there[:12],
 	)
 	if strings.Contains(stderr, "command not found") || stderr != "" {
 		t.Errorf("bash said:\n%s", stderr)
@@ -140,6 +141,7 @@ func TestBashCompletionNeedsNoBashCompletionPackage(t *testing.T) {
 		nil,
 		{m2.ID},
 		nil,
+		{there},
 	} {
 		if len(got[i]) != len(want) {
 			t.Errorf("completion %d: got %q, want %d like %q", i, got[i], len(want), want)

@@ -167,7 +167,7 @@ func newRootCmd(s env) *cobra.Command {
 		newChatSubCmd(s), newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newMemoryCmd(s), newVersionCmd(s),
 		newTailCmd(s), newTracesCmd(s), newLogsCmd(s),
 		newGoogleCmd(s), newCompletionCmd(s), newMCPCmd(s), newScheduleCmd(s),
-		newInboxCmd(s),
+		newInboxCmd(s), newUndoCmd(s),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetHelpFunc(helpFunc) // every command's help fits 80 columns

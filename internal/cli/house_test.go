@@ -67,6 +67,10 @@ var directUses = map[string]directUse{
 			"Starting", "State", "Status"}},
 	"tools/shell": {why: "co config lists the commands the shell policy allows built in",
 		names: []string{"BuiltinSafeCommands"}},
+	"undo": {why: "co undo's subject: what a rewind of a saved session did, as values, and its modes; the service is opened by app.OpenUndo",
+		names: []string{"Both", "ConversationOnly", "FilesOnly", "Mode", "Result", "Service"}},
+	"journal": {why: "what a turn sent, as values: co undo lists each entry and asks before taking it back through undo.Service",
+		names: []string{"Entry"}},
 	"tools/todo": {why: "the chat's side panel shows the list app.App.Todos finds, as the todo tools render it",
 		names: []string{"List", "Render"}},
 }
