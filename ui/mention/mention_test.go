@@ -212,15 +212,20 @@ func TestRank(t *testing.T) {
 	}
 }
 
-// slowSource lists files slowly and counts the listings.
+// slowSource counts the listings; each waits for release (when set) to
+// be closed, so a test decides when a listing ends.
 type slowSource struct {
-	calls chan struct{}
-	files []string
-	panic bool
+	calls   chan struct{}
+	release chan struct{}
+	files   []string
+	panic   bool
 }
 
 func (s *slowSource) Files() ([]string, bool, error) {
 	s.calls <- struct{}{}
+	if s.release != nil {
+		<-s.release
+	}
 	if s.panic {
 		panic("boom")
 	}
@@ -230,7 +235,7 @@ func (s *slowSource) Files() ([]string, bool, error) {
 func (s *slowSource) Attach(string, int) (Attachment, error) { return Attachment{}, errors.New("no") }
 
 func TestIndexLoadsOnceInTheBackground(t *testing.T) {
-	src := &slowSource{calls: make(chan struct{}, 10), files: []string{"a"}}
+	src := &slowSource{calls: make(chan struct{}, 10), release: make(chan struct{}), files: []string{"a"}}
 	x := NewIndex(src)
 	if _, _, _, ready := x.Files(); ready {
 		t.Fatal("ready before Load")
@@ -241,6 +246,7 @@ func TestIndexLoadsOnceInTheBackground(t *testing.T) {
 	if d1 == nil || d1 != d2 {
 		t.Fatal("a second Load during the listing started another")
 	}
+	close(src.release)
 	<-d1
 	if f, _, err, ready := x.Files(); !ready || err != nil || !reflect.DeepEqual(f, []string{"a"}) {
 		t.Errorf("Files = %q, %v, %v", f, err, ready)
