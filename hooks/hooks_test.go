@@ -54,7 +54,7 @@ func TestGuardExit2Blocks(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, a := range spans[0].Attributes() {
-		attrs[string(a.Key)] = a.Value.Emit()
+		attrs[string(a.Key)] = a.Value.String()
 	}
 	if attrs["co.hook.exit_code"] != "2" || attrs["co.hook.blocked"] != "true" || !strings.Contains(attrs["co.hook.stderr"], "force-push") {
 		t.Errorf("span attributes: %v", attrs)
@@ -106,7 +106,7 @@ func TestHangingHookIsKilledWithItsGroup(t *testing.T) {
 
 func hasAttr(attrs []attributeKV, k, v string) bool {
 	for _, a := range attrs {
-		if string(a.Key) == k && a.Value.Emit() == v {
+		if string(a.Key) == k && a.Value.String() == v {
 			return true
 		}
 	}
