@@ -37,6 +37,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/co-cli/co/agent/provider"
+	"github.com/co-cli/co/hooks"
 	"github.com/co-cli/co/journal"
 	"github.com/co-cli/co/lib/media"
 	"github.com/co-cli/co/message"
@@ -118,6 +119,10 @@ type Config struct {
 	// record what they send (journal.RecordIn); called off the turn's path,
 	// once per turn.
 	Journal func(session string) (*journal.Journal, error)
+	// Hooks are the user's commands at fixed points of a turn (issue 42;
+	// hooks.go); nil: none. internal/app makes them from the settings,
+	// a project's only with the user's consent.
+	Hooks *hooks.Set
 }
 
 // Agent is the conversation of one chat session.
