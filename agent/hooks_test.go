@@ -88,8 +88,7 @@ func newHookWorld(t *testing.T, settings string) *hookWorld {
 		StallTimeout: 30 * time.Second,
 		Tracer:       tp.Tracer("test"),
 		Checkpoints:  ckpt,
-		Hooks:        nil, // MAINCHECK
-		_ = set
+		Hooks:        set,
 	})
 	store, err := sessions.Open(filepath.Join(data, sessions.FileName))
 	if err != nil {
