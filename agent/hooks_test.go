@@ -176,7 +176,7 @@ func (w *hookWorld) span(id [8]byte) sdktrace.ReadOnlySpan {
 func attr(s sdktrace.ReadOnlySpan, key string) string {
 	for _, kv := range s.Attributes() {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
