@@ -80,7 +80,10 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 			req.Calls = append(req.Calls, PendingCall{CallID: it.call.ID, Tool: it.call.Name, Args: it.call.Args, Check: it.check})
 			names[i] = it.call.Name
 		}
-		a.notifyHooks(ctx, e, "permission_prompt", "co needs your approval to run "+strings.Join(names, ", "))
+		if !a.cfg.Approvals.Unattended() {
+			// A scheduled run waits for nobody: its calls go to the inbox.
+			a.notifyHooks(ctx, e, "permission_prompt", "co needs your approval to run "+strings.Join(names, ", "))
+		}
 		e.send(req)
 		var verdicts []message.Verdict
 		select {

@@ -222,7 +222,17 @@ func (a *Agent) postToolHooks(ctx context.Context, e *emitter, it *callItem, fin
 	if len(add) == 0 {
 		return content
 	}
-	return content + "\n\n" + strings.Join(add, "\n")
+	feedback := strings.Join(add, "\n")
+	// A result in JSON (a tool's display with its meta) stays JSON, so a
+	// resumed session still reads it back (Outcome).
+	var obj map[string]any
+	if strings.HasPrefix(content, "{") && json.Unmarshal([]byte(content), &obj) == nil {
+		obj["hook_feedback"] = feedback
+		if b, err := json.Marshal(obj); err == nil {
+			return string(b)
+		}
+	}
+	return content + "\n\n" + feedback
 }
 
 // sessionHooks runs SessionStart once per conversation, before its first

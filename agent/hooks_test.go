@@ -218,6 +218,11 @@ exit 0`)
 	if len(res) != 1 || !strings.Contains(res[0], "no pushing from here: ask the user") || !strings.Contains(res[0], `"denied_by":"hook"`) {
 		t.Fatalf("the model got %q, want the hook's reason", res)
 	}
+	// A resumed session shows the call as the hook's block.
+	h := w.ag.History()
+	if o := agent.Outcome(h[1].ToolCalls[0], h[2]); o.Decision != message.ByHookDeny || !strings.Contains(o.Err, "no pushing from here") {
+		t.Fatalf("read back as %+v", o)
+	}
 	got := stdinLog(t, log)
 	if len(got) != 1 || got[0]["tool_name"] != "run_shell_command" || got[0]["hook_event_name"] != "PreToolUse" ||
 		got[0]["tool_input"].(map[string]any)["cmd"] != "echo pushed > pushed.txt" || got[0]["tool_use_id"] != "c1" {
