@@ -84,6 +84,11 @@ func (a *Agent) runHooks(ctx context.Context, e *emitter, ev hooks.Event, subjec
 		return hooks.Outcome{}, false
 	}
 	out := a.cfg.Hooks.Run(ctx, ev, in)
+	if ctx.Err() != nil {
+		// Interrupted: the hooks were killed with the turn, which is no
+		// failure of theirs to tell.
+		out.Failures = nil
+	}
 	a.hookSaid(e, out)
 	return out, out.Ran > 0
 }
