@@ -13,27 +13,17 @@ import (
 	"github.com/co-cli/co/tools"
 )
 
-// Hooks (issue 42): the user's commands at fixed points of a turn
-// (Config.Hooks). Package hooks runs them and says what they said; here
-// their word is weighed and put where it belongs:
-//
-//   - SessionStart, before the first turn of a conversation: its context
-//     goes to the model with every turn (hookContext).
-//   - UserPromptSubmit, before the prompt is saved: a block ends the turn
-//     unsent (TurnFailed.NotSent: the chat gives the prompt back); its
-//     context goes with that turn only, never shown as the user's words.
-//   - PreToolUse, before a call is decided: its decision goes through
-//     Approvals.DecideHooked, the one approval path, which no hook widens.
-//   - PostToolUse, after a call ran: told the result and the workspace
-//     files the call changed (the turn's checkpoint, scanned only when such
-//     a hook matches); its block or context is added to the call's result.
-//   - Stop, after the final reply: a block makes the turn go on once.
-//   - Notification, when co waits for the user; PreCompact, before a
-//     summary.
-//
-// Every run is a span under the turn's (or the tool call's) span. What the
-// hooks say for the user (systemMessage) is a Notice; a hook that fails
-// without blocking is said once per session, not at every call.
+// Hooks (issue 42): package hooks runs the user's commands (Config.Hooks)
+// and says what they said; here their word is put where it belongs.
+// SessionStart (once per conversation) and UserPromptSubmit (before the
+// prompt is saved; a block ends the turn unsent) add context the turn's
+// requests carry, never saved. PreToolUse's decision goes through
+// Approvals.DecideHooked, the one approval path, which no hook widens.
+// PostToolUse is told the result and the files the call changed (the
+// turn's checkpoint, scanned only when such a hook matches). A Stop block
+// makes the turn go on once. Notification runs when co waits for the
+// user, PreCompact before a summary. Each run is a span under the turn's
+// or the call's; messages are Notices, a failure is said once a session.
 
 // hookState is the agent's memory of its hooks; guarded by Agent.mu.
 type hookState struct {

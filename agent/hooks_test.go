@@ -2,8 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,17 +19,16 @@ import (
 	"github.com/co-cli/co/checkpoint"
 	"github.com/co-cli/co/hooks"
 	"github.com/co-cli/co/message"
-	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/tools/files"
-	"github.com/co-cli/co/tools/shell"
 )
 
-// hookWorld is an agent with co's real file and shell tools (the
-// subprocess sandbox) on a workspace, a saved session with its undo
-// checkpoint, the test LLM server, and the hooks of settings (a "hooks"
-// setting as the user writes it), whose spans a recorder keeps.
+// hookWorld is an agent with co's real file tools on a workspace (the
+// shell's turn with hooks is tested in tools/shell: the agent knows no
+// sandbox), a saved session with its undo checkpoint, the test LLM
+// server, and the hooks of settings (a "hooks" setting as the user writes
+// it), whose spans a recorder keeps.
 type hookWorld struct {
 	ws    string
 	srv   *llmtest.Server
@@ -45,24 +42,13 @@ func newHookWorld(t *testing.T, settings string) *hookWorld {
 	w := &hookWorld{ws: t.TempDir(), srv: llmtest.NewServer(), spans: tracetest.NewSpanRecorder(), send: &sendTool{}}
 	t.Cleanup(w.srv.Close)
 	data := t.TempDir()
-	var id [6]byte
-	_, _ = rand.Read(id[:])
-	sb, _, err := sandbox.New(context.Background(), sandbox.Config{Backend: sandbox.BackendSubprocess, Workspace: w.ws, RunID: hex.EncodeToString(id[:]) + "-hooks"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
 	fw, err := files.New(w.ws)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fw.SetInstructionFiles(nil)
 	t.Cleanup(func() { _ = fw.Close() })
-	policy, err := shell.NewPolicy(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := tools.NewRegistry(append(fw.Tools(), shell.NewTool(sb, policy, time.Minute), readTool{}, w.send)...)
+	reg, err := tools.NewRegistry(append(fw.Tools(), readTool{}, w.send)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,11 +129,6 @@ func stdinLog(t *testing.T, path string) []map[string]any {
 	return out
 }
 
-func shellCall(id, cmd string) llmtest.ToolCall {
-	b, _ := json.Marshal(map[string]any{"cmd": cmd})
-	return llmtest.ToolCall{ID: id, Name: "run_shell_command", Args: string(b)}
-}
-
 func writeFileCall(id, path, content string) llmtest.ToolCall {
 	b, _ := json.Marshal(map[string]any{"path": path, "content": content})
 	return llmtest.ToolCall{ID: id, Name: "write_file", Args: string(b)}
@@ -190,20 +171,20 @@ func approveAll(r agent.ApprovalRequested) []message.Verdict {
 	return v
 }
 
-func TestAPreToolUseGuardBlocksAShellCommandAndTheModelGetsItsReason(t *testing.T) {
+func TestAPreToolUseGuardBlocksACallAndTheModelGetsItsReason(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "stdin.log")
 	guard := hookScript(t, `in=$(cat); printf '%s\n' "$in" >> `+log+`
 case "$in" in *pushed.txt*) echo "no pushing from here: ask the user" >&2; exit 2;; esac
 exit 0`)
-	w := newHookWorld(t, hooksJSON("PreToolUse", "run_shell_command", cmdHook(guard)))
+	w := newHookWorld(t, hooksJSON("PreToolUse", "write_file", cmdHook(guard)))
 	w.srv.Script(
-		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "echo pushed > pushed.txt")}},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeFileCall("c1", "pushed.txt", "pushed")}},
 		llmtest.Reply{Text: "I will ask."},
 	)
 	evs := run(t, context.Background(), w.ag, "push it", nil) // nil: no question may be asked
 	finished(t, evs)
 	if _, err := os.Stat(filepath.Join(w.ws, "pushed.txt")); err == nil {
-		t.Fatal("the guarded command ran")
+		t.Fatal("the guarded call ran")
 	}
 	fin := calls(evs)
 	if len(fin) != 1 || fin[0].Status != message.CallDenied || fin[0].Decision != message.ByHookDeny ||
@@ -224,8 +205,8 @@ exit 0`)
 		t.Fatalf("read back as %+v", o)
 	}
 	got := stdinLog(t, log)
-	if len(got) != 1 || got[0]["tool_name"] != "run_shell_command" || got[0]["hook_event_name"] != "PreToolUse" ||
-		got[0]["tool_input"].(map[string]any)["cmd"] != "echo pushed > pushed.txt" || got[0]["tool_use_id"] != "c1" {
+	if len(got) != 1 || got[0]["tool_name"] != "write_file" || got[0]["hook_event_name"] != "PreToolUse" ||
+		got[0]["tool_input"].(map[string]any)["path"] != "pushed.txt" || got[0]["tool_use_id"] != "c1" {
 		t.Fatalf("the hook read %v", got)
 	}
 	// The hook's run is a span under the turn's.
@@ -237,7 +218,7 @@ exit 0`)
 		t.Fatalf("the hook's span is not a child of the turn's: parent %v", p)
 	}
 	for _, s := range w.spans.Ended() {
-		if s.Name() == "execute_tool run_shell_command" && attr(s, "co.approval.by") != string(message.ByHookDeny) {
+		if s.Name() == "execute_tool write_file" && attr(s, "co.approval.by") != string(message.ByHookDeny) {
 			t.Fatalf("the tool span says decided by %q", attr(s, "co.approval.by"))
 		}
 	}
@@ -248,7 +229,7 @@ func TestAGuardThatFailsBlocksOnlyWhenItSaysSo(t *testing.T) {
 	t.Run("on_failure block", func(t *testing.T) {
 		w := newHookWorld(t, hooksJSON("PreToolUse", "", cmdHook(crash, "on_failure", "block")))
 		w.srv.Script(
-			llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "echo ran > ran.txt")}},
+			llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeFileCall("c1", "ran.txt", "ran")}},
 			llmtest.Reply{Text: "ok"},
 		)
 		evs := run(t, context.Background(), w.ag, "go", nil)
@@ -263,8 +244,8 @@ func TestAGuardThatFailsBlocksOnlyWhenItSaysSo(t *testing.T) {
 	t.Run("fail open, said once", func(t *testing.T) {
 		w := newHookWorld(t, hooksJSON("PreToolUse", "", cmdHook(crash)))
 		w.srv.Script(
-			llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "echo one > one.txt")}},
-			llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c2", "echo two > two.txt")}},
+			llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeFileCall("c1", "one.txt", "one")}},
+			llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeFileCall("c2", "two.txt", "two")}},
 			llmtest.Reply{Text: "ok"},
 		)
 		evs := run(t, context.Background(), w.ag, "go", approveAll)
@@ -289,14 +270,11 @@ func TestAGuardThatFailsBlocksOnlyWhenItSaysSo(t *testing.T) {
 func TestAPostToolUseHookIsToldTheCallItsResultAndTheFilesItChanged(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "post.log")
 	post := hookScript(t, `in=$(cat); printf '%s\n' "$in" >> `+log+`
-case "$in" in *run_shell_command*) echo "b.txt is not formatted" >&2; exit 2;; esac`)
-	w := newHookWorld(t, hooksJSON("PostToolUse", "write_file|run_shell_command", cmdHook(post)))
-	if err := os.WriteFile(filepath.Join(w.ws, "old.txt"), []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+case "$in" in *b.txt*) echo "b.txt is not formatted" >&2; exit 2;; esac`)
+	w := newHookWorld(t, hooksJSON("PostToolUse", "write_file|edit_file", cmdHook(post)))
 	w.srv.Script(
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeFileCall("c1", "a.txt", "hello")}},
-		llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c2", "echo b > b.txt && rm old.txt")}},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeFileCall("c2", "b.txt", "b")}},
 		llmtest.Reply{Text: "done"},
 	)
 	evs := run(t, context.Background(), w.ag, "write", approveAll)
@@ -315,23 +293,24 @@ case "$in" in *run_shell_command*) echo "b.txt is not formatted" >&2; exit 2;; e
 	if got[0]["tool_name"] != "write_file" || !slices.Equal(changed(got[0]), []string{"a.txt"}) {
 		t.Fatalf("first event %v: want write_file changing a.txt", got[0])
 	}
-	if got[1]["tool_name"] != "run_shell_command" || !slices.Equal(changed(got[1]), []string{"b.txt", "old.txt"}) {
-		t.Fatalf("second event %v: want the shell changing b.txt and old.txt, only", got[1])
+	if !slices.Equal(changed(got[1]), []string{"b.txt"}) {
+		t.Fatalf("second event %v: want only b.txt, the file this call changed", got[1])
 	}
-	resp := got[1]["tool_response"].(map[string]any)
-	if resp["status"] != "done" || resp["exit_code"] != float64(0) {
+	resp := got[0]["tool_response"].(map[string]any)
+	if c, _ := resp["content"].(string); resp["status"] != "done" || !strings.Contains(c, "a.txt") {
 		t.Fatalf("tool_response %v", resp)
-	}
-	if c, _ := got[0]["tool_response"].(map[string]any)["content"].(string); !strings.Contains(c, "a.txt") {
-		t.Fatalf("write_file's tool_response content %q", c)
 	}
 	// The block's reason is added to what the model gets for that call.
 	res := w.srv.Requests()[2].ToolResults()
 	if !strings.Contains(res[1], "b.txt is not formatted") || strings.Contains(res[0], "not formatted") {
-		t.Fatalf("tool results %q: want the hook's reason on the shell call's", res)
+		t.Fatalf("tool results %q: want the hook's reason on the second call's", res)
 	}
-	for _, s := range w.hookSpans("PostToolUse") {
-		if p := w.span(s.Parent().SpanID()); p == nil || !strings.HasPrefix(p.Name(), "execute_tool ") {
+	hs := w.hookSpans("PostToolUse")
+	if len(hs) != 2 {
+		t.Fatalf("%d PostToolUse spans", len(hs))
+	}
+	for _, s := range hs {
+		if p := w.span(s.Parent().SpanID()); p == nil || p.Name() != "execute_tool write_file" {
 			t.Fatalf("a PostToolUse span's parent is %v, want the tool's span", p)
 		}
 	}
@@ -487,7 +466,7 @@ func TestAStopHookMakesTheTurnGoOnOnce(t *testing.T) {
 func TestAHookThatHangsIsKilledAtItsTimeout(t *testing.T) {
 	hang := hookScript(t, `sleep 300`)
 	w := newHookWorld(t, hooksJSON("PreToolUse", "", cmdHook(hang, "timeout", 1, "on_failure", "block")))
-	w.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{shellCall("c1", "echo ran > ran.txt")}}, llmtest.Reply{Text: "ok"})
+	w.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{writeFileCall("c1", "ran.txt", "ran")}}, llmtest.Reply{Text: "ok"})
 	evs := run(t, context.Background(), w.ag, "go", nil)
 	finished(t, evs)
 	if fin := calls(evs); fin[0].Decision != message.ByHookDeny || !strings.Contains(fin[0].Err, "timed out after 1s") {
