@@ -430,8 +430,8 @@ echo "the build runs with make"`)
 func TestASessionStartHookRunsOnceAndItsContextGoesWithEveryTurn(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "start.log")
 	hook := hookScript(t, `cat >> `+log+`; echo >> `+log+`; echo "this project uses pnpm"`)
-	w := newHookWorld(t, hooksJSON("SessionStart", "startup", cmdHook(hook)))
-	w.srv.Script(llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"})
+	w := newHookWorld(t, hooksJSON("SessionStart", "", cmdHook(hook)))
+	w.srv.Script(llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"}, llmtest.Reply{Text: "three"}, llmtest.Reply{Text: "four"})
 	finished(t, run(t, context.Background(), w.ag, "first", nil))
 	finished(t, run(t, context.Background(), w.ag, "second", nil))
 	for i, r := range w.srv.Requests() {
@@ -439,8 +439,33 @@ func TestASessionStartHookRunsOnceAndItsContextGoesWithEveryTurn(t *testing.T) {
 			t.Fatalf("request %d lacks the SessionStart context: %q", i, r.LastUserMessage())
 		}
 	}
-	if got := stdinLog(t, log); len(got) != 1 || got[0]["source"] != "startup" {
-		t.Fatalf("SessionStart ran with %v: want once, source startup", got)
+	if h := w.ag.History(); h[0].Content != "first" {
+		t.Fatalf("saved %q: the context is not the user's words", h[0].Content)
+	}
+	// A new conversation (/clear) and a restored one start again.
+	saved := w.ag.History()
+	w.ag.Reset()
+	finished(t, run(t, context.Background(), w.ag, "third", nil))
+	w.ag.Restore(saved, message.Usage{}, 2)
+	finished(t, run(t, context.Background(), w.ag, "fourth", nil))
+	var sources []string
+	for _, ev := range stdinLog(t, log) {
+		sources = append(sources, ev["source"].(string))
+	}
+	if want := []string{"startup", "clear", "resume"}; !slices.Equal(sources, want) {
+		t.Fatalf("SessionStart ran with sources %v, want %v", sources, want)
+	}
+}
+
+// What a hook says for the user (systemMessage) is shown as a Notice.
+func TestAHooksSystemMessageIsShown(t *testing.T) {
+	say := hookScript(t, `echo '{"systemMessage": "checked by the house guard"}'`)
+	w := newHookWorld(t, hooksJSON("PreToolUse", "", cmdHook(say)))
+	w.srv.Script(llmtest.Reply{ToolCalls: []llmtest.ToolCall{readCall("r1", "x", "", false)}}, llmtest.Reply{Text: "ok"})
+	evs := run(t, context.Background(), w.ag, "read", nil)
+	finished(t, evs)
+	if !slices.Contains(notices(evs), "hook: checked by the house guard") {
+		t.Fatalf("notices %q", notices(evs))
 	}
 }
 
