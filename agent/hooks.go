@@ -119,6 +119,11 @@ func (a *Agent) preToolHooks(ctx context.Context, e *emitter, it *callItem) {
 			it.check.Reason = why + "; " + it.check.Reason
 		}
 		it.check.Decision = tools.Ask
+		// Only a person answers it: no --yes, yolo, sandbox or tool
+		// setting would (Approvals.Hint says so in co run). Not
+		// AlwaysAsk, which would also let the call change protected
+		// files once approved.
+		it.check.NoYolo, it.check.Unattended, it.check.SandboxAllows = true, "", false
 	}
 }
 

@@ -392,6 +392,9 @@ func TestAHooksAskMakesTheUserAnswerAndTheNotificationHookIsTold(t *testing.T) {
 	if len(w.send.got()) != 0 {
 		t.Fatal("sent though the user denied it")
 	}
+	if h := w.ag.Approvals().Hint(q.reqs[0].Calls[0].Check); !strings.Contains(h, "only a person can approve") {
+		t.Fatalf("co run's hint %q: no flag or setting answers a hook's ask", h)
+	}
 	got := stdinLog(t, log)
 	if len(got) != 1 || got[0]["notification_type"] != "permission_prompt" || !strings.Contains(got[0]["message"].(string), "send_thing") {
 		t.Fatalf("Notification hook read %v", got)
