@@ -193,6 +193,8 @@ type Agent struct {
 	ckptPending chan struct{}
 	ckptEndErr  error
 	ckptTold    string
+
+	hooks hookState // hooks.go
 }
 
 // startTools runs Config.ToolsStart once (it returns at once: the tools
@@ -334,6 +336,7 @@ func (a *Agent) Restore(h []message.Message, u message.Usage, turns int) {
 	a.shown = nil
 	a.gen++
 	a.session, a.turns, a.lastInput = u, turns, lastInputOf(a.history)
+	a.hooks = hookState{resumed: true, told: a.hooks.told}
 }
 
 // lastInputOf is the prompt tokens of the request that produced h's last
@@ -389,6 +392,7 @@ func (a *Agent) Reset() {
 	a.session = message.Usage{}
 	a.turns = 0
 	a.lastInput = 0
+	a.hooks = hookState{cleared: true, told: a.hooks.told}
 }
 
 // Usage is the session's token usage so far.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/co-cli/co/hooks"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
@@ -122,10 +123,26 @@ func (a *Approvals) Decide(c tools.Check) (decided, run bool, by message.Source)
 // DecideCall is Decide for a call of tool t (nil: unknown), which an
 // unattended run needs: its approve list names tools, and drafts may run.
 func (a *Approvals) DecideCall(t tools.Tool, c tools.Check) (decided, run bool, by message.Source) {
-	switch c.Decision {
-	case tools.Deny:
+	return a.DecideHooked(t, c, "")
+}
+
+// DecideHooked is DecideCall with what the call's PreToolUse hooks decided
+// (hooks.Outcome.Decision; "" none). A hook never widens the policy: deny
+// blocks the call (after a policy deny, which wins); ask makes the user
+// answer even where the policy's allow, a grant, yolo or --yes would have
+// run it; allow skips the question only where /yolo could (never a policy
+// deny, an always-ask call — a protected file, an outbound call after
+// untrusted content, a memory save —, a NoYolo call, nor in a scheduled
+// run).
+func (a *Approvals) DecideHooked(t tools.Tool, c tools.Check, hook hooks.Decision) (decided, run bool, by message.Source) {
+	switch {
+	case c.Decision == tools.Deny:
 		return true, false, message.ByPolicyDeny
-	case tools.Allow:
+	case hook == hooks.Deny:
+		return true, false, message.ByHookDeny
+	case hook == hooks.Ask:
+		return false, false, ""
+	case c.Decision == tools.Allow:
 		return true, true, message.ByPolicy
 	}
 	if c.AlwaysAsk {
@@ -135,6 +152,9 @@ func (a *Approvals) DecideCall(t tools.Tool, c tools.Check) (decided, run bool, 
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if hook == hooks.Allow && !c.NoYolo && !a.unattended {
+		return true, true, message.ByHook
+	}
 	if a.unattended {
 		// Grants, yolo (auto_confirm) and --yes are a present user's:
 		// they never apply to a run nobody watches.

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/co-cli/co/hooks"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
 )
@@ -25,6 +26,8 @@ type callItem struct {
 	decided bool
 	run     bool
 	by      message.Source
+	bang    bool          // the user's own !cmd: no hook runs for it
+	hook    hooks.Outcome // what its PreToolUse hooks said (hooks.go)
 }
 
 // runCalls decides, asks about and runs one batch of calls, appending their
@@ -32,7 +35,7 @@ type callItem struct {
 func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls []message.ToolCall, bang bool) []ToolCallFinished {
 	items := make([]*callItem, len(calls))
 	for i, c := range calls {
-		it := &callItem{call: c}
+		it := &callItem{call: c, bang: bang}
 		items[i] = it
 		e.send(ToolCallStarted{CallID: c.ID, Name: c.Name, Args: c.Args, Bang: bang})
 		t, ok := a.cfg.Tools.Get(c.Name)
@@ -58,7 +61,10 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 			it.retry = it.check.Retry
 			continue
 		}
-		it.decided, it.run, it.by = a.cfg.Approvals.DecideCall(t, it.check)
+		if !bang {
+			a.preToolHooks(ctx, e, it)
+		}
+		it.decided, it.run, it.by = a.cfg.Approvals.DecideHooked(t, it.check, it.hook.Decision)
 	}
 
 	var pending []*callItem
@@ -69,8 +75,14 @@ func (a *Agent) runCalls(ctx context.Context, e *emitter, st *turnState, calls [
 	}
 	if len(pending) > 0 {
 		req := ApprovalRequested{reply: make(chan []message.Verdict, 1)}
-		for _, it := range pending {
+		names := make([]string, len(pending))
+		for i, it := range pending {
 			req.Calls = append(req.Calls, PendingCall{CallID: it.call.ID, Tool: it.call.Name, Args: it.call.Args, Check: it.check})
+			names[i] = it.call.Name
+		}
+		if !a.cfg.Approvals.Unattended() {
+			// A scheduled run waits for nobody: its calls go to the inbox.
+			a.notifyHooks(ctx, e, "permission_prompt", "co needs your approval to run "+strings.Join(names, ", "))
 		}
 		e.send(req)
 		var verdicts []message.Verdict
@@ -148,6 +160,9 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 			span.SetAttributes(attribute.String(k, v))
 		}
 	}
+	if it.hook.Ran > 0 {
+		span.SetAttributes(attribute.String("co.hook.decision", string(it.hook.Decision)))
+	}
 	if len(it.check.Untrusted) > 0 {
 		span.SetAttributes(attribute.StringSlice("co.risk.untrusted", it.check.Untrusted))
 	}
@@ -195,6 +210,8 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 		case message.ByPolicyDeny:
 			fin.Err = PolicyDenied(it.check.Reason)
 			return fin, deniedJSON("policy", it.check.Reason, "This call is forbidden by co's policy and will never run. Do not retry it; find another way or tell the user.")
+		case message.ByHookDeny:
+			return hookDenied(fin, it)
 		case message.ByHeadless:
 			fin.Err = NeedsApproval
 			return fin, deniedJSON("nobody", it.check.Reason, "This call needs approval and no one is present to give it (a headless run), so it did not run. Do not retry it; do what you can without it and tell the user what needs approval.")
@@ -211,6 +228,20 @@ func (a *Agent) runOne(ctx context.Context, e *emitter, it *callItem, st *turnSt
 			fin.Status, fin.Err = message.CallInterrupted, message.InterruptedResult
 			return fin, message.InterruptedResult
 		}
+	}
+	// A PostToolUse hook is told the files this call changed: the
+	// workspace is scanned before and after it, only when one matches.
+	post := !it.bang && a.postToolWanted(it)
+	if post {
+		markChanges(st.undo)
+		defer func() {
+			// As Claude Code's, for a call that ran to its end: done,
+			// or failed (a command's non-zero exit), not one called
+			// wrongly.
+			if (fin.Status == message.CallDone || fin.Status == message.CallFailed) && ctx.Err() == nil {
+				content = a.postToolHooks(ctx, e, it, fin, content, changedFiles(st.undo))
+			}
+		}()
 	}
 	// What the tool has to say while it runs (tools.Notify) is a Notice,
 	// before the call's result.

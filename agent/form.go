@@ -47,6 +47,7 @@ func (a *Agent) askForm(callCtx context.Context, e *emitter, id string, g *formG
 			attribute.Bool("co.elicitation.project_server", f.Project),
 		))
 		defer span.End()
+		a.notifyHooks(callCtx, e, "elicitation_dialog", "a tool asks you to fill in a form ("+f.Server+")")
 		req := FormRequested{CallID: id, Form: f, Withdrawn: ctx.Done(), reply: make(chan tools.FormAnswer, 1)}
 		g.mu.Lock()
 		if g.ended {

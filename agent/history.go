@@ -201,6 +201,7 @@ func (a *Agent) compactSplit(ctx context.Context, p provider.Provider, e *emitte
 		return false
 	}
 	middle := msgs[headEnd:tailStart]
+	a.compactHooks(ctx, e, "auto")
 	summary, err := a.summarize(ctx, p, middle)
 	var notice string
 	if err != nil {
@@ -302,6 +303,7 @@ func (a *Agent) Compact(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	a.compactHooks(ctx, nil, "manual")
 	summary, err := a.summarize(ctx, p, msgs)
 	if err != nil {
 		return 0, fmt.Errorf("summarising failed, the conversation is unchanged: %w", err)

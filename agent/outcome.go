@@ -33,6 +33,11 @@ func Outcome(c message.ToolCall, result message.Message) ToolCallFinished {
 			f.Decision, f.Err = message.ByPolicyDeny, PolicyDenied(obj.Reason)
 		case "nobody":
 			f.Decision, f.Err = message.ByHeadless, NeedsApproval
+		case "hook":
+			f.Decision, f.Err = message.ByHookDeny, "blocked by a hook"
+			if obj.Reason != "" {
+				f.Err += ": " + obj.Reason
+			}
 		}
 	case strings.HasPrefix(content, errorPrefix):
 		msg := strings.TrimSuffix(strings.TrimPrefix(content, errorPrefix), retryHint)

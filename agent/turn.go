@@ -120,6 +120,8 @@ type turnState struct {
 	undo *undoTurn
 	// started is when the turn began (the journal's turn start).
 	started time.Time
+	// stopActive is set once a Stop hook made the turn go on (hooks.go).
+	stopActive bool
 }
 
 // LastTurnSpan is the span of the latest turn: what is done for that turn
@@ -182,6 +184,7 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 	if msg := a.endFailure(); msg != "" {
 		e.send(Notice{Text: msg})
 	}
+	a.sessionHooks(ctx, e)
 	outcome := "error"
 	defer func() {
 		if r := a.Risk(); len(r.Untrusted) > 0 {
@@ -249,7 +252,16 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 			e.send(Notice{Text: n})
 		}
 	}
+	var hookCtx []string
 	if w == nil {
+		var block string
+		if block, hookCtx = a.promptHooks(ctx, e, in.Prompt); block != "" {
+			// Not saved: the chat gives the prompt back, as for an
+			// attachment that stopped it.
+			notSent, outcome = true, "blocked"
+			fail(block, nil, false)
+			return
+		}
 		typed, attached := splitAttached(prompt)
 		for _, t := range a.cfg.Tools.All() {
 			if o, ok := t.(tools.PromptObserver); ok {
@@ -279,6 +291,10 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 			a.markPrivate()
 			e.send(MemoryRecalled{Memories: recalled})
 		}
+		defer func() { a.recall = "" }()
+	}
+	if c := a.hookContext(hookCtx); c != "" {
+		a.recall = strings.TrimSpace(c + "\n\n" + a.recall)
 		defer func() { a.recall = "" }()
 	}
 	for {
@@ -357,6 +373,10 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 			e.send(Notice{Text: msg})
 		}
 		if len(res.calls) == 0 {
+			if goOn := a.stopHooks(ctx, e, st); goOn != "" {
+				a.appendHistory(e, message.Message{Role: message.RoleUser, Content: goOn})
+				continue
+			}
 			if msg := unreadCallNotice(p, res.text); msg != "" {
 				e.send(Notice{Text: msg})
 			}

@@ -52,6 +52,8 @@ type Store struct {
 	index  *scan            // the last scan, nil until loaded
 	stale  bool             // index differs from the one on disk
 	begins map[string]*scan // turns begun and not ended
+	// marks are each begun turn's last Changes scan.
+	marks map[string]*scan
 	// scanClock is a scan's start, compared with the files' own mtimes and
 	// ctimes (the racy rule): the system's clock, which a test may pin.
 	scanClock func() time.Time
@@ -92,7 +94,7 @@ func Open(dir, workspace string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("checkpoint: %w", err)
 		}
 	}
-	return &Store{dir: d, ws: ws, opts: opts, begins: map[string]*scan{}}, nil
+	return &Store{dir: d, ws: ws, opts: opts, begins: map[string]*scan{}, marks: map[string]*scan{}}, nil
 }
 
 // DirFor is the store's folder for workspace under co's data folder: one
@@ -168,7 +170,30 @@ func (s *Store) Begin(id string) error {
 func (s *Store) Abandon(id string) {
 	s.mu.Lock()
 	delete(s.begins, id)
+	delete(s.marks, id)
 	s.mu.Unlock()
+}
+
+// Changes scans the workspace during turn id and returns what changed
+// since the turn's last Changes, or since Begin for the first: the files
+// one tool call changed, when called before and after it. It costs a scan
+// (an lstat per entry, a hash per file whose stat changed), so callers
+// ask only when someone wants the answer (a PostToolUse hook).
+func (s *Store) Changes(id string) ([]Change, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from, ok := s.marks[id]
+	if !ok {
+		if from, ok = s.begins[id]; !ok {
+			return nil, fmt.Errorf("checkpoint: turn %s was not begun", id)
+		}
+	}
+	cur, err := s.rescan()
+	if err != nil {
+		return nil, err
+	}
+	s.marks[id] = cur
+	return diff(from, cur), nil
 }
 
 // rescan scans the workspace against the index, stores new content, and
@@ -258,6 +283,7 @@ func (s *Store) End(id string) (Summary, error) {
 		return Summary{}, fmt.Errorf("checkpoint: turn %s was not begun", id)
 	}
 	delete(s.begins, id)
+	delete(s.marks, id)
 	after, err := s.rescan()
 	if err != nil {
 		return Summary{}, err

@@ -554,3 +554,50 @@ func TestAFolderWithNewerFilesIsKept(t *testing.T) {
 		t.Errorf("mine.txt = %q", b)
 	}
 }
+
+// Changes names what each step of a turn changed: since Begin, then
+// since the last Changes, whoever changed the files.
+func TestChangesAreWhatChangedSinceTheLastAsk(t *testing.T) {
+	s, ws := newStore(t, Options{})
+	write(t, filepath.Join(ws, "a.txt"), "a", 0o644)
+	write(t, filepath.Join(ws, "b.txt"), "b", 0o644)
+	if err := s.Begin("t1"); err != nil {
+		t.Fatal(err)
+	}
+	paths := func(cs []Change) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Path+" "+string(c.Kind))
+		}
+		return out
+	}
+	write(t, filepath.Join(ws, "a.txt"), "a changed", 0o644)
+	write(t, filepath.Join(ws, "sub", "c.txt"), "c", 0o644)
+	cs, err := s.Changes("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := paths(cs), []string{"a.txt modified", "sub created", "sub/c.txt created"}; !slices.Equal(got, want) {
+		t.Fatalf("first Changes %v, want %v", got, want)
+	}
+	if err := os.Remove(filepath.Join(ws, "b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	cs, err = s.Changes("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := paths(cs), []string{"b.txt deleted"}; !slices.Equal(got, want) {
+		t.Fatalf("second Changes %v, want only what changed since the first: %v", got, want)
+	}
+	sum, err := s.End("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Created != 2 || sum.Modified != 1 || sum.Deleted != 1 {
+		t.Fatalf("End %+v: the turn's record must still hold everything since Begin", sum)
+	}
+	if _, err := s.Changes("t1"); err == nil {
+		t.Fatal("Changes of an ended turn: want an error")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -190,6 +191,9 @@ type Outcome struct {
 	// failure of a hook with on_failure "block".
 	Block  bool
 	Reason string
+	// Blockers are the commands of the hooks that blocked, for the user
+	// and the model to know which one did.
+	Blockers []string
 	// Decision is PreToolUse's strongest permissionDecision ("" none);
 	// DecisionReason goes with it.
 	Decision       Decision
@@ -456,6 +460,9 @@ type reply struct {
 func merge(out *Outcome, ev Event, e entry, r result) {
 	block := func(reason string) {
 		out.Block = true
+		if c := cut(e.hook.Command, 80); !slices.Contains(out.Blockers, c) {
+			out.Blockers = append(out.Blockers, c)
+		}
 		if reason = strings.TrimSpace(reason); reason != "" {
 			if out.Reason != "" {
 				out.Reason += "\n"

@@ -48,6 +48,11 @@ const (
 	// ByDraft is a draft (a mail saved unsent) an unattended run made:
 	// what the user reviews before anything leaves.
 	ByDraft Source = "draft, unattended"
+	// ByHook is a call a PreToolUse hook of the user's allowed without
+	// asking (only where /yolo could have).
+	ByHook Source = "hook allow"
+	// ByHookDeny is a call a PreToolUse hook blocked: it did not run.
+	ByHookDeny Source = "hook deny"
 )
 
 // ToolCallFinished says a tool call ended, whichever way.

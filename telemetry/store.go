@@ -66,7 +66,7 @@ func (s *Span) Attr(key string) string {
 	}
 }
 
-// Category is what the span is about: agent, llm, tool or other.
+// Category is what the span is about: agent, llm, tool, hook or other.
 func (s *Span) Category() string {
 	switch op := s.Attr("gen_ai.operation.name"); {
 	case op == "invoke_agent":
@@ -75,6 +75,8 @@ func (s *Span) Category() string {
 		return "llm"
 	case op == "execute_tool":
 		return "tool"
+	case op == "execute_hook":
+		return "hook"
 	case strings.HasPrefix(s.Name, "invoke_agent"):
 		return "agent"
 	case strings.HasPrefix(s.Name, "chat "):

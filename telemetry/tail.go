@@ -209,6 +209,16 @@ func KeyAttrs(s *Span) string {
 		}
 		add("exit", "co.tool.exit_code")
 		add("isolation", "co.sandbox.isolation")
+	case "hook":
+		add("matcher", "co.hook.matcher")
+		add("exit", "co.hook.exit_code")
+		if s.Attr("co.hook.blocked") == "true" {
+			parts = append(parts, "blocked")
+		}
+		if s.Attr("co.hook.timed_out") == "true" {
+			parts = append(parts, "timed-out")
+		}
+		add("from", "co.hook.source")
 	default:
 		// A scheduled run's delivery: where its summary went.
 		add("to", "co.deliver.to")
@@ -265,6 +275,10 @@ func Details(s *Span) []Detail {
 	case "tool":
 		add("args", s.Attr("gen_ai.tool.call.arguments"))
 		add("result", s.Attr("gen_ai.tool.call.result"))
+	case "hook":
+		add("command", s.Attr("co.hook.command"))
+		add("stdout", s.Attr("co.hook.stdout"))
+		add("stderr", s.Attr("co.hook.stderr"))
 	}
 	if s.Error() {
 		add("error", s.StatusDescription)

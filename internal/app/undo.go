@@ -94,6 +94,21 @@ func (l lazyCheckpoints) End(id string) (checkpoint.Summary, error) {
 	return s.End(id)
 }
 
+// Changes is what the running turn changed since it was last asked
+// (agent's PostToolUse hooks).
+// The agent asks its Checkpointer for Changes when it has this method.
+var _ interface {
+	Changes(id string) ([]checkpoint.Change, error)
+} = lazyCheckpoints{}
+
+func (l lazyCheckpoints) Changes(id string) ([]checkpoint.Change, error) {
+	s, err := l.a.checkpoints()
+	if err != nil {
+		return nil, err
+	}
+	return s.Changes(id)
+}
+
 func (l lazyCheckpoints) Abandon(id string) {
 	if s, err := l.a.checkpoints(); err == nil {
 		s.Abandon(id)

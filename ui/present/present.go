@@ -133,13 +133,14 @@ func Outcome(f agent.ToolCallFinished) string {
 		if f.Duration > 0 { // a call read back from a saved session has none
 			s += " in " + Duration(f.Duration)
 		}
-		if f.Decision == message.BySessionGrant || f.Decision == message.ByYolo {
+		if f.Decision == message.BySessionGrant || f.Decision == message.ByYolo || f.Decision == message.ByHook {
 			s += " (" + string(f.Decision) + ")"
 		}
 		return s
 	case message.CallDenied:
 		switch f.Decision {
-		case message.ByPolicyDeny:
+		case message.ByPolicyDeny, message.ByHookDeny:
+			// The hook's reason is its own output: made safe.
 			return safe.Text(f.Err)
 		case message.ByHeadless:
 			// Nobody was asked (co run without --yes).
