@@ -152,7 +152,9 @@ func (a *Approvals) DecideHooked(t tools.Tool, c tools.Check, hook hooks.Decisio
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if hook == hooks.Allow && !c.NoYolo && !a.unattended {
+	if hook == hooks.Allow && !c.NoYolo && !a.unattended && a.yoloAllowed {
+		// Only what /yolo could skip: never outside the sandbox
+		// without yolo_unsandboxed.
 		return true, true, message.ByHook
 	}
 	if a.unattended {

@@ -539,3 +539,46 @@ func TestAPreCompactHookRunsBeforeACompaction(t *testing.T) {
 		t.Fatalf("PreCompact ran with triggers %v, want %v", triggers, want)
 	}
 }
+
+// The one approval path weighs a hook's decision: deny blocks (a policy
+// deny still wins), ask beats the policy's allow, a grant and yolo, and
+// allow skips only what /yolo could.
+func TestDecideHookedNeverWidensThePolicy(t *testing.T) {
+	ask := tools.Check{Decision: tools.Ask, Scope: "s"}
+	type want struct {
+		decided, run bool
+		by           message.Source
+	}
+	for _, tc := range []struct {
+		name  string
+		check tools.Check
+		hook  hooks.Decision
+		setup func(*agent.Approvals)
+		want  want
+	}{
+		{"allow skips an ordinary ask", ask, hooks.Allow, nil, want{true, true, message.ByHook}},
+		{"allow never beats a policy deny", tools.Check{Decision: tools.Deny}, hooks.Allow, nil, want{true, false, message.ByPolicyDeny}},
+		{"allow never answers an always-ask", tools.Check{Decision: tools.Ask, AlwaysAsk: true}, hooks.Allow, nil, want{}},
+		{"allow never answers a NoYolo call", tools.Check{Decision: tools.Ask, NoYolo: true}, hooks.Allow, nil, want{}},
+		{"allow never applies unattended", ask, hooks.Allow, func(a *agent.Approvals) { a.SetUnattended(nil) }, want{}},
+		{"allow never skips outside the sandbox without yolo_unsandboxed", ask, hooks.Allow, func(a *agent.Approvals) { a.SetIsolated(false, false) }, want{}},
+		{"allow skips outside the sandbox with yolo_unsandboxed", ask, hooks.Allow, func(a *agent.Approvals) { a.SetIsolated(false, true) }, want{true, true, message.ByHook}},
+		{"ask beats the policy's allow", tools.Check{Decision: tools.Allow}, hooks.Ask, nil, want{}},
+		{"ask beats a grant", ask, hooks.Ask, func(a *agent.Approvals) { a.Grant(ask) }, want{}},
+		{"ask beats yolo", ask, hooks.Ask, func(a *agent.Approvals) { _ = a.SetYolo(true) }, want{}},
+		{"deny blocks what the policy allows", tools.Check{Decision: tools.Allow}, hooks.Deny, nil, want{true, false, message.ByHookDeny}},
+		{"a policy deny stays the policy's", tools.Check{Decision: tools.Deny}, hooks.Deny, nil, want{true, false, message.ByPolicyDeny}},
+		{"no hook: as before", ask, "", func(a *agent.Approvals) { a.Grant(ask) }, want{true, true, message.BySessionGrant}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := agent.NewApprovals(agent.ApprovalOptions{Isolated: true})
+			if tc.setup != nil {
+				tc.setup(a)
+			}
+			d, r, by := a.DecideHooked(nil, tc.check, tc.hook)
+			if got := (want{d, r, by}); got != tc.want {
+				t.Fatalf("DecideHooked = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
