@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -133,8 +134,12 @@ func hooksNotice(set *hooks.Set, list, trust string) string {
 			file = h.Origin.File
 		}
 	}
-	return fmt.Sprintf("this project declares %s (%s) that will not run until you consent: %s shows them, %s runs them",
-		count.Of(n, "hook"), safe.Text(file), list, trust)
+	// The project file is inside the workspace: named from it, short.
+	if rel, err := filepath.Rel(filepath.Dir(filepath.Dir(file)), file); err == nil {
+		file = rel
+	}
+	return fmt.Sprintf("this project's %s declares %s that will not run until you consent: %s shows them, %s runs them",
+		safe.Text(file), count.Of(n, "hook"), list, trust)
 }
 
 // hooksText lists the hooks in force and those waiting for consent, as
