@@ -137,7 +137,7 @@ func TestInputCompletesSlashCommands(t *testing.T) {
 		{"/he", "/help ", nil},
 		{"/y", "/yolo ", nil},
 		{"/", "/", slash.Complete("/")},
-		{"/h", "/h", []string{"/help", "/history"}},
+		{"/h", "/h", []string{"/help", "/history", "/hooks"}},
 		{"/zz", "/zz", nil},
 		{"hello", "hello", nil},
 		{"/help me", "/help me", nil},
