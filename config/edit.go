@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/co-cli/co/hooks"
 )
 
 // Change is one edit of a settings file: Key set to Value (text, parsed as
@@ -98,6 +100,8 @@ func listHint(f *field) string {
 		return `; to set no servers, give {}`
 	case KindSchedules:
 		return `; to set no schedules, give {} (co schedule rm removes one with its entry)`
+	case KindHooks:
+		return `; to set no hooks, give {}`
 	}
 	return ""
 }
@@ -142,6 +146,10 @@ func fileValue(v any) any {
 		return mcpObject(x)
 	case []Schedule:
 		return scheduleObject(x)
+	case hooks.Config:
+		if x == nil {
+			return hooks.Config{}
+		}
 	}
 	return v
 }

@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/co-cli/co/hooks"
 )
 
 // Entry is one setting as `co config` shows it.
@@ -78,6 +80,8 @@ func (f *field) display(v any) string {
 		return mcpDisplay(v)
 	case []Schedule:
 		return scheduleDisplay(v)
+	case hooks.Config:
+		return hooksDisplay(v)
 	}
 	return ""
 }

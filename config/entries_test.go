@@ -15,7 +15,7 @@ func TestEntries(t *testing.T) {
 	byKey := map[string]Entry{}
 	for _, e := range entries {
 		byKey[e.Key] = e
-		if e.Description == "" || (e.Env == "") != (e.Key == "schedules") { // schedules: the user file only
+		if e.Description == "" || (e.Env == "") != (e.Key == "schedules" || e.Key == "hooks") { // schedules, hooks: files only
 			t.Errorf("%s: missing description or env: %+v", e.Key, e)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/co-cli/co/hooks"
 )
 
 // Kind is the Go type of a setting.
@@ -21,6 +23,7 @@ const (
 	KindPolicy                 // []PolicyRule
 	KindMCP                    // []MCPServer
 	KindSchedules              // []Schedule
+	KindHooks                  // hooks.Config
 )
 
 // String returns the kind as a short word: string, bool, int, float, list
@@ -43,6 +46,8 @@ func (k Kind) String() string {
 		return "servers"
 	case KindSchedules:
 		return "schedules"
+	case KindHooks:
+		return "hooks"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -66,6 +71,8 @@ func (k Kind) expected() string {
 		return `an object from a server name to {"command": ..., "args": [...]} or {"url": "https://..."}`
 	case KindSchedules:
 		return `an object from a schedule name to {"at": ..., "prompt": ..., "workspace": ...}`
+	case KindHooks:
+		return `an object from an event name to [{"matcher": ..., "hooks": [{"type": "command", "command": ...}]}]`
 	}
 	return k.String()
 }
@@ -137,6 +144,8 @@ var projectAllowed = map[string]string{
 		"its allow rules are dropped with a warning",
 	"mcp_servers": "its servers never start until you consent to their exact definition (/mcp trust); " +
 		`"approve": "auto" is ignored, and it cannot replace a server of yours`,
+	"hooks": "its hooks never run until you consent to them and the scripts they name (/hooks trust, co hooks trust); " +
+		"they are kept apart from yours, never merged into them",
 }
 
 // Why a project file may not set a user-only setting, for the warning
@@ -327,6 +336,11 @@ var table = []field{
 	{key: "schedules", env: "", def: []Schedule(nil),
 		desc: "Scheduled runs: a name mapped to {\"at\", \"prompt\", \"workspace\", \"tools\", \"approve\", \"notify\"} (co schedule add writes them).",
 		ptr:  func(s *Settings) any { return &s.Schedules }},
+	// No environment variable: a hook runs a command on the host, and
+	// /hooks names the file each came from.
+	{key: "hooks", env: "", def: hooks.Config(nil),
+		desc: "Commands run at fixed points of a turn, in Claude Code's format: an event (PreToolUse, PostToolUse, …) mapped to [{\"matcher\", \"hooks\": [{\"type\": \"command\", \"command\", \"timeout\", \"on_failure\"}]}].",
+		ptr:  func(s *Settings) any { return &s.Hooks }},
 	{key: "grant_max_uses", env: "CO_CLI_GRANT_MAX_USES", def: 20, min: 1,
 		desc: "How many calls one approve-for-session grant covers.",
 		ptr:  func(s *Settings) any { return &s.GrantMaxUses }},
@@ -448,6 +462,8 @@ func (f *field) kind() Kind {
 		return KindMCP
 	case *[]Schedule:
 		return KindSchedules
+	case *hooks.Config:
+		return KindHooks
 	}
 	return KindString
 }
@@ -672,6 +688,8 @@ func cloneValue(v any) any {
 		return cloneMCP(v)
 	case []Schedule:
 		return cloneSchedules(v)
+	case hooks.Config:
+		return cloneHooks(v)
 	}
 	return v
 }

@@ -33,7 +33,7 @@ func TestTableMatchesSettings(t *testing.T) {
 			t.Errorf("Settings.%s has two rows: %s and %s", name, prev, f.key)
 		}
 		seenField[name] = f.key
-		if seenKey[f.key] || seenEnv[f.env] {
+		if seenKey[f.key] || f.env != "" && seenEnv[f.env] {
 			t.Errorf("duplicate key %q or env %q", f.key, f.env)
 		}
 		seenKey[f.key], seenEnv[f.env] = true, true

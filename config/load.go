@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/co-cli/co/hooks"
 )
 
 // LoadOptions say where Load looks. The zero value means the real process:
@@ -106,6 +108,11 @@ type Loaded struct {
 	// Problems are what a LoadOptions.Partial load left out, in the order
 	// found: whole files (Key "") and single values.
 	Problems []*Error
+	// ProjectHooks are the project file's "hooks" (ProjectHooksFile),
+	// apart from the user's (Settings.Hooks): they run only once the user
+	// consents to them (hooks.Trust).
+	ProjectHooks     hooks.Config
+	ProjectHooksFile string
 }
 
 // problem records err's problems (LoadOptions.Partial).
@@ -208,6 +215,12 @@ func Load(opts LoadOptions) (*Loaded, error) {
 		}
 		for _, kv := range vals {
 			v := kv.v
+			if file.layer == LayerProject && kv.f.kind() == KindHooks {
+				// Kept apart: a project's hooks run only with the
+				// user's consent, and never as the user's own.
+				l.ProjectHooks, l.ProjectHooksFile = v.(hooks.Config), file.path
+				continue
+			}
 			if file.layer == LayerProject {
 				var ok bool
 				if v, ok = l.projectValue(file.path, kv.f.key, v); !ok {
@@ -379,6 +392,9 @@ func decodeFile(path string, data []byte, home string) ([]keyValue, []Warning, e
 			errs = append(errs, &Error{Source: path, Key: f.key, Msg: msg})
 			continue
 		}
+		if set && f.kind() == KindHooks {
+			warns = append(warns, hooksWarnings(path, raw)...)
+		}
 		if set {
 			vals = append(vals, keyValue{f, v})
 		}
@@ -479,6 +495,12 @@ func (f *field) decodeJSON(raw json.RawMessage, home string) (v any, set bool, m
 			return nil, false, strconv.Quote(f.key) + msg
 		}
 		v = schedules
+	case KindHooks:
+		c, _, err := hooks.Decode(raw)
+		if err != nil {
+			return nil, false, err.Error()
+		}
+		v = c
 	}
 	if msg := f.validate(v); msg != "" {
 		return nil, false, msg
@@ -570,7 +592,7 @@ func (f *field) parseText(text, source, home string) (any, error) {
 			break
 		}
 		fallthrough
-	case KindPolicy, KindMCP, KindSchedules:
+	case KindPolicy, KindMCP, KindSchedules, KindHooks:
 		raw := []byte(text)
 		if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
 			msg := quoteKey(f.key) + `must be a JSON array of rules like [{"match": "git push", "decision": "ask"}]`
@@ -579,6 +601,9 @@ func (f *field) parseText(text, source, home string) (any, error) {
 			}
 			if f.kind() == KindMCP {
 				msg = quoteKey(f.key) + `must be a JSON object like {"name": {"command": "npx", "args": ["-y", "some-server"]}}`
+			}
+			if f.kind() == KindHooks {
+				msg = quoteKey(f.key) + "must be a JSON object like " + HooksExample
 			}
 			if f.kind() == KindStringList {
 				msg = quoteKey(f.key) + `must be a JSON array of strings like ["ls","git status"] or a comma-separated list`

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/co-cli/co/hooks"
 )
 
 // Save writes the values of s that differ from the defaults to path (the
@@ -59,6 +61,8 @@ func equalValue(a, b any) bool {
 		return equalMCP(a, b.([]MCPServer))
 	case []Schedule:
 		return equalSchedules(a, b.([]Schedule))
+	case hooks.Config:
+		return equalHooks(a, b.(hooks.Config))
 	}
 	return a == b
 }

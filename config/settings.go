@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"strings"
+
+	"github.com/co-cli/co/hooks"
 )
 
 // Settings are co's effective settings. Each field is one row of the table
@@ -62,8 +64,11 @@ type Settings struct {
 	ContextFiles            []string     // context_files: file names read beside AGENTS.md
 	MCPServers              []MCPServer  // mcp_servers
 	Schedules               []Schedule   // schedules (user file only)
-	MemoryEnabled           bool         // memory_enabled
-	MemoryAutoSave          bool         // memory_auto_save (user file or environment only)
+	// Hooks are the user's own hooks (hooks; a project file's are
+	// Loaded.ProjectHooks, never merged into these).
+	Hooks          hooks.Config
+	MemoryEnabled  bool // memory_enabled
+	MemoryAutoSave bool // memory_auto_save (user file or environment only)
 }
 
 // PolicyRule is one shell_policy rule: commands matching Match get Decision.
@@ -154,6 +159,8 @@ func (f *field) get(s *Settings) any {
 		return *p
 	case *[]Schedule:
 		return *p
+	case *hooks.Config:
+		return *p
 	}
 	panic("config: bad field type for " + f.key)
 }
@@ -177,6 +184,8 @@ func (f *field) set(s *Settings, v any) {
 		*p = v.([]MCPServer)
 	case *[]Schedule:
 		*p = v.([]Schedule)
+	case *hooks.Config:
+		*p = v.(hooks.Config)
 	default:
 		panic("config: bad field type for " + f.key)
 	}

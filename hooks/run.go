@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,9 +52,12 @@ type Options struct {
 // concurrent use; a nil Set has no hooks.
 type Set struct {
 	opts    Options
-	entries []entry
+	entries []entry // the user's, then the project's (run only once trusted)
 	tracer  trace.Tracer
 	shell   func() string
+	// trusted is the user's consent to the project's hooks: from
+	// Options.ProjectTrusted, or given during the run (TrustProject).
+	trusted atomic.Bool
 }
 
 type entry struct {
@@ -64,17 +68,16 @@ type entry struct {
 	origin  Origin
 }
 
-// NewSet returns the hooks of opts: the user's, then the project's when
-// trusted, each event's in the order written.
+// NewSet returns the hooks of opts: the user's, then the project's (which
+// run only when trusted), each event's in the order written.
 func NewSet(opts Options) *Set {
 	s := &Set{opts: opts, tracer: opts.Tracer, shell: sync.OnceValue(findShell)}
 	if s.tracer == nil {
 		s.tracer = noop.NewTracerProvider().Tracer("")
 	}
+	s.trusted.Store(opts.ProjectTrusted)
 	s.add(opts.User, Origin{File: opts.UserFile})
-	if opts.ProjectTrusted {
-		s.add(opts.Project, Origin{File: opts.ProjectFile, Project: true})
-	}
+	s.add(opts.Project, Origin{File: opts.ProjectFile, Project: true})
 	return s
 }
 
@@ -109,17 +112,7 @@ func (s *Set) List() []Listed {
 	}
 	var out []Listed
 	for _, e := range s.entries {
-		out = append(out, Listed{Event: e.ev, Matcher: e.matcher, Hook: e.hook, Origin: e.origin, Active: true})
-	}
-	if !s.opts.ProjectTrusted {
-		for _, ev := range Events {
-			for _, g := range s.opts.Project[ev] {
-				for _, h := range g.Hooks {
-					out = append(out, Listed{Event: ev, Matcher: g.Matcher, Hook: h,
-						Origin: Origin{File: s.opts.ProjectFile, Project: true}})
-				}
-			}
-		}
+		out = append(out, Listed{Event: e.ev, Matcher: e.matcher, Hook: e.hook, Origin: e.origin, Active: s.runs(e)})
 	}
 	return out
 }
@@ -127,7 +120,7 @@ func (s *Set) List() []Listed {
 // AwaitingConsent reports whether the project has hooks that do not run
 // until the user consents to them.
 func (s *Set) AwaitingConsent() bool {
-	return s != nil && !s.opts.ProjectTrusted && !s.opts.Project.Empty()
+	return s != nil && !s.trusted.Load() && !s.opts.Project.Empty()
 }
 
 // Has reports whether any hook runs at ev for subject (a tool's name,
@@ -137,7 +130,7 @@ func (s *Set) Has(ev Event, subject string) bool {
 		return false
 	}
 	for _, e := range s.entries {
-		if e.ev == ev && (!matched(ev) || e.match(subject)) {
+		if e.ev == ev && s.runs(e) && (!matched(ev) || e.match(subject)) {
 			return true
 		}
 	}
@@ -242,7 +235,7 @@ func (s *Set) Run(ctx context.Context, ev Event, in Input) Outcome {
 	}
 	var run []entry
 	for _, e := range s.entries {
-		if e.ev == ev && (!matched(ev) || e.match(in.subject(ev))) {
+		if e.ev == ev && s.runs(e) && (!matched(ev) || e.match(in.subject(ev))) {
 			run = append(run, e)
 		}
 	}

@@ -62,6 +62,7 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 		ToolGroups: st.LLMToolGroups,
 		Settings:   ps,
 		Recall:     a.memoryRecall(),
+		Hooks:      a.hooks,
 		Request: provider.RequestOptions{
 			ReasoningEffort: st.ReasoningEffort,
 			MaxTokens:       st.LLMMaxTokens,

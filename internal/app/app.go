@@ -2,7 +2,7 @@
 // the loaded settings, everything one run of co uses, in one visible order:
 //
 //	config → saved session (picked) → telemetry → sandbox → approvals →
-//	tools → agent → saved session (attached)
+//	tools → hooks → agent → saved session (attached)
 //
 // and Close undoes it in reverse. The approvals are made knowing the
 // sandbox's isolation; nothing is set afterwards. New never waits on the
@@ -29,6 +29,7 @@ import (
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/extensions"
+	"github.com/co-cli/co/hooks"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/sandbox"
 	"github.com/co-cli/co/sessions"
@@ -102,6 +103,8 @@ type App struct {
 	undo   undoParts
 	slack  *slack.Workspace
 	google *google.Account
+	// hooks are the run's hooks (hooks.go), handed to the agent.
+	hooks *hooks.Set
 }
 
 // Warnings are what went wrong at start without stopping the run, beyond
@@ -204,6 +207,8 @@ func New(ctx context.Context, l *config.Loaded, o Options) (*App, error) {
 		return nil, err
 	}
 	a.startMCP() // the servers start after the first frame (agent.Warm)
+	// hooks: the user's, and the project's once consented to.
+	a.buildHooks()
 	// agent
 	a.Agent = agent.New(a.agentConfig(ctx))
 	if !o.ReportOnly {

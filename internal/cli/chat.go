@@ -311,6 +311,7 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		InboxIDs: func() []string { return inboxIDs(c.App) },
 		Custom:   c.customEnv(),
 		MCP:      func(arg string) slash.Result { return mcpSlash(c.App, arg) },
+		Hooks:    func(arg string) slash.Result { return hooksSlash(c.App, arg) },
 		Schedule: func(arg string) slash.Result { return scheduleSlash(context.Background(), arg) },
 		Memory:   memorySlash(c.App),
 		Undo:     c.App.Undo,
@@ -374,6 +375,9 @@ func (c *chat) startNotes() []string {
 	out := startupWarnings(c.App)
 	if n := homeNotice(c.App); n != "" {
 		out = append(out, n)
+	}
+	if n := hooksNotice(c.Hooks(), "/hooks", "/hooks trust"); n != "" {
+		out = append(out, "note: "+n)
 	}
 	if c.inbox != "" {
 		out = append(out, "note: "+c.inbox) // an information, not a warning: ui/tui styles it so

@@ -166,7 +166,7 @@ func newRootCmd(s env) *cobra.Command {
 	root.AddCommand(
 		newChatSubCmd(s), newRunCmd(s), newStatusCmd(s), newModelsCmd(s), newConfigCmd(s), newPolicyCmd(s), newSessionsCmd(s), newMemoryCmd(s), newVersionCmd(s),
 		newTailCmd(s), newTracesCmd(s), newLogsCmd(s),
-		newGoogleCmd(s), newCompletionCmd(s), newMCPCmd(s), newScheduleCmd(s),
+		newGoogleCmd(s), newCompletionCmd(s), newMCPCmd(s), newHooksCmd(s), newScheduleCmd(s),
 		newInboxCmd(s), newUndoCmd(s),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true

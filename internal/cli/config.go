@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/co-cli/co/config"
+	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/tools/shell"
 	"github.com/co-cli/co/ui/present"
@@ -223,6 +224,8 @@ func printConfig(s env, l *config.Loaded) {
 		}
 	}
 	printSafeCommands(s, l)
+	// The hooks, the user's and the project's, as /hooks lists them.
+	fmt.Fprintf(s.Out, "\n%s", hooksText(app.NewHooks(l, nil, nil), "co hooks trust"))
 }
 
 // origin says where a setting's value comes from and what overrides it:

@@ -42,6 +42,8 @@ var directUses = map[string]directUse{
 		"co schedule add, co mcp add and /setup read and edit as their subject; the settings a run sees are loaded by app.LoadSettings",
 		names: []string{"Change", "CheckValue", "EditFile", "Error", "Fields", "LayerEnv", "LayerProject", "LayerUser", "LoadFile",
 			"Loaded", "MCPServer", "MCPServersChange", "ParseNotify", "Schedule", "SchedulesChange", "Settings"}},
+	"hooks": {why: "the hooks in force as values, which /hooks, co hooks and co config list; the set is made by app.NewHooks or app.App.Hooks",
+		names: []string{"DefaultTimeout", "FailOpen", "Listed", "Set"}},
 	"deliver": {why: "a scheduled run's delivery record, which co schedule shows",
 		names: []string{"Outcome", "Run"}},
 	"extensions": {why: "the instruction files, skills and custom commands app.App.Extensions read, listed by /help and co status",

@@ -114,6 +114,10 @@ standard error.`,
 			if n := homeNotice(a); n != "" {
 				fmt.Fprintf(s.Err, "co: %s\n", n)
 			}
+			// A project's hooks never run headless without consent.
+			if n := hooksNotice(a.Hooks(), "co hooks", "co hooks trust"); n != "" {
+				fmt.Fprintf(s.Err, "co: note: %s\n", n)
+			}
 			if w := sandboxWarning(a, yes); w != "" {
 				fmt.Fprintf(s.Err, "co: warning: %s\n", w)
 			}

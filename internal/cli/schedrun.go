@@ -107,6 +107,9 @@ func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Wr
 	if n := homeNotice(a); n != "" {
 		fmt.Fprintf(log, "co: %s\n", n)
 	}
+	if n := hooksNotice(a.Hooks(), "co hooks", "co hooks trust"); n != "" {
+		fmt.Fprintf(log, "co: note: %s\n", n)
+	}
 	for _, n := range extensionNotes(a.Extensions.Get()) {
 		fmt.Fprintf(log, "co: %s\n", n)
 	}

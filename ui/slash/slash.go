@@ -40,6 +40,9 @@ type Env struct {
 	// MCP is /mcp: the MCP servers' states, /mcp trust NAME, /mcp restart
 	// NAME, /mcp login NAME, /mcp logout NAME.
 	MCP func(arg string) Result
+	// Hooks is /hooks: the hooks in force and where each came from;
+	// /hooks trust consents to the project's. Nil: not available.
+	Hooks func(arg string) Result
 	// Schedule is /schedule: the schedules (co schedule list), and
 	// /schedule add NAME --at "SPEC" PROMPT (co schedule add's code).
 	// Nil: not available.
@@ -143,6 +146,7 @@ func Commands() []Command {
 		{"/model", "list the provider's models; /model NAME switches (ollama:NAME etc. switches provider too)", modelCmd},
 		{"/inbox", "scheduled runs, calls waiting; /inbox open RUN, approve ID, deny ID", inboxCmd},
 		{"/mcp", "MCP servers and their state; /mcp trust NAME consents to a project's, /mcp restart NAME, /mcp login NAME, /mcp logout NAME", mcpCmd},
+		{"/hooks", "the hooks in force and where each came from; /hooks trust consents to the project's", hooksCmd},
 		{"/schedule", `scheduled runs (co schedule list); /schedule add NAME --at "SPEC" PROMPT adds one`, scheduleCmd},
 		{"/setup", "set up the LLM provider: Gemini, Ollama or an OpenAI-compatible server (saved to your user settings)", func(Env, string) Result { return Result{Action: Setup} }},
 		{"/undo", "take back the last turn: its files and its messages; its prompt comes back", undoCmd},
@@ -306,6 +310,13 @@ func mcpCmd(env Env, arg string) Result {
 		return Result{Output: "MCP servers are not available here", Err: true}
 	}
 	return env.MCP(arg)
+}
+
+func hooksCmd(env Env, arg string) Result {
+	if env.Hooks == nil {
+		return Result{Output: "hooks are not available here", Err: true}
+	}
+	return env.Hooks(arg)
 }
 
 func scheduleCmd(env Env, arg string) Result {

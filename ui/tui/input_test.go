@@ -137,7 +137,7 @@ func TestInputCompletesSlashCommands(t *testing.T) {
 		{"/he", "/help ", nil},
 		{"/y", "/yolo ", nil},
 		{"/", "/", slash.Complete("/")},
-		{"/h", "/h", []string{"/help", "/history"}},
+		{"/h", "/h", []string{"/help", "/history", "/hooks"}},
 		{"/zz", "/zz", nil},
 		{"hello", "hello", nil},
 		{"/help me", "/help me", nil},
@@ -166,24 +166,24 @@ func TestInputTabCyclesCandidates(t *testing.T) {
 	in := newTestInput(t)
 	typeInto(in, "/h")
 	var got []string
-	for range 4 {
+	for range 5 {
 		press(in, "tab")
 		got = append(got, in.Value())
 	}
-	want := []string{"/h", "/help", "/history", "/help"}
+	want := []string{"/h", "/help", "/history", "/hooks", "/help"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("tab, tab, tab, tab gave %q, want %q", got, want)
+		t.Fatalf("tab five times gave %q, want %q", got, want)
 	}
-	if strings.Join(in.Hints(), ",") != "/help,/history" {
+	if strings.Join(in.Hints(), ",") != "/help,/history,/hooks" {
 		t.Errorf("the candidates are not shown while cycling: %q", in.Hints())
 	}
 	press(in, "shift+tab")
-	if v := in.Value(); v != "/history" {
-		t.Errorf("shift+tab gave %q, want /history", v)
+	if v := in.Value(); v != "/hooks" {
+		t.Errorf("shift+tab gave %q, want /hooks", v)
 	}
 	typeInto(in, " x")
 	press(in, "tab")
-	if v := in.Value(); v != "/history x" || len(in.Hints()) != 0 {
+	if v := in.Value(); v != "/hooks x" || len(in.Hints()) != 0 {
 		t.Errorf("after typing, tab gave %q with hints %q", v, in.Hints())
 	}
 }
