@@ -17,6 +17,7 @@ command -v gcc >/dev/null || need+=(gcc libc6-dev)
 command -v npm >/dev/null || need+=(nodejs npm)
 command -v cron >/dev/null || need+=(cron) # the scheduled-run tests start Debian's cron daemon
 command -v dbus-daemon >/dev/null || need+=(dbus) # the desktop-notification tests start a session bus
+command -v jq >/dev/null || need+=(jq) # the README's hook examples read their event with jq (readme_hooks_test.go)
 if ((${#need[@]})); then
 	if [[ $EUID -ne 0 ]]; then
 		say "missing ${need[*]}: install them (as root) and rerun"
