@@ -153,7 +153,7 @@ func Commands() []Command {
 		{"/hooks", "the hooks in force and where each came from; /hooks trust consents to the project's", hooksCmd},
 		{"/schedule", `scheduled runs (co schedule list); /schedule add NAME --at "SPEC" PROMPT adds one`, scheduleCmd},
 		{"/setup", "set up the LLM provider: Gemini, Ollama or an OpenAI-compatible server (saved to your user settings)", func(Env, string) Result { return Result{Action: Setup} }},
-		{"/export", "write this saved session to a file in the workspace: /export [md|json|html] [FILE] (default co-session-ID.md)", exportCmd},
+		{"/export", "write this session to a file in the workspace: /export [md|json|html] [FILE]", exportCmd},
 		{"/undo", "take back the last turn: its files and its messages; its prompt comes back", undoCmd},
 		{"/rewind", "list the turns; /rewind N [files|conversation|summarise] takes back N and later", rewindCmd},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
