@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/message"
+	"github.com/co-cli/co/tools"
 )
 
 // A session leaves co as one JSON document (co sessions export --format
@@ -165,6 +166,14 @@ func cleanMessage(m message.Message, clean func(string) string) message.Message 
 			calls[i] = c
 		}
 		m.ToolCalls = calls
+	}
+	if len(m.Sources) > 0 { // a label may name a URL with a token in it
+		srcs := make([]tools.Origin, len(m.Sources))
+		for i, o := range m.Sources {
+			o.Label = clean(o.Label)
+			srcs[i] = o
+		}
+		m.Sources = srcs
 	}
 	return m
 }
