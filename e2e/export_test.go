@@ -101,3 +101,28 @@ func stripSystem(msgs []llmtest.WireMessage) []llmtest.WireMessage {
 	}
 	return out
 }
+
+// /export in the full-screen chat writes the session to the workspace
+// and says where (it runs off the loop, as the other commands that read
+// the store do).
+func TestFullScreenExportWritesTheSession(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetDefault(llmtest.Reply{Echo: true})
+	dir := t.TempDir()
+	s := startTUI(t, dir, tuiEnv(t, srv), 120, 30)
+	s.ready()
+	s.send("remember the tide tables")
+	s.waitFor(tuiWait, "You said: remember the tide tables")
+	s.send("/export html tides.html")
+	s.waitFor(tuiWait, "Exported this session")
+	page, err := os.ReadFile(filepath.Join(dir, "tides.html"))
+	if err != nil {
+		t.Fatalf("/export wrote no tides.html: %v", err)
+	}
+	for _, want := range []string{"<!doctype html>", "remember the tide tables", "You said: remember the tide tables"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
