@@ -159,8 +159,9 @@ const (
 	Scheduled Kind = "scheduled"
 )
 
-// asideData is the data column of an aside.
-type asideData struct {
+// AsideData is an aside as saved (the data column of asides, and an
+// export's): a notice, or a !cmd run and how it ended.
+type AsideData struct {
 	Notice   string         `json:"notice,omitempty"`
 	Args     string         `json:"args,omitempty"` // a !cmd's shell arguments
 	Name     string         `json:"name,omitempty"`
@@ -173,7 +174,7 @@ type asideData struct {
 }
 
 func encodeAside(x message.Aside) ([]byte, error) {
-	d := asideData{Notice: x.Notice}
+	d := AsideData{Notice: x.Notice}
 	if b := x.Bang; b != nil {
 		f := b.Finished
 		d.Args, d.Name, d.Status, d.Display, d.Meta = b.Args, f.Name, f.Status.String(), f.Result.Display, f.Result.Meta
@@ -183,7 +184,7 @@ func encodeAside(x message.Aside) ([]byte, error) {
 }
 
 func decodeAside(b []byte) (message.Aside, error) {
-	var d asideData
+	var d AsideData
 	if err := json.Unmarshal(b, &d); err != nil {
 		return message.Aside{}, err
 	}

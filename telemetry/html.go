@@ -29,6 +29,13 @@ func asset(name string) string {
 // and script, and may not load anything, even by accident.
 const staticCSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
+// PageStyle is the viewers' stylesheet and PageCSP their policy, for
+// another self-contained page in their look (a session's export).
+func PageStyle() string { return asset("style.css") }
+
+// PageCSP is staticCSP, for the pages PageStyle styles.
+const PageCSP = staticCSP
+
 // traceDoc is the data embedded in a static trace page.
 type traceDoc struct {
 	TraceID   string `json:"trace_id"`

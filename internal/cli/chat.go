@@ -308,6 +308,7 @@ func (c *chat) slashEnv(helpExtra string) slash.Env {
 		Inbox: func(arg string) slash.Result {
 			return inboxSlash(c.App, arg, transcriptText)
 		},
+		Export:   func(arg string) slash.Result { return exportSlash(c.App, arg) },
 		InboxIDs: func() []string { return inboxIDs(c.App) },
 		Custom:   c.customEnv(),
 		MCP:      func(arg string) slash.Result { return mcpSlash(c.App, arg) },

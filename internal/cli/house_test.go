@@ -50,8 +50,9 @@ var directUses = map[string]directUse{
 		names: []string{"Set"}},
 	"memory": {why: "memories as values, the store's type and its errors; the store is opened by app.OpenMemory or app.App.Memory",
 		names: []string{"ErrNotFound", "Memory", "Store", "Terms"}},
-	"sessions": {why: "saved sessions as values (kinds, states, entries) and the store's type; the store is opened by app.OpenSessions or app.App.Sessions",
-		names: []string{"Approved", "Chat", "Denied", "Entry", "ErrNotFound", "Info", "Kind", "OutcomeRunning", "Pending",
+	"sessions": {why: "saved sessions as values (kinds, states, entries, an export's document, which co sessions import reads with ParseExport) " +
+		"and the store's type; the store is opened by app.OpenSessions or app.App.Sessions",
+		names: []string{"Approved", "Chat", "Denied", "Entry", "ErrNotFound", "Info", "Kind", "OutcomeRunning", "ParseExport", "Pending",
 			"PendingState", "Run", "Scheduled", "Store", "Waiting"}},
 	"telemetry": {why: "the span store's viewers (co tail, co traces, co logs) are front ends that live beside the store they read; " +
 		"the store is opened by app.OpenSpans, the pipeline set up by app.New",

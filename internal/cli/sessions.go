@@ -202,7 +202,9 @@ func newSessionsCmd(s env) *cobra.Command {
 		Short: "List saved sessions (id, workspace, title, last activity, turns, tokens)",
 		Long: `co sessions lists the saved sessions of this workspace, most recent first
 (--all: of every workspace). Resume one with co --resume ID or the latest with
-co --continue; delete one with co sessions rm ID.`,
+co --continue; delete one with co sessions rm ID; write one as Markdown, JSON or
+HTML with co sessions export ID, and save an exported JSON file as a new
+session with co sessions import FILE.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			st, ws, err := storeForCommand(s)
@@ -226,6 +228,7 @@ co --continue; delete one with co sessions rm ID.`,
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "list the sessions of every workspace")
+	cmd.AddCommand(newSessionsExportCmd(s), newSessionsImportCmd(s))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "rm ID",
 		Short: "Delete a saved session (a unique id prefix is enough)",

@@ -57,6 +57,10 @@ type Env struct {
 	// Custom returns the custom commands and skills run as /NAME (it may
 	// wait the milliseconds they take to read at start-up); nil: none.
 	Custom func() []Custom
+	// Export is /export [md|json|html] [FILE]: the saved session written
+	// to a file in the workspace (internal/cli's exportSlash). Nil: no
+	// saved sessions here.
+	Export func(arg string) Result
 	// Undo is the conversation's undo service (/undo, /rewind; internal/app's
 	// Undo); nil: the conversation is not saved, there is nothing to take
 	// back.
@@ -149,6 +153,7 @@ func Commands() []Command {
 		{"/hooks", "the hooks in force and where each came from; /hooks trust consents to the project's", hooksCmd},
 		{"/schedule", `scheduled runs (co schedule list); /schedule add NAME --at "SPEC" PROMPT adds one`, scheduleCmd},
 		{"/setup", "set up the LLM provider: Gemini, Ollama or an OpenAI-compatible server (saved to your user settings)", func(Env, string) Result { return Result{Action: Setup} }},
+		{"/export", "write this session to a file in the workspace: /export [md|json|html] [FILE]", exportCmd},
 		{"/undo", "take back the last turn: its files and its messages; its prompt comes back", undoCmd},
 		{"/rewind", "list the turns; /rewind N [files|conversation|summarise] takes back N and later", rewindCmd},
 		{"/yolo", "toggle auto-approval of ask-class calls (never overrides deny)", yolo},
@@ -303,6 +308,13 @@ func sessionsCmd(env Env, arg string) Result {
 		return Result{Output: "a turn is running; cancel it first", Err: true}
 	}
 	return env.Sessions(arg)
+}
+
+func exportCmd(env Env, arg string) Result {
+	if env.Export == nil {
+		return Result{Output: "saved sessions are not available here: there is nothing to export", Err: true}
+	}
+	return env.Export(arg)
 }
 
 func mcpCmd(env Env, arg string) Result {

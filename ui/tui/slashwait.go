@@ -21,11 +21,11 @@ import (
 // its answer, then goes to the conversation switched to.
 
 // slashOffLoop are those commands: internal/cli's Env functions behind
-// them read the sessions or memory store, the settings and the system's
+// them read the sessions or memory store (/export writes a file too), the settings and the system's
 // scheduler (crontab, systemctl), the MCP servers' states.
 var slashOffLoop = map[string]bool{
 	"/status": true, "/tools": true, "/sessions": true, "/memory": true,
-	"/mcp": true, "/schedule": true, "/inbox": true,
+	"/mcp": true, "/schedule": true, "/inbox": true, "/export": true,
 }
 
 // slashRun is a command running off the loop.
