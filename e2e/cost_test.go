@@ -37,6 +37,10 @@ func TestRunStopsAtMaxCost(t *testing.T) {
 			t.Errorf("--json output does not say %s:\n%s", want, out)
 		}
 	}
+	// co sessions shows what the session cost, from its saved usage.
+	if out, _, _ := runCo(t, dir, e, "", "sessions"); !strings.Contains(out, "COST") || !strings.Contains(out, "$0.0360") {
+		t.Errorf("co sessions has no cost column with $0.0360:\n%s", out)
+	}
 	// Nothing lost: the next run continues the saved session, both
 	// calls' results in what it sends.
 	srv.Script(llmtest.Reply{Text: "went on"})
