@@ -65,8 +65,8 @@ func (a *Agent) overBudget() string {
 	if spent < a.cfg.MaxCost {
 		return ""
 	}
-	return fmt.Sprintf("The turn stopped: this session has cost %s, at or over its limit of %s (max_cost). Nothing was lost; raise the limit (max_cost, or co run --max-cost) to go on.",
-		cost.Format(spent), cost.Format(a.cfg.MaxCost))
+	return fmt.Sprintf("max_cost %s reached (%s spent): the turn stopped after the call that reached it, before another request; nothing was lost. To go on, raise the limit (max_cost, co run --max-cost, or the schedule's max_cost).",
+		cost.Format(a.cfg.MaxCost), cost.Format(spent))
 }
 
 // ErrMaxCost is the error a turn stopped by MaxCost carries

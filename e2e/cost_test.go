@@ -59,3 +59,31 @@ func TestRunStopsAtMaxCost(t *testing.T) {
 		t.Errorf("the continued session sent %d tool results, want 2", results)
 	}
 }
+
+// A schedule's own max_cost: the run stops at it, and co inbox shows the
+// run's cost and an outcome that names the limit.
+func TestScheduledRunStopsAtItsMaxCost(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetProfile(llmtest.ProfileOpenAI)
+	environ, _ := scheduleEnv(t, srv)
+	environ = append(environ, "OPENAI_BASE_URL="+srv.URL, "OPENAI_MODEL=gpt-4.1")
+	ws := t.TempDir()
+	addScheduleSetting(t, environ, "brief", map[string]any{"at": "weekdays 08:00", "prompt": "list it", "workspace": ws, "max_cost": 0.02})
+	call := llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "list_directory", Args: `{"path":"."}`}},
+		Usage: &llmtest.Usage{PromptTokens: 10000, CachedTokens: 4000, CompletionTokens: 500}}
+	srv.Script(call, call)
+	_, errOut, code := runCo(t, t.TempDir(), environ, "", "schedule", "run", "brief")
+	if code != 5 {
+		t.Fatalf("exit %d, want 5 (max cost)\nstderr: %s", code, errOut)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("%d requests, want 2", n)
+	}
+	out, _, _ := runCo(t, ws, environ, "", "inbox", "--all")
+	for _, want := range []string{"COST", "$0.0360", "max_cost"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("co inbox does not say %q:\n%s", want, out)
+		}
+	}
+}
