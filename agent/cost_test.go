@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/co-cli/co/agent"
 	"github.com/co-cli/co/agent/llmtest"
 	"github.com/co-cli/co/agent/provider"
@@ -127,5 +131,49 @@ func TestMaxCostStopsTheTurn(t *testing.T) {
 	fail = failed(t, run(t, context.Background(), f.ag, "go on", nil))
 	if !errors.Is(fail.Err, agent.ErrMaxCost) || len(f.srv.Requests()) != 2 {
 		t.Errorf("next turn: %v after %d requests", fail.Err, len(f.srv.Requests()))
+	}
+}
+
+// Each LLM call's span carries its cost (co.cost.usd) and its cached
+// tokens; a call to a model with no price says why instead.
+func TestChatSpanCarriesTheCost(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer func() {
+		if err := tp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	f := profileFixture(t, llmtest.ProfileOpenAI, "gpt-4.1", func(c *agent.Config) { c.Tracer = tp.Tracer("test") })
+	f.srv.Script(llmtest.Reply{Text: "ok", Usage: &llmtest.Usage{PromptTokens: 10000, CachedTokens: 4000, CompletionTokens: 500}})
+	finished(t, run(t, context.Background(), f.ag, "hi", nil))
+	attrs := map[string]attribute.Value{}
+	for _, s := range rec.Ended() {
+		if s.Name() == "chat gpt-4.1" {
+			for _, kv := range s.Attributes() {
+				attrs[string(kv.Key)] = kv.Value
+			}
+		}
+	}
+	if v, ok := attrs["co.cost.usd"]; !ok || !nearUSD(v.AsFloat64(), handCost(t, "gpt-4.1", 10000, 4000, 500)) {
+		t.Errorf("co.cost.usd = %v (%v)", v.AsFloat64(), ok)
+	}
+	if v := attrs["gen_ai.usage.cache_read.input_tokens"]; v.AsInt64() != 4000 {
+		t.Errorf("cached tokens on the span: %v", v.AsInt64())
+	}
+
+	f = newFixture(t, func(c *agent.Config) { c.Tracer = tp.Tracer("test") })
+	f.srv.Script(llmtest.Reply{Text: "ok"})
+	finished(t, run(t, context.Background(), f.ag, "hi", nil))
+	found := false
+	for _, s := range rec.Ended() {
+		for _, kv := range s.Attributes() {
+			if s.Name() == "chat test-model" && kv.Key == "co.cost.unknown" {
+				found = kv.Value.AsString() == "no price known for test-model: add it with model_prices"
+			}
+		}
+	}
+	if !found {
+		t.Error("no co.cost.unknown on an unpriced model's chat span")
 	}
 }
