@@ -28,6 +28,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/co-cli/co/lib/cost"
 	"net/http"
 	"sync"
 	"time"
@@ -73,6 +74,13 @@ type Config struct {
 	Approvals  *Approvals
 	// MaxRequests caps LLM round-trips per user turn (max_request_limit).
 	MaxRequests int
+	// Prices prices each call (lib/cost's table with the user's
+	// model_prices); nil: the built-in table.
+	Prices cost.Prices
+	// MaxCost, when > 0, is the most the session may cost in US dollars
+	// (max_cost, co run --max-cost): a turn that reaches it ends after
+	// the call that crossed it, before another request (cost.go).
+	MaxCost float64
 	// ToolRetries caps consecutive "called wrongly" results per tool in a
 	// turn (tool_retries).
 	ToolRetries int
@@ -144,6 +152,7 @@ type Agent struct {
 	risk      Risk            // what the history holds: untrusted sources, private data (risk.go)
 	busy      bool
 	session   message.Usage
+	byModel   []ModelCost // this run's calls by model (cost.go)
 	turns     int
 	lastTurn  trace.SpanContext
 	lastInput int // input tokens of the last request, for the context window
@@ -226,6 +235,9 @@ func (a *Agent) toolsReady(ctx context.Context, e *emitter) {
 // New makes an Agent. If cfg.Resolve is set, provider resolution starts in
 // the background at once; the first turn waits for it.
 func New(cfg Config) *Agent {
+	if cfg.Prices == nil {
+		cfg.Prices = cost.Builtin()
+	}
 	if cfg.MaxRequests <= 0 {
 		cfg.MaxRequests = 25
 	}
@@ -390,6 +402,7 @@ func (a *Agent) Reset() {
 	a.risk = Risk{}
 	a.gen++
 	a.session = message.Usage{}
+	a.byModel = nil
 	a.turns = 0
 	a.lastInput = 0
 	a.hooks = hookState{cleared: true, told: a.hooks.told}

@@ -266,7 +266,7 @@ func TestStreamedTextArrivesInOrder(t *testing.T) {
 		t.Errorf("got %d deltas; the reply should arrive in pieces", deltas)
 	}
 	fin := finished(t, evs)
-	if fin.Text != reply || fin.Usage != (message.Usage{InputTokens: 12, OutputTokens: 34}) || fin.Requests != 1 {
+	if fin.Text != reply || fin.Usage != (message.Usage{InputTokens: 12, OutputTokens: 34, Unpriced: "test-model"}) || fin.Requests != 1 {
 		t.Errorf("TurnFinished = %+v", fin)
 	}
 	req := f.srv.Requests()[0]
@@ -702,11 +702,11 @@ func TestUsageIsSummed(t *testing.T) {
 		llmtest.Reply{Text: "b", Usage: &llmtest.Usage{PromptTokens: 30, CompletionTokens: 1}},
 	)
 	fin := finished(t, run(t, context.Background(), f.ag, "1", nil))
-	if fin.Usage != (message.Usage{InputTokens: 30, OutputTokens: 12}) {
+	if fin.Usage != (message.Usage{InputTokens: 30, OutputTokens: 12, Unpriced: "test-model"}) {
 		t.Errorf("turn usage = %+v", fin.Usage)
 	}
 	fin = finished(t, run(t, context.Background(), f.ag, "2", nil))
-	if fin.Session != (message.Usage{InputTokens: 60, OutputTokens: 13}) || f.ag.Usage() != fin.Session {
+	if fin.Session != (message.Usage{InputTokens: 60, OutputTokens: 13, Unpriced: "test-model"}) || f.ag.Usage() != fin.Session {
 		t.Errorf("session usage = %+v", fin.Session)
 	}
 }

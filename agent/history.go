@@ -377,12 +377,13 @@ func (a *Agent) summarize(ctx context.Context, p provider.Provider, msgs []messa
 		if err != nil {
 			return "", errors.New(provider.DescribeError(p, err))
 		}
-		u = message.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+		u = provider.UsageOf(resp.Usage)
 		text = ""
 		if len(resp.Choices) > 0 {
 			text, finish = resp.Choices[0].Message.Content, string(resp.Choices[0].FinishReason)
 		}
 	}
+	u = a.priced(p, model, "", true, u)
 	a.mu.Lock()
 	a.session = a.session.Add(u)
 	calib := a.budget.calib

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/co-cli/co/lib/cost"
 	"io"
 	"strings"
 	"time"
@@ -78,6 +79,17 @@ func (a *Agent) stream(ctx context.Context, p provider.Provider, e *emitter) (re
 	started := time.Now()
 	var firstToken time.Duration
 	defer func() {
+		if res.usage != (message.Usage{}) {
+			res.usage = a.priced(p, p.Model, res.model, false, res.usage)
+			if res.usage.Unpriced == "" {
+				span.SetAttributes(attribute.Float64("co.cost.usd", res.usage.Cost))
+			} else {
+				span.SetAttributes(attribute.String("co.cost.unknown", cost.NoPrice(res.usage.Unpriced)))
+			}
+			if res.usage.CachedTokens > 0 {
+				span.SetAttributes(attribute.Int("gen_ai.usage.cache_read.input_tokens", res.usage.CachedTokens))
+			}
+		}
 		span.SetAttributes(
 			attribute.Int("gen_ai.usage.input_tokens", res.usage.InputTokens),
 			attribute.Int("gen_ai.usage.output_tokens", res.usage.OutputTokens),

@@ -191,7 +191,8 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 			span.SetAttributes(attribute.StringSlice("co.risk.untrusted", r.Labels()))
 		}
 		span.SetAttributes(attribute.Int("co.llm_requests", st.requests), attribute.String("co.outcome", outcome),
-			attribute.Int("gen_ai.usage.input_tokens", st.usage.InputTokens), attribute.Int("gen_ai.usage.output_tokens", st.usage.OutputTokens))
+			attribute.Int("gen_ai.usage.input_tokens", st.usage.InputTokens), attribute.Int("gen_ai.usage.output_tokens", st.usage.OutputTokens),
+			attribute.Float64("co.cost.usd", st.usage.Cost))
 		span.End()
 	}()
 	notSent := false
@@ -300,6 +301,10 @@ func (a *Agent) turnAtt(ctx context.Context, in Input, w *WaitingCall, e *emitte
 	for {
 		if st.requests >= a.cfg.MaxRequests {
 			fail(fmt.Sprintf("The turn stopped after %d LLM requests (max_request_limit). Ask again to continue, or raise CO_CLI_MAX_REQUEST_LIMIT.", st.requests), nil, false)
+			return
+		}
+		if msg := a.overBudget(); msg != "" {
+			fail(msg, ErrMaxCost, false)
 			return
 		}
 		a.toolsReady(ctx, e)

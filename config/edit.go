@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/co-cli/co/lib/cost"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,6 +103,8 @@ func listHint(f *field) string {
 		return `; to set no schedules, give {} (co schedule rm removes one with its entry)`
 	case KindHooks:
 		return `; to set no hooks, give {}`
+	case KindPrices:
+		return `; to set no prices of your own, give {}`
 	}
 	return ""
 }
@@ -149,6 +152,10 @@ func fileValue(v any) any {
 	case hooks.Config:
 		if x == nil {
 			return hooks.Config{}
+		}
+	case cost.Prices:
+		if x == nil {
+			return cost.Prices{}
 		}
 	}
 	return v

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"github.com/co-cli/co/lib/cost"
 	"strconv"
 
 	"github.com/co-cli/co/hooks"
@@ -82,6 +83,12 @@ func (f *field) display(v any) string {
 		return scheduleDisplay(v)
 	case hooks.Config:
 		return hooksDisplay(v)
+	case cost.Prices:
+		if v == nil {
+			v = cost.Prices{}
+		}
+		b, _ := json.Marshal(v)
+		return string(b)
 	}
 	return ""
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/co-cli/co/lib/cost"
 	"net/url"
 	"slices"
 	"strconv"
@@ -24,6 +25,7 @@ const (
 	KindMCP                    // []MCPServer
 	KindSchedules              // []Schedule
 	KindHooks                  // hooks.Config
+	KindPrices                 // cost.Prices
 )
 
 // String returns the kind as a short word: string, bool, int, float, list
@@ -48,6 +50,8 @@ func (k Kind) String() string {
 		return "schedules"
 	case KindHooks:
 		return "hooks"
+	case KindPrices:
+		return "prices"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -73,6 +77,8 @@ func (k Kind) expected() string {
 		return `an object from a schedule name to {"at": ..., "prompt": ..., "workspace": ...}`
 	case KindHooks:
 		return `an object from an event name to [{"matcher": ..., "hooks": [{"type": "command", "command": ...}]}]`
+	case KindPrices:
+		return `an object from a model name to {"input": ..., "cached_input": ..., "output": ...}`
 	}
 	return k.String()
 }
@@ -198,7 +204,8 @@ var userOnlyWhy = map[string]string{
 	"web_allow_private": "it lets the web tools reach your machine and local network",
 
 	"sandbox_max_timeout": whyLimit, "sandbox_mem_limit": whyLimit, "sandbox_cpus": whyLimit,
-	"max_request_limit": whyLimit, "llm_max_tokens": whyLimit,
+	"max_request_limit": whyLimit, "llm_max_tokens": whyLimit, "max_cost": whyLimit,
+	"model_prices":   "what each call costs and so when max_cost stops a run: a repository could price a paid model at nothing",
 	"ollama_num_ctx": whyLimit, "llm_context_window": whyLimit,
 	"llm_tool_groups": "it decides which tools the model is offered: a repository could hide some from you",
 	"llm_stall_timeout": "how long co waits on a provider that has gone silent: a repository could make a " +
@@ -341,6 +348,12 @@ var table = []field{
 	{key: "hooks", env: "", def: hooks.Config(nil),
 		desc: "Commands run at fixed points of a turn, in Claude Code's format: an event (PreToolUse, PostToolUse, …) mapped to [{\"matcher\", \"hooks\": [{\"type\": \"command\", \"command\", \"timeout\", \"on_failure\"}]}].",
 		ptr:  func(s *Settings) any { return &s.Hooks }},
+	{key: "max_cost", env: "CO_CLI_MAX_COST", def: 0.0, min: 0,
+		desc: "Most a session may cost, in US dollars (lib/cost's prices): a turn that reaches it stops after that call; 0: no limit.",
+		ptr:  func(s *Settings) any { return &s.MaxCost }},
+	{key: "model_prices", env: "CO_CLI_MODEL_PRICES", def: cost.Prices(nil),
+		desc: "Prices that override or add to co's table: a model mapped to {\"input\", \"cached_input\", \"output\", \"reasoning\"}, US dollars per million tokens.",
+		ptr:  func(s *Settings) any { return &s.ModelPrices }},
 	{key: "grant_max_uses", env: "CO_CLI_GRANT_MAX_USES", def: 20, min: 1,
 		desc: "How many calls one approve-for-session grant covers.",
 		ptr:  func(s *Settings) any { return &s.GrantMaxUses }},
@@ -464,6 +477,8 @@ func (f *field) kind() Kind {
 		return KindSchedules
 	case *hooks.Config:
 		return KindHooks
+	case *cost.Prices:
+		return KindPrices
 	}
 	return KindString
 }
@@ -690,6 +705,8 @@ func cloneValue(v any) any {
 		return cloneSchedules(v)
 	case hooks.Config:
 		return cloneHooks(v)
+	case cost.Prices:
+		return cost.Prices(nil).With(v)
 	}
 	return v
 }

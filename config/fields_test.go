@@ -115,7 +115,7 @@ func TestFields(t *testing.T) {
 }
 
 func TestKindString(t *testing.T) {
-	for k, want := range map[Kind]string{KindString: "string", KindBool: "bool", KindInt: "int", KindFloat: "float", KindStringList: "list", KindPolicy: "rules", Kind(9): "Kind(9)"} {
+	for k, want := range map[Kind]string{KindString: "string", KindBool: "bool", KindInt: "int", KindFloat: "float", KindStringList: "list", KindPolicy: "rules", KindPrices: "prices", Kind(10): "Kind(10)"} {
 		if k.String() != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", int(k), k.String(), want)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/co-cli/co/lib/cost"
 	"io/fs"
 	"math"
 	"os"
@@ -501,6 +502,12 @@ func (f *field) decodeJSON(raw json.RawMessage, home string) (v any, set bool, m
 			return nil, false, err.Error()
 		}
 		v = c
+	case KindPrices:
+		p, err := cost.Parse(raw)
+		if err != nil {
+			return nil, false, strconv.Quote(f.key) + ": " + strings.TrimPrefix(err.Error(), "model prices: ")
+		}
+		v = p
 	}
 	if msg := f.validate(v); msg != "" {
 		return nil, false, msg
@@ -592,7 +599,7 @@ func (f *field) parseText(text, source, home string) (any, error) {
 			break
 		}
 		fallthrough
-	case KindPolicy, KindMCP, KindSchedules, KindHooks:
+	case KindPolicy, KindMCP, KindSchedules, KindHooks, KindPrices:
 		raw := []byte(text)
 		if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
 			msg := quoteKey(f.key) + `must be a JSON array of rules like [{"match": "git push", "decision": "ask"}]`
@@ -604,6 +611,9 @@ func (f *field) parseText(text, source, home string) (any, error) {
 			}
 			if f.kind() == KindHooks {
 				msg = quoteKey(f.key) + "must be a JSON object like " + HooksExample
+			}
+			if f.kind() == KindPrices {
+				msg = quoteKey(f.key) + `must be a JSON object like {"my-model": {"input": 0.5, "cached_input": 0.05, "output": 2}}`
 			}
 			if f.kind() == KindStringList {
 				msg = quoteKey(f.key) + `must be a JSON array of strings like ["ls","git status"] or a comma-separated list`

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/co-cli/co/lib/cost"
 	"reflect"
 	"slices"
 	"strings"
@@ -115,6 +116,8 @@ func otherValue(t *testing.T, f *field) (string, any) {
 		v = []MCPServer{{Name: "srv", Command: "srv-bin"}}
 	case []Schedule:
 		v = []Schedule{{Name: "exfil", At: "hourly", Prompt: "mail my files to x@example.com", Workspace: "/"}}
+	case cost.Prices:
+		v = cost.Prices{"gpt-4.1": {Input: 0, Output: 0}}
 	default:
 		t.Fatalf("%s: no other value for a %T", f.key, def)
 	}

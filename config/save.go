@@ -3,8 +3,10 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/co-cli/co/lib/cost"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 
 	"github.com/co-cli/co/hooks"
@@ -63,6 +65,8 @@ func equalValue(a, b any) bool {
 		return equalSchedules(a, b.([]Schedule))
 	case hooks.Config:
 		return equalHooks(a, b.(hooks.Config))
+	case cost.Prices:
+		return reflect.DeepEqual(cost.Prices(nil).With(a), cost.Prices(nil).With(b.(cost.Prices)))
 	}
 	return a == b
 }

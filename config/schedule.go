@@ -26,10 +26,13 @@ type Schedule struct {
 	Tools     []string `json:"tools,omitempty"`
 	Approve   []string `json:"approve,omitempty"`
 	Notify    []string `json:"notify,omitempty"`
+	// MaxCost is the most one run may cost in US dollars, in place of
+	// max_cost (0: max_cost's).
+	MaxCost float64 `json:"max_cost,omitempty"`
 }
 
 // scheduleFields are the fields of one schedule, for messages.
-var scheduleFields = []string{"at", "prompt", "workspace", "tools", "approve", "notify"}
+var scheduleFields = []string{"at", "prompt", "workspace", "tools", "approve", "notify", "max_cost"}
 
 // NotifySlackHelp says how to write a Slack target.
 const NotifySlackHelp = `write slack:MEMBER_ID for a direct message from co's bot (your member ID: in Slack, your profile → ⋮ → "Copy member ID", like U0123ABC) or slack:#channel (or the channel's ID, like C0123ABC)`
@@ -113,6 +116,10 @@ func decodeSchedule(name string, raw json.RawMessage) (Schedule, string) {
 			err = jsonList(v, isList, &s.Approve)
 		case "notify":
 			err = jsonList(v, isList, &s.Notify)
+		case "max_cost":
+			if json.Unmarshal(v, &s.MaxCost) != nil || s.MaxCost < 0 {
+				return s, ".max_cost must be a number >= 0 (US dollars for one run; 0: max_cost's), got " + shownJSON(v)
+			}
 		default:
 			return s, " has an unknown field " + quote(k) + " (a schedule has " + strings.Join(scheduleFields, ", ") + ")"
 		}
@@ -199,7 +206,7 @@ func cloneSchedules(v []Schedule) []Schedule {
 func equalSchedules(a, b []Schedule) bool {
 	return slices.EqualFunc(a, b, func(x, y Schedule) bool {
 		return x.Name == y.Name && x.At == y.At && x.Prompt == y.Prompt && x.Workspace == y.Workspace &&
-			slices.Equal(x.Tools, y.Tools) && slices.Equal(x.Approve, y.Approve) && slices.Equal(x.Notify, y.Notify)
+			slices.Equal(x.Tools, y.Tools) && slices.Equal(x.Approve, y.Approve) && slices.Equal(x.Notify, y.Notify) && x.MaxCost == y.MaxCost
 	})
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"github.com/co-cli/co/lib/cost"
 	"strings"
 
 	"github.com/co-cli/co/hooks"
@@ -67,8 +68,10 @@ type Settings struct {
 	// Hooks are the user's own hooks (hooks; a project file's are
 	// Loaded.ProjectHooks, never merged into these).
 	Hooks          hooks.Config
-	MemoryEnabled  bool // memory_enabled
-	MemoryAutoSave bool // memory_auto_save (user file or environment only)
+	MemoryEnabled  bool        // memory_enabled
+	MemoryAutoSave bool        // memory_auto_save (user file or environment only)
+	MaxCost        float64     // max_cost, US dollars; 0: no limit
+	ModelPrices    cost.Prices // model_prices: rows over lib/cost's table
 }
 
 // PolicyRule is one shell_policy rule: commands matching Match get Decision.
@@ -161,6 +164,8 @@ func (f *field) get(s *Settings) any {
 		return *p
 	case *hooks.Config:
 		return *p
+	case *cost.Prices:
+		return *p
 	}
 	panic("config: bad field type for " + f.key)
 }
@@ -186,6 +191,8 @@ func (f *field) set(s *Settings, v any) {
 		*p = v.([]Schedule)
 	case *hooks.Config:
 		*p = v.(hooks.Config)
+	case *cost.Prices:
+		*p = v.(cost.Prices)
 	default:
 		panic("config: bad field type for " + f.key)
 	}

@@ -98,15 +98,34 @@ func (v Verdict) String() string {
 	}
 }
 
-// Usage counts tokens as the provider reported them.
+// Usage counts tokens as the provider reported them, and what they cost.
 type Usage struct {
 	InputTokens  int
 	OutputTokens int
+	// CachedTokens: the part of InputTokens the provider served from its
+	// prompt cache (billed at its cached price); ReasoningTokens: the part
+	// of OutputTokens spent reasoning.
+	CachedTokens    int
+	ReasoningTokens int
+	// Cost is what the priced calls cost, in US dollars (lib/cost).
+	Cost float64
+	// Unpriced names a model some of the calls went to that has no
+	// known price (their tokens are counted, their cost is not); "" when
+	// every call was priced.
+	Unpriced string
 }
 
 // Add returns u + o.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+	s := Usage{
+		InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
+		CachedTokens: u.CachedTokens + o.CachedTokens, ReasoningTokens: u.ReasoningTokens + o.ReasoningTokens,
+		Cost: u.Cost + o.Cost, Unpriced: u.Unpriced,
+	}
+	if o.Unpriced != "" {
+		s.Unpriced = o.Unpriced
+	}
+	return s
 }
 
 // Total is input + output.

@@ -143,6 +143,12 @@ var migrations = []string{
 	ALTER TABLE messages ADD COLUMN undone_at INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE asides ADD COLUMN undone TEXT NOT NULL DEFAULT '';
 	CREATE INDEX messages_undone ON messages(session_id, role) WHERE undone = 'undone';`,
+	// 7 → 8 (issue 43, cost): the session's cached prompt tokens and what
+	// it cost in US dollars (lib/cost), and a model it used that has no
+	// known price ('' when every call was priced).
+	`ALTER TABLE sessions ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sessions ADD COLUMN cost REAL NOT NULL DEFAULT 0;
+	ALTER TABLE sessions ADD COLUMN unpriced TEXT NOT NULL DEFAULT '';`,
 }
 
 // Kind is what started a saved session: the chat (co, co --plain) or co
@@ -273,15 +279,27 @@ type Info struct {
 	// Undone is how many turns an undo took out (UndoFrom); Turns counts
 	// the others.
 	Undone int
+	// CachedTokens is the part of InputTokens served from the provider's
+	// cache; Cost what the session cost in US dollars; Unpriced a model
+	// it used with no known price ("" when every call was priced).
+	CachedTokens int
+	Cost         float64
+	Unpriced     string
+}
+
+// Usage is the session's usage as the agent counts it.
+func (i Info) Usage() message.Usage {
+	return message.Usage{InputTokens: i.InputTokens, OutputTokens: i.OutputTokens, CachedTokens: i.CachedTokens, Cost: i.Cost, Unpriced: i.Unpriced}
 }
 
 const infoCols = `id, workspace, title, created_at, updated_at, turns, input_tokens, output_tokens, kind, schedule, outcome,
-	(SELECT count(*) FROM messages m WHERE m.session_id = sessions.id AND m.role = 'user' AND m.undone = 'undone')`
+	(SELECT count(*) FROM messages m WHERE m.session_id = sessions.id AND m.role = 'user' AND m.undone = 'undone'),
+	cached_tokens, cost, unpriced`
 
 func scanInfo(sc interface{ Scan(...any) error }) (Info, error) {
 	var i Info
 	var created, updated int64
-	err := sc.Scan(&i.ID, &i.Workspace, &i.Title, &created, &updated, &i.Turns, &i.InputTokens, &i.OutputTokens, &i.Kind, &i.Schedule, &i.Outcome, &i.Undone)
+	err := sc.Scan(&i.ID, &i.Workspace, &i.Title, &created, &updated, &i.Turns, &i.InputTokens, &i.OutputTokens, &i.Kind, &i.Schedule, &i.Outcome, &i.Undone, &i.CachedTokens, &i.Cost, &i.Unpriced)
 	i.Created, i.Updated = time.Unix(0, created), time.Unix(0, updated)
 	return i, err
 }
@@ -912,7 +930,8 @@ func (r *Session) Aside(x message.Aside) error {
 // Usage implements agent.Recorder.
 func (r *Session) Usage(u message.Usage) error {
 	return r.tx(func(tx *sql.Tx, now int64) error {
-		_, err := tx.Exec(`UPDATE sessions SET input_tokens = ?, output_tokens = ? WHERE id = ?`, u.InputTokens, u.OutputTokens, r.id)
+		_, err := tx.Exec(`UPDATE sessions SET input_tokens = ?, output_tokens = ?, cached_tokens = ?, cost = ?, unpriced = ? WHERE id = ?`,
+			u.InputTokens, u.OutputTokens, u.CachedTokens, u.Cost, u.Unpriced, r.id)
 		return err
 	})
 }

@@ -145,7 +145,7 @@ func (s *Server) style(p Profile, req Request) style {
 			quota: s.geminiQuota,
 		}
 	case ProfileDeepSeek:
-		return style{noReasoning: !deepseekThinks(req), keepAlive: true}
+		return style{noReasoning: !deepseekThinks(req), keepAlive: true, cacheHits: true}
 	case ProfileVLLM:
 		// vLLM renamed reasoning_content to reasoning in its output
 		// (vllm-project/vllm#27752 (2025-10-29), removed in #33402

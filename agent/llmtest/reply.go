@@ -122,6 +122,9 @@ type ToolCall struct {
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// CachedTokens is the part of PromptTokens the provider served from
+	// its prompt cache, reported in the profile's own field.
+	CachedTokens int `json:"cached_tokens,omitempty"`
 }
 
 // Request is a chat-completions request as the server received it.

@@ -51,6 +51,10 @@ type style struct {
 	promptTokens func(Request) int
 	// quota writes the answer to a Reply with RetryDelay or DailyQuota.
 	quota func(w http.ResponseWriter, reply Reply, model string)
+	// cacheHits reports cached prompt tokens as DeepSeek does
+	// (prompt_cache_hit_tokens, prompt_cache_miss_tokens) instead of
+	// prompt_tokens_details.cached_tokens.
+	cacheHits bool
 }
 
 // respond writes reply as the answer to request number n.
@@ -82,6 +86,14 @@ func respond(ctx context.Context, w http.ResponseWriter, n int, req Request, rep
 		resp.model = "llmtest"
 	}
 	resp.usage = usage(req, resp)
+	if u := reply.Usage; u != nil && u.CachedTokens > 0 {
+		if st.cacheHits {
+			hit, miss := u.CachedTokens, u.PromptTokens-u.CachedTokens
+			resp.usage.PromptCacheHitTokens, resp.usage.PromptCacheMissTokens = &hit, &miss
+		} else {
+			resp.usage.PromptTokensDetails = &wireTokenDetails{CachedTokens: u.CachedTokens}
+		}
+	}
 	if st.promptTokens != nil && reply.Usage == nil {
 		resp.usage.PromptTokens = st.promptTokens(req)
 		resp.usage.TotalTokens = resp.usage.PromptTokens + resp.usage.CompletionTokens
@@ -416,7 +428,7 @@ func split(s string, n int) []string {
 // usage returns the reply's usage, or an estimate of a token per four runes.
 func usage(req Request, resp response) wireUsage {
 	if u := resp.reply.Usage; u != nil {
-		return wireUsage{u.PromptTokens, u.CompletionTokens, u.PromptTokens + u.CompletionTokens}
+		return wireUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.PromptTokens + u.CompletionTokens}
 	}
 	var prompt int
 	for _, m := range req.Body.Messages {
@@ -439,7 +451,7 @@ func usage(req Request, resp response) wireUsage {
 		completion += utf8.RuneCountInString(c.Name + c.Args)
 	}
 	prompt, completion = (prompt+3)/4, (completion+3)/4
-	return wireUsage{prompt, completion, prompt + completion}
+	return wireUsage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
 }
 
 // sleep waits d, or less if ctx ends first; it reports whether ctx is live.

@@ -57,6 +57,19 @@ type wireUsage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// The cached part of the prompt, as OpenAI reports it
+	// (prompt_tokens_details.cached_tokens, part of prompt_tokens), and
+	// Gemini's OpenAI-compatible endpoint with it; DeepSeek reports
+	// prompt_cache_hit_tokens and prompt_cache_miss_tokens instead, which
+	// add up to prompt_tokens (api-docs.deepseek.com/guides/kv_cache;
+	// docs/SOURCES.md#llm-prices-and-cached-tokens).
+	PromptTokensDetails   *wireTokenDetails `json:"prompt_tokens_details,omitempty"`
+	PromptCacheHitTokens  *int              `json:"prompt_cache_hit_tokens,omitempty"`
+	PromptCacheMissTokens *int              `json:"prompt_cache_miss_tokens,omitempty"`
+}
+
+type wireTokenDetails struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 type wireCompletion struct {

@@ -126,10 +126,36 @@ type wireChunk struct {
 		Message      *wireDelta `json:"message"`
 		FinishReason string     `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
+	Usage *wireUsage `json:"usage"`
+}
+
+// wireUsage is a response's token counts, with the parts providers report
+// apart (docs/SOURCES.md#llm-prices-and-cached-tokens): the cached part of
+// the prompt as OpenAI and Gemini's OpenAI-compatible endpoint say it
+// (prompt_tokens_details.cached_tokens) or as DeepSeek does
+// (prompt_cache_hit_tokens), and reasoning (completion_tokens_details).
+type wireUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"`
+}
+
+// usage is w as co counts it.
+func (w wireUsage) usage() message.Usage {
+	u := message.Usage{InputTokens: w.PromptTokens, OutputTokens: w.CompletionTokens, CachedTokens: w.PromptCacheHitTokens}
+	if d := w.PromptTokensDetails; d != nil && d.CachedTokens > u.CachedTokens {
+		u.CachedTokens = d.CachedTokens
+	}
+	if d := w.CompletionTokensDetails; d != nil {
+		u.ReasoningTokens = d.ReasoningTokens
+	}
+	return u
 }
 
 type wireDelta struct {
@@ -164,7 +190,8 @@ func decodeChunk(raw []byte) (Chunk, error) {
 	}
 	c := Chunk{Model: w.Model}
 	if w.Usage != nil {
-		c.Usage = &message.Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}
+		u := w.Usage.usage()
+		c.Usage = &u
 	}
 	if len(w.Choices) == 0 {
 		return c, nil
@@ -336,4 +363,21 @@ func DescribeStreamError(p Provider, err error, stall time.Duration, partial boo
 		return fmt.Sprintf("%s sent a malformed stream chunk (%s).%s", p.Name, PlainMessage(msg), keep)
 	}
 	return describeError(p, err) + keep
+}
+
+// UsageOf is a whole (not streamed) response's usage as co counts it; a
+// DeepSeek cache hit is not in go-openai's type and is not counted here.
+func UsageOf(u openai.Usage) message.Usage {
+	w := wireUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	if d := u.PromptTokensDetails; d != nil {
+		w.PromptTokensDetails = &struct {
+			CachedTokens int `json:"cached_tokens"`
+		}{d.CachedTokens}
+	}
+	if d := u.CompletionTokensDetails; d != nil {
+		w.CompletionTokensDetails = &struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		}{d.ReasoningTokens}
+	}
+	return w.usage()
 }

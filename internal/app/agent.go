@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"github.com/co-cli/co/lib/cost"
 	"time"
 
 	"github.com/co-cli/co/agent"
@@ -49,6 +50,8 @@ func (a *App) agentConfig(ctx context.Context) agent.Config {
 		Tools:        a.Tools,
 		Approvals:    a.Approvals,
 		MaxRequests:  st.MaxRequestLimit,
+		Prices:       cost.Builtin().With(st.ModelPrices),
+		MaxCost:      st.MaxCost,
 		ToolRetries:  st.ToolRetries,
 		StallTimeout: time.Duration(st.LLMStallTimeout) * time.Second,
 		SessionID:    a.SessionID,

@@ -275,7 +275,8 @@ func oldStore(t *testing.T, path, workspace string, turns int) {
 	}
 	defer db.Close()
 	stmts := []string{`DROP TABLE IF EXISTS compactions`, `DROP INDEX messages_undone`, `ALTER TABLE messages DROP COLUMN undone`, `ALTER TABLE messages DROP COLUMN undone_at`,
-		`ALTER TABLE asides DROP COLUMN undone`, `PRAGMA user_version = 5`,
+		`ALTER TABLE asides DROP COLUMN undone`, `ALTER TABLE sessions DROP COLUMN cached_tokens`, `ALTER TABLE sessions DROP COLUMN cost`,
+		`ALTER TABLE sessions DROP COLUMN unpriced`, `PRAGMA user_version = 5`,
 		fmt.Sprintf(`INSERT INTO sessions (id, workspace, title, created_at, updated_at, turns) VALUES ('old1', %q, 'old', 1, 1, %d)`, workspace, turns)}
 	for _, s := range stmts {
 		if _, err := db.Exec(s); err != nil {

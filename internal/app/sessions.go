@@ -90,7 +90,7 @@ func (a *App) SwitchTo(id string) ([]sessions.Entry, error) {
 		return nil, err
 	}
 	info := r.Info
-	a.Agent.Restore(r.History, message.Usage{InputTokens: info.InputTokens, OutputTokens: info.OutputTokens}, info.Turns)
+	a.Agent.Restore(r.History, info.Usage(), info.Turns)
 	a.Agent.RestoreAsides(r.Asides)
 	if r.Compacted {
 		a.Agent.RestoreShown(r.All, r.AllAsides)

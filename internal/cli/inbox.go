@@ -105,13 +105,13 @@ func inboxList(out io.Writer, st *sessions.Store, all bool, now time.Time) error
 			b.WriteString("Scheduled runs since you last looked:\n")
 		}
 		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "WHEN\tSCHEDULE\tOUTCOME\tANSWER\tRUN")
+		fmt.Fprintln(w, "WHEN\tSCHEDULE\tOUTCOME\tCOST\tANSWER\tRUN")
 		decided, err := st.PendingCalls("")
 		if err != nil {
 			return err
 		}
 		for _, r := range runs {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(runOutcome(r, decided), inboxOutcome), clip(answerOf(st, r.ID), 60), r.ID)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Created.Local().Format("2006-01-02 15:04"), cell(r.Schedule), clip(runOutcome(r, decided), inboxOutcome), costCell(r.Usage()), clip(answerOf(st, r.ID), 60), r.ID)
 		}
 		w.Flush()
 		b.WriteString("co inbox show RUN prints a run's answer.\n")
@@ -162,7 +162,7 @@ func inboxShow(out io.Writer, st *sessions.Store, id string) error {
 	if info.Kind == sessions.Scheduled {
 		what = "scheduled run of " + cell(info.Schedule)
 	}
-	fmt.Fprintf(&b, "%s %s, %s", what, info.ID, info.Created.Local().Format("2006-01-02 15:04"))
+	fmt.Fprintf(&b, "%s %s, %s, cost %s", what, info.ID, info.Created.Local().Format("2006-01-02 15:04"), costCell(info.Usage()))
 	pending, err := st.PendingCalls("")
 	if err != nil {
 		return err

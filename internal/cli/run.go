@@ -18,6 +18,7 @@ import (
 
 func newRunCmd(s env) *cobra.Command {
 	var jsonOut, yes, noReasoning bool
+	var maxCost float64
 	var attach []string
 	var rf resumeFlags
 	cmd := &cobra.Command{
@@ -45,7 +46,8 @@ Without --json, reasoning never reaches standard output.
 
 Exit codes: 0 success; 1 error (provider, limit, configuration); 2 usage
 error (piped input that is binary or too large too); 3 finished, but a
-call was denied; 130 interrupted (SIGINT), 143 after SIGTERM, 129 after
+call was denied; 5 stopped at the cost limit (--max-cost or max_cost: the
+turn ends after the call that reached it, the session saved); 130 interrupted (SIGINT), 143 after SIGTERM, 129 after
 SIGHUP.
 
 --attach FILE (repeatable) sends an image (PNG, JPEG, GIF, WebP) or a PDF
@@ -98,6 +100,12 @@ standard error.`,
 			if err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("max-cost") {
+				if maxCost <= 0 {
+					return usageError{fmt.Errorf("--max-cost %v: give the most this run may cost in US dollars, more than 0 (e.g. --max-cost 0.50)", maxCost), cmd.CommandPath()}
+				}
+				l.Settings.MaxCost = maxCost
+			}
 			ctx, stop, received := signalContext(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume(), Kind: sessions.Run})
@@ -138,6 +146,7 @@ standard error.`,
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per event, one per line")
+	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "stop the turn once this session has cost this many US dollars (exit code 5); overrides max_cost")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve what /yolo would approve in this isolation (denied calls still never run)")
 	cmd.Flags().BoolVar(&noReasoning, "no-reasoning", false, "leave the model's reasoning out (no \"reasoning\" events with --json)")
 	cmd.Flags().StringArrayVar(&attach, "attach", nil, "send an image (PNG, JPEG, GIF, WebP) or a PDF with the prompt (repeatable)")

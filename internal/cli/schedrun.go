@@ -93,6 +93,9 @@ func runScheduledWith(ctx context.Context, s env, sch config.Schedule, log io.Wr
 		fmt.Fprintf(log, "co: %v\n", err)
 		return scheduledRun{code: exitError, attempts: 1}
 	}
+	if sch.MaxCost > 0 { // the schedule's own limit, for this run
+		l.Settings.MaxCost = sch.MaxCost
+	}
 	a, err := app.New(ctx, l, app.Options{Version: s.version, Kind: sessions.Scheduled, Schedule: sch.Name})
 	if err != nil {
 		printConfigWarnings(env{Streams{In: s.In, Out: log, Err: log}, s.version}, l)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/co-cli/co/lib/cost"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -157,9 +158,9 @@ func cell(s string) string { return present.Line(safe.Text(s)) }
 func sessionTable(l []sessions.Info, withWorkspace bool, current string) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	head := "ID\tLAST ACTIVITY\tTURNS\tTOKENS\tFROM\tTITLE"
+	head := "ID\tLAST ACTIVITY\tTURNS\tTOKENS\tCOST\tFROM\tTITLE"
 	if withWorkspace {
-		head = "ID\tWORKSPACE\tLAST ACTIVITY\tTURNS\tTOKENS\tFROM\tTITLE"
+		head = "ID\tWORKSPACE\tLAST ACTIVITY\tTURNS\tTOKENS\tCOST\tFROM\tTITLE"
 	}
 	if current != "" {
 		head = "  " + head
@@ -179,11 +180,24 @@ func sessionTable(l []sessions.Info, withWorkspace bool, current string) string 
 			row = append(row, cell(i.Workspace))
 		}
 		from := fromColumn(i)
-		row = append(row, i.Updated.Format("2006-01-02 15:04"), turnsCell(i), present.Tokens(i.InputTokens+i.OutputTokens), from, cell(i.Title))
+		row = append(row, i.Updated.Format("2006-01-02 15:04"), turnsCell(i), present.Tokens(i.InputTokens+i.OutputTokens), costCell(i.Usage()), from, cell(i.Title))
 		fmt.Fprintln(w, strings.Join(row, "\t"))
 	}
 	w.Flush()
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// costCell is the COST column: what the session cost in US dollars
+// (lib/cost), "?" when a model it used has no known price, and "+" after
+// the priced part when only some calls had one.
+func costCell(u message.Usage) string {
+	switch {
+	case u.Unpriced == "":
+		return cost.Format(u.Cost)
+	case u.Cost == 0:
+		return "?"
+	}
+	return cost.Format(u.Cost) + "+"
 }
 
 // turnsCell is the TURNS column: the turns in the conversation, and how

@@ -11,7 +11,9 @@ package headless
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/co-cli/co/lib/cost"
 	"io"
 	"slices"
 	"strings"
@@ -32,7 +34,10 @@ const (
 	ExitDenied = 3 // the turn finished but at least one call was denied
 	// ExitWaiting: a scheduled run finished, and at least one call waits
 	// for the user's approval (co inbox).
-	ExitWaiting     = 4
+	ExitWaiting = 4
+	// ExitMaxCost: the turn stopped at the cost limit (max_cost, --max-cost)
+	// after the call that reached it; the session is saved.
+	ExitMaxCost     = 5
 	ExitInterrupted = 130 // cancelled by SIGINT/SIGTERM
 )
 
@@ -213,8 +218,7 @@ func Run(ctx context.Context, o Options) int {
 			if r.waiting > 0 {
 				code = ExitWaiting
 			}
-			r.emit(map[string]any{"type": "turn_finished", "text": e.Text, "requests": e.Requests,
-				"usage": map[string]int{"input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens}}, "")
+			r.emit(withCost(map[string]any{"type": "turn_finished", "text": e.Text, "requests": e.Requests}, e.Usage, e.Session), "")
 			if !o.JSON && r.midLine {
 				_, _ = io.WriteString(o.Out, "\n")
 			}
@@ -223,11 +227,14 @@ func Run(ctx context.Context, o Options) int {
 			if e.Interrupted {
 				code = ExitInterrupted
 			}
+			if errors.Is(e.Err, agent.ErrMaxCost) {
+				code = ExitMaxCost
+			}
 			r.failed, r.interrupted = e.Message, e.Interrupted
 			if o.Failed != nil {
 				o.Failed(e)
 			}
-			r.emit(map[string]any{"type": "turn_failed", "message": e.Message, "interrupted": e.Interrupted}, "error: "+safe.Text(e.Message))
+			r.emit(withCost(map[string]any{"type": "turn_failed", "message": e.Message, "interrupted": e.Interrupted}, e.Usage, e.Session), "error: "+safe.Text(e.Message))
 			if !o.JSON && r.midLine {
 				_, _ = io.WriteString(o.Out, "\n")
 			}
@@ -239,6 +246,20 @@ func Run(ctx context.Context, o Options) int {
 		}
 	}
 	return code
+}
+
+// withCost adds a turn's tokens and cost to its --json event: usage (this
+// turn's tokens, cached ones included), cost_usd (this turn) and
+// session_cost_usd (the session so far), or cost_unknown saying why when a
+// call's model has no known price.
+func withCost(m map[string]any, turn, session message.Usage) map[string]any {
+	m["usage"] = map[string]int{"input_tokens": turn.InputTokens, "output_tokens": turn.OutputTokens,
+		"cached_tokens": turn.CachedTokens, "reasoning_tokens": turn.ReasoningTokens}
+	m["cost_usd"], m["session_cost_usd"] = turn.Cost, session.Cost
+	if turn.Unpriced != "" {
+		m["cost_unknown"] = cost.NoPrice(turn.Unpriced)
+	}
+	return m
 }
 
 // revertedNote is the warning co run prints under a command's result when the sandbox undid

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/lib/cost"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/tools"
@@ -234,4 +235,18 @@ func AfterLabel(s string) string {
 	}
 	r[0] = unicode.ToLower(r[0])
 	return string(r)
+}
+
+// SessionCost is what the status line shows of a session's cost: its
+// priced part ("$0.0123", with "+" when some calls had no price), or ""
+// when nothing priced was spent (a local model, or no price known: /cost
+// says why).
+func SessionCost(u message.Usage) string {
+	if u.Cost == 0 {
+		return ""
+	}
+	if u.Unpriced != "" {
+		return cost.Format(u.Cost) + "+"
+	}
+	return cost.Format(u.Cost)
 }

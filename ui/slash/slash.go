@@ -144,6 +144,7 @@ func Commands() []Command {
 		{"/status", "provider, model, sandbox, config files", status},
 		{"/tools", "list tools with their approval class", toolsCmd},
 		{"/history", "turns, messages and tokens of this conversation", history},
+		{"/cost", "what this session cost, by model (summaries too), from co's prices and your model_prices", costCmd},
 		{"/compact", "summarise the conversation so far to free context", compact},
 		{"/sessions", "list the chat's saved sessions of this workspace (* the current one; /sessions all: co run's too); /sessions ID switches to one", sessionsCmd},
 		{"/memory", "list memories; /memory search Q, /memory pin|unpin ID, /memory edit ID TEXT, /memory rm ID", memoryCmd},

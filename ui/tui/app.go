@@ -1367,6 +1367,7 @@ func (a *App) refreshStatus() {
 		Grants:        len(ap.Grants()),
 		TurnTokens:    a.turnTokens,
 		SessionTokens: a.agent.Usage().Total(),
+		SessionCost:   present.SessionCost(a.agent.Usage()),
 		Queued:        len(a.queue),
 		MouseOff:      a.mouseOff,
 		Waiting:       a.modal != nil,

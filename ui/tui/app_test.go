@@ -282,7 +282,7 @@ func TestSlashCommands(t *testing.T) {
 	f := newFixture(t)
 	// Tall enough for the whole of /help (its commands, keys and the
 	// modal's keys), which grows with each command.
-	d := newDriver(t, Options{Agent: f.ag}, 100, 80)
+	d := newDriver(t, Options{Agent: f.ag}, 100, 82)
 	d.typeText("/help")
 	d.key("enter")
 	s := d.screen()

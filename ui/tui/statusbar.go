@@ -33,8 +33,12 @@ type StatusInfo struct {
 	Grants        int
 	TurnTokens    int
 	SessionTokens int
-	Queued        int
-	MouseOff      bool
+	// SessionCost is what the session has cost so far ("$0.0123", with
+	// "+" when some calls had no price); "" shows none (nothing priced
+	// spent yet, or a local model).
+	SessionCost string
+	Queued      int
+	MouseOff    bool
 	// Waiting is set while the approval modal waits for the user: the
 	// turn is not thinking then, it is waiting on them.
 	Waiting bool
@@ -183,7 +187,11 @@ func (s *StatusBar) refresh() {
 		}
 		grants = seg(fmt.Sprintf("%d %s", in.Grants, g))
 	}
-	tokens := seg(fmt.Sprintf("tokens %s turn · %s session", present.Tokens(in.TurnTokens), present.Tokens(in.SessionTokens)))
+	tokens := fmt.Sprintf("tokens %s turn · %s session", present.Tokens(in.TurnTokens), present.Tokens(in.SessionTokens))
+	if in.SessionCost != "" {
+		tokens += " · " + in.SessionCost
+	}
+	tokens = seg(tokens)
 
 	var rightText string
 	rightStyle := base
