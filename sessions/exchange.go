@@ -46,6 +46,12 @@ type ExportedInfo struct {
 	Undone       int       `json:"undone_turns,omitempty"`
 	InputTokens  int       `json:"input_tokens"`
 	OutputTokens int       `json:"output_tokens"`
+	// CachedTokens is the part of InputTokens the provider served from
+	// its cache; CostUSD what the session cost by lib/cost's table (0 for
+	// a local model); Unpriced names a model used with no known price.
+	CachedTokens int     `json:"cached_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	Unpriced     string  `json:"unpriced,omitempty"`
 }
 
 // ExportedStep is one saved step, in transcript order: a message (Seq
@@ -84,6 +90,7 @@ func (s *Store) Export(id string, clean func(string) string) (Exported, error) {
 		ID: info.ID, Workspace: info.Workspace, Title: clean(info.Title), Kind: info.Kind, Schedule: info.Schedule,
 		Outcome: clean(info.Outcome), Created: info.Created, Updated: info.Updated, Turns: info.Turns, Undone: info.Undone,
 		InputTokens: info.InputTokens, OutputTokens: info.OutputTokens,
+		CachedTokens: info.CachedTokens, CostUSD: info.Cost, Unpriced: clean(info.Unpriced),
 	}}
 	saved, err := s.messages(id, `ORDER BY seq`)
 	if err != nil {
@@ -251,8 +258,8 @@ func (s *Store) Import(d Exported, workspace string) (string, error) {
 	}
 	defer tx.Rollback()
 	in := d.Session
-	if _, err := tx.Exec(`INSERT INTO sessions (id, workspace, title, created_at, updated_at, turns, input_tokens, output_tokens, kind, schedule, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, workspace, in.Title, in.Created.UnixNano(), time.Now().UnixNano(), in.Turns, in.InputTokens, in.OutputTokens, string(kind), in.Schedule, in.Outcome); err != nil {
+	if _, err := tx.Exec(`INSERT INTO sessions (id, workspace, title, created_at, updated_at, turns, input_tokens, output_tokens, kind, schedule, outcome, cached_tokens, cost, unpriced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, workspace, in.Title, in.Created.UnixNano(), time.Now().UnixNano(), in.Turns, in.InputTokens, in.OutputTokens, string(kind), in.Schedule, in.Outcome, in.CachedTokens, in.CostUSD, in.Unpriced); err != nil {
 		return "", err
 	}
 	last := 0

@@ -28,6 +28,7 @@ func TestExportImportResumesAsTheOriginal(t *testing.T) {
 	must(t, err)
 	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "last"}))
 	must(t, r.Draft("half a rep"))
+	must(t, r.Usage(message.Usage{InputTokens: 900, OutputTokens: 70, CachedTokens: 300, Cost: 0.02, Unpriced: "mystery-1"}))
 
 	d, err := s.Export(r.ID(), func(x string) string { return x })
 	must(t, err)
@@ -59,6 +60,9 @@ func TestExportImportResumesAsTheOriginal(t *testing.T) {
 		if !reflect.DeepEqual(o.Message, n.Message) || !reflect.DeepEqual(o.Decision, n.Decision) || !reflect.DeepEqual(o.Aside, n.Aside) || o.Undone != n.Undone {
 			t.Errorf("step %d:\noriginal %+v\nimported %+v", i, o, n)
 		}
+	}
+	if got, want := imp.Info.Usage(), old.Info.Usage(); got != want || want.Cost != 0.02 || want.CachedTokens != 300 {
+		t.Errorf("imported usage %+v, want %+v", got, want)
 	}
 	if imp.Info.Workspace != "/other" || imp.Info.Turns != old.Info.Turns || imp.Info.Undone != 1 {
 		t.Errorf("imported info %+v", imp.Info)

@@ -58,7 +58,7 @@ func savedForExport(t *testing.T) (*sessions.Store, string) {
 	} {
 		must(t, r.Append(m))
 	}
-	must(t, r.Usage(message.Usage{InputTokens: 420, OutputTokens: 33}))
+	must(t, r.Usage(message.Usage{InputTokens: 420, OutputTokens: 33, CachedTokens: 100, Cost: 0.0125}))
 	if _, err := st.UndoFrom(r.ID(), undoFrom); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestSessionsExportThreeFormats(t *testing.T) {
 		"## Turn 1 — You", "#### Tool call: web_fetch", `"url": "http://example.test/page"`,
 		"> **" + "UNTRUSTED content", "from: web example.test/page", "IGNORE PREVIOUS INSTRUCTIONS",
 		"## Turn 2 — You — undone", "#### Approval: write_file — approved once — undone", "- Attached: shot.png (image/png, 2 KB)",
-		"Tokens: 420 in, 33 out",
+		"Tokens: 420 in (100 cached), 33 out", "Cost: $0.0125",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
@@ -111,6 +111,9 @@ func TestSessionsExportThreeFormats(t *testing.T) {
 	must(t, json.Unmarshal([]byte(outs["json"]), &d))
 	if d.Format != sessions.ExportFormat || d.Version != sessions.ExportVersion || d.Session.ID != id {
 		t.Fatalf("JSON head: %q %d %q", d.Format, d.Version, d.Session.ID)
+	}
+	if in := d.Session; in.InputTokens != 420 || in.OutputTokens != 33 || in.CachedTokens != 100 || in.CostUSD != 0.0125 {
+		t.Errorf("JSON usage and cost: %+v", in)
 	}
 	var untrusted, undone, withTokens int
 	for _, s := range d.Steps {

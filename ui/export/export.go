@@ -15,6 +15,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/co-cli/co/lib/cost"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/sessions"
@@ -220,9 +221,19 @@ func header(d sessions.Exported) []string {
 		"Created: " + in.Created.UTC().Format("2006-01-02 15:04:05 UTC"),
 		"Last activity: " + in.Updated.UTC().Format("2006-01-02 15:04:05 UTC"),
 		"Turns: " + turns,
-		fmt.Sprintf("Tokens: %d in, %d out", in.InputTokens, in.OutputTokens),
+		fmt.Sprintf("Tokens: %d in (%d cached), %d out", in.InputTokens, in.CachedTokens, in.OutputTokens),
+		"Cost: " + costLine(in),
 		"Secrets redacted as in co's span store; attachments named, not included.",
 	}
+}
+
+// costLine is the session's cost as the header says it: dollars by
+// lib/cost's table, and which model had no price when one did not.
+func costLine(in sessions.ExportedInfo) string {
+	if in.Unpriced == "" {
+		return cost.Format(in.CostUSD)
+	}
+	return cost.Format(in.CostUSD) + " and calls with no known price (" + in.Unpriced + ")"
 }
 
 // markdown is d as a Markdown transcript, every text through lib/safe.
