@@ -8,11 +8,15 @@ import (
 	"os"
 
 	"github.com/co-cli/co/internal/cli"
+	"github.com/co-cli/co/lib/startmark"
+	"github.com/co-cli/co/lib/tmuxprobe"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
 
 func main() {
+	tmuxprobe.Restore() // lib/tmuxprobe: lipgloss's init is over
+	startmark.Mark("main")
 	os.Exit(cli.Main(os.Args[1:], version))
 }

@@ -1,14 +1,21 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/charmbracelet/colorprofile"
 	xansi "github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
 	"github.com/mattn/go-runewidth"
+
+	"github.com/co-cli/co/lib/tmuxprobe"
 )
 
 // The transcript's layout counts columns: the frame and the prompt are
@@ -61,5 +68,56 @@ func TestOwnPackagesInitialiseLightly(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatalf("no package of co's in the init trace:\n%s", out)
+	}
+}
+
+// Inside tmux, lipgloss's initialisation would run `tmux info` (its
+// Writer's colour detection) before main; lib/tmuxprobe takes TMUX away
+// from it. This test binary links both: it runs itself again on a
+// pseudo-terminal, inside a "tmux" (TMUX set, a tmux on PATH that records
+// each call), and finds no call from the initialisation; the same child
+// asking colorprofile.Detect itself afterwards, TMUX back, does call it
+// (the recording tmux works, the check can fail).
+func TestNoTmuxSubprocessAtInit(t *testing.T) {
+	switch os.Getenv("CO_TEST_TMUXPROBE") {
+	case "init":
+		return // initialisation is over
+	case "detect":
+		tmuxprobe.Restore()
+		colorprofile.Detect(os.Stdout, os.Environ())
+		return
+	}
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	fake := "#!/bin/sh\necho \"$@\" >> " + calls + "\necho 'Tc: [missing]'\n"
+	if err := os.WriteFile(filepath.Join(dir, "tmux"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		mode  string
+		calls int
+	}{{"init", 0}, {"detect", 1}} {
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Skipf("no pseudo-terminal: %v", err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestNoTmuxSubprocessAtInit$")
+		cmd.Env = append(os.Environ(), "CO_TEST_TMUXPROBE="+c.mode, "TMUX=/tmp/tmux-1/default,1,0",
+			"TERM=tmux-256color", "COLORTERM=", "NO_COLOR=", "PATH="+dir+":"+os.Getenv("PATH"))
+		cmd.Stdout, cmd.Stdin = tty, tty
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		go io.Copy(io.Discard, ptmx) // drain what the child writes
+		err = cmd.Run()
+		tty.Close()
+		ptmx.Close()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.mode, err, stderr.String())
+		}
+		b, _ := os.ReadFile(calls)
+		if got := strings.Count(string(b), "info\n"); got != c.calls {
+			t.Errorf("%s: tmux info ran %d times, want %d", c.mode, got, c.calls)
+		}
+		os.Remove(calls)
 	}
 }

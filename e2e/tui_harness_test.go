@@ -52,10 +52,21 @@ func startTUI(t *testing.T, dir string, environ []string, w, h int, args ...stri
 // while no program reads it, as a user types while co starts.
 func startTUIAfter(t *testing.T, gate, dir string, environ []string, w, h int, args ...string) *tuiSession {
 	t.Helper()
+	return startTUIGated(t, t.TempDir(), gate, dir, environ, w, h, args...)
+}
+
+// startTUIIn is startTUI with the tmux server's socket and files in tmp
+// (tmp/tmux.sock): a test that gives co a TMUX names that socket.
+func startTUIIn(t *testing.T, tmp, dir string, environ []string, w, h int, args ...string) *tuiSession {
+	t.Helper()
+	return startTUIGated(t, tmp, "", dir, environ, w, h, args...)
+}
+
+func startTUIGated(t *testing.T, tmp, gate, dir string, environ []string, w, h int, args ...string) *tuiSession {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		testneeds.Tmux.Missing(t, err)
 	}
-	tmp := t.TempDir()
 	s := &tuiSession{t: t, sock: filepath.Join(tmp, "tmux.sock"), dir: dir, sttyOut: filepath.Join(tmp, "stty.txt")}
 	var envArgs []string
 	for _, kv := range environ {

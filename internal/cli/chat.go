@@ -18,6 +18,7 @@ import (
 	"github.com/co-cli/co/internal/app"
 	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/lib/startmark"
 	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/tools"
 	"github.com/co-cli/co/ui/plain"
@@ -198,6 +199,7 @@ func runChat(s env, f chatFlags, rf resumeFlags, first string) error {
 	if err != nil {
 		return err
 	}
+	startmark.Mark("settings")
 	ctx, stop, received := signalContext(syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	a, err := app.New(ctx, l, app.Options{Version: s.version, Resume: rf.resume()})
@@ -205,6 +207,7 @@ func runChat(s env, f chatFlags, rf resumeFlags, first string) error {
 		printConfigWarnings(s, l) // no chat to show them in
 		return err
 	}
+	startmark.Mark("app")
 	c := &chat{App: a, version: s.version, hideReasoning: f.noReasoning || !l.Settings.ShowReasoning}
 	// What scheduled runs left since co last said: one line, and those
 	// runs are not counted again at the next start (app.App.Inbox).

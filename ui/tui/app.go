@@ -31,6 +31,7 @@ import (
 	"github.com/co-cli/co/agent/provider"
 	"github.com/co-cli/co/lib/count"
 	"github.com/co-cli/co/lib/safe"
+	"github.com/co-cli/co/lib/startmark"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/message"
 	"github.com/co-cli/co/telemetry"
@@ -95,7 +96,9 @@ func (q queued) display() string {
 type App struct {
 	// ahead is how many bytes typed before the chat started are still to
 	// come (typeahead.go).
-	ahead   int
+	ahead int
+	// tmux is what the chat knows of tmux (tmuxprofile.go).
+	tmux    tmuxState
 	todos   Todos
 	todoCh  <-chan struct{}
 	confirm *slash.Result // a slash command's question awaiting y (memory.go)
@@ -333,6 +336,14 @@ func (a *App) Init() tea.Cmd {
 		cmds = append(cmds, tea.RequestTerminalVersion)
 	}
 	cmds = append(cmds, safeCmd(warmHighlighter))
+	if a.tmux.env != nil {
+		// After the first frame (tmuxprofile.go).
+		env := a.tmux.env
+		cmds = append(cmds, safeCmd(func() tea.Msg {
+			time.Sleep(warmDelay)
+			return askTmux(env)()
+		}))
+	}
 	if a.notesFn != nil {
 		f := a.notesFn
 		// After the first frame: what f reads must not compete with it.
@@ -455,6 +466,8 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.input.FilesListed()
 	case tea.BackgroundColorMsg:
 		a.setBackground(msg)
+	case tmuxProfileMsg:
+		cmd = a.onTmuxProfile(msg)
 	case tea.EnvMsg:
 		a.notifier.environment(msg)
 	case tea.TerminalVersionMsg:
@@ -1384,6 +1397,7 @@ func (a *App) View() (v tea.View) {
 			v.AltScreen = true
 		}
 	}()
+	startmark.Mark("view")
 	v.AltScreen = true
 	v.WindowTitle = "co"
 	// Focus reports tell notifications when the terminal is not looked at.

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/co-cli/co/agent"
+	"github.com/co-cli/co/lib/startmark"
 	"github.com/co-cli/co/memory"
 	"github.com/co-cli/co/telemetry"
 	"github.com/co-cli/co/ui/mention"
@@ -111,6 +112,16 @@ func Run(ctx context.Context, o Options) error {
 	if o.Environ != nil {
 		opts = append(opts, tea.WithEnvironment(o.Environ))
 	}
+	var out io.Writer = os.Stdout
+	if o.Output != nil {
+		out = o.Output
+	}
+	if env := environ(o); !o.NoColor && !noColor(env) {
+		if p, ok := tmuxProfile(out, env); ok {
+			opts = append(opts, tea.WithColorProfile(p))
+			app.tmux = tmuxState{env: env, start: p}
+		}
+	}
 	p := tea.NewProgram(app, opts...)
 	var in any = os.Stdin
 	if o.Input != nil {
@@ -132,6 +143,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}()
 
+	startmark.Mark("program")
 	_, err := p.Run()
 	switch {
 	case err == nil:
