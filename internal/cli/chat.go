@@ -186,8 +186,11 @@ type chat struct {
 	// (show_reasoning false or --no-reasoning).
 	hideReasoning bool
 	// inbox is the start notice of what scheduled runs left ("" when
-	// nothing), shown once with the start's warnings.
-	inbox string
+	// nothing), shown once with the start's warnings; read by startNotes,
+	// which the full-screen chat calls after its first frame (reading
+	// the inbox reads and writes the sessions file: issue 44).
+	inbox     string
+	inboxRead bool
 }
 
 // runChat runs the chat; first, when set, is sent as its first message.
@@ -209,9 +212,6 @@ func runChat(s env, f chatFlags, rf resumeFlags, first string) error {
 	}
 	startmark.Mark("app")
 	c := &chat{App: a, version: s.version, hideReasoning: f.noReasoning || !l.Settings.ShowReasoning}
-	// What scheduled runs left since co last said: one line, and those
-	// runs are not counted again at the next start (app.App.Inbox).
-	c.inbox = inboxNotice(a.Inbox())
 	out := s.Out
 	if !wantPlain(f.plain, s) {
 		// The full-screen chat reads the skills and commands once its
@@ -376,6 +376,13 @@ func (c *chat) plainBanner() string {
 // workspace that holds the home folder (homeNotice), then the inbox
 // notice: what the chat says before anything else.
 func (c *chat) startNotes() []string {
+	if !c.inboxRead {
+		// What scheduled runs left since co last said: one line, and
+		// those runs are not counted again at the next start
+		// (app.App.Inbox). First: a failure to read it is a warning.
+		c.inboxRead = true
+		c.inbox = inboxNotice(c.Inbox())
+	}
 	out := startupWarnings(c.App)
 	if n := homeNotice(c.App); n != "" {
 		out = append(out, n)
