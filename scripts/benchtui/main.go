@@ -19,6 +19,9 @@
 //
 //	go run ./scripts/benchtui -co bin/co
 //
+// -profile old=BIN,new=BIN profiles the start-up of builds phase by
+// phase (profile.go; scripts/bench-startup-profile.sh uses it).
+//
 // -compare old=BIN,new=BIN measures only the start-up of several builds,
 // alternating launches (scripts/bench-startup.sh uses it). -rss
 // old=BIN,new=BIN measures only their memory after 100 and 1,000 turns of
@@ -87,7 +90,12 @@ func main() {
 	rss := flag.String("rss", "", "only compare the memory of builds in a long conversation, alternating: name=binary,name=binary,… (-rss-turns, -n rounds)")
 	rssTurns := flag.String("rss-turns", "100,1000", "-rss: the conversation lengths, in turns")
 	rssKeepAll := flag.Bool("rss-keep-all", false, "-rss: keep every message in the history (max_history_messages 100000: no summary) instead of the default settings")
+	profile := flag.String("profile", "", "only profile the start-up of builds, alternating: name=binary,name=binary,… (phases from exec to the first frame and the ready prompt, wall and CPU; package initialisation; -n rounds)")
 	flag.Parse()
+	if *profile != "" {
+		profileStartup(*profile, *n)
+		return
+	}
 	if *compare != "" {
 		compareStartup(*compare, *n)
 		return
@@ -442,12 +450,15 @@ type term struct {
 	mu     sync.Mutex
 	waits  []*waiter
 	closed chan struct{}
-	hwm    int64 // co's peak RSS in KiB (VmHWM), read as it quits
+	hwm    int64     // co's peak RSS in KiB (VmHWM), read as it quits
+	first  time.Time // when co's first output was read
 }
 
 type waiter struct {
 	cond func(string) bool
 	at   chan time.Time
+	// cpu, when set, gets co's CPU time read the moment cond held.
+	cpu chan time.Duration
 }
 
 func launch(base string, extraEnv ...string) *term {
@@ -512,11 +523,17 @@ func (t *term) read() {
 			}
 			t.scr.Write(buf[:n])
 			t.mu.Lock()
+			if t.first.IsZero() {
+				t.first = now
+			}
 			if len(t.waits) > 0 {
 				text := t.scr.Text()
 				kept := t.waits[:0]
 				for _, w := range t.waits {
 					if w.cond(text) {
+						if w.cpu != nil {
+							w.cpu <- t.cpu()
+						}
 						w.at <- now
 						continue
 					}
