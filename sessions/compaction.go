@@ -93,7 +93,7 @@ func (r *Session) Compacted(h []message.Message) error {
 
 // liveSeqs are the seqs of session id's live messages up to upto, in order.
 func (s *Store) liveSeqs(id string, upto int) ([]int, error) {
-	rows, err := s.db.Query(`SELECT seq FROM messages WHERE session_id = ? AND seq <= ? AND undone = '' ORDER BY seq`, id, upto)
+	rows, err := s.query(`SELECT seq FROM messages WHERE session_id = ? AND seq <= ? AND undone = '' ORDER BY seq`, id, upto)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,11 @@ func (s *Store) LoadResume(id string) (Resumed, error) {
 	if err != nil {
 		return Resumed{}, err
 	}
-	h, seqs, compacted, err := s.resumeHistory(s.db, id, saved, math.MaxInt)
+	db, err := s.conn()
+	if err != nil {
+		return Resumed{}, err
+	}
+	h, seqs, compacted, err := s.resumeHistory(db, id, saved, math.MaxInt)
 	if err != nil || !compacted {
 		return r, err
 	}

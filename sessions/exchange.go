@@ -136,7 +136,7 @@ func (s *Store) Export(id string, clean func(string) string) (Exported, error) {
 		}
 		d.Steps = append(d.Steps, st)
 	}
-	rows, err := s.db.Query(`SELECT upto_seq, history, created_at FROM compactions WHERE session_id = ? ORDER BY rowid`, id)
+	rows, err := s.query(`SELECT upto_seq, history, created_at FROM compactions WHERE session_id = ? ORDER BY rowid`, id)
 	if err != nil {
 		return Exported{}, err
 	}
@@ -252,7 +252,7 @@ func (s *Store) Import(d Exported, workspace string) (string, error) {
 		kind = Chat
 	}
 	id := newID()
-	tx, err := s.db.Begin()
+	tx, err := s.begin()
 	if err != nil {
 		return "", err
 	}

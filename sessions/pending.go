@@ -66,7 +66,7 @@ func (s *Store) AddPending(p Pending) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := s.db.Exec(`INSERT INTO pending (session_id, call_id, tool, args, reason, untrusted, to_whom, sends, created_at, state)
+	res, err := s.exec(`INSERT INTO pending (session_id, call_id, tool, args, reason, untrusted, to_whom, sends, created_at, state)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.SessionID, p.CallID, p.Tool, p.Args, p.Reason, string(u), p.To, p.Sends, p.Created.UnixNano(), string(Waiting))
 	if err != nil {
@@ -104,7 +104,7 @@ func (s *Store) PendingCalls(st PendingState) ([]Pending, error) {
 		args = append(args, string(st))
 	}
 	q += ` ORDER BY p.id DESC`
-	rows, err := s.db.Query(q, args...)
+	rows, err := s.query(q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (s *Store) PendingCalls(st PendingState) ([]Pending, error) {
 
 // PendingCall returns one kept call.
 func (s *Store) PendingCall(id int64) (Pending, error) {
-	p, err := s.scanPending(s.db.QueryRow(`SELECT `+pendingCols+` FROM pending p JOIN sessions s ON s.id = p.session_id WHERE p.id = ?`, id))
+	p, err := s.scanPending(s.queryRow(`SELECT `+pendingCols+` FROM pending p JOIN sessions s ON s.id = p.session_id WHERE p.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Pending{}, fmt.Errorf("%w: %d (co inbox lists them)", ErrNoPending, id)
 	}
@@ -136,7 +136,7 @@ func (s *Store) DecidePending(id int64, st PendingState) error {
 	if st != Approved && st != Denied {
 		return fmt.Errorf("a waiting call is decided %q or %q, not %q", Approved, Denied, st)
 	}
-	res, err := s.db.Exec(`UPDATE pending SET state = ?, decided_at = ? WHERE id = ? AND state = ?`, string(st), time.Now().UnixNano(), id, string(Waiting))
+	res, err := s.exec(`UPDATE pending SET state = ?, decided_at = ? WHERE id = ? AND state = ?`, string(st), time.Now().UnixNano(), id, string(Waiting))
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func (r *Session) SetOutcome(outcome string) error {
 
 // SetOutcome is Session.SetOutcome of the saved session id.
 func (s *Store) SetOutcome(id, outcome string) error {
-	res, err := s.db.Exec(`UPDATE sessions SET outcome = ? WHERE id = ?`, outcome, id)
+	res, err := s.exec(`UPDATE sessions SET outcome = ? WHERE id = ?`, outcome, id)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ const (
 
 func (s *Store) mark(name string) (time.Time, error) {
 	var at int64
-	err := s.db.QueryRow(`SELECT at FROM marks WHERE name = ?`, name).Scan(&at)
+	err := s.queryRow(`SELECT at FROM marks WHERE name = ?`, name).Scan(&at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, nil
 	}
@@ -213,7 +213,7 @@ func (s *Store) mark(name string) (time.Time, error) {
 // setMarks moves the marks named to t, never back (a co started earlier
 // that marks later does not bring old runs back).
 func (s *Store) setMarks(t time.Time, names ...string) error {
-	tx, err := s.db.Begin()
+	tx, err := s.begin()
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/co-cli/co/lib/sqlitefile"
@@ -235,8 +236,12 @@ func (mm messageMeta) empty() bool {
 
 // Store is the saved-sessions database.
 type Store struct {
-	db   *sql.DB
 	path string
+	// The file is opened once, at Open or, for OpenLater, at first use
+	// (conn); err is why it could not be.
+	once sync.Once
+	db   *sql.DB
+	err  error
 }
 
 // ErrNotFound is returned for an unknown session id.
@@ -244,18 +249,85 @@ var ErrNotFound = errors.New("no such session")
 
 // Open opens (creating or migrating) the store at path.
 func Open(path string) (*Store, error) {
-	db, err := sqlitefile.Open(path, schema)
+	s := OpenLater(path)
+	if err := s.Ready(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenLater returns the store at path without touching the file: it is
+// opened (created, migrated) at the first call that needs it, or at
+// Ready, and a failure is that call's error. The full-screen chat's start
+// uses it, so that the file is not on the way to the first frame (a new
+// data folder's first start creates and migrates it: issue 44).
+func OpenLater(path string) *Store { return &Store{path: path} }
+
+// Ready opens the store if it is not open yet and reports whether it
+// could be.
+func (s *Store) Ready() error {
+	_, err := s.conn()
+	return err
+}
+
+// errClosed is the error of a store closed before it was opened.
+var errClosed = errors.New("the sessions store is closed")
+
+func (s *Store) conn() (*sql.DB, error) {
+	s.once.Do(func() { s.db, s.err = sqlitefile.Open(s.path, schema) })
+	return s.db, s.err
+}
+
+func (s *Store) query(q string, args ...any) (*sql.Rows, error) {
+	db, err := s.conn()
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db, path: path}, nil
+	return db.Query(q, args...)
+}
+
+func (s *Store) exec(q string, args ...any) (sql.Result, error) {
+	db, err := s.conn()
+	if err != nil {
+		return nil, err
+	}
+	return db.Exec(q, args...)
+}
+
+func (s *Store) begin() (*sql.Tx, error) {
+	db, err := s.conn()
+	if err != nil {
+		return nil, err
+	}
+	return db.Begin()
+}
+
+// scanner is a *sql.Row, or failedRow when the store could not be opened.
+type scanner interface{ Scan(...any) error }
+
+type failedRow struct{ err error }
+
+func (f failedRow) Scan(...any) error { return f.err }
+
+func (s *Store) queryRow(q string, args ...any) scanner {
+	db, err := s.conn()
+	if err != nil {
+		return failedRow{err}
+	}
+	return db.QueryRow(q, args...)
 }
 
 // Path is the store's file.
 func (s *Store) Path() string { return s.path }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.once.Do(func() { s.err = errClosed }) // never opened: it never will be
+	if s.db == nil {
+		return nil
+	}
+	return s.db.Close()
+}
 
 func (s *Store) damaged(err error) error { return sqlitefile.Damaged(s.path, schema, err) }
 
@@ -296,7 +368,7 @@ const infoCols = `id, workspace, title, created_at, updated_at, turns, input_tok
 	(SELECT count(*) FROM messages m WHERE m.session_id = sessions.id AND m.role = 'user' AND m.undone = 'undone'),
 	cached_tokens, cost, unpriced`
 
-func scanInfo(sc interface{ Scan(...any) error }) (Info, error) {
+func scanInfo(sc scanner) (Info, error) {
 	var i Info
 	var created, updated int64
 	err := sc.Scan(&i.ID, &i.Workspace, &i.Title, &created, &updated, &i.Turns, &i.InputTokens, &i.OutputTokens, &i.Kind, &i.Schedule, &i.Outcome, &i.Undone, &i.CachedTokens, &i.Cost, &i.Unpriced)
@@ -335,7 +407,7 @@ func (s *Store) ListKind(workspace string, k Kind, limit int) ([]Info, error) {
 
 // infos runs q, a query of infoCols, and scans its rows.
 func (s *Store) infos(q string, args ...any) ([]Info, error) {
-	rows, err := s.db.Query(q, args...)
+	rows, err := s.query(q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +451,7 @@ func (s *Store) Find(id string) (Info, error) {
 	if id == "" {
 		return Info{}, fmt.Errorf("%w: empty id", ErrNotFound)
 	}
-	rows, err := s.db.Query(`SELECT `+infoCols+` FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, id, id+"\xff")
+	rows, err := s.query(`SELECT `+infoCols+` FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, id, id+"\xff")
 	if err != nil {
 		return Info{}, err
 	}
@@ -408,7 +480,7 @@ func (s *Store) draftPath(id string) string {
 // Delete removes a session and everything saved of it.
 func (s *Store) Delete(id string) error {
 	os.Remove(s.draftPath(id))
-	res, err := s.db.Exec(`DELETE FROM sessions WHERE id = ?`, id)
+	res, err := s.exec(`DELETE FROM sessions WHERE id = ?`, id)
 	if err != nil {
 		return err
 	}
@@ -496,7 +568,7 @@ func split(entries []Entry) ([]message.Message, []message.Aside) {
 // Transcript returns a session's steps in order, approval decisions
 // included, with the draft (if any) as a final interrupted reply.
 func (s *Store) Transcript(id string) (Info, []Entry, error) {
-	info, err := scanInfo(s.db.QueryRow(`SELECT `+infoCols+` FROM sessions WHERE id = ?`, id))
+	info, err := scanInfo(s.queryRow(`SELECT `+infoCols+` FROM sessions WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Info{}, nil, fmt.Errorf("%w %q", ErrNotFound, id)
 	}
@@ -544,7 +616,11 @@ type querier interface {
 // messages returns session id's saved messages; more is the rest of the
 // query after its WHERE (an ORDER BY, more conditions), with its args.
 func (s *Store) messages(id, more string, args ...any) ([]savedMessage, error) {
-	return s.messagesIn(s.db, id, more, args...)
+	db, err := s.conn()
+	if err != nil {
+		return nil, err
+	}
+	return s.messagesIn(db, id, more, args...)
 }
 
 // messagesIn is messages read through q (a transaction's view).
@@ -619,7 +695,7 @@ type placedAside struct {
 
 // asides returns session id's asides in the order they were saved.
 func (s *Store) asides(id string) ([]placedAside, error) {
-	rows, err := s.db.Query(`SELECT after_seq, data, created_at, undone FROM asides WHERE session_id = ? ORDER BY rowid`, id)
+	rows, err := s.query(`SELECT after_seq, data, created_at, undone FROM asides WHERE session_id = ? ORDER BY rowid`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -643,7 +719,7 @@ func (s *Store) asides(id string) ([]placedAside, error) {
 
 // mergeDecisions places each decision before the result of its call.
 func (s *Store) mergeDecisions(id string, entries *[]Entry) error {
-	rows, err := s.db.Query(`SELECT call_id, tool, verdict, created_at FROM decisions WHERE session_id = ? ORDER BY rowid`, id)
+	rows, err := s.query(`SELECT call_id, tool, verdict, created_at FROM decisions WHERE session_id = ? ORDER BY rowid`, id)
 	if err != nil {
 		return err
 	}
@@ -748,11 +824,11 @@ func (s *Store) Resume(id string) (*Session, error) {
 
 func (s *Store) reopen(id string) (*Session, error) {
 	var seq sql.NullInt64
-	if err := s.db.QueryRow(`SELECT max(seq) FROM messages WHERE session_id = ?`, id).Scan(&seq); err != nil {
+	if err := s.queryRow(`SELECT max(seq) FROM messages WHERE session_id = ?`, id).Scan(&seq); err != nil {
 		return nil, err
 	}
 	var ws string
-	if err := s.db.QueryRow(`SELECT workspace FROM sessions WHERE id = ?`, id).Scan(&ws); err != nil {
+	if err := s.queryRow(`SELECT workspace FROM sessions WHERE id = ?`, id).Scan(&ws); err != nil {
 		return nil, fmt.Errorf("%w %q", ErrNotFound, id)
 	}
 	return &Session{store: s, id: id, workspace: ws, seq: int(seq.Int64), created: true}, nil
@@ -788,7 +864,7 @@ func Title(prompt string) string {
 }
 
 func (r *Session) tx(f func(tx *sql.Tx, now int64) error) error {
-	tx, err := r.store.db.Begin()
+	tx, err := r.store.begin()
 	if err != nil {
 		return err
 	}

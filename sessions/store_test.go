@@ -271,3 +271,41 @@ func TestAttachmentsAreSavedByReferenceNotBytes(t *testing.T) {
 		t.Fatal("the attachment's bytes are in the sessions file")
 	}
 }
+
+// OpenLater touches nothing until the store is used: the full-screen
+// chat's start does not create or migrate the file before its first
+// frame. The first use opens it; a file that cannot be opened is that
+// use's error, and Close before any use opens nothing.
+func TestOpenLaterOpensAtFirstUse(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "data", FileName)
+	s := OpenLater(path)
+	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+		t.Fatalf("OpenLater touched the data folder: %v", err)
+	}
+	r := s.New("/w")
+	must(t, r.Append(message.Message{Role: message.RoleUser, Content: "hi"}))
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the first use did not create the store: %v", err)
+	}
+	must(t, s.Close())
+
+	junk := filepath.Join(dir, "junk.db")
+	must(t, os.WriteFile(junk, []byte(strings.Repeat("not sqlite ", 400)), 0o600))
+	bad := OpenLater(junk)
+	if _, err := bad.Find("x"); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("a damaged file's first use: %v, want the damage named", err)
+	}
+	if err := bad.Ready(); err == nil {
+		t.Error("Ready on a damaged file: no error")
+	}
+
+	never := OpenLater(filepath.Join(dir, "never", FileName))
+	must(t, never.Close())
+	if _, err := os.Stat(filepath.Join(dir, "never")); !os.IsNotExist(err) {
+		t.Errorf("Close opened the store: %v", err)
+	}
+	if err := never.Ready(); err == nil {
+		t.Error("a store closed before use opened after it")
+	}
+}

@@ -53,7 +53,11 @@ type Turn struct {
 // Turns returns every turn of session id, oldest first: each user message
 // (a !cmd is an aside, not a turn), live and taken out alike, with its mark.
 func (s *Store) Turns(id string) ([]Turn, error) {
-	if err := s.exists(s.db, id); err != nil {
+	db, err := s.conn()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.exists(db, id); err != nil {
 		return nil, err
 	}
 	saved, err := s.messages(id, `AND role = ? ORDER BY seq`, string(message.RoleUser))
@@ -158,7 +162,7 @@ func (s *Store) SummariseFrom(id string, fromSeq int64, summary string) error {
 // cover them and the draft; more runs before the marks, in the same
 // transaction.
 func (s *Store) markFrom(id string, fromSeq int64, mark string, more func(tx *sql.Tx, now int64) error) error {
-	tx, err := s.db.Begin()
+	tx, err := s.begin()
 	if err != nil {
 		return err
 	}

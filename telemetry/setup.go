@@ -57,6 +57,11 @@ type Options struct {
 	BatchTimeout time.Duration
 	// NoPrune skips the background pruning (tests, benchmarks).
 	NoPrune bool
+	// OpenAfter delays the background opening of the database (created
+	// and migrated at a first start), so that it does not compete with
+	// the full-screen chat's first frame (issue 44); the first batch
+	// exported, or Shutdown, opens it sooner.
+	OpenAfter time.Duration
 }
 
 // Tracing is a session's telemetry: the TracerProvider with the SQLite
@@ -129,6 +134,14 @@ func Setup(opts Options) (*Tracing, error) {
 	t.cancelBg = cancel
 	go func() {
 		defer close(t.bgDone)
+		if opts.OpenAfter > 0 {
+			wait := time.NewTimer(opts.OpenAfter)
+			select {
+			case <-wait.C:
+			case <-ctx.Done(): // Shutdown: open now, for its flush
+				wait.Stop()
+			}
+		}
 		// Not cancelled by Shutdown: the flush needs the database open.
 		db, err := t.exporter.Open(context.Background())
 		if err != nil {

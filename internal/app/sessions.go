@@ -19,6 +19,17 @@ import (
 // sessions, co logs and co traces). A store that cannot be opened stops a
 // resume; for a new chat it is a warning and the chat goes on unsaved.
 func (a *App) openSession(r Resume) error {
+	if r.ID == "" && !r.Latest && a.kind() == sessions.Chat {
+		// A new chat: the file is opened at its first use, after the
+		// first frame (the start notes read the inbox; issue 44). A file
+		// that cannot be opened is said then (Inbox).
+		st := sessions.OpenLater(SessionsPath(a.Config))
+		a.Sessions = st
+		a.onClose(func() { st.Close() })
+		a.newRec = st.NewKind(a.Workspace, a.kind())
+		a.SessionID = a.newRec.ID()
+		return nil
+	}
 	st, err := OpenSessions(a.Config)
 	if err != nil {
 		if r.Latest || r.ID != "" || a.kind() == sessions.Scheduled {
@@ -171,6 +182,15 @@ type InboxNews struct {
 // Zero when no session store is open; an error of the store is a warning.
 func (a *App) Inbox() InboxNews {
 	if a.Sessions == nil {
+		return InboxNews{}
+	}
+	if err := a.Sessions.Ready(); err != nil {
+		// A new chat's store opens here (openSession): as when it is
+		// opened at the start, the chat goes on without saving.
+		a.warnings = append(a.warnings, fmt.Sprintf("this conversation will not be saved: %v", err))
+		if a.Agent != nil && a.newRec != nil {
+			a.Agent.SetRecorder(nil)
+		}
 		return InboxNews{}
 	}
 	now := time.Now()

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/co-cli/co/sessions"
 	"github.com/co-cli/co/telemetry"
 )
 
@@ -21,6 +22,10 @@ type Telemetry struct {
 	Tracing *telemetry.Tracing
 }
 
+// spanStoreAfter is how long after the chat's start the span store is
+// opened (created and migrated at a first start): after the first frame.
+const spanStoreAfter = 200 * time.Millisecond
+
 // startTelemetry starts the run's tracing. It must not block start-up:
 // telemetry.Setup does no I/O here; the store is opened, migrated and
 // pruned in the background, and the first batch waits for that.
@@ -30,7 +35,13 @@ func (a *App) startTelemetry(ctx context.Context) {
 		return
 	}
 	st := a.Config.Settings
+	var after time.Duration
+	if a.kind() == sessions.Chat {
+		// The chat's first frame first: spans wait in the batch.
+		after = spanStoreAfter
+	}
 	t, err := telemetry.Setup(telemetry.Options{
+		OpenAfter:      after,
 		DBPath:         SpansPath(a.Config.Paths.DataDir),
 		ServiceVersion: a.opts.Version,
 		SessionID:      a.SessionID,
