@@ -21,6 +21,7 @@ import (
 	"github.com/co-cli/co/config"
 	"github.com/co-cli/co/deliver"
 	"github.com/co-cli/co/internal/app"
+	"github.com/co-cli/co/lib/cost"
 	"github.com/co-cli/co/lib/safe"
 	"github.com/co-cli/co/schedule"
 	"github.com/co-cli/co/ui/headless"
@@ -51,6 +52,9 @@ type scheduleAddArgs struct {
 	name, at, prompt, workspace string
 	tools, approve, notify      []string
 	replace                     bool
+	// maxCost is the schedule's own max_cost (US dollars a run may
+	// cost; 0: the max_cost setting's).
+	maxCost float64
 }
 
 func newScheduleAddCmd(s env) *cobra.Command {
@@ -81,6 +85,9 @@ SPEC: ` + schedule.Examples + `.`,
 			if a.at == "" {
 				return usageError{errors.New("no --at SPEC: say when, e.g. --at \"weekdays 08:00\""), cmd.CommandPath()}
 			}
+			if a.maxCost < 0 {
+				return usageError{fmt.Errorf("--max-cost %g: want US dollars >= 0, e.g. --max-cost 0.50", a.maxCost), cmd.CommandPath()}
+			}
 			ask := func(q string) bool {
 				if !isTerminal(s.In) {
 					return false
@@ -104,6 +111,7 @@ SPEC: ` + schedule.Examples + `.`,
 	cmd.Flags().StringSliceVar(&a.approve, "approve", nil, "tool names the run may call without asking")
 	cmd.Flags().StringSliceVar(&a.notify, "notify", nil, "where the run's summary also goes: desktop, slack:MEMBER_ID, slack:#channel, mail (comma-separated)")
 	cmd.Flags().BoolVar(&a.replace, "replace", false, "replace a schedule of the same name without asking")
+	cmd.Flags().Float64Var(&a.maxCost, "max-cost", 0, "the most one run may cost, in US dollars (0: the max_cost setting's); a run that reaches it stops and says so in co inbox")
 	return cmd
 }
 
@@ -151,7 +159,7 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 	if err != nil {
 		return "", err
 	}
-	sch := config.Schedule{Name: a.name, At: a.at, Prompt: a.prompt, Workspace: a.workspace, Tools: a.tools, Approve: a.approve, Notify: a.notify}
+	sch := config.Schedule{Name: a.name, At: a.at, Prompt: a.prompt, Workspace: a.workspace, Tools: a.tools, Approve: a.approve, Notify: a.notify, MaxCost: a.maxCost}
 	if old, ok := user.FindSchedule(a.name); ok && !a.replace {
 		q := fmt.Sprintf("A schedule named %s exists (at %q: %s). Replace it?", a.name, old.At, cell(old.Prompt))
 		if !terminal {
@@ -226,6 +234,9 @@ func scheduleAdd(ctx context.Context, a scheduleAddArgs, ask func(string) bool, 
 	}
 	if len(a.notify) > 0 {
 		fmt.Fprintf(&out, "after each run, its summary goes to: %s\n", strings.Join(a.notify, ", "))
+	}
+	if a.maxCost > 0 {
+		fmt.Fprintf(&out, "each run stops at %s\n", cost.Format(a.maxCost))
 	}
 	// A place the summary cannot reach from here: said now, not only in
 	// the log after the first run.
@@ -1018,6 +1029,13 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		case w == "--workspace" && i+1 < len(words):
 			a.workspace = words[i+1]
 			i++
+		case w == "--max-cost" && i+1 < len(words):
+			v, err := strconv.ParseFloat(words[i+1], 64)
+			if err != nil || v < 0 {
+				return slash.Result{Output: fmt.Sprintf("--max-cost %q: want US dollars >= 0, e.g. --max-cost 0.50", safe.Text(words[i+1])), Err: true}
+			}
+			a.maxCost = v
+			i++
 		case (w == "--tools" || w == "--approve" || w == "--notify") && i+1 < len(words):
 			// As co schedule add's: a comma-separated list.
 			list := splitList(words[i+1])
@@ -1033,7 +1051,7 @@ func scheduleSlash(ctx context.Context, arg string) slash.Result {
 		case len(prompt) == 0 && strings.HasPrefix(w, "--") && len(w) > 2:
 			// A flag before the prompt that is none of these would
 			// otherwise become the prompt's first word, silently.
-			return slash.Result{Output: fmt.Sprintf("unknown option %q: /schedule add takes --at, --workspace, --tools, --approve, --notify and --replace before the prompt", safe.Text(w)), Err: true}
+			return slash.Result{Output: fmt.Sprintf("unknown option %q: /schedule add takes --at, --workspace, --tools, --approve, --notify, --max-cost and --replace before the prompt", safe.Text(w)), Err: true}
 		default:
 			prompt = append(prompt, w)
 		}

@@ -330,3 +330,38 @@ func TestScheduleRunWithoutItsLockSaysHowToFix(t *testing.T) {
 		}
 	}
 }
+
+// co schedule add --max-cost (and /schedule add's) saves the schedule's
+// own limit, says it, and refuses a negative or unreadable one.
+func TestScheduleAddMaxCost(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("CO_CLI_SANDBOX_BACKEND", "subprocess")
+	t.Chdir(t.TempDir())
+	emptyCrontab(t)
+	out, err := scheduleAdd(t.Context(), scheduleAddArgs{name: "paid", at: "daily 09:00", prompt: "p", maxCost: 0.5}, nil, false)
+	if err != nil || !strings.Contains(out, "each run stops at $0.50") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	r := scheduleSlash(t.Context(), `add cheap --at "daily 10:00" --max-cost 0.05 summarise`)
+	if r.Err {
+		t.Fatalf("/schedule add --max-cost: %+v", r)
+	}
+	l, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, s := range l.Settings.Schedules {
+		got[s.Name] = s.MaxCost
+	}
+	if got["paid"] != 0.5 || got["cheap"] != 0.05 {
+		t.Errorf("saved limits %v, want paid 0.5, cheap 0.05", got)
+	}
+	for _, bad := range []string{"-1", "lots"} {
+		if r := scheduleSlash(t.Context(), `add x --at "daily 10:00" --max-cost `+bad+` p`); !r.Err || !strings.Contains(r.Output, "want US dollars >= 0") {
+			t.Errorf("--max-cost %s: %+v", bad, r)
+		}
+	}
+}
