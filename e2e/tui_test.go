@@ -276,7 +276,7 @@ func TestTUIEscapeSequencesInAReplyAreShownNotObeyed(t *testing.T) {
 
 func TestTUIHelpListsKeysAndBangRunsThroughTheModal(t *testing.T) {
 	dir := t.TempDir()
-	s := startTUI(t, dir, tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m", "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 74)
+	s := startTUI(t, dir, tuiEnv(t, nil, "LLM_PROVIDER=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_MODEL=m", "CO_CLI_SANDBOX_BACKEND=subprocess"), 110, 96)
 	s.ready()
 	s.send("/help")
 	// "!cmd" alone proves nothing: the prompt's placeholder ("!cmd runs a
