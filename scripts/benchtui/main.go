@@ -11,11 +11,11 @@
 //   - a keystroke typed while a reply streams, to the screen
 //
 // "On screen" is decided by a terminal emulator fed with co's output
-// (vt.go), not by searching the byte stream. CPU is the sum over co's
-// threads of /proc/<pid>/task/*/schedstat; peak RSS is co's VmHWM read
-// just before it exits (not the child's ru_maxrss, which Linux carries
-// over from the forking process across exec, so it can report this
-// program's own RSS).
+// (scripts/internal/vt), not by searching the byte stream. CPU is the
+// sum over co's threads of /proc/<pid>/task/*/schedstat; peak RSS is
+// co's VmHWM read just before it exits (not the child's ru_maxrss,
+// which Linux carries over from the forking process across exec, so it
+// can report this program's own RSS).
 //
 //	go run ./scripts/benchtui -co bin/co
 //
@@ -58,6 +58,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/scripts/internal/vt"
 )
 
 const (
@@ -443,7 +444,7 @@ func transcript(srv *llmtest.Server, px *proxy, base, reply string, turns int) r
 type term struct {
 	cmd     *exec.Cmd
 	ptmx    *os.File
-	scr     *screen
+	scr     *vt.Screen
 	started time.Time
 	home    string
 
@@ -475,7 +476,7 @@ func launch(base string, extraEnv ...string) *term {
 	if stderrTo != nil { // -rss: the runtime's gctrace, away from the screen
 		cmd.Stderr = stderrTo
 	}
-	t := &term{cmd: cmd, scr: newScreen(cols, rows), home: home, closed: make(chan struct{})}
+	t := &term{cmd: cmd, scr: vt.New(cols, rows), home: home, closed: make(chan struct{})}
 	t.started = time.Now()
 	t.ptmx, err = pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {

@@ -1,4 +1,7 @@
-package main
+// Package vt is a small terminal emulator for the benchmarks that drive
+// co (and its peers) as a user does: scripts/benchtui and
+// scripts/benchpeers feed it a program's output and read the screen.
+package vt
 
 import (
 	"bytes"
@@ -9,12 +12,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// screen is a small terminal emulator: enough of VT100/xterm for what a
+// Screen is a small terminal emulator: enough of VT100/xterm for what a
 // Bubble Tea program writes (cursor movement, erasing, scrolling regions,
 // insert/delete, repeat, the alternate screen), so the benchmark can tell
 // when text is really on the screen rather than merely somewhere in the
 // byte stream. Styles are ignored.
-type screen struct {
+type Screen struct {
 	mu          sync.Mutex
 	w, h        int
 	main, alt   [][]rune
@@ -30,8 +33,9 @@ type screen struct {
 	partial     []byte
 }
 
-func newScreen(w, h int) *screen {
-	s := &screen{w: w, h: h, autowrap: true, parser: ansi.NewParser()}
+// New is a blank screen of w columns and h rows.
+func New(w, h int) *Screen {
+	s := &Screen{w: w, h: h, autowrap: true, parser: ansi.NewParser()}
 	s.main = blank(w, h)
 	s.alt = blank(w, h)
 	s.cells = s.main
@@ -52,7 +56,7 @@ func blank(w, h int) [][]rune {
 
 // Write feeds terminal output. A sequence or a character cut at the end
 // of p waits for the next write.
-func (s *screen) Write(p []byte) (int, error) {
+func (s *Screen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := append(s.partial, p...)
@@ -117,7 +121,7 @@ func incompleteTail(b []byte) int {
 	return 0
 }
 
-func (s *screen) apply(seq []byte, width int) {
+func (s *Screen) apply(seq []byte, width int) {
 	if len(seq) == 0 {
 		return
 	}
@@ -138,7 +142,7 @@ func (s *screen) apply(seq []byte, width int) {
 	}
 }
 
-func (s *screen) put(r rune, width int) {
+func (s *Screen) put(r rune, width int) {
 	if s.pendingWrap && s.autowrap {
 		s.x = 0
 		s.lineFeed()
@@ -164,7 +168,7 @@ func (s *screen) put(r rune, width int) {
 	}
 }
 
-func (s *screen) control(c byte) {
+func (s *Screen) control(c byte) {
 	switch c {
 	case '\r':
 		s.x, s.pendingWrap = 0, false
@@ -181,7 +185,7 @@ func (s *screen) control(c byte) {
 	}
 }
 
-func (s *screen) lineFeed() {
+func (s *Screen) lineFeed() {
 	if s.y == s.bottom {
 		s.scrollUp(1)
 		return
@@ -191,14 +195,14 @@ func (s *screen) lineFeed() {
 	}
 }
 
-func (s *screen) scrollUp(n int) {
+func (s *Screen) scrollUp(n int) {
 	for ; n > 0; n-- {
 		copy(s.cells[s.top:s.bottom], s.cells[s.top+1:s.bottom+1])
 		s.cells[s.bottom] = blankLine(s.w)
 	}
 }
 
-func (s *screen) scrollDown(n int) {
+func (s *Screen) scrollDown(n int) {
 	for ; n > 0; n-- {
 		copy(s.cells[s.top+1:s.bottom+1], s.cells[s.top:s.bottom])
 		s.cells[s.top] = blankLine(s.w)
@@ -213,7 +217,7 @@ func blankLine(w int) []rune {
 	return l
 }
 
-func (s *screen) esc(rest []byte) {
+func (s *Screen) esc(rest []byte) {
 	switch rest[0] {
 	case '7':
 		s.savedX, s.savedY = s.x, s.y
@@ -231,11 +235,11 @@ func (s *screen) esc(rest []byte) {
 			s.y--
 		}
 	case 'c':
-		*s = *newScreen(s.w, s.h)
+		*s = *New(s.w, s.h)
 	}
 }
 
-func (s *screen) csi(seq []byte) {
+func (s *Screen) csi(seq []byte) {
 	final := seq[len(seq)-1]
 	body := string(seq[2 : len(seq)-1])
 	private := strings.HasPrefix(body, "?") || strings.HasPrefix(body, ">") || strings.HasPrefix(body, "<") || strings.HasPrefix(body, "=")
@@ -379,7 +383,7 @@ func (s *screen) csi(seq []byte) {
 
 func sameBuf(a, b [][]rune) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 
-func (s *screen) eraseLine(y, from, to int) {
+func (s *Screen) eraseLine(y, from, to int) {
 	for x := from; x < to && x < s.w; x++ {
 		s.cells[y][x] = ' '
 	}
@@ -388,7 +392,7 @@ func (s *screen) eraseLine(y, from, to int) {
 func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
 
 // Text is the screen as lines of text.
-func (s *screen) Text() string {
+func (s *Screen) Text() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b strings.Builder
@@ -404,4 +408,4 @@ func (s *screen) Text() string {
 }
 
 // Contains reports whether the screen shows sub on one line.
-func (s *screen) Contains(sub string) bool { return strings.Contains(s.Text(), sub) }
+func (s *Screen) Contains(sub string) bool { return strings.Contains(s.Text(), sub) }

@@ -1,4 +1,4 @@
-package main
+package vt
 
 import (
 	"os"
@@ -21,7 +21,7 @@ func TestReplay(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("BENCHTUI_BYTES")); err == nil && n < len(b) {
 		b = b[:n]
 	}
-	s := newScreen(120, 40)
+	s := New(120, 40)
 	for len(b) > 0 {
 		k := min(len(b), 997)
 		s.Write(b[:k])
@@ -49,7 +49,7 @@ func TestScreen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newScreen(10, 4)
+			s := New(10, 4)
 			s.Write([]byte(tt.in))
 			lines := strings.Split(s.Text(), "\n")
 			for i, w := range tt.want {
@@ -60,7 +60,7 @@ func TestScreen(t *testing.T) {
 		})
 	}
 	// A sequence cut across two writes is applied once it is complete.
-	s := newScreen(10, 2)
+	s := New(10, 2)
 	s.Write([]byte("ab\x1b[1;"))
 	s.Write([]byte("1Hz"))
 	if got := strings.Split(s.Text(), "\n")[0]; strings.TrimRight(got, " ") != "zb" {
