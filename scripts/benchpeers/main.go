@@ -4,7 +4,12 @@
 // (agent/llmtest) and is timed from the byte stream it writes into the
 // pane, fed to a terminal emulator (scripts/internal/vt). Issue 44.
 //
-//	go run ./scripts/benchpeers -compare t3=/work/bin-t3,new=bin/co,crush=/work/peers/crush/crush -n 8
+//	go run ./scripts/benchpeers -compare t3=/work/bin-t3,new=bin/co,crush=/work/peers/crush/crush \
+//	  -n 8 -ratio new/t3,new/crush
+//
+// The figures and how Crush was built: docs/figures.md, "Against the
+// turn-3 build and crush (issue 44)". -keep keeps each launch's home,
+// its raw output and the time and start of each read (output.reads).
 //
 // For each launch:
 //
