@@ -147,6 +147,10 @@ func run(compare, ratio string, n int, idle, settle time.Duration, bg string, ke
 				r, p.name, ms(m.ready), m.streamCPU.Seconds(), m.idleReady.pct(), m.idleReply.pct())
 		}
 	}
+	if n < 1 {
+		fmt.Fprintln(os.Stderr, "no rounds counted (-n 0: the warm-up round only)")
+		return nil
+	}
 	printTable(os.Stdout, progs, ratios)
 	return nil
 }
