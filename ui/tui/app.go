@@ -531,10 +531,10 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.chat.Bottom()
 		cmd = safeCmd(readBackground(a.background))
 	case spinTickMsg:
-		cmd = a.status.Update(msg, a.now())
-		a.chat.Tick(a.now())
-		if a.sideShown() {
-			a.side.Tick(a.now())
+		var moved bool
+		cmd, moved = a.status.Update(msg, a.now())
+		if moved {
+			a.clocks(a.now())
 		}
 	case formArmedMsg:
 		if a.form != nil && a.form == msg.form {
@@ -1192,7 +1192,9 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		}
 		a.think.append(e.Text)
 		a.chat.Changed()
-		a.status.Frame(now)
+		if a.status.Frame(now) {
+			a.clocks(now)
+		}
 		return tea.Batch(cmds...)
 	case agent.TextDelta:
 		a.endThink(now)
@@ -1202,7 +1204,9 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		}
 		a.reply.append(e.Text)
 		a.chat.Changed()
-		a.status.Frame(now)
+		if a.status.Frame(now) {
+			a.clocks(now)
+		}
 		return tea.Batch(cmds...) // the status bar shows nothing new
 	case agent.Notice:
 		a.endThink(now)
@@ -1493,6 +1497,18 @@ func (a *App) View() (v tea.View) {
 	}
 	v.SetContent(content)
 	return v
+}
+
+// clocks moves the running clocks shown besides the status bar's
+// spinner: running tools' elapsed time and the side panel's running spans.
+// It runs when the spinner moves (StatusBar.Frame), on a streamed frame
+// or on the spinner's tick, so while text streams they repaint with the
+// text instead of in frames of their own between its frames.
+func (a *App) clocks(now time.Time) {
+	a.chat.Tick(now)
+	if a.sideShown() {
+		a.side.Tick(now)
+	}
 }
 
 // firstClause is text up to its first " (" : "starting the sandbox…" of
