@@ -15,7 +15,8 @@ import (
 // the prompt to the 8,000-character reply fully on screen, 4-character
 // chunks 2 ms apart) for several builds, alternating launches round
 // after round so the machine's drift falls on all of them alike, and
-// prints each build's median and its ratio to the first build's. With
+// prints each build's median and its ratio to the first build's, and
+// the median of each round's ratio to the first build's launch. With
 // turns > 0 each round also measures, per build, the CPU per streamed
 // chunk after 10 and after 2×turns earlier messages (the transcript
 // figure), and prints their medians and ratio.
@@ -74,10 +75,20 @@ func compareStream(spec string, rounds, turns int) {
 		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 		return ds[len(ds)/2]
 	}
+	// Each round's ratio to the first build's launch just before: the
+	// machine's drift over the run cancels out of these.
+	paired := func(b *build) float64 {
+		var rs []float64
+		for i, d := range b.paced {
+			rs = append(rs, float64(d)/float64(builds[0].paced[i]))
+		}
+		sort.Float64s(rs)
+		return rs[len(rs)/2]
+	}
 	first := med(builds[0].paced)
 	fmt.Printf("\nMedians of %d alternating launches per build (8,000-char reply, 4-char chunks 2 ms apart, %d×%d).\n\n", rounds, cols, rows)
-	head := "| build | CPU while streaming | per chunk | ratio to " + builds[0].name + " |"
-	sep := "|---|---|---|---|"
+	head := "| build | CPU while streaming | per chunk | ratio to " + builds[0].name + " | median of the rounds' ratios |"
+	sep := "|---|---|---|---|---|"
 	if turns > 0 {
 		head += fmt.Sprintf(" per chunk, 10 earlier messages | per chunk, %d earlier messages | %d / 10 |", 2*turns, 2*turns)
 		sep += "---|---|---|"
@@ -86,7 +97,7 @@ func compareStream(spec string, rounds, turns int) {
 	fmt.Println(sep)
 	for _, b := range builds {
 		m := med(b.paced)
-		row := fmt.Sprintf("| %s | %s | %s | %.2f× |", b.name, sec(m), us(time.Duration(float64(m)/chunks)), float64(m)/float64(first))
+		row := fmt.Sprintf("| %s | %s | %s | %.2f× | %.2f× |", b.name, sec(m), us(time.Duration(float64(m)/chunks)), float64(m)/float64(first), paired(b))
 		if turns > 0 {
 			s, l := med(b.short), med(b.lng)
 			row += fmt.Sprintf(" %s | %s | %.2f× |", us(s), us(l), float64(l)/float64(s))
