@@ -15,8 +15,9 @@ import (
 // the prompt to the 8,000-character reply fully on screen, 4-character
 // chunks 2 ms apart) for several builds, alternating launches round
 // after round so the machine's drift falls on all of them alike, and
-// prints each build's median and its ratio to the first build's, and
-// the median of each round's ratio to the first build's launch. With
+// prints each build's median and its ratio to the first build's, the
+// median of each round's ratio to the first build's launch, and the
+// median peak RSS. With
 // turns > 0 each round also measures, per build, the CPU per streamed
 // chunk after 10 and after 2×turns earlier messages (the transcript
 // figure), and prints their medians and ratio.
@@ -28,6 +29,7 @@ func compareStream(spec string, rounds, turns int) {
 	type build struct {
 		name, path        string
 		paced, short, lng []time.Duration
+		rss               []int64
 	}
 	var builds []*build
 	names, paths, cleanup := freshBuilds("-stream-compare", spec)
@@ -55,6 +57,7 @@ func compareStream(spec string, rounds, turns int) {
 				continue
 			}
 			b.paced = append(b.paced, p.cpu)
+			b.rss = append(b.rss, p.rss)
 			line := fmt.Sprintf("round %d of %d, %s: paced %s", r, rounds, b.name, sec(p.cpu))
 			if turns > 0 {
 				os.Setenv("BENCH_CPUPROFILE", "")
@@ -87,8 +90,8 @@ func compareStream(spec string, rounds, turns int) {
 	}
 	first := med(builds[0].paced)
 	fmt.Printf("\nMedians of %d alternating launches per build (8,000-char reply, 4-char chunks 2 ms apart, %d×%d).\n\n", rounds, cols, rows)
-	head := "| build | CPU while streaming | per chunk | ratio to " + builds[0].name + " | median of the rounds' ratios |"
-	sep := "|---|---|---|---|---|"
+	head := "| build | CPU while streaming | per chunk | ratio to " + builds[0].name + " | median of the rounds' ratios | peak RSS |"
+	sep := "|---|---|---|---|---|---|"
 	if turns > 0 {
 		head += fmt.Sprintf(" per chunk, 10 earlier messages | per chunk, %d earlier messages | %d / 10 |", 2*turns, 2*turns)
 		sep += "---|---|---|"
@@ -97,7 +100,9 @@ func compareStream(spec string, rounds, turns int) {
 	fmt.Println(sep)
 	for _, b := range builds {
 		m := med(b.paced)
-		row := fmt.Sprintf("| %s | %s | %s | %.2f× | %.2f× |", b.name, sec(m), us(time.Duration(float64(m)/chunks)), float64(m)/float64(first), paired(b))
+		rss := append([]int64(nil), b.rss...)
+		sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
+		row := fmt.Sprintf("| %s | %s | %s | %.2f× | %.2f× | %s |", b.name, sec(m), us(time.Duration(float64(m)/chunks)), float64(m)/float64(first), paired(b), mib(rss[len(rss)/2]))
 		if turns > 0 {
 			s, l := med(b.short), med(b.lng)
 			row += fmt.Sprintf(" %s | %s | %.2f× |", us(s), us(l), float64(l)/float64(s))
