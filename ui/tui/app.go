@@ -206,6 +206,8 @@ type App struct {
 	// clause), for the status bar instead of "Co is thinking…", until the
 	// call activityCall ends.
 	activity, activityCall string
+	// gc: the collector's percent raised for the turn (turngc.go).
+	gc turnGCState
 }
 
 // firstMsg submits Options.First.
@@ -983,6 +985,7 @@ func (a *App) slashDone(line string, r slash.Result, shown bool) tea.Cmd {
 		events, cancel := a.startRun(r.Run)
 		a.cancel = cancel
 		a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
+		a.gcForTurn()
 		return tea.Batch(a.pump.next, a.status.Start(a.now()))
 	case slash.Compact:
 		a.chat.Add(newNotice(noticeInfo, r.Output))
@@ -1124,6 +1127,7 @@ func (a *App) startAgent(prompt string, bang bool) {
 	events, cancel := a.start(prompt, a.shown, bang, a.turnAtts)
 	a.cancel = cancel
 	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
+	a.gcForTurn()
 }
 
 // expandedMsg is turn Turn's message with its mentioned files read.
@@ -1322,6 +1326,7 @@ func (a *App) handleTurnClosed(msg turnClosedMsg) tea.Cmd {
 	if msg.Turn != a.turn {
 		return nil
 	}
+	a.gcAfterTurn()
 	a.endThink(a.now())
 	a.endReply(a.cancelled)
 	for _, t := range a.tools {
