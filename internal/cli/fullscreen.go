@@ -28,6 +28,12 @@ func runFullScreen(ctx context.Context, c *chat, s env, first string) error {
 		// (docs/figures.md, the stream against the turn-3 build).
 		tui.TurnGC(100)
 	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		// While a turn runs, its goroutines wake each other hundreds of
+		// times a second for microseconds each: one thread for them
+		// spares waking idle ones (docs/figures.md, the same section).
+		tui.TurnProcs(1)
+	}
 	level, unsandboxed := c.Isolation()
 	se := c.slashEnv(tui.HelpText(tui.DefaultKeyMap(), tui.DefaultModalKeyMap()))
 	// The chat draws a switched-to session from the agent's history itself.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 )
@@ -19,23 +20,46 @@ var turnGC atomic.Int32
 // roots whatever the heap's size. Set before the chat starts.
 func TurnGC(percent int) { turnGC.Store(int32(percent)) }
 
-// turnGCState is what the App knows of the collector's setting.
+// turnProcs is GOMAXPROCS while a turn runs (TurnProcs); 0 leaves it.
+var turnProcs atomic.Int32
+
+// TurnProcs runs the chat's Go code on at most n threads at once
+// (runtime.GOMAXPROCS) while a turn runs, and on the runtime's default
+// between turns; 0 (the default, and what tests see) leaves it alone.
+// While a reply streams, the chat's goroutines (the stream's reader, the
+// pump, the model, the renderer and Bubble Tea's commands) wake each
+// other hundreds of times a second, each for microseconds: with more
+// threads than that work needs, each wake-up also wakes an idle thread to
+// look for work that is not there. Set before the chat starts.
+func TurnProcs(n int) { turnProcs.Store(int32(n)) }
+
+// turnGCState is what the App knows of the runtime's settings.
 type turnGCState struct {
 	raised bool
 	before int // the percent to restore when the turn ends
+	procs  bool
 }
 
-// gcForTurn raises the collector's percent as a turn starts (TurnGC).
+// gcForTurn raises the collector's percent as a turn starts (TurnGC)
+// and lowers GOMAXPROCS (TurnProcs).
 func (a *App) gcForTurn() {
 	if p := int(turnGC.Load()); p > 0 && !a.gc.raised {
 		a.gc.before, a.gc.raised = debug.SetGCPercent(p), true
 	}
+	if n := int(turnProcs.Load()); n > 0 && !a.gc.procs && runtime.GOMAXPROCS(0) > n {
+		runtime.GOMAXPROCS(n)
+		a.gc.procs = true
+	}
 }
 
-// gcAfterTurn restores the collector's percent once the turn is over.
+// gcAfterTurn restores both once the turn is over.
 func (a *App) gcAfterTurn() {
 	if a.gc.raised {
 		debug.SetGCPercent(a.gc.before)
 		a.gc.raised = false
+	}
+	if a.gc.procs {
+		runtime.SetDefaultGOMAXPROCS()
+		a.gc.procs = false
 	}
 }

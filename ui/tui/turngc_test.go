@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -26,5 +27,26 @@ func TestTurnGCRaisesThePercentForATurn(t *testing.T) {
 	a.gcForTurn()
 	if p := percent(); p != 35 {
 		t.Fatalf("with TurnGC(0): %d", p)
+	}
+}
+
+// TurnProcs runs a turn on n threads and the runtime's default after.
+func TestTurnProcsForATurn(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) // as go test -cpu set it
+	runtime.SetDefaultGOMAXPROCS()                  // what the chat starts with
+	before := runtime.GOMAXPROCS(0)
+	if before < 2 {
+		t.Skip("one thread already")
+	}
+	TurnProcs(1)
+	defer TurnProcs(0)
+	a := &App{}
+	a.gcForTurn()
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Fatalf("during the turn: %d", n)
+	}
+	a.gcAfterTurn()
+	if n := runtime.GOMAXPROCS(0); n != before {
+		t.Fatalf("after the turn: %d, before it %d", n, before)
 	}
 }
