@@ -206,7 +206,7 @@ type App struct {
 	// clause), for the status bar instead of "Co is thinking…", until the
 	// call activityCall ends.
 	activity, activityCall string
-	// gc: the collector's percent raised for the turn (turngc.go).
+	// gc: the runtime's settings changed for the turn (turngc.go).
 	gc turnGCState
 }
 

@@ -17,7 +17,8 @@ var turnGC atomic.Int32
 // chat keeps little live memory between turns: a collector tuned for the
 // idle footprint (internal/cli/fullscreen.go) collects several times a
 // second while text streams, and each collection scans the program's
-// roots (globals, goroutine stacks) whatever the heap's size. Set before the chat starts.
+// roots (globals, goroutine stacks) whatever the heap's size. Set before
+// the chat starts.
 func TurnGC(percent int) { turnGC.Store(int32(percent)) }
 
 // turnProcs is GOMAXPROCS while a turn runs (TurnProcs); 0 leaves it.
