@@ -22,6 +22,17 @@ func runFullScreen(ctx context.Context, c *chat, s env, first string) error {
 		// 2 MB lower for ~20 ms of CPU per long reply (scripts/bench-tui.sh
 		// with BENCH_GOGC compares).
 		debug.SetGCPercent(35)
+		// While a turn runs, the chat renders (allocates) several times
+		// faster than it keeps: collecting at 2x then instead cuts the
+		// stream's CPU by about a tenth, for a few MB more at its peak
+		// (docs/figures.md, the stream against the turn-3 build).
+		tui.TurnGC(100)
+	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		// While a turn runs, its goroutines wake each other hundreds of
+		// times a second for microseconds each: one thread for them
+		// spares waking idle ones (docs/figures.md, the same section).
+		tui.TurnProcs(1)
 	}
 	level, unsandboxed := c.Isolation()
 	se := c.slashEnv(tui.HelpText(tui.DefaultKeyMap(), tui.DefaultModalKeyMap()))

@@ -23,7 +23,11 @@
 // phase (profile.go; scripts/bench-startup-profile.sh uses it).
 //
 // -compare old=BIN,new=BIN measures only the start-up of several builds,
-// alternating launches (scripts/bench-startup.sh uses it). -rss
+// alternating launches (scripts/bench-startup.sh uses it).
+// -stream-compare old=BIN,new=BIN measures only the paced reply's CPU of
+// several builds, alternating launches, with medians of -n and ratios to
+// the first; -stream-turns N adds the CPU per chunk with 10 and 2×N
+// earlier messages (stream.go). -rss
 // old=BIN,new=BIN measures only their memory after 100 and 1,000 turns of
 // a conversation, alternating (scripts/bench-rss.sh uses it; rss.go).
 //
@@ -92,9 +96,15 @@ func main() {
 	rssTurns := flag.String("rss-turns", "100,1000", "-rss: the conversation lengths, in turns")
 	rssKeepAll := flag.Bool("rss-keep-all", false, "-rss: keep every message in the history (max_history_messages 100000: no summary) instead of the default settings")
 	profile := flag.String("profile", "", "only profile the start-up of builds, alternating: name=binary,name=binary,… (phases from exec to the first frame and the ready prompt, wall and CPU; package initialisation; -n rounds)")
+	streamCmp := flag.String("stream-compare", "", "only compare the CPU of the paced reply of builds, alternating: name=binary,name=binary,… (-n rounds; ratios to the first build)")
+	streamTurns := flag.Int("stream-turns", 0, "-stream-compare: also CPU per chunk after 10 and after 2×N earlier messages, each round (0: not measured)")
 	flag.Parse()
 	if *profile != "" {
 		profileStartup(*profile, *n)
+		return
+	}
+	if *streamCmp != "" {
+		compareStream(*streamCmp, *n, *streamTurns)
 		return
 	}
 	if *compare != "" {

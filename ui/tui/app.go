@@ -206,6 +206,8 @@ type App struct {
 	// clause), for the status bar instead of "Co is thinking…", until the
 	// call activityCall ends.
 	activity, activityCall string
+	// gc: the runtime's settings changed for the turn (turngc.go).
+	gc turnGCState
 }
 
 // firstMsg submits Options.First.
@@ -531,10 +533,10 @@ func (a *App) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 		a.chat.Bottom()
 		cmd = safeCmd(readBackground(a.background))
 	case spinTickMsg:
-		cmd = a.status.Update(msg, a.now())
-		a.chat.Tick(a.now())
-		if a.sideShown() {
-			a.side.Tick(a.now())
+		var moved bool
+		cmd, moved = a.status.Update(msg, a.now())
+		if moved {
+			a.clocks(a.now())
 		}
 	case formArmedMsg:
 		if a.form != nil && a.form == msg.form {
@@ -983,6 +985,7 @@ func (a *App) slashDone(line string, r slash.Result, shown bool) tea.Cmd {
 		events, cancel := a.startRun(r.Run)
 		a.cancel = cancel
 		a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
+		a.gcForTurn()
 		return tea.Batch(a.pump.next, a.status.Start(a.now()))
 	case slash.Compact:
 		a.chat.Add(newNotice(noticeInfo, r.Output))
@@ -1124,6 +1127,7 @@ func (a *App) startAgent(prompt string, bang bool) {
 	events, cancel := a.start(prompt, a.shown, bang, a.turnAtts)
 	a.cancel = cancel
 	a.pump = newPump(a.turn, events, a.done, a.agent.SyncDraft)
+	a.gcForTurn()
 }
 
 // expandedMsg is turn Turn's message with its mentioned files read.
@@ -1192,7 +1196,9 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		}
 		a.think.append(e.Text)
 		a.chat.Changed()
-		a.status.Frame(now)
+		if a.status.Frame(now) {
+			a.clocks(now)
+		}
 		return tea.Batch(cmds...)
 	case agent.TextDelta:
 		a.endThink(now)
@@ -1202,7 +1208,9 @@ func (a *App) handleAgentEvent(msg agentEventMsg) tea.Cmd {
 		}
 		a.reply.append(e.Text)
 		a.chat.Changed()
-		a.status.Frame(now)
+		if a.status.Frame(now) {
+			a.clocks(now)
+		}
 		return tea.Batch(cmds...) // the status bar shows nothing new
 	case agent.Notice:
 		a.endThink(now)
@@ -1318,6 +1326,7 @@ func (a *App) handleTurnClosed(msg turnClosedMsg) tea.Cmd {
 	if msg.Turn != a.turn {
 		return nil
 	}
+	a.gcAfterTurn()
 	a.endThink(a.now())
 	a.endReply(a.cancelled)
 	for _, t := range a.tools {
@@ -1493,6 +1502,18 @@ func (a *App) View() (v tea.View) {
 	}
 	v.SetContent(content)
 	return v
+}
+
+// clocks moves the running clocks shown besides the status bar's
+// spinner: running tools' elapsed time and the side panel's running spans.
+// It runs when the spinner moves (StatusBar.Frame), on a streamed frame
+// or on the spinner's tick, so while text streams they repaint with the
+// text instead of in frames of their own between its frames.
+func (a *App) clocks(now time.Time) {
+	a.chat.Tick(now)
+	if a.sideShown() {
+		a.side.Tick(now)
+	}
 }
 
 // firstClause is text up to its first " (" : "starting the sandbox…" of

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
@@ -494,6 +496,23 @@ func (s *blockSplitter) line(line string, off int) (newBlock bool) {
 	return newBlock
 }
 
+// early reports whether the unfinished last line of text, text[pos:]
+// after a scan, starts a new block whatever the rest of it turns out to
+// be: line decides that from the line's first character alone (not
+// blank, not indented) and, in a list, from whether it starts an item,
+// which a first character that no item starts with settles. The line
+// itself is scanned once complete, as always.
+func (s *blockSplitter) early(text string) bool {
+	if s.fence != 0 || !s.content || !s.blank || s.pos >= len(text) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(text[s.pos:])
+	if r == utf8.RuneError || unicode.IsSpace(r) {
+		return false // a blank line so far, or a rune not complete yet
+	}
+	return !s.list || !strings.ContainsRune("-+*0123456789", r)
+}
+
 func fenceRun(s string, c byte) int {
 	n := 0
 	for n < len(s) && s[n] == c {
@@ -577,8 +596,20 @@ func (s *mdStream) finish() {
 func (s *mdStream) cut(final bool) {
 	text := s.text.String()
 	for _, start := range s.split.scan(text, final) {
+		if start == s.done {
+			continue // cut already, as soon as it began (below)
+		}
 		s.blocks = append(s.blocks, mdBlock{start: s.done, end: start})
 		s.done = start
+	}
+	if !final && s.split.early(text) && s.split.pos > s.done {
+		// The unfinished line starts a new block: the block before it is
+		// finished, where the scan will cut it once the line is complete.
+		// Cut it now, so the frames that show the line arriving (a
+		// paragraph's first line is often all of it) render only the
+		// line, not the whole block before it again with each frame.
+		s.blocks = append(s.blocks, mdBlock{start: s.done, end: s.split.pos})
+		s.done = s.split.pos
 	}
 	if s.tailFrom != s.done || s.tailEnd != len(text) {
 		s.tailFrom, s.tailEnd, s.tailDone = s.done, len(text), false

@@ -54,17 +54,19 @@ type StatusInfo struct {
 // isolation), yolo and grants, tokens, and a spinner with elapsed time
 // while a turn runs.
 type StatusBar struct {
-	th      *Theme
-	info    StatusInfo
-	frame   int       // the spinner's frame
-	framed  time.Time // when the spinner last moved
-	tickID  int
-	busy    bool
-	started time.Time
-	now     time.Time
-	flash   string
-	width   int
-	view    string
+	th     *Theme
+	info   StatusInfo
+	frame  int       // the spinner's frame
+	framed time.Time // when the spinner last moved
+	// streamed is when streamed text was last framed (Frame).
+	streamed time.Time
+	tickID   int
+	busy     bool
+	started  time.Time
+	now      time.Time
+	flash    string
+	width    int
+	view     string
 }
 
 // spinFrames and spinInterval are the spinner: eight frames a second,
@@ -116,25 +118,47 @@ func (s *StatusBar) Stop() { s.busy = false; s.refresh() }
 func (s *StatusBar) Busy() bool { return s.busy }
 
 // Update advances the spinner on its tick; ticks stop when the turn ends.
-func (s *StatusBar) Update(msg spinTickMsg, now time.Time) tea.Cmd {
+// moved reports whether the spinner moved (Frame).
+func (s *StatusBar) Update(msg spinTickMsg, now time.Time) (cmd tea.Cmd, moved bool) {
 	if !s.busy || msg.ID != s.tickID {
-		return nil
+		return nil, false
 	}
-	s.Frame(now)
-	return s.tick()
+	if now.Sub(s.streamed) < frameInterval+pollInterval {
+		// Text is streaming: its next frame, due within this, moves the
+		// spinner (Frame), so the tick does not repaint between them.
+		return s.tick(), false
+	}
+	return s.tick(), s.move(now, spinInterval-5*time.Millisecond)
 }
 
 // Frame moves the spinner and the elapsed time if their interval has
-// passed. The root calls it on every frame it draws anyway (streamed
-// text), so while a reply streams the spinner moves with the text and its
-// own ticks repaint nothing.
-func (s *StatusBar) Frame(now time.Time) {
-	if !s.busy || now.Sub(s.framed) < spinInterval-5*time.Millisecond {
-		return
+// passed, and reports whether it did. The root calls it on every frame it
+// draws anyway (streamed text), so while a reply streams the spinner
+// moves with the text and its own ticks repaint nothing; the other
+// running clocks on screen (the side panel's spans, running tools) move
+// when the spinner does (App.clocks), so they too repaint with the text.
+//
+// While text streams, ticks leave the spinner to the text's frames; it
+// moves on the first frame at least streamSpin after its last move: two
+// frames of 66 ms apart, about as often as its own ticks would move it.
+func (s *StatusBar) Frame(now time.Time) bool {
+	s.streamed = now
+	return s.move(now, streamSpin)
+}
+
+// streamSpin is the least time between two moves of the spinner on
+// streamed frames (Frame).
+const streamSpin = spinInterval - frameInterval/2
+
+// move moves the spinner if at least least has passed since it last did.
+func (s *StatusBar) move(now time.Time, least time.Duration) bool {
+	if !s.busy || now.Sub(s.framed) < least {
+		return false
 	}
 	s.frame = (s.frame + 1) % len(spinFrames)
 	s.framed, s.now = now, now
 	s.refresh()
+	return true
 }
 
 // View draws the bar.
