@@ -8,39 +8,11 @@ import (
 
 // crushKind runs Crush (github.com/charmbracelet/crush, built from
 // source) against the same scripted server, configured as its own
-// documentation says, with nothing between the launch and its prompt.
-//
-// Configuration: crush's docs/config/README.md (v0.90.0) — "Crush is
-// configured with Bash via a set of Crush-specific builtin commands" in
-// $XDG_CONFIG_HOME/crush/crushrc: `provider add <id> --type … --base-url
-// … --api-key …`, `model add <provider>/<id> --name … --context-window …
-// --default-max-tokens …`, `model large|small <provider>/<id>`, and
-// `option <key> <value>` with the keys provider-auto-update, metrics,
-// auto-lsp and default-providers. The provider type is openai-compat, not
-// openai: README.md, "Custom Providers": "`openai` should be used when
-// proxying or routing requests through OpenAI. `openai-compat` should be
-// used when using non-OpenAI providers that have OpenAI-compatible APIs"
-// (and the stub speaks chat completions only).
-//
-// No network: README.md, "Disabling automatic provider updates": `option
-// provider-auto-update false` or CRUSH_DISABLE_PROVIDER_AUTO_UPDATE=1
-// keeps Crush on the provider list (Catwalk) embedded at build time
-// (internal/config/load.go reads the variable); "Metrics": CRUSH_DISABLE_METRICS=1
-// (and DO_NOT_TRACK=1). Crush also asks GitHub for its latest release in
-// the background at every start (internal/app/app.go, checkForUpdates),
-// with no setting to turn it off: every program here gets HTTPS_PROXY
-// pointing at a closed local port, so that request fails at once, while
-// the stub on 127.0.0.1 is reached directly (Go never proxies loopback).
-//
-// No first-run screens: the onboarding screen shows only when no provider
-// is configured (internal/ui/model/ui.go, IsConfigured), and the "initialize
-// this project?" question only in a working directory that has visible
-// files and no context file (internal/config/init.go,
-// ProjectNeedsInitialization): the working directory here is empty.
-//
-// The ready prompt: the editor's placeholder, one of "Ready!", "Ready...",
-// "Ready?" and "Ready for instructions" chosen at random
-// (internal/ui/model/ui.go, readyPlaceholders).
+// documentation says (a crushrc: an openai-compat provider, no provider
+// auto-update, no metrics, no LSP), with nothing between the launch and
+// its prompt and no network (HTTPS_PROXY to a closed port stops its
+// release check). Where each setting and the ready text ("Ready!", …)
+// were read: docs/SOURCES.md, "Crush, as the peer harness runs it".
 var crushKind = &kind{
 	name: "crush",
 	setup: func(home, base string) ([]string, []string, error) {

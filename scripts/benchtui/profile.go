@@ -15,21 +15,11 @@ import (
 
 // profileStartup prints where the full-screen chat's start-up goes, for
 // each build, launches alternating round by round (the first round only
-// warms the page cache):
-//
-//   - seen from outside, in the pseudo-terminal: exec to co's first byte,
-//     to the first frame (the first visible text) and to the ready prompt,
-//     with co's CPU time at each (its threads' schedstat, read the moment
-//     the screen showed it);
-//   - reported from inside by builds that have lib/startmark
-//     (CO_STARTUP_MARKS): main (package initialisation over), settings
-//     read, app built, Bubble Tea program started, first view;
-//   - package initialisation (GODEBUG=inittrace=1 on the same launches,
-//     its lines to a file, not the screen): the clock time of the
-//     packages that cost most, and their sum.
-//
-// Each launch has a home of its own, as at a first start (the sessions
-// and span files are created).
+// warms the page cache): from outside, exec to co's first byte, first
+// frame and ready prompt, with co's CPU (schedstat) the moment the screen
+// showed each; from inside, lib/startmark's marks (CO_STARTUP_MARKS);
+// and GODEBUG=inittrace=1's clock time per package, on the same
+// launches. Each launch has a home of its own, as at a first start.
 func profileStartup(spec string, rounds int) {
 	type build struct {
 		name, path string
