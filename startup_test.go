@@ -107,7 +107,7 @@ func TestNoTmuxSubprocessAtInit(t *testing.T) {
 		cmd.Stdout, cmd.Stdin = tty, tty
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		go io.Copy(io.Discard, ptmx) // drain what the child writes
+		go func() { _, _ = io.Copy(io.Discard, ptmx) }() // drain what the child writes
 		err = cmd.Run()
 		tty.Close()
 		ptmx.Close()
