@@ -71,12 +71,13 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/scripts/internal/benchkit"
 	"github.com/co-cli/co/scripts/internal/vt"
 )
 
 const (
 	cols, rows = 120, 40
-	endMarker  = "ZQXJ-END"
+	endMarker  = benchkit.EndMarker
 	prompt     = "explain the design"
 )
 
@@ -115,7 +116,7 @@ func run(compare, ratio string, n int, idle, settle time.Duration, bg string, ke
 	// Crush names its session with the small model: a short answer, so
 	// that request costs it what it costs with a real provider.
 	srv.Rules(llmtest.Reply{Match: "Generate a concise title", Text: "Bench title", Reusable: true})
-	srv.SetDefault(llmtest.Reply{Text: markdownReply(8000), ChunkSize: 4, ChunkDelay: 2 * time.Millisecond})
+	srv.SetDefault(llmtest.Reply{Text: benchkit.MarkdownReply(8000), ChunkSize: 4, ChunkDelay: 2 * time.Millisecond})
 
 	tm, err := startTmux(bg)
 	if err != nil {
@@ -206,7 +207,7 @@ func parsePrograms(spec string) ([]*program, func(), error) {
 		}
 		abs, err := filepath.Abs(path)
 		if err == nil {
-			abs, err = freshCopy(abs)
+			abs, err = benchkit.FreshCopy(abs)
 		}
 		if err != nil {
 			cleanup()
@@ -716,50 +717,6 @@ func parseVmHWM(status string) (int64, error) {
 		}
 	}
 	return 0, errors.New("no VmHWM line")
-}
-
-// freshCopy writes a copy of path next to it, in large writes as the
-// linker does, and returns its name (see scripts/benchtui).
-func freshCopy(path string) (string, error) {
-	src, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer src.Close()
-	f, err := os.CreateTemp(filepath.Dir(path), ".benchpeers-")
-	if err != nil {
-		return "", err
-	}
-	if _, err := io.CopyBuffer(f, src, make([]byte, 4<<20)); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", err
-	}
-	if err := f.Chmod(0o755); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), f.Close()
-}
-
-// markdownReply is scripts/benchtui's reply: headings, paragraphs, lists,
-// code, a table, about n characters, ending with endMarker.
-func markdownReply(n int) string {
-	parts := []string{
-		"## Overview\n\nThe service reads **events** from the queue, validates them against the `schema`, and writes the accepted ones to the store. Rejected events go to a *dead-letter* topic with the reason attached, so nothing is lost silently.\n\n",
-		"- Parse the payload and check the version field.\n- Reject events older than the retention window.\n- Batch writes in groups of `500` to keep latency low.\n\n",
-		"```go\nfunc (s *Service) Handle(ctx context.Context, ev Event) error {\n\tif err := s.schema.Validate(ev); err != nil {\n\t\treturn s.deadLetter(ctx, ev, err)\n\t}\n\treturn s.store.Put(ctx, ev)\n}\n```\n\n",
-		"| setting | default | meaning |\n|---|---|---|\n| `batch_size` | 500 | events per write |\n| `retention` | 7d | oldest accepted event |\n\n",
-		"### Next steps\n\n1. Add a metric for the dead-letter rate.\n2. Alert when it stays above **1%** for ten minutes.\n3. Document the replay procedure in the runbook.\n\n",
-		"```bash\ncurl -s localhost:8080/healthz | jq .status\n```\n\nThat command prints `\"ok\"` when the service is healthy; anything else means the readiness probe will fail soon.\n\n",
-	}
-	var b strings.Builder
-	for i := 0; b.Len() < n-200; i++ {
-		b.WriteString(parts[i%len(parts)])
-	}
-	b.WriteString("That is the whole design. Fin. " + endMarker)
-	return b.String()
 }
 
 // figure is one row of the table.

@@ -62,13 +62,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/scripts/internal/benchkit"
 	"github.com/co-cli/co/scripts/internal/vt"
 )
 
 const (
 	cols, rows = 120, 40
 	readyText  = "Ask co anything"
-	endMarker  = "ZQXJ-END"
+	endMarker  = benchkit.EndMarker
 )
 
 var bin = flag.String("co", "bin/co", "the co binary")
@@ -129,7 +130,7 @@ func main() {
 	// Run a copy written just now, as the linker writes a fresh build, so
 	// the page cache holds it the same way whether or not go build had
 	// anything to relink (see dropPageCache below).
-	fresh, err := freshCopy(*bin)
+	fresh, err := benchkit.FreshCopy(*bin)
 	if err != nil {
 		fail(err)
 	}
@@ -141,7 +142,7 @@ func main() {
 	px := newProxy(strings.TrimSuffix(strings.TrimPrefix(srv.URL, "http://"), "/v1"))
 	defer px.Close()
 	base := "http://" + px.Addr() + "/v1"
-	reply := markdownReply(8000)
+	reply := benchkit.MarkdownReply(8000)
 
 	var rows [][3]string
 	add := func(what, fig, target string) {
@@ -302,25 +303,6 @@ func compareStartup(spec string, rounds int) {
 		sort.Slice(b.rss, func(i, j int) bool { return b.rss[i] < b.rss[j] })
 		fmt.Printf("| %s | %s / %s | %s | %s |\n", b.name, ms(ready[len(ready)/2]), ms(ready[len(ready)*9/10]), ms(cpu[len(cpu)/2]), mib(b.rss[len(b.rss)/2]))
 	}
-}
-
-// markdownReply is a realistic reply of about n characters: headings,
-// paragraphs, lists, code, a table; it ends with endMarker.
-func markdownReply(n int) string {
-	parts := []string{
-		"## Overview\n\nThe service reads **events** from the queue, validates them against the `schema`, and writes the accepted ones to the store. Rejected events go to a *dead-letter* topic with the reason attached, so nothing is lost silently.\n\n",
-		"- Parse the payload and check the version field.\n- Reject events older than the retention window.\n- Batch writes in groups of `500` to keep latency low.\n\n",
-		"```go\nfunc (s *Service) Handle(ctx context.Context, ev Event) error {\n\tif err := s.schema.Validate(ev); err != nil {\n\t\treturn s.deadLetter(ctx, ev, err)\n\t}\n\treturn s.store.Put(ctx, ev)\n}\n```\n\n",
-		"| setting | default | meaning |\n|---|---|---|\n| `batch_size` | 500 | events per write |\n| `retention` | 7d | oldest accepted event |\n\n",
-		"### Next steps\n\n1. Add a metric for the dead-letter rate.\n2. Alert when it stays above **1%** for ten minutes.\n3. Document the replay procedure in the runbook.\n\n",
-		"```bash\ncurl -s localhost:8080/healthz | jq .status\n```\n\nThat command prints `\"ok\"` when the service is healthy; anything else means the readiness probe will fail soon.\n\n",
-	}
-	var b strings.Builder
-	for i := 0; b.Len() < n-200; i++ {
-		b.WriteString(parts[i%len(parts)])
-	}
-	b.WriteString("That is the whole design. Fin. " + endMarker)
-	return b.String()
 }
 
 type result struct {
@@ -646,42 +628,6 @@ func (t *term) quit() *syscall.Rusage {
 	return ru
 }
 
-// freshCopy writes a copy of path in large writes, as the linker does,
-// and returns its name.
-func freshCopy(path string) (string, error) {
-	src, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer src.Close()
-	f, err := os.CreateTemp(filepath.Dir(path), ".benchtui-co-")
-	if err != nil {
-		return "", err
-	}
-	buf := make([]byte, 4<<20)
-	for {
-		n, rerr := src.Read(buf)
-		if n > 0 {
-			if _, err := f.Write(buf[:n]); err != nil {
-				f.Close()
-				return "", err
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			f.Close()
-			return "", rerr
-		}
-	}
-	if err := f.Chmod(0o755); err != nil {
-		f.Close()
-		return "", err
-	}
-	return f.Name(), f.Close()
-}
-
 // dropPageCache evicts path's pages from the page cache (they are clean
 // once synced), so the next exec reads it from disk.
 func dropPageCache(path string) error {
@@ -829,7 +775,7 @@ func freshBuilds(flag, spec string) (names, paths []string, cleanup func()) {
 		}
 		abs, err := filepath.Abs(path)
 		if err == nil {
-			abs, err = freshCopy(abs)
+			abs, err = benchkit.FreshCopy(abs)
 		}
 		if err != nil {
 			cleanup()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/co-cli/co/agent/llmtest"
+	"github.com/co-cli/co/scripts/internal/benchkit"
 )
 
 // compareStream measures the paced reply of the paced figure (CPU from
@@ -42,7 +43,7 @@ func compareStream(spec string, rounds, turns int) {
 	px := newProxy(strings.TrimSuffix(strings.TrimPrefix(srv.URL, "http://"), "/v1"))
 	defer px.Close()
 	base := "http://" + px.Addr() + "/v1"
-	reply := markdownReply(8000)
+	reply := benchkit.MarkdownReply(8000)
 	chunks := float64(len([]rune(reply))) / 4
 	prof := os.Getenv("BENCH_CPUPROFILE")
 	defer os.Setenv("BENCH_CPUPROFILE", prof)
