@@ -102,9 +102,34 @@ func startTUIGated(t *testing.T, tmp, gate, dir string, environ []string, w, h i
 		if t.Failed() {
 			t.Logf("screen at the end:\n%s", s.screen())
 		}
+		// co exits on the pane's SIGHUP and writes as it does (spans, the
+		// session): the test's folders are removed only after it is gone.
+		var pids []string
+		if out, err := exec.Command("tmux", "-S", s.sock, "list-panes", "-a", "-F", "#{pane_pid}").Output(); err == nil {
+			for _, shell := range strings.Fields(string(out)) {
+				kids, _ := exec.Command("pgrep", "-P", shell).Output()
+				pids = append(pids, strings.Fields(string(kids))...)
+			}
+		}
 		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
+		deadline := hangDeadline(30 * time.Second)
+		for _, pid := range pids {
+			for running(pid) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
 	})
 	return s
+}
+
+// running reports whether process pid exists and is not a zombie.
+func running(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }
 
 func (s *tuiSession) tmux(args ...string) string {
